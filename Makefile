@@ -1,0 +1,32 @@
+# The two commands a fresh machine needs: `make run` (the app) and `make test` (the tests).
+# Both create .venv on first use. torch is pinned to the local CPU build before anything else, so
+# sentence-transformers never pulls a multi-GB CUDA wheel.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+CORPUS ?= $(abspath ../shared/corpus/papers.jsonl.gz)
+TORCH ?= torch==2.13.0
+
+.PHONY: install run test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "$(TORCH)"
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	PILOT_CORPUS="$(CORPUS)" $(PY) app.py
+
+test: install
+	bash scripts/ensure-browser.sh
+	$(PY) -m pytest -q
+
+bench: install
+	$(PY) -m pilot.cli bench corpus --corpus "$(CORPUS)"
+	$(PY) -m pilot.cli bench workflows --corpus "$(CORPUS)"
+
+clean:
+	rm -rf $(VENV) .pilot-cache

@@ -1,0 +1,1 @@
+"""Multiple-choice clarification: question policy, options, intent updates, simulated user."""

@@ -1,0 +1,127 @@
+"""The one thin module that talks to a language model, through litellm.
+
+Everything that can use an LLM also works without one; this module's job is to make the LLM path
+safe: JSON out, parsed into a pydantic model, validated, repaired once, and a typed ``LLMError`` on any
+failure so the caller falls back to its deterministic path (and tells the user why).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+# litellm fetches a model cost map from the network on import unless told otherwise.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class LLMError(Exception):
+    """The model could not give a usable answer (unreachable, rate-limited, garbage, invalid)."""
+
+
+def _extract_json(text: str) -> Any:
+    text = (text or "").strip()
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    if fenced:
+        text = fenced.group(1).strip()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    # first balanced-looking object in the text
+    start = text.find("{")
+    end = text.rfind("}")
+    if start != -1 and end > start:
+        try:
+            return json.loads(text[start : end + 1])
+        except json.JSONDecodeError:
+            pass
+    raise LLMError("the model's reply is not JSON")
+
+
+class LLM:
+    """A configured model. ``mock_response`` is litellm's own test hook (a string, or an exception name)."""
+
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        num_retries: int = 2,
+        mock_response: Any = None,
+    ):
+        self.model = model
+        self.api_base = api_base
+        self._api_key = api_key
+        self.timeout_s = timeout_s
+        self.num_retries = num_retries
+        self.mock_response = mock_response
+
+    def __repr__(self) -> str:  # never show the key
+        return f"LLM(model={self.model!r}, api_base={self.api_base!r})"
+
+    async def complete(self, messages: list[dict[str, str]], schema: dict | None = None, **extra: Any) -> str:
+        import litellm
+
+        kwargs: dict[str, Any] = dict(model=self.model, messages=messages, timeout=self.timeout_s, temperature=0)
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        if self.mock_response is not None:
+            mr = self.mock_response
+            kwargs["mock_response"] = mr.pop(0) if isinstance(mr, list) else mr
+        if schema is not None:
+            # llama.cpp's server rejects OpenAI's json_schema format but accepts json_object + schema.
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        kwargs.update(extra)
+        try:
+            resp = await litellm.acompletion(num_retries=self.num_retries, **kwargs)
+        except Exception as exc:  # litellm maps provider errors to its own classes; all mean "no answer"
+            raise LLMError(f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+        try:
+            return resp.choices[0].message.content or ""
+        except (AttributeError, IndexError) as exc:
+            raise LLMError("the model returned no message") from exc
+
+    async def json(self, system: str, user: str, model: type[T], repair: int = 1) -> T:
+        """Ask for a JSON object matching ``model``; on invalid output, show the error and ask again once."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        schema = model.model_json_schema()
+        last_error = ""
+        for attempt in range(repair + 1):
+            text = await self.complete(messages, schema=schema)
+            try:
+                return model.model_validate(_extract_json(text))
+            except (LLMError, ValidationError) as exc:
+                last_error = str(exc)[:500]
+                log.info("LLM reply rejected (attempt %d): %s", attempt + 1, last_error)
+                messages = messages + [
+                    {"role": "assistant", "content": text[:2000]},
+                    {
+                        "role": "user",
+                        "content": f"That reply was invalid: {last_error}\nReply with only a JSON object that fits the schema.",
+                    },
+                ]
+        raise LLMError(f"invalid reply after {repair + 1} attempts: {last_error}")
+
+
+def get_llm(settings=None, model: str | None = None) -> LLM | None:
+    """The configured model, or None in deterministic mode."""
+    from pilot.settings import get_settings
+
+    s = settings or get_settings()
+    name = model or s.llm_model
+    if not name:
+        return None
+    key = s.llm_api_key.get_secret_value() if s.llm_api_key else None
+    return LLM(name, api_base=s.llm_api_base, api_key=key, timeout_s=s.llm_timeout_s)

@@ -1,0 +1,232 @@
+"""The one vocabulary of pilot: papers, entities, evidence, ranked results, intents.
+
+Every layer (sources, operators, clarifier, UI, export, evaluation) speaks these models. Ids are
+source-qualified strings (``acl:P02-1040``, ``s2:<paperId>``, ``aminer:<id>``, ``author:<slug>``…) so
+that results from several sources can sit in one list without colliding.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Direction = Literal["predecessor", "successor", "sibling", "benchmark", "survey"]
+DIRECTIONS: tuple[str, ...] = ("predecessor", "successor", "sibling", "benchmark", "survey")
+Facet = Literal["background", "method", "result"]
+
+S2_PAPER_URL = "https://www.semanticscholar.org/paper/{id}"
+S2_AUTHOR_URL = "https://www.semanticscholar.org/author/{id}"
+AMINER_PAPER_URL = "https://www.aminer.cn/pub/{id}"
+AMINER_AUTHOR_URL = "https://www.aminer.cn/profile/{id}"
+AMINER_VENUE_URL = "https://www.aminer.cn/open/journal/detail/{id}"
+AMINER_ORG_URL = "https://www.aminer.cn/institution/{id}"
+# Local-corpus entities have no web page; a stable URI names them so answers can still cite them.
+LOCAL_URL = "corpus://{kind}/{id}"
+
+
+def normalize_title(title: str | None) -> str:
+    """Lower-case, accent-free, punctuation-free form used to de-duplicate papers across sources."""
+    if not title:
+        return ""
+    text = unicodedata.normalize("NFKD", html.unescape(title))
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return re.sub(r"[^0-9a-z]+", " ", text.lower()).strip()
+
+
+def slugify(text: str) -> str:
+    """A url-safe, deterministic id fragment for entity names (keeps non-Latin letters)."""
+    text = unicodedata.normalize("NFKC", html.unescape(text or "")).lower().strip()
+    return re.sub(r"[^\w]+", "-", text, flags=re.UNICODE).strip("-") or "unknown"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class Author(_Model):
+    """A person. On a paper, only ``name`` (and maybe ``affiliation``/``id``) is known."""
+
+    kind: Literal["author"] = "author"
+    id: str | None = None
+    name: str
+    affiliation: str | None = None
+    url: str | None = None
+    source: str | None = None
+    paper_count: int | None = None
+    citation_count: int | None = None
+    h_index: int | None = None
+    orgs: list[str] = Field(default_factory=list)
+    venues: list[str] = Field(default_factory=list, description="most frequent venues, most frequent first")
+    topics: list[str] = Field(default_factory=list)
+    coauthors: list[str] = Field(default_factory=list, description="most frequent coauthor names")
+
+    @property
+    def canonical_url(self) -> str | None:
+        return self.url
+
+
+class Venue(_Model):
+    kind: Literal["venue"] = "venue"
+    id: str
+    name: str
+    url: str | None = None
+    source: str | None = None
+    paper_count: int | None = None
+    year_min: int | None = None
+    year_max: int | None = None
+    top_authors: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)
+
+    @property
+    def canonical_url(self) -> str | None:
+        return self.url
+
+
+class Org(_Model):
+    kind: Literal["org"] = "org"
+    id: str
+    name: str
+    url: str | None = None
+    source: str | None = None
+    paper_count: int | None = None
+    author_count: int | None = None
+    top_authors: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)
+
+    @property
+    def canonical_url(self) -> str | None:
+        return self.url
+
+
+Entity = Annotated[Union[Author, Venue, Org], Field(discriminator="kind")]
+
+
+class Paper(_Model):
+    kind: Literal["paper"] = "paper"
+    id: str
+    title: str
+    abstract: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    authors: list[Author] = Field(default_factory=list)
+    # None = unknown (the source did not say); [] = known to have none (or hidden for a benchmark case).
+    references: list[str] | None = None
+    citation_count: int | None = None
+    in_corpus_citations: int | None = None
+    external_ids: dict[str, str] = Field(default_factory=dict)
+    fields_of_study: list[str] = Field(default_factory=list)
+    url: str | None = None
+    source: str | None = None
+
+    @property
+    def canonical_url(self) -> str:
+        if self.url:
+            return self.url
+        if self.source == "s2":
+            return S2_PAPER_URL.format(id=self.id.split(":", 1)[-1])
+        if self.source == "aminer":
+            return AMINER_PAPER_URL.format(id=self.id.split(":", 1)[-1])
+        return LOCAL_URL.format(kind="paper", id=self.id)
+
+    @property
+    def doi(self) -> str | None:
+        return self.external_ids.get("DOI")
+
+    @property
+    def text(self) -> str:
+        """Title and abstract, the text that search and embeddings see."""
+        return f"{self.title}. {self.abstract}" if self.abstract else self.title
+
+
+class SearchFilters(_Model):
+    year_min: int | None = None
+    year_max: int | None = None
+    venue: str | None = Field(None, description="case-insensitive substring of the venue name")
+    min_citations: int | None = None
+    fields_of_study: list[str] = Field(default_factory=list)
+
+    def accepts(self, paper: Paper) -> bool:
+        if self.year_min is not None and (paper.year is None or paper.year < self.year_min):
+            return False
+        if self.year_max is not None and (paper.year is None or paper.year > self.year_max):
+            return False
+        if self.venue and (not paper.venue or self.venue.lower() not in paper.venue.lower()):
+            return False
+        if self.min_citations is not None and (paper.citation_count or 0) < self.min_citations:
+            return False
+        if self.fields_of_study and not set(f.lower() for f in self.fields_of_study) & set(
+            f.lower() for f in paper.fields_of_study
+        ):
+            return False
+        return True
+
+
+class SearchHit(_Model):
+    paper: Paper
+    score: float = 0.0
+
+
+class Evidence(_Model):
+    """Why a paper is in the results: where it came from, how it scored, and a supporting snippet."""
+
+    nodes: list[str] = Field(default_factory=list, description="workflow node ids that brought the paper in")
+    scores: dict[str, float] = Field(default_factory=dict, description="feature name -> value")
+    snippet: str | None = None
+    matched_terms: list[str] = Field(default_factory=list)
+    reason: str | None = None
+
+
+class RankedPaper(_Model):
+    """A paper with its score and evidence. The element type of every paper list flowing in a workflow."""
+
+    paper: Paper
+    score: float = 0.0
+    evidence: Evidence = Field(default_factory=Evidence)
+
+
+class Answer(_Model):
+    """A synthesised answer: every ``[n]`` in ``answer`` is a key of ``reference`` (an entity URL)."""
+
+    answer: str
+    reference: dict[str, str] = Field(default_factory=dict)
+
+
+class Intent(_Model):
+    """What the user wants, as pinned down so far by their request and their answers."""
+
+    kind: Literal["papers", "entity"] = "papers"
+    request: str = ""
+    anchor_id: str | None = None
+    direction: Direction | None = None
+    facet: Facet | None = None
+    year_min: int | None = None
+    year_max: int | None = None
+    venues: list[str] = Field(default_factory=list)
+    topic_terms: list[str] = Field(default_factory=list)
+    exclude_terms: list[str] = Field(default_factory=list)
+    resource_types: list[str] = Field(default_factory=list)
+    recency: Literal["seminal", "recent", "any"] = "any"
+    k: int = 50
+    liked_ids: list[str] = Field(default_factory=list)
+    disliked_ids: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="free-text answers, verbatim")
+
+    def filters(self) -> SearchFilters:
+        return SearchFilters(
+            year_min=self.year_min, year_max=self.year_max, venue=self.venues[0] if len(self.venues) == 1 else None
+        )
+
+
+def as_json(obj: Any) -> Any:
+    """JSON-ready form of a model or a list of models (for traces, run logs, the UI inspector)."""
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, (list, tuple)):
+        return [as_json(o) for o in obj]
+    if isinstance(obj, dict):
+        return {k: as_json(v) for k, v in obj.items()}
+    return obj

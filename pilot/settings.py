@@ -1,0 +1,60 @@
+"""The one settings object. Every knob is an environment variable with the ``PILOT_`` prefix.
+
+Secrets are ``SecretStr`` so that printing, logging or serialising the settings never shows them.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PILOT_", env_file=None, extra="ignore")
+
+    # "auto" = Semantic Scholar, plus AMiner when a token is set, plus the corpus when a path is set.
+    sources: str = Field("auto", description="auto | comma list of: s2, aminer, local")
+    corpus: Path | None = Field(None, description="offline corpus file (shared corpus JSONL schema, .gz ok)")
+    corpus_vectors: Path | None = Field(
+        None, description="precomputed MiniLM vectors for the corpus (.npy, row i = line i); default: beside the corpus"
+    )
+    cache_dir: Path = Field(Path(".pilot-cache"), description="diskcache + built corpus stores live here")
+    cache_size_mb: int = 2048
+    api_ttl_s: int = 7 * 24 * 3600
+
+    s2_api_key: SecretStr | None = None
+    s2_base_url: str = "https://api.semanticscholar.org/graph/v1"
+    s2_recommendations_url: str = "https://api.semanticscholar.org/recommendations/v1"
+    aminer_token: SecretStr | None = None
+    aminer_base_url: str = "https://datacenter.aminer.cn/gateway/open_platform"
+    http_timeout_s: float = 20.0
+    connect_timeout_s: float = 3.0
+
+    llm_model: str | None = Field(None, description="any litellm model name; unset = deterministic mode")
+    llm_api_base: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = 60.0
+
+    max_turns: int = 4
+    node_timeout_s: float = 30.0
+    device: Literal["cpu", "cuda", "auto"] = "cpu"
+
+    def source_names(self) -> list[str]:
+        """Which sources to open, resolving ``auto`` from what is configured."""
+        if self.sources.strip().lower() != "auto":
+            return [s.strip().lower() for s in self.sources.split(",") if s.strip()]
+        # S2 is always tried in auto mode; the source factory probes it once and drops it when unreachable.
+        names = ["local"] if self.corpus is not None else []
+        names.append("s2")
+        if self.aminer_token is not None:
+            names.append("aminer")
+        return names
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,129 @@
+"""The one source protocol every backend implements, and the typed errors it raises.
+
+Operators talk only to this interface; they never know whether Semantic Scholar, AMiner or the
+offline corpus answers. A backend that cannot do something raises ``NotSupported`` (the default of
+every method here), which the executor and the UI show as a plain sentence.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
+
+SearchMode = Literal["lexical", "dense", "hybrid"]
+
+
+class SourceError(Exception):
+    """Base of every error a source raises. ``hint`` says what the user can do about it."""
+
+    def __init__(self, source: str, message: str, hint: str | None = None):
+        self.source = source
+        self.message = message
+        self.hint = hint
+        super().__init__(f"[{source}] {message}" + (f" — {hint}" if hint else ""))
+
+
+class NotSupported(SourceError):
+    """The backend has no such operation (e.g. citations of a paper the corpus has no graph for)."""
+
+
+class NotFound(SourceError):
+    """The id does not exist in this source."""
+
+
+class BadRequest(SourceError):
+    """The source rejected the parameters (empty query, malformed id, …)."""
+
+
+class RateLimited(SourceError):
+    """Still rate-limited after the retries; ``retry_after`` in seconds when the server said."""
+
+    def __init__(self, source: str, message: str, hint: str | None = None, retry_after: float | None = None):
+        super().__init__(source, message, hint)
+        self.retry_after = retry_after
+
+
+class SourceUnavailable(SourceError):
+    """Network down, timeout, 5xx after retries, or a missing token/file."""
+
+
+MAX_QUERY_CHARS = 1000
+
+
+def clean_query(source: str, query: str | None) -> str:
+    """Validate a free-text query: empty is a ``BadRequest``; very long text is cut, not refused."""
+    text = " ".join((query or "").split())
+    if not text:
+        raise BadRequest(source, "the search query is empty", "type a few words or a paper title")
+    return text[:MAX_QUERY_CHARS]
+
+
+class Source:
+    """Base class: every operation defaults to ``NotSupported``. All methods are async.
+
+    Paper lists are ranked (best first). ``limit`` is an upper bound. Missing ids in batch calls are
+    left out of the result rather than raising.
+    """
+
+    name: str = "source"
+
+    def _unsupported(self, what: str) -> NotSupported:
+        return NotSupported(self.name, f"{what} is not available from this source")
+
+    # --- papers -------------------------------------------------------------------------------
+    async def search_papers(
+        self, query: str, filters: SearchFilters | None = None, limit: int = 50, mode: SearchMode = "hybrid"
+    ) -> list[SearchHit]:
+        raise self._unsupported("paper search")
+
+    async def get_papers(self, ids: list[str]) -> list[Paper]:
+        raise self._unsupported("paper lookup")
+
+    async def get_paper(self, paper_id: str) -> Paper:
+        found = await self.get_papers([paper_id])
+        if not found:
+            raise NotFound(self.name, f"no paper with id {paper_id!r}")
+        return found[0]
+
+    async def match_paper(self, text: str, limit: int = 5) -> list[Paper]:
+        """Resolve what a user typed (title, DOI, arXiv id, S2 id, corpus id) to candidate papers."""
+        hits = await self.search_papers(text, limit=limit)
+        return [h.paper for h in hits]
+
+    async def references(self, paper_id: str, limit: int = 100) -> list[Paper]:
+        raise self._unsupported("references")
+
+    async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
+        raise self._unsupported("citations")
+
+    async def recommend(self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50) -> list[Paper]:
+        raise self._unsupported("recommendations")
+
+    # --- entities -----------------------------------------------------------------------------
+    async def search_authors(self, query: str, limit: int = 10) -> list[Author]:
+        raise self._unsupported("author search")
+
+    async def get_author(self, author_id: str) -> Author:
+        raise self._unsupported("author details")
+
+    async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:
+        raise self._unsupported("an author's papers")
+
+    async def search_venues(self, query: str, limit: int = 10) -> list[Venue]:
+        raise self._unsupported("venue search")
+
+    async def get_venue(self, venue_id: str) -> Venue:
+        raise self._unsupported("venue details")
+
+    async def search_orgs(self, query: str, limit: int = 10) -> list[Org]:
+        raise self._unsupported("organisation search")
+
+    async def get_org(self, org_id: str) -> Org:
+        raise self._unsupported("organisation details")
+
+    async def org_authors(self, org_id: str, limit: int = 50) -> list[Author]:
+        raise self._unsupported("an organisation's researchers")
+
+    async def aclose(self) -> None:
+        """Release connections / files. Safe to call twice."""

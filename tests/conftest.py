@@ -1,0 +1,78 @@
+"""Shared test fixtures: where the shared data lives, and a small, deterministic slice of the corpus.
+
+The slice keeps the citation neighbourhood of a few benchmark anchors (so graph operators have
+something to walk) plus an even sample of the rest, so it builds in seconds.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_dir() -> Path:
+    for cand in (os.environ.get("PILOT_SHARED"), ROOT.parent / "shared", Path("/work/shared")):
+        if cand and (Path(cand) / "corpus" / "papers.jsonl.gz").exists():
+            return Path(cand)
+    pytest.skip("the shared data folder (corpus, bench, fixtures) is not beside the project")
+
+
+# Anchors whose neighbourhoods the slice keeps (all appear in the dev benchmark).
+SLICE_ANCHORS = ("acl:D08-1048", "acl:P02-1040", "acl:J93-2004", "acl:N03-1033", "acl:P03-1054")
+SLICE_EVERY = 40
+
+
+def _build_slice(src: Path, dest: Path) -> list[dict]:
+    rows = []
+    with gzip.open(src, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rows.append(json.loads(line))
+    by_id = {r["id"]: r for r in rows}
+    keep: set[str] = set()
+    for a in SLICE_ANCHORS:
+        if a not in by_id:
+            continue
+        keep.add(a)
+        keep.update(x for x in by_id[a]["references"] if x in by_id)
+    citing = [r["id"] for r in rows if set(r["references"]) & set(SLICE_ANCHORS)]
+    keep.update(citing)
+    keep.update(r["id"] for i, r in enumerate(rows) if i % SLICE_EVERY == 0)
+    out = [r for r in rows if r["id"] in keep]
+    with gzip.open(dest, "wt", encoding="utf-8") as fh:
+        for r in out:
+            fh.write(json.dumps(r) + "\n")
+    return out
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    return shared_dir()
+
+
+@pytest.fixture(scope="session")
+def corpus_slice(shared: Path, tmp_path_factory) -> Path:
+    """Path to a ~2.5k-paper slice of the shared corpus, in the same schema (gzip JSONL)."""
+    dest = tmp_path_factory.mktemp("corpus") / "slice.jsonl.gz"
+    _build_slice(shared / "corpus" / "papers.jsonl.gz", dest)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def corpus_slice_rows(corpus_slice: Path) -> list[dict]:
+    with gzip.open(corpus_slice, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh]
+
+
+@pytest.fixture(scope="session")
+def bench_cases(shared: Path) -> list[dict]:
+    with open(shared / "bench" / "dev" / "cases.jsonl", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh]

@@ -1,0 +1,1 @@
+"""Search workflows: typed operators wired into an explicit, editable, executable DAG."""
