@@ -6,7 +6,7 @@ evaluation run, diffed between versions and exported as a reusable recipe.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,3 +61,70 @@ class Workflow(BaseModel):
     @classmethod
     def from_json(cls, text: str) -> "Workflow":
         return cls.model_validate_json(text)
+
+
+# --- edits --------------------------------------------------------------------------------------
+# An edit is data too (the UI, the refiner and the LLM all emit these); ``workflows.edit.apply_edit``
+# turns one into a new valid workflow or raises ``WorkflowError`` naming the problem.
+
+
+class AddNode(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["add"] = "add"
+    node: Node
+    inputs: list[Edge] = Field(default_factory=list, description="edges into the new node")
+    after: str | None = Field(None, description="insert between this node and its consumers")
+
+
+class ModifyNode(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["modify"] = "modify"
+    node_id: str
+    params: dict[str, Any] = Field(default_factory=dict, description="merged into the node's params")
+    replace: bool = Field(False, description="replace the params instead of merging")
+    op: str | None = None
+
+
+class RemoveNode(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["remove"] = "remove"
+    node_id: str
+    bridge: bool = Field(True, description="connect its inputs to its consumers where the types fit")
+
+
+class Rewire(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["rewire"] = "rewire"
+    add: list[Edge] = Field(default_factory=list)
+    remove: list[Edge] = Field(default_factory=list)
+    output: str | None = None
+
+
+Edit = Annotated[Union[AddNode, ModifyNode, RemoveNode, Rewire], Field(discriminator="action")]
+
+
+# --- execution records --------------------------------------------------------------------------
+
+
+class NodeTrace(BaseModel):
+    node_id: str
+    op: str
+    status: Literal["ok", "failed", "skipped", "cached"] = "ok"
+    seconds: float = 0.0
+    n_in: int = 0
+    n_out: int = 0
+    error: str | None = None
+    note: str | None = None
+
+
+class RunTrace(BaseModel):
+    nodes: list[NodeTrace] = Field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(n.status in ("ok", "cached") for n in self.nodes)
+
+    @property
+    def failed_nodes(self) -> list[str]:
+        return [n.node_id for n in self.nodes if n.status == "failed"]
