@@ -40,6 +40,9 @@ class RunContext:
     embedder: "Embedder | None" = None
     llm: "LLM | None" = None
     settings: "Settings | None" = None
+    # id of the node being run; operators stamp it into ``Evidence.nodes`` of the papers they bring in.
+    # The executor gives each node its own context (``dataclasses.replace(ctx, node_id=node.id)``).
+    node_id: str = ""
     # free-form notes an operator leaves for the trace (e.g. "LLM unavailable, used embedding fallback")
     notes: list[str] = field(default_factory=list)
 
