@@ -1,0 +1,334 @@
+"""Shared helpers for the paper operators: tokens, BM25 over a candidate set, vectors, venues, merging.
+
+Kept free of operator classes so scoring, reading, keywords and output share one definition of
+"a term", "lexical overlap" and "the vector of a paper".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Iterable
+
+import numpy as np
+
+from pilot.models import Evidence, Paper, RankedPaper, normalize_title
+
+if TYPE_CHECKING:
+    from workflows.operator import RunContext
+
+try:  # scikit-learn is a project dependency; the fallback keeps this module importable without it
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as _SK_STOP
+except ImportError:  # pragma: no cover
+    _SK_STOP = frozenset()
+
+# Words every paper title/abstract uses; they say nothing about the topic.
+ACADEMIC_STOP = frozenset(
+    """paper papers approach approaches method methods methodology result results propose proposed proposes
+    present presents presented show shows shown use used uses using based new novel study studies work
+    works task tasks problem problems performance experiment experiments experimental evaluation evaluate
+    evaluated data set sets introduce introduces introduced describe describes described provide provides
+    improve improved improves improving effective efficient simple first also can may one two three
+    different various several within via towards toward well however thus paper's article case cases
+    significantly significant significantly state art technique techniques framework study investigate
+    investigates report reports recent large small high low like many much often number able given""".split()
+)
+STOPWORDS = frozenset(_SK_STOP) | ACADEMIC_STOP
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
+
+
+def tokens(text: str | None, keep_stop: bool = False) -> list[str]:
+    """Lower-case alphanumeric tokens; stopwords and 1-letter tokens dropped unless ``keep_stop``."""
+    toks = _TOKEN.findall((text or "").lower())
+    if keep_stop:
+        return toks
+    return [t for t in toks if len(t) > 1 and t not in STOPWORDS and not t.isdigit()]
+
+
+def terms_of(text: str | Iterable[str] | None) -> list[str]:
+    """Query terms from a text or a keyword list (phrases split into their words), order kept, unique."""
+    if text is None:
+        return []
+    parts = [text] if isinstance(text, str) else list(text)
+    out: list[str] = []
+    for part in parts:
+        for t in tokens(part):
+            if t not in out:
+                out.append(t)
+    return out
+
+
+def sentences(paper: Paper) -> list[str]:
+    """The title and the abstract's sentences: the units evidence snippets are cut from."""
+    out = [paper.title.strip()] if paper.title else []
+    if paper.abstract:
+        out.extend(s.strip() for s in _SENT.split(paper.abstract) if len(s.strip()) > 3)
+    return out
+
+
+def bm25(query: list[str], docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """BM25 of one bag-of-terms query against tokenised docs; IDF from the docs themselves.
+
+    The candidate set is the collection here: an operator scores what flowed into it, not the corpus.
+    """
+    n = len(docs)
+    if n == 0 or not query:
+        return np.zeros(n, dtype=np.float32)
+    df: Counter[str] = Counter()
+    for d in docs:
+        df.update(set(d))
+    avgdl = (sum(len(d) for d in docs) / n) or 1.0
+    qterms = set(query)
+    out = np.zeros(n, dtype=np.float32)
+    for i, d in enumerate(docs):
+        if not d:
+            continue
+        tf = Counter(t for t in d if t in qterms)
+        s = 0.0
+        for t, f in tf.items():
+            idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+            s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len(d) / avgdl))
+        out[i] = s
+    return out
+
+
+def minmax(values: np.ndarray) -> np.ndarray:
+    """Scale to [0, 1] within the set; a constant feature becomes all zeros (it ranks nothing)."""
+    if values.size == 0:
+        return values
+    lo, hi = float(values.min()), float(values.max())
+    if hi - lo < 1e-12:
+        return np.zeros_like(values, dtype=np.float32)
+    return ((values - lo) / (hi - lo)).astype(np.float32)
+
+
+def citation_value(paper: Paper) -> int:
+    return max(paper.citation_count or 0, paper.in_corpus_citations or 0)
+
+
+# --- vectors ------------------------------------------------------------------------------------
+
+
+def text_vector(ctx: "RunContext", text: str) -> np.ndarray | None:
+    """The embedding of a query text, or None when no embedder is configured."""
+    if ctx.embedder is None or not text.strip():
+        return None
+    return ctx.embedder.encode_one(text)
+
+
+def _vector_lookup(source: Any, depth: int = 0):
+    """A function ids -> array (NaN rows for unknown ids) when the source ships precomputed vectors.
+
+    Sources may offer ``paper_vectors(ids)``; the offline corpus store keeps them as ``store.vectors``;
+    wrappers (e.g. a source hiding benchmark edges) are looked through via ``inner``.
+    """
+    fn = getattr(source, "paper_vectors", None)
+    if callable(fn):
+        return fn
+    store = getattr(source, "store", None)
+    vectors, row_of = getattr(store, "vectors", None), getattr(store, "row_of", None)
+    if vectors is not None and isinstance(row_of, dict):
+
+        def lookup(ids: list[str]) -> np.ndarray:
+            out = np.full((len(ids), vectors.shape[1]), np.nan, dtype=np.float32)
+            rows = [(i, row_of.get(pid)) for i, pid in enumerate(ids)]
+            known = [(i, r) for i, r in rows if r is not None]
+            if known:
+                out[[i for i, _ in known]] = np.asarray(vectors[[r for _, r in known]], dtype=np.float32)
+            return out
+
+        return lookup
+    inner = getattr(source, "inner", None)
+    if inner is not None and depth < 3:
+        return _vector_lookup(inner, depth + 1)
+    return None
+
+
+def encode(embedder: Any, texts: list[str]) -> np.ndarray:
+    """Embed in chunks of <= 256 texts, so the embedder's per-text cache keeps them (bigger batches are not cached)."""
+    return np.concatenate([embedder.encode(texts[i : i + 256]) for i in range(0, len(texts), 256)])
+
+
+def paper_vectors(ctx: "RunContext", papers: list[Paper]) -> np.ndarray | None:
+    """Unit vectors of the papers' title+abstract, shape (n, dim); None when nothing can embed.
+
+    Precomputed vectors of the source answer first; the embedder fills the rest.
+    """
+    if not papers:
+        return np.zeros((0, 384), dtype=np.float32)
+    out: np.ndarray | None = None
+    missing = list(range(len(papers)))
+    lookup = _vector_lookup(ctx.source)
+    if lookup is not None:
+        try:
+            got = lookup([p.id for p in papers])
+        except Exception:  # a vector store problem must not sink a scoring step
+            got = None
+        if got is not None and len(got) == len(papers):
+            out = np.asarray(got, dtype=np.float32)
+            missing = [i for i in range(len(papers)) if not np.isfinite(out[i]).all() or not out[i].any()]
+    if missing:
+        if ctx.embedder is None:
+            if out is None:
+                return None
+            out[missing] = 0.0
+            return out
+        filled = encode(ctx.embedder, [papers[i].text for i in missing])
+        if out is None:
+            out = np.zeros((len(papers), filled.shape[1]), dtype=np.float32)
+        out[missing] = filled
+    return out
+
+
+def query_vector(ctx: "RunContext", text: str, anchors: list[Paper]) -> np.ndarray | None:
+    """The dense query: the text when given, else the mean of the anchors' vectors."""
+    if text.strip():
+        return text_vector(ctx, text)
+    if anchors:
+        vecs = paper_vectors(ctx, anchors)
+        if vecs is None or not vecs.any():
+            return None
+        v = vecs.mean(axis=0)
+        norm = float(np.linalg.norm(v))
+        return v / norm if norm > 0 else None
+    return None
+
+
+def cosine_to(ctx: "RunContext", papers: list[Paper], text: str, anchors: list[Paper]) -> np.ndarray | None:
+    q = query_vector(ctx, text, anchors)
+    if q is None:
+        return None
+    vecs = paper_vectors(ctx, papers)
+    if vecs is None:
+        return None
+    return (vecs @ q).astype(np.float32)
+
+
+# --- venues -------------------------------------------------------------------------------------
+
+# ACL Anthology id prefix -> venue acronym (how the anthology, and the benchmark, name venues).
+_ACL_PREFIX = {"P": "acl", "D": "emnlp", "N": "naacl", "C": "coling", "E": "eacl", "J": "cl", "L": "lrec", "H": "hlt"}
+# Long venue names -> acronym, for records whose venue field is spelled out.
+_VENUE_ALIASES = (
+    ("empirical methods in natural language processing", "emnlp"),
+    ("north american chapter of the association for computational linguistics", "naacl"),
+    ("north american association for computational linguistics", "naacl"),
+    ("european chapter of the association for computational linguistics", "eacl"),
+    ("european association for computational linguistics", "eacl"),
+    ("annual meeting of the association for computational linguistics", "acl"),
+    ("annual meeting of the association of computational linguistics", "acl"),
+    ("international conference on computational linguistics", "coling"),
+    ("computational natural language learning", "conll"),
+    ("language resources and evaluation", "lrec"),
+    ("neural information processing systems", "nips"),
+    ("international conference on machine learning", "icml"),
+)
+
+
+def venue_keys(paper: Paper) -> set[str]:
+    """Lower-case names a user could use for the paper's venue: the field's words and acronyms."""
+    keys: set[str] = set()
+    venue = (paper.venue or "").lower()
+    if paper.id.startswith("acl:") and len(paper.id) > 4:
+        # The id prefix is authoritative for the anthology: "COLING-ACL" papers with a P id are ACL.
+        prefix = _ACL_PREFIX.get(paper.id[4])
+        if prefix:
+            keys.add(prefix)
+        if paper.id[4] == "W" and "conll" in venue:
+            keys.add("conll")
+        return keys
+    if venue:
+        keys.add(normalize_title(venue))
+        keys.update(re.findall(r"[a-z]+", venue))
+        for long, short in _VENUE_ALIASES:
+            if long in venue:
+                keys.add(short)
+    return keys
+
+
+def venue_matches(paper: Paper, wanted: Iterable[str]) -> bool:
+    keys = venue_keys(paper)
+    for w in wanted:
+        w_norm = normalize_title(w)
+        if not w_norm:
+            continue
+        if w_norm in keys:
+            return True
+        if not paper.id.startswith("acl:") and len(w_norm) > 6 and w_norm in normalize_title(paper.venue):
+            return True
+    return False
+
+
+# --- ranked lists -------------------------------------------------------------------------------
+
+
+def ranked(paper: Paper, node_id: str, score: float = 0.0, **scores: float) -> RankedPaper:
+    """A paper brought in by ``node_id``, with its features."""
+    return RankedPaper(
+        paper=paper,
+        score=float(score),
+        evidence=Evidence(nodes=[node_id] if node_id else [], scores={k: float(v) for k, v in scores.items()}),
+    )
+
+
+def merge_evidence(a: Evidence, b: Evidence) -> Evidence:
+    """Union of nodes (order kept) and of scores (the larger value when both have a feature)."""
+    nodes = list(a.nodes) + [n for n in b.nodes if n not in a.nodes]
+    scores = dict(a.scores)
+    for k, v in b.scores.items():
+        scores[k] = max(scores.get(k, v), v)
+    terms = list(a.matched_terms) + [t for t in b.matched_terms if t not in a.matched_terms]
+    return Evidence(
+        nodes=nodes,
+        scores=scores,
+        snippet=a.snippet or b.snippet,
+        matched_terms=terms,
+        reason=a.reason or b.reason,
+    )
+
+
+def first_paper(value: Any) -> list[Paper]:
+    """Papers of an optional anchor-like input (a ranked list, or nothing)."""
+    if not value:
+        return []
+    return [it.paper if isinstance(it, RankedPaper) else it for it in value]
+
+
+def input_list(value: Any) -> list[RankedPaper]:
+    """A paper-list input as a list (``None`` when the optional port is unconnected)."""
+    return list(value or [])
+
+
+def best_sentences(
+    ctx: "RunContext", papers: list[Paper], query: str, anchors: list[Paper], per_paper: int = 1, dense: bool = True
+) -> list[list[tuple[str, float, list[str]]]]:
+    """For each paper, its ``per_paper`` sentences (title counts as one) that best match the query.
+
+    Each match is (sentence, score, matched query terms). Score = share of query terms present plus,
+    when embeddings are available, the cosine to the query (or to the anchors when there is no text).
+    """
+    qterms = set(terms_of(query) or terms_of(" ".join(a.title for a in anchors)))
+    per = [sentences(p) or [p.title or ""] for p in papers]
+    flat = [s for ss in per for s in ss]
+    sims = None
+    if dense and ctx.embedder is not None and flat:
+        q = query_vector(ctx, query, anchors)
+        if q is not None:
+            sims = encode(ctx.embedder, flat) @ q
+    out = []
+    pos = 0
+    for ss in per:
+        scored = []
+        for s in ss:
+            words = set(tokens(s))
+            matched = [t for t in qterms if t in words]
+            lex = len(matched) / max(1, len(qterms))
+            value = lex + (float(sims[pos]) if sims is not None else 0.0)
+            scored.append((s, round(value, 4), sorted(matched)))
+            pos += 1
+        scored.sort(key=lambda x: -x[1])
+        out.append(scored[:per_paper])
+    return out

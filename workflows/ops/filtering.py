@@ -1,0 +1,146 @@
+"""Filtering operators: keep the papers that satisfy hard constraints, cut a ranked list, threshold a score."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pilot.models import Paper, RankedPaper
+from workflows.operator import InputPort, Operator, RunContext, register
+from workflows.ops.features import first_paper, input_list, tokens, venue_matches
+from workflows.ports import PortType
+
+
+class FilterParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    year_min: int | None = Field(None, ge=1000, le=2100)
+    year_max: int | None = Field(None, ge=1000, le=2100)
+    relative_to_anchor: Literal["before", "after"] | None = Field(
+        None, description="keep papers published no later (before) / no earlier (after) than the anchor"
+    )
+    keep_unknown_year: bool = Field(False, description="keep papers without a year when a year bound is set")
+    venues: list[str] = Field(default_factory=list, description="keep papers at any of these venues (acronym or name)")
+    min_citations: int | None = Field(None, ge=0)
+    has_abstract: bool | None = None
+    include_terms: list[str] = Field(default_factory=list, description="keep papers containing any of these terms")
+    exclude_terms: list[str] = Field(default_factory=list, description="drop papers containing any of these terms")
+    terms_in: Literal["title", "text"] = Field("text", description="where include/exclude terms are looked for")
+    exclude_ids: list[str] = Field(default_factory=list)
+    exclude_anchor: bool = Field(True, description="drop the connected anchor paper(s)")
+
+    @model_validator(mode="after")
+    def _range(self) -> "FilterParams":
+        if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
+            raise ValueError(f"year_min {self.year_min} is after year_max {self.year_max}")
+        return self
+
+
+def _phrase_in(phrase: str, words: list[str]) -> bool:
+    """A term or multi-word phrase occurs as consecutive tokens (so 'art' does not match 'state of the art' partly)."""
+    want = tokens(phrase, keep_stop=True)
+    if not want:
+        return False
+    n = len(want)
+    return any(words[i : i + n] == want for i in range(len(words) - n + 1))
+
+
+class _Checker:
+    def __init__(self, p: FilterParams, anchors: list[Paper]):
+        self.p = p
+        self.drop = set(p.exclude_ids) | ({a.id for a in anchors} if p.exclude_anchor else set())
+        self.lo, self.hi = p.year_min, p.year_max
+        anchor_years = [a.year for a in anchors if a.year]
+        if p.relative_to_anchor and anchor_years:
+            if p.relative_to_anchor == "before":
+                self.hi = min(x for x in (self.hi, max(anchor_years)) if x is not None)
+            else:
+                self.lo = max(x for x in (self.lo, min(anchor_years)) if x is not None)
+
+    def accepts(self, paper: Paper) -> bool:
+        p = self.p
+        if paper.id in self.drop:
+            return False
+        if self.lo is not None or self.hi is not None:
+            if paper.year is None:
+                if not p.keep_unknown_year:
+                    return False
+            elif (self.lo is not None and paper.year < self.lo) or (self.hi is not None and paper.year > self.hi):
+                return False
+        if p.venues and not venue_matches(paper, p.venues):
+            return False
+        if p.min_citations is not None and max(paper.citation_count or 0, paper.in_corpus_citations or 0) < p.min_citations:
+            return False
+        if p.has_abstract is not None and bool(paper.abstract) != p.has_abstract:
+            return False
+        if p.include_terms or p.exclude_terms:
+            words = tokens(paper.title if p.terms_in == "title" else paper.text, keep_stop=True)
+            if p.include_terms and not any(_phrase_in(t, words) for t in p.include_terms):
+                return False
+            if any(_phrase_in(t, words) for t in p.exclude_terms):
+                return False
+        return True
+
+
+@register
+class FilterOp(Operator):
+    name = "filter"
+    family = "filtering"
+    description = "Keep papers within a year range / venues / citation floor / term constraints; drop the anchor and given ids."
+    Params = FilterParams
+    inputs = {
+        "in": InputPort(PortType.PAPERS),
+        "anchor": InputPort(PortType.PAPERS, optional=True, description="for exclude_anchor and relative_to_anchor"),
+    }
+    output = PortType.RANKED
+
+    async def run(self, ctx: RunContext, params: FilterParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+        check = _Checker(params, first_paper(inputs.get("anchor")))
+        return [it for it in input_list(inputs.get("in")) if check.accepts(it.paper)]
+
+
+class TopKParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    k: int = Field(50, ge=1, le=1000)
+
+
+@register
+class TopKOp(Operator):
+    name = "top_k"
+    family = "filtering"
+    description = "The first k papers of a ranked list."
+    Params = TopKParams
+    inputs = {"in": InputPort(PortType.RANKED)}
+    output = PortType.RANKED
+
+    async def run(self, ctx: RunContext, params: TopKParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+        return input_list(inputs.get("in"))[: params.k]
+
+
+class AboveParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    threshold: float = 0.0
+    feature: str | None = Field(None, description="an evidence score name; default: the paper's overall score")
+    inclusive: bool = True
+
+
+@register
+class AboveOp(Operator):
+    name = "above"
+    family = "filtering"
+    description = "Keep papers whose score (or a named evidence feature) is at least a threshold."
+    Params = AboveParams
+    inputs = {"in": InputPort(PortType.RANKED)}
+    output = PortType.RANKED
+
+    async def run(self, ctx: RunContext, params: AboveParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+        def value(it: RankedPaper) -> float | None:
+            return it.score if params.feature is None else it.evidence.scores.get(params.feature)
+
+        out = []
+        for it in input_list(inputs.get("in")):
+            v = value(it)
+            if v is not None and (v >= params.threshold if params.inclusive else v > params.threshold):
+                out.append(it)
+        return out

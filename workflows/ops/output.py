@@ -1,0 +1,95 @@
+"""Output operators: evidence for each result (snippet, matched terms, provenance, reason) and the relation graph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pilot.models import RankedPaper
+from workflows.operator import InputPort, Operator, RunContext, register
+from workflows.ops.features import best_sentences, first_paper, input_list
+from workflows.ports import PortType, RelationEdge, RelationGraph
+
+# Evidence scores that are bookkeeping rather than a reason to show the user.
+_QUIET = {"rrf", "hops", "anchor"}
+
+
+class EvidenceParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field("", max_length=2000, description="the intent the snippets should support (connected text/keywords added)")
+    dense: bool = Field(True, description="use embeddings to pick sentences when available (else lexical only)")
+    top_n: int = Field(50, ge=1, le=500, description="write evidence for this many from the top")
+
+
+def _reason(it: RankedPaper, matched: list[str]) -> str:
+    ev = it.evidence
+    parts = []
+    if ev.nodes:
+        parts.append("found by " + ", ".join(ev.nodes))
+    shown = sorted(((k, v) for k, v in ev.scores.items() if k not in _QUIET and v), key=lambda kv: -abs(kv[1]))[:3]
+    if shown:
+        parts.append("; ".join(f"{k}={v:g}" for k, v in shown))
+    if matched:
+        parts.append("mentions " + ", ".join(matched[:5]))
+    return "; ".join(parts) or "in the input list"
+
+
+@register
+class ExtractEvidenceOp(Operator):
+    name = "extract_evidence"
+    family = "output"
+    description = "For each paper: the title/abstract sentence that best supports the intent, matched terms and a reason."
+    Params = EvidenceParams
+    inputs = {
+        "in": InputPort(PortType.RANKED),
+        "anchor": InputPort(PortType.PAPERS, optional=True, description="used as the intent when there is no text"),
+        "text": InputPort(PortType.TEXT, optional=True),
+        "keywords": InputPort(PortType.KEYWORDS, optional=True),
+    }
+    output = PortType.EVIDENCE
+
+    async def run(self, ctx: RunContext, params: EvidenceParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+        items = input_list(inputs.get("in"))
+        head, tail = items[: params.top_n], items[params.top_n :]
+        query = " ".join(x for x in (params.text, inputs.get("text") or "", " ".join(inputs.get("keywords") or [])) if x)
+        best = best_sentences(ctx, [it.paper for it in head], query.strip(), first_paper(inputs.get("anchor")), dense=params.dense)
+        out = []
+        for it, matches in zip(head, best):
+            sentence, _, matched = matches[0]
+            ev = it.evidence.model_copy(deep=True)
+            ev.snippet = sentence[:400]
+            ev.matched_terms = matched
+            ev.reason = ev.reason or _reason(it, matched)
+            out.append(it.model_copy(update={"evidence": ev}))
+        return out + tail
+
+
+class GraphParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    min_shared: int = Field(2, ge=1, le=50, description="shared references needed for a 'coupled' edge")
+    max_papers: int = Field(100, ge=1, le=500)
+
+
+@register
+class BuildGraphOp(Operator):
+    name = "build_graph"
+    family = "output"
+    description = "Citation and bibliographic-coupling relations among the result papers, as a graph."
+    Params = GraphParams
+    inputs = {"in": InputPort(PortType.PAPERS)}
+    output = PortType.GRAPH
+
+    async def run(self, ctx: RunContext, params: GraphParams, inputs: dict[str, Any]) -> RelationGraph:
+        papers = [it.paper for it in input_list(inputs.get("in"))][: params.max_papers]
+        ids = {p.id for p in papers}
+        edges: list[RelationEdge] = []
+        refs = {p.id: set(p.references or []) for p in papers}
+        for p in papers:
+            edges += [RelationEdge(source=p.id, target=r, kind="cites") for r in sorted(refs[p.id] & ids)]
+        for i, a in enumerate(papers):
+            for b in papers[i + 1 :]:
+                shared = len(refs[a.id] & refs[b.id])
+                if shared >= params.min_shared:
+                    edges.append(RelationEdge(source=a.id, target=b.id, kind="coupled", weight=float(shared)))
+        return RelationGraph(nodes=[p.id for p in papers], edges=edges)

@@ -1,0 +1,248 @@
+"""Reranking and reading operators: the LLM when one is configured, embeddings otherwise.
+
+LLM replies are parsed into pydantic models and checked against the list they talk about (indexes in
+range, no duplicates); anything unusable falls back to the embedding path with a note in the trace.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from pilot.llm import LLMError
+from pilot.models import Paper, RankedPaper
+from workflows.operator import InputPort, Operator, RunContext, register
+from workflows.ops.features import best_sentences, cosine_to, first_paper, input_list, minmax
+from workflows.ports import PortType
+
+_READ_INPUTS = {
+    "in": InputPort(PortType.RANKED),
+    "anchor": InputPort(PortType.PAPERS, optional=True, description="the paper the judgement is relative to"),
+    "text": InputPort(PortType.TEXT, optional=True),
+}
+
+
+def _query(params_text: str, inputs: dict[str, Any]) -> str:
+    return " ".join(x for x in (params_text, inputs.get("text") or "") if x).strip()
+
+
+def _listing(papers: list[Paper], abstract_chars: int = 300) -> str:
+    lines = []
+    for i, p in enumerate(papers, 1):
+        abstract = (p.abstract or "")[:abstract_chars]
+        year = f" ({p.year})" if p.year else ""
+        lines.append(f"[{i}] {p.title}{year}" + (f" — {abstract}" if abstract else ""))
+    return "\n".join(lines)
+
+
+def _about(query: str, anchors: list[Paper]) -> str:
+    parts = [query] if query else []
+    parts += [f'the anchor paper "{a.title}"' + (f": {a.abstract[:500]}" if a.abstract else "") for a in anchors]
+    return "; ".join(parts) or "the user's request"
+
+
+# --- rerank -------------------------------------------------------------------------------------
+
+
+class RerankParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field("", max_length=2000, description="what to rank against; default: the anchor")
+    method: Literal["auto", "dense", "llm"] = Field("auto", description="auto = LLM when configured, else dense")
+    top_n: int = Field(50, ge=1, le=200, description="rerank this many from the top; the rest keep their order below")
+    alpha: float = Field(0.5, ge=0.0, le=1.0, description="dense: weight of the upstream score vs the similarity")
+
+
+class _Order(BaseModel):
+    order: list[int] = Field(..., description="1-based indexes of the listed papers, most relevant first")
+
+
+@register
+class RerankOp(Operator):
+    name = "rerank"
+    family = "reranking"
+    description = "Re-order the top of a ranked list by relevance to a text/the anchor (LLM listwise, or embeddings)."
+    Params = RerankParams
+    inputs = _READ_INPUTS
+    output = PortType.RANKED
+
+    async def run(self, ctx: RunContext, params: RerankParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+        items = input_list(inputs.get("in"))
+        head, tail = items[: params.top_n], items[params.top_n :]
+        if not head:
+            return items
+        anchors = first_paper(inputs.get("anchor"))
+        query = _query(params.text, inputs)
+        if params.method in ("auto", "llm") and ctx.llm is not None:
+            try:
+                return await self._llm(ctx, head, query, anchors) + tail
+            except LLMError as exc:
+                ctx.notes.append(f"LLM rerank failed ({exc}); used embeddings")
+        elif params.method == "llm":
+            ctx.notes.append("no LLM configured; used embeddings")
+        return self._dense(ctx, params, head, query, anchors) + tail
+
+    async def _llm(self, ctx: RunContext, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+        system = 'You rank scientific papers by relevance. Reply with JSON {"order": [indexes, most relevant first]}.'
+        user = f"Rank these papers by relevance to {_about(query, anchors)}.\n\n{_listing([it.paper for it in head])}"
+        reply = await ctx.llm.json(system, user, _Order)
+        seen: list[int] = []
+        for i in reply.order:
+            if 1 <= i <= len(head) and i - 1 not in seen:
+                seen.append(i - 1)
+        if len(seen) < max(1, len(head) // 2):
+            raise LLMError(f"the ranking names only {len(seen)} of {len(head)} papers")
+        order = seen + [i for i in range(len(head)) if i not in seen]  # unranked ones keep their order at the end
+        out = []
+        for rank, i in enumerate(order):
+            ev = head[i].evidence.model_copy(deep=True)
+            ev.scores["rerank"] = round(1.0 - rank / len(order), 4)
+            out.append(head[i].model_copy(update={"score": ev.scores["rerank"], "evidence": ev}))
+        return out
+
+    def _dense(self, ctx: RunContext, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+        sims = cosine_to(ctx, [it.paper for it in head], query, anchors)
+        if sims is None:
+            ctx.notes.append("no embeddings and no LLM; order kept")
+            return head
+        prior = minmax(np.array([it.score for it in head], dtype=np.float32))
+        total = params.alpha * prior + (1 - params.alpha) * minmax(sims)
+        out = []
+        for i in sorted(range(len(head)), key=lambda i: -float(total[i])):
+            ev = head[i].evidence.model_copy(deep=True)
+            ev.scores["rerank"] = round(float(sims[i]), 4)
+            out.append(head[i].model_copy(update={"score": round(float(total[i]), 6), "evidence": ev}))
+        return out
+
+
+# --- nli_filter ---------------------------------------------------------------------------------
+
+
+class NLIParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    relation: str = Field(..., min_length=3, max_length=500, description='e.g. "uses the same method as the anchor"')
+    method: Literal["auto", "embedding", "llm"] = "auto"
+    threshold: float = Field(0.35, ge=-1.0, le=1.0, description="embedding fallback: minimum cosine to keep")
+    max_papers: int = Field(40, ge=1, le=200, description="judge this many from the top; the rest pass unjudged")
+    keep_min: int = Field(0, ge=0, le=200, description="never keep fewer than this many (the most similar)")
+
+
+class _Keep(BaseModel):
+    keep: list[int] = Field(..., description="1-based indexes of the papers that satisfy the relation")
+
+
+@register
+class NLIFilterOp(Operator):
+    name = "nli_filter"
+    family = "reranking"
+    description = "Keep papers that satisfy a stated relation to the anchor (LLM yes/no, else embedding similarity)."
+    Params = NLIParams
+    inputs = _READ_INPUTS
+    output = PortType.RANKED
+
+    async def run(self, ctx: RunContext, params: NLIParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+        items = input_list(inputs.get("in"))
+        judged, rest = items[: params.max_papers], items[params.max_papers :]
+        if not judged:
+            return items
+        if rest:
+            ctx.notes.append(f"{len(rest)} papers below the first {params.max_papers} passed unjudged")
+        anchors = first_paper(inputs.get("anchor"))
+        about = _about(_query("", inputs), anchors)
+        if params.method in ("auto", "llm") and ctx.llm is not None:
+            try:
+                system = 'You judge relations between scientific papers. Reply with JSON {"keep": [indexes]}.'
+                user = f"Relation: the paper {params.relation}.\nReference: {about}\n\nWhich papers satisfy it?\n{_listing([it.paper for it in judged])}"
+                reply = await ctx.llm.json(system, user, _Keep)
+                keep = {i - 1 for i in reply.keep if 1 <= i <= len(judged)}
+                out = [self._mark(it, 1.0) for i, it in enumerate(judged) if i in keep]
+                return out + rest
+            except LLMError as exc:
+                ctx.notes.append(f"LLM judgement failed ({exc}); used embedding similarity")
+        query = f"{params.relation}. {_query('', inputs)}".strip()
+        sims = cosine_to(ctx, [it.paper for it in judged], query if not anchors else "", anchors)
+        if sims is None:
+            ctx.notes.append("no embeddings and no LLM; nothing was filtered")
+            return items
+        order = sorted(range(len(judged)), key=lambda i: -float(sims[i]))
+        keep = {i for i in order if sims[i] >= params.threshold} | set(order[: params.keep_min])
+        return [self._mark(it, float(sims[i])) for i, it in enumerate(judged) if i in keep] + rest
+
+    @staticmethod
+    def _mark(it: RankedPaper, value: float) -> RankedPaper:
+        ev = it.evidence.model_copy(deep=True)
+        ev.scores["nli"] = round(value, 4)
+        return it.model_copy(update={"evidence": ev})
+
+
+# --- fine_read ----------------------------------------------------------------------------------
+
+
+class FineReadParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field("", max_length=1000, description="what to judge each paper on; default: relevance to the anchor")
+    method: Literal["auto", "embedding", "llm"] = "auto"
+    top_n: int = Field(20, ge=1, le=100, description="read this many from the top")
+
+
+class _Judgement(BaseModel):
+    i: int
+    relevant: bool
+    why: str = Field(..., max_length=400)
+
+
+class _Judgements(BaseModel):
+    judgements: list[_Judgement]
+
+
+@register
+class FineReadOp(Operator):
+    name = "fine_read"
+    family = "reranking"
+    description = "Read each top paper's abstract and write a short judgement of how it answers the question."
+    Params = FineReadParams
+    inputs = _READ_INPUTS
+    output = PortType.RANKED
+
+    async def run(self, ctx: RunContext, params: FineReadParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+        items = input_list(inputs.get("in"))
+        head, tail = items[: params.top_n], items[params.top_n :]
+        if not head:
+            return items
+        anchors = first_paper(inputs.get("anchor"))
+        question = _query(params.question, inputs)
+        if params.method in ("auto", "llm") and ctx.llm is not None:
+            try:
+                return await self._llm(ctx, head, question, anchors) + tail
+            except LLMError as exc:
+                ctx.notes.append(f"LLM reading failed ({exc}); used sentence similarity")
+        best = best_sentences(ctx, [it.paper for it in head], question, anchors)
+        out = []
+        for it, matches in zip(head, best):
+            sentence, value, _ = matches[0]
+            ev = it.evidence.model_copy(deep=True)
+            ev.scores["fine_read"] = value
+            ev.reason = f"closest passage: “{sentence[:240]}”"
+            out.append(it.model_copy(update={"evidence": ev}))
+        return out + tail
+
+    async def _llm(self, ctx: RunContext, head: list[RankedPaper], question: str, anchors: list[Paper]) -> list[RankedPaper]:
+        system = (
+            "You read paper abstracts and judge them. Reply with JSON "
+            '{"judgements": [{"i": index, "relevant": true|false, "why": "one short sentence"}]}.'
+        )
+        user = f"Judge each paper for: {_about(question, anchors)}\n\n{_listing([it.paper for it in head], 800)}"
+        reply = await ctx.llm.json(system, user, _Judgements)
+        by_index = {j.i - 1: j for j in reply.judgements if 1 <= j.i <= len(head)}
+        if not by_index:
+            raise LLMError("the reply judged none of the listed papers")
+        out = []
+        for i, it in enumerate(head):
+            j = by_index.get(i)
+            ev = it.evidence.model_copy(deep=True)
+            if j is not None:
+                ev.scores["fine_read"] = 1.0 if j.relevant else 0.0
+                ev.reason = j.why.strip()
+            out.append(it.model_copy(update={"evidence": ev}))
+        return out
