@@ -1,0 +1,212 @@
+"""Tiny test-only operators (names start with ``t_``) for the workflow machinery tests.
+
+The real operator library is tested on its own; these keep validation / edit / executor tests about the
+machinery, with behaviour the tests control exactly (sleeps, failures, call logs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pilot.models import Evidence, Paper, RankedPaper
+from pilot.sources.base import NotSupported
+from workflows.model import Edge, Node, Workflow
+from workflows.operator import REGISTRY, InputPort, Operator, register
+from workflows.ports import PortType
+
+# every run of a t_ operator: (op name, node id, params dict, perf_counter start, perf_counter end)
+CALLS: list[tuple[str, str, dict, float, float]] = []
+
+
+def ranked(ids: list[str], node_id: str = "", score: float = 1.0) -> list[RankedPaper]:
+    return [
+        RankedPaper(paper=Paper(id=i, title=f"Paper {i}"), score=score, evidence=Evidence(nodes=[node_id]))
+        for i in ids
+    ]
+
+
+class _Logged(Operator):
+    async def run(self, ctx, params, inputs):
+        start = time.perf_counter()
+        try:
+            return await self.body(ctx, params, inputs)
+        finally:
+            CALLS.append((self.name, ctx.node_id, params.model_dump(), start, time.perf_counter()))
+
+    async def body(self, ctx, params, inputs):  # pragma: no cover
+        raise NotImplementedError
+
+
+class SourceParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ids: list[str] = Field(default_factory=lambda: ["a", "b"])
+    score: float = 1.0
+    delay: float = 0.0
+
+
+class TSource(_Logged):
+    name = "t_source"
+    family = "sourcing"
+    description = "test: a fixed list of papers"
+    Params = SourceParams
+    output = PortType.PAPERS
+
+    async def body(self, ctx, params, inputs):
+        if params.delay:
+            await asyncio.sleep(params.delay)
+        return ranked(params.ids, ctx.node_id, params.score)
+
+
+class KeywordParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    terms: list[str] = Field(default_factory=lambda: ["parsing"])
+
+
+class TKeywords(_Logged):
+    name = "t_keywords"
+    family = "keywords"
+    description = "test: fixed keywords"
+    Params = KeywordParams
+    output = PortType.KEYWORDS
+
+    async def body(self, ctx, params, inputs):
+        return list(params.terms)
+
+
+class FilterParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    k: int = Field(10, ge=1)
+    drop: list[str] = Field(default_factory=list)
+
+
+class TFilter(_Logged):
+    name = "t_filter"
+    family = "filtering"
+    description = "test: drop ids, keep the top k, rank"
+    Params = FilterParams
+    inputs = {"in": InputPort(PortType.PAPERS)}
+    output = PortType.RANKED
+
+    async def body(self, ctx, params, inputs):
+        kept = [r for r in inputs["in"] if r.paper.id not in params.drop][: params.k]
+        for r in kept:
+            r.evidence.nodes.append(ctx.node_id)  # mutates its input copy on purpose (see executor._isolate)
+        return kept
+
+
+class TUnion(_Logged):
+    name = "t_union"
+    family = "sets"
+    description = "test: union of paper lists"
+    inputs = {"in": InputPort(PortType.PAPERS, many=True)}
+    output = PortType.PAPERS
+
+    async def body(self, ctx, params, inputs):
+        seen: dict[str, RankedPaper] = {}
+        for lst in inputs["in"]:
+            for r in lst:
+                seen.setdefault(r.paper.id, r)
+        return list(seen.values())
+
+
+class TSearch(_Logged):
+    name = "t_search"
+    family = "sourcing"
+    description = "test: papers named after keywords, plus optional seeds"
+    inputs = {"in": InputPort(PortType.KEYWORDS), "seeds": InputPort(PortType.PAPERS, optional=True)}
+    output = PortType.PAPERS
+
+    async def body(self, ctx, params, inputs):
+        seeds = inputs.get("seeds") or []
+        return ranked([f"kw-{t}" for t in inputs["in"]], ctx.node_id) + list(seeds)
+
+
+class TAnswer(_Logged):
+    name = "t_answer"
+    family = "output"
+    description = "test: text summary of a ranked list"
+    inputs = {"in": InputPort(PortType.RANKED)}
+    output = PortType.TEXT
+
+    async def body(self, ctx, params, inputs):
+        return ", ".join(r.paper.id for r in inputs["in"])
+
+
+class SlowParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seconds: float = 0.2
+    tag: str = ""
+
+
+class TSlow(_Logged):
+    name = "t_slow"
+    family = "sourcing"
+    description = "test: sleeps, then returns one paper named by its tag"
+    Params = SlowParams
+    output = PortType.PAPERS
+
+    async def body(self, ctx, params, inputs):
+        await asyncio.sleep(params.seconds)
+        return ranked([params.tag or ctx.node_id], ctx.node_id)
+
+
+class FailParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: str = "source"
+
+
+class TFail(_Logged):
+    name = "t_fail"
+    family = "sourcing"
+    description = "test: always fails"
+    Params = FailParams
+    output = PortType.PAPERS
+
+    async def body(self, ctx, params, inputs):
+        if params.kind == "source":
+            raise NotSupported("testsrc", "citations are not available offline", "set PILOT_S2_API_KEY or use the corpus")
+        raise RuntimeError("boom")
+
+
+class TNote(_Logged):
+    name = "t_note"
+    family = "reranking"
+    description = "test: passes papers through and leaves a note"
+    inputs = {"in": InputPort(PortType.PAPERS)}
+    output = PortType.RANKED
+
+    async def body(self, ctx, params, inputs):
+        ctx.notes.append("LLM unavailable, used embedding fallback")
+        return inputs["in"]
+
+
+for _cls in (TSource, TKeywords, TFilter, TUnion, TSearch, TAnswer, TSlow, TFail, TNote):
+    if REGISTRY.get(_cls.name) is not _cls:
+        REGISTRY.pop(_cls.name, None)
+        register(_cls)
+
+
+def wf(nodes: list[tuple[str, str, dict]], edges: list[tuple[str, str] | tuple[str, str, str]], output: str | None):
+    """A workflow from compact tuples: nodes (id, op, params), edges (source, target[, port])."""
+    return Workflow(
+        nodes=[Node(id=i, op=op, params=p) for i, op, p in nodes],
+        edges=[Edge(source=e[0], target=e[1], port=e[2] if len(e) > 2 else "in") for e in edges],
+        output=output,
+    )
+
+
+def pipeline() -> Workflow:
+    """src1, src2 → union → filter (→ output); a valid workflow most tests start from."""
+    return wf(
+        [
+            ("src1", "t_source", {"ids": ["a", "b"]}),
+            ("src2", "t_source", {"ids": ["c"]}),
+            ("union", "t_union", {}),
+            ("filter", "t_filter", {"k": 5}),
+        ],
+        [("src1", "union"), ("src2", "union"), ("union", "filter")],
+        "filter",
+    )

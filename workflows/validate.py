@@ -1,0 +1,350 @@
+"""Check a workflow before anything runs it, and report every problem with the node it concerns.
+
+``check`` returns all problems (errors and warnings); ``validate`` raises ``WorkflowError`` when any of
+them is an error. Every message names the node and says what to do, because the UI shows it verbatim
+and the LLM refiner reads it to repair its own edit.
+
+Severity policy:
+  * error   — the workflow cannot run or its result would be meaningless (unknown operator, bad params,
+              duplicate id, dangling edge, unknown port, cycle, missing / extra input, type mismatch,
+              missing output, empty workflow, newer schema version).
+  * warning — ``unreachable``: a node whose value never reaches the output. It is harmless to run (the
+              executor still runs it and the UI can inspect its value), and it is a normal intermediate
+              state while a user edits the graph, so it must not block edits; but it is usually a
+              forgotten wire, so it is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ValidationError
+
+from workflows.model import SCHEMA_VERSION, Workflow
+from workflows.operator import Operator, UnknownOperator, get_operator
+from workflows.ports import PortType, fits
+
+Severity = Literal["error", "warning"]
+
+# Problem kinds (stable strings: tests, the UI and the refiner match on them).
+UNKNOWN_OPERATOR = "unknown_operator"
+BAD_PARAMS = "bad_params"
+DUPLICATE_NODE = "duplicate_node"
+DUPLICATE_EDGE = "duplicate_edge"
+MISSING_NODE = "missing_node"
+UNKNOWN_PORT = "unknown_port"
+CYCLE = "cycle"
+MISSING_INPUT = "missing_input"
+EXTRA_INPUT = "extra_input"
+TYPE_MISMATCH = "type_mismatch"
+NO_OUTPUT = "no_output"
+UNREACHABLE = "unreachable"
+EMPTY = "empty"
+SCHEMA = "schema_version"
+BAD_EDIT = "bad_edit"
+
+
+@dataclass(frozen=True)
+class Problem:
+    node_id: str | None
+    kind: str
+    message: str
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class WorkflowError(Exception):
+    """A workflow (or an edit of one) is invalid. ``problems`` lists every reason, each naming its node."""
+
+    def __init__(self, problems: list[Problem], context: str | None = None):
+        self.problems = list(problems)
+        self.context = context
+        lines = [p.message for p in self.problems] or ["invalid workflow"]
+        head = f"{context}: " if context else ""
+        if len(lines) == 1:
+            text = head + lines[0]
+        else:
+            text = head + f"{len(lines)} problems:\n" + "\n".join(f"- {line}" for line in lines)
+        super().__init__(text)
+
+    @property
+    def kinds(self) -> set[str]:
+        return {p.kind for p in self.problems}
+
+
+def operator_or_none(name: str) -> type[Operator] | None:
+    try:
+        return get_operator(name)
+    except UnknownOperator:
+        return None
+
+
+def _describe(node_id: str, op: str | None = None) -> str:
+    return f"node {node_id!r}" + (f" ({op})" if op else "")
+
+
+def param_problems(node_id: str, op_cls: type[Operator], params: dict) -> list[Problem]:
+    try:
+        op_cls.Params.model_validate(params)
+        return []
+    except ValidationError as exc:
+        allowed = ", ".join(op_cls.Params.model_fields) or "none"
+        out = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err["loc"]) or "(params)"
+            given = f" (got {err['input']!r})" if err["type"] != "missing" and field in params else ""
+            out.append(
+                Problem(
+                    node_id,
+                    BAD_PARAMS,
+                    f"{_describe(node_id, op_cls.name)}: param {field!r}: {err['msg']}{given} — "
+                    f"fix or remove it; this operator takes: {allowed}",
+                )
+            )
+        return out
+
+
+def _cycles(node_ids: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
+    """Strongly connected components with a cycle (Tarjan, iterative so deep graphs cannot overflow)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    counter = 0
+    for root in node_ids:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on_stack.add(v)
+            recurse = False
+            children = succ.get(v, [])
+            while i < len(children):
+                w = children[i]
+                i += 1
+                if w not in index:
+                    work.append((v, i))
+                    work.append((w, 0))
+                    recurse = True
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if recurse:
+                continue
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1 or v in succ.get(v, []):
+                    order = {n: k for k, n in enumerate(node_ids)}
+                    found.append(sorted(comp, key=order.__getitem__))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+    return found
+
+
+def ancestors(workflow: Workflow, node_id: str) -> set[str]:
+    """Every node whose value can flow into ``node_id`` (not including it)."""
+    preds: dict[str, list[str]] = {}
+    for e in workflow.edges:
+        preds.setdefault(e.target, []).append(e.source)
+    seen: set[str] = set()
+    todo = list(preds.get(node_id, []))
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            seen.add(n)
+            todo.extend(preds.get(n, []))
+    return seen
+
+
+def check(workflow: Workflow) -> list[Problem]:
+    """Every problem of the workflow, errors and warnings, in a stable order (by node, then kind)."""
+    problems: list[Problem] = []
+    if workflow.schema_version > SCHEMA_VERSION:
+        problems.append(
+            Problem(
+                None,
+                SCHEMA,
+                f"the workflow uses schema version {workflow.schema_version}, this pilot reads up to "
+                f"{SCHEMA_VERSION} — upgrade pilot or re-export the workflow",
+            )
+        )
+    if not workflow.nodes:
+        problems.append(Problem(None, EMPTY, "the workflow has no nodes — add a sourcing node (e.g. keyword_search)"))
+        return problems
+
+    ops: dict[str, type[Operator] | None] = {}
+    seen_ids: set[str] = set()
+    for node in workflow.nodes:
+        if node.id in seen_ids:
+            problems.append(
+                Problem(node.id, DUPLICATE_NODE, f"node id {node.id!r} is used twice — give each node a unique id")
+            )
+            continue
+        seen_ids.add(node.id)
+        op_cls = operator_or_none(node.op)
+        ops[node.id] = op_cls
+        if op_cls is None:
+            problems.append(Problem(node.id, UNKNOWN_OPERATOR, f"{_describe(node.id)}: {UnknownOperator(node.op)}"))
+        else:
+            problems.extend(param_problems(node.id, op_cls, node.params))
+
+    # edges: endpoints, ports, types; count inputs per (node, port)
+    fed: dict[tuple[str, str], list[str]] = {}
+    seen_edges: set[tuple[str, str, str]] = set()
+    succ: dict[str, list[str]] = {}
+    for e in workflow.edges:
+        key = (e.source, e.target, e.port)
+        where = f"edge {e.source} → {e.target}.{e.port}"
+        if key in seen_edges:
+            problems.append(Problem(e.target, DUPLICATE_EDGE, f"{where} appears twice — remove the copy"))
+            continue
+        seen_edges.add(key)
+        missing = [n for n in (e.source, e.target) if n not in seen_ids]
+        for n in missing:
+            # attach the problem to the endpoint that exists, so the UI can highlight something
+            anchor = e.target if n == e.source and e.target in seen_ids else e.source if e.source in seen_ids else n
+            problems.append(
+                Problem(
+                    anchor,
+                    MISSING_NODE,
+                    f"{where} refers to node {n!r}, which does not exist — remove the edge or add the node",
+                )
+            )
+        if missing:
+            continue
+        succ.setdefault(e.source, []).append(e.target)
+        consumer = ops.get(e.target)
+        producer = ops.get(e.source)
+        if consumer is None:
+            continue
+        port = consumer.inputs.get(e.port)
+        if port is None:
+            ports = ", ".join(consumer.inputs) or "none — it is a sourcing node and takes no inputs"
+            problems.append(
+                Problem(
+                    e.target,
+                    UNKNOWN_PORT,
+                    f"{_describe(e.target, consumer.name)} has no input port {e.port!r} (edge from {e.source!r}) — "
+                    f"its ports are: {ports}",
+                )
+            )
+            continue
+        fed.setdefault((e.target, e.port), []).append(e.source)
+        if producer is not None and not fits(producer.output, port.type):
+            problems.append(
+                Problem(
+                    e.target,
+                    TYPE_MISMATCH,
+                    f"{_describe(e.target, consumer.name)}: port {e.port!r} expects {port.type.value} but "
+                    f"{e.source!r} ({producer.name}) produces {producer.output.value} — connect a node that "
+                    f"produces {port.type.value}",
+                )
+            )
+
+    for node in workflow.nodes:
+        op_cls = ops.get(node.id)
+        if op_cls is None:
+            continue
+        for name, port in op_cls.inputs.items():
+            sources = fed.get((node.id, name), [])
+            if not sources and not port.optional:
+                problems.append(
+                    Problem(
+                        node.id,
+                        MISSING_INPUT,
+                        f"{_describe(node.id, op_cls.name)}: required input {name!r} ({port.type.value}) is not "
+                        f"connected — add an edge from a node that produces {port.type.value}",
+                    )
+                )
+            elif len(sources) > 1 and not port.many:
+                problems.append(
+                    Problem(
+                        node.id,
+                        EXTRA_INPUT,
+                        f"{_describe(node.id, op_cls.name)}: input {name!r} takes one edge but has "
+                        f"{len(sources)} (from {', '.join(sources)}) — keep one, or merge them with a union node first",
+                    )
+                )
+
+    for comp in _cycles([n.id for n in workflow.nodes if n.id in ops], succ):
+        path = " → ".join(comp + [comp[0]])
+        problems.append(
+            Problem(comp[0], CYCLE, f"nodes {path} form a cycle — remove one of these edges so data flows one way")
+        )
+
+    out = workflow.output
+    if out is None:
+        problems.append(
+            Problem(None, NO_OUTPUT, "the workflow has no output node — set `output` to the node whose value is the result")
+        )
+    elif out not in seen_ids:
+        problems.append(
+            Problem(out, NO_OUTPUT, f"the output node {out!r} does not exist — set `output` to one of the workflow's nodes")
+        )
+    else:
+        feeding = ancestors(workflow, out) | {out}
+        for node in workflow.nodes:
+            if node.id not in feeding:
+                problems.append(
+                    Problem(
+                        node.id,
+                        UNREACHABLE,
+                        f"node {node.id!r} ({node.op}) does not feed the output {out!r} — connect it or remove it",
+                        severity="warning",
+                    )
+                )
+    return problems
+
+
+def errors(workflow: Workflow) -> list[Problem]:
+    return [p for p in check(workflow) if p.severity == "error"]
+
+
+def validate(workflow: Workflow, context: str | None = None) -> Workflow:
+    """Return the workflow unchanged if it can run; raise ``WorkflowError`` listing every error otherwise."""
+    errs = errors(workflow)
+    if errs:
+        raise WorkflowError(errs, context)
+    return workflow
+
+
+def output_type(workflow: Workflow, node_id: str) -> PortType | None:
+    op_cls = operator_or_none(workflow.node(node_id).op)
+    return op_cls.output if op_cls else None
+
+
+def normalized_params(op_cls: type[Operator], params: dict) -> dict:
+    """Params with every default filled in (JSON form), so equal settings give equal keys and no diff."""
+    model: BaseModel = op_cls.Params.model_validate(params)
+    return model.model_dump(mode="json")
+
+
+def normalize(workflow: Workflow) -> Workflow:
+    """A copy whose node params include every default. Nodes with unknown ops / invalid params are kept as is."""
+    nodes = []
+    for node in workflow.nodes:
+        op_cls = operator_or_none(node.op)
+        params = node.params
+        if op_cls is not None:
+            try:
+                params = normalized_params(op_cls, node.params)
+            except ValidationError:
+                pass
+        nodes.append(node.model_copy(update={"params": params}, deep=True))
+    return workflow.model_copy(update={"nodes": nodes}, deep=True)
