@@ -1,0 +1,529 @@
+"""Entity operators (academic knowledge graph): find and describe authors, venues and organisations,
+list their papers, and synthesise a cited answer from whatever the plan's nodes returned.
+
+Later steps take their ids from earlier outputs through edges (``search_author`` → ``author_papers``);
+an explicit id param works too, so a plan can start from a known entity. An empty search raises
+``NotFound`` rather than returning nothing, so the failure is named in the trace and the answer says
+which look-up came back empty instead of silently answering about nobody.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import unicodedata
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pilot.models import Author, Org, Paper, RankedPaper, Evidence, SearchFilters, Venue
+from pilot.sources.base import NotFound
+from workflows.operator import InputPort, Operator, RunContext, register
+from workflows.ports import PortType
+
+# --- matching helpers -------------------------------------------------------------------------------
+
+# Common spellings of the same venue; the corpus and the APIs disagree on which one they use.
+VENUE_ALIASES: dict[str, tuple[str, ...]] = {
+    "neurips": ("nips", "neural information processing systems"),
+    "nips": ("neurips", "neural information processing systems"),
+    "acl": ("annual meeting of the association for computational linguistics",),
+    "emnlp": ("empirical methods in natural language processing",),
+    "naacl": ("north american chapter of the association for computational linguistics",),
+    "coling": ("international conference on computational linguistics",),
+    "eacl": ("european chapter of the association for computational linguistics",
+             "european association for computational linguistics"),
+    "cl": ("computational linguistics",),
+    "conll": ("computational natural language learning",),
+    "kdd": ("knowledge discovery and data mining",),
+    "www": ("world wide web",),
+    "iclr": ("international conference on learning representations",),
+    "icml": ("international conference on machine learning",),
+    "cvpr": ("computer vision and pattern recognition",),
+    "iccv": ("international conference on computer vision",),
+    "eccv": ("european conference on computer vision",),
+    "aaai": ("aaai conference on artificial intelligence",),
+    "ijcai": ("international joint conference on artificial intelligence",),
+}
+
+
+def fold(text: str | None) -> str:
+    """Lower-case, accent-free text for matching names, venues and organisations."""
+    text = unicodedata.normalize("NFKD", text or "")
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+def words(text: str | None) -> list[str]:
+    return re.findall(r"[^\W_]+", fold(text), flags=re.UNICODE)
+
+
+def _stem(word: str) -> str:
+    # Enough to make "graphs"/"graph" and "embeddings"/"embedding" meet; topics are short phrases.
+    for suffix in ("ies", "es", "s"):
+        if len(word) > 4 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def _contains_words(haystack: list[str], needle: list[str]) -> bool:
+    """``needle`` occurs as a contiguous run of whole words in ``haystack``."""
+    n = len(needle)
+    return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def venue_matches(query: str | None, venue: str | None) -> bool:
+    """Whole-word match of a user's venue ("ACL", "NeurIPS") against a paper's venue string, with aliases.
+
+    Whole words keep "ACL" from matching "NAACL"; aliases let "NeurIPS" find "NIPS".
+    """
+    if not query:
+        return True
+    if not venue:
+        return False
+    hay = words(venue)
+    q = words(query)
+    candidates = [q] + [words(a) for a in VENUE_ALIASES.get(" ".join(q), ())]
+    return any(_contains_words(hay, c) for c in candidates)
+
+
+_TOPIC_STOP = frozenset("a an the of for in on and or to with by about using based".split())
+
+
+def topic_terms(topic: str | None) -> list[str]:
+    return [_stem(w) for w in words(topic) if w not in _TOPIC_STOP]
+
+
+def topic_matches(topic: str | None, paper: Paper) -> bool:
+    """Every content word of the topic appears (stemmed) in the paper's title or abstract."""
+    terms = topic_terms(topic)
+    if not terms:
+        return True
+    have = {_stem(w) for w in words(paper.text)}
+    return all(t in have for t in terms)
+
+
+def org_matches(query: str | None, affiliation: str | None) -> bool:
+    """The organisation the user named appears, word for word, in an affiliation string."""
+    if not query:
+        return True
+    return bool(affiliation) and _contains_words(words(affiliation), words(query))
+
+
+def author_on_paper(author: Author, paper: Paper) -> Author | None:
+    """The paper's own record of ``author`` (by id, else by folded name)."""
+    for a in paper.authors:
+        if author.id and a.id == author.id:
+            return a
+    name = words(author.name)
+    for a in paper.authors:
+        if words(a.name) == name:
+            return a
+    return None
+
+
+def _flatten(value: Any) -> list:
+    """Inputs on a ``many`` port arrive as a list of lists; a single edge may arrive unwrapped."""
+    if value is None:
+        return []
+    out: list = []
+    for item in value if isinstance(value, list) else [value]:
+        out.extend(_flatten(item) if isinstance(item, list) else [item])
+    return out
+
+
+def _of_kind(value: Any, cls: type) -> list:
+    return [e for e in _flatten(value) if isinstance(e, cls)]
+
+
+def _papers(value: Any) -> list[Paper]:
+    out = []
+    for item in _flatten(value):
+        if isinstance(item, RankedPaper):
+            out.append(item.paper)
+        elif isinstance(item, Paper):
+            out.append(item)
+    return out
+
+
+def _dedupe_papers(papers: list[Paper]) -> list[Paper]:
+    seen: set[str] = set()
+    out = []
+    for p in papers:
+        if p.id not in seen:
+            seen.add(p.id)
+            out.append(p)
+    return out
+
+
+def _impact(p: Paper) -> int:
+    return p.citation_count if p.citation_count is not None else (p.in_corpus_citations or 0)
+
+
+def _by_impact(papers: list[Paper]) -> list[Paper]:
+    return sorted(papers, key=lambda p: (-_impact(p), -(p.year or 0), p.title))
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _PaperFilter(_Params):
+    """Filters shared by the operators that list papers (same meaning as ``SearchFilters``)."""
+
+    year_min: int | None = Field(None, ge=1000, le=2100)
+    year_max: int | None = Field(None, ge=1000, le=2100)
+    venue: str | None = Field(None, description="venue name or acronym, whole-word match, common aliases known")
+    topic: str | None = Field(None, description="every content word must appear in title or abstract")
+
+    @model_validator(mode="after")
+    def _years_in_order(self):
+        if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
+            raise ValueError(f"year_min {self.year_min} is after year_max {self.year_max}")
+        return self
+
+    def accepts(self, paper: Paper) -> bool:
+        years = SearchFilters(year_min=self.year_min, year_max=self.year_max)
+        return years.accepts(paper) and venue_matches(self.venue, paper.venue) and topic_matches(self.topic, paper)
+
+    def describe(self) -> str:
+        parts = []
+        if self.topic:
+            parts.append(f"on {self.topic}")
+        if self.venue:
+            parts.append(f"at {self.venue}")
+        if self.year_min is not None and self.year_max is not None:
+            parts.append(f"in {self.year_min}" if self.year_min == self.year_max else f"in {self.year_min}–{self.year_max}")
+        elif self.year_min is not None:
+            parts.append(f"since {self.year_min}")
+        elif self.year_max is not None:
+            parts.append(f"until {self.year_max}")
+        return " ".join(parts)
+
+
+def _ranked(papers: list[Paper], reason: str) -> list[RankedPaper]:
+    return [RankedPaper(paper=p, score=float(_impact(p)), evidence=Evidence(reason=reason)) for p in papers]
+
+
+def _pick(ctx_inputs: Any, cls: type, explicit_id: str | None, top: int, what: str, how: str) -> list:
+    """Entities to act on: the explicit id wins, else the first ``top`` of that kind from the input."""
+    if explicit_id:
+        return [explicit_id]
+    found = _of_kind(ctx_inputs, cls)
+    if not found:
+        raise ValueError(f"no {what} to look up — {how}")
+    return found[:top]
+
+
+# --- authors ---------------------------------------------------------------------------------------
+
+
+class SearchAuthorParams(_Params):
+    name: str = Field(min_length=1, description="the person's name as the user wrote it (any script)")
+    org: str | None = Field(None, description="prefer authors affiliated with this organisation")
+    limit: int = Field(5, ge=1, le=50)
+
+
+@register
+class SearchAuthor(Operator):
+    name = "search_author"
+    family = "entities"
+    description = "Find authors by name (optionally at an organisation); best match first."
+    Params = SearchAuthorParams
+    inputs: dict[str, InputPort] = {}
+    output = PortType.ENTITIES
+
+    async def run(self, ctx: RunContext, params: SearchAuthorParams, inputs: dict[str, Any]) -> list[Author]:
+        found = await ctx.source.search_authors(params.name, limit=max(params.limit, 25))
+        if not found:
+            raise NotFound(ctx.source.name, f"no author matching {params.name!r}", "check the spelling or try the full name")
+        wanted = words(params.name)
+        # an exact (accent- and case-insensitive) name match beats a partial one, whatever the source's order
+        found = sorted(found, key=lambda a: words(a.name) != wanted)
+        if params.org:
+            at_org = [a for a in found if any(org_matches(params.org, o) for o in [a.affiliation, *a.orgs])]
+            if at_org:
+                found = at_org
+            else:
+                ctx.notes.append(f"no author named {params.name!r} is affiliated with {params.org!r}; kept all matches")
+        return found[: params.limit]
+
+
+class AuthorDetailParams(_Params):
+    author_id: str | None = Field(None, description="look up this id instead of the input's authors")
+    top: int = Field(1, ge=1, le=20, description="how many of the input's authors to look up")
+
+
+@register
+class AuthorDetail(Operator):
+    name = "author_detail"
+    family = "entities"
+    description = "Profile of authors (affiliation, counts, h-index, venues, topics, coauthors)."
+    Params = AuthorDetailParams
+    inputs = {"authors": InputPort(PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)")}
+    output = PortType.ENTITIES
+
+    async def run(self, ctx: RunContext, params: AuthorDetailParams, inputs: dict[str, Any]) -> list[Author]:
+        picked = _pick(inputs.get("authors"), Author, params.author_id, params.top, "author",
+                       "connect search_author or set author_id")
+        ids = [p if isinstance(p, str) else p.id for p in picked]
+        if any(i is None for i in ids):
+            raise ValueError("an input author has no id this source can look up")
+        return list(await asyncio.gather(*(ctx.source.get_author(i) for i in ids)))
+
+
+class AuthorPapersParams(_PaperFilter):
+    author_id: str | None = Field(None, description="list this author's papers instead of the input's")
+    top: int = Field(1, ge=1, le=20, description="how many of the input's authors to include")
+    limit: int = Field(500, ge=1, le=5000, description="papers fetched per author before filtering")
+
+
+@register
+class AuthorPapers(Operator):
+    name = "author_papers"
+    family = "entities"
+    description = "Papers of authors, optionally only at a venue, in a year range or on a topic."
+    Params = AuthorPapersParams
+    inputs = {"authors": InputPort(PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)")}
+    output = PortType.PAPERS
+
+    async def run(self, ctx: RunContext, params: AuthorPapersParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+        picked = _pick(inputs.get("authors"), Author, params.author_id, params.top, "author",
+                       "connect search_author or set author_id")
+        ids = [p if isinstance(p, str) else p.id for p in picked]
+        lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids if i))
+        papers = _dedupe_papers([p for lst in lists for p in lst if params.accepts(p)])
+        names = ", ".join(p if isinstance(p, str) else p.name for p in picked)
+        what = params.describe()
+        return _ranked(_by_impact(papers), f"paper of {names}" + (f" {what}" if what else ""))
+
+
+# --- venues ----------------------------------------------------------------------------------------
+
+
+class SearchVenueParams(_Params):
+    name: str = Field(min_length=1, description="venue name or acronym")
+    limit: int = Field(5, ge=1, le=50)
+
+
+@register
+class SearchVenue(Operator):
+    name = "search_venue"
+    family = "entities"
+    description = "Find venues (conferences, journals) by name or acronym; best match first."
+    Params = SearchVenueParams
+    inputs: dict[str, InputPort] = {}
+    output = PortType.ENTITIES
+
+    async def run(self, ctx: RunContext, params: SearchVenueParams, inputs: dict[str, Any]) -> list[Venue]:
+        found = list(await ctx.source.search_venues(params.name, limit=max(params.limit, 25)))
+        for alias in VENUE_ALIASES.get(" ".join(words(params.name)), ())[:1]:
+            # "NeurIPS" is "NIPS" in older data: look the alias up too so the venue is found either way
+            try:
+                found += await ctx.source.search_venues(alias, limit=params.limit)
+            except NotFound:
+                pass
+        seen: set[str] = set()
+        found = [v for v in found if not (v.id in seen or seen.add(v.id))]
+        # whole-word matches first ("ACL" before "NAACL"), then the bigger venue
+        found.sort(key=lambda v: (not venue_matches(params.name, v.name), -(v.paper_count or 0)))
+        if not found:
+            raise NotFound(ctx.source.name, f"no venue matching {params.name!r}", "try the acronym or the full name")
+        return found[: params.limit]
+
+
+class VenueDetailParams(_Params):
+    venue_id: str | None = None
+    top: int = Field(1, ge=1, le=20)
+
+
+@register
+class VenueDetail(Operator):
+    name = "venue_detail"
+    family = "entities"
+    description = "Profile of venues (paper count, years, frequent authors, topics)."
+    Params = VenueDetailParams
+    inputs = {"venues": InputPort(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")}
+    output = PortType.ENTITIES
+
+    async def run(self, ctx: RunContext, params: VenueDetailParams, inputs: dict[str, Any]) -> list[Venue]:
+        picked = _pick(inputs.get("venues"), Venue, params.venue_id, params.top, "venue",
+                       "connect search_venue or set venue_id")
+        ids = [p if isinstance(p, str) else p.id for p in picked]
+        return list(await asyncio.gather(*(ctx.source.get_venue(i) for i in ids)))
+
+
+class VenuePapersParams(_PaperFilter):
+    query: str | None = Field(None, description="search text; default: the topic, else the venue name")
+    limit: int = Field(50, ge=1, le=1000)
+
+
+@register
+class VenuePapers(Operator):
+    name = "venue_papers"
+    family = "entities"
+    description = "Papers published at a venue (from the input venues or the venue param), by years and topic."
+    Params = VenuePapersParams
+    inputs = {"venues": InputPort(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")}
+    output = PortType.PAPERS
+
+    async def run(self, ctx: RunContext, params: VenuePapersParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+        venues = _of_kind(inputs.get("venues"), Venue)
+        if not venues and not params.venue:
+            raise ValueError("no venue given — connect search_venue or set the venue param")
+        # Prefer the resolved venue names (exact strings the source uses); the user's spelling is the fallback.
+        names = [v.name for v in venues[:3]] or [params.venue]
+        query = params.query or params.topic
+        found: list[Paper] = []
+        for name in names:
+            filters = SearchFilters(year_min=params.year_min, year_max=params.year_max)
+            hits = await ctx.source.search_papers(query or name, filters=filters, limit=max(params.limit * 20, 500))
+            found += [h.paper for h in hits]
+        keep = [
+            p for p in _dedupe_papers(found)
+            if any(_same_venue(n, p.venue) for n in names) and topic_matches(params.topic, p)
+            and SearchFilters(year_min=params.year_min, year_max=params.year_max).accepts(p)
+        ]
+        what = params.describe() if not venues else " ".join(
+            x for x in [f"at {names[0]}", params.model_copy(update={"venue": None}).describe()] if x)
+        return _ranked(_by_impact(keep)[: params.limit], f"published {what}".strip())
+
+
+def _same_venue(name: str, venue: str | None) -> bool:
+    return bool(venue) and (fold(name) == fold(venue) or venue_matches(name, venue))
+
+
+# --- organisations ---------------------------------------------------------------------------------
+
+
+class SearchOrgParams(_Params):
+    name: str = Field(min_length=1, description="organisation name (university, lab, company), any script")
+    limit: int = Field(5, ge=1, le=50)
+
+
+@register
+class SearchOrg(Operator):
+    name = "search_org"
+    family = "entities"
+    description = "Find organisations (universities, labs, companies) by name; best match first."
+    Params = SearchOrgParams
+    inputs: dict[str, InputPort] = {}
+    output = PortType.ENTITIES
+
+    async def run(self, ctx: RunContext, params: SearchOrgParams, inputs: dict[str, Any]) -> list[Org]:
+        found = list(await ctx.source.search_orgs(params.name, limit=max(params.limit, 25)))
+        if not found:
+            raise NotFound(ctx.source.name, f"no organisation matching {params.name!r}", "try its full official name")
+        wanted = words(params.name)
+        found.sort(key=lambda o: (words(o.name) != wanted, not org_matches(params.name, o.name)))
+        return found[: params.limit]
+
+
+class OrgDetailParams(_Params):
+    org_id: str | None = None
+    top: int = Field(1, ge=1, le=20)
+
+
+@register
+class OrgDetail(Operator):
+    name = "org_detail"
+    family = "entities"
+    description = "Profile of organisations (paper and author counts, frequent authors, topics)."
+    Params = OrgDetailParams
+    inputs = {"orgs": InputPort(PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)")}
+    output = PortType.ENTITIES
+
+    async def run(self, ctx: RunContext, params: OrgDetailParams, inputs: dict[str, Any]) -> list[Org]:
+        picked = _pick(inputs.get("orgs"), Org, params.org_id, params.top, "organisation",
+                       "connect search_org or set org_id")
+        ids = [p if isinstance(p, str) else p.id for p in picked]
+        return list(await asyncio.gather(*(ctx.source.get_org(i) for i in ids)))
+
+
+class OrgAuthorsParams(_Params):
+    org_id: str | None = None
+    topic: str | None = Field(None, description="keep researchers with a paper on this topic written at the org")
+    limit: int = Field(10, ge=1, le=200, description="researchers returned")
+    scan: int = Field(300, ge=1, le=5000, description="researchers of the org examined for the topic")
+
+
+@register
+class OrgAuthors(Operator):
+    name = "org_authors"
+    family = "entities"
+    description = "Researchers of an organisation, optionally only those with papers on a topic written there."
+    Params = OrgAuthorsParams
+    inputs = {"orgs": InputPort(PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)")}
+    output = PortType.ENTITIES
+
+    async def run(self, ctx: RunContext, params: OrgAuthorsParams, inputs: dict[str, Any]) -> list[Author]:
+        picked = _pick(inputs.get("orgs"), Org, params.org_id, 1, "organisation", "connect search_org or set org_id")
+        org = picked[0]
+        org_id = org if isinstance(org, str) else org.id
+        org_name = None if isinstance(org, str) else org.name
+        people = await ctx.source.org_authors(org_id, limit=params.scan if params.topic else params.limit)
+        if not params.topic:
+            return people[: params.limit]
+        if org_name is None:
+            org_name = (await ctx.source.get_org(org_id)).name
+        sem = asyncio.Semaphore(16)
+
+        async def on_topic(a: Author) -> int:
+            if not a.id:
+                return 0
+            async with sem:
+                papers = await ctx.source.author_papers(a.id, limit=1000)
+            # the paper must be on the topic AND written while at this organisation
+            return sum(
+                1 for p in papers
+                if topic_matches(params.topic, p) and (me := author_on_paper(a, p)) is not None
+                and org_matches(org_name, me.affiliation)
+            )
+
+        counts = await asyncio.gather(*(on_topic(a) for a in people))
+        ranked = sorted(((c, i) for i, c in enumerate(counts) if c > 0), key=lambda t: (-t[0], t[1]))
+        return [people[i] for _, i in ranked[: params.limit]]
+
+
+# --- answer ----------------------------------------------------------------------------------------
+
+
+class SynthesizeParams(_Params):
+    question: str = Field("", description="the user's question (the LLM answers it; the template ignores it)")
+    template: str = Field("auto", description="answer shape: auto, paper_list, author_profile, author_topics, "
+                          "most_cited, coauthors, org_researchers, org_profile, venue_profile, entity_list")
+    scope: str = Field("", description="what the listed items are restricted to, e.g. 'at ACL in 2005–2008'")
+    max_items: int = Field(10, ge=1, le=100)
+    use_llm: bool = Field(True, description="let a configured LLM write the answer (checked, else the template)")
+
+    @model_validator(mode="after")
+    def _known_template(self):
+        from pilot.kg.synthesize import TEMPLATES
+
+        if self.template not in TEMPLATES:
+            raise ValueError(f"unknown template {self.template!r}; one of: {', '.join(TEMPLATES)}")
+        return self
+
+
+@register
+class SynthesizeAnswer(Operator):
+    name = "synthesize_answer"
+    family = "entities"
+    description = 'Short answer {answer, reference} whose [n] citations are URLs of the input entities/papers.'
+    Params = SynthesizeParams
+    inputs = {
+        "entities": InputPort(PortType.ENTITIES, many=True, optional=True, description="authors, venues, orgs"),
+        "papers": InputPort(PortType.PAPERS, many=True, optional=True, description="papers"),
+    }
+    output = PortType.ANSWER
+
+    async def run(self, ctx: RunContext, params: SynthesizeParams, inputs: dict[str, Any]):
+        from pilot.kg.synthesize import Facts, llm_answer, template_answer
+
+        facts = Facts.collect(
+            _of_kind(inputs.get("entities"), (Author, Venue, Org)), _papers(inputs.get("papers")),
+            papers_given="papers" in inputs,
+        )
+        draft = template_answer(facts, params.template, params.max_items, params.scope)
+        if ctx.llm is None or not params.use_llm:
+            return draft
+        return await llm_answer(ctx.llm, params.question, facts, draft, ctx.notes)
