@@ -37,7 +37,7 @@ def test_changed_filter_moves_the_filter_view_but_not_the_signatures():
     assert m["tfidf_signatures"] == pytest.approx(1.0)
     assert m["tfidf_query"] == pytest.approx(1.0)
     assert m["tfidf_filters"] < 1.0
-    assert m["edits_modify"] == 1.0 and m["edits_add"] == 0.0
+    assert m["edits_modify"] == 1.0 and m["edits_add"] == 0.0 and m["edits_edges_add"] == 0.0
 
 
 def test_views_pick_params_by_key():
@@ -55,8 +55,8 @@ def test_added_removed_and_rewired_nodes():
         edges=(Edge(source="seed", target="cites"), Edge(source="cites", target="rank")),
     )
     counts = edit_counts(REF, cand)
-    # cites added; refs and years removed; rank's input changed from years to cites
-    assert counts == {"add": 1, "remove": 2, "modify": 1}
+    # cites added; refs and years removed; rank keeps its params but is now fed by cites
+    assert counts == {"add": 1, "remove": 2, "modify": 0, "edges_add": 2, "edges_remove": 3}
     m = workflow_similarity(REF, cand)
     assert m["node_jaccard"] == pytest.approx(2 / 5)  # {seed, rank} of {seed, refs, years, rank, cites}
     assert m["op_jaccard"] == pytest.approx(2 / 5)
@@ -72,3 +72,10 @@ def test_tfidf_edge_cases():
 def test_empty_candidate_against_reference():
     m = workflow_similarity(REF, Workflow())
     assert m["node_jaccard"] == 0.0 and m["edits_remove"] == 4.0 and m["tfidf_signatures"] == 0.0
+
+
+def test_spelling_out_a_default_is_not_an_edit():
+    bare = _wf(Node(id="f", op="filter", params={"year_min": 2000}))
+    explicit = _wf(Node(id="f", op="filter", params={"year_min": 2000, "year_max": None}))
+    assert edit_counts(bare, explicit)["modify"] == 0
+    assert edit_counts(bare, _wf(Node(id="f", op="filter", params={"year_min": 2001})))["modify"] == 1

@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from workflows.diff import diff
 from workflows.model import Workflow
 
 # Param keys that carry what the user is looking for vs. keys that restrict the result set.
@@ -79,23 +80,17 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def _inputs(wf: Workflow, node_id: str) -> set[tuple[str, str]]:
-    return {(e.source, e.port) for e in wf.inputs_of(node_id)}
-
-
 def edit_counts(reference: Workflow, candidate: Workflow) -> dict[str, int]:
-    """Node-level edits from reference to candidate: added / removed ids, and shared ids whose operator,
-    params or inputs differ (modified)."""
-    ref = {n.id: n for n in reference.nodes}
-    cand = {n.id: n for n in candidate.nodes}
-    modified = sum(
-        1
-        for nid in ref.keys() & cand.keys()
-        if ref[nid].op != cand[nid].op
-        or ref[nid].params != cand[nid].params
-        or _inputs(reference, nid) != _inputs(candidate, nid)
-    )
-    return {"add": len(cand.keys() - ref.keys()), "remove": len(ref.keys() - cand.keys()), "modify": modified}
+    """Edits that turn the reference into the candidate (``workflows.diff``: defaults filled in first, so
+    spelling out a default is no change): nodes added / removed / modified, edges added / removed."""
+    counts = diff(reference, candidate).counts()
+    return {
+        "add": counts["nodes_added"],
+        "remove": counts["nodes_removed"],
+        "modify": counts["nodes_modified"],
+        "edges_add": counts["edges_added"],
+        "edges_remove": counts["edges_removed"],
+    }
 
 
 def workflow_similarity(reference: Workflow, candidate: Workflow) -> dict[str, float]:

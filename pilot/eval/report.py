@@ -1,0 +1,169 @@
+"""From per-case results to ``metrics.json``, ``report.md`` and ``report.png``, and side-by-side comparisons.
+
+A per-case result is the dict the harness writes to ``runs.jsonl``; only these keys are read here:
+``direction``, ``source``, ``facet``, ``metrics`` (the ranking metrics), ``failed``, ``turns``,
+``latency_s`` and, for CSFCube cases, ``pool_metrics``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pilot.eval.metrics import GRADED_KEY, RANK_KEYS, mean
+from pilot.eval.pool import aggregate_pool
+from pilot.models import DIRECTIONS
+
+RUN_KEYS = ("workflow_error_rate", "mean_turns", "mean_latency_s")
+BLOCK_KEYS: tuple[str, ...] = (*RANK_KEYS, *RUN_KEYS)
+# The sibling direction mixes two kinds of gold (human CSFCube judgements, AAN co-citation); report both.
+SIBLING_SPLITS = {"sibling_csfcube": "csfcube", "sibling_aan": "aan"}
+PLOT_METRICS = ("hit@10", "mrr", "ndcg@10", "recall@50")
+
+
+def block(cases: Sequence[dict]) -> dict[str, float]:
+    """Mean of every metric over ``cases`` (failed cases carry zeros, so they pull the means down)."""
+    out = {key: mean(c["metrics"].get(key, 0.0) for c in cases) for key in RANK_KEYS}
+    graded = [c["metrics"][GRADED_KEY] for c in cases if GRADED_KEY in c["metrics"]]
+    if graded:
+        out[GRADED_KEY] = mean(graded)
+    out["workflow_error_rate"] = mean(1.0 if c["failed"] else 0.0 for c in cases)
+    out["node_failure_rate"] = mean(1.0 if c.get("node_failures") else 0.0 for c in cases)
+    out["mean_turns"] = mean(float(c["turns"]) for c in cases)
+    out["mean_latency_s"] = mean(float(c["latency_s"]) for c in cases)
+    out["n"] = len(cases)
+    return out
+
+
+def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``metrics.json`` object for one mode."""
+    by_direction: dict[str, dict[str, float]] = {}
+    for direction in DIRECTIONS:
+        rows = [c for c in cases if c["direction"] == direction]
+        if rows:
+            by_direction[direction] = block(rows)
+    for key, source in SIBLING_SPLITS.items():
+        rows = [c for c in cases if c["direction"] == "sibling" and c.get("source") == source]
+        if rows:
+            by_direction[key] = block(rows)
+    out: dict[str, Any] = {"mode": mode, "n_cases": len(cases), "overall": block(cases) if cases else {}}
+    out["by_direction"] = by_direction
+    pooled = [(c.get("facet"), c["pool_metrics"]) for c in cases if c.get("pool_metrics")]
+    if pooled:
+        out["csfcube_pool"] = aggregate_pool(pooled)
+    if extra:
+        out.update(extra)
+    return out
+
+
+# --- text tables ---------------------------------------------------------------------------------
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return "" if v is None else str(v)
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_fmt(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _groups(m: dict) -> list[tuple[str, dict]]:
+    return [*m.get("by_direction", {}).items(), ("overall", m.get("overall", {}))]
+
+
+def mode_table(m: dict) -> str:
+    """One mode: a row per direction (and overall), a column per metric."""
+    keys = [*BLOCK_KEYS, "n"]
+    rows = [[name, *(blk.get(k) for k in keys)] for name, blk in _groups(m)]
+    return _table(["direction", *keys], rows)
+
+
+def pool_table(runs: Sequence[dict]) -> str:
+    rows = []
+    for m in runs:
+        for facet, vals in m.get("csfcube_pool", {}).items():
+            rows.append([m["mode"], facet, vals["map"], vals["ndcg%20"], vals["n"]])
+    return _table(["mode", "facet", "MAP", "NDCG%20", "n"], rows) if rows else ""
+
+
+def compare_table(runs: Sequence[dict], keys: Sequence[str] = BLOCK_KEYS) -> str:
+    """Several modes side by side: a row per (direction, metric), a column per run."""
+    names = [m["mode"] for m in runs]
+    directions: list[str] = []
+    for m in runs:
+        for name, _ in _groups(m):
+            if name not in directions:
+                directions.append(name)
+    rows = []
+    for d in directions:
+        for k in keys:
+            vals = [dict(_groups(m)).get(d, {}).get(k) for m in runs]
+            if any(v is not None for v in vals):
+                rows.append([d, k, *vals])
+    return _table(["direction", "metric", *names], rows)
+
+
+def markdown_report(runs: Sequence[dict]) -> str:
+    parts = ["# pilot evaluation", ""]
+    for m in runs:
+        parts += [f"## mode `{m['mode']}` ({m['n_cases']} cases)", ""]
+        if "wall_s" in m:
+            parts += [f"wall time {m['wall_s']:.1f} s with {m.get('workers', 1)} worker(s); LLM: {m.get('llm') or 'none'}", ""]
+        parts += [mode_table(m), ""]
+    if len(runs) > 1:
+        parts += ["## modes side by side", "", compare_table(runs), ""]
+    pool = pool_table(runs)
+    if pool:
+        parts += ["## CSFCube pool re-ranking (fold1_dev protocol)", "", pool, ""]
+    return "\n".join(parts)
+
+
+# --- plot ----------------------------------------------------------------------------------------
+
+
+def plot(runs: Sequence[dict], path: Path, metrics: Sequence[str] = PLOT_METRICS) -> Path:
+    """Grouped bars: one panel per metric, directions on the x axis, one bar per mode."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = [name for name, _ in _groups(runs[0])] if runs else []
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 4.0), squeeze=False)
+    width = 0.8 / max(1, len(runs))
+    for ax, metric in zip(axes[0], metrics):
+        for i, m in enumerate(runs):
+            blocks = dict(_groups(m))
+            vals = [blocks.get(g, {}).get(metric, 0.0) for g in groups]
+            ax.bar([x + i * width for x in range(len(groups))], vals, width, label=m["mode"])
+        ax.set_title(metric)
+        ax.set_ylim(0, 1)
+        ax.set_xticks([x + width * (len(runs) - 1) / 2 for x in range(len(groups))])
+        ax.set_xticklabels(groups, rotation=40, ha="right", fontsize=8)
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def load_metrics(directory: Path) -> dict:
+    f = Path(directory) / "metrics.json"
+    if not f.is_file():
+        raise FileNotFoundError(f"{f} does not exist: is {directory} the --out folder of a `pilot eval` run?")
+    return json.loads(f.read_text(encoding="utf-8"))
+
+
+def write_outputs(directory: Path, metrics: dict) -> None:
+    """``metrics.json``, ``report.md`` and ``report.png`` of one run (``runs.jsonl`` is written as cases finish)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    (directory / "report.md").write_text(markdown_report([metrics]), encoding="utf-8")
+    plot([metrics], directory / "report.png")
