@@ -1,0 +1,243 @@
+"""The executor: parallel, cached per node, failure-tolerant, traced."""
+
+from __future__ import annotations
+
+import pytest
+from workflow_testops import CALLS, pipeline, wf
+
+from cache import Cache
+from pilot.sources.base import Source
+from workflows.edit import apply_edit
+from workflows.executor import MemoCache, execute, iter_ready, layers, run_node
+from workflows.model import ModifyNode
+from workflows.operator import RunContext
+from workflows.validate import WorkflowError
+
+
+@pytest.fixture(autouse=True)
+def _clear_calls():
+    CALLS.clear()
+    yield
+    CALLS.clear()
+
+
+@pytest.fixture
+def ctx() -> RunContext:
+    return RunContext(source=Source())
+
+
+def ran(op_or_node: str) -> list:
+    return [c for c in CALLS if op_or_node in (c[0], c[1])]
+
+
+def ids(value) -> list[str]:
+    return [r.paper.id for r in value]
+
+
+def statuses(result) -> dict[str, str]:
+    return {n.node_id: n.status for n in result.trace.nodes}
+
+
+async def test_runs_pipeline_and_traces_counts(ctx):
+    res = await execute(pipeline(), ctx)
+    assert res.ok and ids(res.output) == ["a", "b", "c"]
+    t = {n.node_id: n for n in res.trace.nodes}
+    assert [n.node_id for n in res.trace.nodes] == ["src1", "src2", "union", "filter"]
+    assert (t["union"].n_in, t["union"].n_out) == (3, 3)
+    assert (t["src1"].n_in, t["src1"].n_out) == (0, 2)
+    assert set(statuses(res).values()) == {"ok"}
+
+
+async def test_many_port_receives_values_in_edge_order(ctx):
+    w = pipeline()
+    w.edges[0], w.edges[1] = w.edges[1], w.edges[0]
+    res = await execute(w, ctx)
+    assert ids(res.output) == ["c", "a", "b"]
+
+
+async def test_independent_slow_nodes_overlap(ctx):
+    w = wf(
+        [("s1", "t_slow", {"seconds": 0.3, "tag": "x"}), ("s2", "t_slow", {"seconds": 0.3, "tag": "y"}), ("u", "t_union", {})],
+        [("s1", "u"), ("s2", "u")],
+        "u",
+    )
+    res = await execute(w, ctx)
+    assert ids(res.output) == ["x", "y"]
+    (s1,), (s2,), (u,) = ran("s1"), ran("s2"), ran("u")
+    assert s1[3] < s2[4] and s2[3] < s1[4], "the two slow sources ran one after the other"
+    assert u[3] >= max(s1[4], s2[4]), "the union started before its inputs were ready"
+
+
+async def test_editing_one_node_reruns_only_what_changed(ctx):
+    cache = MemoCache()
+    w = pipeline()
+    await execute(w, ctx, cache=cache)
+    CALLS.clear()
+
+    w2 = apply_edit(w, ModifyNode(node_id="filter", params={"k": 2}))
+    res = await execute(w2, ctx, cache=cache)
+    assert statuses(res) == {"src1": "cached", "src2": "cached", "union": "cached", "filter": "ok"}
+    assert [c[1] for c in CALLS] == ["filter"]
+    assert ids(res.output) == ["a", "b"]
+
+    CALLS.clear()
+    w3 = apply_edit(w2, ModifyNode(node_id="src2", params={"ids": ["d"]}))
+    res = await execute(w3, ctx, cache=cache)
+    assert statuses(res) == {"src1": "cached", "src2": "ok", "union": "ok", "filter": "ok"}
+    assert sorted(c[1] for c in CALLS) == ["filter", "src2", "union"]
+
+
+async def test_an_edit_that_does_not_change_a_value_stops_the_rerun_there(ctx):
+    cache = MemoCache()
+    await execute(pipeline(), ctx, cache=cache)
+    CALLS.clear()
+    # a different param, the same output: downstream sees identical inputs and is served from cache
+    w = apply_edit(pipeline(), ModifyNode(node_id="src2", params={"delay": 0.01}))
+    res = await execute(w, ctx, cache=cache)
+    assert statuses(res) == {"src1": "cached", "src2": "ok", "union": "cached", "filter": "cached"}
+
+
+async def test_disk_cache_survives_a_new_executor_call(ctx, tmp_path):
+    cache = Cache(tmp_path, "nodes")
+    first = await execute(pipeline(), ctx, cache=cache)
+    cache.close()
+    CALLS.clear()
+    again = await execute(pipeline(), ctx, cache=Cache(tmp_path, "nodes"))
+    assert set(statuses(again).values()) == {"cached"} and CALLS == []
+    assert ids(again.output) == ids(first.output)
+
+
+async def test_other_source_does_not_share_cache_entries(ctx):
+    cache = MemoCache()
+    await execute(pipeline(), ctx, cache=cache)
+
+    class Other(Source):
+        name = "other"
+
+    res = await execute(pipeline(), RunContext(source=Other()), cache=cache)
+    assert set(statuses(res).values()) == {"ok"}
+
+
+async def test_source_error_gives_partial_results_with_failure_named(ctx):
+    w = wf(
+        [
+            ("good", "t_source", {"ids": ["a"]}),
+            ("bad", "t_fail", {}),
+            ("fbad", "t_filter", {}),
+            ("union", "t_union", {}),
+            ("top", "t_filter", {"k": 3}),
+        ],
+        [("bad", "fbad"), ("good", "union"), ("fbad", "union"), ("union", "top")],
+        "top",
+    )
+    res = await execute(w, ctx)
+    assert ids(res.output) == ["a"]
+    st = statuses(res)
+    assert st == {"good": "ok", "bad": "failed", "fbad": "skipped", "union": "ok", "top": "ok"}
+    assert res.errors["bad"].startswith("[testsrc] citations are not available offline")
+    assert "set PILOT_S2_API_KEY" in res.errors["bad"]  # the hint reaches the user
+    t = {n.node_id: n for n in res.trace.nodes}
+    assert t["fbad"].error == "skipped: input from 'bad' failed"
+    assert "input from 'fbad' was skipped" in t["union"].note and "ran without it" in t["union"].note
+    assert not res.ok and res.trace.failed_nodes == ["bad"]
+
+
+async def test_failure_on_a_single_input_skips_the_chain(ctx):
+    w = wf(
+        [("bad", "t_fail", {"kind": "crash"}), ("f", "t_filter", {}), ("a", "t_answer", {}), ("ok", "t_source", {})],
+        [("bad", "f"), ("f", "a")],
+        "a",
+    )
+    res = await execute(w, ctx)
+    assert res.output is None and res.errors == {"bad": "RuntimeError: boom"}
+    t = {n.node_id: n for n in res.trace.nodes}
+    assert t["a"].status == "skipped" and "input from 'f' was skipped" in t["a"].error
+    assert ids(res.values["ok"]) == ["a", "b"]  # the independent branch still completed
+
+
+async def test_per_node_timeout(ctx):
+    w = wf([("slow", "t_slow", {"seconds": 30}), ("quick", "t_source", {})], [], "quick")
+    res = await execute(w, ctx, timeout_s=0.2)
+    t = {n.node_id: n for n in res.trace.nodes}
+    assert t["slow"].status == "failed" and "timed out after 0.2s" in t["slow"].error
+    assert t["quick"].status == "ok"
+    (call,) = ran("slow")
+    assert call[4] - call[3] < 30  # cancelled, not waited out
+
+
+async def test_invalid_workflow_never_runs(ctx):
+    w = pipeline()
+    w.nodes[3].params = {"k": 0}
+    with pytest.raises(WorkflowError) as ei:
+        await execute(w, ctx)
+    assert "cannot run the workflow" in str(ei.value) and "'k'" in str(ei.value)
+    assert CALLS == []
+
+
+async def test_consumer_mutating_its_input_does_not_corrupt_the_producer_value(ctx):
+    cache = MemoCache()
+    res = await execute(pipeline(), ctx, cache=cache)
+    # t_filter appends its id to the evidence of the papers it receives
+    assert all("filter" in r.evidence.nodes for r in res.values["filter"])
+    assert not any("filter" in r.evidence.nodes for r in res.values["union"])
+    again = await execute(pipeline(), ctx, cache=cache)
+    assert [r.evidence.nodes for r in again.values["filter"]] == [r.evidence.nodes for r in res.values["filter"]]
+
+
+async def test_operator_notes_reach_the_trace_and_the_context(ctx):
+    w = wf([("s", "t_source", {}), ("n", "t_note", {})], [("s", "n")], "n")
+    res = await execute(w, ctx)
+    t = {n.node_id: n for n in res.trace.nodes}
+    assert t["n"].note == "LLM unavailable, used embedding fallback"
+    assert ctx.notes == ["n: LLM unavailable, used embedding fallback"]
+
+
+async def test_progress_callback_counts_every_node(ctx):
+    seen = []
+    await execute(pipeline(), ctx, progress=lambda done, total, nid: seen.append((done, total, nid)))
+    assert [s[0] for s in seen] == [1, 2, 3, 4] and {s[1] for s in seen} == {4}
+    assert seen[-1][2] == "filter"
+
+
+async def test_broken_progress_callback_does_not_sink_the_run(ctx):
+    def boom(*_):
+        raise ValueError("ui gone")
+
+    assert (await execute(pipeline(), ctx, progress=boom)).ok
+
+
+async def test_step_by_step_execution_matches_a_full_run(ctx):
+    w = pipeline()
+    full = await execute(w, ctx)
+    CALLS.clear()
+    values: dict = {}
+    for layer in layers(w):
+        assert set(layer) == set(iter_ready(w, set(values)))
+        step = await execute(w, ctx, only=set(layer), values=values)
+        assert {n.node_id for n in step.trace.nodes if n.status == "ok"} == set(layer)
+        values.update(step.values)
+    assert ids(values["filter"]) == ids(full.output)
+    assert sorted(c[1] for c in CALLS) == sorted(["src1", "src2", "union", "filter"])  # each ran once
+
+
+async def test_only_runs_the_needed_upstream(ctx):
+    w = pipeline()
+    w.nodes.append(wf([("stray", "t_slow", {"seconds": 0})], [], None).nodes[0])
+    res = await execute(w, ctx, only={"union"})
+    assert set(res.values) == {"src1", "src2", "union"}
+
+
+async def test_run_node_alone_with_previous_values(ctx):
+    w = pipeline()
+    first = await execute(w, ctx)
+    w2 = apply_edit(w, ModifyNode(node_id="filter", params={"drop": ["a"]}))
+    CALLS.clear()
+    out = await run_node(w2, "filter", ctx, first.values)
+    assert ids(out.value) == ["b", "c"] and out.trace.status == "ok"
+    assert [c[1] for c in CALLS] == ["filter"]
+    with pytest.raises(WorkflowError) as ei:
+        await run_node(w2, "filter", ctx, {})
+    assert "no value yet for its input 'union'" in str(ei.value)
+    # a many port runs on whatever inputs are there
+    partial = await run_node(w2, "union", ctx, {"src1": first.values["src1"]})
+    assert ids(partial.value) == ["a", "b"] and "'src2' has no value yet" in partial.trace.note

@@ -1,0 +1,496 @@
+"""Run a workflow: independent nodes in parallel, per-node timeout and result cache, a trace of it all.
+
+* The workflow is validated first; an invalid one never runs (``WorkflowError``).
+* A node starts as soon as all its inputs are ready (one asyncio task per node).
+* Each node's result is cached under operator + node id + normalised params + fingerprints of its
+  input values + the context (source, LLM, embedder). An edit therefore re-runs only the edited node and
+  whatever downstream actually sees a different input; the rest are ``cached`` in the trace.
+* A failing node (any exception, a timeout) never sinks the run: nodes that need its value are skipped
+  with the reason, everything else completes, and ``RunResult.errors`` says what failed. A ``many`` port
+  (e.g. a union of several searches) and an optional port simply run without the failed input, with a
+  note in the trace, so one dead source does not empty the whole result.
+
+Operators are awaited on the event loop; one that blocks the loop with CPU work cannot be interrupted
+by the timeout (asyncio cannot pre-empt it), so heavy operators should offload to a thread themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import logging
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Protocol
+
+from pydantic import BaseModel
+
+from cache import fingerprint
+from pilot.models import Paper, RankedPaper
+from workflows.model import NodeTrace, RunTrace, Workflow
+from workflows.operator import Operator, RunContext, get_operator
+from workflows.validate import MISSING_INPUT, Problem, WorkflowError, ancestors, normalized_params, validate
+
+log = logging.getLogger(__name__)
+
+KEY_VERSION = 1  # bump when the key recipe changes, so stale disk entries are never read
+
+Progress = Callable[[int, int, str], Any]
+
+
+class NodeCache(Protocol):
+    """What the executor needs from a cache: ``cache.Cache`` and ``MemoCache`` both fit."""
+
+    def get(self, key: str, default: Any = None) -> Any: ...
+
+    def set(self, key: str, value: Any) -> None: ...
+
+
+class MemoCache:
+    """An in-memory LRU node cache, for sessions with no disk cache (values are shared, not copied)."""
+
+    def __init__(self, max_items: int = 512):
+        self.max_items = max_items
+        self._data: OrderedDict[str, Any] = OrderedDict()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key not in self._data:
+            return default
+        self._data.move_to_end(key)
+        return self._data[key]
+
+    def set(self, key: str, value: Any) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.max_items:
+            self._data.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+@dataclass
+class RunResult:
+    values: dict[str, Any]
+    trace: RunTrace
+    output: Any
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and self.trace.ok
+
+    def status(self, node_id: str) -> str | None:
+        for n in self.trace.nodes:
+            if n.node_id == node_id:
+                return n.status
+        return None
+
+
+@dataclass
+class NodeOutcome:
+    value: Any
+    trace: NodeTrace
+
+
+# --- fingerprints -------------------------------------------------------------------------------
+
+_MISSING = object()
+
+
+def value_fingerprint(value: Any) -> str:
+    """A cheap stable fingerprint of a node value. Paper lists hash ids, scores and provenance only."""
+    if isinstance(value, list) and value and all(isinstance(v, RankedPaper) for v in value):
+        return fingerprint(
+            "ranked",
+            [(r.paper.id, round(r.score, 9), r.evidence.nodes, sorted(r.evidence.scores.items())) for r in value],
+        )
+    if isinstance(value, list) and value and all(isinstance(v, Paper) for v in value):
+        return fingerprint("papers", [p.id for p in value])
+    return fingerprint("value", value)
+
+
+def context_fingerprint(ctx: RunContext) -> str:
+    """What outside the workflow changes a node's output: the source (and what it hides), LLM, embedder.
+
+    A source whose answers depend on more than its name (a benchmark case hiding edges, another corpus
+    file) should expose a ``cache_key`` attribute that says so.
+    """
+    source = ctx.source
+    return fingerprint(
+        getattr(source, "name", type(source).__name__),
+        str(getattr(source, "cache_key", "")),
+        getattr(ctx.llm, "model", None) if ctx.llm is not None else None,
+        type(ctx.embedder).__name__ if ctx.embedder is not None else None,
+    )
+
+
+def node_key(
+    node_id: str, op: str, params: dict, input_fps: dict[str, list[str]], ctx_fp: str
+) -> str:
+    # node_id is part of the key because operators stamp it into Evidence.nodes of their output
+    return fingerprint("node", KEY_VERSION, node_id, op, params, input_fps, ctx_fp)
+
+
+# --- one node -----------------------------------------------------------------------------------
+
+
+def _size(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, (list, tuple, set, dict)):
+        return len(value)
+    nodes = getattr(value, "nodes", None)  # RelationGraph
+    if isinstance(nodes, list):
+        return len(nodes)
+    return 1
+
+
+def _describe_exc(exc: BaseException) -> str:
+    from pilot.sources.base import SourceError
+
+    if isinstance(exc, SourceError):
+        return str(exc)  # carries the source name and the hint
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+async def _run_op(
+    op_cls: type[Operator],
+    node_id: str,
+    params: BaseModel,
+    inputs: dict[str, Any],
+    ctx: RunContext,
+    timeout_s: float | None,
+) -> tuple[Any, list[str]]:
+    node_ctx = dataclasses.replace(ctx, node_id=node_id, notes=[])
+    coro = op_cls().run(node_ctx, params, inputs)
+    value = await (asyncio.wait_for(coro, timeout_s) if timeout_s else coro)
+    return value, node_ctx.notes
+
+
+async def _execute_node(
+    workflow: Workflow,
+    node_id: str,
+    inputs: dict[str, Any],
+    input_fps: dict[str, list[str]],
+    ctx: RunContext,
+    cache: NodeCache | None,
+    timeout_s: float | None,
+    ctx_fp: str,
+    extra_notes: list[str],
+) -> tuple[Any, NodeTrace, str | None]:
+    """Run (or fetch from cache) one node. Returns (value, trace, output fingerprint or None if failed)."""
+    node = workflow.node(node_id)
+    op_cls = get_operator(node.op)
+    params_model = op_cls.Params.model_validate(node.params)
+    params = normalized_params(op_cls, node.params)
+    n_in = sum(
+        sum(_size(x) for x in v) if op_cls.inputs[name].many else _size(v) for name, v in inputs.items()
+    )
+    trace = NodeTrace(node_id=node_id, op=node.op, n_in=n_in)
+    key = node_key(node_id, node.op, params, input_fps, ctx_fp)
+    started = time.perf_counter()
+    if cache is not None:
+        hit = cache.get(key, _MISSING)
+        if hit is not _MISSING:
+            value, notes = hit
+            trace.status = "cached"
+            trace.n_out = _size(value)
+            trace.note = "; ".join([*extra_notes, *notes]) or None
+            trace.seconds = time.perf_counter() - started
+            return value, trace, value_fingerprint(value)
+    try:
+        value, notes = await _run_op(op_cls, node_id, params_model, inputs, ctx, timeout_s)
+    except asyncio.TimeoutError:
+        trace.status = "failed"
+        trace.error = (
+            f"timed out after {timeout_s:g}s — raise the per-node timeout or narrow this node's params "
+            f"(smaller limit / depth)"
+        )
+        value, notes = None, []
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # any operator failure is recorded, never propagated
+        log.warning("node %s (%s) failed: %s", node_id, node.op, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+        trace.status = "failed"
+        trace.error = _describe_exc(exc)
+        value, notes = None, []
+    trace.seconds = time.perf_counter() - started
+    all_notes = [*extra_notes, *notes]
+    trace.note = "; ".join(all_notes) or None
+    ctx.notes.extend(f"{node_id}: {n}" for n in notes)
+    if trace.status == "failed":
+        return None, trace, None
+    trace.n_out = _size(value)
+    if cache is not None:
+        cache.set(key, (value, notes))
+    return value, trace, value_fingerprint(value)
+
+
+def _isolate(value: Any) -> Any:
+    """A copy of a paper list whose scores and evidence a consumer may change without touching the
+    producer's (possibly cached, possibly shared with a sibling) value. Papers themselves are shared:
+    operators must not mutate a ``Paper``."""
+    if isinstance(value, list) and value and isinstance(value[0], RankedPaper):
+        return [
+            RankedPaper.model_construct(paper=r.paper, score=r.score, evidence=r.evidence.model_copy(deep=True))
+            if isinstance(r, RankedPaper)
+            else r
+            for r in value
+        ]
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
+def _gather_inputs(
+    workflow: Workflow, node_id: str, values: dict[str, Any], fps: dict[str, str], failed: dict[str, str]
+) -> tuple[dict[str, Any], dict[str, list[str]], list[str], str | None]:
+    """Inputs for a node whose producers have all finished.
+
+    Returns (inputs, input fingerprints, notes, skip reason). ``many`` ports keep the values in edge
+    order; a failed producer is dropped from a ``many`` / optional port (noted), but skips the node when
+    the port needs it.
+    """
+    op_cls = get_operator(workflow.node(node_id).op)
+    inputs: dict[str, Any] = {}
+    in_fps: dict[str, list[str]] = {}
+    notes: list[str] = []
+    for name, port in op_cls.inputs.items():
+        edges = [e for e in workflow.edges if e.target == node_id and e.port == name]
+        good = [e.source for e in edges if e.source not in failed]
+        bad = [e.source for e in edges if e.source in failed]
+        for b in bad:
+            if port.many and good:
+                notes.append(f"input from {b!r} {failed[b]}; ran without it")
+            elif port.optional and not port.many:
+                notes.append(f"optional input from {b!r} {failed[b]}; ran without it")
+            else:
+                return {}, {}, [], f"skipped: input from {b!r} {failed[b]}"
+        if port.many:
+            if edges:
+                inputs[name] = [_isolate(values[s]) for s in good]
+                in_fps[name] = [fps[s] for s in good]
+        elif good:
+            inputs[name] = _isolate(values[good[0]])
+            in_fps[name] = [fps[good[0]]]
+    return inputs, in_fps, notes, None
+
+
+# --- the scheduler ------------------------------------------------------------------------------
+
+
+def topo_order(workflow: Workflow) -> list[str]:
+    """Node ids in a dependency order (ties keep the workflow's node order). Assumes no cycle."""
+    indeg = {n.id: 0 for n in workflow.nodes}
+    for e in workflow.edges:
+        indeg[e.target] += 1
+    order: list[str] = []
+    ready = [n.id for n in workflow.nodes if indeg[n.id] == 0]
+    while ready:
+        nid = ready.pop(0)
+        order.append(nid)
+        for e in workflow.edges:
+            if e.source == nid:
+                indeg[e.target] -= 1
+                if indeg[e.target] == 0:
+                    ready.append(e.target)
+    return order
+
+
+def layers(workflow: Workflow) -> list[list[str]]:
+    """Nodes grouped by longest distance from a sourcing node: each layer depends only on earlier ones.
+
+    Handy for step-by-step execution in the UI: run ``only=set(layer)`` with the values so far.
+    """
+    depth: dict[str, int] = {}
+    for nid in topo_order(workflow):
+        preds = [e.source for e in workflow.edges if e.target == nid]
+        depth[nid] = 1 + max((depth[p] for p in preds), default=-1)
+    out: list[list[str]] = [[] for _ in range(max(depth.values(), default=-1) + 1)]
+    for nid in topo_order(workflow):
+        out[depth[nid]].append(nid)
+    return out
+
+
+def iter_ready(workflow: Workflow, done: set[str]) -> Iterator[str]:
+    """Nodes not yet in ``done`` whose producers all are: what a step-by-step UI can run next."""
+    for nid in topo_order(workflow):
+        if nid not in done and all(e.source in done for e in workflow.edges if e.target == nid):
+            yield nid
+
+
+async def _notify(progress: Progress | None, done: int, total: int, node_id: str) -> None:
+    if progress is None:
+        return
+    try:
+        res = progress(done, total, node_id)
+        if inspect.isawaitable(res):
+            await res
+    except Exception as exc:  # a broken UI callback must not sink the run
+        log.warning("progress callback failed: %s", exc)
+
+
+async def execute(
+    workflow: Workflow,
+    ctx: RunContext,
+    cache: NodeCache | None = None,
+    timeout_s: float | None = 60.0,
+    only: set[str] | None = None,
+    progress: Progress | None = None,
+    values: dict[str, Any] | None = None,
+) -> RunResult:
+    """Run the workflow and return every node's value, the trace and the output value.
+
+    ``only``: run just these nodes plus the upstream nodes they need that are not given in ``values``
+    (a UI stepping through the DAG passes the previous run's values). ``values``: already-known node
+    values, used as-is and not re-run (they appear in the trace as ``cached``).
+    """
+    validate(workflow, context="cannot run the workflow")
+    given = dict(values or {})
+    unknown = [n for n in (only or ()) if not workflow.has_node(n)]
+    if unknown:
+        raise WorkflowError(
+            [Problem(n, MISSING_INPUT, f"cannot run node {n!r}: there is no such node") for n in unknown]
+        )
+    order = topo_order(workflow)
+    if only is not None:
+        wanted: set[str] = set()
+        todo = list(only)
+        while todo:
+            nid = todo.pop()
+            if nid in wanted:
+                continue
+            wanted.add(nid)
+            if nid in given and nid not in only:
+                continue
+            todo.extend(e.source for e in workflow.edges if e.target == nid)
+        order = [n for n in order if n in wanted]
+    for n in only or ():
+        given.pop(n, None)  # asked to run it: do not reuse a given value
+
+    ctx_fp = context_fingerprint(ctx)
+    started = time.perf_counter()
+    results: dict[str, Any] = {}
+    fps: dict[str, str] = {}
+    failed: dict[str, str] = {}  # node -> "failed" | "was skipped (…)" for downstream messages
+    traces: dict[str, NodeTrace] = {}
+    errors: dict[str, str] = {}
+    # a node with a given value waits for nothing (its producers may not be part of this run at all)
+    preds = {nid: set() if nid in given else {e.source for e in workflow.edges if e.target == nid} for nid in order}
+    pending = set(order)
+    running: dict[asyncio.Task, str] = {}
+    total = len(order)
+    done = 0
+
+    def finish(nid: str, value: Any, trace: NodeTrace, fp: str | None) -> None:
+        traces[nid] = trace
+        if trace.status == "failed":
+            failed[nid] = "failed"
+            errors[nid] = trace.error or "failed"
+        elif trace.status == "skipped":
+            root = trace.error or ""
+            failed[nid] = f"was skipped ({root.removeprefix('skipped: ')})"
+        else:
+            results[nid] = value
+            fps[nid] = fp or value_fingerprint(value)
+
+    try:
+        while pending or running:
+            for nid in [n for n in order if n in pending and preds[n] <= traces.keys()]:
+                pending.discard(nid)
+                node = workflow.node(nid)
+                if nid in given:
+                    value = given[nid]
+                    finish(nid, value, NodeTrace(node_id=nid, op=node.op, status="cached", n_out=_size(value),
+                                                 note="value from a previous run"), None)
+                    done += 1
+                    await _notify(progress, done, total, nid)
+                    continue
+                inputs, in_fps, notes, skip = _gather_inputs(workflow, nid, results, fps, failed)
+                if skip:
+                    finish(nid, None, NodeTrace(node_id=nid, op=node.op, status="skipped", error=skip), None)
+                    done += 1
+                    await _notify(progress, done, total, nid)
+                    continue
+                task = asyncio.create_task(
+                    _execute_node(workflow, nid, inputs, in_fps, ctx, cache, timeout_s, ctx_fp, notes)
+                )
+                running[task] = nid
+            if not running:
+                if pending and not any(preds[n] <= traces.keys() for n in pending):
+                    raise RuntimeError(f"executor stalled with {sorted(pending)} pending")  # a bug, not user error
+                continue
+            finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in finished:
+                nid = running.pop(task)
+                value, trace, fp = task.result()
+                finish(nid, value, trace, fp)
+                done += 1
+                await _notify(progress, done, total, nid)
+    finally:
+        for task in running:  # the caller was cancelled: do not leave orphan operator tasks behind
+            task.cancel()
+
+    trace = RunTrace(nodes=[traces[n] for n in order if n in traces], seconds=time.perf_counter() - started)
+    return RunResult(values=results, trace=trace, output=results.get(workflow.output or ""), errors=errors)
+
+
+async def run_node(
+    workflow: Workflow,
+    node_id: str,
+    ctx: RunContext,
+    upstream_values: dict[str, Any],
+    cache: NodeCache | None = None,
+    timeout_s: float | None = 60.0,
+) -> NodeOutcome:
+    """Run one node alone on given upstream values (the UI's "run this node" inspector).
+
+    Only the node's own inputs must be in ``upstream_values`` (e.g. ``RunResult.values`` of the last run).
+    The node's failure is reported in the outcome's trace, not raised; a missing input is a ``WorkflowError``.
+    """
+    validate(workflow, context=f"cannot run node {node_id!r}")
+    if not workflow.has_node(node_id):
+        raise WorkflowError([Problem(node_id, MISSING_INPUT, f"cannot run node {node_id!r}: there is no such node")])
+    needed = sorted({e.source for e in workflow.edges if e.target == node_id})
+    missing = [s for s in needed if s not in upstream_values]
+    op_cls = get_operator(workflow.node(node_id).op)
+    required_missing = [
+        s
+        for s in missing
+        if any(
+            e.source == s and not op_cls.inputs[e.port].optional and not op_cls.inputs[e.port].many
+            for e in workflow.edges
+            if e.target == node_id
+        )
+    ]
+    if required_missing:
+        raise WorkflowError(
+            [
+                Problem(
+                    node_id,
+                    MISSING_INPUT,
+                    f"cannot run node {node_id!r} alone: no value yet for its input {s!r} — run the workflow "
+                    f"(or node {s!r}) first",
+                )
+                for s in required_missing
+            ]
+        )
+    absent = {s: "has no value yet" for s in missing}
+    fps = {s: value_fingerprint(v) for s, v in upstream_values.items() if s in needed}
+    inputs, in_fps, notes, skip = _gather_inputs(workflow, node_id, upstream_values, fps, absent)
+    node = workflow.node(node_id)
+    if skip:
+        return NodeOutcome(None, NodeTrace(node_id=node_id, op=node.op, status="skipped", error=skip))
+    value, trace, _ = await _execute_node(
+        workflow, node_id, inputs, in_fps, ctx, cache, timeout_s, context_fingerprint(ctx), notes
+    )
+    return NodeOutcome(value, trace)
+
+
+def downstream(workflow: Workflow, node_id: str) -> set[str]:
+    """Nodes whose value depends on ``node_id`` (what an edit of it invalidates)."""
+    return {n.id for n in workflow.nodes if node_id in ancestors(workflow, n.id)}
