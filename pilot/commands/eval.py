@@ -1,0 +1,97 @@
+"""``pilot eval``: run benchmark cases in one mode and write metrics, runs, a report and a plot;
+``pilot eval compare DIR...``: the side-by-side table of several runs (and a comparison plot).
+
+    pilot eval --cases ../shared/bench/dev/cases.jsonl --corpus ../shared/corpus/papers.jsonl.gz \\
+        --mode multi --out runs/multi
+    pilot eval compare runs/bm25 runs/fixed runs/single runs/multi
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+
+def add(sub) -> None:
+    p = sub.add_parser(
+        "eval",
+        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ...)",
+        description="Run benchmark cases through pilot and score them; `pilot eval compare DIR...` compares runs.",
+    )
+    p.add_argument("compare", nargs="*", metavar="compare DIR", help="`compare` followed by --out folders of earlier runs")
+    p.add_argument("--cases", type=Path, help="benchmark cases (JSONL)")
+    p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
+    p.add_argument("--mode", choices=["fixed", "single", "multi", "bm25"], help="how pilot is driven")
+    p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N cases")
+    p.add_argument("--case", action="append", default=[], dest="case_ids", help="only this case id (repeatable)")
+    p.add_argument("--workers", type=int, default=2, help="cases run concurrently (default 2)")
+    p.add_argument("--case-timeout", type=float, default=300.0, help="seconds before a case counts as failed")
+    p.add_argument("--out", type=Path, help="output folder (metrics.json, runs.jsonl, report.md, report.png)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _fail(message: str) -> int:
+    print(f"pilot eval: {message}", file=sys.stderr)
+    return 2
+
+
+def _compare(dirs: list[str], out: Path | None) -> int:
+    from pilot.eval.report import compare_table, load_metrics, plot, pool_table
+
+    if not dirs:
+        return _fail("compare needs one or more --out folders of earlier runs")
+    try:
+        runs = [load_metrics(Path(d)) for d in dirs]
+    except (FileNotFoundError, ValueError) as exc:
+        return _fail(str(exc))
+    print(compare_table(runs))
+    pool = pool_table(runs)
+    if pool:
+        print("\nCSFCube pool re-ranking\n" + pool)
+    target = (out or Path(dirs[0]).parent) / "compare.png"
+    plot(runs, target)
+    print(f"\nplot: {target}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.compare:
+        if args.compare[0] != "compare":
+            return _fail(f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...`?)")
+        return _compare(args.compare[1:], args.out)
+    missing = [flag for flag, v in (("--cases", args.cases), ("--mode", args.mode), ("--out", args.out)) if v is None]
+    if missing:
+        return _fail(f"missing {', '.join(missing)}")
+    if args.workers < 1:
+        return _fail("--workers must be at least 1")
+
+    from pilot.eval.harness import EvalConfig, EvalError, run_eval
+    from pilot.eval.report import mode_table
+    from pilot.sources.base import SourceError
+
+    config = EvalConfig(
+        cases=args.cases,
+        mode=args.mode,
+        out=args.out,
+        corpus=args.corpus,
+        llm=args.llm,
+        limit=args.limit,
+        workers=args.workers,
+        case_timeout_s=args.case_timeout,
+        progress=not args.no_progress,
+        case_ids=args.case_ids,
+    )
+    try:
+        metrics = run_eval(config)
+    except (EvalError, SourceError) as exc:
+        return _fail(str(exc))
+    print(mode_table(metrics))
+    print(f"\n{metrics['n_cases']} cases in {metrics['wall_s']:.1f} s; wrote {args.out}/metrics.json, runs.jsonl, report.md, report.png")
+    return 0

@@ -1,0 +1,384 @@
+"""``pilot eval``: run benchmark cases through the same session code the app uses, score and report them.
+
+Modes (what the system side sees is only ``anchor_paper_id``, ``anchor_title``, ``user_query`` and, for
+CSFCube pool re-ranking, ``pool``):
+
+- ``fixed``  — the fixed generic workflow (``workflows.templates.generic_workflow``) from the anchor and
+  the request, loaded into a session and run; no questions.
+- ``single`` — the session induces a workflow from the request alone: first message, then
+  ``search_now()`` without answering any question.
+- ``multi``  — the session's clarifier asks, ``clarifier.simulator.SimulatedUser`` answers from the case's
+  latent intent (up to ``MAX_TURNS`` questions), then the session induces and runs the workflow.
+- ``bm25``   — baseline: plain lexical search on the anchor title (no session), for "ahead of BM25".
+
+The anchor is handed over as its corpus id (``acl:…`` / ``s2:…``), so resolution is exact. Cases with
+``hidden_edges`` run against ``HiddenEdgesSource`` wrapped around the shared source. Cases run
+concurrently on one event loop (``--workers`` at a time): the corpus store and the embedding model are
+loaded once, and the CPU-heavy source calls already run in worker threads. A case that raises, times
+out or ends with a session error is *failed*: it scores zero and counts in ``workflow_error_rate``.
+
+CSFCube pool re-ranking: the pool is ordered by the session's ranking first; pool papers the session did
+not return follow by MiniLM cosine to the anchor (title + abstract), ties in pool order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from pilot.eval.metrics import TOP_N, clean_ranking, ranking_metrics, zero_metrics
+from pilot.eval.pool import pool_metrics, pool_ranking
+from pilot.eval.report import aggregate, write_outputs
+from pilot.models import DIRECTIONS, as_json
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["fixed", "single", "multi", "bm25"]
+MODES: tuple[str, ...] = ("fixed", "single", "multi", "bm25")
+MAX_TURNS = 4
+REQUIRED_FIELDS = ("case_id", "direction", "anchor_paper_id", "user_query")
+# What the system under test may read of a case (bench README, "Rules for systems").
+SYSTEM_FIELDS = ("case_id", "anchor_paper_id", "anchor_title", "user_query", "pool")
+
+
+class EvalError(Exception):
+    """Bad input to the harness (missing file, malformed cases, unknown mode): said plainly, no traceback."""
+
+
+@dataclass
+class EvalConfig:
+    cases: Path
+    mode: Mode
+    out: Path
+    corpus: Path | None = None
+    llm: str | None = None
+    limit: int | None = None
+    workers: int = 2
+    case_timeout_s: float = 300.0
+    progress: bool = True
+    case_ids: list[str] = field(default_factory=list)
+
+
+# --- cases ---------------------------------------------------------------------------------------
+
+
+def load_cases(path: Path, limit: int | None = None, case_ids: Sequence[str] = ()) -> list[dict]:
+    """Benchmark cases from a JSONL file, checked for the fields the harness needs."""
+    path = Path(path)
+    if not path.is_file():
+        raise EvalError(f"cases file not found: {path}")
+    cases: list[dict] = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                case = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise EvalError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+            if not isinstance(case, dict):
+                raise EvalError(f"{path}:{lineno}: a case must be a JSON object")
+            missing = [k for k in REQUIRED_FIELDS if not case.get(k)]
+            if missing:
+                raise EvalError(f"{path}:{lineno}: case lacks {', '.join(missing)}")
+            if case["direction"] not in DIRECTIONS:
+                raise EvalError(f"{path}:{lineno}: unknown direction {case['direction']!r}")
+            cases.append(case)
+    if case_ids:
+        wanted = set(case_ids)
+        cases = [c for c in cases if c["case_id"] in wanted]
+    if limit is not None:
+        cases = cases[: max(0, limit)]
+    if not cases:
+        raise EvalError(f"no cases to run in {path}")
+    return cases
+
+
+def system_view(case: dict) -> dict:
+    """The part of a case the system under test may read."""
+    return {k: case[k] for k in SYSTEM_FIELDS if k in case}
+
+
+def facet_of(case: dict) -> str | None:
+    """CSFCube facet of a case, for grouping pool metrics (scoring side only)."""
+    q = case.get("csfcube_query") or ""
+    if "_" in q:
+        return q.rsplit("_", 1)[-1]
+    return (case.get("latent_intent") or {}).get("facet")
+
+
+# --- one case ------------------------------------------------------------------------------------
+
+
+@dataclass
+class CaseOutcome:
+    ranked_ids: list[str] = field(default_factory=list)
+    turns: int = 0
+    error: str | None = None
+    dialogue: list[dict] = field(default_factory=list)
+    versions: list[Any] = field(default_factory=list)
+    trace: Any = None
+    notes: list[str] = field(default_factory=list)
+    simulator_log: list[dict] = field(default_factory=list)
+
+
+def _reply_error(reply: Any) -> str | None:
+    return getattr(reply, "error", None) or None
+
+
+def _session_record(session: Any, out: CaseOutcome, reply: Any) -> None:
+    out.dialogue = list(getattr(session, "history", []) or [])
+    out.versions = [as_json(v) for v in getattr(session, "versions", []) or []]
+    trace = getattr(reply, "trace", None)
+    out.trace = as_json(trace) if trace is not None else None
+    out.notes = list(getattr(reply, "notes", []) or [])
+    results = getattr(reply, "results", None) or getattr(session, "results", None) or []
+    out.ranked_ids = [r.paper.id for r in results]
+    out.error = _reply_error(reply)
+
+
+async def _answer_anchor_question(session: Any, reply: Any, anchor_id: str) -> Any:
+    """The session asked which paper was meant: pick the candidate with the anchor's id."""
+    for i, option in enumerate(reply.question.options):
+        if option.sets.get("anchor_id") == anchor_id:
+            return await session.choose(i)
+    for i, paper in enumerate(getattr(reply, "candidates", []) or []):
+        if paper.id == anchor_id:
+            return await session.choose(i)
+    return reply
+
+
+def first_message(case: dict) -> str:
+    """The user's request with the anchor named by its corpus id, so resolving it is exact."""
+    return f"{case['user_query']} [{case['anchor_paper_id']}]"
+
+
+async def run_session_case(runtime: Any, case: dict, mode: str, simulator: Any = None) -> CaseOutcome:
+    """Drive a ``pilot.session.Session`` through one case; only ``system_view(case)`` reaches it."""
+    from pilot.session import Session
+
+    view = system_view(case)
+    session = Session(runtime)
+    out = CaseOutcome()
+    if mode == "fixed":
+        from workflows.templates import generic_workflow
+
+        wf = generic_workflow(view["anchor_paper_id"], view["user_query"])
+        reply = await session.load_workflow(wf)
+        _session_record(session, out, reply)
+        return out
+
+    reply = await session.user_says(first_message(view))
+    if reply.question is not None and reply.question.slot == "anchor":
+        reply = await _answer_anchor_question(session, reply, view["anchor_paper_id"])
+    if mode == "multi":
+        while reply.question is not None and reply.question.slot != "anchor" and out.turns < MAX_TURNS:
+            kind, value = await simulator.answer_async(reply.question)
+            out.turns += 1
+            reply = await (session.choose(int(value)) if kind == "option" else session.user_says(str(value)))
+    if not getattr(reply, "results", None) and _reply_error(reply) is None:
+        reply = await session.search_now()
+    _session_record(session, out, reply)
+    if simulator is not None:
+        out.simulator_log = list(simulator.log)
+    return out
+
+
+async def run_bm25_case(source: Any, case: dict) -> CaseOutcome:
+    hits = await source.search_papers(case.get("anchor_title") or case["anchor_paper_id"], limit=TOP_N + 1, mode="lexical")
+    return CaseOutcome(ranked_ids=[h.paper.id for h in hits])
+
+
+async def dense_pool_scores(runtime: Any, source: Any, anchor_id: str, pool: Sequence[str]) -> dict[str, float]:
+    """MiniLM cosine of each pool paper to the anchor (title + abstract); ids the source lacks get none."""
+    embedder = getattr(runtime, "embedder", None)
+    if embedder is None:
+        return {}
+    papers = await source.get_papers([anchor_id, *pool])
+    by_id = {p.id: p for p in papers}
+    if anchor_id not in by_id:
+        return {}
+    ids = [pid for pid in pool if pid in by_id]
+    vecs = await asyncio.to_thread(embedder.encode, [by_id[anchor_id].text] + [by_id[pid].text for pid in ids])
+    sims = vecs[1:] @ vecs[0]
+    return {pid: float(s) for pid, s in zip(ids, np.asarray(sims))}
+
+
+async def gold_author_names(source: Any, case: dict) -> list[str]:
+    """Gold papers' author names, for the simulator's leak check only (never shown to the system)."""
+    try:
+        papers = await source.get_papers(list(case.get("golden_paper_ids") or []))
+    except Exception:  # a leak check with titles only is still a leak check
+        return []
+    return sorted({a.name for p in papers for a in p.authors if a.name})
+
+
+def score_case(case: dict, outcome: CaseOutcome | None, failed: bool) -> dict[str, float]:
+    graded = case.get("graded") or None
+    if failed or outcome is None:
+        return zero_metrics(graded=graded is not None)
+    return ranking_metrics(outcome.ranked_ids, case.get("golden_paper_ids") or [], case["anchor_paper_id"], graded)
+
+
+# --- the run -------------------------------------------------------------------------------------
+
+
+class Harness:
+    """One evaluation run: a runtime (loaded once), the cases, and the mode."""
+
+    def __init__(self, config: EvalConfig, runtime: Any):
+        self.config = config
+        self.runtime = runtime
+
+    def _case_runtime(self, case: dict) -> Any:
+        hidden = case.get("hidden_edges")
+        if not hidden:
+            return self.runtime
+        from pilot.sources.hidden import HiddenEdgesSource
+
+        return self.runtime.with_source(HiddenEdgesSource(self.runtime.source, case["anchor_paper_id"], hidden))
+
+    async def _run_one(self, case: dict) -> dict:
+        mode = self.config.mode
+        t0 = time.perf_counter()
+        outcome: CaseOutcome | None = None
+        error: str | None = None
+        try:
+            rt = self._case_runtime(case)
+            if mode == "bm25":
+                coro = run_bm25_case(rt.source, case)
+            else:
+                simulator = None
+                if mode == "multi":
+                    from clarifier.simulator import SimulatedUser
+
+                    authors = await gold_author_names(self.runtime.source, case)
+                    simulator = SimulatedUser(case, llm=getattr(self.runtime, "llm", None), gold_authors=authors)
+                coro = run_session_case(rt, case, mode, simulator)
+            outcome = await asyncio.wait_for(coro, timeout=self.config.case_timeout_s)
+            error = outcome.error
+        except asyncio.TimeoutError:
+            error = f"timed out after {self.config.case_timeout_s:.0f} s"
+        except Exception as exc:  # a crashing case is a failed case, recorded with its traceback
+            error = f"{type(exc).__name__}: {exc}"
+            log.debug("case %s failed:\n%s", case["case_id"], traceback.format_exc())
+        latency = time.perf_counter() - t0
+        failed = error is not None or outcome is None
+        record: dict[str, Any] = {
+            "case_id": case["case_id"],
+            "mode": mode,
+            "direction": case["direction"],
+            "source": case.get("source"),
+            "facet": facet_of(case) if case.get("pool") else None,
+            "anchor_paper_id": case["anchor_paper_id"],
+            "user_query": case["user_query"],
+            "failed": failed,
+            "error": error,
+            "latency_s": round(latency, 3),
+            "turns": outcome.turns if outcome else 0,
+            "metrics": score_case(case, outcome, failed),
+        }
+        ranked = clean_ranking(outcome.ranked_ids, case["anchor_paper_id"]) if outcome else []
+        record["ranked_ids"] = ranked
+        trace = outcome.trace if outcome else None
+        record["node_failures"] = [n["node_id"] for n in (trace or {}).get("nodes", []) if n.get("status") == "failed"]
+        if case.get("pool"):
+            fallback = await self._pool_fallback(case)
+            order = pool_ranking([] if failed else ranked, case["pool"], fallback)
+            record["pool_metrics"] = pool_metrics(order, case.get("graded") or {})
+        if outcome:
+            record.update(
+                dialogue=outcome.dialogue,
+                versions=outcome.versions,
+                trace=trace,
+                notes=outcome.notes,
+                simulator_log=outcome.simulator_log,
+            )
+        return record
+
+    async def _pool_fallback(self, case: dict) -> dict[str, float]:
+        try:
+            return await dense_pool_scores(self.runtime, self.runtime.source, case["anchor_paper_id"], case["pool"])
+        except Exception as exc:  # the pool is still ranked, in pool order
+            log.warning("dense pool scores for %s unavailable: %s", case["case_id"], exc)
+            return {}
+
+    async def run(self, cases: Sequence[dict], on_done: Callable[[dict], None] | None = None) -> list[dict]:
+        sem = asyncio.Semaphore(max(1, self.config.workers))
+        bar = None
+        if self.config.progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(cases), desc=f"eval {self.config.mode}", unit="case")
+
+        async def one(case: dict) -> dict:
+            async with sem:
+                rec = await self._run_one(case)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix_str(case["case_id"][:40])
+            if on_done is not None:
+                on_done(rec)
+            return rec
+
+        try:
+            records = await asyncio.gather(*(one(c) for c in cases))
+        finally:
+            if bar is not None:
+                bar.close()
+        return list(records)
+
+
+def make_runtime(config: EvalConfig) -> Any:
+    """The process-wide services: local corpus only (benchmark ids are corpus ids), optional LLM."""
+    from pilot.runtime import Runtime
+    from pilot.settings import Settings
+
+    overrides: dict[str, Any] = {"sources": "local"}
+    if config.corpus is not None:
+        if not Path(config.corpus).is_file():
+            raise EvalError(f"corpus file not found: {config.corpus}")
+        overrides["corpus"] = Path(config.corpus)
+    settings = Settings(**overrides)
+    if settings.corpus is None:
+        raise EvalError("no corpus: pass --corpus FILE (or set PILOT_CORPUS)")
+    return Runtime.from_settings(settings, llm_model=config.llm)
+
+
+def run_eval(config: EvalConfig, runtime: Any = None) -> dict:
+    """Run the cases, write ``runs.jsonl``, ``metrics.json``, ``report.md`` and ``report.png``; return the metrics."""
+    if config.mode not in MODES:
+        raise EvalError(f"unknown mode {config.mode!r}; one of {', '.join(MODES)}")
+    cases = load_cases(config.cases, config.limit, config.case_ids)
+    config.out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    runtime = runtime if runtime is not None else make_runtime(config)
+    load_s = time.perf_counter() - t0
+    records = asyncio.run(Harness(config, runtime).run(cases))
+    wall = time.perf_counter() - t0
+    with (config.out / "runs.jsonl").open("w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec, default=str) + "\n")
+    metrics = aggregate(
+        config.mode,
+        records,
+        extra={
+            "wall_s": round(wall, 2),
+            "load_s": round(load_s, 2),
+            "workers": config.workers,
+            "llm": config.llm,
+            "cases_file": str(config.cases),
+            "corpus": str(config.corpus) if config.corpus else None,
+        },
+    )
+    write_outputs(config.out, metrics)
+    return metrics

@@ -1,0 +1,131 @@
+"""``pilot eval`` end to end on dev cases over the corpus slice, plus its input errors and ``compare``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pilot.cli import main
+from pilot.eval.harness import EvalError, load_cases, system_view
+from pilot.eval.metrics import RANK_KEYS
+from pilot.eval.report import BLOCK_KEYS, aggregate, write_outputs
+
+# Anchors whose neighbourhoods the slice keeps (tests/conftest.py SLICE_ANCHORS), plus a CSFCube case whose
+# anchor is in the slice but most of whose pool is not: the pool protocol must still rank the whole pool.
+E2E_CASES = ("predecessor-acl:D08-1048", "successor-acl:P02-1040", "sibling-s2:5270848-method")
+
+
+def _write_cases(path: Path, cases: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    return path
+
+
+# --- input errors ---
+
+
+def test_missing_and_malformed_case_files_are_clear_errors(tmp_path, capsys):
+    assert main(["eval", "--cases", str(tmp_path / "nope.jsonl"), "--mode", "fixed", "--out", str(tmp_path / "o")]) == 2
+    assert "cases file not found" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"case_id": "x", "direction": "predecessor"}\n', encoding="utf-8")
+    with pytest.raises(EvalError, match="lacks anchor_paper_id, user_query"):
+        load_cases(bad)
+    bad.write_text("{oops\n", encoding="utf-8")
+    with pytest.raises(EvalError, match=r"bad.jsonl:1: not JSON"):
+        load_cases(bad)
+    assert main(["eval", "--mode", "fixed"]) == 2
+    assert "missing --cases, --out" in capsys.readouterr().err
+
+
+def test_system_view_hides_gold_and_latent_intent(bench_cases):
+    case = next(c for c in bench_cases if c.get("pool"))
+    view = system_view(case)
+    assert set(view) == {"case_id", "anchor_paper_id", "anchor_title", "user_query", "pool"}
+
+
+# --- compare ---
+
+
+def _fake_run(out: Path, mode: str, hit: float) -> Path:
+    rec = {
+        "direction": "predecessor",
+        "source": "aan",
+        "metrics": {k: hit for k in RANK_KEYS},
+        "failed": False,
+        "turns": 1,
+        "latency_s": 0.5,
+    }
+    write_outputs(out, aggregate(mode, [rec, {**rec, "direction": "sibling", "source": "csfcube", "facet": "method",
+                                               "pool_metrics": {"map": 0.4, "ndcg%20": 0.6}}]))
+    return out
+
+
+def test_compare_prints_modes_side_by_side(tmp_path, capsys):
+    a = _fake_run(tmp_path / "a", "single", 0.25)
+    b = _fake_run(tmp_path / "b", "multi", 0.75)
+    assert main(["eval", "compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "| direction | metric | single | multi |" in out
+    assert "| predecessor | hit@5 | 0.250 | 0.750 |" in out
+    assert "| sibling_csfcube | mrr | 0.250 | 0.750 |" in out
+    assert "NDCG%20" in out
+    assert (tmp_path / "compare.png").stat().st_size > 1000
+    assert main(["eval", "compare", str(tmp_path / "missing")]) == 2
+
+
+# --- end to end over the slice ---
+
+
+@pytest.fixture(scope="module")
+def e2e_env(shared, corpus_slice, local_source, bench_cases, tmp_path_factory):
+    """Cases file + env pointing the CLI at the slice store the ``local_source`` fixture already built."""
+    store_dir = Path(local_source.stats["store"])
+    vectors = next(Path(tmp_path_factory.getbasetemp()).glob("slice-vectors*/slice.f16.npy"))
+    by_id = {c["case_id"]: c for c in bench_cases}
+    cases = _write_cases(tmp_path_factory.mktemp("cases") / "cases.jsonl", [by_id[c] for c in E2E_CASES])
+    env = {"PILOT_CACHE_DIR": str(store_dir.parent), "PILOT_CORPUS_VECTORS": str(vectors), "PILOT_SOURCES": "local"}
+    return cases, env
+
+
+@pytest.mark.parametrize("mode", ["fixed", "single", "multi", "bm25"])
+def test_pilot_eval_end_to_end(mode, e2e_env, corpus_slice, tmp_path, monkeypatch):
+    cases, env = e2e_env
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    out = tmp_path / mode
+    argv = ["eval", "--cases", str(cases), "--corpus", str(corpus_slice), "--mode", mode, "--out", str(out),
+            "--workers", "2", "--no-progress"]
+    assert main(argv) == 0
+
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["mode"] == mode and metrics["n_cases"] == 3
+    assert set(metrics["by_direction"]) >= {"predecessor", "successor", "sibling", "sibling_csfcube"}
+    for block in [metrics["overall"], *metrics["by_direction"].values()]:
+        for key in BLOCK_KEYS:
+            assert key in block
+        for key in RANK_KEYS:
+            assert 0.0 <= block[key] <= 1.0
+        assert 0.0 <= block["workflow_error_rate"] <= 1.0 and block["mean_latency_s"] >= 0
+    pool = metrics["csfcube_pool"]
+    assert set(pool) == {"method", "all"} and 0 <= pool["all"]["map"] <= 1 and 0 <= pool["all"]["ndcg%20"] <= 1
+
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert [r["case_id"] for r in runs] == list(E2E_CASES)
+    for r in runs:
+        assert r["anchor_paper_id"] not in r["ranked_ids"] and len(r["ranked_ids"]) <= 50
+        assert len(set(r["ranked_ids"])) == len(r["ranked_ids"])
+        if mode != "bm25":
+            assert not r["failed"], r["error"]
+            assert r["versions"] and r["versions"][-1]["workflow"]["nodes"], "every workflow version is recorded"
+            assert r["trace"] and r["trace"]["nodes"]
+            assert r["dialogue"] or mode == "fixed"
+    # the successor case keeps the full graph: its citers are in the slice, so some must be found
+    assert runs[1]["metrics"]["recall@50"] > 0
+    if mode == "multi":
+        assert metrics["overall"]["mean_turns"] >= 1
+    if mode in ("fixed", "single", "bm25"):
+        assert metrics["overall"]["mean_turns"] == 0
+    assert (out / "report.md").read_text().startswith("# pilot evaluation")
+    assert (out / "report.png").stat().st_size > 1000
