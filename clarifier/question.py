@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-Slot = Literal["direction", "facet", "time", "venue", "topic", "recency", "k", "anchor"]
+Slot = Literal["direction", "facet", "time", "venue", "topic", "recency", "k", "anchor", "resource"]
 
 
 class Option(BaseModel):

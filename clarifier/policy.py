@@ -1,0 +1,375 @@
+"""The deterministic question policy: one question per turn, with options taken from the data.
+
+Given the intent so far and a cheap candidate set for the anchor + direction (citing papers for a
+successor search, similar papers otherwise), every open slot proposes a question whose options partition
+the candidates (year windows from the year distribution, the most frequent venues, topic clusters of
+the titles, resource types named in them …). A question's score is the entropy of that partition (in
+bits) times a slot prior: a question that splits the candidates evenly changes the results most,
+whichever option the user picks. The policy asks the best question, or finalizes when the best score is
+below ``MIN_GAIN`` (no answer would change the top results much) or the turn limit is reached.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from clarifier.question import Option, Question
+from pilot.intent import RESOURCE_TYPES, apply_updates, content_terms, parse_constraints
+from pilot.models import Intent, Paper
+
+MIN_GAIN = 0.5  # bits; below this no question is worth a turn
+NO_PREFERENCE = "No preference"
+
+DIRECTION_OPTIONS: list[tuple[str, str]] = [
+    ("Earlier work it builds on", "predecessor"),
+    ("Later work that builds on it", "successor"),
+    ("Papers similar to it", "sibling"),
+    ("Datasets and benchmarks it uses", "benchmark"),
+    ("Surveys that cover its area", "survey"),
+]
+
+# how much a well-split question on this slot is worth, per direction (missing = 1.0)
+_PRIORS: dict[str, dict[str, float]] = {
+    "time": {"survey": 0.6},
+    "venue": {"predecessor": 0.7, "benchmark": 0.5, "survey": 0.5},
+    "topic": {"successor": 0.8, "benchmark": 0.7},
+    "resource": {},
+    "recency": {"_": 0.45},
+    "k": {"_": 0.0},  # never worth a turn on its own: "how many" does not change which papers come first
+}
+FACET_SCORE = 2.0  # sibling search: which aspect of the anchor matters re-targets the whole similarity
+
+
+def _prior(slot: str, direction: str | None) -> float:
+    table = _PRIORS.get(slot, {})
+    return table.get(direction or "", table.get("_", 1.0))
+
+
+def entropy(labels: Sequence[Any]) -> float:
+    """Shannon entropy (bits) of how the candidates fall into the options."""
+    counts = Counter(labels)
+    n = sum(counts.values())
+    if n == 0:
+        return 0.0
+    return -sum((c / n) * math.log2(c / n) for c in counts.values() if c)
+
+
+@dataclass
+class Proposal:
+    question: Question
+    score: float
+    why: str
+
+
+@dataclass
+class Decision:
+    """What the policy decided this turn; ``scores`` lets the UI/eval show why."""
+
+    question: Question | None
+    reason: str
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+# --- slot builders: each returns None when the slot is already set or the data cannot split ----------
+
+
+def direction_question(anchor_title: str | None = None) -> Question:
+    about = f' "{anchor_title}"' if anchor_title else " this paper"
+    return Question(
+        slot="direction",
+        text=f"What are you looking for around{about}?",
+        options=[Option(label=label, sets={"direction": d}) for label, d in DIRECTION_OPTIONS],
+    )
+
+
+def facet_question() -> Question:
+    return Question(
+        slot="facet",
+        text="Similar in which respect?",
+        options=[
+            Option(label="The problem it addresses (background)", sets={"facet": "background"}),
+            Option(label="Its method or technique", sets={"facet": "method"}),
+            Option(label="Its results or findings", sets={"facet": "result"}),
+            Option(label="Overall similarity", sets={}),
+        ],
+    )
+
+
+def _time(intent: Intent, cands: list[Paper]) -> Proposal | None:
+    if intent.year_min is not None or intent.year_max is not None:
+        return None
+    years = sorted(p.year for p in cands if p.year)
+    if len(set(years)) < 3 or len(years) < 6:
+        return None
+    n = len(years)
+    cuts = sorted({years[n // 3], years[(2 * n) // 3]})
+    lo, hi = years[0], years[-1]
+    bounds: list[tuple[int, int]] = []
+    start = lo
+    for c in cuts:
+        if c > start:
+            bounds.append((start, c - 1))
+            start = c
+    bounds.append((start, hi))
+    if len(bounds) < 2:
+        return None
+    options = []
+    for i, (a, b) in enumerate(bounds):
+        if i == 0:
+            options.append(Option(label=f"Up to {b}" if a != b else str(a), sets={"year_max": b}))
+        elif i == len(bounds) - 1:
+            options.append(Option(label=f"{a} or later" if a != b else str(a), sets={"year_min": a}))
+        else:
+            options.append(Option(label=f"{a}–{b}" if a != b else str(a), sets={"year_min": a, "year_max": b}))
+    options.append(Option(label="Any time", sets={}))
+    labels = [next(i for i, (a, b) in enumerate(bounds) if a <= y <= b) for y in years]
+    q = Question(slot="time", text="Which period matters most to you?", options=options)
+    return Proposal(q, entropy(labels), f"years {lo}–{hi} split into {len(bounds)} windows")
+
+
+_ACRONYMS = {"acl": "ACL", "emnlp": "EMNLP", "naacl": "NAACL", "coling": "COLING", "eacl": "EACL", "cl": "CL",
+             "lrec": "LREC", "hlt": "HLT", "conll": "CoNLL"}
+
+
+def venue_label(paper: Paper) -> str | None:
+    """The name a user would use for the paper's venue: the anthology acronym for ACL-Anthology ids
+    (whose venue fields spell out dozens of variants of the same conference), else the venue field."""
+    if paper.id.startswith("acl:"):
+        try:
+            from workflows.ops.features import venue_keys
+        except ImportError:  # operator library absent: fall back to the raw field
+            return (paper.venue or "").strip() or None
+        keys = venue_keys(paper)
+        for key in ("conll", "acl", "emnlp", "naacl", "coling", "eacl", "cl", "lrec", "hlt"):
+            if key in keys:
+                return _ACRONYMS[key]
+        return None
+    return (paper.venue or "").strip() or None
+
+
+def _venue(intent: Intent, cands: list[Paper]) -> Proposal | None:
+    if intent.venues:
+        return None
+    names = [venue_label(p) for p in cands]
+    counts = Counter(v for v in names if v)
+    top = [v for v, c in counts.most_common(4) if c >= 2]
+    if len(top) < 2:
+        return None
+    options = [Option(label=v, sets={"venues": [v]}) for v in top] + [Option(label="Any venue", sets={})]
+    labels = [v if v in top else "_other" for v in names]
+    q = Question(slot="venue", text="Any particular venue or community?", options=options)
+    return Proposal(q, entropy(labels), f"{len(counts)} venues, top: {', '.join(top)}")
+
+
+def _texts(cands: list[Paper]) -> list[str]:
+    return [f"{p.title}. {(p.abstract or '')[:300]}" for p in cands]
+
+
+def topic_clusters(cands: list[Paper], k: int = 3, anchor: Paper | None = None) -> list[tuple[list[str], list[int]]]:
+    """KMeans over TF-IDF of titles (+ abstract start); each cluster labelled with its most distinctive terms.
+
+    Returns [(label terms, member indices)], biggest cluster first; terms of the anchor's own title are
+    not used as labels since every candidate shares them.
+    """
+    if len(cands) < 2 * k:
+        return []
+    from sklearn.cluster import KMeans
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    vec = TfidfVectorizer(stop_words="english", min_df=2, max_df=0.5, token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z\-]{2,}\b")
+    try:
+        X = vec.fit_transform(_texts(cands))
+    except ValueError:  # empty vocabulary
+        return []
+    if X.shape[1] < k:
+        return []
+    km = KMeans(n_clusters=k, n_init=4, random_state=0).fit(X)
+    terms = vec.get_feature_names_out()
+    mean = X.mean(axis=0).A1
+    skip = set(content_terms(anchor.title, limit=50)) if anchor else set()
+    out = []
+    for c in range(k):
+        members = [i for i, lab in enumerate(km.labels_) if lab == c]
+        if len(members) < 2:
+            continue
+        centroid = X[members].mean(axis=0).A1
+        order = (centroid - mean).argsort()[::-1]
+        label = [terms[j] for j in order if terms[j] not in skip][:3]
+        if label:
+            out.append((label, members))
+    out.sort(key=lambda t: -len(t[1]))
+    return out
+
+
+def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal | None:
+    if intent.topic_terms:
+        return None
+    clusters = topic_clusters(cands, anchor=anchor)
+    if len(clusters) < 2:
+        return None
+    options = []
+    seen: set[str] = set()
+    for label, _ in clusters:
+        text = ", ".join(label)
+        if text.lower() in seen:
+            continue
+        seen.add(text.lower())
+        options.append(Option(label=text, sets={"topic_terms": label}))
+    if len(options) < 2:
+        return None
+    options.append(Option(label="No particular sub-topic", sets={}))
+    labels = [-1] * len(cands)
+    for ci, (_, members) in enumerate(clusters):
+        for i in members:
+            labels[i] = ci
+    q = Question(slot="topic", text="Which sub-area are you most interested in?", options=options)
+    return Proposal(q, entropy(labels), "topic clusters: " + " | ".join(o.label for o in options[:-1]))
+
+
+def _resource(intent: Intent, cands: list[Paper]) -> Proposal | None:
+    if intent.direction != "benchmark" or intent.resource_types:
+        return None
+    found: list[str] = []
+    for p in cands:
+        low = (p.title or "").lower()
+        kind = next((rt for rt, words in RESOURCE_TYPES.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)), "_other")
+        found.append(kind)
+    present = [rt for rt, _ in Counter(x for x in found if x != "_other").most_common()]
+    # keep the whole taxonomy on offer so the user can name a type the candidates miss
+    kinds = present + [rt for rt in RESOURCE_TYPES if rt not in present]
+    options = [Option(label=rt.capitalize(), sets={"resource_types": [rt]}) for rt in kinds[:4]]
+    options.append(Option(label="Any kind of resource", sets={}))
+    q = Question(slot="resource", text="What kind of resource do you need?", options=options)
+    # even when few titles name a type, the answer re-targets the search query itself
+    return Proposal(q, max(entropy(found), 1.0), f"resource types in titles: {', '.join(present) or 'none'}")
+
+
+def _recency(intent: Intent, cands: list[Paper]) -> Proposal | None:
+    if intent.recency != "any" or intent.year_min is not None or intent.year_max is not None or len(cands) < 6:
+        return None
+    n = len(cands)
+    by_cites = sorted(range(n), key=lambda i: -(cands[i].citation_count or cands[i].in_corpus_citations or 0))
+    by_year = sorted(range(n), key=lambda i: -(cands[i].year or 0))
+    labels = ["any"] * n
+    for i in by_cites[: n // 3]:
+        labels[i] = "seminal"
+    for i in by_year[: n // 3]:
+        if labels[i] == "any":
+            labels[i] = "recent"
+    q = Question(
+        slot="recency",
+        text="Seminal work or the latest work?",
+        options=[
+            Option(label="Seminal, highly cited work", sets={"recency": "seminal"}),
+            Option(label="The most recent work", sets={"recency": "recent"}),
+            Option(label=NO_PREFERENCE, sets={}),
+        ],
+    )
+    return Proposal(q, entropy(labels), "citation counts vs years")
+
+
+def k_question() -> Question:
+    return Question(
+        slot="k",
+        text="How many papers would you like?",
+        options=[Option(label=f"{k} papers", sets={"k": k}) for k in (10, 20, 50)] + [Option(label="As many as you find", sets={"k": 100})],
+    )
+
+
+def propose(intent: Intent, candidates: list[Paper], anchor: Paper | None = None) -> list[Proposal]:
+    """Every question worth considering now, best first (scores already weighted by slot priors)."""
+    d = intent.direction
+    out: list[Proposal] = []
+    if d == "sibling" and intent.facet is None:
+        out.append(Proposal(facet_question(), FACET_SCORE, "sibling search: which aspect is similar"))
+    builders: list[tuple[str, Callable[[], Proposal | None]]] = [
+        ("resource", lambda: _resource(intent, candidates)),
+        ("time", lambda: _time(intent, candidates)),
+        ("venue", lambda: _venue(intent, candidates)),
+        ("topic", lambda: _topic(intent, candidates, anchor)),
+        ("recency", lambda: _recency(intent, candidates)),
+    ]
+    for slot, build in builders:
+        prop = build()
+        if prop is not None:
+            prop.score *= _prior(slot, d)
+            out.append(prop)
+    out.sort(key=lambda p: -p.score)
+    return out
+
+
+def next_question(
+    intent: Intent,
+    candidates: list[Paper],
+    asked: Sequence[str] = (),
+    turns: int = 0,
+    max_turns: int = 4,
+    anchor: Paper | None = None,
+) -> Decision:
+    """Ask the best question not asked yet, or finalize (question None) with the reason why."""
+    if turns >= max_turns:
+        return Decision(None, f"turn limit reached ({max_turns} questions)")
+    if intent.direction is None and "direction" not in asked:
+        return Decision(direction_question(anchor.title if anchor else None), "the request does not say which direction", {"direction": math.inf})
+    props = [p for p in propose(intent, candidates, anchor) if p.question.slot not in asked]
+    scores = {p.question.slot: round(p.score, 3) for p in props}
+    if not props:
+        return Decision(None, "nothing left to ask", scores)
+    best = props[0]
+    if best.score < MIN_GAIN:
+        return Decision(None, f"no question would change the results much (best: {best.question.slot}, {best.score:.2f} bits)", scores)
+    return Decision(best.question, f"{best.question.slot}: {best.why} ({best.score:.2f} bits)", scores)
+
+
+# --- answers ----------------------------------------------------------------------------------------
+
+
+def option_updates(question: Question, index: int) -> dict[str, Any]:
+    if not 0 <= index < len(question.options):
+        raise IndexError(f"option {index + 1} does not exist; choose 1–{len(question.options)}")
+    return dict(question.options[index].sets)
+
+
+def match_option(question: Question, text: str) -> int | None:
+    """The option a typed answer names: its number ("2"), its label, or a label that contains the text."""
+    t = " ".join(text.lower().split()).strip(" .!")
+    if re.fullmatch(r"#?\d", t):
+        i = int(t.lstrip("#")) - 1
+        return i if 0 <= i < len(question.options) else None
+    labels = [o.label.lower() for o in question.options]
+    if t in labels:
+        return labels.index(t)
+    hits = [i for i, lab in enumerate(labels) if len(t) >= 4 and t in lab]
+    return hits[0] if len(hits) == 1 else None
+
+
+def interpret_answer(question: Question | None, text: str, known_venues: Sequence[str] = ()) -> dict[str, Any]:
+    """Intent updates from a free-text answer: an option it names, else what the words say about the slot."""
+    if question is not None:
+        idx = match_option(question, text)
+        if idx is not None:
+            return option_updates(question, idx)
+    updates = parse_constraints(text, known_venues)
+    slot = question.slot if question else None
+    if slot == "topic" and "topic_terms" not in updates:
+        terms = content_terms(text)
+        if terms:
+            updates["topic_terms"] = terms
+    if slot == "direction" and "direction" not in updates:
+        from pilot.intent import detect_direction
+
+        direction, _ = detect_direction(text)
+        if direction:
+            updates["direction"] = direction
+    if slot != "facet" and slot is not None and "facet" in updates and slot != "direction":
+        # "method" in "a method for parsing" answers a topic question, not the facet one
+        updates.pop("facet")
+    return updates
+
+
+def apply_answer(intent: Intent, updates: dict[str, Any], text: str | None = None) -> Intent:
+    return apply_updates(intent, updates, note=text)

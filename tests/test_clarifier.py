@@ -1,0 +1,158 @@
+"""Request parsing and the deterministic question policy, on the benchmark's requests and the corpus slice."""
+
+from __future__ import annotations
+
+import pytest
+
+from clarifier.policy import (
+    MIN_GAIN,
+    entropy,
+    interpret_answer,
+    next_question,
+    option_updates,
+    propose,
+    topic_clusters,
+    venue_label,
+)
+from clarifier.question import Option, Question
+from pilot.intent import apply_updates, parse_constraints, parse_request
+from pilot.models import Intent, Paper
+
+
+def test_every_benchmark_request_yields_its_direction_and_anchor_title(bench_cases):
+    # the system side reads only user_query; direction/anchor_title are compared as the expected answer
+    wrong = []
+    for case in bench_cases:
+        parsed = parse_request(case["user_query"])
+        if parsed.intent.direction != case["direction"] or parsed.anchor_query.replace("'", '"') != case["anchor_title"].replace("'", '"'):
+            wrong.append((case["user_query"], parsed.intent.direction, parsed.anchor_query))
+    assert wrong == []
+
+
+def test_constraints_inside_the_title_are_not_read_as_filters():
+    parsed = parse_request('Find papers similar to "Parsing the WSJ Using CCG and Log-Linear Models in 2004" from EMNLP')
+    assert parsed.anchor_query.endswith("in 2004")
+    assert parsed.intent.year_min is None and parsed.intent.year_max is None
+    assert parsed.intent.venues == ["EMNLP"]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("only after 2008", {"year_min": 2009}),
+        ("since 2008", {"year_min": 2008}),
+        ("before 2010", {"year_max": 2009}),
+        ("between 2003 and 2007", {"year_min": 2003, "year_max": 2007}),
+        ("the 1990s", {"year_min": 1990, "year_max": 1999}),
+        ("only EMNLP", {"venues": ["EMNLP"]}),
+        ("top 10 please", {"k": 10}),
+        ("similar in method", {"facet": "method"}),
+        ("the seminal ones", {"recency": "seminal"}),
+        ("exclude speech, thanks", {"exclude_terms": ["speech"]}),
+    ],
+)
+def test_free_text_constraints(text, expected):
+    assert parse_constraints(text) == expected
+
+
+def test_identifiers_are_recognised_as_anchors():
+    assert parse_request("10.18653/v1/P19-1001").anchor_kind == "doi"
+    p = parse_request("papers similar to arXiv:1706.03762 after 2018")
+    assert (p.anchor_query, p.anchor_kind, p.intent.direction, p.intent.year_min) == ("1706.03762", "arxiv", "sibling", 2019)
+    assert parse_request("what cites acl:P02-1040?").anchor_query == "acl:P02-1040"
+    free = parse_request("find follow-ups of BLEU a method for automatic evaluation of machine translation since 2005")
+    assert free.anchor_kind == "text" and free.anchor_query.startswith("BLEU")
+    assert free.intent.direction == "successor" and free.intent.year_min == 2005
+
+
+def test_contradicting_year_bound_replaces_the_old_one():
+    i = apply_updates(Intent(year_min=2005, year_max=2008), {"year_min": 2010})
+    assert (i.year_min, i.year_max) == (2010, None)
+
+
+@pytest.fixture(scope="module")
+def citers(corpus_slice_rows) -> list[Paper]:
+    # the successor candidate set of BLEU: every slice paper that cites it
+    return [Paper.model_validate(r) for r in corpus_slice_rows if "acl:P02-1040" in r["references"]]
+
+
+@pytest.fixture(scope="module")
+def bleu(corpus_slice_rows) -> Paper:
+    return next(Paper.model_validate(r) for r in corpus_slice_rows if r["id"] == "acl:P02-1040")
+
+
+def _valid_sets(q: Question):
+    for o in q.options:
+        Intent.model_validate({**Intent().model_dump(), **o.sets})  # every option sets real intent fields
+
+
+def test_unknown_direction_is_asked_first(citers, bleu):
+    d = next_question(Intent(), citers, anchor=bleu)
+    assert d.question.slot == "direction" and len(d.question.options) == 5
+    _valid_sets(d.question)
+
+
+def test_successor_question_splits_the_citers_and_its_options_filter_them(citers, bleu):
+    assert len(citers) > 30
+    intent = Intent(direction="successor")
+    d = next_question(intent, citers, anchor=bleu)
+    q = d.question
+    assert q is not None and 3 <= len(q.options) <= 5
+    _valid_sets(q)
+    assert q.slot in d.scores and d.scores[q.slot] == max(d.scores.values())
+    if q.slot == "time":
+        # each window keeps a real share of the citers: the question splits them
+        for i, opt in enumerate(q.options[:-1]):
+            f = apply_updates(intent, option_updates(q, i)).filters()
+            kept = [p for p in citers if f.accepts(p)]
+            assert 0 < len(kept) < len(citers)
+
+
+def test_all_question_kinds_have_data_driven_options(citers, bleu):
+    props = {p.question.slot: p for p in propose(Intent(direction="successor"), citers, anchor=bleu)}
+    assert {"time", "venue", "topic"} <= set(props)
+    venue_labels = [o.label for o in props["venue"].question.options[:-1]]
+    counts = {v: sum(1 for p in citers if venue_label(p) == v) for v in venue_labels}
+    assert "ACL" in venue_labels  # anthology venues by acronym, not by one of their many long spellings
+    assert sorted(counts.values(), reverse=True) == list(counts.values())  # most frequent venues first
+    # topic labels do not repeat the anchor's own title words
+    for o in props["topic"].question.options[:-1]:
+        assert not set(o.sets["topic_terms"]) & {"bleu", "automatic", "evaluation", "machine", "translation"}
+
+
+def test_topic_clusters_cover_the_candidates(citers, bleu):
+    clusters = topic_clusters(citers, k=3, anchor=bleu)
+    assert len(clusters) >= 2
+    members = [i for _, m in clusters for i in m]
+    assert len(members) == len(set(members)) and len(members) >= len(citers) - 4
+
+
+def test_policy_stops_when_nothing_would_change_and_at_the_turn_limit(citers, bleu):
+    same = [Paper(id=f"x{i}", title=f"Paper {i}", year=2005, venue="ACL") for i in range(20)]
+    d = next_question(Intent(direction="successor"), same, anchor=bleu)
+    assert d.question is None
+    assert next_question(Intent(direction="successor"), citers, turns=4, max_turns=4).question is None
+    asked = [p.question.slot for p in propose(Intent(direction="successor"), citers, anchor=bleu)]
+    d = next_question(Intent(direction="successor"), citers, asked=asked, anchor=bleu)
+    assert d.question is None and "nothing left" in d.reason
+
+
+def test_sibling_search_asks_for_the_facet(citers, bleu):
+    assert next_question(Intent(direction="sibling"), citers, anchor=bleu).question.slot == "facet"
+
+
+def test_entropy():
+    assert entropy([1, 1, 2, 2]) == pytest.approx(1.0)
+    assert entropy(["a"] * 5) == 0.0 < MIN_GAIN
+
+
+def test_free_text_answers_become_intent_updates():
+    q = Question(slot="time", text="When?", options=[Option(label="Up to 2000", sets={"year_max": 2000}),
+                 Option(label="2001 or later", sets={"year_min": 2001}), Option(label="Any time", sets={})])
+    assert interpret_answer(q, "2") == {"year_min": 2001}
+    assert interpret_answer(q, "any time") == {}
+    assert interpret_answer(q, "only after 2008") == {"year_min": 2009}
+    topic = Question(slot="topic", text="Which?", options=[Option(label=x, sets={"topic_terms": [x]}) for x in ("a b", "c d", "e f")])
+    assert interpret_answer(topic, "a method for word alignment")["topic_terms"] == ["method", "word", "alignment"]
+    assert "facet" not in interpret_answer(topic, "a method for word alignment")
+    assert interpret_answer(None, "Only papers published at COLING.", known_venues=["COLING"]) == {"venues": ["COLING"]}
