@@ -1,0 +1,278 @@
+"""Exports of a result list: BibTeX, CSV, and the workflow JSON recipe (which loads back to re-run).
+
+BibTeX is written for classic ``bibtex`` as well as biber: LaTeX specials are escaped with commands
+that keep braces balanced (BibTeX counts ``\\{`` as a brace too), accented Latin letters become accent
+commands, anything else non-ASCII stays UTF-8, and keys are pure ASCII.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from pydantic import ValidationError
+
+from pilot.models import Paper, RankedPaper
+from workflows.model import Workflow
+
+# --- LaTeX escaping ---------------------------------------------------------------------------
+
+# Brace-producing escapes use \text... commands so that a lone "{" in a title cannot unbalance the entry.
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
+
+# combining mark -> LaTeX accent command
+_ACCENTS = {
+    "\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0304": "=", "\u0306": "u",
+    "\u0307": ".", "\u0308": '"', "\u030a": "r", "\u030b": "H", "\u030c": "v", "\u0327": "c",
+    "\u0328": "k", "\u0323": "d",
+}  # fmt: skip
+
+# letters with no decomposition but a standard LaTeX command
+_LETTERS = {
+    "ß": r"{\ss}", "æ": r"{\ae}", "Æ": r"{\AE}", "ø": r"{\o}", "Ø": r"{\O}", "å": r"{\aa}", "Å": r"{\AA}",
+    "œ": r"{\oe}", "Œ": r"{\OE}", "ł": r"{\l}", "Ł": r"{\L}", "ı": r"{\i}",
+    "–": "--", "—": "---", "‘": "`", "’": "'", "“": "``", "”": "''",
+}  # fmt: skip
+
+
+def _latex_char(ch: str) -> str:
+    if ch in _LATEX_SPECIALS:
+        return _LATEX_SPECIALS[ch]
+    if ord(ch) < 128:
+        return ch
+    if ch in _LETTERS:
+        return _LETTERS[ch]
+    decomposed = unicodedata.normalize("NFD", ch)
+    base, marks = decomposed[0], decomposed[1:]
+    if len(marks) == 1 and marks in _ACCENTS and ord(base) < 128 and base.isalpha():
+        # dotless i/j under an accent, as LaTeX expects
+        base = {"i": r"\i", "j": r"\j"}.get(base, base)
+        cmd = _ACCENTS[marks]
+        if cmd.isalpha() or base.startswith("\\"):  # \c{c}, \'{\i}: the argument needs braces
+            return "{\\" + cmd + "{" + base + "}}"
+        return "{\\" + cmd + base + "}"
+    return ch  # CJK, Greek, …: kept as UTF-8, which biber and inputenc read
+
+
+def latex_escape(text: str) -> str:
+    """Plain text (possibly with HTML entities) as a LaTeX-safe string with balanced braces."""
+    text = unicodedata.normalize("NFC", html.unescape(text or ""))
+    text = re.sub(r"\s+", " ", text).strip()
+    return "".join(_latex_char(c) for c in text)
+
+
+def _protect_caps(escaped: str) -> str:
+    # Bibliography styles lower-case titles; braces keep acronyms and CamelCase words (BLEU, WordNet) as written.
+    def wrap(m: re.Match) -> str:
+        word = m.group(0)
+        return "{" + word + "}" if sum(c.isupper() for c in word[1:]) else word
+
+    return re.sub(r"(?<![\\\w])[A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*", wrap, escaped)
+
+
+# --- keys -------------------------------------------------------------------------------------
+
+_STOPWORDS = frozenset(
+    "a an the on of in for to and or with from by at as is are via using towards toward into about".split()
+)
+
+
+# Latin letters that have no Unicode decomposition, so NFKD alone would drop them from keys.
+_ASCII_FOLD = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE",
+                             "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th",
+                             "ı": "i"})  # fmt: skip
+
+
+def _ascii(text: str) -> str:
+    text = unicodedata.normalize("NFKD", html.unescape(text or "").translate(_ASCII_FOLD))
+    return "".join(c for c in text if ord(c) < 128)
+
+
+def _last_name(name: str) -> str:
+    name = name.strip()
+    if "," in name:  # "Amble, Tore"
+        return name.split(",", 1)[0]
+    parts = name.split()
+    return parts[-1] if parts else ""
+
+
+def base_key(paper: Paper) -> str:
+    """``lastname2008firstword``: first author's last name, year, first significant title word (ASCII)."""
+    last = re.sub(r"[^a-z]", "", _ascii(_last_name(paper.authors[0].name)).lower()) if paper.authors else ""
+    words = re.findall(r"[a-z0-9]+", _ascii(paper.title).lower())
+    first = next((w for w in words if w not in _STOPWORDS), words[0] if words else "")
+    key = f"{last or 'anon'}{paper.year or ''}{first}"
+    return key or "paper"
+
+
+def bibtex_keys(papers: Sequence[Paper]) -> dict[str, str]:
+    """paper id -> unique key. On a collision the paper with the smallest id keeps the bare key and the
+    others get ``a``, ``b``… in id order, so the same set of papers always gets the same keys."""
+    by_base: dict[str, list[Paper]] = {}
+    for p in papers:
+        by_base.setdefault(base_key(p), []).append(p)
+    taken = set(by_base)
+    keys: dict[str, str] = {}
+    for base, group in by_base.items():
+        suffixes = iter(_suffixes())
+        for i, p in enumerate(sorted(group, key=lambda q: q.id)):
+            if i == 0:
+                keys[p.id] = base
+                continue
+            key = base + next(suffixes)
+            while key in taken:  # "smith2008a" + "b" could equal another paper's bare key
+                key = base + next(suffixes)
+            taken.add(key)
+            keys[p.id] = key
+    return keys
+
+
+def _suffixes() -> Iterable[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    for a in letters:
+        yield a
+    for a in letters:
+        for b in letters:
+            yield a + b
+
+
+# --- BibTeX -----------------------------------------------------------------------------------
+
+_JOURNAL_HINTS = ("journal", "transactions", "computational linguistics", "letters", "review", "jmlr", "tacl")
+
+
+def _author_field(paper: Paper) -> str:
+    names = []
+    for a in paper.authors:
+        name = re.sub(r"\s+", " ", html.unescape(a.name or "")).strip()
+        if not name:
+            continue
+        if re.search(r"\band\b", name, flags=re.IGNORECASE):
+            # a consortium name containing "and" must not be split into two authors
+            names.append("{" + latex_escape(name) + "}")
+        elif "," in name:
+            names.append(latex_escape(name))
+        else:
+            parts = name.split()
+            names.append(latex_escape(parts[-1] + (", " + " ".join(parts[:-1]) if len(parts) > 1 else "")))
+    return " and ".join(names)
+
+
+def bibtex_entry(paper: Paper, key: str) -> str:
+    venue = html.unescape(paper.venue or "").strip()
+    if venue and any(h in venue.lower() for h in _JOURNAL_HINTS):
+        kind, venue_field = "article", "journal"
+    elif venue:
+        kind, venue_field = "inproceedings", "booktitle"
+    else:
+        kind, venue_field = "misc", ""
+    fields: list[tuple[str, str]] = [("title", _protect_caps(latex_escape(paper.title)))]
+    if authors := _author_field(paper):
+        fields.append(("author", authors))
+    if venue_field:
+        fields.append((venue_field, latex_escape(venue)))
+    if paper.year:
+        fields.append(("year", str(paper.year)))
+    if paper.doi:
+        fields.append(("doi", latex_escape(paper.doi)))
+    url = paper.canonical_url
+    if url.startswith(("http://", "https://")):
+        # \url-style fields take the raw string; only characters that would break the entry are escaped
+        fields.append(("url", url.replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")))
+    fields.append(("note", "pilot id: " + latex_escape(paper.id)))
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+    return f"@{kind}{{{key},\n{body}\n}}\n"
+
+
+def to_bibtex(papers: Sequence[Paper]) -> str:
+    """A .bib file for ``papers`` (in the given order), with unique, stable keys."""
+    unique = list({p.id: p for p in papers}.values())
+    keys = bibtex_keys(unique)
+    return "\n".join(bibtex_entry(p, keys[p.id]) for p in unique)
+
+
+# --- CSV --------------------------------------------------------------------------------------
+
+CSV_COLUMNS = (
+    "rank", "id", "title", "authors", "year", "venue", "citation_count", "score",
+    "doi", "url", "nodes", "matched_terms", "snippet", "kept",
+)  # fmt: skip
+
+
+def _cell(value: object) -> object:
+    # Spreadsheet apps execute cells that start with these characters; a quote makes them plain text.
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def to_csv(results: Sequence[RankedPaper], kept_ids: Iterable[str] = ()) -> str:
+    kept = set(kept_ids)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for rank, r in enumerate(results, start=1):
+        p = r.paper
+        row = [
+            rank, p.id, html.unescape(p.title), "; ".join(a.name for a in p.authors), p.year or "",
+            p.venue or "", "" if p.citation_count is None else p.citation_count, f"{r.score:.4f}",
+            p.doi or "", p.canonical_url, " ".join(r.evidence.nodes), "; ".join(r.evidence.matched_terms),
+            r.evidence.snippet or "", "yes" if p.id in kept else "",
+        ]  # fmt: skip
+        writer.writerow([_cell(v) for v in row])
+    return buf.getvalue()
+
+
+# --- workflow recipe --------------------------------------------------------------------------
+
+
+class RecipeError(ValueError):
+    """A workflow JSON file that cannot be loaded; the message says what is wrong, for the UI."""
+
+
+def workflow_recipe(workflow: Workflow) -> str:
+    return workflow.to_json()
+
+
+def load_recipe(text: str | bytes) -> Workflow:
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecipeError("the workflow file is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecipeError(f"the workflow file is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    if isinstance(data, dict) and isinstance(data.get("workflow"), dict):
+        data = data["workflow"]  # tolerate a wrapper such as an evaluation run record
+    try:
+        return Workflow.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(top)'}: {e['msg']}" for e in exc.errors()[:5])
+        raise RecipeError(f"the file is not a pilot workflow: {problems}") from None
+
+
+def export_targets(results: Sequence[RankedPaper], kept_ids: Iterable[str]) -> list[RankedPaper]:
+    """What an export covers: the kept papers (in rank order) when any are kept, else the whole list."""
+    kept = set(kept_ids)
+    chosen = [r for r in results if r.paper.id in kept]
+    return chosen or list(results)

@@ -1,0 +1,46 @@
+"""Build the app from settings and serve it. The runtime (source, caches, embedder) is shared by all
+browser sessions; each session gets its own ``pilot.session.Session`` inside a ``gr.State``."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import gradio as gr
+
+from pilot.settings import Settings
+from pilot.ui.controller import Controller
+from pilot.ui.layout import CSS, build_ui
+
+log = logging.getLogger(__name__)
+
+
+def make_controller(settings: Settings | None = None) -> Controller:
+    """A controller over the runtime the settings describe; with no usable source the app still starts
+    and the chat says what to set."""
+    settings = settings or Settings()
+    try:
+        from pilot.runtime import Runtime
+
+        runtime = Runtime.from_settings(settings)
+    except Exception as exc:  # noqa: BLE001 - a missing corpus or dead network must not stop the app starting
+        log.warning("no runtime: %s", exc)
+        return Controller(None, [f"Could not open a paper source: {exc}"])
+    return Controller(runtime)
+
+
+def build_app(settings: Settings | None = None, controller: Controller | None = None) -> gr.Blocks:
+    demo = build_ui(controller or make_controller(settings))
+    # several users may search at once; each has its own session, the runtime is shared
+    demo.queue(default_concurrency_limit=4)
+    return demo
+
+
+def launch(settings: Settings | None = None, host: str | None = None, port: int | None = None, **kwargs) -> None:
+    demo = build_app(settings)
+    demo.launch(
+        server_name=host or os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+        server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+        css=CSS,
+        **kwargs,
+    )

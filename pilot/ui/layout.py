@@ -1,0 +1,203 @@
+"""The Gradio Blocks: components and event wiring, nothing else.
+
+Every event runs one ``Controller`` action on the per-browser ``UIState`` (a ``gr.State``) and then
+redraws all panels from that state with ``_view`` — one place decides what the screen shows.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+import gradio as gr
+
+from pilot.ui import render
+from pilot.ui.controller import Controller, UIState
+
+log = logging.getLogger(__name__)
+
+MAX_OPTIONS = 5
+
+CSS = render.CSS + """
+#pilot-options button { white-space: normal; }
+"""
+
+
+def _operator_choices() -> list[tuple[str, str]]:
+    try:
+        from workflows.operator import all_operators
+
+        ops = all_operators()
+    except Exception:  # noqa: BLE001 - an operator module that fails to import must not take the UI down
+        log.exception("operator registry unavailable")
+        return []
+    return [(f"{name} — {cls.description}"[:90], name) for name, cls in sorted(ops.items())]
+
+
+def build_ui(controller: Controller) -> gr.Blocks:
+    with gr.Blocks(title="pilot — literature search") as demo:
+        state = gr.State(None, delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None)
+        gr.Markdown("## pilot — find papers around an anchor paper")
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=5, min_width=360):
+                chatbot = gr.Chatbot(
+                    value=[{"role": "assistant", "content": render.chat_text(controller.welcome())}],
+                    label="Chat",
+                    height=460,
+                    elem_id="pilot-chat",
+                )
+                with gr.Row(elem_id="pilot-options"):
+                    options = [
+                        gr.Button(visible=False, size="sm", elem_id=f"pilot-option-{i}") for i in range(MAX_OPTIONS)
+                    ]
+                with gr.Row():
+                    text = gr.Textbox(
+                        placeholder="Name an anchor paper and what you need, or answer the question…",
+                        show_label=False,
+                        scale=5,
+                        elem_id="pilot-input",
+                    )
+                    send = gr.Button("Send", variant="primary", scale=1, elem_id="pilot-send")
+                search_now = gr.Button("Search now", elem_id="pilot-search-now")
+            with gr.Column(scale=7, min_width=480):
+                with gr.Tabs():
+                    with gr.Tab("Results", id="results"):
+                        results = gr.HTML(render.results_html([]), elem_id="pilot-results")
+                        with gr.Row():
+                            rate_pick = gr.Dropdown(
+                                choices=[], label="Rate a paper", scale=4, elem_id="pilot-rate-pick"
+                            )
+                            thumbs_up = gr.Button("👍", scale=1, elem_id="pilot-thumbs-up")
+                            thumbs_down = gr.Button("👎", scale=1, elem_id="pilot-thumbs-down")
+                        keep = gr.CheckboxGroup(
+                            choices=[], label="Keep for export (none kept = export the whole list)", elem_id="pilot-keep"
+                        )
+                        with gr.Row():
+                            dl_bib = gr.DownloadButton("BibTeX", value=None, interactive=False, elem_id="pilot-dl-bib")
+                            dl_csv = gr.DownloadButton("CSV", value=None, interactive=False, elem_id="pilot-dl-csv")
+                            dl_wf = gr.DownloadButton(
+                                "Workflow JSON", value=None, interactive=False, elem_id="pilot-dl-workflow"
+                            )
+                    with gr.Tab("Workflow", id="workflow"):
+                        dag = gr.HTML(render.workflow_html(None), elem_id="pilot-dag")
+                        with gr.Row():
+                            node_pick = gr.Dropdown(choices=[], label="Node", scale=3, elem_id="pilot-node-pick")
+                            op_pick = gr.Dropdown(
+                                choices=_operator_choices(), label="Operator to add", scale=3, elem_id="pilot-op-pick"
+                            )
+                        node_help = gr.Markdown(elem_id="pilot-node-help")
+                        params = gr.Code(
+                            value="", language="json", label="Params (JSON)", lines=6, elem_id="pilot-params"
+                        )
+                        edit_msg = gr.Markdown(elem_id="pilot-edit-msg")
+                        with gr.Row():
+                            apply_btn = gr.Button("Apply & re-run", variant="primary", elem_id="pilot-apply")
+                            add_btn = gr.Button("Add after selected", elem_id="pilot-add")
+                            remove_btn = gr.Button("Remove node", elem_id="pilot-remove")
+                            undo_btn = gr.Button("Undo", elem_id="pilot-undo")
+                        with gr.Row():
+                            run_node_btn = gr.Button("Run this node", elem_id="pilot-run-node")
+                            run_all_btn = gr.Button("Run all", elem_id="pilot-run-all")
+                        inspector = gr.HTML(render.inspector_html(None, None, None), elem_id="pilot-inspector")
+                        with gr.Accordion("Versions", open=False):
+                            versions = gr.HTML(render.versions_html([]), elem_id="pilot-versions")
+                        with gr.Row():
+                            upload = gr.File(
+                                label="Load a workflow JSON", file_types=[".json"], type="filepath", elem_id="pilot-upload"
+                            )
+                            load_btn = gr.Button("Load & run", elem_id="pilot-load")
+
+        view_outputs = [
+            state, chatbot, *options, results, rate_pick, keep, dl_bib, dl_csv, dl_wf,
+            dag, node_pick, node_help, params, edit_msg, inspector, versions,
+        ]  # fmt: skip
+
+        def _view(ui: UIState) -> list[Any]:
+            q = ui.question
+            opts = list(q.options) if q is not None else []
+            option_updates = [
+                gr.update(value=opts[i].label, visible=True) if i < len(opts) else gr.update(visible=False)
+                for i in range(MAX_OPTIONS)
+            ]
+            res = ui.results
+            labelled = [(render.paper_label(i, r), r.paper.id) for i, r in enumerate(res, start=1)]
+            files = controller.export_files(ui)
+            wf = ui.workflow
+            node_choices = [(f"{n.id} — {n.op}", n.id) for n in wf.nodes] if wf else []
+            kept = [p for p in ui.kept_ids if any(p == pid for _, pid in labelled)]
+            panel = render.answer_html(ui.session.answer if ui.session is not None else None) + render.results_html(
+                res, ui.kept_ids, ui.ratings
+            )
+            return [
+                ui,
+                [{"role": m["role"], "content": render.chat_text(m["content"])} for m in ui.chat],
+                *option_updates,
+                panel,
+                gr.update(choices=labelled, value=None),
+                gr.update(choices=labelled, value=kept),
+                gr.update(value=files["bibtex"], interactive=files["bibtex"] is not None),
+                gr.update(value=files["csv"], interactive=files["csv"] is not None),
+                gr.update(value=files["workflow"], interactive=files["workflow"] is not None),
+                render.workflow_html(wf, ui.trace),
+                gr.update(choices=node_choices, value=ui.selected if wf is not None else None),
+                controller.node_help(ui),
+                ui.params_text,
+                ui.edit_message,
+                render.inspector_html(ui.selected, wf, ui.trace, ui.node_run),
+                render.versions_html(ui.session.versions if ui.session is not None else []),
+            ]
+
+        def _ensure(ui: UIState | None) -> UIState:
+            if isinstance(ui, UIState):
+                return ui
+            return controller.new_state()
+
+        def action(fn, desc: str):
+            """Wrap a controller action: lazily create the state, show progress, never leak a traceback."""
+
+            # no functools.wraps: Gradio reads this signature to find the gr.Progress parameter
+            async def handler(ui, *args, progress=gr.Progress()):
+                ui = _ensure(ui)
+                ui.edit_message = ""
+                progress(0.1, desc=desc)
+                try:
+                    result = fn(ui, *args)
+                    if hasattr(result, "__await__"):
+                        await result
+                except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
+                    log.exception("UI action failed")
+                    ui.say("assistant", f"⚠️ Something went wrong: {exc}")
+                progress(1.0, desc="done")
+                return _view(ui)
+
+            return handler
+
+        send_action = action(controller.send, "thinking…")
+        for trigger in (send.click, text.submit):
+            trigger(send_action, [state, text], view_outputs).then(lambda: "", None, text)
+        for i, btn in enumerate(options):
+            btn.click(action(functools.partial(_choose, controller, index=i), "applying your choice…"), [state], view_outputs)
+        search_now.click(action(controller.search_now, "searching…"), [state], view_outputs)
+        thumbs_up.click(action(functools.partial(_rate, controller, up=True), "refining…"), [state, rate_pick], view_outputs)
+        thumbs_down.click(
+            action(functools.partial(_rate, controller, up=False), "refining…"), [state, rate_pick], view_outputs
+        )
+        keep.input(action(controller.keep, "updating exports…"), [state, keep], view_outputs)
+        node_pick.input(action(controller.select_node, "…"), [state, node_pick], view_outputs)
+        apply_btn.click(action(controller.apply_params, "re-running…"), [state, params], view_outputs)
+        add_btn.click(action(controller.add_node, "re-running…"), [state, op_pick], view_outputs)
+        remove_btn.click(action(controller.remove_node, "re-running…"), [state], view_outputs)
+        undo_btn.click(action(controller.undo, "re-running…"), [state], view_outputs)
+        run_node_btn.click(action(controller.run_node, "running the node…"), [state], view_outputs)
+        run_all_btn.click(action(controller.run_all, "running the workflow…"), [state], view_outputs)
+        load_btn.click(action(controller.load_workflow, "running the loaded workflow…"), [state, upload], view_outputs)
+    return demo
+
+
+async def _choose(controller: Controller, ui: UIState, *, index: int) -> UIState:
+    return await controller.choose(ui, index)
+
+
+async def _rate(controller: Controller, ui: UIState, paper_id: str | None, *, up: bool) -> UIState:
+    return await controller.rate(ui, paper_id, up)

@@ -1,0 +1,116 @@
+"""The HTML the UI shows: source text is escaped, matched terms are highlighted, only web links are links."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from pilot.models import Answer, Author, Evidence, Paper, RankedPaper
+from pilot.ui import render
+from workflows.model import Node, NodeTrace, RunTrace, Workflow
+
+
+class _Tags(HTMLParser):
+    """Collects start tags and visible text, as a browser would see the markup."""
+
+    def __init__(self, markup: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+        self.marked: list[str] = []
+        self._in_mark = 0
+        self.feed(markup)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._in_mark += tag == "mark"
+
+    def handle_endtag(self, tag):
+        self._in_mark -= tag == "mark"
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._in_mark:
+            self.marked.append(data)
+
+    def names(self) -> set[str]:
+        return {t for t, _ in self.tags}
+
+
+EVIL = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
+
+
+def ranked(**kw) -> RankedPaper:
+    p = dict(id="acl:P02-1040", title="BLEU", year=2002, venue="ACL", citation_count=12000,
+             authors=[Author(name="Kishore Papineni")], url="https://aclanthology.org/P02-1040")  # fmt: skip
+    ev = kw.pop("evidence", Evidence(nodes=["seed"], snippet="", matched_terms=[]))
+    p.update(kw)
+    return RankedPaper(paper=Paper(**p), score=0.5, evidence=ev)
+
+
+def test_a_script_title_shows_as_text():
+    r = ranked(title=EVIL, venue="<b>Venue</b>", authors=[Author(name="<i>Mallory</i>")],
+               evidence=Evidence(nodes=["<node>"], snippet=EVIL, matched_terms=["script"], reason="<u>why</u>"))  # fmt: skip
+    out = render.results_html([r])
+    seen = _Tags(out)
+    assert not seen.names() & {"script", "img", "b", "i", "u", "node"}
+    assert EVIL in "".join(seen.text)  # the user reads the title exactly as the source wrote it
+    assert "<mark>script</mark>" in out  # highlighting still works inside the escaped snippet
+
+
+def test_result_shows_link_metadata_evidence_and_nodes():
+    r = ranked(evidence=Evidence(nodes=["seed", "cites_of"], snippet="We propose BLEU, a method for evaluation.",
+                                 matched_terms=["bleu", "evaluation"], reason="cites the anchor"))  # fmt: skip
+    seen = _Tags(render.results_html([r], kept_ids=["acl:P02-1040"], ratings={"acl:P02-1040": True}))
+    links = [a for t, a in seen.tags if t == "a"]
+    assert links[0]["href"] == "https://aclanthology.org/P02-1040" and "noopener" in links[0]["rel"]
+    text = "".join(seen.text)
+    for shown in ("Kishore Papineni", "ACL", "2002", "12000 citations", "score 0.500", "seed", "cites_of", "kept", "👍"):
+        assert shown in text
+    assert seen.marked == ["BLEU", "evaluation"]
+
+
+def test_only_http_links_are_clickable():
+    corpus = ranked(id="pc:x", url=None, source="paperlists")
+    js = ranked(id="x:js", url="javascript:alert(1)")
+    seen = _Tags(render.results_html([corpus, js]))
+    assert [t for t, _ in seen.tags if t == "a"] == []
+    assert render.safe_url("corpus://paper/pc:x") is None and render.safe_url("HTTPS://ok.org/a") == "HTTPS://ok.org/a"
+    assert render.safe_url('https://x.org/"onmouseover=alert(1)') is None
+
+
+def test_highlight_marks_whole_words_case_insensitively_and_never_inside_entities():
+    out = render.highlight("Tom & Jerry: AMP amplifiers <lt> amp", ["amp", "lt"])
+    assert out == "Tom &amp; Jerry: <mark>AMP</mark> amplifiers &lt;<mark>lt</mark>&gt; <mark>amp</mark>"
+    assert render.highlight("a + b", ["+"]) == "a <mark>+</mark> b"
+    assert render.highlight("neural machine translation", ["machine translation", "machine"]) == (
+        "neural <mark>machine translation</mark>"
+    )
+    assert render.highlight("<x>", []) == "&lt;x&gt;"
+
+
+def test_cited_answer_links_each_reference():
+    ans = Answer(
+        answer="Kishore Papineni [1] works at <IBM> [2]; unknown [9].",
+        reference={"1": "https://www.semanticscholar.org/author/1", "2": "corpus://org/ibm"},
+    )
+    out = render.answer_html(ans)
+    seen = _Tags(out)
+    hrefs = [a["href"] for t, a in seen.tags if t == "a"]
+    assert hrefs.count("https://www.semanticscholar.org/author/1") == 2  # the [1] in the text and the list
+    assert "corpus://org/ibm" in "".join(seen.text) and "<IBM>" in "".join(seen.text)
+    assert "ibm" not in seen.names()
+
+
+def test_workflow_outline_and_inspector_escape_and_show_status():
+    wf = Workflow(nodes=[Node(id="<n1>", op="filter", params={"year_min": 2008})], output="<n1>")
+    trace = RunTrace(nodes=[NodeTrace(node_id="<n1>", op="filter", status="failed", seconds=0.25, error="<boom>")])
+    outline = render._workflow_outline(wf, trace)
+    assert "&lt;n1&gt;" in outline and "failed" in outline and "<n1>" not in outline
+    insp = render.inspector_html("<n1>", wf, trace, {"inputs": {"in": list(range(10))}, "output": ["<x>"]})
+    text = "".join(_Tags(insp).text)
+    assert "error: <boom>" in text and "cache hit: no" in text and "0.250s" in text and "… 5 more" in text
+    assert "<boom>" not in insp
+
+
+def test_chat_text_keeps_markdown_but_not_markup():
+    assert render.chat_text("**Found** <script>x</script>") == "**Found** &lt;script&gt;x&lt;/script&gt;"
