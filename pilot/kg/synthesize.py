@@ -100,10 +100,10 @@ def _impact(p: Paper) -> int:
 
 def _cites(p: Paper) -> str:
     if p.citation_count is not None:
-        return f"{p.citation_count} citations"
+        return f"with {p.citation_count} citations"
     if p.in_corpus_citations:
-        return f"cited by {p.in_corpus_citations} corpus papers"
-    return "no citation count known"
+        return f"cited by {p.in_corpus_citations} papers of this source"
+    return "with no citation count known"
 
 
 def _paper_line(p: Paper, refs: Refs) -> str:
@@ -190,7 +190,7 @@ def _most_cited(facts: Facts, refs: Refs) -> str:
     if not facts.papers:
         return f"No papers {who} were found in this source." if who else "No papers were found in this source."
     best = max(facts.papers, key=lambda p: (_impact(p), p.year or 0))
-    text = f"The most cited paper {who} in this source is {_paper_line(best, refs)}, with {_cites(best)}"
+    text = f"The most cited paper {who} in this source is {_paper_line(best, refs)}, {_cites(best)}"
     if best.venue:
         text += f"; it was published at {best.venue}" + (f" in {best.year}" if best.year else "")
     text += "."
@@ -219,17 +219,18 @@ def _coauthors(facts: Facts, refs: Refs, max_items: int) -> str:
             counts[key] += 1
             example.setdefault(key, p)
             person.setdefault(key, co)
+    head = f"Frequent coauthors of {_name(a, refs)}"  # cite the author first so it is [1]
     if not counts:
         names = ", ".join(a.coauthors[:max_items])
         if names:
-            return f"Frequent coauthors of {_name(a, refs)}: {names}."
-        return f"No coauthors of {_name(a, refs)} were found in this source."
+            return f"{head}: {names}."
+        return f"{head}: none found in this source."
     top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:max_items]
     items = [
         f"{person[k].name} ({n} joint paper{'s' if n != 1 else ''}, e.g. {_paper_line(example[k], refs)})"
         for k, n in top
     ]
-    return f"Frequent coauthors of {_name(a, refs)}: " + _list(items, len(counts), len(top))
+    return f"{head}: " + _list(items, len(counts), len(top))
 
 
 def _org_researchers(facts: Facts, refs: Refs, max_items: int, scope: str) -> str:

@@ -1,0 +1,341 @@
+"""Read an academic knowledge-graph question: is it about people / venues / institutions, and what exactly.
+
+``parse`` pulls the slots (person, organisation, venue, topic, years) and the question shape out of
+English or Chinese text with patterns; ``classify`` uses the same reading so the chat and the planner
+never disagree about what an "entity question" is. Names and organisations are passed through as the
+user wrote them (any script); nothing here translates or guesses spellings.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+Kind = Literal["entity", "papers", "unsure"]
+Shape = Literal[
+    "author_papers", "author_profile", "author_topics", "most_cited", "coauthors",
+    "org_researchers", "org_profile", "venue_papers", "venue_profile",
+]
+
+
+class KGQuery(BaseModel):
+    """The slots of an entity question."""
+
+    shape: Shape
+    person: str | None = None
+    org: str | None = None
+    venue: str | None = None
+    topic: str | None = None
+    year_min: int | None = None
+    year_max: int | None = None
+
+
+# --- vocabulary ------------------------------------------------------------------------------------
+
+# Venues a user names by acronym; a lone all-caps word after "at/in" is taken as a venue too.
+KNOWN_VENUES = (
+    "NeurIPS", "NIPS", "ICML", "ICLR", "AAAI", "IJCAI", "AISTATS", "COLT", "UAI", "ACML", "COLM", "CoRL", "RSS",
+    "ACL", "EMNLP", "NAACL", "EACL", "COLING", "CoNLL", "LREC", "TACL", "CVPR", "ICCV", "ECCV", "WACV", "3DV",
+    "KDD", "SIGKDD", "WWW", "SIGIR", "CIKM", "WSDM", "ICDE", "ICDM", "SDM", "VLDB", "SIGMOD", "ICASSP",
+    "INTERSPEECH", "MICCAI", "ICRA", "IROS",
+)
+# ASCII boundaries, so a venue glued to Chinese text ("在NeurIPS上") is still found.
+_VENUE_RE = re.compile(r"(?<![A-Za-z0-9-])(" + "|".join(re.escape(v) for v in KNOWN_VENUES) + r")(?![A-Za-z0-9-])", re.I)
+_VENUE_CANON = {v.lower(): v for v in KNOWN_VENUES}
+_VENUE_PHRASE = re.compile(r"\b(Computational Linguistics)\b")
+
+_ORG_WORDS = (
+    r"University|Universit[éäà]|Institute|Institut|College|School|Academy|Laborator(?:y|ies)|Lab|Labs|"
+    r"Research|Center|Centre|Inc\.?|Corporation|Corp\.?|Group|Foundation|Polytechnic"
+)
+# Organisations commonly named without an organisation word.
+KNOWN_ORGS = (
+    "Google", "DeepMind", "Microsoft", "Meta", "Facebook", "OpenAI", "IBM", "Amazon", "Apple", "NVIDIA", "Adobe",
+    "Alibaba", "Tencent", "Baidu", "ByteDance", "Huawei", "Samsung", "Intel", "Salesforce", "Allen Institute",
+    "MIT", "CMU", "ETH Zurich", "ETH", "EPFL", "INRIA", "Inria", "Tsinghua", "Peking", "Stanford", "Berkeley",
+    "UC Berkeley", "Oxford", "Cambridge", "Harvard", "Princeton", "Yale", "Cornell", "Columbia", "Toronto",
+    "Edinburgh", "Mila", "KAIST", "NTU", "NUS", "CUHK", "HKUST", "Zhejiang", "Fudan", "SJTU", "USTC",
+)
+_KNOWN_ORG_RE = re.compile(r"(?<![A-Za-z0-9-])(" + "|".join(re.escape(o) for o in KNOWN_ORGS) + r")(?![A-Za-z0-9-])")
+_CAP = r"(?:[A-Z][\w'’.\-]*|of|the|and|for|de|di|du|del|la|le|von|van|der|&)"
+_ORG_PHRASE = re.compile(
+    rf"((?:[A-Z][\w'’.\-]*\s+)*\b(?:{_ORG_WORDS})\b(?:\s+{_CAP})*|\b(?:{_ORG_WORDS})\s+of\s+(?:[A-Z][\w'’.\-]*\s*)+)"
+)
+_ZH_ORG = re.compile(r"([\u4e00-\u9fff]{2,12}?(?:大学|学院|研究院|研究所|实验室|科学院|公司|集团))")
+
+# A person's name: 2-4 capitalised words (initials, hyphens and name particles allowed), or 2-4 CJK chars.
+_NAME_WORD = r"[A-Z][\w'’\-]*\.?"
+_PARTICLE = r"(?:van|von|der|de|den|la|le|di|da|du|dos|del|bin|al)"
+EN_NAME = rf"{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{1,3}}"
+ZH_NAME = r"[\u4e00-\u9fff·]{2,5}"
+
+_COAUTHOR = re.compile(r"co-?authors?|collaborat\w*|co-?workers?|work(?:s|ed)? with|publish(?:es|ed)? with|合作", re.I)
+_MOST_CITED = re.compile(
+    r"most[- ](?:cited|influential|famous|popular|impactful|well[- ]known)|highest[- ]cited|top[- ]cited|"
+    r"best[- ]known|引用最多|被引最多|最有影响|引用最高|被引最高",
+    re.I,
+)
+_TOPICS = re.compile(
+    r"research (?:topics?|interests?|areas?|fields?|directions?)|topics|interests|"
+    r"what (?:does|did|do) .+? (?:work|research|study|focus) on|what (?:does|did) .+? (?:research|study)\b|"
+    r"works? on what|研究方向|研究兴趣|研究领域|研究什么|做什么研究",
+    re.I,
+)
+_PROFILE = re.compile(
+    r"\bwho is\b|\bwho's\b|\btell me about\b|\bprofile\b|\bh-?index\b|\baffiliation\b|\boverview\b|\bwhat is\b|"
+    r"\bdescribe\b|\binformation (?:on|about)\b|\binfo (?:on|about)\b|是谁|介绍|简介|概况|h指数",
+    re.I,
+)
+_PAPERS = re.compile(
+    r"\b(?:papers?|publications?|articles?|works?|published|publish|wrote|written|authored)\b|论文|文章|发表|著作",
+    re.I,
+)
+_PEOPLE = re.compile(
+    r"\b(?:researchers?|scientists?|scholars?|people|professors?|faculty|authors?|who|experts?|members?)\b|"
+    r"研究者|研究人员|学者|科学家|教授|作者|哪些人|谁|专家",
+    re.I,
+)
+# Requests that are about papers relative to an anchor or a topic search, not about entities.
+_PAPER_SEARCH = re.compile(
+    r"\b(?:cit(?:e|es|ed|ing|ation|ations)|build(?:s)? (?:on|upon)|follow[- ]?ups?|successors?|predecessors?|"
+    r"related work|similar (?:to|papers)|like the paper|survey(?:s)?|benchmarks?|datasets?|"
+    r"this paper|the paper|arxiv|doi|recommend)\b|引用|相关工作|综述|类似|后续工作|基准|数据集",
+    re.I,
+)
+_TOPIC_SEARCH = re.compile(
+    r"^\s*(?:find|search|look for|show me|list|give me|any|get)?\s*(?:some|recent|the)?\s*"
+    r"(?:papers?|articles?|publications?|work|literature)\s+(?:on|about|regarding|related to|in)\b|"
+    r"关于.+的(?:论文|文章|研究)",
+    re.I,
+)
+
+
+# --- slot extraction -------------------------------------------------------------------------------
+
+_YEAR = r"((?:19|20)\d{2})"
+_RANGE = re.compile(
+    rf"(?:between|from|during)?\s*{_YEAR}\s*年?\s*(?:-|–|—|to|until|till|through|thru|and|~|至|到|－)\s*{_YEAR}\s*年?",
+    re.I,
+)
+_SINCE = re.compile(rf"(?:since|from|starting|after|later than|post)\s+(?:the year\s+)?{_YEAR}|{_YEAR}\s*年?\s*(以来|以后|之后|后)", re.I)
+_BEFORE = re.compile(rf"(?:before|until|till|up to|prior to|earlier than|by)\s+{_YEAR}|{_YEAR}\s*年?\s*(以前|之前|前)", re.I)
+_SINGLE = re.compile(rf"(?<!\d){_YEAR}(?!\d)\s*年?")
+
+
+def extract_years(text: str) -> tuple[int | None, int | None, str]:
+    """(year_min, year_max, text with the year phrase removed)."""
+    m = _RANGE.search(text)
+    if m:
+        a, b = sorted((int(m.group(1)), int(m.group(2))))
+        return a, b, _cut(text, m)
+    m = _SINCE.search(text)
+    if m:
+        year = int(m.group(1) or m.group(2))
+        strict = bool(re.match(r"after|later than|post", m.group(0), re.I)) or m.group(3) in ("以后", "之后", "后")
+        return year + (1 if strict else 0), None, _cut(text, m)
+    m = _BEFORE.search(text)
+    if m:
+        year = int(m.group(1) or m.group(2))
+        strict = bool(re.match(r"before|prior to|earlier than", m.group(0), re.I)) or m.group(3) in ("以前", "之前", "前")
+        return None, year - (1 if strict else 0), _cut(text, m)
+    m = _SINGLE.search(text)
+    if m:
+        year = int(m.group(1))
+        return year, year, _cut(text, m)
+    return None, None, text
+
+
+def _cut(text: str, m: re.Match) -> str:
+    # drop a dangling preposition left in front of the removed year phrase ("papers at ACL in")
+    head = re.sub(r"\b(?:in|during|from|between|of|the years?)\s*$", "", text[: m.start()], flags=re.I)
+    return (head + " " + text[m.end():]).strip()
+
+
+def extract_venue(text: str) -> tuple[str | None, str]:
+    m = _VENUE_RE.search(text)
+    if m:
+        return _VENUE_CANON.get(m.group(1).lower(), m.group(1)), _cut_prep(text, m)
+    m = re.search(r"\b(?:at|in|published (?:at|in)|appeared (?:at|in))\s+(?:the\s+)?([A-Z][A-Z0-9]{1,9})(?![\w-])", text)
+    # an unknown acronym is a venue only in a question about papers ("researchers at UCLA" is an org)
+    if m and m.group(1) not in KNOWN_ORGS and _PAPERS.search(text):
+        return m.group(1), text[: m.start()] + " " + text[m.end():]
+    m = _VENUE_PHRASE.search(text)
+    if m:
+        return m.group(1), _cut_prep(text, m)
+    return None, text
+
+
+def _cut_prep(text: str, m: re.Match) -> str:
+    head = re.sub(r"\b(?:at|in|published (?:at|in)|appeared (?:at|in)|the)\s*$", "", text[: m.start()], flags=re.I)
+    tail = re.sub(r"^\s*(?:conference|proceedings|会议|上|期刊)", "", text[m.end():])
+    head = re.sub(r"在\s*$", "", head)
+    return (head + " " + tail).strip()
+
+
+def extract_org(text: str) -> tuple[str | None, str]:
+    for rx in (_ZH_ORG, _ORG_PHRASE, _KNOWN_ORG_RE):
+        m = rx.search(text)
+        if m:
+            org = m.group(1).strip(" ,.'’")
+            org = re.sub(r"^(?:The|At|From|In|Of)\s+", "", org)
+            org = re.sub(r"^(?:请问|请|介绍一下|介绍|关于|来自|在|谁是|有哪些|哪些)+", "", org)
+            if org:
+                return org, _cut_prep(text, m)
+    return None, text
+
+
+_NAME_PATTERNS_EN = [
+    rf"(?:papers?|publications?|articles?|works?|research)\s+(?:written\s+|authored\s+|published\s+)?by\s+(?P<n>{EN_NAME})",
+    rf"(?:written|authored|published|co-?authored)\s+by\s+(?P<n>{EN_NAME})",
+    rf"(?P<n>{EN_NAME})['’]s?\s",
+    rf"(?:co-?authors?|collaborators?|co-?workers?|topics?|interests?|areas?|profile|h-?index|affiliation|"
+    rf"(?:most|highest|top)[- ]cited (?:paper|work|publication|article)s?|papers?|publications?)\s+(?:of|by|from)\s+(?P<n>{EN_NAME})",
+    rf"(?:does|did|has|have|is|was)\s+(?P<n>{EN_NAME})\s+(?:work|collaborate|publish|write|research|study|focus|co-?author|written|published|been)",
+    rf"(?:who is|who's|tell me about|about|describe|is)\s+(?P<n>{EN_NAME})",
+    rf"(?:with|by)\s+(?P<n>{EN_NAME})",
+]
+_NAME_PATTERNS_ZH = [
+    rf"(?P<n>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,3}})\s*(?:的|在|于|是谁|和谁|与谁|跟谁|发表|有哪些)",
+    rf"(?P<n>{ZH_NAME}?)(?:在|于).{{0,30}}(?:发表|的论文)",
+    rf"(?P<n>{ZH_NAME}?)的(?:论文|文章|研究|合作者|合作|引用|被引|研究方向|研究兴趣|研究领域|代表作|简介|h指数)",
+    rf"(?P<n>{ZH_NAME}?)(?:是谁|发表|和谁|与谁|跟谁)",
+    rf"(?:谁是|介绍一下|介绍)(?P<n>{ZH_NAME})",
+]
+# Characters that end up in a CJK "name" only when the pattern grabbed a verb or particle instead.
+_ZH_NOT_NAME = set("发表论文研究上在的于和与跟是有哪些什么谁最被引用")
+_NOT_NAMES = re.compile(
+    r"^(?:What|Who|Which|Where|When|How|Tell|Show|List|Find|Give|Papers?|The|This|That|Researchers?|Please|"
+    r"Does|Did|Is|Are|Most|Top|Any|All|Some)\b"
+)
+_ZH_STOP = ("一下", "哪些", "什么", "关于", "哪个", "谁的", "这个", "那个", "一些", "所有", "最近", "请问", "有哪", "列出", "查找")
+
+
+def extract_person(text: str) -> str | None:
+    for pat in _NAME_PATTERNS_ZH:
+        for m in re.finditer(pat, text):
+            name = m.group("n").strip()
+            if re.fullmatch(r"[\x00-\x7f]+", name):
+                # in Chinese text a Latin name is delimited by the Chinese around it: one word is enough
+                name = _trim_name(name, min_words=1) or ""
+            elif set(name) & _ZH_NOT_NAME or any(s in name for s in _ZH_STOP) or _ZH_ORG.fullmatch(name):
+                continue
+            if len(name) >= 2:
+                return name
+    for pat in _NAME_PATTERNS_EN:
+        for m in re.finditer(pat, text):
+            name = _trim_name(m.group("n"))
+            if name:
+                return name
+    return None
+
+
+def _trim_name(name: str, min_words: int = 2) -> str | None:
+    words = name.split()
+    # "Jian Pei At" cannot happen (at is lower case) but "Tell Me" can; drop question words at the front
+    while words and _NOT_NAMES.match(words[0]):
+        words.pop(0)
+    while words and words[-1] in KNOWN_VENUES:
+        words.pop()
+    name = " ".join(words).strip(" ,.?!'’")
+    if len(words) < min_words or _VENUE_RE.fullmatch(name) or _KNOWN_ORG_RE.fullmatch(name):
+        return None
+    if re.search(_ORG_WORDS, name):
+        return None
+    return name
+
+
+_TOPIC_RE = [
+    re.compile(r"\b(?:working|work|works|worked|research(?:ing)?|focus(?:ing)?|specializ(?:ing|e)|publish(?:ing)?)\s+(?:on|in|about)\s+(?P<t>.+)", re.I),
+    re.compile(r"\b(?:on|about|regarding|related to|in the (?:area|field) of|concerning)\s+(?P<t>.+)", re.I),
+    re.compile(r"(?:研究|从事|做|关于)(?P<t>[^，。？?！!的]{2,30}?)(?:研究|方向|领域|的|$)"),
+    re.compile(r"的(?P<t>[^，。？?！!的]{2,30}?)(?:研究者|研究人员|学者|专家|科学家)"),
+]
+_TOPIC_END = re.compile(
+    r"\s+(?:at|by|from|in|published|since|before|after|between|during|who|that|which|with)\b|[?？.。!！,，]", re.I
+)
+
+
+def extract_topic(text: str) -> str | None:
+    for rx in _TOPIC_RE:
+        m = rx.search(text)
+        if not m:
+            continue
+        topic = _TOPIC_END.split(m.group("t"), maxsplit=1)[0].strip(" \"'“”‘’")
+        topic = re.sub(r"^(?:the topic of|the|topics? of)\s+", "", topic, flags=re.I).strip()
+        if topic and not re.fullmatch(r"(?:what|which|it|them|this|that|[^\w]*)", topic, re.I):
+            return topic
+    return None
+
+
+def parse(text: str) -> KGQuery | None:
+    """The entity question in ``text``, or None when it is not recognisably one."""
+    text = " ".join((text or "").split())
+    if not text or not re.search(r"[^\W\d_]", text):
+        return None
+    year_min, year_max, rest = extract_years(text)
+    venue, rest = extract_venue(rest)
+    org, rest_no_org = extract_org(rest)
+    person = extract_person(rest_no_org if org else rest)
+    if person is None and re.search(r"[\u4e00-\u9fff]", text):
+        person = extract_person(text)
+    if person and org and person in org:
+        person = None
+    topic = extract_topic(rest_no_org)
+    if topic and venue and topic.strip().lower() == venue.lower():
+        topic = None
+    slots = dict(person=person, org=org, venue=venue, topic=topic, year_min=year_min, year_max=year_max)
+
+    if person:
+        if _MOST_CITED.search(text):
+            shape = "most_cited"
+        elif _COAUTHOR.search(text):
+            shape = "coauthors"
+        elif _TOPICS.search(text) and not (venue or year_min or year_max):
+            shape = "author_topics"
+            slots["topic"] = None
+        elif _PAPERS.search(text) or venue or year_min or year_max or topic:
+            shape = "author_papers"
+        else:
+            shape = "author_profile"
+        if shape != "author_papers":
+            slots["topic"] = None if shape != "most_cited" else slots["topic"]
+        return KGQuery(shape=shape, **slots)
+    if org and _PEOPLE.search(text):
+        return KGQuery(shape="org_researchers", **slots)
+    if org and _PROFILE.search(text):
+        return KGQuery(shape="org_profile", **slots)
+    if venue and (year_min or year_max or _PAPERS.search(text)):
+        if _PAPER_SEARCH.search(_MOST_CITED.sub(" ", text)):
+            return None  # "papers citing BLEU at ACL 2010" is a paper search with a venue filter
+        return KGQuery(shape="venue_papers", **slots)
+    if venue and _PROFILE.search(text):
+        return KGQuery(shape="venue_profile", **slots)
+    return None
+
+
+def classify(text: str) -> Kind:
+    """"entity" for questions about people / venues / institutions, "papers" for paper searches,
+    "unsure" when the text gives no cue either way (the chat then asks)."""
+    text = " ".join((text or "").split())
+    if not text or not re.search(r"[^\W\d_]", text):
+        return "unsure"
+    # "most cited" is an entity cue, not a citation search
+    if _PAPER_SEARCH.search(_MOST_CITED.sub(" ", text)) and not re.search(r"\bpapers?\s+by\b|的论文", text, re.I):
+        return "papers"
+    if parse(text) is not None:
+        return "entity"
+    if _TOPIC_SEARCH.search(text):
+        return "papers"
+    # A bare name ("Jian Pei") or a lone acronym could be a person, a venue or a topic: ask.
+    if re.fullmatch(EN_NAME, text.strip(" ?!.")) or re.fullmatch(ZH_NAME, text.strip(" ?!.？")):
+        return "unsure"
+    if _VENUE_RE.fullmatch(text.strip(" ?!.")) or _KNOWN_ORG_RE.fullmatch(text.strip(" ?!.")):
+        return "unsure"
+    if _PEOPLE.search(text) and re.search(r"\b(?:who|which)\b|哪些|谁", text, re.I):
+        return "entity"
+    # A few words with lower-case content: a topic to search papers for.
+    if len(re.findall(r"[^\W\d_]{3,}", text)) >= 2:
+        return "papers"
+    return "unsure"

@@ -1,0 +1,244 @@
+"""Entity question → plan: a DAG of entity operators whose later steps take ids from earlier outputs.
+
+Deterministic path: ``parse`` reads the question's shape and slots, and each shape has one fixed
+plan. LLM path (when a model is configured): the model proposes a workflow JSON, which must pass
+``workflows.validate`` and end in ``synthesize_answer``; one repair round with the problems listed,
+else the deterministic plan is used and the reason is noted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from pilot.kg.classify import KGQuery, parse
+from workflows.model import Edge, Node, Workflow
+from workflows.operator import all_operators
+
+if TYPE_CHECKING:
+    from pilot.llm import LLM
+
+ENTITY_OPS = (
+    "search_author", "author_detail", "author_papers", "search_venue", "venue_detail", "venue_papers",
+    "search_org", "org_detail", "org_authors", "synthesize_answer",
+)
+
+
+@dataclass
+class Plan:
+    kind: str  # "entity" | "papers"
+    workflow: Workflow
+    query: KGQuery | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _scope(q: KGQuery, with_venue: bool = True, with_topic: bool = True) -> str:
+    parts = []
+    if with_topic and q.topic:
+        parts.append(f"on {q.topic}")
+    if with_venue and q.venue:
+        parts.append(f"at {q.venue}")
+    if q.year_min is not None and q.year_max is not None:
+        parts.append(f"in {q.year_min}" if q.year_min == q.year_max else f"in {q.year_min}–{q.year_max}")
+    elif q.year_min is not None:
+        parts.append(f"since {q.year_min}")
+    elif q.year_max is not None:
+        parts.append(f"until {q.year_max}")
+    return " ".join(parts)
+
+
+def _clean(params: dict[str, Any]) -> dict[str, Any]:
+    """Only the params the question set: defaults stay implicit so gold plans compare on what matters."""
+    return {k: v for k, v in params.items() if v is not None and v != ""}
+
+
+class _Builder:
+    def __init__(self, question: str):
+        self.question = question
+        self.nodes: list[Node] = []
+        self.edges: list[Edge] = []
+
+    def node(self, node_id: str, op: str, label: str, **params: Any) -> str:
+        self.nodes.append(Node(id=node_id, op=op, params=_clean(params), label=label))
+        return node_id
+
+    def wire(self, source: str, target: str, port: str) -> None:
+        self.edges.append(Edge(source=source, target=target, port=port))
+
+    def answer(self, template: str, scope: str = "", entities: tuple[str, ...] = (), papers: tuple[str, ...] = ()) -> Workflow:
+        self.node("answer", "synthesize_answer", "answer", question=self.question, template=template, scope=scope)
+        for src in entities:
+            self.wire(src, "answer", "entities")
+        for src in papers:
+            self.wire(src, "answer", "papers")
+        return Workflow(
+            name=f"entity question: {template.replace('_', ' ')}",
+            description=self.question[:300],
+            nodes=self.nodes,
+            edges=self.edges,
+            output="answer",
+        )
+
+
+def plan_for(q: KGQuery, question: str) -> Workflow:
+    """The fixed plan of each question shape."""
+    b = _Builder(question)
+    if q.shape in ("author_papers", "author_profile", "author_topics", "most_cited", "coauthors"):
+        author = b.node("author", "search_author", f"find {q.person}", name=q.person, org=q.org)
+        if q.shape == "author_profile":
+            b.node("profile", "author_detail", "profile")
+            b.wire(author, "profile", "authors")
+            return b.answer("author_profile", entities=("profile",))
+        if q.shape == "author_topics":
+            b.node("profile", "author_detail", "profile")
+            b.wire(author, "profile", "authors")
+            b.node("papers", "author_papers", "their papers")
+            b.wire(author, "papers", "authors")
+            return b.answer("author_topics", entities=("profile",), papers=("papers",))
+        filters = dict(venue=q.venue, year_min=q.year_min, year_max=q.year_max)
+        if q.shape in ("author_papers", "most_cited"):
+            filters["topic"] = q.topic
+        b.node("papers", "author_papers", "their papers " + _scope(q), **filters)
+        b.wire(author, "papers", "authors")
+        template = {"author_papers": "paper_list", "most_cited": "most_cited", "coauthors": "coauthors"}[q.shape]
+        return b.answer(template, scope=_scope(q), entities=(author,), papers=("papers",))
+    if q.shape in ("org_researchers", "org_profile"):
+        org = b.node("org", "search_org", f"find {q.org}", name=q.org)
+        if q.shape == "org_profile":
+            b.node("profile", "org_detail", "profile")
+            b.wire(org, "profile", "orgs")
+            return b.answer("org_profile", entities=("profile",))
+        b.node("people", "org_authors", "researchers" + (f" on {q.topic}" if q.topic else ""), topic=q.topic)
+        b.wire(org, "people", "orgs")
+        return b.answer("org_researchers", scope=f"working on {q.topic}" if q.topic else "", entities=(org, "people"))
+    venue = b.node("venue", "search_venue", f"find {q.venue}", name=q.venue)
+    if q.shape == "venue_profile":
+        b.node("profile", "venue_detail", "profile")
+        b.wire(venue, "profile", "venues")
+        return b.answer("venue_profile", entities=("profile",))
+    b.node("papers", "venue_papers", "papers " + _scope(q, with_venue=False), topic=q.topic,
+           year_min=q.year_min, year_max=q.year_max)
+    b.wire(venue, "papers", "venues")
+    return b.answer("paper_list", scope=_scope(q, with_venue=False), entities=(venue,), papers=("papers",))
+
+
+def papers_plan(question: str, limit: int = 10) -> Workflow:
+    """A plain paper search whose top hits are listed with citations (for questions that are not about entities)."""
+    b = _Builder(question)
+    b.node("search", "keyword_search", "search papers", query=" ".join(question.split())[:1000], limit=limit)
+    wf = b.answer("paper_list", scope=f"matching “{question.strip()[:80]}”", papers=("search",))
+    wf.name = "paper search"
+    return wf
+
+
+# --- LLM path ---------------------------------------------------------------------------------------
+
+
+class _LLMNode(BaseModel):
+    id: str
+    op: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class _LLMEdge(BaseModel):
+    source: str
+    target: str
+    port: str
+
+
+class _LLMPlan(BaseModel):
+    nodes: list[_LLMNode]
+    edges: list[_LLMEdge] = Field(default_factory=list)
+    output: str
+
+
+def operator_catalogue() -> str:
+    ops = all_operators()
+    lines = []
+    for name in ENTITY_OPS:
+        op = ops[name]
+        params = ", ".join(
+            f"{k}{'' if f.is_required() else '?'}" for k, f in op.Params.model_fields.items()
+        )
+        ports = ", ".join(f"{p}:{port.type.value}" for p, port in op.inputs.items()) or "none"
+        lines.append(f"- {name}({params}) inputs[{ports}] -> {op.output.value}: {op.description}")
+    return "\n".join(lines)
+
+
+SYSTEM = (
+    "You plan academic knowledge-graph questions as a workflow of operators. Reply with a JSON object "
+    '{"nodes": [{"id", "op", "params"}], "edges": [{"source", "target", "port"}], "output": id}. '
+    "Use only these operators; later steps take entities from earlier ones through edges (port names as "
+    "listed); the output node must be synthesize_answer. Copy names and organisations exactly as written "
+    "in the question (any language).\nOperators:\n"
+)
+
+
+def check_llm_plan(wf: Workflow) -> list[str]:
+    """Problems that make an LLM plan unusable (validation errors, foreign operators, wrong output)."""
+    from workflows.validate import errors
+
+    problems = [p.message for p in errors(wf)]
+    foreign = sorted({n.op for n in wf.nodes} - set(ENTITY_OPS))
+    if foreign:
+        problems.append(f"only entity operators may be used, not: {', '.join(foreign)}")
+    if wf.output and wf.has_node(wf.output) and wf.node(wf.output).op != "synthesize_answer":
+        problems.append("the output node must be synthesize_answer")
+    return problems
+
+
+async def llm_plan(llm: "LLM", question: str, notes: list[str]) -> Workflow | None:
+    from pilot.llm import LLMError
+
+    system = SYSTEM + operator_catalogue()
+    user = f"Question: {question}"
+    for attempt in range(2):
+        try:
+            reply = await llm.json(system, user, _LLMPlan, repair=0)
+        except LLMError as exc:
+            notes.append(f"LLM planner unavailable ({exc}); used the pattern planner")
+            return None
+        try:
+            wf = Workflow(
+                name="entity question (LLM plan)", description=question[:300],
+                nodes=[Node(id=n.id, op=n.op, params=n.params) for n in reply.nodes],
+                edges=[Edge(source=e.source, target=e.target, port=e.port) for e in reply.edges],
+                output=reply.output,
+            )
+            problems = check_llm_plan(wf)
+        except ValidationError as exc:
+            problems = [str(exc)[:500]]
+        if not problems:
+            for n in wf.nodes:
+                if n.op == "synthesize_answer":
+                    n.params.setdefault("question", question)
+            return wf
+        if attempt == 0:
+            user = (
+                f"Question: {question}\nYour plan was invalid:\n- " + "\n- ".join(problems[:10])
+                + "\nReply with a corrected plan."
+            )
+    notes.append("LLM plan invalid after one repair (" + "; ".join(problems[:3]) + "); used the pattern planner")
+    return None
+
+
+async def make_plan(question: str, llm: "LLM | None" = None) -> Plan:
+    """The plan for ``question``: entity plan (LLM-proposed when valid, else by pattern) or a paper search."""
+    from pilot.kg.classify import classify
+
+    text = " ".join((question or "").split())
+    q = parse(text)
+    notes: list[str] = []
+    if q is not None:
+        wf = plan_for(q, text)
+        if llm is not None:
+            proposed = await llm_plan(llm, text, notes)
+            wf = proposed or wf
+        return Plan("entity", wf, q, notes)
+    if llm is not None and classify(text) == "entity":
+        proposed = await llm_plan(llm, text, notes)
+        if proposed is not None:
+            return Plan("entity", proposed, None, notes)
+    return Plan("papers", papers_plan(text), None, notes)

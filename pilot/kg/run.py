@@ -1,0 +1,84 @@
+"""Execute a knowledge-graph plan and always come back with a readable answer.
+
+When the answer node could not run (a source that cannot do the operation, a name that matches
+nobody, an invalid plan), the answer says why in a sentence taken from the failing node; it never
+raises for a question, whatever the text.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from pilot.models import Answer
+from pilot.kg.planner import Plan, make_plan
+from workflows.executor import RunResult, execute
+from workflows.model import NodeTrace, RunTrace, Workflow
+
+log = logging.getLogger(__name__)
+
+EMPTY_HINT = (
+    "Please ask a question, e.g. “papers by Christopher D. Manning at ACL 2005–2010”, "
+    "“researchers at Tsinghua University working on knowledge graphs” or “tell me about EMNLP”."
+)
+
+
+@dataclass
+class Asked:
+    kind: str
+    plan: Workflow
+    run: RunResult
+    answer: Answer
+    notes: list[str] = field(default_factory=list)
+
+
+def _empty_run() -> RunResult:
+    return RunResult(values={}, trace=RunTrace(), output=None, errors={})
+
+
+def failure_answer(plan: Workflow, run: RunResult) -> Answer:
+    """A sentence saying which step failed and why (the first failure in plan order is the root cause)."""
+    by_id: dict[str, NodeTrace] = {t.node_id: t for t in run.trace.nodes}
+    for node in plan.nodes:
+        t = by_id.get(node.id)
+        if t is not None and t.status == "failed":
+            reason = (t.error or "it failed").strip()
+            return Answer(answer=f"I could not answer this: the step “{node.label or node.op}” failed — {reason}.")
+    errors = "; ".join(run.errors.values())
+    return Answer(answer="I could not answer this" + (f": {errors}." if errors else "."))
+
+
+async def run_plan(plan: Plan, runtime: Any) -> tuple[RunResult, Answer]:
+    settings = getattr(runtime, "settings", None)
+    timeout = getattr(settings, "node_timeout_s", 30.0) if settings is not None else 30.0
+    try:
+        run = await execute(plan.workflow, runtime.context(), getattr(runtime, "node_cache", None), timeout)
+    except Exception as exc:  # an invalid plan or a broken service: the user still gets a sentence
+        log.warning("KG plan did not run: %s", exc, exc_info=True)
+        return _empty_run(), Answer(answer=f"I could not run the plan for this question: {exc}")
+    if isinstance(run.output, Answer):
+        return run, run.output
+    return run, failure_answer(plan.workflow, run)
+
+
+async def ask(text: str, runtime: Any) -> Asked:
+    """Classify, plan, execute and answer ``text``; never raises for any question text."""
+    text = " ".join((text or "").split())
+    if not text:
+        return Asked("papers", Workflow(name="empty question"), _empty_run(), Answer(answer=EMPTY_HINT))
+    try:
+        plan = await make_plan(text, getattr(runtime, "llm", None))
+    except Exception as exc:  # the pattern planner should never fail; if it does, say so instead of crashing
+        log.warning("KG planning failed: %s", exc, exc_info=True)
+        return Asked("papers", Workflow(name="no plan"), _empty_run(),
+                     Answer(answer=f"I could not plan this question ({type(exc).__name__}: {exc})."))
+    run, answer = await run_plan(plan, runtime)
+    notes = list(plan.notes) + [n for t in run.trace.nodes if t.note for n in [f"{t.node_id}: {t.note}"]]
+    return Asked(plan.kind, plan.workflow, run, answer, notes)
+
+
+async def answer_question(text: str, runtime: Any) -> tuple[Workflow, RunResult, Answer]:
+    """The session's entry point: (plan, execution result, cited answer) for an entity question."""
+    asked = await ask(text, runtime)
+    return asked.plan, asked.run, asked.answer
