@@ -6,8 +6,8 @@ the ``body.string``/``status.code`` and the ``content``/``status_code`` layouts)
 scripted replies (e.g. two 429s) that are served before the recording.
 
 Matching: method + path (URL-decoded, case-insensitive, since S2 ids such as ``CorpusID:1`` are).
-Among several recordings of one path, the one sharing the most query parameters (``offset``,
-``token``…) and the same JSON body wins, so paginated recordings replay page by page. A request
+Among several recordings of one path, the one agreeing on the most query parameters (``offset``,
+``id``…; a parameter recorded with another value counts against) and on the JSON body wins, so paginated recordings replay page by page. A request
 nothing matches gets a 404 with an S2-style ``{"error": ...}`` body.
 """
 
@@ -179,9 +179,11 @@ class ReplayServer:
         candidates = [i for i in self.interactions if (i.method, _norm_path(i.path)) == key]
         if not candidates:
             return Reply.json(404, {"error": f"no recorded response for {method} {unquote(parts.path)}"})
-        wanted = set(query)
+        wanted = dict(query)
 
         def score(i: Interaction) -> int:
-            return len(wanted & set(i.query)) + (5 if body is not None and i.body == body else 0)
+            # +1 per shared parameter, -1 per parameter recorded with another value (another page, another id).
+            agree = sum(1 if wanted.get(k) == v else -1 for k, v in i.query if k in wanted)
+            return agree + (5 if body is not None and i.body == body else 0)
 
         return max(candidates, key=score).reply  # max keeps the first of equal scores

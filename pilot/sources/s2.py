@@ -9,12 +9,8 @@ httpx client, a short connect timeout, bounded backoff, the response cache, and 
 
 from __future__ import annotations
 
-import asyncio
-import email.utils
 import logging
-import random
 import re
-import time
 from typing import Any, Awaitable, TypeVar
 from urllib.parse import quote, quote_plus, urlsplit
 
@@ -26,16 +22,8 @@ from semanticscholar.SemanticScholarException import SemanticScholarException
 from cache import Cache, fingerprint
 from pilot.models import S2_AUTHOR_URL, S2_PAPER_URL, Author, Paper, SearchFilters, SearchHit
 from pilot.settings import Settings, get_settings
-from pilot.sources.base import (
-    BadRequest,
-    NotFound,
-    RateLimited,
-    SearchMode,
-    Source,
-    SourceError,
-    SourceUnavailable,
-    clean_query,
-)
+from pilot.sources.base import BadRequest, NotFound, SearchMode, Source, SourceError, SourceUnavailable, clean_query
+from pilot.sources.http import LoopClient, RetryPolicy, json_body, send
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +31,6 @@ NAME = "s2"
 # Fields every paper endpoint (search, batch, references, recommendations) accepts.
 PAPER_FIELDS = ["paperId", "externalIds", "url", "title", "abstract", "venue", "year", "citationCount", "authors", "fieldsOfStudy"]
 AUTHOR_FIELDS = ["authorId", "name", "url", "affiliations", "paperCount", "citationCount", "hIndex"]
-OFFLINE_HINT = "check the network, or work offline with PILOT_SOURCES=local and PILOT_CORPUS=/path/to/papers.jsonl.gz"
 
 T = TypeVar("T")
 
@@ -175,71 +162,19 @@ def _papers(records: list[dict[str, Any] | None]) -> list[Paper]:
 
 
 # --- HTTP --------------------------------------------------------------------------------------
-def retry_after_s(response: httpx.Response) -> float | None:
-    """Seconds the server asked us to wait (``Retry-After`` as seconds or an HTTP date)."""
-    value = response.headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
-
-
-def _error_text(response: httpx.Response) -> str:
-    try:
-        data = response.json()
-        if isinstance(data, dict):
-            return str(data.get("error") or data.get("message") or data)
-    except ValueError:
-        pass
-    return response.text[:200] or f"HTTP {response.status_code}"
-
-
 class _Requester(ApiRequester):
-    """The package's requester interface over one pooled httpx client, with cache, backoff and typed errors."""
+    """The package's requester interface over a pooled httpx client, with cache, backoff and typed errors."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        cache: Cache | None,
-        *,
-        max_retries: int,
-        backoff_s: float,
-        max_wait_s: float,
-    ):
+    def __init__(self, settings: Settings, cache: Cache | None, policy: RetryPolicy):
         super().__init__(timeout=settings.http_timeout_s, retry=False)
         self._key = settings.s2_api_key
-        self._timeout_cfg = httpx.Timeout(settings.http_timeout_s, connect=settings.connect_timeout_s)
-        self._host = urlsplit(settings.s2_base_url).netloc or settings.s2_base_url
+        self._http = LoopClient(httpx.Timeout(settings.http_timeout_s, connect=settings.connect_timeout_s))
+        self._label = f"Semantic Scholar ({urlsplit(settings.s2_base_url).netloc or settings.s2_base_url})"
         self.cache = cache
-        self.max_retries = max_retries
-        self.backoff_s = backoff_s
-        self.max_wait_s = max_wait_s
-        self._client: httpx.AsyncClient | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
-
-    def _http(self) -> httpx.AsyncClient:
-        # An httpx client belongs to the event loop it first ran on; callers that use asyncio.run()
-        # per call get a fresh one instead of a "loop is closed" error.
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop or self._client.is_closed:
-            self._client = httpx.AsyncClient(timeout=self._timeout_cfg)
-            self._client_loop = loop
-        return self._client
+        self.policy = policy
 
     async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None and not client.is_closed:
-            try:
-                await client.aclose()
-            except RuntimeError:  # its loop is already gone; nothing left to release
-                pass
+        await self._http.aclose()
 
     async def get_data_async(self, url: str, parameters: str, headers: dict, payload: dict | None = None) -> Any:
         params = (parameters or "").lstrip("&")
@@ -249,49 +184,27 @@ class _Requester(ApiRequester):
             cached = self.cache.get(key)
             if cached is not None:
                 return cached
-        data = await self._fetch(method, url, params, payload, headers)
+        send_headers = {k: v for k, v in (headers or {}).items() if k.lower() != "x-api-key"}
+        has_key = self._key is not None and bool(self._key.get_secret_value())
+        if has_key:
+            send_headers["x-api-key"] = self._key.get_secret_value()
+        r = await send(
+            self._http.get(),
+            method,
+            url,
+            source=NAME,
+            label=self._label,
+            policy=self.policy,
+            params=params,
+            json=payload,
+            headers=send_headers,
+            auth_hint="check PILOT_S2_API_KEY" if has_key else "set PILOT_S2_API_KEY or try again later",
+            rate_hint="wait a minute" if has_key else "set PILOT_S2_API_KEY for a higher rate limit, or wait a minute",
+        )
+        data = json_body(r, NAME, self._label)
         if self.cache is not None:
             self.cache.set(key, data)
         return data
-
-    async def _fetch(self, method: str, url: str, params: str, payload: dict | None, headers: dict | None) -> Any:
-        send = {k: v for k, v in (headers or {}).items() if k.lower() != "x-api-key"}
-        if self._key is not None and self._key.get_secret_value():
-            send["x-api-key"] = self._key.get_secret_value()
-        attempt = 0
-        while True:
-            log.debug("S2 %s %s (attempt %d)", method, url, attempt + 1)
-            try:
-                r = await self._http().request(method, url, params=params, json=payload, headers=send)
-            except httpx.TimeoutException as exc:
-                raise SourceUnavailable(NAME, f"Semantic Scholar ({self._host}) did not answer in time ({type(exc).__name__})", OFFLINE_HINT) from None
-            except httpx.TransportError as exc:
-                raise SourceUnavailable(NAME, f"cannot reach Semantic Scholar at {self._host} ({type(exc).__name__})", OFFLINE_HINT) from None
-            status = r.status_code
-            if status == 200:
-                try:
-                    return r.json()
-                except ValueError:
-                    raise SourceUnavailable(NAME, "Semantic Scholar sent a response that is not JSON") from None
-            if status == 400:
-                raise BadRequest(NAME, f"Semantic Scholar rejected the request: {_error_text(r)}")
-            if status in (401, 403):
-                hint = "check PILOT_S2_API_KEY" if self._key is not None else "set PILOT_S2_API_KEY or try again later"
-                raise SourceUnavailable(NAME, f"Semantic Scholar refused the request (HTTP {status})", hint)
-            if status == 404:
-                raise NotFound(NAME, _error_text(r))
-            if status != 429 and status < 500:
-                raise SourceUnavailable(NAME, f"unexpected HTTP {status} from Semantic Scholar: {_error_text(r)}")
-            asked = retry_after_s(r)
-            wait = asked if asked is not None else self.backoff_s * (2**attempt) * (1 + random.random() / 4)
-            if attempt >= self.max_retries or wait > self.max_wait_s:
-                if status == 429:
-                    hint = "wait a minute" if self._key is not None else "set PILOT_S2_API_KEY for a higher rate limit, or wait a minute"
-                    raise RateLimited(NAME, f"Semantic Scholar is rate-limiting us (HTTP 429 after {attempt + 1} tries)", hint, retry_after=asked)
-                raise SourceUnavailable(NAME, f"Semantic Scholar is failing (HTTP {status} after {attempt + 1} tries)", "try again later")
-            log.info("S2 HTTP %d; retrying in %.1fs", status, wait)
-            await asyncio.sleep(wait)
-            attempt += 1
 
 
 class _Client(AsyncSemanticScholar):
@@ -352,7 +265,7 @@ class SemanticScholarSource(Source):
         if cache is None:
             cache = Cache(settings.cache_dir, "api", ttl_s=settings.api_ttl_s, size_mb=settings.cache_size_mb)
         self.cache = cache
-        self._requester = _Requester(settings, cache, max_retries=max_retries, backoff_s=backoff_s, max_wait_s=max_wait_s)
+        self._requester = _Requester(settings, cache, RetryPolicy(max_retries, backoff_s, max_wait_s))
         self._client = _Client(self._requester, settings.s2_base_url, settings.s2_recommendations_url, settings.http_timeout_s)
         self.page_size = max(1, min(page_size, 100))
         self.rec_pool = rec_pool

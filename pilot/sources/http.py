@@ -1,0 +1,136 @@
+"""The HTTP plumbing the remote sources share: one pooled client per event loop, bounded backoff
+that honours ``Retry-After``, and HTTP failures turned into the protocol's typed errors.
+
+Nothing here logs headers, so API keys and tokens never reach a log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from pilot.sources.base import BadRequest, NotFound, RateLimited, SourceUnavailable
+
+log = logging.getLogger(__name__)
+
+OFFLINE_HINT = "check the network, or work offline with PILOT_SOURCES=local and PILOT_CORPUS=/path/to/papers.jsonl.gz"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 3
+    backoff_s: float = 1.0
+    # A server asking for a longer pause than this gets a RateLimited at once instead of a hung turn.
+    max_wait_s: float = 30.0
+
+
+def retry_after_s(response: httpx.Response) -> float | None:
+    """Seconds the server asked us to wait (``Retry-After`` as seconds or an HTTP date)."""
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def error_text(response: httpx.Response) -> str:
+    """The server's own error sentence when it sent one (S2: ``error``/``message``; AMiner: ``msg``)."""
+    try:
+        data = response.json()
+        if isinstance(data, dict):
+            return str(data.get("error") or data.get("message") or data.get("msg") or data)
+    except ValueError:
+        pass
+    return response.text[:200] or f"HTTP {response.status_code}"
+
+
+class LoopClient:
+    """An httpx.AsyncClient per event loop: a client belongs to the loop it first ran on, and
+    callers that use ``asyncio.run()`` per call would otherwise hit "event loop is closed"."""
+
+    def __init__(self, timeout: httpx.Timeout):
+        self._timeout = timeout
+        self._client: httpx.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def get(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop or self._client.is_closed:
+            self._client = httpx.AsyncClient(timeout=self._timeout)
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None and not client.is_closed:
+            try:
+                await client.aclose()
+            except RuntimeError:  # its loop is already gone; nothing left to release
+                pass
+
+
+async def send(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    source: str,
+    label: str,
+    policy: RetryPolicy,
+    auth_hint: str,
+    rate_hint: str = "wait a minute",
+    params: Any = None,
+    json: Any = None,
+    headers: dict[str, str] | None = None,
+) -> httpx.Response:
+    """One request with retries on 429/5xx; a 2xx response, or a typed error naming ``label``."""
+    attempt = 0
+    while True:
+        log.debug("%s %s %s (attempt %d)", source, method, url, attempt + 1)
+        try:
+            r = await client.request(method, url, params=params, json=json, headers=headers)
+        except httpx.TimeoutException as exc:
+            raise SourceUnavailable(source, f"{label} did not answer in time ({type(exc).__name__})", OFFLINE_HINT) from None
+        except httpx.TransportError as exc:
+            raise SourceUnavailable(source, f"cannot reach {label} ({type(exc).__name__})", OFFLINE_HINT) from None
+        status = r.status_code
+        if 200 <= status < 300:
+            return r
+        if status == 400:
+            raise BadRequest(source, f"{label} rejected the request: {error_text(r)}")
+        if status in (401, 403):
+            raise SourceUnavailable(source, f"{label} refused the request (HTTP {status})", auth_hint)
+        if status == 404:
+            raise NotFound(source, error_text(r))
+        if status != 429 and status < 500:
+            raise SourceUnavailable(source, f"unexpected HTTP {status} from {label}: {error_text(r)}")
+        asked = retry_after_s(r)
+        wait = asked if asked is not None else policy.backoff_s * (2**attempt) * (1 + random.random() / 4)
+        if attempt >= policy.max_retries or wait > policy.max_wait_s:
+            tries = f"after {attempt + 1} {'try' if attempt == 0 else 'tries'}"
+            if status == 429:
+                raise RateLimited(source, f"{label} is rate-limiting us (HTTP 429 {tries})", rate_hint, retry_after=asked)
+            raise SourceUnavailable(source, f"{label} is failing (HTTP {status} {tries})", "try again later")
+        log.info("%s: HTTP %d from %s; retrying in %.1fs", source, status, label, wait)
+        await asyncio.sleep(wait)
+        attempt += 1
+
+
+def json_body(response: httpx.Response, source: str, label: str) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        raise SourceUnavailable(source, f"{label} sent a response that is not JSON") from None
