@@ -241,3 +241,100 @@ async def test_run_node_alone_with_previous_values(ctx):
     # a many port runs on whatever inputs are there
     partial = await run_node(w2, "union", ctx, {"src1": first.values["src1"]})
     assert ids(partial.value) == ["a", "b"] and "'src2' has no value yet" in partial.trace.note
+
+
+# --- a real workflow over the corpus slice -------------------------------------------------------
+
+
+async def test_real_operators_over_the_corpus_slice(local_source):
+    from workflows.model import Workflow
+
+    w = Workflow.model_validate(
+        {
+            "name": "bleu successors",
+            "nodes": [
+                {"id": "anchor", "op": "anchor", "params": {"query": "acl:P02-1040"}},
+                {"id": "cites", "op": "citation_expand", "params": {"direction": "citations", "depth": 1}},
+                {"id": "search", "op": "keyword_search", "params": {"query": "machine translation evaluation", "limit": 30}},
+                {"id": "union", "op": "union"},
+                {"id": "top", "op": "top_k", "params": {"k": 10}},
+            ],
+            "edges": [
+                {"source": "anchor", "target": "cites"},
+                {"source": "anchor", "target": "search", "port": "anchor"},
+                {"source": "cites", "target": "union"},
+                {"source": "search", "target": "union"},
+                {"source": "union", "target": "top"},
+            ],
+            "output": "top",
+        }
+    )
+    cache = MemoCache()
+    ctx = RunContext(source=local_source)
+    res = await execute(w, ctx, cache=cache)
+    assert res.ok, res.errors
+    assert 0 < len(res.output) <= 10
+    assert all({"cites", "search"} & set(r.evidence.nodes) for r in res.output)  # provenance survives the union
+    again = await execute(apply_edit(w, ModifyNode(node_id="top", params={"k": 5})), ctx, cache=cache)
+    assert statuses(again) == {"anchor": "cached", "cites": "cached", "search": "cached", "union": "cached", "top": "ok"}
+    assert [r.paper.id for r in again.output] == [r.paper.id for r in res.output][:5]
+
+
+# --- drawing -------------------------------------------------------------------------------------
+
+
+async def _failed_run(ctx):
+    w = wf(
+        [("good", "t_source", {"ids": ["<b>x</b>"]}), ("bad", "t_fail", {}), ("fbad", "t_filter", {}), ("u", "t_union", {})],
+        [("bad", "fbad"), ("good", "u"), ("fbad", "u")],
+        "u",
+    )
+    w.nodes[0].label = 'evil "<script>alert(1)</script>'
+    cache = MemoCache()
+    await execute(wf([("good", "t_source", {"ids": ["<b>x</b>"]})], [], "good"), ctx, cache=cache)
+    return w, (await execute(w, ctx, cache=cache)).trace
+
+
+async def test_svg_colours_statuses_and_escapes_labels(ctx):
+    import xml.etree.ElementTree as ET
+
+    from workflows.draw import to_svg
+
+    w, trace = await _failed_run(ctx)
+    svg = to_svg(w, trace)
+    root = ET.fromstring(svg)  # well-formed despite the hostile label
+    assert "<script" not in svg and "&lt;script&gt;" in svg
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    groups = {g.get("data-node"): g for g in root.iterfind(".//s:g", ns)}
+    fills = {nid: g.find("s:rect", ns).get("fill") for nid, g in groups.items()}
+    assert fills["bad"] == "#fde2e2"  # failed: red
+    assert groups["good"].get("class") == "node status-cached"
+    assert groups["fbad"].get("class") == "node status-skipped" and fills["fbad"] == "#eeeeee"
+    assert "[testsrc] citations are not available offline" in groups["bad"].find("s:title", ns).text
+    assert len(root.findall(".//s:path[@class='edge']", ns)) == 3
+
+
+def test_svg_layout_flows_left_to_right():
+    from workflows.draw import layout
+
+    w = pipeline()
+    pos = layout(w)
+    assert all(pos[e.source][0] < pos[e.target][0] for e in w.edges)
+    assert pos["src1"][1] != pos["src2"][1]  # two sources do not overlap
+    # a draft with a cycle still gets drawn
+    w.edges.append(wf([], [("filter", "union")], None).edges[0])
+    assert set(layout(w)) == {"src1", "src2", "union", "filter"}
+
+
+async def test_mermaid_and_dot(ctx):
+    from workflows.draw import to_dot, to_mermaid
+
+    w, trace = await _failed_run(ctx)
+    text = to_mermaid(w, trace)
+    assert text.startswith("flowchart LR")
+    assert "<script" not in text and '"<' not in text and "#60;script#62;" in text
+    n_bad = [line.split("[")[0].strip() for line in text.splitlines() if "t_fail" in line][0]
+    assert f"class {n_bad} failed" in text
+    assert "-->" in text and '(["' in text  # output node gets the rounded shape
+    dot = to_dot(w, trace)
+    assert dot.startswith("digraph") and '"bad" -> "fbad"' in dot and 'fillcolor="#fde2e2"' in dot
