@@ -1,0 +1,226 @@
+"""The offline corpus as a source: lexical (bm25s), dense (MiniLM) and hybrid search, the citation
+graph both ways, and author / venue / organisation entities derived from the metadata.
+
+    source = LocalCorpusSource.open(settings.corpus, settings.cache_dir)   # builds once, then reuses
+    hits = await source.search_papers("statistical parsing with treebanks", mode="hybrid")
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from pilot.embed import Embedder, default_embedder
+from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
+from pilot.sources.base import BadRequest, NotFound, SearchMode, Source, SourceUnavailable, clean_query
+from pilot.store.build import MANIFEST, build_store, remove_stale, store_key
+from pilot.store.store import CorpusStore
+
+log = logging.getLogger(__name__)
+
+VECTORS_BESIDE = "minilm-l6-v2.f16.npy"
+# Reciprocal-rank fusion: each list contributes 1/(RRF_K + rank); the depth bounds the work per query.
+RRF_K = 60
+FUSION_DEPTH = 200
+
+_ACL_ID = re.compile(r"^(?:https?://(?:www\.)?aclanthology\.org/|https?://aclweb\.org/anthology/)?([A-Z]\d{2}-\d{4})(?:\.pdf|/)?$", re.I)
+_DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.I)
+_CORPUS_ID = re.compile(r"^(?:corpusid:|s2:)\s*(\d+)$", re.I)
+
+
+class LocalCorpusSource(Source):
+    name = "local"
+
+    def __init__(self, store: CorpusStore, embedder: Embedder | Callable[[], Embedder] | None = None, stats: dict | None = None):
+        self.store = store
+        self._embedder = embedder
+        self.stats: dict = dict(stats or {})
+
+    # --- opening ------------------------------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        path: Path | str | None,
+        cache_dir: Path | str,
+        vectors: Path | str | None = None,
+        embedder: Embedder | None = None,
+        progress: bool = True,
+    ) -> "LocalCorpusSource":
+        """Open the store of a corpus file, building it first when the file is new or has changed."""
+        if path is None or not Path(path).is_file():
+            raise SourceUnavailable(
+                "local",
+                f"corpus file not found: {path}" if path else "no corpus file is configured",
+                "set PILOT_CORPUS (or --corpus) to a papers.jsonl(.gz) file in the shared corpus schema",
+            )
+        corpus = Path(path)
+        cache = Path(cache_dir)
+        if vectors is None and (corpus.parent / VECTORS_BESIDE).is_file():
+            vectors = corpus.parent / VECTORS_BESIDE
+        vec_path = Path(vectors) if vectors is not None else None
+        if vec_path is not None and not vec_path.is_file():
+            log.warning("vectors file %s does not exist; embeddings will be computed", vec_path)
+            vec_path = None
+        dest = cache / f"corpus-{store_key(corpus, vec_path)}"
+        t0 = time.perf_counter()
+        built = not (dest / MANIFEST).exists()
+        if built:
+            cache.mkdir(parents=True, exist_ok=True)
+            log.info("building the corpus store for %s in %s", corpus, dest)
+            build_store(corpus, dest, vec_path, (lambda: embedder) if embedder else default_embedder, progress)
+            remove_stale(cache, corpus, keep=dest)
+        store = CorpusStore(dest)
+        m = store.manifest
+        stats = {
+            "store": str(dest),
+            "built": built,
+            "open_s": round(time.perf_counter() - t0, 3),
+            **{k: m.get(k) for k in ("papers", "lines", "malformed", "duplicates", "vectors", "build_s")},
+        }
+        return cls(store, embedder, stats)
+
+    @classmethod
+    def from_settings(cls, settings=None, progress: bool = True) -> "LocalCorpusSource":
+        from pilot.settings import get_settings
+
+        s = settings or get_settings()
+        return cls.open(s.corpus, s.cache_dir, s.corpus_vectors, progress=progress)
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = default_embedder()
+        return self._embedder
+
+    async def aclose(self) -> None:
+        self.store.close()
+
+    # --- helpers ------------------------------------------------------------------------------
+    def _row(self, paper_id: str) -> int:
+        row = self.store.row_of.get((paper_id or "").strip())
+        if row is None:
+            raise NotFound(self.name, f"no paper with id {paper_id!r} in the corpus", "ids look like acl:P02-1040, s2:123, pc:…")
+        return row
+
+    def _hits(self, ranked: list[tuple[int, float]]) -> list[SearchHit]:
+        papers = self.store.papers(r for r, _ in ranked)
+        return [SearchHit(paper=p, score=s) for p, (_, s) in zip(papers, ranked)]
+
+    def _rank(self, query: str, filters: SearchFilters | None, limit: int, mode: str) -> list[tuple[int, float]]:
+        mask = self.store.mask(filters)
+        if mode == "lexical":
+            return self.store.top(self.store.lexical_scores(query), limit, mask, positive_only=True)
+        dense = self.store.dense_scores(self.embedder.encode_one(query))
+        if mode == "dense":
+            return self.store.top(dense, limit, mask)
+        depth = max(FUSION_DEPTH, limit)
+        lists = [self.store.top(self.store.lexical_scores(query), depth, mask, positive_only=True), self.store.top(dense, depth, mask)]
+        fused: dict[int, float] = {}
+        for ranked in lists:
+            for rank, (row, _) in enumerate(ranked):
+                fused[row] = fused.get(row, 0.0) + 1.0 / (RRF_K + rank + 1)
+        return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+
+    # --- papers -------------------------------------------------------------------------------
+    async def search_papers(
+        self, query: str, filters: SearchFilters | None = None, limit: int = 50, mode: SearchMode = "hybrid"
+    ) -> list[SearchHit]:
+        text = clean_query(self.name, query)
+        if mode not in ("lexical", "dense", "hybrid"):
+            raise BadRequest(self.name, f"unknown search mode {mode!r}", "use lexical, dense or hybrid")
+        if limit <= 0:
+            return []
+        ranked = await asyncio.to_thread(self._rank, text, filters, limit, mode)
+        return self._hits(ranked)
+
+    async def get_papers(self, ids: list[str]) -> list[Paper]:
+        rows = [self.store.row_of.get((i or "").strip()) for i in ids]
+        return self.store.papers(r for r in rows if r is not None)
+
+    async def match_paper(self, text: str, limit: int = 5) -> list[Paper]:
+        """Corpus id, ACL id/URL, DOI, CorpusId, exact title — then search fills up the rest."""
+        query = clean_query(self.name, text)
+        rows: list[int] = []
+        if query in self.store.row_of:
+            rows.append(self.store.row_of[query])
+        if m := _ACL_ID.match(query):
+            rows += [r for r in [self.store.row_of.get(f"acl:{m.group(1).upper()}")] if r is not None]
+            rows += self.store.rows_by_external_id("ACL", m.group(1))
+        if m := _DOI.match(query):
+            rows += self.store.rows_by_external_id("DOI", m.group(1))
+        if m := _CORPUS_ID.match(query):
+            rows += self.store.rows_by_external_id("CorpusId", m.group(1))
+        rows += self.store.rows_by_title(query)
+        rows = list(dict.fromkeys(rows))
+        if len(rows) < limit:
+            hits = await self.search_papers(query, limit=limit)
+            rows += [self.store.row_of[h.paper.id] for h in hits if self.store.row_of[h.paper.id] not in rows]
+        return self.store.papers(rows[:limit])
+
+    async def references(self, paper_id: str, limit: int = 100) -> list[Paper]:
+        rows = self.store.by_in_corpus_citations(self.store.references(self._row(paper_id)))
+        return self.store.papers(rows[:limit])
+
+    async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
+        rows = self.store.by_in_corpus_citations(self.store.citing(self._row(paper_id)))
+        return self.store.papers(rows[:limit])
+
+    async def recommend(self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50) -> list[Paper]:
+        pos = [r for r in (self.store.row_of.get(i) for i in positive_ids) if r is not None]
+        neg = [r for r in (self.store.row_of.get(i) for i in negative_ids or []) if r is not None]
+        if not pos:
+            raise NotFound(self.name, "none of the seed papers is in the corpus", "pick seeds from the corpus")
+
+        def rank() -> list[tuple[int, float]]:
+            vecs = self.store.vectors
+            centroid = np.asarray(vecs[pos], dtype=np.float32).mean(axis=0)
+            if neg:
+                centroid -= 0.5 * np.asarray(vecs[neg], dtype=np.float32).mean(axis=0)
+            mask = np.ones(len(self.store), dtype=bool)
+            mask[pos + neg] = False
+            return self.store.top(self.store.dense_scores(centroid), limit, mask)
+
+        ranked = await asyncio.to_thread(rank)
+        return self.store.papers(r for r, _ in ranked)
+
+    # --- entities -----------------------------------------------------------------------------
+    def _entity(self, kind: str, entity_id: str):
+        found = self.store.entity(kind, (entity_id or "").strip())
+        if found is None:
+            raise NotFound(self.name, f"no {kind} with id {entity_id!r} in the corpus", f"ids look like {kind}:<name-slug>")
+        return found
+
+    async def search_authors(self, query: str, limit: int = 10) -> list[Author]:
+        return self.store.search_entities("author", clean_query(self.name, query), limit)
+
+    async def get_author(self, author_id: str) -> Author:
+        return self._entity("author", author_id)
+
+    async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:
+        self._entity("author", author_id)
+        rows = np.array(self.store.author_rows(author_id), dtype=np.int64)
+        # newest first, then most cited: what a profile page shows
+        order = sorted(rows.tolist(), key=lambda r: (-int(self.store.year[r]), -int(self.store.in_corpus[r]), self.store.ids[r]))
+        return self.store.papers(order[:limit])
+
+    async def search_venues(self, query: str, limit: int = 10) -> list[Venue]:
+        return self.store.search_entities("venue", clean_query(self.name, query), limit)
+
+    async def get_venue(self, venue_id: str) -> Venue:
+        return self._entity("venue", venue_id)
+
+    async def search_orgs(self, query: str, limit: int = 10) -> list[Org]:
+        return self.store.search_entities("org", clean_query(self.name, query), limit)
+
+    async def get_org(self, org_id: str) -> Org:
+        return self._entity("org", org_id)
+
+    async def org_authors(self, org_id: str, limit: int = 50) -> list[Author]:
+        self._entity("org", org_id)
+        return self.store.authors(self.store.org_author_ids(org_id, limit))

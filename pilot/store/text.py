@@ -1,0 +1,93 @@
+"""Text normalisation shared by the corpus build and its queries (they must agree exactly).
+
+Corpus strings carry HTML entities (``Haji&#x10D;, Jan``) and AAN names come as "Last, First";
+users type "Jan Hajic". Everything searchable goes through ``fold`` so accents and order do not matter.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections import Counter
+from functools import lru_cache
+from typing import Iterable
+
+from pilot.models import slugify
+
+_NAME_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+_WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
+
+# Title words that say nothing about a topic; kept out of author/venue/org "topics".
+TOPIC_STOPWORDS = frozenset(
+    """a an the and or of for in on to with by from via using use based towards toward into over under
+    at as is are be its their our we new approach approaches method methods model models learning
+    system systems paper study analysis task tasks improving improved efficient effective robust
+    large scale deep neural network networks data via without through beyond more less than can
+    how what when why which multi non self semi",
+    """.split()
+)
+
+
+def unescape(text: str | None) -> str:
+    """HTML entities decoded (twice: some records are double-escaped), whitespace collapsed."""
+    if not text:
+        return ""
+    return " ".join(html.unescape(html.unescape(text)).split())
+
+
+def fold(text: str | None) -> str:
+    """Lower-case, accent-free form for matching ("Hajič" -> "hajic")."""
+    text = unicodedata.normalize("NFKD", unescape(text))
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+def display_name(raw: str | None) -> str:
+    """"Haji&#x10D;, Jan" -> "Jan Hajič"; names without a single "Last, First" comma are kept."""
+    name = unescape(raw).strip(" ,")
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) == 2 and parts[0] and parts[1] and parts[1].lower() not in _NAME_SUFFIXES:
+        return f"{parts[1]} {parts[0]}"
+    return name
+
+
+def author_id(name: str) -> str:
+    return "author:" + slugify(fold(name))
+
+
+def venue_id(name: str) -> str:
+    return "venue:" + slugify(fold(name))
+
+
+def org_id(name: str) -> str:
+    return "org:" + slugify(fold(name))
+
+
+def split_affiliation(raw: str | None) -> list[str]:
+    """Paper-list affiliations join several institutions with '+' or ';' ("University of Oxford+Google")."""
+    text = unescape(raw)
+    return [p.strip() for p in re.split(r"[+;]", text) if p.strip()] if text else []
+
+
+def title_terms(title: str) -> list[str]:
+    return [w for w in _WORD.findall(fold(title)) if w not in TOPIC_STOPWORDS and not w.isdigit()]
+
+
+def top(counter: Counter, n: int) -> list[str]:
+    return [k for k, _ in counter.most_common(n)]
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def lexical_tokens(texts: Iterable[str], progress: bool = False) -> list[list[str]]:
+    """bm25s tokens (stop words out, Snowball-stemmed) of accent-folded text."""
+    import bm25s
+
+    return bm25s.tokenize(
+        [fold(t) for t in texts], stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=progress
+    )
