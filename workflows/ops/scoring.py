@@ -47,6 +47,7 @@ class ScoreParams(BaseModel):
     )
     text: str = Field("", max_length=2000, description="query text for lexical/dense (connected text/keywords are added)")
     lexical_field: Literal["text", "title"] = "text"
+    dense_to: Literal["auto", "anchor", "text"] = Field("auto", description="auto = the text when given, else the anchor")
     title_terms: list[str] = Field(default_factory=list, description="terms/phrases counted by title_match")
     normalize: Literal["minmax", "rank", "none"] = "minmax"
     max_lookups: int = Field(200, ge=0, le=2000, description="at most this many source calls for unknown reference lists")
@@ -145,7 +146,10 @@ async def compute_features(
         field = (lambda p: p.title) if params.lexical_field == "title" else (lambda p: p.text)
         out["lexical"] = bm25(query, [tokens(field(p)) for p in papers])
     if "dense" in wanted:
-        sims = cosine_to(ctx, papers, text, anchors)
+        if params.dense_to == "anchor" and anchors:
+            sims = cosine_to(ctx, papers, "", anchors)
+        else:
+            sims = cosine_to(ctx, papers, text if params.dense_to != "anchor" else "", anchors)
         if sims is None:
             ctx.notes.append("no embeddings available, dense feature is 0")
             sims = np.zeros(n, dtype=np.float32)

@@ -1,0 +1,26 @@
+"""Helpers for the operator tests: run one operator the way the executor does (validated params, own node id)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from pilot.models import Paper, RankedPaper
+from workflows.operator import RunContext, get_operator
+
+
+async def run_op(ctx: RunContext, op: str, params: dict[str, Any] | None = None, node_id: str = "", **inputs: Any) -> Any:
+    """Run operator ``op`` with ``params`` on ``inputs`` (port name -> value), as node ``node_id`` (default: op)."""
+    cls = get_operator(op)
+    node_ctx = dataclasses.replace(ctx, node_id=node_id or op)
+    value = await cls().run(node_ctx, cls.Params.model_validate(params or {}), inputs)
+    ctx.notes.extend(node_ctx.notes)
+    return value
+
+
+def as_ranked(papers: list[Paper], node: str = "given") -> list[RankedPaper]:
+    return [RankedPaper(paper=p, score=1.0 / (i + 1), evidence={"nodes": [node]}) for i, p in enumerate(papers)]
+
+
+def ids(items: list[RankedPaper]) -> list[str]:
+    return [it.paper.id for it in items]

@@ -1,0 +1,253 @@
+"""Workflow templates: one per search direction, plus the fixed generic workflow.
+
+They are the no-LLM inducer and the evaluation baseline. Node ids are stable, readable names (``anchor``,
+``refs``, ``search_kw``, ``merge``, ``filter``, ``score``, ``evidence``) so edits and diffs between a
+template and a user's edited version read naturally. Every intent field that is set becomes a param of
+the filter / score / top_k nodes; nothing is read from the benchmark beyond what a user could say.
+
+    wf = template("predecessor", "Automatic induction of FrameNet lexical units", intent)
+    result = await execute(wf, ctx)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pilot.models import DIRECTIONS, Intent
+from workflows.model import Edge, Node, Workflow
+
+# Title words of data resources and evaluation campaigns (what a "benchmark" reference looks like).
+RESOURCE_TERMS = [
+    "corpus", "corpora", "treebank", "propbank", "nombank", "framenet", "wordnet", "verbnet", "dataset",
+    "data set", "benchmark", "shared task", "semeval", "senseval", "conll", "muc", "trec", "annotation",
+    "annotated", "annotating", "lexicon", "lexical resource", "resource", "bank", "evaluation", "test collection",
+]  # fmt: skip
+# Intent resource types (as the clarifier names them) -> extra title terms.
+RESOURCE_TYPE_TERMS = {
+    "corpus": ["corpus", "corpora"],
+    "treebank": ["treebank", "bank"],
+    "lexical resource": ["wordnet", "framenet", "propbank", "verbnet", "lexicon"],
+    "dataset": ["dataset", "data set", "benchmark"],
+    "shared task / evaluation campaign": ["shared task", "semeval", "senseval", "conll", "muc", "evaluation"],
+    "annotation scheme": ["annotation", "annotated", "annotating", "scheme"],
+}
+SURVEY_TERMS = ["survey", "overview", "review", "tutorial", "state of the art", "introduction to"]
+
+
+class TemplateError(ValueError):
+    """The template cannot be built from what was given (unknown direction, no anchor)."""
+
+
+class _Builder:
+    def __init__(self, name: str, description: str):
+        self.wf = Workflow(name=name, description=description)
+
+    def add(self, node_id: str, op: str, params: dict[str, Any] | None = None, label: str | None = None, **inputs: Any) -> str:
+        """Add a node; ``inputs`` maps a port name to a producer id or a list of producer ids."""
+        self.wf.nodes.append(Node(id=node_id, op=op, params={k: v for k, v in (params or {}).items() if v is not None}, label=label))
+        for port, producers in inputs.items():
+            for src in [producers] if isinstance(producers, str) else producers:
+                self.wf.edges.append(Edge(source=src, target=node_id, port=port))
+        return node_id
+
+    def done(self, output: str) -> Workflow:
+        self.wf.output = output
+        return self.wf
+
+
+def _filter_params(intent: Intent | None, **base: Any) -> dict[str, Any]:
+    """Hard constraints the user stated: years, venues, excluded terms and papers."""
+    p: dict[str, Any] = dict(base)
+    if intent is None:
+        return p
+    if intent.year_min is not None:
+        p["year_min"] = intent.year_min
+    if intent.year_max is not None:
+        p["year_max"] = intent.year_max
+    if intent.year_min is not None or intent.year_max is not None:
+        p.pop("relative_to_anchor", None)  # the user's own range wins over "older/newer than the anchor"
+    if intent.venues:
+        p["venues"] = list(intent.venues)
+    if intent.exclude_terms:
+        p["exclude_terms"] = list(intent.exclude_terms)
+    if intent.disliked_ids:
+        p["exclude_ids"] = list(intent.disliked_ids)
+    return p
+
+
+def _score_params(intent: Intent | None, features: dict[str, float], **extra: Any) -> dict[str, Any]:
+    """The direction's formula, adjusted by soft preferences: topic terms, recency, facet."""
+    f = dict(features)
+    p: dict[str, Any] = {"dense_to": "anchor", **extra}
+    if intent is not None:
+        if intent.topic_terms:
+            p["text"] = " ".join(intent.topic_terms)
+            f["lexical"] = max(f.get("lexical", 0.0), 1.0)
+        if intent.recency == "recent":
+            f["recency"] = f.get("recency", 0.0) + 0.5
+        elif intent.recency == "seminal":
+            f["citations"] = f.get("citations", 0.0) + 0.5
+            f["recency"] = f.get("recency", 0.0) - 0.3
+    p["features"] = f
+    return p
+
+
+def _k(intent: Intent | None) -> int:
+    return intent.k if intent is not None else 50
+
+
+def _finish(b: _Builder, intent: Intent | None, ranked_from: str) -> Workflow:
+    b.add("top", "top_k", {"k": _k(intent)}, **{"in": ranked_from})
+    text = " ".join(intent.topic_terms) if intent is not None and intent.topic_terms else ""
+    b.add("evidence", "extract_evidence", {"text": text}, **{"in": "top", "anchor": "anchor"})
+    return b.done("evidence")
+
+
+def _anchor(b: _Builder, anchor_query: str) -> None:
+    if not anchor_query or not anchor_query.strip():
+        raise TemplateError("a direction template needs an anchor paper (title, DOI or id)")
+    b.add("anchor", "anchor", {"query": anchor_query.strip()}, label="anchor paper")
+
+
+def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
+    """Older work the anchor builds on. Its references may be unknown (a draft), so candidates come from
+    what is similar to it and from what its citers and its look-alikes cite, scored by how often."""
+    b = _Builder("predecessor", "older papers the anchor builds on")
+    _anchor(b, anchor_query)
+    b.add("kw", "keywords_from", {"k": 8}, **{"in": "anchor"})
+    b.add("search_dense", "semantic_search", {"limit": 100}, anchor="anchor")
+    b.add("search_kw", "keyword_search", {"limit": 100}, keywords="kw")
+    b.add("refs", "citation_expand", {"direction": "references"}, **{"in": "anchor"})
+    b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "anchor"})
+    b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
+    b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 40}, **{"in": "search_dense"})
+    b.add("merge", "union", **{"in": ["refs", "cocited", "similar_refs", "search_dense", "search_kw"]})
+    b.add("filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"})
+    features = {"dense": 1.0, "ev:similar_refs.support": 1.0, "cocitation": 1.0, "citations": 0.3, "lexical": 0.3, "ev:refs.support": 3.0}
+    b.add("score", "score", _score_params(intent, features), **{"in": "filter", "anchor": "anchor"})
+    return _finish(b, intent, "score")
+
+
+def successor(anchor_query: str, intent: Intent | None = None) -> Workflow:
+    """Later work that cites the anchor, narrowed by the user's years / venues, most similar first."""
+    b = _Builder("successor", "later papers that cite or extend the anchor")
+    _anchor(b, anchor_query)
+    b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 2000}, **{"in": "anchor"})
+    b.add("search_dense", "semantic_search", {"limit": 50}, anchor="anchor")
+    b.add("merge", "union", **{"in": ["citers", "search_dense"]})
+    b.add("filter", "filter", _filter_params(intent, relative_to_anchor="after"), **{"in": "merge", "anchor": "anchor"})
+    features = {"ev:citers.support": 3.0, "dense": 1.0, "citations": 0.2}
+    b.add("score", "score", _score_params(intent, features), **{"in": "filter", "anchor": "anchor"})
+    return _finish(b, intent, "score")
+
+
+def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
+    """Papers like the anchor: sharing its references (coupling), cited alongside it, or close in text —
+    but neither citing it nor cited by it."""
+    b = _Builder("sibling", "papers like the anchor")
+    _anchor(b, anchor_query)
+    b.add("kw", "keywords_from", {"k": 8}, **{"in": "anchor"})
+    b.add("refs", "citation_expand", {"direction": "references"}, **{"in": "anchor"})
+    b.add("coupled", "citation_expand", {"direction": "citations", "per_paper_limit": 300, "max_seeds": 100}, **{"in": "refs"})
+    b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "anchor"})
+    b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
+    b.add("search_dense", "semantic_search", {"limit": 100}, anchor="anchor")
+    b.add("search_kw", "keyword_search", {"limit": 100}, keywords="kw")
+    b.add("merge", "union", **{"in": ["coupled", "cocited", "search_dense", "search_kw"]})
+    b.add("not_linked", "difference", **{"in": "merge", "minus": ["refs", "citers"]})
+    b.add("filter", "filter", _filter_params(intent), **{"in": "not_linked", "anchor": "anchor"})
+    features = {"coupling": 2.0, "coupling_cos": 0.5, "cocitation": 0.5, "dense": 1.0, "lexical": 0.3}
+    b.add("score", "score", _score_params(intent, features), **{"in": "filter", "anchor": "anchor"})
+    return _finish(b, intent, "score")
+
+
+def _resource_terms(intent: Intent | None) -> list[str]:
+    terms = list(RESOURCE_TERMS)
+    for rt in intent.resource_types if intent is not None else []:
+        terms += [t for t in RESOURCE_TYPE_TERMS.get(rt.lower(), [rt]) if t not in terms]
+    return terms
+
+
+def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
+    """Datasets, corpora, lexical resources and shared tasks the anchor's problem is evaluated on:
+    what its look-alikes and its citers cite, preferring resource-like titles."""
+    b = _Builder("benchmark", "data resources and evaluation campaigns for the anchor's problem")
+    _anchor(b, anchor_query)
+    b.add("kw", "keywords_from", {"k": 6}, **{"in": "anchor"})
+    b.add("refs", "citation_expand", {"direction": "references"}, **{"in": "anchor"})
+    b.add("search_dense", "semantic_search", {"limit": 60}, anchor="anchor")
+    b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 60}, **{"in": "search_dense"})
+    b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "anchor"})
+    b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
+    b.add(
+        "search_resources", "keyword_search", {"query": "corpus treebank dataset shared task annotated", "limit": 100}, keywords="kw"
+    )
+    b.add("merge", "union", **{"in": ["refs", "similar_refs", "cocited", "search_resources"]})
+    b.add("filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"})
+    features = {
+        "title_match": 1.0, "ev:similar_refs.support": 1.0, "cocitation": 1.0, "dense": 0.7, "citations": 0.3, "ev:refs.support": 3.0,
+    }  # fmt: skip
+    b.add("score", "score", _score_params(intent, features, title_terms=_resource_terms(intent)), **{"in": "filter", "anchor": "anchor"})
+    return _finish(b, intent, "score")
+
+
+def survey(anchor_query: str, intent: Intent | None = None) -> Workflow:
+    """Surveys, overviews, reviews and tutorials whose titles share the anchor's distinctive terms."""
+    b = _Builder("survey", "surveys and overviews covering the anchor's topic")
+    _anchor(b, anchor_query)
+    b.add("kw", "keywords_from", {"k": 6, "bigrams": False}, **{"in": "anchor"})
+    b.add("search_kw", "keyword_search", {"query": "survey overview review tutorial", "limit": 300, "per_keyword": True}, keywords="kw")
+    b.add("search_dense", "semantic_search", {"query": "a survey of", "limit": 200}, anchor="anchor")
+    b.add("merge", "union", **{"in": ["search_kw", "search_dense"]})
+    filt = _filter_params(intent, include_terms=SURVEY_TERMS, terms_in="title")
+    b.add("filter", "filter", filt, **{"in": "merge", "anchor": "anchor"})
+    features = {"lexical": 1.0, "dense": 0.7}
+    b.add("score", "score", _score_params(intent, features, lexical_field="title"), **{"in": "filter", "anchor": "anchor"})
+    return _finish(b, intent, "score")
+
+
+_TEMPLATES = {"predecessor": predecessor, "successor": successor, "sibling": sibling, "benchmark": benchmark, "survey": survey}
+assert set(_TEMPLATES) == set(DIRECTIONS)
+
+
+def template(direction: str, anchor_query: str, intent: Intent | None = None) -> Workflow:
+    """The workflow for a search direction around an anchor paper, shaped by what the intent pins down."""
+    try:
+        build = _TEMPLATES[direction]
+    except KeyError:
+        raise TemplateError(f"unknown direction {direction!r}; choose one of {', '.join(DIRECTIONS)}") from None
+    return build(anchor_query, intent)
+
+
+def generic_workflow(anchor_query: str, request_text: str, intent: Intent | None = None) -> Workflow:
+    """keywords -> search + citation expansion -> union/dedupe -> filter -> score -> rerank -> evidence.
+
+    Works with an anchor, with only a request text, or both."""
+    has_anchor = bool(anchor_query and anchor_query.strip())
+    if not has_anchor and not (request_text or "").strip():
+        raise TemplateError("give an anchor paper or a request text")
+    b = _Builder("generic", "keyword and dense search plus citation expansion, scored and reranked")
+    anchor_in: dict[str, str] = {}
+    if has_anchor:
+        _anchor(b, anchor_query)
+        anchor_in = {"anchor": "anchor"}
+    text = (request_text or "").strip()[:1000] if not has_anchor else ""
+    kw_in = {"in": "anchor"} if has_anchor else {}
+    b.add("kw", "keywords_from", {"k": 8, "text": text}, **kw_in)
+    b.add("search_kw", "keyword_search", {"limit": 100}, keywords="kw")
+    b.add("search_dense", "semantic_search", {"limit": 100, "query": text}, **anchor_in)
+    sources = ["search_kw", "search_dense"]
+    if has_anchor:
+        b.add("expand", "citation_expand", {"direction": "both", "per_paper_limit": 300}, **{"in": "anchor"})
+        sources.append("expand")
+    b.add("merge", "union", **{"in": sources})
+    b.add("dedupe", "dedupe", **{"in": "merge"})
+    b.add("filter", "filter", _filter_params(intent), **{"in": "dedupe", **anchor_in})
+    features = {"dense": 1.0, "lexical": 0.5, "citations": 0.2, "rrf": 0.5}
+    dense_to = "anchor" if has_anchor else "auto"
+    b.add("score", "score", _score_params(intent, features, text=text or None, dense_to=dense_to), **{"in": "filter", **anchor_in})
+    b.add("rerank", "rerank", {"text": text, "top_n": 50}, **{"in": "score", **anchor_in})
+    b.add("top", "top_k", {"k": _k(intent)}, **{"in": "rerank"})
+    evidence_text = " ".join(intent.topic_terms) if intent is not None and intent.topic_terms else text
+    b.add("evidence", "extract_evidence", {"text": evidence_text}, **{"in": "top", **anchor_in})
+    return b.done("evidence")
