@@ -1,0 +1,151 @@
+"""A source wrapper that hides one anchor's citation edges, as the benchmark rules require.
+
+``anchor_outgoing`` models an unpublished draft: the anchor cites nothing, it is missing from the
+citing lists of the papers it cited, and their ``in_corpus_citations`` drop by one.
+``anchor_incoming`` is the mirror image: nothing cites the anchor, the anchor leaves the reference
+lists of its citers, and its own ``in_corpus_citations`` drops by the number of hidden edges.
+Every Paper that comes out of the wrapper is patched, whichever call returned it.
+
+    source = HiddenEdgesSource.for_case(local, case)   # case: one line of bench/dev/cases.jsonl
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
+from pilot.sources.base import NotFound, SearchMode, Source
+
+HiddenMode = Literal["anchor_outgoing", "anchor_incoming"]
+_ALL = 100_000
+
+
+class HiddenEdgesSource(Source):
+    def __init__(self, inner: Source, anchor_id: str, mode: HiddenMode | None):
+        if mode not in ("anchor_outgoing", "anchor_incoming", None):
+            raise ValueError(f"hidden-edges mode must be anchor_outgoing, anchor_incoming or None, not {mode!r}")
+        self.inner = inner
+        self.name = inner.name
+        self.anchor_id = anchor_id
+        self.mode = mode
+        self._neighbours: frozenset[str] | None = None  # papers at the other end of the hidden edges
+
+    @classmethod
+    def for_case(cls, inner: Source, case: dict) -> "HiddenEdgesSource":
+        return cls(inner, case["anchor_paper_id"], case.get("hidden_edges"))
+
+    def __getattr__(self, attr: str) -> Any:
+        # source-specific extras (e.g. the local source's ``stats``) stay reachable through the wrapper
+        return getattr(self.inner, attr)
+
+    async def neighbours(self) -> frozenset[str]:
+        """Ids across the hidden edges: the anchor's references (outgoing) or citers (incoming)."""
+        if self._neighbours is None:
+            found: set[str] = set()
+            try:
+                if self.mode == "anchor_outgoing":
+                    anchor = (await self.inner.get_papers([self.anchor_id]) or [None])[0]
+                    found.update(anchor.references or [] if anchor else [])
+                    found.update(p.id for p in await self.inner.references(self.anchor_id, limit=_ALL))
+                elif self.mode == "anchor_incoming":
+                    found.update(p.id for p in await self.inner.citations(self.anchor_id, limit=_ALL))
+            except NotFound:
+                pass  # an anchor the source does not know has no edges to hide
+            found.discard(self.anchor_id)
+            self._neighbours = frozenset(found)
+        return self._neighbours
+
+    # --- patching -----------------------------------------------------------------------------
+    async def _patch(self, papers: list[Paper]) -> list[Paper]:
+        if self.mode is None:
+            return papers
+        near = await self.neighbours()
+        return [self._patch_one(p, near) for p in papers]
+
+    def _patch_one(self, paper: Paper, near: frozenset[str]) -> Paper:
+        update: dict[str, Any] = {}
+        count = paper.in_corpus_citations
+        if self.mode == "anchor_outgoing":
+            if paper.id == self.anchor_id:
+                update["references"] = []
+            elif paper.id in near and count is not None:
+                update["in_corpus_citations"] = max(0, count - 1)
+        else:
+            if paper.id == self.anchor_id and count is not None:
+                update["in_corpus_citations"] = max(0, count - len(near))
+            elif paper.id in near and paper.references:
+                update["references"] = [r for r in paper.references if r != self.anchor_id]
+        return paper.model_copy(update=update) if update else paper
+
+    @staticmethod
+    def _by_citations(papers: list[Paper]) -> list[Paper]:
+        """Graph lists are ranked by in-corpus citations; the patched counts may reorder ties."""
+        if any(p.in_corpus_citations is None for p in papers):
+            return papers
+        return sorted(papers, key=lambda p: -(p.in_corpus_citations or 0))
+
+    def _hides(self, paper_id: str, direction: HiddenMode) -> bool:
+        """Does the whole list of ``paper_id`` in this direction vanish (the anchor's own list)?"""
+        return self.mode == direction and paper_id.strip() == self.anchor_id
+
+    async def _graph_list(self, paper_id: str, limit: int, fetch, direction: HiddenMode) -> list[Paper]:
+        """``direction`` names the mode that empties the anchor's own list of this kind; in the other
+        mode the anchor itself drops out of other papers' lists of this kind."""
+        if self._hides(paper_id, direction):
+            await fetch(paper_id, 1)  # still raise NotFound for an unknown id, like the inner source
+            return []
+        papers = await fetch(paper_id, limit + 1)
+        if self.mode is not None and self.mode != direction:
+            papers = [p for p in papers if p.id != self.anchor_id]
+        return self._by_citations(await self._patch(papers))[:limit]
+
+    # --- papers -------------------------------------------------------------------------------
+    async def search_papers(
+        self, query: str, filters: SearchFilters | None = None, limit: int = 50, mode: SearchMode = "hybrid"
+    ) -> list[SearchHit]:
+        hits = await self.inner.search_papers(query, filters, limit, mode)
+        patched = await self._patch([h.paper for h in hits])
+        return [h.model_copy(update={"paper": p}) for h, p in zip(hits, patched)]
+
+    async def get_papers(self, ids: list[str]) -> list[Paper]:
+        return await self._patch(await self.inner.get_papers(ids))
+
+    async def match_paper(self, text: str, limit: int = 5) -> list[Paper]:
+        return await self._patch(await self.inner.match_paper(text, limit))
+
+    async def references(self, paper_id: str, limit: int = 100) -> list[Paper]:
+        return await self._graph_list(paper_id, limit, self.inner.references, "anchor_outgoing")
+
+    async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
+        return await self._graph_list(paper_id, limit, self.inner.citations, "anchor_incoming")
+
+    async def recommend(self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50) -> list[Paper]:
+        return await self._patch(await self.inner.recommend(positive_ids, negative_ids, limit))
+
+    async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:
+        return await self._patch(await self.inner.author_papers(author_id, limit))
+
+    # --- entities (no citation edges in them) -------------------------------------------------
+    async def search_authors(self, query: str, limit: int = 10) -> list[Author]:
+        return await self.inner.search_authors(query, limit)
+
+    async def get_author(self, author_id: str) -> Author:
+        return await self.inner.get_author(author_id)
+
+    async def search_venues(self, query: str, limit: int = 10) -> list[Venue]:
+        return await self.inner.search_venues(query, limit)
+
+    async def get_venue(self, venue_id: str) -> Venue:
+        return await self.inner.get_venue(venue_id)
+
+    async def search_orgs(self, query: str, limit: int = 10) -> list[Org]:
+        return await self.inner.search_orgs(query, limit)
+
+    async def get_org(self, org_id: str) -> Org:
+        return await self.inner.get_org(org_id)
+
+    async def org_authors(self, org_id: str, limit: int = 50) -> list[Author]:
+        return await self.inner.org_authors(org_id, limit)
+
+    async def aclose(self) -> None:
+        """The wrapper does not own the inner source (one source serves many benchmark cases)."""
