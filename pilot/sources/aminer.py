@@ -272,12 +272,15 @@ class AMinerSource(Source):
                 break
         return [SearchHit(paper=p, score=1.0 / (1 + i)) for i, p in enumerate(papers[:limit])]
 
+    async def _one(self, what: str, entity_id: str, mapper, method: str, path: str, **kw: Any) -> Any:
+        """One entity from a detail endpoint; an empty answer is a NotFound."""
+        item = mapper(_first(await self._call(method, path, **kw)))
+        if item is None:
+            raise NotFound(NAME, f"no AMiner {what} with id {entity_id!r}")
+        return item
+
     async def get_paper(self, paper_id: str) -> Paper:
-        pid = aminer_key(paper_id)
-        paper = paper_from_aminer(_first(await self._call("GET", "/api/paper/detail", params={"id": pid})))
-        if paper is None:
-            raise NotFound(NAME, f"no AMiner paper with id {paper_id!r}")
-        return paper
+        return await self._one("paper", paper_id, paper_from_aminer, "GET", "/api/paper/detail", params={"id": aminer_key(paper_id)})
 
     async def get_papers(self, ids: list[str]) -> list[Paper]:
         wanted: list[str] = []
@@ -322,10 +325,8 @@ class AMinerSource(Source):
         return _mapped(rows, author_from_aminer)[:limit]
 
     async def get_author(self, author_id: str) -> Author:
-        author = author_from_aminer(_first(await self._call("GET", "/api/person/detail", params={"id": aminer_key(author_id, "author")})))
-        if author is None:
-            raise NotFound(NAME, f"no AMiner author with id {author_id!r}")
-        return author
+        key = aminer_key(author_id, "author")
+        return await self._one("author", author_id, author_from_aminer, "GET", "/api/person/detail", params={"id": key})
 
     async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:
         rows = await self._call("GET", "/api/person/paper/relation", params={"id": aminer_key(author_id, "author")})
@@ -337,10 +338,8 @@ class AMinerSource(Source):
         return _mapped(rows, org_from_aminer)[:limit]
 
     async def get_org(self, org_id: str) -> Org:
-        org = org_from_aminer(_first(await self._call("POST", "/api/organization/detail", body={"ids": [aminer_key(org_id, "organisation")]})))
-        if org is None:
-            raise NotFound(NAME, f"no AMiner organisation with id {org_id!r}")
-        return org
+        key = aminer_key(org_id, "organisation")
+        return await self._one("organisation", org_id, org_from_aminer, "POST", "/api/organization/detail", body={"ids": [key]})
 
     async def org_authors(self, org_id: str, limit: int = 50) -> list[Author]:
         oid = aminer_key(org_id, "organisation")
@@ -357,10 +356,8 @@ class AMinerSource(Source):
         return _mapped(rows, venue_from_aminer)[:limit]
 
     async def get_venue(self, venue_id: str) -> Venue:
-        venue = venue_from_aminer(_first(await self._call("POST", "/api/venue/detail", body={"id": aminer_key(venue_id, "venue")})))
-        if venue is None:
-            raise NotFound(NAME, f"no AMiner venue with id {venue_id!r}")
-        return venue
+        key = aminer_key(venue_id, "venue")
+        return await self._one("venue", venue_id, venue_from_aminer, "POST", "/api/venue/detail", body={"id": key})
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -1,0 +1,180 @@
+"""Open the sources the settings ask for, and say in plain words what was left out and why.
+
+    source, notes = open_source(settings)   # never hangs, never raises for a missing backend
+
+Semantic Scholar (and AMiner, when a token is set) are probed once with a short timeout; the
+verdict is remembered for the process and, for a few minutes, in the cache directory, so a dead
+network costs one connect timeout per start rather than one per search. With nothing usable the
+app still starts: it gets a source whose every call raises ``SourceUnavailable`` naming exactly
+what to set.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from cache import Cache, fingerprint
+from pilot.settings import Settings, get_settings
+from pilot.sources.base import Source, SourceError, SourceUnavailable
+
+log = logging.getLogger(__name__)
+
+KNOWN = ("local", "s2", "aminer")
+PROBE_TTL_S = 300
+CORPUS_HINT = "set PILOT_CORPUS=/path/to/papers.jsonl.gz (e.g. ../shared/corpus/papers.jsonl.gz) to search the offline corpus"
+
+
+@dataclass(frozen=True)
+class Probe:
+    reachable: bool
+    detail: str
+
+
+_PROBES: dict[str, tuple[float, Probe]] = {}
+
+
+def probe(url: str, settings: Settings, *, headers: dict[str, str] | None = None) -> Probe:
+    """Can we reach ``url`` at all? Any HTTP answer (even 403 or 429) counts as reachable.
+
+    Cached per URL in the process and in the cache directory for ``PROBE_TTL_S`` seconds.
+    """
+    now = time.time()
+    hit = _PROBES.get(url)
+    if hit and now - hit[0] < PROBE_TTL_S:
+        return hit[1]
+    disk = Cache(settings.cache_dir, "probe", ttl_s=PROBE_TTL_S, size_mb=1)
+    key = fingerprint("probe", url)
+    stored = disk.get(key)
+    if isinstance(stored, dict) and "reachable" in stored:
+        result = Probe(bool(stored["reachable"]), str(stored.get("detail", "")))
+    else:
+        result = _probe_now(url, settings, headers or {})
+        disk.set(key, {"reachable": result.reachable, "detail": result.detail})
+    disk.close()
+    _PROBES[url] = (now, result)
+    return result
+
+
+def _probe_now(url: str, settings: Settings, headers: dict[str, str]) -> Probe:
+    timeout = httpx.Timeout(min(settings.connect_timeout_s * 2, 10.0), connect=settings.connect_timeout_s)
+    started = time.monotonic()
+    try:
+        with httpx.Client(timeout=timeout) as client:
+            r = client.get(url, headers=headers)
+    except httpx.HTTPError as exc:
+        return Probe(False, f"{type(exc).__name__} after {time.monotonic() - started:.1f}s")
+    return Probe(True, f"HTTP {r.status_code}")
+
+
+def clear_probe_cache() -> None:
+    """Forget process-level verdicts (the on-disk ones expire on their own)."""
+    _PROBES.clear()
+
+
+class UnavailableSource(Source):
+    """What the app gets when no source can be used: every call says what to set."""
+
+    name = "none"
+
+    def __init__(self, message: str, hint: str):
+        self.message = message
+        self.hint = hint
+
+    def _fail(self) -> SourceUnavailable:
+        return SourceUnavailable(self.name, self.message, self.hint)
+
+
+def _make_failing(method: str):
+    async def failing(self: UnavailableSource, *args, **kwargs):
+        raise self._fail()
+
+    failing.__name__ = method
+    failing.__doc__ = f"Always raises SourceUnavailable (no source is configured or reachable): {method}."
+    return failing
+
+
+for _m in (
+    "search_papers", "get_papers", "get_paper", "match_paper", "references", "citations", "recommend",
+    "search_authors", "get_author", "author_papers", "search_venues", "get_venue", "search_orgs", "get_org", "org_authors",
+):  # fmt: skip
+    setattr(UnavailableSource, _m, _make_failing(_m))
+
+
+def _open_local(settings: Settings, notes: list[str], progress: bool) -> Source | None:
+    if settings.corpus is None:
+        notes.append(f"Offline corpus not configured — {CORPUS_HINT}.")
+        return None
+    if not Path(settings.corpus).is_file():
+        notes.append(f"Offline corpus file not found: {settings.corpus} — set PILOT_CORPUS to an existing papers.jsonl(.gz) file.")
+        return None
+    try:
+        from pilot.sources.local import LocalCorpusSource  # heavy (index, embeddings): only when asked for
+
+        return LocalCorpusSource.open(settings.corpus, settings.cache_dir, vectors=settings.corpus_vectors, progress=progress)
+    except SourceError as exc:
+        notes.append(f"Offline corpus unavailable: {exc.message}" + (f" — {exc.hint}" if exc.hint else ""))
+    except Exception as exc:  # a broken store must not stop the app from starting
+        log.exception("opening the offline corpus failed")
+        notes.append(f"Offline corpus could not be opened ({type(exc).__name__}: {exc}) — check PILOT_CORPUS and PILOT_CACHE_DIR.")
+    return None
+
+
+def _open_s2(settings: Settings, notes: list[str], do_probe: bool, have_local: bool) -> Source | None:
+    if do_probe:
+        verdict = probe(settings.s2_base_url.rstrip("/") + "/paper/search?query=test&limit=1&fields=title", settings)
+        if not verdict.reachable:
+            if have_local:
+                notes.append(f"Semantic Scholar unreachable ({verdict.detail}) — using the offline corpus only.")
+            else:
+                notes.append(f"Semantic Scholar unreachable ({verdict.detail}) — {CORPUS_HINT}.")
+            return None
+    from pilot.sources.s2 import SemanticScholarSource
+
+    return SemanticScholarSource(settings)
+
+
+def _open_aminer(settings: Settings, notes: list[str], do_probe: bool) -> Source | None:
+    if settings.aminer_token is None or not settings.aminer_token.get_secret_value().strip():
+        notes.append("AMiner not used — set PILOT_AMINER_TOKEN to add it.")
+        return None
+    if do_probe:
+        verdict = probe(settings.aminer_base_url.rstrip("/") + "/api/venue/search", settings)
+        if not verdict.reachable:
+            notes.append(f"AMiner unreachable ({verdict.detail}) — continuing without it.")
+            return None
+    from pilot.sources.aminer import AMinerSource
+
+    return AMinerSource(settings)
+
+
+def open_source(settings: Settings | None = None, *, do_probe: bool = True, progress: bool = True) -> tuple[Source, list[str]]:
+    """The source for these settings (a MultiSource when several are usable) and notes for the user."""
+    settings = settings or get_settings()
+    notes: list[str] = []
+    names = settings.source_names()
+    unknown = [n for n in names if n not in KNOWN]
+    if unknown:
+        notes.append(f"Unknown source(s) in PILOT_SOURCES: {', '.join(unknown)} — use a comma list of s2, aminer, local (or auto).")
+    opened: list[Source] = []
+    if "local" in names and (src := _open_local(settings, notes, progress)):
+        opened.append(src)
+    if "s2" in names and (src := _open_s2(settings, notes, do_probe, have_local=bool(opened))):
+        opened.append(src)
+    if "aminer" in names and (src := _open_aminer(settings, notes, do_probe)):
+        opened.append(src)
+    if not opened:
+        wanted = ", ".join(n for n in names if n in KNOWN) or "none"
+        message = f"no paper source is usable (asked for: {wanted})"
+        hint = f"{CORPUS_HINT}; or restore network access for Semantic Scholar; or set PILOT_AMINER_TOKEN for AMiner"
+        notes.append(f"No source available — {hint}.")
+        return UnavailableSource(message, hint), notes
+    if len(opened) == 1:
+        return opened[0], notes
+    from pilot.sources.multi import MultiSource
+
+    return MultiSource(opened), notes
