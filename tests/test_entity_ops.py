@@ -1,0 +1,229 @@
+"""Entity operators on the offline corpus slice, checked against the slice's own rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from pilot.models import Answer, Author, Org, Paper, RankedPaper, Venue
+from pilot.sources.base import NotFound, NotSupported, Source
+from pilot.store.text import display_name, fold, split_affiliation
+from workflows.operator import RunContext, get_operator
+from workflows.ops.entities import org_matches, topic_matches, venue_matches
+
+
+async def run_op(op_name: str, ctx: RunContext, inputs: dict | None = None, /, **params):
+    op = get_operator(op_name)
+    return await op().run(ctx, op.Params.model_validate(params), inputs or {})
+
+
+@pytest.fixture
+def ctx(local_source) -> RunContext:
+    return RunContext(source=local_source)
+
+
+def rows_of(rows: list[dict], person: str) -> list[dict]:
+    want = fold(person)
+    return [r for r in rows if any(fold(display_name(a["name"])) == want for a in r["authors"])]
+
+
+# --- matching rules ----------------------------------------------------------------------------------
+
+
+def test_venue_match_is_whole_word_and_knows_aliases():
+    assert venue_matches("ACL", "ACL")
+    assert venue_matches("ACL", "COLING-ACL")
+    assert not venue_matches("ACL", "NAACL")
+    assert not venue_matches("ACL", "HLT-NAACL")
+    assert venue_matches("NeurIPS", "NIPS")
+    assert venue_matches("acl", "Annual Meeting Of The Association For Computational Linguistics")
+    assert venue_matches(None, None) and not venue_matches("ACL", None)
+
+
+def test_topic_and_org_matching():
+    p = Paper(id="x", title="Embedding Knowledge Graphs", abstract=None)
+    assert topic_matches("knowledge graph", p) and topic_matches("graph embeddings", p)
+    assert not topic_matches("knowledge base", p)
+    assert org_matches("Tsinghua", "Dept. of Computer Science, Tsinghua University")
+    assert not org_matches("MIT", "Smith College")
+
+
+# --- authors -----------------------------------------------------------------------------------------
+
+
+async def test_search_author_puts_the_exact_name_first(ctx):
+    found = await run_op("search_author", ctx, name="christopher d manning")
+    assert found and found[0].name == "Christopher D. Manning"
+    assert found[0].canonical_url == "corpus://author/author:christopher-d-manning"
+
+
+async def test_search_author_unknown_name_is_a_named_failure(ctx):
+    with pytest.raises(NotFound, match="Zzyzx Qwerty"):
+        await run_op("search_author", ctx, name="Zzyzx Qwerty")
+
+
+async def test_author_papers_filters_by_venue_and_years(ctx, corpus_slice_rows):
+    authors = await run_op("search_author", ctx, name="Christopher D. Manning")
+    got = await run_op("author_papers", ctx, {"authors": authors}, venue="ACL", year_min=2005, year_max=2010)
+    expected = {
+        r["id"] for r in rows_of(corpus_slice_rows, "Christopher D. Manning")
+        if r["year"] and 2005 <= r["year"] <= 2010 and venue_matches("ACL", r["venue"])
+    }
+    assert expected, "the slice has such papers"
+    assert {rp.paper.id for rp in got} == expected
+    assert all(isinstance(rp, RankedPaper) for rp in got)
+    # most cited first
+    impacts = [rp.score for rp in got]
+    assert impacts == sorted(impacts, reverse=True)
+
+
+async def test_author_papers_by_explicit_id_and_missing_input(ctx, corpus_slice_rows):
+    got = await run_op("author_papers", ctx, author_id="author:dan-klein")
+    assert {rp.paper.id for rp in got} == {r["id"] for r in rows_of(corpus_slice_rows, "Dan Klein")}
+    with pytest.raises(ValueError, match="connect search_author"):
+        await run_op("author_papers", ctx)
+
+
+async def test_author_detail_takes_the_author_from_the_edge(ctx, corpus_slice_rows):
+    authors = await run_op("search_author", ctx, name="Dan Klein")
+    [detail] = await run_op("author_detail", ctx, {"authors": authors})
+    assert detail.name == "Dan Klein"
+    assert detail.paper_count == len(rows_of(corpus_slice_rows, "Dan Klein"))
+
+
+def test_year_range_must_be_ordered():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="after year_max"):
+        get_operator("author_papers").Params.model_validate({"year_min": 2010, "year_max": 2000})
+
+
+# --- venues ------------------------------------------------------------------------------------------
+
+
+async def test_search_venue_prefers_whole_word_matches(ctx):
+    found = await run_op("search_venue", ctx, name="ACL")
+    assert found and venue_matches("ACL", found[0].name)
+    [detail] = await run_op("venue_detail", ctx, {"venues": found})
+    assert detail.name == found[0].name and detail.paper_count
+
+
+async def test_venue_papers_in_a_year_range(ctx, corpus_slice_rows):
+    venues = await run_op("search_venue", ctx, name="EMNLP", limit=1)
+    got = await run_op("venue_papers", ctx, {"venues": venues}, year_min=2009, year_max=2010, limit=500)
+    expected = {r["id"] for r in corpus_slice_rows if r["venue"] == venues[0].name and r["year"] in (2009, 2010)}
+    assert expected and {rp.paper.id for rp in got} == expected
+
+
+async def test_venue_papers_on_a_topic(ctx, corpus_slice_rows):
+    got = await run_op("venue_papers", ctx, venue="EMNLP", topic="translation", limit=500)
+    assert got
+    for rp in got:
+        assert venue_matches("EMNLP", rp.paper.venue) and topic_matches("translation", rp.paper)
+
+
+# --- organisations -----------------------------------------------------------------------------------
+
+
+async def test_org_search_detail_and_researchers_on_a_topic(ctx, corpus_slice_rows):
+    orgs = await run_op("search_org", ctx, name="Stanford University")
+    assert orgs[0].name == "Stanford University"
+    [detail] = await run_op("org_detail", ctx, {"orgs": orgs})
+    assert detail.paper_count and detail.author_count
+    people = await run_op("org_authors", ctx, {"orgs": orgs}, topic="learning", limit=50)
+    assert people
+    for person in people:
+        # each has a paper on the topic written while at Stanford, according to the raw rows
+        assert any(
+            fold(display_name(a["name"])) == fold(person.name)
+            and any(org_matches("Stanford University", o) for o in split_affiliation(a["affiliation"]))
+            and "learning" in fold(r["title"] + " " + (r["abstract"] or ""))
+            for r in corpus_slice_rows for a in r["authors"]
+        ), person.name
+
+
+# --- a source that cannot answer ---------------------------------------------------------------------
+
+
+async def test_unsupported_source_raises_typed_error():
+    ctx = RunContext(source=Source())
+    with pytest.raises(NotSupported, match="author search"):
+        await run_op("search_author", ctx, name="Ada Lovelace")
+
+
+# --- synthesize_answer ---------------------------------------------------------------------------------
+
+
+def _paper(i: int, **kw) -> Paper:
+    return Paper(id=f"t:{i}", title=f"Paper {i}", year=2000 + i, venue="ACL", url=f"https://x.org/{i}", **kw)
+
+
+async def test_synthesize_template_cites_only_inputs(ctx):
+    from pilot.eval.kg_metrics import check_answer_format
+
+    author = Author(id="author:a", name="Ada Lovelace", url="corpus://author/author:a")
+    papers = [RankedPaper(paper=_paper(i, citation_count=i)) for i in range(1, 4)]
+    ans = await run_op("synthesize_answer", ctx, {"entities": [[author]], "papers": [papers]}, template="most_cited")
+    assert isinstance(ans, Answer)
+    assert check_answer_format(ans).ok
+    assert "Paper 3" in ans.answer and "published at ACL in 2003" in ans.answer
+    assert set(ans.reference.values()) == {"corpus://author/author:a", "https://x.org/3"}
+
+
+async def test_synthesize_rejects_unknown_template():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="unknown template"):
+        get_operator("synthesize_answer").Params.model_validate({"template": "poem"})
+
+
+@pytest.mark.parametrize(
+    "reply, expect",
+    [
+        # a valid answer is kept as the model wrote it
+        ('{"answer": "Ada wrote Paper 1 [1].", "reference": {"[1]": "https://x.org/1"}}', "Ada wrote Paper 1 [1]."),
+        # an invented URL is dropped and the rest renumbered
+        ('{"answer": "See [1] and [2].", "reference": {"[1]": "https://evil.example", "[2]": "https://x.org/2"}}',
+         "See and [1]."),
+        # grouped citations are split
+        ('{"answer": "Both [1, 2].", "reference": {"[1]": "https://x.org/1", "[2]": "https://x.org/2"}}',
+         "Both [1][2]."),
+    ],
+)
+async def test_synthesize_llm_answer_is_checked_and_repaired(ctx, reply, expect):
+    from pilot.eval.kg_metrics import check_answer_format
+    from pilot.llm import LLM
+
+    llm_ctx = RunContext(source=ctx.source, llm=LLM("openai/gpt-4o-mini", mock_response=reply))
+    papers = [RankedPaper(paper=_paper(i)) for i in (1, 2)]
+    ans = await run_op("synthesize_answer", llm_ctx, {"papers": [papers]}, question="what did Ada write?")
+    assert ans.answer == expect
+    assert check_answer_format(ans).ok
+    assert set(ans.reference.values()) <= {"https://x.org/1", "https://x.org/2"}
+
+
+async def test_synthesize_llm_garbage_falls_back_to_template(ctx):
+    from pilot.llm import LLM
+
+    llm_ctx = RunContext(source=ctx.source, llm=LLM("openai/gpt-4o-mini", mock_response="I think so."))
+    papers = [RankedPaper(paper=_paper(1))]
+    ans = await run_op("synthesize_answer", llm_ctx, {"papers": [papers]})
+    assert ans.reference == {"[1]": "https://x.org/1"} and "Paper 1" in ans.answer
+    assert any("template" in n for n in llm_ctx.notes)
+
+
+async def test_synthesize_uncited_llm_answer_is_replaced(ctx):
+    from pilot.llm import LLM
+
+    reply = '{"answer": "Ada is great.", "reference": {"[1]": "https://made.up/"}}'
+    llm_ctx = RunContext(source=ctx.source, llm=LLM("openai/gpt-4o-mini", mock_response=reply))
+    venue = Venue(id="venue:acl", name="ACL", url="corpus://venue/venue:acl", paper_count=3)
+    ans = await run_op("synthesize_answer", llm_ctx, {"entities": [[venue]]})
+    assert ans.reference == {"[1]": "corpus://venue/venue:acl"} and "ACL [1]" in ans.answer
+
+
+async def test_synthesize_with_nothing_found_says_so(ctx):
+    org = Org(id="org:x", name="Nowhere Institute", url="corpus://org/org:x")
+    ans = await run_op("synthesize_answer", ctx, {"entities": [[org], []]}, template="org_researchers",
+                       scope="working on telepathy")
+    assert ans.answer.startswith("Researchers at Nowhere Institute [1] working on telepathy: none found")
+    assert ans.reference == {"[1]": "corpus://org/org:x"}
