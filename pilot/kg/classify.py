@@ -66,7 +66,8 @@ _ORG_PHRASE = re.compile(
 _ZH_ORG = re.compile(r"([\u4e00-\u9fff]{2,12}?(?:大学|学院|研究院|研究所|实验室|科学院|公司|集团))")
 
 # A person's name: 2-4 capitalised words (initials, hyphens and name particles allowed), or 2-4 CJK chars.
-_NAME_WORD = r"[A-Z][\w'’\-]*\.?"
+# Latin letters only: in "Ada Lovelace在…" the name must stop where the Chinese starts.
+_NAME_WORD = r"[A-ZÀ-ÞĀ-ſ][A-Za-zÀ-ÖØ-öø-ɏ'’\-]*\.?"
 _PARTICLE = r"(?:van|von|der|de|den|la|le|di|da|du|dos|del|bin|al)"
 EN_NAME = rf"{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{1,3}}"
 ZH_NAME = r"[\u4e00-\u9fff·]{2,5}"

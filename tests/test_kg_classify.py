@@ -1,0 +1,100 @@
+"""Recognising entity questions and reading their slots (English and Chinese), and the plans they get."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pilot.kg.classify import classify, parse
+from pilot.kg.planner import plan_for
+from workflows.validate import validate
+
+
+@pytest.mark.parametrize(
+    "text, shape, slots",
+    [
+        ("papers by Jian Pei at KDD 2010–2020", "author_papers",
+         dict(person="Jian Pei", venue="KDD", year_min=2010, year_max=2020)),
+        ("What are the papers of Christopher D. Manning at ACL between 2005 and 2010?", "author_papers",
+         dict(person="Christopher D. Manning", venue="ACL", year_min=2005, year_max=2010)),
+        ("Which papers did Kevin Knight publish at ACL before 2000?", "author_papers",
+         dict(person="Kevin Knight", venue="ACL", year_max=1999, year_min=None)),
+        ("Daniel Jurafsky's papers since 2005", "author_papers", dict(person="Daniel Jurafsky", year_min=2005)),
+        ("papers by Dan Klein on parsing", "author_papers", dict(person="Dan Klein", topic="parsing")),
+        ("which venue published Yoshua Bengio's most cited paper", "most_cited", dict(person="Yoshua Bengio")),
+        ("What is the most cited paper of Michael I. Jordan?", "most_cited", dict(person="Michael I. Jordan")),
+        ("Who does Luc Van Gool collaborate with?", "coauthors", dict(person="Luc Van Gool")),
+        ("coauthors of Eduard Hovy", "coauthors", dict(person="Eduard Hovy")),
+        ("What does Sergey Levine work on?", "author_topics", dict(person="Sergey Levine")),
+        ("research interests of Li Fei-Fei", "author_topics", dict(person="Li Fei-Fei")),
+        ("Who is Raquel Urtasun?", "author_profile", dict(person="Raquel Urtasun")),
+        ("researchers at Tsinghua working on knowledge graphs", "org_researchers",
+         dict(org="Tsinghua", topic="knowledge graphs")),
+        ("Researchers from Google Research working on reinforcement learning", "org_researchers",
+         dict(org="Google Research", topic="reinforcement learning")),
+        ("Tell me about Stanford University", "org_profile", dict(org="Stanford University")),
+        ("papers at ACL in 2005", "venue_papers", dict(venue="ACL", year_min=2005, year_max=2005)),
+        ("papers on machine translation at COLING 2000-2004", "venue_papers",
+         dict(venue="COLING", topic="machine translation", year_min=2000, year_max=2004)),
+        ("Tell me about EMNLP", "venue_profile", dict(venue="EMNLP")),
+        ("What is NAACL?", "venue_profile", dict(venue="NAACL")),
+        # Chinese: names and organisations pass through unchanged
+        ("周杰在CVPR 2020发表的论文", "author_papers", dict(person="周杰", venue="CVPR", year_min=2020, year_max=2020)),
+        ("Yoshua Bengio在NeurIPS上发表的论文", "author_papers", dict(person="Yoshua Bengio", venue="NeurIPS")),
+        ("Manning的论文", "author_papers", dict(person="Manning")),
+        ("李飞飞的研究方向", "author_topics", dict(person="李飞飞")),
+        ("谁是李飞飞", "author_profile", dict(person="李飞飞")),
+        ("清华大学有哪些研究知识图谱的学者？", "org_researchers", dict(org="清华大学", topic="知识图谱")),
+        ("介绍一下清华大学", "org_profile", dict(org="清华大学")),
+        ("介绍一下ACL", "venue_profile", dict(venue="ACL")),
+        ("2015年以来ACL的论文", "venue_papers", dict(venue="ACL", year_min=2015)),
+    ],
+)
+def test_parse_reads_shape_and_slots(text, shape, slots):
+    q = parse(text)
+    assert q is not None, text
+    assert q.shape == shape
+    for k, v in slots.items():
+        assert getattr(q, k) == v, (k, getattr(q, k))
+    assert classify(text) == "entity"
+    # every shape's plan is a valid workflow ending in the answer node
+    wf = validate(plan_for(q, text))
+    assert wf.output == "answer" and wf.node("answer").op == "synthesize_answer"
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("papers that cite BLEU", "papers"),
+        ("follow-up work to Attention Is All You Need", "papers"),
+        ("find papers on graph neural networks", "papers"),
+        ("graph neural networks for molecules", "papers"),
+        ("关于知识图谱的论文", "papers"),
+        ("Jian Pei", "unsure"),  # a person? a topic? ask
+        ("KDD", "unsure"),
+        ("", "unsure"),
+        ("???", "unsure"),
+        ("12345", "unsure"),
+        ("who works on dependency parsing?", "entity"),
+    ],
+)
+def test_classify(text, kind):
+    assert classify(text) == kind
+
+
+def test_years_relative_words():
+    assert (parse("papers by Ada Lovelace after 2010").year_min, parse("papers by Ada Lovelace after 2010").year_max) == (2011, None)
+    q = parse("papers by Ada Lovelace from 2012 to 2008")
+    assert (q.year_min, q.year_max) == (2008, 2012)
+    q = parse("Ada Lovelace在2010年之前的论文")
+    assert q.person == "Ada Lovelace" and q.year_max == 2009
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_is_classified_without_crashing(text):
+    assert classify(text) in ("entity", "papers", "unsure")
+    q = parse(text)
+    if q is not None:
+        validate(plan_for(q, text))
