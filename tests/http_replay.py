@@ -187,3 +187,20 @@ class ReplayServer:
             return agree + (5 if body is not None and i.body == body else 0)
 
         return max(candidates, key=score).reply  # max keeps the first of equal scores
+
+
+class SilentServer:
+    """A loopback port that accepts connections and never answers: a hung remote service."""
+
+    def __enter__(self) -> "SilentServer":
+        import socket
+
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(16)  # the kernel completes handshakes from the backlog; nobody reads
+        host, port = self._sock.getsockname()
+        self.url = f"http://{host}:{port}"
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._sock.close()

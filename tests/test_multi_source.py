@@ -17,7 +17,7 @@ from pilot.sources.base import BadRequest, NotSupported, SourceUnavailable
 from pilot.sources.factory import UnavailableSource, clear_probe_cache, open_source
 from pilot.sources.multi import MultiSource, fuse
 from pilot.sources.s2 import SemanticScholarSource
-from tests.http_replay import ReplayServer
+from tests.http_replay import ReplayServer, SilentServer
 from tests.test_aminer_source import DID, MACHINERY, PREFIX, TOKEN, add_aminer_fixtures
 
 S2_CASSETTES = (
@@ -189,6 +189,16 @@ async def test_factory_with_nothing_reachable_still_gives_a_source_that_says_wha
         with pytest.raises(SourceUnavailable) as err:
             await call
         assert "PILOT_CORPUS" in (err.value.hint or "")
+
+
+def test_factory_does_not_hang_on_a_silent_network(tmp_path):
+    with SilentServer() as silent:
+        settings = settings_for(silent.url, silent.url, tmp_path, aminer_token=None, connect_timeout_s=0.5)
+        started = time.monotonic()
+        source, notes = open_source(settings)
+        assert time.monotonic() - started < 4  # bounded by the probe's deadline, not by the server
+    assert isinstance(source, UnavailableSource)
+    assert any("Semantic Scholar unreachable" in n for n in notes)
 
 
 async def test_factory_probes_once_and_remembers_the_verdict(servers, tmp_path):

@@ -20,7 +20,7 @@ from pilot.models import SearchFilters
 from pilot.settings import Settings
 from pilot.sources.base import BadRequest, NotFound, RateLimited, SourceUnavailable
 from pilot.sources.s2 import SemanticScholarSource, parse_s2_id
-from tests.http_replay import Reply, ReplayServer
+from tests.http_replay import Reply, ReplayServer, SilentServer
 
 API_KEY = "test-s2-key-0123456789"
 
@@ -255,6 +255,15 @@ async def test_dead_port_fails_fast_with_a_hint(tmp_path):
     assert "PILOT_CORPUS" in (err.value.hint or "")
     assert time.monotonic() - started < 5  # a refused connection is not retried for minutes
     await s2.aclose()
+
+
+async def test_hung_server_times_out_as_unavailable(tmp_path):
+    with SilentServer() as silent:
+        settings = make_settings(silent.url, tmp_path).model_copy(update={"http_timeout_s": 0.5})
+        s2 = SemanticScholarSource(settings)
+        with pytest.raises(SourceUnavailable, match="did not answer in time"):
+            await s2.get_paper("CorpusId:470667")
+        await s2.aclose()
 
 
 async def test_api_key_is_never_logged(replay, caplog):

@@ -12,6 +12,7 @@ what to set.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,14 +62,25 @@ def probe(url: str, settings: Settings, *, headers: dict[str, str] | None = None
 
 
 def _probe_now(url: str, settings: Settings, headers: dict[str, str]) -> Probe:
-    timeout = httpx.Timeout(min(settings.connect_timeout_s * 2, 10.0), connect=settings.connect_timeout_s)
+    read_s = min(settings.connect_timeout_s * 2, 10.0)
+    timeout = httpx.Timeout(read_s, connect=settings.connect_timeout_s)
     started = time.monotonic()
-    try:
-        with httpx.Client(timeout=timeout) as client:
-            r = client.get(url, headers=headers)
-    except httpx.HTTPError as exc:
-        return Probe(False, f"{type(exc).__name__} after {time.monotonic() - started:.1f}s")
-    return Probe(True, f"HTTP {r.status_code}")
+    box: list[Probe] = []
+
+    def attempt() -> None:
+        try:
+            with httpx.Client(timeout=timeout) as client:
+                r = client.get(url, headers=headers)
+            box.append(Probe(True, f"HTTP {r.status_code}"))
+        except httpx.HTTPError as exc:
+            box.append(Probe(False, f"{type(exc).__name__} after {time.monotonic() - started:.1f}s"))
+
+    # The sync client's connect timeout does not cover DNS look-ups, which can stall for long on a
+    # dead network; a daemon thread with a hard deadline keeps the start-up bounded.
+    worker = threading.Thread(target=attempt, name="pilot-probe", daemon=True)
+    worker.start()
+    worker.join(settings.connect_timeout_s + read_s + 1.0)
+    return box[0] if box else Probe(False, f"no answer within {time.monotonic() - started:.1f}s")
 
 
 def clear_probe_cache() -> None:
@@ -124,7 +136,7 @@ def _open_local(settings: Settings, notes: list[str], progress: bool) -> Source 
     return None
 
 
-def _open_s2(settings: Settings, notes: list[str], do_probe: bool, have_local: bool) -> Source | None:
+def _open_s2(settings: Settings, notes: list[str], do_probe: bool, have_local: bool, cache: Cache) -> Source | None:
     if do_probe:
         verdict = probe(settings.s2_base_url.rstrip("/") + "/paper/search?query=test&limit=1&fields=title", settings)
         if not verdict.reachable:
@@ -135,10 +147,10 @@ def _open_s2(settings: Settings, notes: list[str], do_probe: bool, have_local: b
             return None
     from pilot.sources.s2 import SemanticScholarSource
 
-    return SemanticScholarSource(settings)
+    return SemanticScholarSource(settings, cache=cache)
 
 
-def _open_aminer(settings: Settings, notes: list[str], do_probe: bool) -> Source | None:
+def _open_aminer(settings: Settings, notes: list[str], do_probe: bool, cache: Cache) -> Source | None:
     if settings.aminer_token is None or not settings.aminer_token.get_secret_value().strip():
         notes.append("AMiner not used — set PILOT_AMINER_TOKEN to add it.")
         return None
@@ -149,7 +161,7 @@ def _open_aminer(settings: Settings, notes: list[str], do_probe: bool) -> Source
             return None
     from pilot.sources.aminer import AMinerSource
 
-    return AMinerSource(settings)
+    return AMinerSource(settings, cache=cache)
 
 
 def open_source(settings: Settings | None = None, *, do_probe: bool = True, progress: bool = True) -> tuple[Source, list[str]]:
@@ -161,11 +173,13 @@ def open_source(settings: Settings | None = None, *, do_probe: bool = True, prog
     if unknown:
         notes.append(f"Unknown source(s) in PILOT_SOURCES: {', '.join(unknown)} — use a comma list of s2, aminer, local (or auto).")
     opened: list[Source] = []
+    # One handle on the response cache, shared by the remote sources.
+    api_cache = Cache(settings.cache_dir, "api", ttl_s=settings.api_ttl_s, size_mb=settings.cache_size_mb)
     if "local" in names and (src := _open_local(settings, notes, progress)):
         opened.append(src)
-    if "s2" in names and (src := _open_s2(settings, notes, do_probe, have_local=bool(opened))):
+    if "s2" in names and (src := _open_s2(settings, notes, do_probe, bool(opened), api_cache)):
         opened.append(src)
-    if "aminer" in names and (src := _open_aminer(settings, notes, do_probe)):
+    if "aminer" in names and (src := _open_aminer(settings, notes, do_probe, api_cache)):
         opened.append(src)
     if not opened:
         wanted = ", ".join(n for n in names if n in KNOWN) or "none"
