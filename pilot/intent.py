@@ -88,8 +88,9 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
     for regex, kind in ((_CORPUS_ID_RE, "corpus_id"), (_DOI_RE, "doi"), (_S2_RE, "s2")):
         m = regex.search(text)
         if m:
-            value = m.group(1).rstrip(".,;)")
-            return value, kind, text.replace(m.group(0), " ")
+            value = m.group(1).rstrip(".,;)]")
+            # a quoted title next to the id is the same paper: its words must not count as the request's
+            return value, kind, _QUOTE_RE.sub(" ", text.replace(m.group(0), " "))
     m = _ARXIV_RE.search(text)
     if m and ("arxiv" in text.lower() or re.fullmatch(r"\s*\d{4}\.\d{4,5}(v\d+)?\s*", text)):
         return m.group(1), "arxiv", text.replace(m.group(0), " ")

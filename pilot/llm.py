@@ -7,11 +7,12 @@ failure so the caller falls back to its deterministic path (and tells the user w
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
 import re
-from typing import Any, TypeVar
+from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -25,6 +26,16 @@ T = TypeVar("T", bound=BaseModel)
 
 class LLMError(Exception):
     """The model could not give a usable answer (unreachable, rate-limited, garbage, invalid)."""
+
+
+class LLMRateLimited(LLMError):
+    """Still rate-limited after the retries."""
+
+
+def _is_rate_limit(exc: BaseException) -> bool:
+    # litellm maps every provider's 429 to RateLimitError; match by name so a litellm reshuffle of its
+    # exception modules cannot turn a retryable error into a fatal one
+    return any(c.__name__ == "RateLimitError" for c in type(exc).__mro__)
 
 
 def _extract_json(text: str) -> Any:
@@ -58,13 +69,16 @@ class LLM:
         timeout_s: float = 60.0,
         num_retries: int = 2,
         mock_response: Any = None,
+        backoff_s: float = 1.0,
     ):
         self.model = model
         self.api_base = api_base
         self._api_key = api_key
         self.timeout_s = timeout_s
-        self.num_retries = num_retries
+        self.num_retries = num_retries  # retries on rate limits only; other failures fall back at once
+        self.backoff_s = backoff_s
         self.mock_response = mock_response
+        self.calls = 0  # requests sent (incl. retries), for run records
 
     def __repr__(self) -> str:  # never show the key
         return f"LLM(model={self.model!r}, api_base={self.api_base!r})"
@@ -84,24 +98,56 @@ class LLM:
             # llama.cpp's server rejects OpenAI's json_schema format but accepts json_object + schema.
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
         kwargs.update(extra)
-        try:
-            resp = await litellm.acompletion(num_retries=self.num_retries, **kwargs)
-        except Exception as exc:  # litellm maps provider errors to its own classes; all mean "no answer"
-            raise LLMError(f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+        # one mock per request even across retries (a list mock scripts the sequence of replies)
+        mocks = kwargs.pop("mock_response", None)
+        attempt = 0
+        while True:
+            self.calls += 1
+            if mocks is not None:
+                kwargs["mock_response"] = mocks
+            try:
+                resp = await litellm.acompletion(num_retries=0, **kwargs)
+                break
+            except Exception as exc:  # litellm maps provider errors to its own classes; all mean "no answer"
+                if _is_rate_limit(exc) and attempt < self.num_retries:
+                    await asyncio.sleep(self.backoff_s * (2**attempt))
+                    attempt += 1
+                    if isinstance(self.mock_response, list) and self.mock_response:
+                        mocks = self.mock_response.pop(0)
+                    continue
+                cls = LLMRateLimited if _is_rate_limit(exc) else LLMError
+                raise cls(f"{type(exc).__name__}: {str(exc)[:200]}") from exc
         try:
             return resp.choices[0].message.content or ""
         except (AttributeError, IndexError) as exc:
             raise LLMError("the model returned no message") from exc
 
-    async def json(self, system: str, user: str, model: type[T], repair: int = 1) -> T:
-        """Ask for a JSON object matching ``model``; on invalid output, show the error and ask again once."""
+    async def json(
+        self,
+        system: str,
+        user: str,
+        model: type[T],
+        repair: int = 1,
+        check: Callable[[T], list[str]] | None = None,
+        schema: dict | None = None,
+    ) -> T:
+        """Ask for a JSON object matching ``model``; on invalid output, show the error and ask again.
+
+        ``repair`` = how many corrective rounds follow the first answer. ``check`` adds semantic validation
+        beyond the schema (e.g. "the workflow has a cycle"): it returns problems, which are fed back the
+        same way as parse errors.
+        """
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        schema = model.model_json_schema()
+        schema = schema or model.model_json_schema()
         last_error = ""
         for attempt in range(repair + 1):
             text = await self.complete(messages, schema=schema)
             try:
-                return model.model_validate(_extract_json(text))
+                value = model.model_validate(_extract_json(text))
+                problems = check(value) if check is not None else []
+                if not problems:
+                    return value
+                raise LLMError("; ".join(problems))
             except (LLMError, ValidationError) as exc:
                 last_error = str(exc)[:500]
                 log.info("LLM reply rejected (attempt %d): %s", attempt + 1, last_error)

@@ -1,0 +1,83 @@
+"""The LLM path of the clarifier: the model phrases this turn's question, the data still decides.
+
+The deterministic policy chooses whether to ask and which slot (its entropy criterion needs no model);
+the model gets that slot, the request, the anchor and a summary of the candidate set, and writes the
+question and 3–5 options in the ``Question`` schema. The reply is validated (schema, 3–5 distinct
+options, ``sets`` naming real intent fields with valid values), repaired once, and otherwise replaced
+by the deterministic question with a note saying why.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from clarifier.question import Question
+from pilot.llm import LLM, LLMError
+from pilot.models import Intent, Paper
+
+SYSTEM = (
+    "You help a researcher narrow a literature search with ONE multiple-choice question. "
+    "Reply with only a JSON object: "
+    '{"slot": "<slot>", "text": "<the question>", "options": [{"label": "<short button text>", "sets": {<intent field>: <value>}}, ...]}. '
+    "Give 3 to 5 options with distinct labels; one option may be a 'no preference' choice with empty sets. "
+    "Intent fields you may set: direction (predecessor|successor|sibling|benchmark|survey), facet (background|method|result), "
+    "year_min, year_max (integers), venues (list of names), topic_terms (list of words), resource_types (list), "
+    "recency (seminal|recent|any), k (integer)."
+)
+
+
+def option_problems(question: Question, slot: str | None = None) -> list[str]:
+    """Semantic checks the schema cannot express: every option's ``sets`` must make a valid intent."""
+    problems: list[str] = []
+    if slot and question.slot != slot:
+        problems.append(f"the question must be about slot {slot!r}, not {question.slot!r}")
+    base = Intent().model_dump()
+    for i, opt in enumerate(question.options, 1):
+        unknown = [k for k in opt.sets if k not in Intent.model_fields or k in ("kind", "request", "notes", "anchor_id")]
+        if unknown:
+            problems.append(f"option {i} sets unknown field(s) {unknown}")
+            continue
+        try:
+            Intent.model_validate({**base, **opt.sets})
+        except ValueError as exc:
+            problems.append(f"option {i} sets invalid values: {str(exc).splitlines()[0][:150]}")
+    return problems
+
+
+def candidate_summary(candidates: list[Paper], limit: int = 12) -> dict[str, Any]:
+    years = sorted(p.year for p in candidates if p.year)
+    return {
+        "n": len(candidates),
+        "years": [years[0], years[len(years) // 2], years[-1]] if years else [],
+        "venues": Counter(p.venue for p in candidates if p.venue).most_common(6),
+        "sample_titles": [p.title for p in candidates[:limit]],
+    }
+
+
+async def llm_question(
+    llm: LLM,
+    intent: Intent,
+    anchor: Paper | None,
+    candidates: list[Paper],
+    fallback: Question,
+) -> tuple[Question, list[str]]:
+    """(question, notes). Falls back to ``fallback`` (the deterministic question) when the model fails."""
+    user = json.dumps(
+        {
+            "ask_about_slot": fallback.slot,
+            "request": intent.request,
+            "anchor": {"title": anchor.title, "year": anchor.year, "venue": anchor.venue} if anchor else None,
+            "intent_so_far": intent.model_dump(exclude_defaults=True, exclude={"request", "notes"}),
+            "candidates": candidate_summary(candidates),
+            "example_question": fallback.model_dump(),
+        },
+        ensure_ascii=False,
+        default=str,
+    )
+    try:
+        q = await llm.json(SYSTEM, user, Question, repair=1, check=lambda q: option_problems(q, fallback.slot))
+    except LLMError as exc:
+        return fallback, [f"LLM question unavailable ({exc}); asked the data-driven question instead"]
+    return q, []

@@ -1,0 +1,558 @@
+"""One conversation: anchor, request, dialogue, intent, workflow versions, last results.
+
+    session = Session(runtime)
+    reply = await session.user_says('Show me work that came after "Bleu: …" and used its ideas.')
+    while reply.question:                       # one question per turn, 3–5 options + free text
+        reply = await session.choose(0)         # or: await session.user_says("only after 2008")
+    reply.results                               # ranked papers with evidence
+    reply = await session.user_says("only after 2008")   # feedback -> workflow edit -> new version -> re-run
+
+The session is a pydantic model: ``model_dump_json()`` saves it, ``Session.restore(json, runtime)``
+brings it back. The runtime (sources, models, caches) is never serialised. No method raises for user
+input: problems come back as ``Reply.error`` in plain words, fallbacks as ``Reply.notes``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from clarifier.llm_questions import llm_question
+from clarifier.policy import apply_answer, interpret_answer, next_question, option_updates, venue_label
+from clarifier.question import Option, Question
+from pilot.intent import ParsedRequest, apply_updates, parse_request
+from pilot.models import Answer, Intent, Paper, RankedPaper, normalize_title
+from pilot.runtime import Runtime
+from pilot.sources.base import SourceError
+from workflows.diff import diff as workflow_diff
+from workflows.edit import apply_edit, describe_edit
+from workflows.inducer import induce
+from workflows.model import RunTrace, Workflow
+from workflows.refine import Refinement, rate as rate_paper, refine, refine_llm
+from workflows.validate import WorkflowError, validate
+
+log = logging.getLogger(__name__)
+
+Phase = Literal["start", "anchor", "clarify", "results", "answer"]
+CANDIDATE_LIMIT = 150
+_ID_KINDS = ("corpus_id", "doi", "arxiv", "s2")
+DIRECTION_WORDS = {
+    "predecessor": "earlier work it builds on",
+    "successor": "later work that builds on it",
+    "sibling": "similar papers",
+    "benchmark": "datasets and benchmarks for its problem",
+    "survey": "surveys covering its area",
+}
+
+
+class WorkflowVersion(BaseModel):
+    version: int
+    workflow: Workflow
+    reason: str
+    diff: list[str] = Field(default_factory=list, description="human-readable changes vs the previous version")
+
+
+class NodeRun(BaseModel):
+    """What the inspector shows after "run this node"."""
+
+    node_id: str
+    op: str
+    status: str
+    seconds: float = 0.0
+    cache_hit: bool = False
+    error: str | None = None
+    note: str | None = None
+    inputs: dict[str, str] = Field(default_factory=dict, description="producer node -> short description of its value")
+    n_out: int = 0
+    output_preview: list[str] = Field(default_factory=list)
+
+
+class Reply(BaseModel):
+    message: str
+    question: Question | None = None
+    candidates: list[Paper] = Field(default_factory=list)
+    results: list[RankedPaper] = Field(default_factory=list)
+    answer: Answer | None = None
+    workflow: Workflow | None = None
+    trace: RunTrace | None = None
+    diff: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+def _preview(value: Any, n: int = 5) -> tuple[int, list[str]]:
+    if isinstance(value, list):
+        out = []
+        for v in value[:n]:
+            if isinstance(v, RankedPaper):
+                out.append(f"{v.paper.title} ({v.paper.year or '?'}) score={v.score:.3f}")
+            elif isinstance(v, Paper):
+                out.append(f"{v.title} ({v.year or '?'})")
+            else:
+                out.append(str(getattr(v, "name", v))[:200])
+        return len(value), out
+    if value is None:
+        return 0, []
+    text = getattr(value, "answer", None) or str(value)
+    return 1, [str(text)[:500]]
+
+
+def _paper_label(p: Paper) -> str:
+    meta = ", ".join(str(x) for x in (p.year, venue_label(p)) if x)
+    return f"{p.title} ({meta})" if meta else p.title
+
+
+def _near_exact(query: str, title: str) -> bool:
+    q, t = normalize_title(query), normalize_title(title)
+    if not q or not t:
+        return False
+    if q == t:
+        return True
+    return difflib.SequenceMatcher(None, q, t).ratio() >= 0.92
+
+
+def _id_matches(query: str, paper: Paper) -> bool:
+    q = query.strip().lower()
+    values = {paper.id.lower(), paper.id.split(":", 1)[-1].lower(), *(str(v).lower() for v in paper.external_ids.values())}
+    return q in values or q.split(":", 1)[-1] in values
+
+
+class Session(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    phase: Phase = "start"
+    anchor: Paper | None = None
+    anchor_candidates: list[Paper] = Field(default_factory=list)
+    request: str = ""
+    history: list[dict] = Field(default_factory=list)
+    intent: Intent = Field(default_factory=Intent)
+    question: Question | None = None
+    asked: list[str] = Field(default_factory=list)
+    turns: int = 0
+    versions: list[WorkflowVersion] = Field(default_factory=list)
+    current_version: int = -1
+    results: list[RankedPaper] = Field(default_factory=list)
+    answer: Answer | None = None
+    kept_ids: list[str] = Field(default_factory=list)
+
+    _runtime: Runtime = PrivateAttr()
+    _last_run: Any = PrivateAttr(default=None)
+    _candidates: dict[str, list[Paper]] = PrivateAttr(default_factory=dict)
+
+    def __init__(self, runtime: Runtime, **data: Any):
+        super().__init__(**data)
+        self._runtime = runtime
+
+    @classmethod
+    def restore(cls, data: str | bytes | dict, runtime: Runtime) -> "Session":
+        payload = json.loads(data) if isinstance(data, (str, bytes)) else dict(data)
+        return cls(runtime, **payload)
+
+    # --- state ------------------------------------------------------------------------------------
+    @property
+    def runtime(self) -> Runtime:
+        return self._runtime
+
+    @property
+    def workflow(self) -> Workflow | None:
+        if 0 <= self.current_version < len(self.versions):
+            return self.versions[self.current_version].workflow
+        return None
+
+    @property
+    def last_run(self) -> Any:
+        return self._last_run
+
+    def keep(self, paper_ids: list[str]) -> None:
+        self.kept_ids = list(dict.fromkeys([*self.kept_ids, *paper_ids]))
+
+    def _say(self, role: str, content: str) -> None:
+        self.history.append({"role": role, "content": content})
+
+    def _reply(self, message: str, **kw: Any) -> Reply:
+        self._say("assistant", message)
+        return Reply(message=message, **kw)
+
+    def _error(self, message: str, notes: list[str] | None = None) -> Reply:
+        self._say("assistant", message)
+        return Reply(message=message, error=message, notes=notes or [], workflow=self.workflow, results=self.results)
+
+    def _known_venues(self) -> list[str]:
+        venues = [venue_label(p) for ps in self._candidates.values() for p in ps]
+        return sorted({v for v in venues if v})
+
+    # --- the conversation ---------------------------------------------------------------------------
+    async def user_says(self, text: str) -> Reply:
+        text = " ".join((text or "").split())
+        if not text:
+            return self._error("Please type a request, e.g. a paper title in quotes and what you are looking for.")
+        self._say("user", text)
+        try:
+            if self.phase in ("start", "answer"):
+                return await self._first_message(text)
+            if self.phase == "anchor":
+                return await self._anchor_text(text)
+            if self.phase == "clarify" and self.question is not None:
+                return await self._answer_text(text)
+            if self.phase == "results":
+                parsed = parse_request(text)
+                if parsed.anchor_kind in ("title", *_ID_KINDS) and parsed.intent.direction:
+                    self._reset()
+                    return await self._first_message(text)
+                return await self._feedback(text)
+            return await self._first_message(text)
+        except Exception as exc:  # a bug must not kill the conversation; say what happened
+            log.exception("turn failed")
+            return self._error(f"Something went wrong in this turn ({type(exc).__name__}: {exc}). Please try again.")
+
+    async def choose(self, option_index: int) -> Reply:
+        q = self.question
+        if q is None:
+            return self._error("There is no open question to choose an option for.")
+        try:
+            updates = option_updates(q, int(option_index))
+        except (IndexError, ValueError) as exc:
+            return self._error(str(exc))
+        self._say("user", q.options[int(option_index)].label)
+        try:
+            if q.slot == "anchor":
+                return await self._anchor_chosen(updates.get("anchor_id"))
+            self.intent = apply_answer(self.intent, updates)
+            self.question = None
+            return await self._clarify_or_search([])
+        except Exception as exc:
+            log.exception("choose failed")
+            return self._error(f"Something went wrong in this turn ({type(exc).__name__}: {exc}). Please try again.")
+
+    async def search_now(self) -> Reply:
+        if self.anchor is None and not self.request:
+            return self._error("Tell me first which paper (or topic) to start from.")
+        self.question = None
+        return await self._search([])
+
+    async def rate(self, paper_id: str, up: bool) -> Reply:
+        if self.workflow is None:
+            return self._error("There are no results to rate yet.")
+        ref = rate_paper(self.workflow, self.intent, paper_id, up)
+        self._say("user", f"{'👍' if up else '👎'} {paper_id}")
+        return await self._apply_refinement(ref)
+
+    async def edit(self, edit: Any) -> Reply:
+        if self.workflow is None:
+            return self._error("There is no workflow to edit yet.")
+        try:
+            new = apply_edit(self.workflow, edit)
+            reason = f"your edit: {describe_edit(edit)}"
+        except WorkflowError as exc:
+            return self._error(f"That edit was not applied: {exc}")
+        self._push(new, reason)
+        return await self._run([])
+
+    async def load_workflow(self, workflow: Workflow | dict | str) -> Reply:
+        try:
+            wf = workflow if isinstance(workflow, Workflow) else (
+                Workflow.model_validate_json(workflow) if isinstance(workflow, str) else Workflow.model_validate(workflow)
+            )
+            validate(wf, context="cannot load the workflow")
+        except (WorkflowError, ValueError) as exc:
+            return self._error(f"That workflow cannot run: {exc}")
+        self.question = None
+        self._push(wf, f"loaded workflow {wf.name or ''}".strip())
+        return await self._run([])
+
+    async def undo(self) -> Reply:
+        if self.current_version <= 0:
+            return self._error("There is no earlier version to go back to.")
+        before = self.workflow
+        self.current_version -= 1
+        assert before is not None and self.workflow is not None
+        lines = workflow_diff(before, self.workflow).summary()
+        reply = await self._run([f"back to version {self.versions[self.current_version].version}"])
+        reply.diff = lines
+        return reply
+
+    async def run_node(self, node_id: str) -> NodeRun:
+        from workflows.executor import run_node as exec_run_node
+
+        wf = self.workflow
+        if wf is None or not wf.has_node(node_id):
+            return NodeRun(node_id=node_id, op="?", status="failed", error=f"there is no node {node_id!r} in the current workflow")
+        values = self._last_run.values if self._last_run is not None else {}
+        node = wf.node(node_id)
+        try:
+            outcome = await exec_run_node(wf, node_id, self._runtime.context(), values, self._runtime.node_cache,
+                                          self._runtime.settings.node_timeout_s)
+        except WorkflowError as exc:
+            return NodeRun(node_id=node_id, op=node.op, status="failed", error=str(exc))
+        inputs = {e.source: f"{_preview(values.get(e.source))[0]} item(s) on port {e.port}" for e in wf.inputs_of(node_id)}
+        n, prev = _preview(outcome.value)
+        t = outcome.trace
+        return NodeRun(node_id=node_id, op=node.op, status=t.status, seconds=t.seconds, cache_hit=t.status == "cached",
+                       error=t.error, note=t.note, inputs=inputs, n_out=n, output_preview=prev)
+
+    # --- first message: entity question, or anchor + direction ----------------------------------------
+    def _reset(self) -> None:
+        keep = {"id", "history", "kept_ids"}
+        fresh = Session(self._runtime)
+        for name in type(self).model_fields:
+            if name not in keep:
+                setattr(self, name, getattr(fresh, name))
+        self._candidates = {}
+        self._last_run = None
+
+    async def _first_message(self, text: str) -> Reply:
+        if self.phase == "answer":
+            self._reset()
+        parsed = parse_request(text)
+        if parsed.anchor_kind not in _ID_KINDS and self._is_entity_question(text):
+            return await self._entity(text)
+        self.request = text
+        self.intent = parsed.intent
+        if parsed.anchor_kind == "none":
+            return self._error("Please name a paper (its title in quotes, a DOI or an id) and what you are looking for.")
+        return await self._resolve_anchor(parsed)
+
+    def _is_entity_question(self, text: str) -> bool:
+        try:
+            from pilot.kg import classify
+        except ImportError:
+            return False
+        try:
+            return classify(text) == "entity"
+        except Exception:  # a classifier bug must not block paper search
+            log.warning("entity classifier failed", exc_info=True)
+            return False
+
+    async def _entity(self, text: str) -> Reply:
+        from pilot.kg import answer_question
+
+        self.request = text
+        self.intent = Intent(kind="entity", request=text)
+        wf, run, answer = await answer_question(text, self._runtime)
+        self._last_run = run
+        self.answer = answer
+        self.phase = "answer"
+        notes: list[str] = []
+        if wf.nodes:
+            self._push(wf, "plan for your question")
+        if run.errors:
+            notes += [f"{n}: {e}" for n, e in run.errors.items()]
+        return self._reply(answer.answer, answer=answer, workflow=wf if wf.nodes else None, trace=run.trace,
+                           notes=notes)
+
+    async def _resolve_anchor(self, parsed: ParsedRequest) -> Reply:
+        src = self._runtime.source
+        try:
+            found = await src.match_paper(parsed.anchor_query, limit=5)
+        except SourceError as exc:
+            found = []
+            note = f"Could not look up the paper ({exc.message})."
+            if parsed.anchor_kind in _ID_KINDS:
+                return self._error(note + (f" {exc.hint}" if exc.hint else ""))
+            return await self._no_anchor([note])
+        if parsed.anchor_kind in _ID_KINDS:
+            hit = next((p for p in found if _id_matches(parsed.anchor_query, p)), None)
+            if hit is None:
+                return self._error(f"I could not find a paper with the id {parsed.anchor_query!r} in the source.")
+            return await self._anchor_chosen_paper(hit, [])
+        exact = [p for p in found if _near_exact(parsed.anchor_query, p.title)]
+        if exact:
+            return await self._anchor_chosen_paper(exact[0], [])
+        if not found:
+            return await self._no_anchor([f"No paper matches {parsed.anchor_query!r}; searching by your words instead."])
+        if len(found) == 1:
+            return await self._anchor_chosen_paper(found[0], [f"I took “{found[0].title}” as the paper you mean."])
+        return self._ask_anchor(found[:4], parsed.anchor_query)
+
+    def _ask_anchor(self, papers: list[Paper], query: str) -> Reply:
+        options, seen = [], set()
+        for p in papers:
+            label = _paper_label(p)
+            if label.lower() in seen:
+                label = f"{label} [{p.id}]"
+            seen.add(label.lower())
+            options.append(Option(label=label, sets={"anchor_id": p.id}))
+        options.append(Option(label="None of these — search by my words", sets={}))
+        self.anchor_candidates = papers
+        self.question = Question(slot="anchor", text=f"Which paper do you mean by “{query}”?", options=options)
+        self.phase = "anchor"
+        return self._reply(self.question.text, question=self.question, candidates=papers)
+
+    async def _anchor_text(self, text: str) -> Reply:
+        assert self.question is not None
+        from clarifier.policy import match_option
+
+        idx = match_option(self.question, text)
+        if idx is not None:
+            return await self._anchor_chosen(self.question.options[idx].sets.get("anchor_id"))
+        parsed = parse_request(text)
+        self.intent = apply_updates(self.intent, {k: v for k, v in parsed.intent.model_dump(exclude_defaults=True).items()
+                                                   if k not in ("request", "notes")})
+        return await self._resolve_anchor(parsed)
+
+    async def _anchor_chosen(self, anchor_id: str | None) -> Reply:
+        self.question = None
+        if not anchor_id:
+            return await self._no_anchor(["Searching by your words, without an anchor paper."])
+        paper = next((p for p in self.anchor_candidates if p.id == anchor_id), None)
+        if paper is None:
+            try:
+                paper = await self._runtime.source.get_paper(anchor_id)
+            except SourceError as exc:
+                return self._error(f"Could not load that paper: {exc.message}")
+        return await self._anchor_chosen_paper(paper, [])
+
+    async def _anchor_chosen_paper(self, paper: Paper, notes: list[str]) -> Reply:
+        self.anchor = paper
+        self.anchor_candidates = []
+        self.intent = apply_updates(self.intent, {"anchor_id": paper.id})
+        self.phase = "clarify"
+        return await self._clarify_or_search(notes)
+
+    async def _no_anchor(self, notes: list[str]) -> Reply:
+        self.anchor = None
+        self.anchor_candidates = []
+        self.phase = "clarify"
+        return await self._clarify_or_search(notes)
+
+    # --- clarification ----------------------------------------------------------------------------------
+    async def _candidate_set(self, notes: list[str]) -> list[Paper]:
+        """A cheap candidate set for the anchor + direction; the clarifier's options come from it."""
+        key = f"{self.anchor.id if self.anchor else self.request}|{self.intent.direction}"
+        if key not in self._candidates:
+            self._candidates[key] = await self._fetch_candidates(notes)
+        cands = self._candidates[key]
+        f = self.intent.filters()
+        f.venue = None  # venues are matched by acronym below, not by substring of the long names
+        out = [p for p in cands if f.accepts(p)]
+        if self.intent.venues:
+            wanted = {v.lower() for v in self.intent.venues}
+            out = [p for p in out if (venue_label(p) or "").lower() in wanted or any(w in (p.venue or "").lower() for w in wanted)]
+        return out
+
+    async def _fetch_candidates(self, notes: list[str]) -> list[Paper]:
+        src, a, d = self._runtime.source, self.anchor, self.intent.direction
+        papers: list[Paper] = []
+        try:
+            if a is None:
+                return [h.paper for h in await src.search_papers(self.request, limit=CANDIDATE_LIMIT)]
+            if d == "successor":
+                papers = await src.citations(a.id, limit=CANDIDATE_LIMIT * 2)
+            elif d == "predecessor":
+                try:
+                    papers = await src.references(a.id, limit=CANDIDATE_LIMIT)
+                except SourceError:
+                    papers = []
+            if len(papers) < 20:
+                hits = await src.search_papers(a.text, limit=CANDIDATE_LIMIT)
+                papers += [h.paper for h in hits]
+        except SourceError as exc:
+            notes.append(f"Could not gather candidates for the questions ({exc.message}).")
+        if a is not None:
+            papers = [p for p in papers if p.id != a.id]
+            if d == "predecessor" and a.year:
+                papers = [p for p in papers if not p.year or p.year <= a.year]
+            elif d == "successor" and a.year:
+                papers = [p for p in papers if not p.year or p.year >= a.year]
+        return list({p.id: p for p in papers}.values())
+
+    async def _answer_text(self, text: str) -> Reply:
+        q = self.question
+        assert q is not None
+        updates = interpret_answer(q, text, self._known_venues())
+        self.intent = apply_answer(self.intent, updates, text)
+        self.question = None
+        notes = [] if updates else [f"I kept “{text}” as a note; it did not change a search setting."]
+        return await self._clarify_or_search(notes)
+
+    async def _clarify_or_search(self, notes: list[str]) -> Reply:
+        max_turns = self._runtime.settings.max_turns
+        cands = await self._candidate_set(notes) if self.turns < max_turns else []
+        decision = next_question(self.intent, cands, self.asked, self.turns, max_turns, self.anchor)
+        if decision.question is None:
+            return await self._search(notes + [f"Searching now: {decision.reason}."])
+        q = decision.question
+        if self._runtime.llm is not None:
+            q, more = await llm_question(self._runtime.llm, self.intent, self.anchor, cands, q)
+            notes = notes + more
+        self.question = q
+        self.asked.append(q.slot)
+        self.turns += 1
+        self.phase = "clarify"
+        return self._reply(q.text, question=q, notes=notes)
+
+    # --- workflows and runs -----------------------------------------------------------------------------
+    def _push(self, wf: Workflow, reason: str) -> WorkflowVersion:
+        prev = self.workflow
+        lines = workflow_diff(prev, wf).summary() if prev is not None else []
+        v = WorkflowVersion(version=len(self.versions) + 1, workflow=wf, reason=reason, diff=lines)
+        self.versions.append(v)
+        self.current_version = len(self.versions) - 1
+        return v
+
+    async def _search(self, notes: list[str]) -> Reply:
+        self.question = None
+        anchor_query = self.anchor.id if self.anchor else ""
+        induction = await induce(self.intent, anchor_query, self._runtime.llm, self.request)
+        what = DIRECTION_WORDS.get(self.intent.direction or "", "related papers")
+        self._push(induction.workflow, f"{induction.origin} workflow for {what}")
+        return await self._run(notes + induction.notes)
+
+    async def _feedback(self, text: str) -> Reply:
+        if self.workflow is None:
+            return await self._first_message(text)
+        venues = self._known_venues()
+        if self._runtime.llm is not None:
+            ref = await refine_llm(self._runtime.llm, self.workflow, self.intent, text, self.results, venues)
+        else:
+            ref = refine(self.workflow, self.intent, text, self.results, known_venues=venues)
+        return await self._apply_refinement(ref)
+
+    async def _apply_refinement(self, ref: Refinement) -> Reply:
+        if not ref.changed:
+            return self._reply(" ".join(ref.notes) or "Nothing to change.", results=self.results, workflow=self.workflow,
+                               notes=ref.notes)
+        self.intent = ref.intent
+        self._push(ref.workflow, ref.reason)
+        return await self._run(ref.notes)
+
+    async def _run(self, notes: list[str]) -> Reply:
+        from workflows.executor import execute
+
+        wf = self.workflow
+        assert wf is not None
+        rt = self._runtime
+        version = self.versions[self.current_version]
+        try:
+            run = await execute(wf, rt.context(), rt.node_cache, rt.settings.node_timeout_s)
+        except WorkflowError as exc:  # validated before; kept so a bug is a message, not a crash
+            return self._error(f"The workflow cannot run: {exc}", notes)
+        self._last_run = run
+        notes = list(notes) + [f"step {n} failed: {e}" for n, e in run.errors.items()]
+        out = run.output
+        error = None
+        if isinstance(out, Answer):
+            self.answer = out
+            self.results = []
+        elif isinstance(out, list):
+            anchor_id = self.anchor.id if self.anchor else None
+            self.results = [r for r in out if isinstance(r, RankedPaper) and r.paper.id != anchor_id]
+        else:
+            self.results = []
+            error = "The search did not produce results: " + ("; ".join(run.errors.values()) or "the output step did not run")
+        self.phase = "results"
+        what = DIRECTION_WORDS.get(self.intent.direction or "", "related papers")
+        about = f" for “{self.anchor.title}”" if self.anchor else ""
+        message = (
+            f"Found {len(self.results)} papers — {what}{about} (workflow v{version.version}: {version.reason})."
+            if error is None else error
+        )
+        self._say("assistant", message)
+        return Reply(message=message, results=self.results, answer=self.answer if isinstance(out, Answer) else None,
+                     workflow=wf, trace=run.trace, diff=version.diff, notes=notes, error=error)

@@ -1,0 +1,112 @@
+"""The multi-turn loop on the corpus slice: request -> questions -> workflow -> results -> feedback."""
+
+from __future__ import annotations
+
+import pytest
+
+from pilot.runtime import Runtime
+from pilot.session import Session
+from pilot.settings import Settings
+from workflows.model import ModifyNode
+
+BLEU = "acl:P02-1040"
+BLEU_TITLE = "Bleu: A Method For Automatic Evaluation Of Machine Translation"
+
+
+@pytest.fixture(scope="module")
+def runtime(local_source, tmp_path_factory) -> Runtime:
+    return Runtime.for_source(local_source, Settings(cache_dir=tmp_path_factory.mktemp("cache"), max_turns=4))
+
+
+async def test_scripted_session_question_answer_results_then_only_after_2008(runtime):
+    s = Session(runtime)
+    reply = await s.user_says(f'Show me work that came after "{BLEU_TITLE}" and used its ideas.')
+    assert reply.error is None
+    assert s.anchor is not None and s.anchor.id == BLEU and s.intent.direction == "successor"
+    # one question, 3–5 options, each setting intent fields
+    q = reply.question
+    assert q is not None and 3 <= len(q.options) <= 5 and q.slot != "direction"
+    # answer: the last option is always "no preference"; then skip the rest
+    reply = await s.choose(len(q.options) - 1)
+    assert reply.error is None
+    reply = await s.search_now()
+    assert reply.error is None and reply.workflow is not None and len(reply.results) > 10
+    first_ids = [r.paper.id for r in reply.results]
+    assert BLEU not in first_ids
+    assert all(r.evidence.nodes for r in reply.results)  # every result says which node brought it in
+    assert any((r.paper.year or 0) < 2008 for r in reply.results)  # so the feedback has something to remove
+
+    reply = await s.user_says("only after 2008")
+    assert reply.error is None
+    assert s.workflow.node("filter").params["year_min"] == 2009
+    assert any("filter" in line and "year_min" in line for line in reply.diff)
+    assert len(s.versions) == 2 and s.versions[-1].diff == reply.diff
+    assert reply.results and all(r.paper.year is not None and r.paper.year >= 2008 for r in reply.results)
+    assert [r.paper.id for r in reply.results] != first_ids
+
+    # the trace shows that only the filter and what follows it ran again
+    statuses = {t.node_id: t.status for t in reply.trace.nodes}
+    assert statuses["citers"] == "cached" and statuses["filter"] == "ok"
+
+    # undo goes back to version 1 and its results
+    back = await s.undo()
+    assert back.error is None and [r.paper.id for r in back.results] == first_ids
+
+
+async def test_session_round_trips_through_json(runtime):
+    s = Session(runtime)
+    await s.user_says(f'Find papers similar to "{BLEU_TITLE}".')
+    assert s.question is not None and s.question.slot == "facet"
+    saved = s.model_dump_json()
+    r = Session.restore(saved, runtime)
+    assert r.model_dump() == s.model_dump()
+    reply = await r.choose(1)  # "its method" -> next question or results, on the restored session
+    assert reply.error is None and r.intent.facet == "method"
+
+
+async def test_ambiguous_title_asks_did_you_mean_and_the_choice_sets_the_anchor(runtime):
+    s = Session(runtime)
+    reply = await s.user_says('What later papers cite or extend "machine translation evaluation"?')
+    assert reply.question is not None and reply.question.slot == "anchor"
+    assert 2 <= len(reply.candidates) <= 4 and len(reply.question.options) == len(reply.candidates) + 1
+    pick = reply.candidates[0]
+    reply = await s.choose(0)
+    assert s.anchor.id == pick.id and reply.error is None
+
+
+async def test_corpus_id_anchor_and_unknown_id(runtime):
+    s = Session(runtime)
+    reply = await s.user_says(f"Who has built on {BLEU}?")
+    assert s.anchor.id == BLEU and reply.error is None
+    bad = Session(runtime)
+    reply = await bad.user_says("Who has built on acl:X99-9999?")
+    assert reply.error and "acl:X99-9999" in reply.error
+
+
+async def test_turn_limit_then_results_and_bad_input_is_a_message(runtime):
+    s = Session(runtime.with_source(runtime.source))
+    s.runtime.settings.max_turns  # noqa: B018 — settings shared, not mutated here
+    reply = await s.user_says(f'Papers related to "{BLEU_TITLE}"')  # no direction words -> asked first
+    assert reply.question.slot == "direction"
+    n = 0
+    while reply.question is not None:
+        reply = await s.choose(0)
+        n += 1
+    assert n <= runtime.settings.max_turns and reply.results
+    assert (await s.choose(7)).error  # no open question
+    assert (await s.user_says("   ")).error
+    assert (await s.edit(ModifyNode(node_id="nope", params={}))).error
+    assert s.results  # errors leave the results in place
+
+
+async def test_thumbs_and_edit_create_versions(runtime):
+    s = Session(runtime)
+    await s.user_says(f"Who has built on {BLEU}?")
+    reply = await s.search_now()
+    top = reply.results[0].paper.id
+    reply = await s.rate(top, up=False)
+    assert top not in [r.paper.id for r in reply.results] and "exclude_ids" in " ".join(reply.diff)
+    reply = await s.edit(ModifyNode(node_id="top", params={"k": 5}))
+    assert len(reply.results) == 5 and s.versions[-1].reason.startswith("your edit")
+    node = await s.run_node("filter")
+    assert node.status in ("ok", "cached") and node.n_out > 0 and node.output_preview

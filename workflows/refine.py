@@ -1,0 +1,370 @@
+"""Feedback -> edits of the workflow. Free text ("too broad", "only after 2015", "only EMNLP",
+"more like #3", "not #2", "fewer", "exclude speech") and thumbs up / down on result papers become
+add / modify / remove operations on the current workflow, applied all-or-nothing and validated, so
+the user's own earlier edits survive and the new version's diff shows exactly what the feedback did.
+
+Nodes are found by operator (the ``filter``, ``score`` and ``top_k`` nodes nearest the output), so a
+loaded or LLM-written workflow is refined as well as a template; a missing filter is inserted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from pydantic import BaseModel, Field
+
+from pilot.intent import apply_updates, parse_constraints
+from pilot.llm import LLM, LLMError
+from pilot.models import Intent, RankedPaper
+from workflows.edit import apply_edits, parse_edits
+from workflows.model import AddNode, Edge, ModifyNode, Node, Rewire, Workflow
+from workflows.validate import WorkflowError, ancestors
+
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
+
+
+@dataclass
+class Refinement:
+    workflow: Workflow
+    intent: Intent
+    edits: list[Any] = field(default_factory=list)
+    reason: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.edits)
+
+
+# --- finding the nodes feedback acts on ---------------------------------------------------------
+
+
+def _order(wf: Workflow) -> list[str]:
+    from workflows.executor import topo_order
+
+    return topo_order(wf)
+
+
+def main_node(wf: Workflow, op: str) -> str | None:
+    """The node running ``op`` that feeds the output most directly (latest in topological order)."""
+    if wf.output is None:
+        return None
+    on_path = ancestors(wf, wf.output) | {wf.output}
+    found = [n for n in _order(wf) if n in on_path and wf.node(n).op == op]
+    return found[-1] if found else None
+
+
+def _fresh_id(wf: Workflow, base: str) -> str:
+    if not wf.has_node(base):
+        return base
+    i = 2
+    while wf.has_node(f"{base}_{i}"):
+        i += 1
+    return f"{base}_{i}"
+
+
+def _producer(wf: Workflow, node_id: str, port: str = "in") -> str | None:
+    return next((e.source for e in wf.inputs_of(node_id) if e.port == port), None)
+
+
+class _Plan:
+    """Collects edits against a working copy, so later edits see the nodes earlier ones added."""
+
+    def __init__(self, wf: Workflow):
+        self.wf = wf
+        self.edits: list[Any] = []
+        self.reasons: list[str] = []
+        self.notes: list[str] = []
+
+    def do(self, edit: Any, reason: str) -> None:
+        self.wf = apply_edits(self.wf, [edit])
+        self.edits.append(edit)
+        self.reasons.append(reason)
+
+    def filter_node(self) -> str:
+        """The main filter node, inserted before scoring (or before the cut-off / output) when absent."""
+        fid = main_node(self.wf, "filter")
+        if fid:
+            return fid
+        wf = self.wf
+        before = main_node(wf, "score") or main_node(wf, "top_k") or wf.output
+        after = _producer(wf, before) if before else None
+        after = after or wf.output
+        new_id = _fresh_id(wf, "filter")
+        anchor = main_node(wf, "anchor")
+        inputs = [Edge(source=anchor, target=new_id, port="anchor")] if anchor else []
+        self.do(AddNode(node=Node(id=new_id, op="filter", params={}, label="your constraints"), inputs=inputs, after=after),
+                "added a filter for your constraints")
+        return new_id
+
+    def modify_filter(self, params: dict[str, Any], reason: str) -> None:
+        fid = self.filter_node()
+        self.do(ModifyNode(node_id=fid, params=params), reason)
+
+    def score_params(self) -> tuple[str, dict[str, Any]] | None:
+        sid = main_node(self.wf, "score")
+        return (sid, dict(self.wf.node(sid).params)) if sid else None
+
+
+# --- parsing the feedback -----------------------------------------------------------------------
+
+
+def referenced_indices(text: str) -> list[int]:
+    """1-based result numbers the text points at: "#3", "number 3", "the third one", "2 and 5"."""
+    low = text.lower()
+    nums = [int(x) for x in re.findall(r"#\s*(\d{1,3})\b", low)]
+    nums += [int(x) for x in re.findall(r"\b(?:number|no\.?|result|paper|item)\s+(\d{1,3})\b", low)]
+    nums += [n for w, n in _ORDINALS.items() if re.search(rf"\bthe {w}\b", low)]
+    return list(dict.fromkeys(nums))
+
+
+def _paper_at(results: list[RankedPaper], idx: int) -> str | None:
+    return results[idx - 1].paper.id if 1 <= idx <= len(results) else None
+
+
+def refine(
+    workflow: Workflow,
+    intent: Intent,
+    feedback: str,
+    results: list[RankedPaper] | None = None,
+    focus_id: str | None = None,
+    known_venues: Iterable[str] = (),
+) -> Refinement:
+    """Deterministic refinement. ``focus_id``: the paper "this one" refers to (the UI's selection);
+    without it "this one" means the top result. Unactionable feedback gives no edits and a note."""
+    results = results or []
+    low = " ".join(feedback.lower().split())
+    plan = _Plan(workflow)
+    new_intent = intent
+    try:
+        refs = referenced_indices(low)
+        this_one = focus_id or (_paper_at(results, 1) if re.search(r"\bth(?:is|at) (?:one|paper)\b", low) else None)
+        # negative references: "not #2", "drop the third", "remove this one", "no more like #4"
+        negative = bool(re.search(r"\b(?:not|no|drop|remove|exclude|hide|irrelevant|wrong|bad)\b", low)) and not re.search(r"\bmore like\b", low)
+        targets = [pid for pid in (_paper_at(results, i) for i in refs) if pid] + ([this_one] if this_one and not refs else [])
+        if refs and not targets:
+            plan.notes.append(f"there is no result {', '.join('#' + str(i) for i in refs)} to refer to")
+        if targets and negative:
+            r = _exclude_papers(plan, targets)
+            new_intent = apply_updates(new_intent, {"disliked_ids": targets}, note=feedback)
+            plan.reasons[-1] = r
+        elif targets and re.search(r"\b(?:like|similar|more of|good|relevant|great|yes)\b", low):
+            for pid in targets:
+                _like_paper(plan, pid)
+            new_intent = apply_updates(new_intent, {"liked_ids": targets}, note=feedback)
+
+        # everything else only reads the words outside "#n" references
+        text = re.sub(r"#\s*\d+", " ", feedback)
+        updates = parse_constraints(text, known_venues)
+        if updates.get("year_min") is not None or updates.get("year_max") is not None:
+            years = {k: updates[k] for k in ("year_min", "year_max") if k in updates}
+            merged = apply_updates(new_intent, years)
+            params = {"year_min": merged.year_min, "year_max": merged.year_max}
+            plan.modify_filter(params, "years " + _years_text(merged.year_min, merged.year_max))
+            new_intent = merged
+        if re.search(r"\bany (?:year|time)\b|\bno (?:year|date) (?:limit|filter)\b", low):
+            plan.modify_filter({"year_min": None, "year_max": None}, "removed the year limits")
+            new_intent = apply_updates(new_intent, {"year_min": None, "year_max": None})
+        if updates.get("venues"):
+            plan.modify_filter({"venues": updates["venues"]}, "only " + ", ".join(updates["venues"]))
+            new_intent = apply_updates(new_intent, {"venues": updates["venues"]})
+        elif re.search(r"\bany venue\b|\ball venues\b", low):
+            plan.modify_filter({"venues": []}, "any venue")
+            new_intent = apply_updates(new_intent, {"venues": []})
+        if updates.get("exclude_terms") and not targets:
+            fid = plan.filter_node()
+            terms = list(dict.fromkeys([*plan.wf.node(fid).params.get("exclude_terms", []), *updates["exclude_terms"]]))
+            plan.modify_filter({"exclude_terms": terms}, "excluding " + ", ".join(updates["exclude_terms"]))
+            new_intent = apply_updates(new_intent, {"exclude_terms": updates["exclude_terms"]})
+        new_intent = _score_preferences(plan, new_intent, updates)
+        new_intent = _size(plan, new_intent, low, updates)
+    except WorkflowError as exc:
+        return Refinement(workflow, intent, [], "", [f"could not apply that feedback: {exc}"])
+    if not plan.edits:
+        plan.notes.append(
+            "I could not turn that into a change of the search; try e.g. 'only after 2010', 'only EMNLP', "
+            "'more like #3', 'not #2', 'fewer', 'too broad' or 'exclude speech'"
+        )
+        return Refinement(workflow, intent, [], "", plan.notes)
+    if feedback not in new_intent.notes:
+        new_intent = apply_updates(new_intent, {}, note=feedback)
+    return Refinement(plan.wf, new_intent, plan.edits, "; ".join(dict.fromkeys(plan.reasons)), plan.notes)
+
+
+def _years_text(lo: int | None, hi: int | None) -> str:
+    if lo and hi:
+        return f"{lo}–{hi}"
+    return f"from {lo}" if lo else (f"up to {hi}" if hi else "any")
+
+
+def _exclude_papers(plan: _Plan, ids: list[str]) -> str:
+    fid = plan.filter_node()
+    current = list(plan.wf.node(fid).params.get("exclude_ids", []))
+    plan.modify_filter({"exclude_ids": list(dict.fromkeys([*current, *ids]))}, "")
+    return f"removed {len(ids)} paper(s) you marked as not relevant"
+
+
+def _like_paper(plan: _Plan, paper_id: str) -> None:
+    """Re-rank the results towards a liked paper: its node joins a ``liked`` set that a dense rerank
+    after the scoring compares every candidate with."""
+    wf = plan.wf
+    like_id = _fresh_id(wf, "like")
+    liked = "liked" if wf.has_node("liked") and wf.node("liked").op == "union" else None
+    plan.do(AddNode(node=Node(id=like_id, op="anchor", params={"query": paper_id}, label=f"liked {paper_id}")), f"more like {paper_id}")
+    if liked:
+        plan.do(Rewire(add=[Edge(source=like_id, target=liked, port="in")]), f"more like {paper_id}")
+        return
+    plan.do(AddNode(node=Node(id="liked", op="union", label="papers you liked"), inputs=[Edge(source=like_id, target="liked", port="in")]),
+            f"more like {paper_id}")
+    after = main_node(plan.wf, "score") or _producer(plan.wf, main_node(plan.wf, "top_k") or "") or _producer(plan.wf, plan.wf.output or "")
+    if after is None:
+        raise WorkflowError([], "no ranked list to re-rank towards the liked paper")
+    rerank_id = _fresh_id(plan.wf, "more_like")
+    plan.do(
+        AddNode(
+            node=Node(id=rerank_id, op="rerank", params={"method": "dense", "alpha": 0.5, "top_n": 200},
+                      label="closer to the papers you liked"),
+            inputs=[Edge(source="liked", target=rerank_id, port="anchor")],
+            after=after,
+        ),
+        f"more like {paper_id}",
+    )
+
+
+def _score_preferences(plan: _Plan, intent: Intent, updates: dict[str, Any]) -> Intent:
+    """Soft preferences (topic terms, recency, seminal) change the score formula, not the filter."""
+    sp = plan.score_params()
+    if sp is None:
+        if any(k in updates for k in ("topic_terms", "recency")):
+            plan.notes.append("this workflow has no score node, so topic / recency preferences were not applied")
+        return intent
+    sid, params = sp
+    features = dict(params.get("features") or {"dense": 1.0})
+    change: dict[str, Any] = {}
+    why: list[str] = []
+    if updates.get("topic_terms"):
+        terms = updates["topic_terms"]
+        change["text"] = " ".join(dict.fromkeys([*str(params.get("text", "")).split(), *terms])).strip()
+        features["lexical"] = max(features.get("lexical", 0.0), 1.0)
+        why.append("focus on " + ", ".join(terms))
+        intent = apply_updates(intent, {"topic_terms": terms})
+    if updates.get("recency") == "recent":
+        features["recency"] = features.get("recency", 0.0) + 0.5
+        why.append("prefer recent work")
+        intent = apply_updates(intent, {"recency": "recent"})
+    elif updates.get("recency") == "seminal":
+        features["citations"] = features.get("citations", 0.0) + 0.5
+        features["recency"] = features.get("recency", 0.0) - 0.3
+        why.append("prefer seminal, highly cited work")
+        intent = apply_updates(intent, {"recency": "seminal"})
+    if why:
+        change["features"] = features
+        plan.do(ModifyNode(node_id=sid, params=change), "; ".join(why))
+    return intent
+
+
+def _size(plan: _Plan, intent: Intent, low: str, updates: dict[str, Any]) -> Intent:
+    """How many results, and how focused: "fewer", "more", "too broad", "too narrow", "top 10"."""
+    tid = main_node(plan.wf, "top_k")
+    k_now = int(plan.wf.node(tid).params.get("k", intent.k)) if tid else intent.k
+    k_new = None
+    if "k" in updates:
+        k_new = updates["k"]
+    elif re.search(r"\btoo (?:broad|general|wide|many|unfocused)\b|\bnarrow(?:er)? (?:it )?down\b|\bmore (?:focused|specific)\b", low):
+        k_new = max(5, k_now // 2)
+        sp = plan.score_params()
+        if sp:
+            sid, params = sp
+            features = dict(params.get("features") or {})
+            # a broad list drifts away from the anchor: weigh similarity to it more
+            features["dense"] = round(features.get("dense", 0.0) + 0.5, 3)
+            features["lexical"] = round(features.get("lexical", 0.0) + 0.3, 3)
+            plan.do(ModifyNode(node_id=sid, params={"features": features}), "too broad: weigh closeness to the anchor more")
+    elif re.search(r"\btoo (?:narrow|specific|few)\b|\bbroader\b|\bwiden\b", low):
+        k_new = min(200, k_now * 2)
+    elif re.search(r"\b(?:fewer|less|shorter list)\b", low):
+        k_new = max(5, k_now // 2)
+    elif re.search(r"\bmore\b", low) and not re.search(r"\bmore like\b|\bmore (?:recent|cited|focused|specific)\b", low):
+        k_new = min(200, k_now * 2)
+    if k_new is None or k_new == k_now:
+        return intent
+    if tid is None:
+        plan.notes.append("this workflow has no top_k node; the number of results is unchanged")
+        return intent
+    plan.do(ModifyNode(node_id=tid, params={"k": k_new}), f"{k_new} results instead of {k_now}")
+    return apply_updates(intent, {"k": k_new})
+
+
+def rate(workflow: Workflow, intent: Intent, paper_id: str, up: bool) -> Refinement:
+    """Thumbs up: re-rank towards the paper. Thumbs down: drop it."""
+    plan = _Plan(workflow)
+    try:
+        if up:
+            _like_paper(plan, paper_id)
+            new_intent = apply_updates(intent, {"liked_ids": [paper_id]})
+        else:
+            plan.reasons.append(_exclude_papers(plan, [paper_id]))
+            new_intent = apply_updates(intent, {"disliked_ids": [paper_id]})
+    except WorkflowError as exc:
+        return Refinement(workflow, intent, [], "", [f"could not apply the rating: {exc}"])
+    return Refinement(plan.wf, new_intent, plan.edits, "; ".join(r for r in dict.fromkeys(plan.reasons) if r), plan.notes)
+
+
+# --- LLM path -------------------------------------------------------------------------------------
+
+
+class _EditPlan(BaseModel):
+    edits: list[dict[str, Any]] = Field(default_factory=list)
+    reason: str = ""
+
+
+SYSTEM = (
+    "You edit a literature-search workflow (a DAG of operators) to follow the user's feedback. Reply with only "
+    'a JSON object {"edits": [...], "reason": "..."}. Each edit is one of: '
+    '{"action": "modify", "node_id", "params": {...}} (params are merged), '
+    '{"action": "add", "node": {"id", "op", "params"}, "inputs": [{"source", "target", "port"}], "after": "<node id>"}, '
+    '{"action": "remove", "node_id"}, {"action": "rewire", "add": [edges], "remove": [edges]}. '
+    "Use only the operators and params shown."
+)
+
+
+async def refine_llm(
+    llm: LLM,
+    workflow: Workflow,
+    intent: Intent,
+    feedback: str,
+    results: list[RankedPaper] | None = None,
+    known_venues: Iterable[str] = (),
+) -> Refinement:
+    """The model proposes the edits; they must apply to a valid workflow (2 repairs), else deterministic."""
+    from workflows.inducer import MAX_REPAIRS, registry_description, workflow_problems
+
+    def problems(plan: _EditPlan) -> list[str]:
+        try:
+            new = apply_edits(workflow, parse_edits(plan.edits))
+        except WorkflowError as exc:
+            return [str(exc)]
+        return workflow_problems(new) or ([] if plan.edits else ["no edits given"])
+
+    user = json.dumps(
+        {
+            "feedback": feedback,
+            "workflow": json.loads(workflow.model_dump_json()),
+            "results": [{"n": i + 1, "id": r.paper.id, "title": r.paper.title, "year": r.paper.year} for i, r in enumerate((results or [])[:10])],
+            "operators": registry_description(),
+        },
+        ensure_ascii=False,
+    )
+    fallback = refine(workflow, intent, feedback, results, known_venues=known_venues)
+    try:
+        plan = await llm.json(SYSTEM, user, _EditPlan, repair=MAX_REPAIRS, check=problems)
+    except LLMError as exc:
+        fallback.notes.append(f"LLM refinement not usable ({exc}); applied the rule-based edits")
+        return fallback
+    edits = parse_edits(plan.edits)
+    new = apply_edits(workflow, edits)
+    # the deterministic reading still tracks the intent (years, venues…) for later turns
+    return Refinement(new, fallback.intent, edits, plan.reason or "edited by the model", [])
