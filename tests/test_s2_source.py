@@ -323,3 +323,9 @@ async def test_corrupt_cache_falls_back_to_the_api(cassettes, tmp_path, caplog):
 )
 def test_user_ids_resolve_to_s2_ids(text, expected):
     assert parse_s2_id(text) == expected
+
+
+async def test_empty_results_end_the_search(replay):
+    server, s2 = replay("test_empty_paginated_results.yaml")
+    assert await s2.search_papers("n0 r3sult s3arch t3rm", limit=10) == []
+    assert len(server.requests) == 1

@@ -17,7 +17,7 @@ from urllib.parse import quote, quote_plus, urlsplit
 import httpx
 from semanticscholar.ApiRequester import ApiRequester
 from semanticscholar.AsyncSemanticScholar import AsyncSemanticScholar
-from semanticscholar.SemanticScholarException import SemanticScholarException
+from semanticscholar.SemanticScholarException import NoMorePagesException, SemanticScholarException
 
 from cache import Cache, fingerprint
 from pilot.models import S2_AUTHOR_URL, S2_PAPER_URL, Author, Paper, SearchFilters, SearchHit
@@ -228,15 +228,25 @@ class _Client(AsyncSemanticScholar):
 
 
 async def _take(results: Any, limit: int) -> list[dict[str, Any]]:
-    """Raw records from a PaginatedResults, fetching further pages until ``limit``."""
-    out: list[dict[str, Any]] = []
-    if limit <= 0:
-        return out
-    async for item in results:
-        out.append(item.raw_data)
-        if len(out) >= limit:
+    """Raw records from a PaginatedResults, fetching further pages until ``limit``.
+
+    Not ``async for``: on an answer without ``data`` (S2's empty result) the package's iterator
+    asks for the same page again forever. A page that adds nothing ends the walk here.
+    """
+    items = results.items
+    out = [item.raw_data for item in items[:limit]]
+    seen = len(items)
+    while len(out) < limit and seen:
+        try:
+            await results.async_next_page()
+        except NoMorePagesException:
             break
-    return out
+        items = results.items
+        if len(items) == seen:
+            break
+        out.extend(item.raw_data for item in items[seen:])
+        seen = len(items)
+    return out[:limit]
 
 
 def _year_param(filters: SearchFilters) -> str | None:
