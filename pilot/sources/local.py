@@ -25,8 +25,10 @@ from pilot.store.store import CorpusStore
 log = logging.getLogger(__name__)
 
 VECTORS_BESIDE = "minilm-l6-v2.f16.npy"
-# Reciprocal-rank fusion: each list contributes 1/(RRF_K + rank); the depth bounds the work per query.
-RRF_K = 60
+# Hybrid = min-max-normalised lexical and dense scores over each mode's top FUSION_DEPTH, mixed with
+# these weights. On the 91 dev cases (anchor text as query) it beat reciprocal-rank fusion (k=10, 60)
+# and the 0.3/0.7 mixes on nDCG@10 and Recall@50: 0.156 / 0.285 vs 0.144 / 0.279 for RRF k=60.
+LEXICAL_WEIGHT = 0.5
 FUSION_DEPTH = 200
 
 _ACL_ID = re.compile(r"^(?:https?://(?:www\.)?aclanthology\.org/|https?://aclweb\.org/anthology/)?([A-Z]\d{2}-\d{4})(?:\.pdf|/)?$", re.I)
@@ -120,11 +122,14 @@ class LocalCorpusSource(Source):
         if mode == "dense":
             return self.store.top(dense, limit, mask)
         depth = max(FUSION_DEPTH, limit)
-        lists = [self.store.top(self.store.lexical_scores(query), depth, mask, positive_only=True), self.store.top(dense, depth, mask)]
+        lexical = self.store.top(self.store.lexical_scores(query), depth, mask, positive_only=True)
         fused: dict[int, float] = {}
-        for ranked in lists:
-            for rank, (row, _) in enumerate(ranked):
-                fused[row] = fused.get(row, 0.0) + 1.0 / (RRF_K + rank + 1)
+        for weight, ranked in ((LEXICAL_WEIGHT, lexical), (1 - LEXICAL_WEIGHT, self.store.top(dense, depth, mask))):
+            if not ranked:
+                continue
+            hi, lo = ranked[0][1], ranked[-1][1]
+            for row, score in ranked:
+                fused[row] = fused.get(row, 0.0) + weight * ((score - lo) / (hi - lo) if hi > lo else 1.0)
         return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
     # --- papers -------------------------------------------------------------------------------

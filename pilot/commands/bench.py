@@ -1,0 +1,173 @@
+"""``pilot bench <what>``: performance benchmarks. Each benchmark is a sub-command registered by an
+``add_<what>(bench_sub)`` function listed in ``BENCHMARKS``.
+
+    pilot bench corpus --corpus ../shared/corpus/papers.jsonl.gz [--json] [--fresh]
+
+``corpus`` reports, for the offline corpus store: build time, warm start, on-disk size, peak memory and
+search latency (p50/p95 over N deterministic queries) in lexical, dense and hybrid mode. The build runs
+in a child process so its time and memory are its own; without ``--fresh`` an existing store is reused
+and its recorded build time reported (``build_measured: "recorded"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MODES = ("lexical", "dense", "hybrid")
+
+
+def add(sub) -> None:
+    p = sub.add_parser("bench", help="performance benchmarks (bench corpus, …)", description=__doc__.split("\n\n")[0])
+    bench_sub = p.add_subparsers(dest="bench_command", required=True, metavar="{" + ",".join(BENCHMARKS) + "}")
+    for add_one in BENCHMARKS.values():
+        add_one(bench_sub)
+
+
+def add_corpus(bench_sub) -> None:
+    p = bench_sub.add_parser("corpus", help="build / warm-start / query latency of the offline corpus store")
+    p.add_argument("--corpus", type=Path, default=None, help="corpus file (default: PILOT_CORPUS)")
+    p.add_argument("--cache-dir", type=Path, default=None, help="where the store lives (default: PILOT_CACHE_DIR)")
+    p.add_argument("--vectors", type=Path, default=None, help="precomputed vectors (default: beside the corpus)")
+    p.add_argument("--queries", type=int, default=1000, help="queries per search mode (default 1000)")
+    p.add_argument("--fresh", action="store_true", help="time a build from scratch in a temporary cache dir")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run_corpus)
+
+
+# name -> add_<name>(bench_sub); a sibling benchmark registers itself by adding its function here
+BENCHMARKS = {"corpus": add_corpus}
+
+
+def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024  # Linux reports KiB
+
+
+def _dir_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 2**20
+
+
+def _build_in_child(corpus: Path, cache_dir: Path, vectors: Path | None, quiet: bool) -> dict:
+    """Open (building if needed) in a fresh interpreter; returns its stats and peak RSS."""
+    code = (
+        "import json, resource, sys\n"
+        "from pathlib import Path\n"
+        "from pilot.sources.local import LocalCorpusSource\n"
+        "a = json.loads(sys.argv[1])\n"
+        "s = LocalCorpusSource.open(Path(a['corpus']), Path(a['cache']), Path(a['vectors']) if a['vectors'] else None,"
+        " progress=not a['quiet'])\n"
+        "print(json.dumps({**s.stats, 'rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
+    )
+    args = json.dumps({"corpus": str(corpus), "cache": str(cache_dir), "vectors": str(vectors) if vectors else None, "quiet": quiet})
+    done = subprocess.run([sys.executable, "-c", code, args], stdout=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"building the store failed (exit {done.returncode})")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def sample_queries(store, n: int, seed: int = 0) -> list[str]:
+    """Deterministic queries: corpus titles, and 6-12-word snippets of abstracts (every other query)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows = rng.choice(len(store), size=min(n, len(store)), replace=False)
+    out: list[str] = []
+    for i, paper in enumerate(store.papers(rows)):
+        words = (paper.abstract or "").split()
+        if i % 2 and len(words) >= 12:
+            start = int(rng.integers(0, len(words) - 11))
+            out.append(" ".join(words[start : start + int(rng.integers(6, 13))]))
+        else:
+            out.append(paper.title)
+    return out
+
+
+async def _latencies(source, queries: list[str], mode: str) -> list[float]:
+    times = []
+    for q in queries:
+        t0 = time.perf_counter()
+        await source.search_papers(q, limit=50, mode=mode)
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+def _percentiles(times: list[float]) -> dict:
+    import numpy as np
+
+    return {"p50_ms": round(float(np.percentile(times, 50)), 2), "p95_ms": round(float(np.percentile(times, 95)), 2)}
+
+
+def run_corpus(args: argparse.Namespace) -> int:
+    from pilot.settings import get_settings
+    from pilot.sources.base import SourceError
+
+    settings = get_settings()
+    corpus = args.corpus or settings.corpus
+    cache_dir = args.cache_dir or settings.cache_dir
+    vectors = args.vectors or settings.corpus_vectors
+    if corpus is None or not Path(corpus).is_file():
+        print(f"pilot bench corpus: corpus file not found: {corpus} — pass --corpus or set PILOT_CORPUS", file=sys.stderr)
+        return 2
+    tmp = tempfile.TemporaryDirectory(prefix="pilot-bench-", dir=Path(cache_dir).parent if args.fresh else None) if args.fresh else None
+    try:
+        build_cache = Path(tmp.name) if tmp else Path(cache_dir)
+        built = _build_in_child(Path(corpus), build_cache, vectors, quiet=args.json)
+        measured = "fresh" if built["built"] else "recorded"
+
+        t0 = time.perf_counter()
+        from pilot.sources.local import LocalCorpusSource
+
+        import_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        source = LocalCorpusSource.open(Path(corpus), build_cache, vectors, progress=False)
+        warm_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        source.embedder.encode_one("warm up the model")
+        model_s = time.perf_counter() - t0
+
+        queries = sample_queries(source.store, args.queries)
+        latency = {}
+        for mode in MODES:
+            asyncio.run(_latencies(source, queries[:5], mode))  # first calls fault pages in
+            latency[mode] = _percentiles(asyncio.run(_latencies(source, queries, mode)))
+        result = {
+            "build_s": built["build_s"],
+            "build_measured": measured,
+            "warm_start_s": round(warm_s, 3),
+            "import_s": round(import_s, 3),
+            "model_load_s": round(model_s, 3),
+            "disk_mb": round(_dir_mb(Path(source.stats["store"])), 1),
+            "peak_rss_mb": round(max(_rss_mb(), built["rss_mb"]), 1),
+            "build_peak_rss_mb": round(built["rss_mb"], 1),
+            "query_peak_rss_mb": round(_rss_mb(), 1),
+            "papers": source.stats["papers"],
+            "malformed": source.stats["malformed"],
+            "vectors": source.stats["vectors"],
+            "queries": len(queries),
+            **latency,
+        }
+        asyncio.run(source.aclose())
+    except SourceError as exc:
+        print(f"pilot bench corpus: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if tmp:
+            tmp.cleanup()
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"corpus store: {result['papers']} papers, {result['malformed']} malformed lines, vectors {result['vectors']}")
+        print(f"build           {result['build_s']:.1f} s ({measured}), peak RSS {result['build_peak_rss_mb']:.0f} MB")
+        print(f"warm start      {result['warm_start_s']:.2f} s (+ imports {result['import_s']:.2f} s, model {result['model_load_s']:.2f} s)")
+        print(f"on disk         {result['disk_mb']:.0f} MB")
+        print(f"peak RSS        {result['peak_rss_mb']:.0f} MB")
+        for mode in MODES:
+            print(f"{mode:<8}        p50 {latency[mode]['p50_ms']:.1f} ms   p95 {latency[mode]['p95_ms']:.1f} ms  ({len(queries)} queries)")
+    return 0
