@@ -17,7 +17,9 @@ by the timeout (asyncio cannot pre-empt it), so heavy operators should offload t
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
+import hashlib
 import inspect
 import logging
 import time
@@ -35,7 +37,7 @@ from workflows.validate import MISSING_INPUT, Problem, WorkflowError, ancestors,
 
 log = logging.getLogger(__name__)
 
-KEY_VERSION = 1  # bump when the key recipe changes, so stale disk entries are never read
+KEY_VERSION = 3  # bump when the key recipe changes, so stale disk entries are never read
 
 Progress = Callable[[int, int, str], Any]
 
@@ -101,12 +103,15 @@ _MISSING = object()
 
 
 def value_fingerprint(value: Any) -> str:
-    """A cheap stable fingerprint of a node value. Paper lists hash ids, scores and provenance only."""
+    """A cheap stable fingerprint of a node value.
+
+    Paper lists hash ids, scores and the evidence (not the papers' text, which an id pins down) through
+    ``repr``, ~10x cheaper than a JSON dump. Two equal values may still hash differently (e.g. evidence
+    scores inserted in another order); that only costs a cache miss, never a wrong hit.
+    """
     if isinstance(value, list) and value and all(isinstance(v, RankedPaper) for v in value):
-        return fingerprint(
-            "ranked",
-            [(r.paper.id, round(r.score, 9), r.evidence.nodes, sorted(r.evidence.scores.items())) for r in value],
-        )
+        blob = repr([(r.paper.id, r.score, r.evidence.__dict__) for r in value])
+        return "r" + hashlib.sha256(blob.encode()).hexdigest()[:31]
     if isinstance(value, list) and value and all(isinstance(v, Paper) for v in value):
         return fingerprint("papers", [p.id for p in value])
     return fingerprint("value", value)
@@ -115,13 +120,15 @@ def value_fingerprint(value: Any) -> str:
 def context_fingerprint(ctx: RunContext) -> str:
     """What outside the workflow changes a node's output: the source (and what it hides), LLM, embedder.
 
-    A source whose answers depend on more than its name (a benchmark case hiding edges, another corpus
-    file) should expose a ``cache_key`` attribute that says so.
+    A source whose answers depend on more than its name (another corpus file, an API key with other
+    access) should expose a ``cache_key`` attribute that says so; a benchmark wrapper hiding citation
+    edges is told apart by its ``hidden_edges`` attribute if it has one.
     """
     source = ctx.source
     return fingerprint(
         getattr(source, "name", type(source).__name__),
         str(getattr(source, "cache_key", "")),
+        getattr(source, "hidden_edges", None),
         getattr(ctx.llm, "model", None) if ctx.llm is not None else None,
         type(ctx.embedder).__name__ if ctx.embedder is not None else None,
     )
@@ -166,7 +173,8 @@ async def _run_op(
     timeout_s: float | None,
 ) -> tuple[Any, list[str]]:
     node_ctx = dataclasses.replace(ctx, node_id=node_id, notes=[])
-    coro = op_cls().run(node_ctx, params, inputs)
+    own = {name: [_isolate(x) for x in v] if op_cls.inputs[name].many else _isolate(v) for name, v in inputs.items()}
+    coro = op_cls().run(node_ctx, params, own)
     value = await (asyncio.wait_for(coro, timeout_s) if timeout_s else coro)
     return value, node_ctx.notes
 
@@ -196,12 +204,12 @@ async def _execute_node(
     if cache is not None:
         hit = cache.get(key, _MISSING)
         if hit is not _MISSING:
-            value, notes = hit
+            value, notes, fp = hit
             trace.status = "cached"
             trace.n_out = _size(value)
             trace.note = "; ".join([*extra_notes, *notes]) or None
             trace.seconds = time.perf_counter() - started
-            return value, trace, value_fingerprint(value)
+            return value, trace, fp
     try:
         value, notes = await _run_op(op_cls, node_id, params_model, inputs, ctx, timeout_s)
     except asyncio.TimeoutError:
@@ -225,25 +233,33 @@ async def _execute_node(
     if trace.status == "failed":
         return None, trace, None
     trace.n_out = _size(value)
+    fp = value_fingerprint(value)
     if cache is not None:
-        cache.set(key, (value, notes))
-    return value, trace, value_fingerprint(value)
+        cache.set(key, (value, notes, fp))
+    return value, trace, fp
 
 
 def _isolate(value: Any) -> Any:
     """A copy of a paper list whose scores and evidence a consumer may change without touching the
     producer's (possibly cached, possibly shared with a sibling) value. Papers themselves are shared:
-    operators must not mutate a ``Paper``."""
+    operators must not mutate a ``Paper``. One level of list/dict copying, not ``deepcopy``, which costs
+    ~100x more on a 1000-paper list."""
     if isinstance(value, list) and value and isinstance(value[0], RankedPaper):
-        return [
-            RankedPaper.model_construct(paper=r.paper, score=r.score, evidence=r.evidence.model_copy(deep=True))
-            if isinstance(r, RankedPaper)
-            else r
-            for r in value
-        ]
+        return [_copy_ranked(r) if isinstance(r, RankedPaper) else r for r in value]
     if isinstance(value, list):
         return list(value)
     return value
+
+
+def _copy_ranked(r: RankedPaper) -> RankedPaper:
+    # copy.copy of a pydantic model copies its __dict__ (and fields-set); then un-share the containers
+    ev = copy.copy(r.evidence)
+    for k, v in ev.__dict__.items():
+        if isinstance(v, (list, dict)):
+            ev.__dict__[k] = v.copy()
+    out = copy.copy(r)
+    out.__dict__["evidence"] = ev
+    return out
 
 
 def _gather_inputs(
@@ -272,10 +288,10 @@ def _gather_inputs(
                 return {}, {}, [], f"skipped: input from {b!r} {failed[b]}"
         if port.many:
             if edges:
-                inputs[name] = [_isolate(values[s]) for s in good]
+                inputs[name] = [values[s] for s in good]
                 in_fps[name] = [fps[s] for s in good]
         elif good:
-            inputs[name] = _isolate(values[good[0]])
+            inputs[name] = values[good[0]]
             in_fps[name] = [fps[good[0]]]
     return inputs, in_fps, notes, None
 
@@ -323,6 +339,15 @@ def iter_ready(workflow: Workflow, done: set[str]) -> Iterator[str]:
             yield nid
 
 
+DEFAULT_TIMEOUT_S = 30.0
+
+
+def _timeout(ctx: RunContext, timeout_s: float | None) -> float:
+    if timeout_s is not None:
+        return timeout_s
+    return float(getattr(ctx.settings, "node_timeout_s", DEFAULT_TIMEOUT_S) or DEFAULT_TIMEOUT_S)
+
+
 async def _notify(progress: Progress | None, done: int, total: int, node_id: str) -> None:
     if progress is None:
         return
@@ -338,18 +363,20 @@ async def execute(
     workflow: Workflow,
     ctx: RunContext,
     cache: NodeCache | None = None,
-    timeout_s: float | None = 60.0,
+    timeout_s: float | None = None,
     only: set[str] | None = None,
     progress: Progress | None = None,
     values: dict[str, Any] | None = None,
 ) -> RunResult:
     """Run the workflow and return every node's value, the trace and the output value.
 
+    ``timeout_s``: per node; None takes ``ctx.settings.node_timeout_s`` (30 s without settings).
     ``only``: run just these nodes plus the upstream nodes they need that are not given in ``values``
     (a UI stepping through the DAG passes the previous run's values). ``values``: already-known node
     values, used as-is and not re-run (they appear in the trace as ``cached``).
     """
     validate(workflow, context="cannot run the workflow")
+    timeout_s = _timeout(ctx, timeout_s)
     given = dict(values or {})
     unknown = [n for n in (only or ()) if not workflow.has_node(n)]
     if unknown:
@@ -445,7 +472,7 @@ async def run_node(
     ctx: RunContext,
     upstream_values: dict[str, Any],
     cache: NodeCache | None = None,
-    timeout_s: float | None = 60.0,
+    timeout_s: float | None = None,
 ) -> NodeOutcome:
     """Run one node alone on given upstream values (the UI's "run this node" inspector).
 
@@ -486,7 +513,7 @@ async def run_node(
     if skip:
         return NodeOutcome(None, NodeTrace(node_id=node_id, op=node.op, status="skipped", error=skip))
     value, trace, _ = await _execute_node(
-        workflow, node_id, inputs, in_fps, ctx, cache, timeout_s, context_fingerprint(ctx), notes
+        workflow, node_id, inputs, in_fps, ctx, cache, _timeout(ctx, timeout_s), context_fingerprint(ctx), notes
     )
     return NodeOutcome(value, trace)
 
