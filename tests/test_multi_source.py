@@ -234,3 +234,13 @@ def test_factory_explains_missing_corpus_and_token(tmp_path):
     assert isinstance(source, UnavailableSource)
     assert any("missing.jsonl.gz" in n and "PILOT_CORPUS" in n for n in notes)
     assert any("PILOT_AMINER_TOKEN" in n for n in notes)
+
+
+async def test_batch_lookup_reports_an_unreachable_owner(servers, tmp_path):
+    s2_server, _ = servers
+    settings = settings_for(s2_server.url, dead_url(), tmp_path)
+    multi = MultiSource([SemanticScholarSource(settings), AMinerSource(settings)])
+    papers = await multi.get_papers([f"s2:{DID_S2}", f"aminer:{DID}"])
+    assert [p.id for p in papers] == [f"s2:{DID_S2}"]
+    assert [f.source for f in multi.last_failures] == ["aminer"]
+    await multi.aclose()

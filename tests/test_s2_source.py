@@ -329,3 +329,10 @@ async def test_empty_results_end_the_search(replay):
     server, s2 = replay("test_empty_paginated_results.yaml")
     assert await s2.search_papers("n0 r3sult s3arch t3rm", limit=10) == []
     assert len(server.requests) == 1
+
+
+async def test_batch_with_no_valid_id_is_an_empty_list(replay):
+    server, s2 = replay()
+    server.script("POST", "/graph/v1/paper/batch", [Reply.json(400, {"error": "No valid paper ids given"})])
+    assert await s2.get_papers(["CorpusId:0"]) == []
+    assert await s2.get_papers([]) == [] and len(server.requests) == 1

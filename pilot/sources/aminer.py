@@ -234,7 +234,7 @@ class AMinerSource(Source):
             headers={"Authorization": token},
         )
         payload = json_body(r, NAME, "AMiner")
-        if isinstance(payload, dict) and (payload.get("success") is False or payload.get("code") not in (None, 0, 200)):
+        if isinstance(payload, dict) and (payload.get("success") is False or str(payload.get("code", 200)) not in ("0", "200")):
             self._raise_envelope(payload)
         data = payload.get("data") if isinstance(payload, dict) else payload
         if self.cache is not None and data is not None:

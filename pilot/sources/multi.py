@@ -265,6 +265,7 @@ class MultiSource(Source):
 
     async def get_papers(self, ids: list[str]) -> list[Paper]:
         found: dict[str, Paper] = {}
+        failures: list[SourceError] = []
         pending: dict[str, list[Source]] = {}
         for pid in ids:
             try:
@@ -282,7 +283,8 @@ class MultiSource(Source):
                     raise res
                 papers = [] if isinstance(res, BaseException) else res
                 if isinstance(res, BaseException):
-                    log.info("multi: %s could not look up %d ids: %s", name, len(batches[name]), res)
+                    # Missing ids are left out (the protocol), but the UI can still say why.
+                    failures.append(self._as_source_error(self.by_name[name], res))
                 for pid in batches[name]:
                     hit = next((p for p in papers if _satisfies(p, pid)), None)
                     if hit is not None:
@@ -292,6 +294,7 @@ class MultiSource(Source):
                         pending[pid] = pending[pid][1:]
                         if not pending[pid]:
                             pending.pop(pid)
+        self.last_failures = [f for f in failures if not isinstance(f, NotSupported)]
         out: list[Paper] = []
         for pid in ids:
             p = found.get(pid)

@@ -333,7 +333,12 @@ class SemanticScholarSource(Source):
         out: list[Paper] = []
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
-            found = await self._call(self._client.get_papers(chunk, fields=PAPER_FIELDS))
+            try:
+                found = await self._call(self._client.get_papers(chunk, fields=PAPER_FIELDS))
+            except BadRequest as exc:
+                # S2 answers 400 when none of the ids is valid; for a batch that means "none found".
+                log.info("s2: batch lookup of %d ids found nothing (%s)", len(chunk), exc.message)
+                continue
             out.extend(_papers([p.raw_data for p in found]))
         return out
 
