@@ -156,3 +156,53 @@ def test_free_text_answers_become_intent_updates():
     assert interpret_answer(topic, "a method for word alignment")["topic_terms"] == ["method", "word", "alignment"]
     assert "facet" not in interpret_answer(topic, "a method for word alignment")
     assert interpret_answer(None, "Only papers published at COLING.", known_venues=["COLING"]) == {"venues": ["COLING"]}
+
+
+# --- the LLM path of the clarifier (litellm's mock_response at the network edge) -----------------------
+
+import json  # noqa: E402
+
+from clarifier.llm_questions import llm_question, option_problems  # noqa: E402
+from pilot.llm import LLM  # noqa: E402
+
+_FALLBACK = Question(slot="time", text="Which period?", options=[Option(label="Up to 2000", sets={"year_max": 2000}),
+                     Option(label="2001 or later", sets={"year_min": 2001}), Option(label="Any time", sets={})])
+_LLM_Q = {"slot": "time", "text": "Older or newer follow-ups?", "options": [
+    {"label": "The first wave (to 2005)", "sets": {"year_max": 2005}},
+    {"label": "Recent (2006 on)", "sets": {"year_min": 2006}},
+    {"label": "Both", "sets": {}}]}
+
+
+async def test_llm_question_valid():
+    q, notes = await llm_question(LLM("openai/x", mock_response=json.dumps(_LLM_Q)), Intent(direction="successor"), None, [], _FALLBACK)
+    assert q.text == "Older or newer follow-ups?" and notes == []
+
+
+async def test_llm_question_invalid_then_repaired():
+    two_options = {**_LLM_Q, "options": _LLM_Q["options"][:2]}
+    q, notes = await llm_question(LLM("openai/x", mock_response=[json.dumps(two_options), json.dumps(_LLM_Q)]),
+                                  Intent(), None, [], _FALLBACK)
+    assert q.text == "Older or newer follow-ups?" and notes == []
+
+
+@pytest.mark.parametrize("replies", [
+    ["not json", "still not"],
+    [json.dumps({**_LLM_Q, "options": [{"label": "A", "sets": {"year_min": "soon"}}, {"label": "B", "sets": {"colour": 1}},
+                                       {"label": "C", "sets": {}}]})] * 2,
+    [json.dumps({**_LLM_Q, "slot": "venue"})] * 2,
+])
+async def test_llm_question_garbage_or_invalid_sets_fall_back(replies):
+    q, notes = await llm_question(LLM("openai/x", mock_response=list(replies)), Intent(), None, [], _FALLBACK)
+    assert q == _FALLBACK and "data-driven question" in notes[0]
+
+
+async def test_llm_question_rate_limited_falls_back():
+    llm = LLM("openai/x", mock_response="litellm.RateLimitError", num_retries=1, backoff_s=0.01)
+    q, notes = await llm_question(llm, Intent(), None, [], _FALLBACK)
+    assert q == _FALLBACK and "RateLimitError" in notes[0] and llm.calls == 2
+
+
+def test_option_problems():
+    bad = Question(slot="time", text="?", options=[Option(label="a", sets={"year_min": "x"}), Option(label="b", sets={"anchor_id": "y"}),
+                                                   Option(label="c", sets={})])
+    assert len(option_problems(bad)) == 2 and option_problems(_FALLBACK, "time") == []

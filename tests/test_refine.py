@@ -1,0 +1,108 @@
+"""Feedback -> edits: each kind of feedback changes the node it should, with a readable diff."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pilot.llm import LLM
+from pilot.models import Intent, Paper, RankedPaper
+from workflows.diff import diff
+from workflows.model import Workflow
+from workflows.refine import rate, referenced_indices, refine, refine_llm
+from workflows.templates import template
+from workflows.validate import validate
+
+INTENT = Intent(direction="successor")
+RESULTS = [RankedPaper(paper=Paper(id=f"acl:P{i}", title=f"Paper {i}", year=2000 + i)) for i in range(10)]
+
+
+@pytest.fixture
+def wf() -> Workflow:
+    return template("successor", "acl:P02-1040", INTENT)
+
+
+@pytest.mark.parametrize(
+    "feedback,node,param,value",
+    [
+        ("only after 2015", "filter", "year_min", 2016),
+        ("before 2010", "filter", "year_max", 2009),
+        ("only EMNLP", "filter", "venues", ["EMNLP"]),
+        ("exclude speech", "filter", "exclude_terms", ["speech"]),
+        ("not #2", "filter", "exclude_ids", ["acl:P1"]),
+        ("not this one", "filter", "exclude_ids", ["acl:P0"]),
+        ("fewer", "top", "k", 25),
+        ("more", "top", "k", 100),
+        ("top 10", "top", "k", 10),
+        ("too broad", "top", "k", 25),
+    ],
+)
+def test_feedback_modifies_the_right_node(wf, feedback, node, param, value):
+    ref = refine(wf, INTENT, feedback, RESULTS)
+    assert ref.changed and validate(ref.workflow)
+    assert ref.workflow.node(node).params[param] == value
+    lines = diff(wf, ref.workflow).summary()
+    assert any(line.startswith(f"modified {node}:") and param in line for line in lines)
+    assert feedback in ref.intent.notes
+
+
+def test_more_like_adds_a_rerank_towards_the_liked_paper(wf):
+    ref = refine(wf, INTENT, "more like #3", RESULTS)
+    w = ref.workflow
+    assert w.node("like").params["query"] == "acl:P2" and ref.intent.liked_ids == ["acl:P2"]
+    rerank = w.node("more_like")
+    assert rerank.op == "rerank"
+    assert {(e.source, e.port) for e in w.inputs_of("more_like")} == {("score", "in"), ("liked", "anchor")}
+    assert [e.source for e in w.inputs_of("top")] == ["more_like"]
+    # a second like joins the same set instead of stacking reranks
+    again = rate(w, ref.intent, "acl:P5", up=True)
+    assert again.workflow.node("like_2").params["query"] == "acl:P5"
+    assert {e.source for e in again.workflow.inputs_of("liked")} == {"like", "like_2"}
+    assert sum(1 for n in again.workflow.nodes if n.op == "rerank") == 1
+
+
+def test_thumbs_down_excludes(wf):
+    ref = rate(wf, INTENT, "acl:P7", up=False)
+    assert ref.workflow.node("filter").params["exclude_ids"] == ["acl:P7"] and ref.intent.disliked_ids == ["acl:P7"]
+
+
+def test_soft_preferences_change_the_score(wf):
+    ref = refine(wf, INTENT, "recent work, mostly about paraphrase", RESULTS)
+    score = ref.workflow.node("score").params
+    assert score["features"]["recency"] > 0 and "paraphrase" in score["text"] and score["features"]["lexical"] >= 1.0
+    assert ref.intent.recency == "recent" and ref.intent.topic_terms == ["paraphrase"]
+
+
+def test_missing_filter_is_inserted_before_scoring():
+    wf = Workflow.model_validate({
+        "nodes": [{"id": "anchor", "op": "anchor", "params": {"query": "x"}},
+                  {"id": "sim", "op": "semantic_search", "params": {}},
+                  {"id": "top", "op": "top_k", "params": {"k": 10}}],
+        "edges": [{"source": "anchor", "target": "sim", "port": "anchor"}, {"source": "sim", "target": "top", "port": "in"}],
+        "output": "top"})
+    ref = refine(wf, INTENT, "only after 2008", [])
+    assert ref.workflow.node("filter").params["year_min"] == 2009
+    assert [e.source for e in ref.workflow.inputs_of("top")] == ["filter"]
+
+
+def test_unactionable_feedback_changes_nothing_and_says_what_works(wf):
+    ref = refine(wf, INTENT, "hmm, interesting", RESULTS)
+    assert not ref.changed and ref.workflow == wf and "only after 2010" in ref.notes[0]
+    assert not refine(wf, INTENT, "not #40", RESULTS).changed
+
+
+def test_referenced_indices():
+    assert referenced_indices("more like #3 and #5") == [3, 5]
+    assert referenced_indices("drop the second one") == [2]
+    assert referenced_indices("number 4 is great") == [4]
+
+
+async def test_llm_refinement_valid_invalid_and_fallback(wf):
+    good = json.dumps({"edits": [{"action": "modify", "node_id": "filter", "params": {"year_min": 2012}}], "reason": "after 2011"})
+    bad = json.dumps({"edits": [{"action": "modify", "node_id": "nope", "params": {}}]})
+    ref = await refine_llm(LLM("openai/x", mock_response=[bad, good]), wf, INTENT, "only the newer ones", RESULTS)
+    assert ref.workflow.node("filter").params["year_min"] == 2012 and ref.reason == "after 2011"
+    ref = await refine_llm(LLM("openai/x", mock_response=["garbage"] * 3), wf, INTENT, "only after 2015", RESULTS)
+    assert ref.workflow.node("filter").params["year_min"] == 2016  # the rule-based edits
+    assert "LLM refinement not usable" in ref.notes[-1]
