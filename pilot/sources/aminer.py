@@ -208,6 +208,7 @@ class AMinerSource(Source):
         self.cache = cache
         self._token = settings.aminer_token
         self._base = settings.aminer_base_url.rstrip("/")
+        self.cache_key = f"aminer|{self._base}"  # for node caches; never the token
         self._http = LoopClient(httpx.Timeout(settings.http_timeout_s, connect=settings.connect_timeout_s))
         self._policy = RetryPolicy(max_retries, backoff_s, max_wait_s)
 

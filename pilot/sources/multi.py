@@ -185,6 +185,8 @@ class MultiSource(Source):
         self.sources = list(sources)
         self.by_name = {s.name: s for s in self.sources}
         self.last_failures: list[SourceError] = []
+        # Node caches key on this: the same workflow over other sources is another result.
+        self.cache_key = "+".join(f"{s.name}[{getattr(s, 'cache_key', '')}]" for s in self.sources)
 
     # --- plumbing -----------------------------------------------------------------------------
     async def _fan_out(self, call: Callable[[Source], Awaitable[T]]) -> list[tuple[str, T]]:

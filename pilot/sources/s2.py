@@ -278,6 +278,8 @@ class SemanticScholarSource(Source):
         self._requester = _Requester(settings, cache, RetryPolicy(max_retries, backoff_s, max_wait_s))
         self._client = _Client(self._requester, settings.s2_base_url, settings.s2_recommendations_url, settings.http_timeout_s)
         self.page_size = max(1, min(page_size, 100))
+        # Tells node caches which service answered (never the key itself).
+        self.cache_key = f"s2|{settings.s2_base_url}|{settings.s2_recommendations_url}|{rec_pool}"
         self.rec_pool = rec_pool
 
     async def _call(self, coro: Awaitable[T]) -> T:
