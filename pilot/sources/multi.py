@@ -136,7 +136,7 @@ def fuse(ranked: list[tuple[str, list[Paper]]], limit: int | None = None) -> lis
     index: dict[str, _Group] = {}
     depth = max((len(papers) for _, papers in ranked), default=0)
     for rank in range(depth):
-        for src_i, (src, papers) in enumerate(ranked):
+        for src, papers in ranked:
             if rank >= len(papers):
                 continue
             p = papers[rank]
