@@ -185,7 +185,7 @@ def open_source(settings: Settings | None = None, *, do_probe: bool = True, prog
         wanted = ", ".join(n for n in names if n in KNOWN) or "none"
         message = f"no paper source is usable (asked for: {wanted})"
         hint = f"{CORPUS_HINT}; or restore network access for Semantic Scholar; or set PILOT_AMINER_TOKEN for AMiner"
-        notes.append(f"No source available — {hint}.")
+        notes.append("No paper source is usable: the app runs, and every search answers with what to set.")
         return UnavailableSource(message, hint), notes
     if len(opened) == 1:
         return opened[0], notes
