@@ -198,19 +198,32 @@ async def run_bm25_case(source: Any, case: dict) -> CaseOutcome:
     return CaseOutcome(ranked_ids=[h.paper.id for h in hits])
 
 
+def _stored_vectors(source: Any, ids: Sequence[str]) -> dict[str, np.ndarray] | None:
+    """Precomputed corpus vectors when the source is the local corpus store (embedding ~100 abstracts
+    per case on this 2-core machine takes longer than the whole rest of the case)."""
+    store = getattr(source, "store", None)
+    row_of, vectors = getattr(store, "row_of", None), getattr(store, "vectors", None)
+    if row_of is None or vectors is None:
+        return None
+    rows = {pid: row_of[pid] for pid in ids if pid in row_of}
+    return {pid: np.asarray(vectors[r], dtype=np.float32) for pid, r in rows.items()}
+
+
 async def dense_pool_scores(runtime: Any, source: Any, anchor_id: str, pool: Sequence[str]) -> dict[str, float]:
     """MiniLM cosine of each pool paper to the anchor (title + abstract); ids the source lacks get none."""
-    embedder = getattr(runtime, "embedder", None)
-    if embedder is None:
+    vecs = _stored_vectors(source, [anchor_id, *pool])
+    if vecs is None:
+        embedder = getattr(runtime, "embedder", None)
+        if embedder is None:
+            return {}
+        papers = {p.id: p for p in await source.get_papers([anchor_id, *pool])}
+        ids = list(papers)
+        encoded = await asyncio.to_thread(embedder.encode, [papers[i].text for i in ids])
+        vecs = dict(zip(ids, encoded))
+    if anchor_id not in vecs:
         return {}
-    papers = await source.get_papers([anchor_id, *pool])
-    by_id = {p.id: p for p in papers}
-    if anchor_id not in by_id:
-        return {}
-    ids = [pid for pid in pool if pid in by_id]
-    vecs = await asyncio.to_thread(embedder.encode, [by_id[anchor_id].text] + [by_id[pid].text for pid in ids])
-    sims = vecs[1:] @ vecs[0]
-    return {pid: float(s) for pid, s in zip(ids, np.asarray(sims))}
+    anchor = vecs[anchor_id]
+    return {pid: float(vecs[pid] @ anchor) for pid in pool if pid in vecs}
 
 
 async def gold_author_names(source: Any, case: dict) -> list[str]:
