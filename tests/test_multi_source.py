@@ -244,3 +244,18 @@ async def test_batch_lookup_reports_an_unreachable_owner(servers, tmp_path):
     assert [p.id for p in papers] == [f"s2:{DID_S2}"]
     assert [f.source for f in multi.last_failures] == ["aminer"]
     await multi.aclose()
+
+
+def test_corpus_ids_meet_their_semantic_scholar_external_ids():
+    from pilot.models import Paper
+
+    # Shapes as the corpus stores them: ``acl:<ACL id>`` and ``s2:<S2 corpus id>`` (CSFCube papers).
+    bleu_local = Paper(id="acl:P02-1040", title="Bleu: A Method For Automatic Evaluation Of Machine Translation", year=2002, source="local")
+    bleu_s2 = Paper(id="s2:d7da009f457917aa381619facfa5ffae9329a6e9", title="Bleu: a Method for Automatic Evaluation of Machine Translation.",
+                    external_ids={"ACL": "P02-1040", "CorpusId": "11080756"}, citation_count=20000, source="s2")
+    csf_local = Paper(id="s2:470667", title="A paper the corpus knows by its CorpusId", source="local")
+    csf_s2 = Paper(id="s2:c31c87c591a25c64fbaa82e8ac6a81831b6ac7ce", title="Another title entirely", external_ids={"CorpusId": "470667"}, source="s2")
+    merged = fuse([("local", [bleu_local, csf_local]), ("s2", [bleu_s2, csf_s2])])
+    assert [(p.id, n) for p, _, n in merged] == [("acl:P02-1040", 2), ("s2:470667", 2)]
+    bleu = merged[0][0]
+    assert bleu.citation_count == 20000 and bleu.external_ids["S2"] == "d7da009f457917aa381619facfa5ffae9329a6e9"
