@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
-from workflow_testops import CALLS, pipeline, wf
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from workflow_testops import CALLS, edit_st, pipeline, wf
 
 from cache import Cache
 from pilot.sources.base import Source
@@ -165,6 +170,14 @@ async def test_per_node_timeout(ctx):
     assert call[4] - call[3] < 30  # cancelled, not waited out
 
 
+async def test_timeout_defaults_to_the_settings(ctx):
+    from pilot.settings import Settings
+
+    w = wf([("slow", "t_slow", {"seconds": 30})], [], "slow")
+    res = await execute(w, RunContext(source=Source(), settings=Settings(node_timeout_s=0.1)))
+    assert "timed out after 0.1s" in res.errors["slow"]
+
+
 async def test_invalid_workflow_never_runs(ctx):
     w = pipeline()
     w.nodes[3].params = {"k": 0}
@@ -241,6 +254,26 @@ async def test_run_node_alone_with_previous_values(ctx):
     # a many port runs on whatever inputs are there
     partial = await run_node(w2, "union", ctx, {"src1": first.values["src1"]})
     assert ids(partial.value) == ["a", "b"] and "'src2' has no value yet" in partial.trace.note
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(edit_st, min_size=1, max_size=8))
+def test_any_workflow_reachable_by_edits_runs_to_a_full_trace(edits):
+    w = apply_edit(pipeline(), ModifyNode(node_id="src2", op="t_fail"))  # failures must flow through too
+    for edit in edits:  # keep the edits that apply; each result is a valid workflow
+        try:
+            w = apply_edit(w, edit)
+        except WorkflowError:
+            pass
+    res = asyncio.run(execute(w, RunContext(source=Source()), cache=MemoCache()))
+    by_id = {n.node_id: n for n in res.trace.nodes}
+    assert set(by_id) == {n.id for n in w.nodes}  # every node accounted for
+    for nid, t in by_id.items():
+        assert (t.status == "failed") == (nid in res.errors)
+        assert (nid in res.values) == (t.status in ("ok", "cached"))
+        if t.status == "skipped":
+            assert t.error.startswith("skipped: input from")
+    assert (res.output is None) or (w.output in res.values)
 
 
 # --- a real workflow over the corpus slice -------------------------------------------------------

@@ -7,7 +7,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from workflow_testops import pipeline, wf
+from workflow_testops import edit_st, pipeline, wf
 
 from workflows.diff import diff
 from workflows.edit import apply_edit, apply_edits, parse_edit, parse_edits
@@ -236,48 +236,6 @@ def test_diff_ignores_spelled_out_defaults_and_reports_output_and_operator():
 
 
 # --- property: random edit sequences never crash ------------------------------------------------
-
-NODE_IDS = ["src1", "src2", "union", "filter", "n1", "n2", "ghost"]
-OPS = ["t_source", "t_filter", "t_union", "t_keywords", "t_search", "t_answer", "nope"]
-PORTS = ["in", "seeds", "bogus"]
-
-edges_st = st.builds(Edge, source=st.sampled_from(NODE_IDS), target=st.sampled_from(NODE_IDS), port=st.sampled_from(PORTS))
-params_st = st.dictionaries(
-    st.sampled_from(["k", "drop", "ids", "terms", "junk"]),
-    st.one_of(st.integers(-2, 5), st.lists(st.sampled_from(["a", "b", "c"]), max_size=2), st.text(max_size=3)),
-    max_size=2,
-)
-maybe_params_st = st.one_of(st.just({}), params_st)
-
-
-@st.composite
-def add_st(draw):
-    node = draw(st.builds(Node, id=st.sampled_from(NODE_IDS), op=st.sampled_from(OPS), params=maybe_params_st))
-    # mostly well-formed inputs (targeting the new node), sometimes not
-    inputs = draw(st.lists(st.builds(Edge, source=st.sampled_from(NODE_IDS), target=st.just(node.id)), max_size=1))
-    if draw(st.integers(0, 4)) == 0:
-        inputs += draw(st.lists(edges_st, max_size=1))
-    return AddNode(node=node, inputs=inputs, after=draw(st.one_of(st.none(), st.sampled_from(NODE_IDS))))
-
-
-edit_st = st.one_of(
-    add_st(),
-    st.builds(
-        ModifyNode,
-        node_id=st.sampled_from(NODE_IDS),
-        params=maybe_params_st,
-        replace=st.booleans(),
-        op=st.one_of(st.none(), st.sampled_from(OPS)),
-    ),
-    st.builds(RemoveNode, node_id=st.sampled_from(NODE_IDS), bridge=st.booleans()),
-    st.builds(
-        Rewire,
-        add=st.lists(edges_st, max_size=2),
-        remove=st.lists(edges_st, max_size=1),
-        output=st.one_of(st.none(), st.sampled_from(NODE_IDS)),
-    ),
-)
-
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(edit_st, max_size=6))

@@ -194,3 +194,23 @@ def test_normalize_fills_defaults_and_keeps_invalid_nodes():
     assert n.node("filter").params == {"k": 5, "drop": []}
     assert n.node("x").params == {"a": 1}
     assert w.node("filter").params == {"k": 5}  # input untouched
+
+
+def test_parse_workflow_round_trip_and_clear_errors():
+    from workflows.validate import BAD_WORKFLOW, parse_workflow
+
+    w = pipeline()
+    assert parse_workflow(w.to_json()) == w
+    cases = {
+        "{oops": "not valid JSON",
+        "[]": "must be a JSON object",
+        '{"nodes": [{"id": "a"}]}': "'nodes.0.op'",
+        '{"nodes": [], "colour": "red"}': "'colour'",
+    }
+    for text, needle in cases.items():
+        with pytest.raises(WorkflowError) as ei:
+            parse_workflow(text)
+        assert ei.value.kinds == {BAD_WORKFLOW} and needle in str(ei.value), text
+    with pytest.raises(WorkflowError) as ei:
+        parse_workflow({"nodes": [{"id": "flt", "op": "t_filter", "params": 3}]})
+    assert ei.value.problems[0].node_id == "flt"

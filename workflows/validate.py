@@ -17,7 +17,8 @@ Severity policy:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+import json
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -43,6 +44,7 @@ UNREACHABLE = "unreachable"
 EMPTY = "empty"
 SCHEMA = "schema_version"
 BAD_EDIT = "bad_edit"
+BAD_WORKFLOW = "bad_workflow"
 
 
 @dataclass(frozen=True)
@@ -348,3 +350,35 @@ def normalize(workflow: Workflow) -> Workflow:
                 pass
         nodes.append(node.model_copy(update={"params": params}, deep=True))
     return workflow.model_copy(update={"nodes": nodes}, deep=True)
+
+
+def parse_workflow(data: Any) -> Workflow:
+    """A workflow from JSON text, bytes or a dict (an imported recipe, an LLM's draft), or a
+    ``WorkflowError`` saying which field is malformed. Parsing only: call ``validate`` to check it runs."""
+    if isinstance(data, Workflow):
+        return data
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise WorkflowError(
+                [Problem(None, BAD_WORKFLOW, f"the workflow is not valid JSON ({exc.msg} at position {exc.pos})")]
+            ) from None
+    if not isinstance(data, dict):
+        raise WorkflowError(
+            [Problem(None, BAD_WORKFLOW, f"a workflow must be a JSON object, got {type(data).__name__}")]
+        )
+    try:
+        return Workflow.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = err["loc"]
+            node_id = None
+            if len(loc) >= 2 and loc[0] == "nodes" and isinstance(loc[1], int):
+                nodes = data.get("nodes") or []
+                if loc[1] < len(nodes) and isinstance(nodes[loc[1]], dict):
+                    node_id = nodes[loc[1]].get("id")
+            where = ".".join(str(p) for p in loc) or "(workflow)"
+            problems.append(Problem(node_id, BAD_WORKFLOW, f"workflow field {where!r}: {err['msg']}"))
+        raise WorkflowError(problems, "malformed workflow") from None
