@@ -1,0 +1,81 @@
+"""Filtering operators on real slice papers: each constraint really removes what it should, and only that."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from tests.ops_helpers import as_ranked, ids, run_op
+from workflows.operator import RunContext, get_operator
+
+
+@pytest.fixture()
+def ctx(local_source):
+    return RunContext(source=local_source)
+
+
+@pytest.fixture()
+async def citers(ctx):
+    """Papers citing the Penn Treebank paper: many years and venues."""
+    anchor = await run_op(ctx, "anchor", {"query": "acl:J93-2004"})
+    return anchor, await run_op(ctx, "citation_expand", {"direction": "citations", "per_paper_limit": 2000}, **{"in": anchor})
+
+
+async def test_filter_year_range_removes_out_of_range(ctx, citers):
+    _, papers = citers
+    out = await run_op(ctx, "filter", {"year_min": 2003, "year_max": 2005}, **{"in": papers})
+    assert out and all(2003 <= it.paper.year <= 2005 for it in out)
+    assert len(out) == sum(1 for it in papers if it.paper.year and 2003 <= it.paper.year <= 2005)
+
+
+async def test_filter_relative_to_anchor_and_exclude_anchor(ctx, citers):
+    anchor, papers = citers
+    pool = anchor + papers
+    older = await run_op(ctx, "filter", {"relative_to_anchor": "before"}, **{"in": pool, "anchor": anchor})
+    assert all(it.paper.year <= 1993 for it in older) and "acl:J93-2004" not in ids(older)
+    newer = await run_op(ctx, "filter", {"relative_to_anchor": "after"}, **{"in": pool, "anchor": anchor})
+    assert len(newer) == len(papers)  # citers are newer; only the anchor itself is dropped
+    kept = await run_op(ctx, "filter", {"exclude_anchor": False}, **{"in": pool, "anchor": anchor})
+    assert "acl:J93-2004" in ids(kept)
+
+
+async def test_filter_venue_uses_the_anthology_id_prefix(ctx, citers):
+    _, papers = citers
+    out = await run_op(ctx, "filter", {"venues": ["EMNLP"]}, **{"in": papers})
+    assert out and all(it.paper.id.startswith("acl:D") for it in out)
+    acl = await run_op(ctx, "filter", {"venues": ["ACL"]}, **{"in": papers})
+    assert acl and all(it.paper.id.startswith("acl:P") for it in acl)  # not EACL / NAACL / COLING-ACL by name
+
+
+async def test_filter_terms_and_ids(ctx, citers):
+    _, papers = citers
+    parsing = await run_op(ctx, "filter", {"include_terms": ["parsing"], "terms_in": "title"}, **{"in": papers})
+    assert parsing and all("parsing" in it.paper.title.lower() for it in parsing)
+    rest = await run_op(ctx, "filter", {"exclude_terms": ["parsing"], "terms_in": "title"}, **{"in": papers})
+    assert len(parsing) + len(rest) == len(papers)
+    gone = await run_op(ctx, "filter", {"exclude_ids": ids(papers)[:3]}, **{"in": papers})
+    assert ids(gone) == ids(papers)[3:]
+
+
+async def test_filter_min_citations_and_abstract(ctx, citers):
+    _, papers = citers
+    cited = await run_op(ctx, "filter", {"min_citations": 20}, **{"in": papers})
+    assert cited and all(max(it.paper.citation_count or 0, it.paper.in_corpus_citations or 0) >= 20 for it in cited)
+    with_abs = await run_op(ctx, "filter", {"has_abstract": True}, **{"in": papers})
+    assert all(it.paper.abstract for it in with_abs)
+
+
+def test_filter_params_are_checked():
+    params = get_operator("filter").Params
+    with pytest.raises(ValidationError, match="after year_max"):
+        params.model_validate({"year_min": 2010, "year_max": 2000})
+    with pytest.raises(ValidationError):
+        params.model_validate({"year": 2000})
+
+
+async def test_top_k_and_above(ctx):
+    papers = as_ranked(await ctx.source.get_papers(["acl:P02-1040", "acl:P03-1054", "acl:J93-2004"]))
+    assert ids(await run_op(ctx, "top_k", {"k": 2}, **{"in": papers})) == ids(papers)[:2]
+    assert ids(await run_op(ctx, "above", {"threshold": 0.5}, **{"in": papers})) == ids(papers)[:2]
+    papers[2].evidence.scores["coupling"] = 3.0
+    assert ids(await run_op(ctx, "above", {"threshold": 1, "feature": "coupling"}, **{"in": papers})) == ["acl:J93-2004"]

@@ -1,0 +1,109 @@
+"""The score formula: each declared feature is computed from the data, recorded, and moves the ranking."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from pilot.embed import Embedder
+from tests.ops_helpers import ids, run_op
+from workflows.operator import RunContext, get_operator
+
+ANCHOR = "acl:P03-1054"  # Accurate Unlexicalized Parsing
+
+
+@pytest.fixture(scope="module")
+def by_id(corpus_slice_rows):
+    return {r["id"]: r for r in corpus_slice_rows}
+
+
+@pytest.fixture()
+def ctx(local_source):
+    return RunContext(source=local_source)
+
+
+async def _neighbourhood(ctx):
+    anchor = await run_op(ctx, "anchor", {"query": ANCHOR})
+    refs = await run_op(ctx, "citation_expand", {"direction": "references"}, node_id="refs", **{"in": anchor})
+    coupled = await run_op(
+        ctx, "citation_expand", {"direction": "citations", "per_paper_limit": 2000, "max_seeds": 500}, node_id="coupled", **{"in": refs}
+    )
+    return anchor, refs, [it for it in coupled if it.paper.id != ANCHOR]
+
+
+async def test_coupling_counts_shared_references(ctx, by_id):
+    anchor, _, cands = await _neighbourhood(ctx)
+    out = await run_op(ctx, "score", {"features": {"coupling": 1.0}}, **{"in": cands, "anchor": anchor})
+    a_refs = set(by_id[ANCHOR]["references"])
+    for it in out:
+        assert it.evidence.scores["coupling"] == len(a_refs & set(by_id[it.paper.id]["references"]))
+    values = [it.evidence.scores["coupling"] for it in out]
+    assert values == sorted(values, reverse=True) and values[0] >= 2
+    # the evidence a node upstream recorded is kept next to the new features
+    assert all("coupled.support" in it.evidence.scores for it in out)
+
+
+async def test_cocitation_counts_papers_citing_both(ctx, by_id):
+    anchor, refs, _ = await _neighbourhood(ctx)
+    out = await run_op(ctx, "score", {"features": {"cocitation": 1.0}}, **{"in": refs, "anchor": anchor})
+    citers = [pid for pid, r in by_id.items() if ANCHOR in r["references"]]
+    for it in out:
+        assert it.evidence.scores["cocitation"] == sum(1 for c in citers if it.paper.id in by_id[c]["references"])
+
+
+async def test_citations_recency_and_title_match(ctx):
+    _, refs, _ = await _neighbourhood(ctx)
+    out = await run_op(ctx, "score", {"features": {"citations": 1.0}}, **{"in": refs})
+    counts = [max(it.paper.citation_count or 0, it.paper.in_corpus_citations or 0) for it in out]
+    assert counts == sorted(counts, reverse=True)
+    assert out[0].evidence.scores["citations"] == counts[0]
+    newest = await run_op(ctx, "score", {"features": {"recency": 1.0}}, **{"in": refs})
+    oldest = await run_op(ctx, "score", {"features": {"recency": -1.0}}, **{"in": refs})
+    assert newest[0].paper.year == max(it.paper.year for it in refs)
+    assert oldest[0].paper.year == min(it.paper.year for it in refs)
+    treebank = await run_op(ctx, "score", {"features": {"title_match": 1.0}, "title_terms": ["treebank", "corpus"]}, **{"in": refs})
+    assert "treebank" in treebank[0].paper.title.lower() or "corpus" in treebank[0].paper.title.lower()
+    assert treebank[0].evidence.scores["title_match"] >= 1 and treebank[-1].evidence.scores["title_match"] == 0
+
+
+async def test_lexical_and_dense_follow_the_text(local_source):
+    ctx = RunContext(source=local_source, embedder=Embedder())
+    _, refs, _ = await _neighbourhood(ctx)
+    lex = await run_op(ctx, "score", {"features": {"lexical": 1.0}, "text": "treebank"}, **{"in": refs})
+    assert "treebank" in lex[0].paper.text.lower() and lex[0].evidence.scores["lexical"] > 0
+    dense = await run_op(ctx, "score", {"features": {"dense": 1.0}, "text": "building an annotated treebank of English"}, **{"in": refs})
+    assert "treebank" in dense[0].paper.title.lower()
+    assert -1 <= dense[-1].evidence.scores["dense"] < dense[0].evidence.scores["dense"] <= 1
+
+
+async def test_weighted_sum_and_evidence_feature(ctx):
+    anchor, _, cands = await _neighbourhood(ctx)
+    out = await run_op(
+        ctx, "score", {"features": {"ev:coupled.support": 1.0, "citations": 0.5}}, **{"in": cands, "anchor": anchor}
+    )
+    top = out[0].evidence.scores
+    assert set(top) >= {"ev:coupled.support", "citations"}
+    assert out[0].score >= out[-1].score
+    # a feature with weight 0 is computed and shown but does not rank
+    flat = await run_op(ctx, "score", {"features": {"citations": 0.0}}, **{"in": cands})
+    assert ids(flat) == ids(cands)
+
+
+async def test_graph_distance_prefers_direct_neighbours(ctx, by_id):
+    anchor, refs, coupled = await _neighbourhood(ctx)
+    mixed = coupled[:20] + refs
+    out = await run_op(ctx, "score", {"features": {"graph_distance": 1.0}}, **{"in": mixed, "anchor": anchor})
+    a_refs = set(by_id[ANCHOR]["references"])
+    for it in out:
+        direct = it.paper.id in a_refs or ANCHOR in by_id[it.paper.id]["references"]
+        assert (it.evidence.scores["graph_distance"] == 1.0) == direct
+    assert out[0].evidence.scores["graph_distance"] == 1.0
+    assert min(it.evidence.scores["graph_distance"] for it in out) < 1.0  # two hops away via a shared reference
+
+
+def test_unknown_feature_is_refused():
+    params = get_operator("score").Params
+    with pytest.raises(ValidationError, match="unknown feature 'popularity'"):
+        params.model_validate({"features": {"popularity": 1.0}})
+    with pytest.raises(ValidationError):
+        params.model_validate({"features": {}})
