@@ -8,7 +8,6 @@ intermediate states (add a node, then wire it) as long as it ends valid.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
 from pydantic import TypeAdapter, ValidationError
@@ -24,6 +23,7 @@ from workflows.validate import (
     TYPE_MISMATCH,
     Problem,
     WorkflowError,
+    load_json,
     operator_or_none,
     validate,
 )
@@ -267,13 +267,7 @@ def parse_edit(data: Any) -> AddNode | ModifyNode | RemoveNode | Rewire:
     """An edit from a model, a dict or JSON text; malformed input gives a ``WorkflowError`` saying what to fix."""
     if isinstance(data, (AddNode, ModifyNode, RemoveNode, Rewire)):
         return data
-    if isinstance(data, (str, bytes)):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise _fail(BAD_EDIT, f"the edit is not valid JSON ({exc.msg} at position {exc.pos})") from None
-    if not isinstance(data, dict):
-        raise _fail(BAD_EDIT, f"an edit must be a JSON object, got {type(data).__name__}")
+    data = load_json(data, "the edit", BAD_EDIT, dict)
     if data.get("action") not in _ACTIONS:
         raise _fail(
             BAD_EDIT,
@@ -291,13 +285,7 @@ def parse_edit(data: Any) -> AddNode | ModifyNode | RemoveNode | Rewire:
 
 def parse_edits(data: Any) -> list[AddNode | ModifyNode | RemoveNode | Rewire]:
     """A list of edits from a list or JSON array text (a single object is accepted as a one-item list)."""
-    if isinstance(data, (str, bytes)):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise _fail(BAD_EDIT, f"the edits are not valid JSON ({exc.msg} at position {exc.pos})") from None
+    data = load_json(data, "the edits", BAD_EDIT, (list, dict))
     if isinstance(data, dict):
         data = [data]
-    if not isinstance(data, list):
-        raise _fail(BAD_EDIT, f"edits must be a JSON array of objects, got {type(data).__name__}")
     return [parse_edit(d) for d in data]

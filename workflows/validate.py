@@ -352,22 +352,25 @@ def normalize(workflow: Workflow) -> Workflow:
     return workflow.model_copy(update={"nodes": nodes}, deep=True)
 
 
+def load_json(data: Any, what: str, kind: str, expected: type | tuple[type, ...]) -> Any:
+    """``data`` decoded from JSON text if it is text, checked to be of the ``expected`` type."""
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise WorkflowError([Problem(None, kind, f"{what} is not valid JSON ({exc.msg} at position {exc.pos})")]) from None
+    if not isinstance(data, expected):
+        shape = "a JSON object" if expected is dict else "a JSON array or object"
+        raise WorkflowError([Problem(None, kind, f"{what} must be {shape}, got {type(data).__name__}")])
+    return data
+
+
 def parse_workflow(data: Any) -> Workflow:
     """A workflow from JSON text, bytes or a dict (an imported recipe, an LLM's draft), or a
     ``WorkflowError`` saying which field is malformed. Parsing only: call ``validate`` to check it runs."""
     if isinstance(data, Workflow):
         return data
-    if isinstance(data, (str, bytes)):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise WorkflowError(
-                [Problem(None, BAD_WORKFLOW, f"the workflow is not valid JSON ({exc.msg} at position {exc.pos})")]
-            ) from None
-    if not isinstance(data, dict):
-        raise WorkflowError(
-            [Problem(None, BAD_WORKFLOW, f"a workflow must be a JSON object, got {type(data).__name__}")]
-        )
+    data = load_json(data, "the workflow", BAD_WORKFLOW, dict)
     try:
         return Workflow.model_validate(data)
     except ValidationError as exc:
