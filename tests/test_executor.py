@@ -313,6 +313,31 @@ async def test_real_operators_over_the_corpus_slice(local_source):
     assert [r.paper.id for r in again.output] == [r.paper.id for r in res.output][:5]
 
 
+
+async def test_hidden_edges_cases_never_share_node_values(local_source):
+    from pilot.sources.hidden import HiddenEdgesSource
+    from workflows.model import Workflow
+
+    w = Workflow.model_validate(
+        {
+            "nodes": [
+                {"id": "anchor", "op": "anchor", "params": {"query": "acl:P02-1040"}},
+                {"id": "refs", "op": "citation_expand", "params": {"direction": "citations", "depth": 1}},
+            ],
+            "edges": [{"source": "anchor", "target": "refs"}],
+            "output": "refs",
+        }
+    )
+    cache = MemoCache()
+    open_run = await execute(w, RunContext(source=local_source), cache=cache)
+    assert open_run.ok and len(open_run.output) > 0
+    hidden = HiddenEdgesSource(local_source, "acl:P02-1040", "anchor_incoming")
+    hidden_run = await execute(w, RunContext(source=hidden), cache=cache)
+    assert statuses(hidden_run)["refs"] != "cached"
+    assert {r.paper.id for r in hidden_run.output or []} < {r.paper.id for r in open_run.output}
+    other_case = HiddenEdgesSource(local_source, "acl:J93-2004", "anchor_incoming")
+    assert statuses(await execute(w, RunContext(source=other_case), cache=cache))["refs"] != "cached"
+
 # --- drawing -------------------------------------------------------------------------------------
 
 

@@ -120,15 +120,17 @@ def value_fingerprint(value: Any) -> str:
 def context_fingerprint(ctx: RunContext) -> str:
     """What outside the workflow changes a node's output: the source (and what it hides), LLM, embedder.
 
-    A source whose answers depend on more than its name (another corpus file, an API key with other
-    access) should expose a ``cache_key`` attribute that says so; a benchmark wrapper hiding citation
-    edges is told apart by its ``hidden_edges`` attribute if it has one.
+    A source whose answers depend on more than its name (another corpus file, another API base) should
+    expose a ``cache_key`` attribute that says so. A benchmark wrapper hiding citation edges (pilot's
+    ``HiddenEdgesSource`` keeps the inner name and forwards unknown attributes, ``cache_key`` included)
+    is told apart by its class and its case fields, so two cases never read each other's node values.
     """
     source = ctx.source
     return fingerprint(
-        getattr(source, "name", type(source).__name__),
+        type(source).__qualname__,
+        getattr(source, "name", ""),
         str(getattr(source, "cache_key", "")),
-        getattr(source, "hidden_edges", None),
+        [str(getattr(source, f, "")) for f in ("anchor_id", "mode", "hidden_edges")],
         getattr(ctx.llm, "model", None) if ctx.llm is not None else None,
         type(ctx.embedder).__name__ if ctx.embedder is not None else None,
     )
