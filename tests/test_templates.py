@@ -1,0 +1,103 @@
+"""Direction templates and the generic workflow: they validate, run end to end on the slice through the
+executor, never return the anchor, and turn intent fields into node params."""
+
+from __future__ import annotations
+
+import pytest
+
+from pilot.embed import Embedder
+from pilot.models import DIRECTIONS, Intent
+from workflows.executor import MemoCache, execute
+from workflows.operator import RunContext
+from workflows.templates import TemplateError, generic_workflow, template
+from workflows.validate import check
+
+ANCHOR = "acl:N03-1033"
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return Embedder()
+
+
+def test_every_template_validates_with_and_without_intent():
+    intent = Intent(year_min=1995, year_max=2005, venues=["ACL"], topic_terms=["tagging"], recency="recent", k=20,
+                    resource_types=["treebank"], exclude_terms=["speech"], disliked_ids=["acl:X"])  # fmt: skip
+    for direction in DIRECTIONS:
+        for it in (None, intent):
+            wf = template(direction, ANCHOR, it)
+            assert check(wf) == [], direction
+            assert wf.output == "evidence" and wf.has_node("anchor") and wf.has_node("score")
+    assert check(generic_workflow(ANCHOR, "papers like this")) == []
+    assert check(generic_workflow("", "part-of-speech tagging with dependency networks")) == []
+
+
+def test_intent_fields_become_params():
+    intent = Intent(year_min=2000, year_max=2004, venues=["EMNLP"], topic_terms=["tagging", "pos"], k=15,
+                    exclude_terms=["speech"], disliked_ids=["acl:W00-1308"], resource_types=["treebank"])  # fmt: skip
+    wf = template("benchmark", ANCHOR, intent)
+    f = wf.node("filter").params
+    assert (f["year_min"], f["year_max"], f["venues"], f["exclude_terms"], f["exclude_ids"]) == (
+        2000, 2004, ["EMNLP"], ["speech"], ["acl:W00-1308"]
+    )
+    assert "relative_to_anchor" not in f  # the user's years replace "older than the anchor"
+    s = wf.node("score").params
+    assert s["text"] == "tagging pos" and s["features"]["lexical"] >= 1.0 and "treebank" in s["title_terms"]
+    assert wf.node("top").params["k"] == 15
+    assert template("predecessor", ANCHOR).node("filter").params["relative_to_anchor"] == "before"
+    seminal = template("successor", ANCHOR, Intent(recency="seminal")).node("score").params["features"]
+    assert seminal["recency"] < 0 and seminal["citations"] > 0.2
+
+
+def test_template_errors_are_clear():
+    with pytest.raises(TemplateError, match="unknown direction 'sideways'"):
+        template("sideways", ANCHOR)
+    with pytest.raises(TemplateError, match="needs an anchor"):
+        template("survey", "  ")
+    with pytest.raises(TemplateError):
+        generic_workflow("", "")
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+async def test_template_runs_and_excludes_the_anchor(direction, local_source, embedder):
+    ctx = RunContext(source=local_source, embedder=embedder)
+    result = await execute(template(direction, ANCHOR), ctx)
+    assert result.errors == {}
+    ranked = result.output
+    assert ranked and len(ranked) <= 50
+    assert ANCHOR not in [r.paper.id for r in ranked]
+    assert all(r.evidence.nodes and r.evidence.snippet for r in ranked)
+    scores = [r.score for r in ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+async def test_successor_finds_citers_in_the_users_years(local_source, embedder, corpus_slice_rows):
+    ctx = RunContext(source=local_source, embedder=embedder)
+    citers = {r["id"] for r in corpus_slice_rows if "acl:P02-1040" in r["references"] and r["year"] in (2005, 2006)}
+    result = await execute(template("successor", "acl:P02-1040", Intent(year_min=2005, year_max=2006, k=200)), ctx)
+    got = [r.paper.id for r in result.output]
+    assert citers and set(got[: len(citers)]) == citers  # every citer of those years, ranked above look-alikes
+    assert all(r.paper.year in (2005, 2006) for r in result.output)
+
+
+async def test_sibling_ranks_coupled_papers_first(local_source, embedder, corpus_slice_rows):
+    by_id = {r["id"]: r for r in corpus_slice_rows}
+    a_refs = set(by_id["acl:P03-1054"]["references"])
+    ctx = RunContext(source=local_source, embedder=embedder)
+    result = await execute(template("sibling", "acl:P03-1054"), ctx)
+    top = result.output[:5]
+    assert all(len(a_refs & set(by_id[r.paper.id]["references"])) >= 2 for r in top)
+    # siblings neither cite nor are cited by the anchor
+    assert all("acl:P03-1054" not in by_id[r.paper.id]["references"] and r.paper.id not in a_refs for r in result.output)
+
+
+async def test_generic_workflow_runs_with_text_only_and_reruns_from_cache(local_source, embedder):
+    ctx = RunContext(source=local_source, embedder=embedder)
+    cache = MemoCache()
+    wf = generic_workflow("", "part-of-speech tagging with dependency networks")
+    first = await execute(wf, ctx, cache=cache)
+    assert first.errors == {} and first.output
+    assert any("tagging" in r.paper.title.lower() for r in first.output[:10])
+    again = await execute(wf, ctx, cache=cache)
+    assert {n.status for n in again.trace.nodes} == {"cached"}
+    assert [r.paper.id for r in again.output] == [r.paper.id for r in first.output]
