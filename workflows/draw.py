@@ -75,20 +75,22 @@ def _layout(workflow: Workflow) -> tuple[dict[str, tuple[int, int]], dict[int, l
                 changed = True
         if not changed:
             break
-    # chain of (virtual) nodes per edge; virtual node names cannot collide with real ids (tuples)
+    # chain of (virtual) nodes per edge; virtual nodes are tuples, so they cannot collide with node ids
     chains: dict[int, list] = {}
     col_of: dict = dict(depth)
     links: list[tuple] = []
     for i, s, t in edges:
         if depth[t] > depth[s] + 1:
-            virtual = [("edge", i, c) for c in range(depth[s] + 1, depth[t])]
+            # one virtual chain per source ("bus"): long edges from the same node share their path until
+            # they branch off, so an anchor feeding five later steps costs one row, not five
+            virtual = [("via", s, c) for c in range(depth[s] + 1, depth[t])]
             for v in virtual:
                 col_of[v] = v[2]
             chain = [s, *virtual, t]
             chains[i] = virtual
         else:
             chain = [s, t]
-        links += list(zip(chain, chain[1:]))
+        links += [pair for pair in zip(chain, chain[1:]) if pair not in links]
     columns: dict[int, list] = {}
     for n in col_of:
         columns.setdefault(col_of[n], []).append(n)
