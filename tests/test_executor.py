@@ -160,6 +160,21 @@ async def test_failure_on_a_single_input_skips_the_chain(ctx):
     assert ids(res.values["ok"]) == ["a", "b"]  # the independent branch still completed
 
 
+async def test_failed_optional_inputs_are_dropped_but_a_node_with_nothing_left_is_skipped(ctx):
+    w = wf(
+        [("k", "t_keywords", {}), ("bad", "t_fail", {}), ("s", "t_search", {}), ("c", "t_collect", {})],
+        [("k", "s"), ("bad", "s", "seeds"), ("bad", "c", "papers")],
+        "s",
+    )
+    res = await execute(w, ctx)
+    t = {n.node_id: n for n in res.trace.nodes}
+    assert ids(res.output) == ["kw-parsing"] and "input from 'bad' failed; ran without it" in t["s"].note
+    assert t["c"].status == "skipped" and t["c"].error == "skipped: input from 'bad' failed"
+    w.edges.append(wf([], [("k", "c", "keywords")], None).edges[0])
+    res = await execute(w, ctx)
+    assert res.values["c"] == "['keywords'] 0"
+
+
 async def test_per_node_timeout(ctx):
     w = wf([("slow", "t_slow", {"seconds": 30}), ("quick", "t_source", {})], [], "quick")
     res = await execute(w, ctx, timeout_s=0.2)

@@ -184,7 +184,21 @@ class TNote(_Logged):
         return inputs["in"]
 
 
-for _cls in (TSource, TKeywords, TFilter, TUnion, TSearch, TAnswer, TSlow, TFail, TNote):
+class TCollect(_Logged):
+    name = "t_collect"
+    family = "output"
+    description = "test: describes whatever optional inputs arrived"
+    inputs = {
+        "papers": InputPort(PortType.PAPERS, many=True, optional=True),
+        "keywords": InputPort(PortType.KEYWORDS, optional=True),
+    }
+    output = PortType.TEXT
+
+    async def body(self, ctx, params, inputs):
+        return f"{sorted(inputs)} {sum(len(x) for x in inputs.get('papers', []))}"
+
+
+for _cls in (TSource, TKeywords, TFilter, TUnion, TSearch, TAnswer, TSlow, TFail, TNote, TCollect):
     if REGISTRY.get(_cls.name) is not _cls:
         REGISTRY.pop(_cls.name, None)
         register(_cls)

@@ -270,31 +270,31 @@ def _gather_inputs(
     """Inputs for a node whose producers have all finished.
 
     Returns (inputs, input fingerprints, notes, skip reason). ``many`` ports keep the values in edge
-    order; a failed producer is dropped from a ``many`` / optional port (noted), but skips the node when
-    the port needs it.
+    order. A failed producer is dropped (with a note) from a ``many`` port that still has other inputs
+    and from an optional port, which then arrives as if unconnected; it skips the node when a required
+    port is left empty, or when every connected input failed (nothing left to work on).
     """
     op_cls = get_operator(workflow.node(node_id).op)
     inputs: dict[str, Any] = {}
     in_fps: dict[str, list[str]] = {}
     notes: list[str] = []
+    first_bad: str | None = None
     for name, port in op_cls.inputs.items():
         edges = [e for e in workflow.edges if e.target == node_id and e.port == name]
         good = [e.source for e in edges if e.source not in failed]
         bad = [e.source for e in edges if e.source in failed]
-        for b in bad:
-            if port.many and good:
-                notes.append(f"input from {b!r} {failed[b]}; ran without it")
-            elif port.optional and not port.many:
-                notes.append(f"optional input from {b!r} {failed[b]}; ran without it")
-            else:
-                return {}, {}, [], f"skipped: input from {b!r} {failed[b]}"
-        if port.many:
-            if edges:
-                inputs[name] = [values[s] for s in good]
-                in_fps[name] = [fps[s] for s in good]
+        if bad and not good and not port.optional:
+            return {}, {}, [], f"skipped: input from {bad[0]!r} {failed[bad[0]]}"
+        first_bad = first_bad or (bad[0] if bad else None)
+        notes += [f"input from {b!r} {failed[b]}; ran without it" for b in bad]
+        if port.many and good:
+            inputs[name] = [values[s] for s in good]
+            in_fps[name] = [fps[s] for s in good]
         elif good:
             inputs[name] = values[good[0]]
             in_fps[name] = [fps[good[0]]]
+    if first_bad is not None and not inputs:
+        return {}, {}, [], f"skipped: input from {first_bad!r} {failed[first_bad]}"
     return inputs, in_fps, notes, None
 
 
