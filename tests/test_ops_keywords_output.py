@@ -69,7 +69,7 @@ async def test_extract_evidence_snippets_contain_matched_terms(local_source):
 
 async def test_extract_evidence_lexical_only_without_embedder(ctx):
     papers = as_ranked(await ctx.source.get_papers(["acl:J93-2004"]))
-    out = await run_op(ctx, "extract_evidence", {"text": "annotated treebank", "dense": False}, **{"in": papers})
+    out = await run_op(ctx, "extract_evidence", {"text": "annotated treebank", "dense_top": 0}, **{"in": papers})
     assert out[0].evidence.matched_terms == ["annotated", "treebank"]
 
 

@@ -44,6 +44,9 @@ def add_corpus(bench_sub) -> None:
 
 # name -> add_<name>(bench_sub); a sibling benchmark registers itself by adding its function here
 BENCHMARKS = {"corpus": add_corpus}
+from pilot.commands.bench_workflows import add_workflows  # noqa: E402  (its own module, owned separately)
+
+BENCHMARKS["workflows"] = add_workflows
 
 
 def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:

@@ -18,7 +18,9 @@ _QUIET = {"rrf", "hops", "anchor"}
 class EvidenceParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field("", max_length=2000, description="the intent the snippets should support (connected text/keywords added)")
-    dense: bool = Field(True, description="use embeddings to pick sentences when available (else lexical only)")
+    dense_top: int = Field(
+        5, ge=0, le=500, description="pick sentences with embeddings for this many top papers (the rest: term overlap)"
+    )
     top_n: int = Field(50, ge=1, le=500, description="write evidence for this many from the top")
 
 
@@ -53,7 +55,11 @@ class ExtractEvidenceOp(Operator):
         items = input_list(inputs.get("in"))
         head, tail = items[: params.top_n], items[params.top_n :]
         query = " ".join(x for x in (params.text, inputs.get("text") or "", " ".join(inputs.get("keywords") or [])) if x)
-        best = best_sentences(ctx, [it.paper for it in head], query.strip(), first_paper(inputs.get("anchor")), dense=params.dense)
+        anchors = first_paper(inputs.get("anchor"))
+        papers = [it.paper for it in head]
+        # embedding every sentence of 50 abstracts costs seconds on a CPU; the top few get it, the rest overlap
+        best = best_sentences(ctx, papers[: params.dense_top], query.strip(), anchors)
+        best += best_sentences(ctx, papers[params.dense_top :], query.strip(), anchors, dense=False)
         out = []
         for it, matches in zip(head, best):
             sentence, _, matched = matches[0]
