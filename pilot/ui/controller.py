@@ -63,6 +63,8 @@ class UIState:
     params_text: str = ""  # what the params editor shows (the user's text survives a rejected edit)
     edit_message: str = ""  # feedback beside the DAG editor
     node_run: Any = None  # last "run this node" result for the inspector
+    answer: Any = None  # the cited answer of the last entity question (pilot.models.Answer)
+    last_error: str | None = None  # why the last session call failed, for the DAG editor's feedback
     tmpdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="pilot-ui-"))
 
     def close(self) -> None:
@@ -122,14 +124,17 @@ class Controller:
     async def _call(self, ui: UIState, what: str, coro_fn, *args) -> "Reply | None":
         """Run one session call; show its reply (or a readable failure) in the chat."""
         session = self._session(ui)
+        ui.last_error = None
         if session is None:
             ui.say("assistant", NO_SOURCE_HELP)
+            ui.last_error = "no paper source is configured"
             return None
         try:
             reply = await coro_fn(session, *args)
         except Exception as exc:  # noqa: BLE001 - the user sees a sentence, the log keeps the traceback
             log.exception("%s failed", what)
-            ui.say("assistant", f"⚠️ Sorry, {what} failed: {_short(exc)}")
+            ui.last_error = _short(exc)
+            ui.say("assistant", f"⚠️ Sorry, {what} failed: {ui.last_error}")
             return None
         self._absorb(ui, reply)
         return reply
@@ -139,7 +144,7 @@ class Controller:
         q = reply.question
         if q is not None and q.text and q.text not in reply.message:
             parts.append(q.text)
-        if reply.error:
+        if reply.error and reply.error.strip() not in reply.message:
             parts.append(f"⚠️ {reply.error}")
         if reply.diff:
             parts.append("Changes: " + "; ".join(reply.diff[:6]))
@@ -149,6 +154,8 @@ class Controller:
             ui.say("assistant", "\n\n".join(parts))
         if reply.trace is not None:
             ui.trace = reply.trace
+        if reply.answer is not None or reply.results:
+            ui.answer = reply.answer  # a new paper list replaces an earlier cited answer and vice versa
         wf = ui.workflow
         if wf is not None and (ui.selected is None or not wf.has_node(ui.selected)):
             ui.selected = wf.output or (wf.nodes[-1].id if wf.nodes else None)
@@ -201,6 +208,8 @@ class Controller:
     def keep(self, ui: UIState, paper_ids: list[str]) -> UIState:
         if ui.session is not None:
             known = {r.paper.id for r in ui.results}
+            # the checkboxes show the whole selection, so it replaces the kept set (Session.keep only adds)
+            ui.session.kept_ids = []
             ui.session.keep([p for p in paper_ids if p in known])
         return ui
 
@@ -284,7 +293,8 @@ class Controller:
         if reply is not None and not reply.error:
             ui.edit_message = "✅ " + ok
             return
-        ui.edit_message = "⚠️ " + (reply.error if reply is not None and reply.error else "the edit failed (see the chat)")
+        ui.edit_message = "⚠️ " + (reply.error if reply is not None and reply.error else ui.last_error or "the edit failed")
+        ui.edit_message += " — nothing was changed." if reply is None else ""
         if keep_text is not None:
             ui.params_text = keep_text
 

@@ -68,8 +68,8 @@ def build_ui(controller: Controller) -> gr.Blocks:
                             rate_pick = gr.Dropdown(
                                 choices=[], label="Rate a paper", scale=4, elem_id="pilot-rate-pick"
                             )
-                            thumbs_up = gr.Button("👍", scale=1, elem_id="pilot-thumbs-up")
-                            thumbs_down = gr.Button("👎", scale=1, elem_id="pilot-thumbs-down")
+                            thumbs_up = gr.Button("👍 relevant", scale=1, elem_id="pilot-thumbs-up")
+                            thumbs_down = gr.Button("👎 not relevant", scale=1, elem_id="pilot-thumbs-down")
                         keep = gr.CheckboxGroup(
                             choices=[], label="Keep for export (none kept = export the whole list)", elem_id="pilot-keep"
                         )
@@ -100,7 +100,7 @@ def build_ui(controller: Controller) -> gr.Blocks:
                             run_node_btn = gr.Button("Run this node", elem_id="pilot-run-node")
                             run_all_btn = gr.Button("Run all", elem_id="pilot-run-all")
                         inspector = gr.HTML(render.inspector_html(None, None, None), elem_id="pilot-inspector")
-                        with gr.Accordion("Versions", open=False):
+                        with gr.Accordion("Versions", open=True):
                             versions = gr.HTML(render.versions_html([]), elem_id="pilot-versions")
                         with gr.Row():
                             upload = gr.File(
@@ -126,9 +126,9 @@ def build_ui(controller: Controller) -> gr.Blocks:
             wf = ui.workflow
             node_choices = [(f"{n.id} — {n.op}", n.id) for n in wf.nodes] if wf else []
             kept = [p for p in ui.kept_ids if any(p == pid for _, pid in labelled)]
-            panel = render.answer_html(ui.session.answer if ui.session is not None else None) + render.results_html(
-                res, ui.kept_ids, ui.ratings
-            )
+            panel = render.answer_html(ui.answer)
+            if res or ui.answer is None:
+                panel += render.results_html(res, ui.kept_ids, ui.ratings)
             return [
                 ui,
                 [{"role": m["role"], "content": render.chat_text(m["content"])} for m in ui.chat],

@@ -224,7 +224,7 @@ def inspector_html(node_id: str | None, workflow: Workflow | None, trace: RunTra
     if node_run is not None:
         data = as_json(node_run)
         if isinstance(data, dict):
-            for key in ("status", "seconds", "cache_hit", "cached", "error"):
+            for key in ("status", "seconds", "cache_hit", "n_out", "error", "note"):
                 if key in data and data[key] not in (None, ""):
                     parts.append(f"<div>{esc(key)}: {esc(str(data[key]))}</div>")
             for key in ("inputs", "output", "output_preview", "preview"):

@@ -1,0 +1,260 @@
+"""The researcher's journey in a real browser (Debian chromium, headless, driven by Playwright) against
+``python app.py`` serving the offline corpus slice: ask, click an option, read evidence-linked results,
+edit the workflow's year filter, re-run, download BibTeX and read it back. A paper whose title is HTML
+must show as text, and its markup must never run.
+
+Needs chromium: ``bash scripts/ensure-browser.sh`` installs it (``make test`` runs it first).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests import bibparse
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+SCREENSHOT = ROOT / "artifacts" / "ui-after-search.png"
+
+ANCHOR = "acl:P02-1040"  # BLEU (2002); the slice keeps the papers that cite it
+REQUEST = 'Find papers around "BLEU: a Method for Automatic Evaluation of Machine Translation"'
+EVIL_ID = "test:evil-title"
+# If any of this markup were parsed, window.__pwned would be set.
+EVIL_TITLE = (
+    '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+    " BLEU & friends: evaluating machine translation with n-gram precision"
+)
+YEAR_CUT = 2009
+TIMEOUT_MS = 120_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def ui_corpus(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> tuple[Path, Path]:
+    """The corpus slice plus one paper with HTML in its title that cites BLEU after the year cut, and
+    the matching rows of the shared precomputed vectors (so the app does not embed 3.5k texts)."""
+    import numpy as np
+
+    d = tmp_path_factory.mktemp("ui-corpus")
+    bleu = next(r for r in corpus_slice_rows if r["id"] == ANCHOR)
+    evil = {
+        "id": EVIL_ID, "title": EVIL_TITLE, "year": 2010, "venue": "ACL",
+        "abstract": "We revisit BLEU, the n-gram precision metric for machine translation evaluation.",
+        "authors": [{"name": "Mallory <b>Evil</b>", "affiliation": None}], "references": [ANCHOR],
+        "citation_count": 5000, "in_corpus_citations": 0, "external_ids": {}, "url": None, "source": "test",
+    }  # fmt: skip
+    rows = corpus_slice_rows + [evil]
+    corpus = d / "ui-slice.jsonl.gz"
+    with gzip.open(corpus, "wt", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r) + "\n")
+    line_of: dict[str, int] = {}
+    with gzip.open(shared / "corpus" / "papers.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for i, line in enumerate(fh):
+            line_of[json.loads(line)["id"]] = i
+    full = np.load(shared / "corpus" / "minilm-l6-v2.f16.npy", mmap_mode="r")
+    # the extra paper borrows BLEU's vector: the test is about what the UI shows, not about ranking
+    order = [line_of[r["id"]] for r in corpus_slice_rows] + [line_of[bleu["id"]]]
+    vectors = d / "ui-slice.f16.npy"
+    np.save(vectors, np.asarray(full[order]))
+    return corpus, vectors
+
+
+@pytest.fixture(scope="module")
+def app_url(ui_corpus, tmp_path_factory):
+    """``python app.py`` as a user runs it, on a free port, over the slice."""
+    corpus, vectors = ui_corpus
+    port = _free_port()
+    env = {
+        **os.environ,
+        "PILOT_SOURCES": "local",
+        "PILOT_CORPUS": str(corpus),
+        "PILOT_CORPUS_VECTORS": str(vectors),
+        "PILOT_CACHE_DIR": str(tmp_path_factory.mktemp("ui-cache")),
+        "GRADIO_SERVER_NAME": "127.0.0.1",
+        "GRADIO_SERVER_PORT": str(port),
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "HF_HUB_OFFLINE": "1",
+    }
+    env.pop("PILOT_LLM_MODEL", None)
+    log = tmp_path_factory.mktemp("ui-log") / "app.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"app.py exited with {proc.returncode}:\n{log.read_text(errors='replace')[-3000:]}")
+            try:
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"app.py did not answer on {url}:\n{log.read_text(errors='replace')[-3000:]}")
+            time.sleep(1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        print(f"app log: {log}")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed and scripts/ensure-browser.sh could not install it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _result_ids(page) -> list[str]:
+    return page.locator("#pilot-results li[data-paper-id]").evaluate_all("els => els.map(e => e.dataset.paperId)")
+
+
+def _wait_idle(page) -> None:
+    # While an event runs Gradio shows status overlays (``.wrap.default`` without ``hide``) and a pending
+    # chat bubble; callers first wait for a visible effect of their click, then for these to go.
+    page.wait_for_function(
+        "() => !document.querySelector('.wrap.default:not(.hide), .message.pending')", timeout=TIMEOUT_MS
+    )
+
+
+def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    errors: list[str] = []
+    clicked: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(app_url)
+    expect(page.locator("#pilot-chat")).to_contain_text("anchor paper", timeout=TIMEOUT_MS)
+
+    # 1. a request naming the anchor but not the direction, so pilot asks; options are buttons
+    page.locator("#pilot-input textarea").fill(REQUEST)
+    page.locator("#pilot-send").click()
+    expect(page.locator("#pilot-option-0")).to_be_visible(timeout=TIMEOUT_MS)
+    assert page.locator("[id^=pilot-option-]:visible").count() >= 3
+
+    # 2. answer by clicking (the anchor if asked "did you mean", then "later work" for the direction),
+    #    then skip the remaining questions with "Search now"; results arrive with evidence
+    for _ in range(3):
+        labels = page.locator("[id^=pilot-option-]:visible").all_inner_texts()
+        pick = next((i for i, lab in enumerate(labels) if "BLEU" in lab), None)
+        if pick is None:
+            pick = next((i for i, lab in enumerate(labels) if lab.startswith("Later work")), None)
+        if pick is None:
+            break
+        clicked.append(labels[pick])
+        n_messages = page.locator("#pilot-chat .message").count()
+        page.locator(f"#pilot-option-{pick}").click()
+        page.wait_for_function(
+            f"() => document.querySelectorAll('#pilot-chat .message').length > {n_messages}", timeout=TIMEOUT_MS
+        )
+        _wait_idle(page)
+        if labels[pick].startswith("Later work"):
+            break
+    assert clicked and clicked[-1].startswith("Later work"), f"no direction option was offered: {labels}"
+    if not page.locator("#pilot-results li[data-paper-id]").count():
+        page.locator("#pilot-search-now").click()
+    expect(page.locator("#pilot-results li[data-paper-id]").first).to_be_visible(timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    before = _result_ids(page)
+    assert len(before) >= 5
+    assert page.locator("#pilot-results .nodes").first.inner_text().startswith("found by:")
+    assert page.locator("#pilot-results .snippet").count() > 0
+    assert page.locator("#pilot-results mark").count() > 0, "no matched term is highlighted"
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT), full_page=True)
+
+    # 3. the paper with HTML in its title is listed as text and its markup never ran
+    assert EVIL_ID in before, f"the HTML-titled paper (cites BLEU, 2010) is not among the results; clicked {clicked}"
+    evil_li = page.locator(f'#pilot-results li[data-paper-id="{EVIL_ID}"]')
+    assert "<script>window.__pwned = 1</script>" in evil_li.locator(".title").inner_text()
+    assert "Mallory <b>Evil</b>" in evil_li.inner_text()
+    assert page.locator("#pilot-results script, #pilot-results img").count() == 0
+    assert page.evaluate("window.__pwned") is None
+
+    # 4. edit the filter node's year bound in the DAG panel and re-run
+    page.get_by_role("tab", name="Workflow").click()
+    expect(page.locator("#pilot-dag svg, #pilot-dag ol").first).to_be_visible()
+    page.locator("#pilot-node-pick input").click()
+    page.get_by_role("option", name=re.compile(r"^filter — filter")).click()
+    expect(page.locator("#pilot-inspector h4")).to_have_text("filter — filter", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    editor = page.locator("#pilot-params .cm-content")
+    params = json.loads(editor.inner_text())
+    # a rejected edit explains itself and keeps the text
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text('{"year_min": "soon"}')
+    page.locator("#pilot-apply").click()
+    expect(page.locator("#pilot-edit-msg")).to_contain_text("year_min", timeout=TIMEOUT_MS)
+    expect(page.locator("#pilot-edit-msg")).to_contain_text("Nothing was changed")
+    assert '"soon"' in editor.inner_text()
+    params["year_min"] = YEAR_CUT
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(json.dumps(params))
+    page.locator("#pilot-apply").click()
+    expect(page.locator("#pilot-edit-msg")).to_contain_text("Applied", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    expect(page.locator("#pilot-versions")).to_contain_text("v2", timeout=TIMEOUT_MS)
+
+    page.get_by_role("tab", name="Results").click()
+    after = _result_ids(page)
+    assert after and after != before, "the year filter did not change the list"
+    years = [int(y) for y in re.findall(r"· ((?:19|20)\d\d) ·", page.locator("#pilot-results").inner_text())]
+    assert years and min(years) >= YEAR_CUT, years
+
+    # 5. BibTeX of the whole list, then of one kept paper, read back with a BibTeX parser
+    with page.expect_download() as dl:
+        page.locator("#pilot-dl-bib").click()
+    entries = bibparse.parse(Path(dl.value.path()).read_text(encoding="utf-8"))
+    assert len(entries) == len(after) and len({e["ID"] for e in entries}) == len(entries)
+    assert all(int(e["year"]) >= YEAR_CUT for e in entries if "year" in e)
+    evil = next(e for e in entries if e.get("note", "").endswith("test:evil-title"))
+    assert bibparse.to_text(evil["title"]) == EVIL_TITLE
+
+    page.locator("#pilot-keep label").first.click()
+    _wait_idle(page)
+    expect(page.locator("#pilot-results .kept")).to_have_count(1, timeout=TIMEOUT_MS)
+    with page.expect_download() as dl:
+        page.locator("#pilot-dl-bib").click()
+    kept = bibparse.parse(Path(dl.value.path()).read_text(encoding="utf-8"))
+    assert len(kept) == 1 and kept[0]["note"].endswith(after[0])
+
+    assert not errors, errors
+    page.close()
