@@ -193,6 +193,17 @@ async def test_timeout_defaults_to_the_settings(ctx):
     assert "timed out after 0.1s" in res.errors["slow"]
 
 
+async def test_cancelling_a_run_cancels_its_nodes(ctx):
+    w = wf([("s1", "t_slow", {"seconds": 30}), ("s2", "t_slow", {"seconds": 30})], [], "s1")
+    run = asyncio.create_task(execute(w, ctx))
+    await asyncio.sleep(0.1)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert sorted(c[1] for c in CALLS) == ["s1", "s2"]  # both ended (cancelled), none left running
+    assert all(c[4] - c[3] < 30 for c in CALLS)
+
+
 async def test_invalid_workflow_never_runs(ctx):
     w = pipeline()
     w.nodes[3].params = {"k": 0}

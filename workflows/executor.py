@@ -205,7 +205,7 @@ async def _execute_node(
     started = time.perf_counter()
     if cache is not None:
         hit = cache.get(key, _MISSING)
-        if hit is not _MISSING:
+        if isinstance(hit, tuple) and len(hit) == 3:  # anything else is a foreign / damaged entry: recompute
             value, notes, fp = hit
             trace.status = "cached"
             trace.n_out = _size(value)
@@ -214,20 +214,23 @@ async def _execute_node(
             return value, trace, fp
     try:
         value, notes = await _run_op(op_cls, node_id, params_model, inputs, ctx, timeout_s)
-    except asyncio.TimeoutError:
-        trace.status = "failed"
-        trace.error = (
-            f"timed out after {timeout_s:g}s — raise the per-node timeout or narrow this node's params "
-            f"(smaller limit / depth)"
-        )
+    except asyncio.CancelledError as exc:
+        task = asyncio.current_task()
+        if task is None or task.cancelling():
+            raise  # the run itself is being cancelled
+        trace.status, trace.error = "failed", _describe_exc(exc) or "cancelled"  # an operator's own cancel
         value, notes = None, []
-    except asyncio.CancelledError:
-        raise
     except Exception as exc:  # any operator failure is recorded, never propagated
-        log.warning("node %s (%s) failed: %s", node_id, node.op, exc, exc_info=log.isEnabledFor(logging.DEBUG))
         trace.status = "failed"
-        trace.error = _describe_exc(exc)
         value, notes = None, []
+        if isinstance(exc, TimeoutError) and timeout_s and time.perf_counter() - started >= timeout_s * 0.99:
+            trace.error = (
+                f"timed out after {timeout_s:g}s — raise the per-node timeout or narrow this node's params "
+                f"(smaller limit / depth)"
+            )
+        else:  # including a timeout inside the operator (an HTTP read, say): its own message says more
+            log.warning("node %s (%s) failed: %s", node_id, node.op, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+            trace.error = _describe_exc(exc)
     trace.seconds = time.perf_counter() - started
     all_notes = [*extra_notes, *notes]
     trace.note = "; ".join(all_notes) or None
@@ -461,8 +464,10 @@ async def execute(
                 done += 1
                 await _notify(progress, done, total, nid)
     finally:
-        for task in running:  # the caller was cancelled: do not leave orphan operator tasks behind
-            task.cancel()
+        if running:  # the caller was cancelled (or a bug raised): leave no orphan operator tasks behind
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
 
     trace = RunTrace(nodes=[traces[n] for n in order if n in traces], seconds=time.perf_counter() - started)
     return RunResult(values=results, trace=trace, output=results.get(workflow.output or ""), errors=errors)
