@@ -197,7 +197,7 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     assert page.locator("#pilot-results .snippet").count() > 0
     assert page.locator("#pilot-results mark").count() > 0, "no matched term is highlighted"
     SCREENSHOT.parent.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT), full_page=True)
+    page.screenshot(path=str(SCREENSHOT))
 
     # 3. the paper with HTML in its title is listed as text and its markup never ran
     assert EVIL_ID in before, f"the HTML-titled paper (cites BLEU, 2010) is not among the results; clicked {clicked}"
@@ -248,6 +248,7 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     evil = next(e for e in entries if e.get("note", "").endswith("test:evil-title"))
     assert bibparse.to_text(evil["title"]) == EVIL_TITLE
 
+    page.locator("#pilot-keep-box").get_by_text("Select papers to keep").click()
     page.locator("#pilot-keep label").first.click()
     _wait_idle(page)
     expect(page.locator("#pilot-results .kept")).to_have_count(1, timeout=TIMEOUT_MS)

@@ -63,16 +63,17 @@ def build_ui(controller: Controller) -> gr.Blocks:
             with gr.Column(scale=7, min_width=480):
                 with gr.Tabs():
                     with gr.Tab("Results", id="results"):
-                        results = gr.HTML(render.results_html([]), elem_id="pilot-results")
+                        results = gr.HTML(render.results_html([]), elem_id="pilot-results", max_height=640)
                         with gr.Row():
                             rate_pick = gr.Dropdown(
                                 choices=[], label="Rate a paper", scale=4, elem_id="pilot-rate-pick"
                             )
                             thumbs_up = gr.Button("👍 relevant", scale=1, elem_id="pilot-thumbs-up")
                             thumbs_down = gr.Button("👎 not relevant", scale=1, elem_id="pilot-thumbs-down")
-                        keep = gr.CheckboxGroup(
-                            choices=[], label="Keep for export (none kept = export the whole list)", elem_id="pilot-keep"
-                        )
+                        with gr.Accordion("Select papers to keep", open=False, elem_id="pilot-keep-box"):
+                            keep = gr.CheckboxGroup(
+                                choices=[], label="Kept papers are exported (none kept = the whole list)", elem_id="pilot-keep"
+                            )
                         with gr.Row():
                             dl_bib = gr.DownloadButton("BibTeX", value=None, interactive=False, elem_id="pilot-dl-bib")
                             dl_csv = gr.DownloadButton("CSV", value=None, interactive=False, elem_id="pilot-dl-csv")

@@ -1,0 +1,110 @@
+"""The UI's actions over a real ``Session`` on the corpus slice (no browser): what the user sees after
+each click, that a bad edit explains itself and loses nothing, and that sessions never share state."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pilot import export
+from pilot.ui.controller import NO_SOURCE_HELP, Controller
+from tests import bibparse
+
+REQUEST = 'Find papers around "BLEU: a Method for Automatic Evaluation of Machine Translation"'
+
+
+@pytest.fixture(scope="module")
+def controller(local_source):
+    from pilot.runtime import Runtime
+
+    return Controller(Runtime.for_source(local_source))
+
+
+async def _searched(controller: Controller):
+    ui = controller.new_state()
+    await controller.send(ui, REQUEST)
+    assert ui.question is not None, ui.chat
+    later = next(i for i, o in enumerate(ui.question.options) if o.label.startswith("Later work"))
+    await controller.choose(ui, later)
+    if not ui.results:
+        await controller.search_now(ui)
+    assert ui.results and ui.workflow is not None, ui.chat[-1]
+    return ui
+
+
+async def test_without_a_source_the_chat_says_what_to_set():
+    c = Controller(None)
+    ui = c.new_state()
+    assert "PILOT_CORPUS" in ui.chat[0]["content"]
+    await c.send(ui, "papers citing BLEU")
+    assert ui.chat[-1]["content"] == NO_SOURCE_HELP and ui.results == []
+
+
+async def test_search_then_bad_edits_keep_the_text_and_the_workflow(controller):
+    ui = await _searched(controller)
+    assert ui.chat[-1]["role"] == "assistant" and "Found" in ui.chat[-1]["content"]
+    versions = len(ui.session.versions)
+    controller.select_node(ui, "filter")
+    assert json.loads(ui.params_text) == ui.workflow.node("filter").params
+    assert "year_min" in controller.node_help(ui)
+
+    for bad, says in [("{oops", "not valid JSON"), ('{"year_min": "soon"}', "year_min"), ('{"colour": 1}', "colour"),
+                      ('{"year_min": 2010, "year_max": 2001}', "after year_max"), ("[1]", "JSON object")]:  # fmt: skip
+        await controller.apply_params(ui, bad)
+        assert says in ui.edit_message and "Nothing was changed" in ui.edit_message, ui.edit_message
+        assert ui.params_text == bad  # the user's text survives
+        assert len(ui.session.versions) == versions
+
+    params = {**ui.workflow.node("filter").params, "year_min": 2009}
+    await controller.apply_params(ui, json.dumps(params))
+    assert ui.edit_message.startswith("✅"), ui.edit_message
+    assert len(ui.session.versions) == versions + 1
+    assert ui.results and all((r.paper.year or 0) >= 2009 for r in ui.results)
+    assert ui.trace is not None and any(t.status == "cached" for t in ui.trace.nodes)  # only what changed re-ran
+
+    await controller.undo(ui)
+    assert "year_min" not in ui.workflow.node("filter").params or ui.workflow.node("filter").params["year_min"] != 2009
+
+
+async def test_add_remove_run_node_and_exports(controller, tmp_path):
+    ui = await _searched(controller)
+    controller.select_node(ui, "filter")
+    await controller.add_node(ui, "top_k")
+    assert ui.edit_message.startswith("✅"), ui.edit_message
+    added = ui.selected
+    assert added.startswith("top_k") and ui.workflow.has_node(added)
+    await controller.remove_node(ui)
+    assert not ui.workflow.has_node(added) and ui.edit_message.startswith("✅")
+
+    await controller.add_node(ui, "no_such_op")
+    assert "unknown" in ui.edit_message
+
+    controller.select_node(ui, "filter")
+    await controller.run_node(ui)
+    assert ui.node_run is not None and ui.node_run.node_id == "filter" and ui.node_run.n_out > 0
+
+    ids = [r.paper.id for r in ui.results]
+    controller.keep(ui, [ids[2], ids[0], "not-a-result"])
+    files = controller.export_files(ui)
+    kept = bibparse.parse(open(files["bibtex"], encoding="utf-8").read())
+    assert [e["note"].split(": ", 1)[1] for e in kept] == [ids[0], ids[2]]
+    controller.keep(ui, [ids[1]])  # unticking replaces the selection
+    assert ui.kept_ids == [ids[1]]
+    controller.keep(ui, [])
+    everything = bibparse.parse(open(controller.export_files(ui)["bibtex"], encoding="utf-8").read())
+    assert len(everything) == len(ids)
+
+    # the recipe loads back into a fresh session and reproduces the list
+    recipe = tmp_path / "wf.json"
+    recipe.write_text(open(files["workflow"], encoding="utf-8").read(), encoding="utf-8")
+    other = controller.new_state()
+    await controller.load_workflow(other, str(recipe))
+    assert [r.paper.id for r in other.results] == [r.paper.id for r in ui.results]
+    assert other.session is not ui.session and other.kept_ids == []
+
+    broken = tmp_path / "broken.json"
+    broken.write_text("{nope", encoding="utf-8")
+    await controller.load_workflow(other, str(broken))
+    assert "not valid JSON" in other.edit_message and other.results  # the loaded list is still there
+    assert isinstance(export.load_recipe(recipe.read_text()), type(ui.workflow))
