@@ -7,6 +7,7 @@ from workflow_testops import pipeline, wf
 
 from workflows.model import SCHEMA_VERSION, Node, Workflow
 from workflows.validate import (
+    BAD_ID,
     BAD_PARAMS,
     CYCLE,
     DUPLICATE_EDGE,
@@ -80,6 +81,14 @@ def test_duplicate_node_id():
     w.nodes.append(Node(id="src1", op="t_source"))
     p = only(check(w), DUPLICATE_NODE)[0]
     assert p.node_id == "src1" and "unique id" in p.message
+
+
+def test_blank_or_padded_node_id():
+    w = pipeline()
+    w.nodes.append(Node(id=" ", op="t_source"))
+    w.nodes.append(Node(id="x ", op="t_source"))
+    probs = only(check(w), BAD_ID)
+    assert len(probs) == 2 and "the t_source node has the id ' '" in probs[0].message
 
 
 def test_edge_to_and_from_missing_nodes():

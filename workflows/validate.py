@@ -32,6 +32,7 @@ Severity = Literal["error", "warning"]
 UNKNOWN_OPERATOR = "unknown_operator"
 BAD_PARAMS = "bad_params"
 DUPLICATE_NODE = "duplicate_node"
+BAD_ID = "bad_id"
 DUPLICATE_EDGE = "duplicate_edge"
 MISSING_NODE = "missing_node"
 UNKNOWN_PORT = "unknown_port"
@@ -193,6 +194,14 @@ def check(workflow: Workflow) -> list[Problem]:
     ops: dict[str, type[Operator] | None] = {}
     seen_ids: set[str] = set()
     for node in workflow.nodes:
+        if not node.id.strip() or node.id != node.id.strip():
+            problems.append(
+                Problem(
+                    node.id,
+                    BAD_ID,
+                    f"the {node.op} node has the id {node.id!r} — give it a short name without surrounding spaces",
+                )
+            )
         if node.id in seen_ids:
             problems.append(
                 Problem(node.id, DUPLICATE_NODE, f"node id {node.id!r} is used twice — give each node a unique id")
