@@ -101,6 +101,8 @@ class SimulatedUser:
             # user's own bound, since the user has no wish about years beyond it
             lo, hi = lo or 1950, hi or 2030
             a, b = sets.get("year_min") or lo - 2, sets.get("year_max") or hi + 2
+            if a > lo or b < hi:
+                return 0.0  # the window would cut off years the user wants: they type their range instead
             overlap = max(0, min(b, hi) - max(a, lo) + 1)
             return overlap / (max(b, hi) - min(a, lo) + 1)
         if slot == "venue":

@@ -33,7 +33,7 @@ from workflows.diff import diff as workflow_diff
 from workflows.edit import apply_edit, describe_edit
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
-from workflows.refine import Refinement, rate as rate_paper, refine, refine_llm
+from workflows.refine import Refinement, rate as rate_paper, referenced_indices, refine, refine_llm
 from workflows.validate import WorkflowError, validate
 
 log = logging.getLogger(__name__)
@@ -310,7 +310,10 @@ class Session(BaseModel):
         if self.phase == "answer":
             self._reset()
         parsed = parse_request(text)
-        if parsed.anchor_kind not in _ID_KINDS and self._is_entity_question(text):
+        # a named paper plus a search direction is a paper search, whatever the entity classifier thinks
+        # ("Who has built on "X"?" reads like a question about people)
+        paper_search = parsed.anchor_kind in _ID_KINDS or (parsed.anchor_kind == "title" and parsed.intent.direction is not None)
+        if not paper_search and self._is_entity_question(text):
             return await self._entity(text)
         self.request = text
         self.intent = parsed.intent
@@ -499,7 +502,7 @@ class Session(BaseModel):
     async def _search(self, notes: list[str]) -> Reply:
         self.question = None
         anchor_query = self.anchor.id if self.anchor else ""
-        induction = await induce(self.intent, anchor_query, self._runtime.llm, self.request)
+        induction = await induce(self.intent, anchor_query, self._runtime.llm, self.request, self.anchor)
         what = DIRECTION_WORDS.get(self.intent.direction or "", "related papers")
         self._push(induction.workflow, f"{induction.origin} workflow for {what}")
         return await self._run(notes + induction.notes)
@@ -512,9 +515,15 @@ class Session(BaseModel):
             ref = await refine_llm(self._runtime.llm, self.workflow, self.intent, text, self.results, venues)
         else:
             ref = refine(self.workflow, self.intent, text, self.results, known_venues=venues)
-        return await self._apply_refinement(ref)
+        return await self._apply_refinement(ref, text)
 
-    async def _apply_refinement(self, ref: Refinement) -> Reply:
+    async def _apply_refinement(self, ref: Refinement, text: str | None = None) -> Reply:
+        if not ref.changed and text and not referenced_indices(text) and (
+            parse_request(text).intent.direction is not None or self._is_entity_question(text)
+        ):
+            # not feedback on these results but a new search ("papers similar to …") or an entity question
+            self._reset()
+            return await self._first_message(text)
         if not ref.changed:
             return self._reply(" ".join(ref.notes) or "Nothing to change.", results=self.results, workflow=self.workflow,
                                notes=ref.notes)

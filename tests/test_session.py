@@ -110,3 +110,23 @@ async def test_thumbs_and_edit_create_versions(runtime):
     assert len(reply.results) == 5 and s.versions[-1].reason.startswith("your edit")
     node = await s.run_node("filter")
     assert node.status in ("ok", "cached") and node.n_out > 0 and node.output_preview
+
+
+async def test_entity_questions_go_to_the_kg_planner_and_paper_searches_do_not(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("papers by Kishore Papineni")
+    assert reply.error is None and reply.answer is not None and reply.answer.answer
+    assert s.phase == "answer" and s.intent.kind == "entity"
+    # "Who has built on …" names a paper and a direction: a paper search, not a question about people
+    reply = await s.user_says(f'Who has built on "{BLEU_TITLE}"?')
+    assert reply.answer is None and s.anchor is not None and s.anchor.id == BLEU
+
+
+async def test_new_request_after_results_starts_a_new_search(runtime):
+    s = Session(runtime)
+    await s.user_says(f"Who has built on {BLEU}?")
+    await s.search_now()
+    reply = await s.user_says("Only papers published at EACL.")  # feedback, although it reads like a venue question
+    assert s.workflow.node("filter").params["venues"] == ["EACL"] and reply.answer is None
+    reply = await s.user_says("papers similar to statistical phrase-based translation")
+    assert s.intent.direction == "sibling" and len(s.versions) <= 1
