@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import json
 import logging
+import re
 import uuid
 from typing import Any, Literal
 
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 
 Phase = Literal["start", "anchor", "clarify", "results", "answer"]
 CANDIDATE_LIMIT = 150
+_SKIP_RE = re.compile(r"^\W*(?:just |please )?(?:search|go|skip|search now|show (?:me )?(?:the )?results|no more questions|that'?s (?:all|it))\W*$", re.I)
 _ID_KINDS = ("corpus_id", "doi", "arxiv", "s2")
 DIRECTION_WORDS = {
     "predecessor": "earlier work it builds on",
@@ -198,13 +200,15 @@ class Session(BaseModel):
                 return await self._first_message(text)
             if self.phase == "anchor":
                 return await self._anchor_text(text)
+            parsed = parse_request(text)
+            if parsed.anchor_kind in ("title", *_ID_KINDS) and parsed.intent.direction:
+                self._reset()  # a new paper and direction: a new search, whatever state we were in
+                return await self._first_message(text)
             if self.phase == "clarify" and self.question is not None:
+                if _SKIP_RE.match(text):
+                    return await self.search_now()
                 return await self._answer_text(text)
             if self.phase == "results":
-                parsed = parse_request(text)
-                if parsed.anchor_kind in ("title", *_ID_KINDS) and parsed.intent.direction:
-                    self._reset()
-                    return await self._first_message(text)
                 return await self._feedback(text)
             return await self._first_message(text)
         except Exception as exc:  # a bug must not kill the conversation; say what happened

@@ -130,3 +130,13 @@ async def test_new_request_after_results_starts_a_new_search(runtime):
     assert s.workflow.node("filter").params["venues"] == ["EACL"] and reply.answer is None
     reply = await s.user_says("papers similar to statistical phrase-based translation")
     assert s.intent.direction == "sibling" and len(s.versions) <= 1
+
+
+async def test_skip_words_search_at_once_and_a_new_paper_restarts(runtime):
+    s = Session(runtime)
+    reply = await s.user_says(f'Find papers similar to "{BLEU_TITLE}".')
+    assert reply.question is not None
+    reply = await s.user_says("just search")
+    assert reply.question is None and reply.results and s.turns == 1
+    reply = await s.user_says(f'What later papers cite or extend "{BLEU_TITLE}"?')
+    assert s.intent.direction == "successor" and s.versions == [] and reply.question is not None
