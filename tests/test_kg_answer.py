@@ -16,6 +16,7 @@ import pytest
 from pilot.eval.kg_metrics import check_answer_format
 from pilot.kg import answer_question, classify
 from pilot.kg.run import ask
+from pilot.kg.synthesize import urls_in_results
 from pilot.runtime import Runtime
 from pilot.sources.base import Source
 from pilot.store.text import display_name, fold, org_id, split_affiliation
@@ -42,25 +43,10 @@ def impact(r: dict) -> int:
     return c if isinstance(c, int) and c >= 0 else (r.get("in_corpus_citations") or 0)
 
 
-def result_urls(run) -> set[str]:
-    """Canonical URLs of every entity and paper the execution returned (what an answer may cite)."""
-    from pilot.kg.synthesize import Facts
-    from pilot.models import RankedPaper
-
-    ents, papers = [], []
-    for value in run.values.values():
-        for item in value if isinstance(value, list) else []:
-            if isinstance(item, RankedPaper):
-                papers.append(item.paper)
-            elif getattr(item, "kind", None) in ("author", "venue", "org"):
-                ents.append(item)
-    return Facts.collect(ents, papers).urls()
-
-
 def assert_grounded(run, answer) -> None:
     report = check_answer_format(answer)
     assert report.ok, report.problems
-    assert set(answer.reference.values()) <= result_urls(run)
+    assert set(answer.reference.values()) <= urls_in_results(run.values)
     assert run.trace.ok, run.trace.failed_nodes
 
 
@@ -94,8 +80,12 @@ async def test_coauthors(runtime, corpus_slice_rows):
         if fold(display_name(a["name"])) != fold("Hermann Ney")
     )
     top_n = counts.most_common(1)[0][1]
-    first = re.search(r": (.+?) \((\d+) joint paper", answer.answer)
+    first = re.search(r": (.+?) \[2\] \((\d+) joint paper", answer.answer)
     assert first and int(first.group(2)) == top_n and counts[first.group(1)] == top_n
+    # every coauthor listed is cited by their own author URL and really has two or more joint papers
+    listed = re.findall(r"([^:;]+?) \[(\d+)\] \((\d+) joint papers\)", answer.answer)
+    assert listed and all(counts[name.strip()] == int(n) >= 2 for name, _, n in listed)
+    assert all(answer.reference[f"[{k}]"].startswith("corpus://author/") for _, k, _ in listed)
 
 
 async def test_author_topics_and_profile(runtime, corpus_slice_rows):

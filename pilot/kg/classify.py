@@ -203,6 +203,8 @@ _NAME_PATTERNS_ZH = [
     rf"(?P<n>{ZH_NAME}?)的(?:论文|文章|研究|合作者|合作|引用|被引|研究方向|研究兴趣|研究领域|代表作|简介|h指数)",
     rf"(?P<n>{ZH_NAME}?)(?:是谁|发表|和谁|与谁|跟谁)",
     rf"(?:谁是|介绍一下|介绍)(?P<n>{ZH_NAME})",
+    # a Latin name run straight into Chinese text ("Hermann Ney引用最多的论文")
+    rf"(?P<n>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,3}})\s*(?=[\u4e00-\u9fff])",
 ]
 # Characters that end up in a CJK "name" only when the pattern grabbed a verb or particle instead.
 _ZH_NOT_NAME = set("发表论文研究上在的于和与跟是有哪些什么谁最被引用")

@@ -105,7 +105,8 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         template = {"author_papers": "paper_list", "most_cited": "most_cited", "coauthors": "coauthors"}[q.shape]
         return b.answer(template, scope=_scope(q), entities=(author,), papers=("papers",))
     if q.shape in ("org_researchers", "org_profile"):
-        org = b.node("org", "search_org", f"find {q.org}", name=q.org)
+        # researchers: a wide search, so org_authors also sees the org's departments
+        org = b.node("org", "search_org", f"find {q.org}", name=q.org, limit=50 if q.shape == "org_researchers" else None)
         if q.shape == "org_profile":
             b.node("profile", "org_detail", "profile")
             b.wire(org, "profile", "orgs")

@@ -74,6 +74,20 @@ class Facts:
         return out
 
 
+def urls_in_results(values: dict) -> set[str]:
+    """What an answer may cite, given every node value of a run: canonical URLs of all entities and papers."""
+    from pilot.models import RankedPaper
+
+    ents, papers = [], []
+    for value in values.values():
+        for item in value if isinstance(value, list) else []:
+            if isinstance(item, RankedPaper):
+                papers.append(item.paper)
+            elif isinstance(item, (Author, Venue, Org)):
+                ents.append(item)
+    return Facts.collect(ents, papers).urls()
+
+
 class Refs:
     """Numbers citations in order of first use; citing the same URL twice reuses its number."""
 
@@ -225,12 +239,17 @@ def _coauthors(facts: Facts, refs: Refs, max_items: int) -> str:
         if names:
             return f"{head}: {names}."
         return f"{head}: none found in this source."
-    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:max_items]
-    items = [
-        f"{person[k].name} ({n} joint paper{'s' if n != 1 else ''}, e.g. {_paper_line(example[k], refs)})"
-        for k, n in top
-    ]
-    return f"{head}: " + _list(items, len(counts), len(top))
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    # "frequent" means at least two joint papers; when nobody qualifies, the single collaborations are listed
+    frequent = [kv for kv in ranked if kv[1] >= 2] or ranked
+    top = frequent[:max_items]
+
+    def cite(k: str) -> str:
+        # the coauthor is an entity the source returned (on the paper); without a URL, cite the joint paper
+        return refs.cite(person[k].canonical_url) if person[k].canonical_url else refs.cite(example[k].canonical_url)
+
+    items = [f"{person[k].name}{cite(k)} ({n} joint paper{'s' if n != 1 else ''})" for k, n in top]
+    return f"{head}: " + _list(items, len(frequent), len(top))
 
 
 def _org_researchers(facts: Facts, refs: Refs, max_items: int, scope: str) -> str:

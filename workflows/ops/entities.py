@@ -443,7 +443,8 @@ class OrgAuthorsParams(_Params):
     org_id: str | None = None
     topic: str | None = Field(None, description="keep researchers with a paper on this topic written at the org")
     limit: int = Field(10, ge=1, le=200, description="researchers returned")
-    scan: int = Field(300, ge=1, le=5000, description="researchers of the org examined for the topic")
+    scan: int = Field(2000, ge=1, le=10000, description="researchers per organisation examined for the topic")
+    units: int = Field(50, ge=1, le=100, description="sub-units of the org from the input also examined")
 
 
 @register
@@ -456,15 +457,21 @@ class OrgAuthors(Operator):
     output = PortType.ENTITIES
 
     async def run(self, ctx: RunContext, params: OrgAuthorsParams, inputs: dict[str, Any]) -> list[Author]:
-        picked = _pick(inputs.get("orgs"), Org, params.org_id, 1, "organisation", "connect search_org or set org_id")
-        org = picked[0]
-        org_id = org if isinstance(org, str) else org.id
-        org_name = None if isinstance(org, str) else org.name
-        people = await ctx.source.org_authors(org_id, limit=params.scan if params.topic else params.limit)
+        if params.org_id:
+            orgs = [await ctx.source.get_org(params.org_id)]
+        else:
+            orgs = _pick(inputs.get("orgs"), Org, None, 100, "organisation", "connect search_org or set org_id")
+        primary = orgs[0]
+        # Affiliation strings split one institution into departments ("Department of CS, Tsinghua
+        # University"); the input orgs that contain the first one's name are its units.
+        units = [primary] + [o for o in orgs[1:] if org_matches(primary.name, o.name)][: params.units - 1]
+        lists = await asyncio.gather(
+            *(ctx.source.org_authors(o.id, limit=params.scan if params.topic else params.limit) for o in units)
+        )
+        seen: set[str] = set()
+        people = [a for lst in lists for a in lst if not ((a.id or a.name) in seen or seen.add(a.id or a.name))]
         if not params.topic:
             return people[: params.limit]
-        if org_name is None:
-            org_name = (await ctx.source.get_org(org_id)).name
         sem = asyncio.Semaphore(16)
 
         async def on_topic(a: Author) -> int:
@@ -476,7 +483,7 @@ class OrgAuthors(Operator):
             return sum(
                 1 for p in papers
                 if topic_matches(params.topic, p) and (me := author_on_paper(a, p)) is not None
-                and org_matches(org_name, me.affiliation)
+                and org_matches(primary.name, me.affiliation)
             )
 
         counts = await asyncio.gather(*(on_topic(a) for a in people))

@@ -1,0 +1,147 @@
+"""Run a gold set of entity questions and score plans, execution and cited answers.
+
+    python -m pilot.kg.gold --questions tests/data/kg_questions.jsonl \\
+        --corpus ../shared/corpus/papers.jsonl.gz --out runs/kg [--llm MODEL]
+
+Each gold line: ``{"id", "question", "shape", "gold_plan": [{"op", "params"}], "gold_urls": [...],
+"gold_facts": {...}?}``. Scores come from ``pilot.eval.kg_metrics`` (URL precision / recall, format,
+API-sequence distance, parameter accuracy, fuzzy parameter F1, execution success, partial
+completion) plus three checks of our own: the question was recognised as an entity question, every
+cited URL came from the execution results, and the gold facts (a title, a venue, a count) are stated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pilot.kg.synthesize import urls_in_results
+from pilot.models import Answer
+
+log = logging.getLogger(__name__)
+
+
+def load_questions(path: Path | str) -> list[dict]:
+    cases = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            missing = {"question", "gold_plan", "gold_urls"} - set(case)
+            if missing:
+                raise ValueError(f"{path}:{n}: missing {', '.join(sorted(missing))}")
+            cases.append(case)
+    return cases
+
+
+def facts_stated(answer: Answer, facts: dict) -> float:
+    """1 when every gold fact appears in the answer text (titles and venues verbatim, counts as "N papers")."""
+    if not facts:
+        return 1.0
+    checks = []
+    for key, value in facts.items():
+        if key == "paper_count":
+            checks.append(f"{value} papers" in answer.answer)
+        else:
+            checks.append(str(value) in answer.answer)
+    return sum(checks) / len(checks)
+
+
+async def run_case(case: dict, runtime: Any) -> dict:
+    from pilot.eval.kg_metrics import kg_case_metrics
+    from pilot.kg.classify import classify
+    from pilot.kg.run import ask
+
+    t0 = time.perf_counter()
+    asked = await ask(case["question"], runtime)
+    seconds = time.perf_counter() - t0
+    metrics = kg_case_metrics(
+        plan=asked.plan, gold_plan=case["gold_plan"], answer=asked.answer, gold_urls=case["gold_urls"],
+        trace=asked.run.trace,
+    )
+    allowed = urls_in_results(asked.run.values)
+    metrics["recognised"] = 1.0 if classify(case["question"]) == "entity" and asked.kind == "entity" else 0.0
+    metrics["grounded"] = 1.0 if set(asked.answer.reference.values()) <= allowed else 0.0
+    metrics["facts_stated"] = facts_stated(asked.answer, case.get("gold_facts") or {})
+    return {
+        "id": case.get("id"),
+        "question": case["question"],
+        "shape": case.get("shape"),
+        "kind": asked.kind,
+        "plan": asked.plan.model_dump(mode="json"),
+        "answer": asked.answer.model_dump(),
+        "failed_nodes": asked.run.trace.failed_nodes,
+        "notes": asked.notes,
+        "seconds": round(seconds, 3),
+        "metrics": metrics,
+    }
+
+
+def summarize(records: list[dict]) -> dict[str, float]:
+    keys = sorted({k for r in records for k in r["metrics"]})
+    out = {k: round(sum(r["metrics"].get(k, 0.0) for r in records) / len(records), 4) for k in keys} if records else {}
+    out["questions"] = len(records)
+    out["mean_seconds"] = round(sum(r["seconds"] for r in records) / len(records), 3) if records else 0.0
+    return out
+
+
+async def run_gold(cases: list[dict], runtime: Any) -> tuple[dict[str, float], list[dict]]:
+    records = [await run_case(c, runtime) for c in cases]
+    return summarize(records), records
+
+
+def report_markdown(summary: dict[str, float], records: list[dict]) -> str:
+    lines = ["# KG gold questions", "", "| metric | mean |", "| --- | --- |"]
+    lines += [f"| {k} | {v} |" for k, v in summary.items()]
+    lines += ["", "| id | shape | url P | url R | format | api dist | param acc | exec | answer |", "|" + " --- |" * 9]
+    for r in records:
+        m = r["metrics"]
+        text = r["answer"]["answer"].replace("|", "/").replace("\n", " ")[:90]
+        lines.append(
+            f"| {r['id']} | {r['shape']} | {m['url_precision']:.2f} | {m['url_recall']:.2f} | {m['format_ok']:.0f} | "
+            f"{m.get('api_sequence_distance', 0):.2f} | {m.get('parameter_accuracy', 0):.2f} | {m['execution_success']:.0f} | {text} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m pilot.kg.gold", description="score entity questions against gold plans and URLs")
+    p.add_argument("--questions", type=Path, default=Path(__file__).resolve().parents[2] / "tests" / "data" / "kg_questions.jsonl")
+    p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
+    p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
+    p.add_argument("--out", type=Path, help="folder for metrics.json, runs.jsonl, report.md")
+    args = p.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+
+    from pilot.runtime import Runtime
+    from pilot.settings import Settings
+
+    overrides: dict[str, Any] = {}
+    if args.corpus:
+        overrides["corpus"] = args.corpus
+        if "PILOT_SOURCES" not in os.environ:
+            overrides["sources"] = "local"
+    runtime = Runtime.from_settings(Settings(**overrides), llm_model=args.llm)
+    summary, records = asyncio.run(run_gold(load_questions(args.questions), runtime))
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "metrics.json").write_text(json.dumps(summary, indent=2))
+        with open(args.out / "runs.jsonl", "w", encoding="utf-8") as fh:
+            for r in records:
+                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+        (args.out / "report.md").write_text(report_markdown(summary, records), encoding="utf-8")
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+"""Write ``kg_questions.jsonl``: entity questions with gold plans and gold reference URLs, from the corpus.
+
+    .venv/bin/python tests/data/make_kg_questions.py ../shared/corpus/papers.jsonl.gz
+
+The questions and the entities they name were picked by hand from the corpus; the gold answers are
+computed here from the raw corpus rows (not by pilot's operators), with the corpus's entity identity
+rules: an author is a folded display name ("Manning, Christopher D." = "Christopher D. Manning"), an
+organisation a folded affiliation part, a venue a folded venue string. "At a venue" uses the
+whole-word / alias rule of ``workflows.ops.entities.venue_matches`` and "on a topic" means every
+content word of the topic occurs in the title or abstract. Gold URLs are what a correct answer cites:
+the subject entity, plus the listed items (every item, so each question has at most ten).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from pilot.models import LOCAL_URL, Paper  # noqa: E402
+from pilot.store.text import author_id, display_name, org_id, split_affiliation, unescape, venue_id  # noqa: E402
+from workflows.ops.entities import org_matches, topic_matches, venue_matches  # noqa: E402
+
+OUT = Path(__file__).with_name("kg_questions.jsonl")
+MAX_ITEMS = 10
+
+
+def paper_url(r: dict) -> str:
+    return r.get("url") or LOCAL_URL.format(kind="paper", id=r["id"])
+
+
+def a_url(name: str) -> str:
+    aid = author_id(display_name(name))
+    return LOCAL_URL.format(kind="author", id=aid)
+
+
+def impact(r: dict) -> int:
+    c = r.get("citation_count")
+    return c if isinstance(c, int) and c >= 0 else (r.get("in_corpus_citations") or 0)
+
+
+def as_paper(r: dict) -> Paper:
+    return Paper(id=r["id"], title=unescape(r["title"]), abstract=unescape(r.get("abstract")) or None)
+
+
+class Corpus:
+    def __init__(self, path: Path):
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            self.rows = [json.loads(line) for line in fh]
+        self.by_author: dict[str, list[dict]] = defaultdict(list)
+        for r in self.rows:
+            for a in r["authors"]:
+                self.by_author[author_id(display_name(a["name"]))].append(r)
+
+    def papers_of(self, person: str) -> list[dict]:
+        return self.by_author[author_id(person)]
+
+
+def step(op: str, **params) -> dict:
+    return {"op": op, "params": {k: v for k, v in params.items() if v is not None}}
+
+
+def author_papers(c: Corpus, q: str, person: str, venue=None, year_min=None, year_max=None, topic=None) -> dict:
+    rows = [
+        r for r in c.papers_of(person)
+        if (year_min is None or (r["year"] or 0) >= year_min) and (year_max is None or (r["year"] or 9999) <= year_max)
+        and venue_matches(venue, unescape(r["venue"])) and topic_matches(topic, as_paper(r))
+    ]
+    assert 1 <= len(rows) <= MAX_ITEMS, (q, len(rows))
+    plan = [step("search_author", name=person),
+            step("author_papers", venue=venue, year_min=year_min, year_max=year_max, topic=topic),
+            step("synthesize_answer", template="paper_list")]
+    return dict(shape="author_papers", gold_plan=plan, gold_urls=[a_url(person)] + [paper_url(r) for r in rows])
+
+
+def most_cited(c: Corpus, q: str, person: str) -> dict:
+    rows = sorted(c.papers_of(person), key=impact, reverse=True)
+    assert len(rows) >= 2 and impact(rows[0]) > impact(rows[1]), (q, "the most cited paper must be unique")
+    plan = [step("search_author", name=person), step("author_papers"), step("synthesize_answer", template="most_cited")]
+    return dict(shape="most_cited", gold_plan=plan, gold_urls=[a_url(person), paper_url(rows[0])],
+                gold_facts={"title": unescape(rows[0]["title"]), "venue": unescape(rows[0]["venue"])})
+
+
+def coauthors(c: Corpus, q: str, person: str) -> dict:
+    me = author_id(person)
+    counts: Counter = Counter()
+    for r in c.papers_of(person):
+        for co in {author_id(display_name(a["name"])) for a in r["authors"]} - {me}:
+            counts[co] += 1
+    frequent = [a for a, n in counts.items() if n >= 2]
+    assert 2 <= len(frequent) <= MAX_ITEMS, (q, len(frequent))
+    plan = [step("search_author", name=person), step("author_papers"), step("synthesize_answer", template="coauthors")]
+    return dict(shape="coauthors", gold_plan=plan,
+                gold_urls=[a_url(person)] + [LOCAL_URL.format(kind="author", id=a) for a in sorted(frequent)])
+
+
+def author_topics(c: Corpus, q: str, person: str) -> dict:
+    rows = sorted(c.papers_of(person), key=lambda r: (-impact(r), -(r["year"] or 0)))
+    assert len(rows) >= 4 and impact(rows[2]) > impact(rows[3]), (q, "the top three papers must be unambiguous")
+    plan = [step("search_author", name=person), step("author_detail"), step("author_papers"),
+            step("synthesize_answer", template="author_topics")]
+    return dict(shape="author_topics", gold_plan=plan, gold_urls=[a_url(person)] + [paper_url(r) for r in rows[:3]])
+
+
+def author_profile(c: Corpus, q: str, person: str) -> dict:
+    n = len(c.papers_of(person))
+    assert n, q
+    plan = [step("search_author", name=person), step("author_detail"), step("synthesize_answer", template="author_profile")]
+    return dict(shape="author_profile", gold_plan=plan, gold_urls=[a_url(person)], gold_facts={"paper_count": n})
+
+
+def org_researchers(c: Corpus, q: str, org: str, topic: str) -> dict:
+    people: set[str] = set()
+    for r in c.rows:
+        at_org = [a for a in r["authors"] if any(org_matches(org, part) for part in split_affiliation(a["affiliation"]))]
+        if at_org and topic_matches(topic, as_paper(r)):
+            people.update(author_id(display_name(a["name"])) for a in at_org)
+    assert 1 <= len(people) <= MAX_ITEMS, (q, len(people))
+    plan = [step("search_org", name=org), step("org_authors", topic=topic), step("synthesize_answer", template="org_researchers")]
+    return dict(shape="org_researchers", gold_plan=plan,
+                gold_urls=[LOCAL_URL.format(kind="org", id=org_id(org))]
+                + [LOCAL_URL.format(kind="author", id=p) for p in sorted(people)])
+
+
+def org_profile(c: Corpus, q: str, org: str) -> dict:
+    n = sum(1 for r in c.rows if any(org_id(p) == org_id(org) for a in r["authors"] for p in split_affiliation(a["affiliation"])))
+    assert n, q
+    plan = [step("search_org", name=org), step("org_detail"), step("synthesize_answer", template="org_profile")]
+    return dict(shape="org_profile", gold_plan=plan, gold_urls=[LOCAL_URL.format(kind="org", id=org_id(org))],
+                gold_facts={"paper_count": n})
+
+
+def venue_papers(c: Corpus, q: str, venue: str, year_min=None, year_max=None, topic=None) -> dict:
+    rows = [
+        r for r in c.rows
+        if venue_matches(venue, unescape(r["venue"])) and (year_min is None or (r["year"] or 0) >= year_min)
+        and (year_max is None or (r["year"] or 9999) <= year_max) and topic_matches(topic, as_paper(r))
+    ]
+    assert 1 <= len(rows) <= MAX_ITEMS, (q, len(rows))
+    plan = [step("search_venue", name=venue), step("venue_papers", year_min=year_min, year_max=year_max, topic=topic),
+            step("synthesize_answer", template="paper_list")]
+    return dict(shape="venue_papers", gold_plan=plan,
+                gold_urls=[LOCAL_URL.format(kind="venue", id=venue_id(venue))] + [paper_url(r) for r in rows])
+
+
+def venue_profile(c: Corpus, q: str, venue: str) -> dict:
+    n = sum(1 for r in c.rows if unescape(r["venue"]) == venue)
+    assert n, q
+    plan = [step("search_venue", name=venue), step("venue_detail"), step("synthesize_answer", template="venue_profile")]
+    return dict(shape="venue_profile", gold_plan=plan, gold_urls=[LOCAL_URL.format(kind="venue", id=venue_id(venue))],
+                gold_facts={"paper_count": n})
+
+
+# (question, builder, args) — entities picked from the corpus by hand; English and Chinese.
+QUESTIONS = [
+    ("papers by Jianxiong Xiao at CVPR 2013-2015", author_papers, dict(person="Jianxiong Xiao", venue="CVPR", year_min=2013, year_max=2015)),
+    ("Which papers did Shai Shalev-Shwartz publish at COLT between 2011 and 2014?", author_papers,
+     dict(person="Shai Shalev-Shwartz", venue="COLT", year_min=2011, year_max=2014)),
+    ("Daniel Tarlow's papers at ICLR in 2017", author_papers, dict(person="Daniel Tarlow", venue="ICLR", year_min=2017, year_max=2017)),
+    ("papers by Kirthevasan Kandasamy at ICML since 2016", author_papers,
+     dict(person="Kirthevasan Kandasamy", venue="ICML", year_min=2016)),
+    ("Guillermo Sapiro在CVPR 2017发表的论文", author_papers, dict(person="Guillermo Sapiro", venue="CVPR", year_min=2017, year_max=2017)),
+    ("papers by Roberto Navigli at ACL in 2010", author_papers, dict(person="Roberto Navigli", venue="ACL", year_min=2010, year_max=2010)),
+    ("What is the most cited paper of Dan Klein?", most_cited, dict(person="Dan Klein")),
+    ("Which venue published Eugene Charniak's most cited paper?", most_cited, dict(person="Eugene Charniak")),
+    ("Hermann Ney引用最多的论文是哪篇？", most_cited, dict(person="Hermann Ney")),
+    ("Who does Jianxiong Xiao collaborate with?", coauthors, dict(person="Jianxiong Xiao")),
+    ("coauthors of Sewon Min", coauthors, dict(person="Sewon Min")),
+    ("Kirthevasan Kandasamy的合作者有哪些？", coauthors, dict(person="Kirthevasan Kandasamy")),
+    ("What does Noah A. Smith work on?", author_topics, dict(person="Noah A. Smith")),
+    ("research interests of Eugene Charniak", author_topics, dict(person="Eugene Charniak")),
+    ("Who is Mark Johnson?", author_profile, dict(person="Mark Johnson")),
+    ("Eiichiro Sumita是谁？", author_profile, dict(person="Eiichiro Sumita")),
+    ("Which researchers at Tsinghua University work on knowledge graph embedding?", org_researchers,
+     dict(org="Tsinghua University", topic="knowledge graph embedding")),
+    ("researchers at Carnegie Mellon University working on dueling bandits", org_researchers,
+     dict(org="Carnegie Mellon University", topic="dueling bandits")),
+    ("researchers at Peking University working on knowledge graph completion", org_researchers,
+     dict(org="Peking University", topic="knowledge graph completion")),
+    ("Tell me about Tsinghua University", org_profile, dict(org="Tsinghua University")),
+    ("介绍一下Stanford University", org_profile, dict(org="Stanford University")),
+    ("papers on question answering at ACL in 2010", venue_papers, dict(venue="ACL", year_min=2010, year_max=2010, topic="question answering")),
+    ("papers on bandits at COLT in 2012", venue_papers, dict(venue="COLT", year_min=2012, year_max=2012, topic="bandits")),
+    ("papers on knowledge graphs at ICLR 2018-2019", venue_papers, dict(venue="ICLR", year_min=2018, year_max=2019, topic="knowledge graphs")),
+    ("Tell me about COLT", venue_profile, dict(venue="COLT")),
+    ("What is UAI?", venue_profile, dict(venue="UAI")),
+]
+
+
+def main(corpus_path: str) -> None:
+    c = Corpus(Path(corpus_path))
+    out = []
+    problems = []
+    for i, (question, build, args) in enumerate(QUESTIONS, 1):
+        try:
+            case = build(c, question, **args)
+        except AssertionError as exc:
+            problems.append(str(exc))
+            continue
+        # the answer step must answer this very question (the LLM path reads it)
+        case["gold_plan"][-1]["params"]["question"] = question
+        out.append({"id": f"kg{i:02d}", "question": question, **case})
+    if problems:
+        raise SystemExit("questions to re-pick:\n" + "\n".join(problems))
+    with open(OUT, "w", encoding="utf-8") as fh:
+        for case in out:
+            fh.write(json.dumps(case, ensure_ascii=False) + "\n")
+    print(f"wrote {len(out)} questions to {OUT}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else str(ROOT.parent / "shared" / "corpus" / "papers.jsonl.gz"))
