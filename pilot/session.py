@@ -558,7 +558,7 @@ class Session(BaseModel):
             self.results = [r for r in out if isinstance(r, RankedPaper) and r.paper.id != anchor_id]
         else:
             self.results = []
-            error = "The search did not produce results: " + ("; ".join(run.errors.values()) or "the output step did not run")
+            error = "The search did not produce results: " + ("; ".join(dict.fromkeys(run.errors.values())) or "the output step did not run")
         self.phase = "results"
         what = DIRECTION_WORDS.get(self.intent.direction or "", "related papers")
         about = f" for “{self.anchor.title}”" if self.anchor else ""

@@ -140,3 +140,15 @@ async def test_skip_words_search_at_once_and_a_new_paper_restarts(runtime):
     assert reply.question is None and reply.results and s.turns == 1
     reply = await s.user_says(f'What later papers cite or extend "{BLEU_TITLE}"?')
     assert s.intent.direction == "successor" and s.versions == [] and reply.question is not None
+
+
+async def test_no_usable_source_gives_readable_errors_not_exceptions(tmp_path):
+    from pilot.sources.factory import UnavailableSource
+
+    rt = Runtime.for_source(UnavailableSource("no paper source is usable", "set PILOT_CORPUS"), Settings(cache_dir=tmp_path))
+    s = Session(rt)
+    reply = await s.user_says(f'What later papers cite "{BLEU_TITLE}"?')
+    assert any("Could not look up the paper" in n for n in reply.notes)
+    while reply.question is not None:
+        reply = await s.choose(0)
+    assert reply.error and "PILOT_CORPUS" in reply.error and reply.results == []
