@@ -112,6 +112,16 @@ async def test_disk_cache_survives_a_new_executor_call(ctx, tmp_path):
     assert ids(again.output) == ids(first.output)
 
 
+async def test_disk_cache_gets_a_memory_front_for_warm_reruns(ctx, tmp_path):
+    disk = Cache(tmp_path, "nodes")
+    await execute(pipeline(), ctx, cache=disk)
+    reads = []
+    original_get = disk.get
+    disk.get = lambda key, default=None: reads.append(key) or original_get(key, default)
+    again = await execute(pipeline(), ctx, cache=disk)
+    assert set(statuses(again).values()) == {"cached"} and reads == []  # served from memory, no unpickling
+
+
 async def test_other_source_does_not_share_cache_entries(ctx):
     cache = MemoCache()
     await execute(pipeline(), ctx, cache=cache)

@@ -23,6 +23,7 @@ import hashlib
 import inspect
 import logging
 import time
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Protocol
@@ -71,6 +72,44 @@ class MemoCache:
 
     def __len__(self) -> int:
         return len(self._data)
+
+
+class TieredCache:
+    """A memory cache in front of a slower one (disk): hits are served from memory after the first read."""
+
+    def __init__(self, front: MemoCache, back: NodeCache):
+        self.front = front
+        self.back = back
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self.front.get(key, _MISSING)
+        if value is not _MISSING:
+            return value
+        value = self.back.get(key, _MISSING)
+        if value is _MISSING:
+            return default
+        self.front.set(key, value)
+        return value
+
+    def set(self, key: str, value: Any) -> None:
+        self.front.set(key, value)
+        self.back.set(key, value)
+
+
+# Unpickling every node's paper list from disk costs ~1 s per warm run of a template, so each disk cache
+# the executor sees gets a memory front for as long as that cache object lives (weakly keyed: no leak).
+_FRONTS: "weakref.WeakKeyDictionary[Any, MemoCache]" = weakref.WeakKeyDictionary()
+FRONT_ITEMS = 128  # ~10 template runs; entries share Paper objects, so this stays tens of MB
+
+
+def with_memory_front(cache: NodeCache | None) -> NodeCache | None:
+    if cache is None or isinstance(cache, (MemoCache, TieredCache)):
+        return cache
+    try:
+        front = _FRONTS.setdefault(cache, MemoCache(FRONT_ITEMS))
+    except TypeError:  # not weak-referenceable: use it as it is
+        return cache
+    return TieredCache(front, cache)
 
 
 @dataclass
@@ -382,6 +421,7 @@ async def execute(
     """
     validate(workflow, context="cannot run the workflow")
     timeout_s = _timeout(ctx, timeout_s)
+    cache = with_memory_front(cache)
     given = dict(values or {})
     unknown = [n for n in (only or ()) if not workflow.has_node(n)]
     if unknown:
@@ -520,7 +560,7 @@ async def run_node(
     if skip:
         return NodeOutcome(None, NodeTrace(node_id=node_id, op=node.op, status="skipped", error=skip))
     value, trace, _ = await _execute_node(
-        workflow, node_id, inputs, in_fps, ctx, cache, _timeout(ctx, timeout_s), context_fingerprint(ctx), notes
+        workflow, node_id, inputs, in_fps, ctx, with_memory_front(cache), _timeout(ctx, timeout_s), context_fingerprint(ctx), notes
     )
     return NodeOutcome(value, trace)
 
