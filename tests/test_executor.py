@@ -404,7 +404,8 @@ async def test_svg_colours_statuses_and_escapes_labels(ctx):
     assert fills["bad"] == "#fde2e2"  # failed: red
     assert groups["good"].get("class") == "node status-cached"
     assert groups["fbad"].get("class") == "node status-skipped" and fills["fbad"] == "#eeeeee"
-    assert "[testsrc] citations are not available offline" in groups["bad"].find("s:title", ns).text
+    tip = groups["bad"].find("s:title", ns).text
+    assert "[testsrc] citations are not available offline" in tip and "bad (t_fail): test: always fails" in tip
     assert len(root.findall(".//s:path[@class='edge']", ns)) == 3
 
 

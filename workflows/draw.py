@@ -13,6 +13,7 @@ import json
 
 from workflows.diff import short
 from workflows.model import Node, NodeTrace, RunTrace, Workflow
+from workflows.validate import operator_or_none
 
 NODE_W = 196
 NODE_H = 78
@@ -173,7 +174,9 @@ def to_svg(workflow: Workflow, trace: RunTrace | None = None) -> str:
         status = t.status if t else None
         fill, stroke, ink, dash = _STYLE.get(status, _STYLE[None])
         is_out = node.id == workflow.output
-        tip = [f"{node.id} ({node.op})", json.dumps(node.params, ensure_ascii=False, default=str)]
+        op_cls = operator_or_none(node.op)
+        what = op_cls.description if op_cls else "unknown operator"
+        tip = [f"{node.id} ({node.op}): {what}", json.dumps(node.params, ensure_ascii=False, default=str)]
         if t is not None:
             tip += [x for x in (status_label(t), t.error, t.note) if x]
         out.append(f'<g class="node status-{status or "none"}" data-node="{_esc(node.id)}">')

@@ -22,6 +22,7 @@ import dataclasses
 import hashlib
 import inspect
 import logging
+import threading
 import time
 import weakref
 from collections import OrderedDict
@@ -52,23 +53,28 @@ class NodeCache(Protocol):
 
 
 class MemoCache:
-    """An in-memory LRU node cache, for sessions with no disk cache (values are shared, not copied)."""
+    """An in-memory LRU node cache, for sessions with no disk cache (values are shared, not copied).
+
+    Locked, because a UI may run sessions' event loops in several threads against one cache."""
 
     def __init__(self, max_items: int = 512):
         self.max_items = max_items
         self._data: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, key: str, default: Any = None) -> Any:
-        if key not in self._data:
-            return default
-        self._data.move_to_end(key)
-        return self._data[key]
+        with self._lock:
+            if key not in self._data:
+                return default
+            self._data.move_to_end(key)
+            return self._data[key]
 
     def set(self, key: str, value: Any) -> None:
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self.max_items:
-            self._data.popitem(last=False)
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.max_items:
+                self._data.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._data)
