@@ -197,37 +197,43 @@ def test_store_is_reused_when_unchanged_and_rebuilt_when_changed(tmp_path, corpu
     assert not Path(first.stats["store"]).exists(), "the stale store of the old file is removed"
 
 
-async def test_malformed_lines_are_skipped_and_counted(tmp_path, corpus_slice_rows, embedder):
+async def test_malformed_lines_are_skipped_and_counted(tmp_path, corpus_slice_rows, embedder, local_source):
     good = _small_corpus(corpus_slice_rows, 6)
     lines = good[:2] + ["{not json", json.dumps({"title": "no id"}), "[1, 2]"] + good[2:] + ['{"id": "x:1", "title": ']
     corpus = tmp_path / "papers.jsonl.gz"
     with gzip.open(corpus, "wt", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
-    # a vectors file whose row i is line i (malformed lines included): row k is the unit vector e_k
-    vectors = np.eye(len(lines), 384, dtype=np.float16)
-    np.save(tmp_path / "vecs.npy", vectors)
+    # a vectors file whose row i belongs to line i, malformed lines included (those get random rows)
+    ids = [json.loads(x)["id"] for x in good]
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(len(lines), 384)).astype(np.float32)
+    good_lines = [0, 1, 5, 6, 7, 8]
+    for line_no, pid in zip(good_lines, ids):
+        vectors[line_no] = local_source.store.vectors[local_source.store.row_of[pid]]
+    np.save(tmp_path / "vecs.npy", vectors.astype(np.float16))
     source = LocalCorpusSource.open(corpus, tmp_path / "cache", vectors=tmp_path / "vecs.npy", embedder=embedder, progress=False)
     assert source.stats["malformed"] == 4 and source.stats["papers"] == 6 and source.stats["lines"] == 10
     assert source.stats["vectors"].startswith("file:")
-    ids = [json.loads(x)["id"] for x in good]
     assert [p.id for p in await source.get_papers(ids)] == ids
-    # the paper on line 5 (0-based) carries vector e_5, not e_2: malformed lines keep their rows
-    for line_no, pid in [(0, ids[0]), (5, ids[2]), (8, ids[5])]:
-        assert int(np.argmax(source.store.vectors[source.store.row_of[pid]])) == line_no
+    for line_no, pid in zip(good_lines, ids):
+        stored = source.store.vectors[source.store.row_of[pid]]
+        assert np.allclose(stored, vectors[line_no] / np.linalg.norm(vectors[line_no]), atol=2e-3), pid
 
 
-def test_vectors_with_the_wrong_row_count_are_refused(tmp_path, corpus_slice_rows, embedder, caplog):
+def test_vectors_with_the_wrong_shape_or_model_are_refused(tmp_path, corpus_slice_rows, embedder, caplog):
     corpus = _write(tmp_path / "papers.jsonl", _small_corpus(corpus_slice_rows, 10))
-    np.save(tmp_path / "vecs.npy", np.ones((9, 384), dtype=np.float16))
-    with caplog.at_level(logging.WARNING):
-        source = LocalCorpusSource.open(corpus, tmp_path / "cache", vectors=tmp_path / "vecs.npy", embedder=embedder, progress=False)
-    assert source.stats["vectors"] == "computed"
-    assert "9 rows but the corpus has 10 lines" in caplog.text
-    wrong_dim = tmp_path / "dim.npy"
-    np.save(wrong_dim, np.ones((10, 768), dtype=np.float16))
-    with caplog.at_level(logging.WARNING):
-        LocalCorpusSource.open(corpus, tmp_path / "cache2", vectors=wrong_dim, embedder=embedder, progress=False)
-    assert "(10, 768)" in caplog.text
+    cases = {
+        "rows.npy": (np.ones((9, 384)), "9 rows but the corpus has 10 lines"),
+        "dim.npy": (np.ones((10, 768)), "(10, 768)"),
+        "model.npy": (np.random.default_rng(1).normal(size=(10, 384)), "do not match all-MiniLM-L6-v2"),
+    }
+    for name, (array, message) in cases.items():
+        np.save(tmp_path / name, array.astype(np.float16))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            source = LocalCorpusSource.open(corpus, tmp_path / name.replace(".npy", ""), vectors=tmp_path / name, embedder=embedder, progress=False)
+        assert source.stats["vectors"] == "computed", name
+        assert message in caplog.text and "refusing vectors file" in caplog.text, name
 
 
 async def test_computed_vectors_make_dense_search_work(tmp_path, corpus_slice_rows, embedder):

@@ -118,7 +118,9 @@ def run_corpus(args: argparse.Namespace) -> int:
     if corpus is None or not Path(corpus).is_file():
         print(f"pilot bench corpus: corpus file not found: {corpus} — pass --corpus or set PILOT_CORPUS", file=sys.stderr)
         return 2
-    tmp = tempfile.TemporaryDirectory(prefix="pilot-bench-", dir=Path(cache_dir).parent if args.fresh else None) if args.fresh else None
+    if args.fresh:  # inside the cache dir: same disk as a real build, and never in the project tree
+        Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    tmp = tempfile.TemporaryDirectory(prefix="bench-", dir=cache_dir) if args.fresh else None
     try:
         build_cache = Path(tmp.name) if tmp else Path(cache_dir)
         built = _build_in_child(Path(corpus), build_cache, vectors, quiet=args.json)
@@ -128,11 +130,15 @@ def run_corpus(args: argparse.Namespace) -> int:
         from pilot.sources.local import LocalCorpusSource
 
         import_s = time.perf_counter() - t0
+        from pilot.embed import Embedder
+
+        # no embedding cache: every query is embedded, as a new query would be
+        embedder = Embedder(cache=None)
         t0 = time.perf_counter()
-        source = LocalCorpusSource.open(Path(corpus), build_cache, vectors, progress=False)
+        source = LocalCorpusSource.open(Path(corpus), build_cache, vectors, embedder=embedder, progress=False)
         warm_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        source.embedder.encode_one("warm up the model")
+        embedder.encode_one("warm up the model")
         model_s = time.perf_counter() - t0
 
         queries = sample_queries(source.store, args.queries)

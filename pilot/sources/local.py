@@ -11,8 +11,10 @@ import asyncio
 import logging
 import re
 import time
+from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -34,6 +36,33 @@ FUSION_DEPTH = 200
 _ACL_ID = re.compile(r"^(?:https?://(?:www\.)?aclanthology\.org/|https?://aclweb\.org/anthology/)?([A-Z]\d{2}-\d{4})(?:\.pdf|/)?$", re.I)
 _DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.I)
 _CORPUS_ID = re.compile(r"^(?:corpusid:|s2:)\s*(\d+)$", re.I)
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run one query's model and BLAS work on a single thread.
+
+    A single query is too small to gain from a second thread, and on a busy 2-core machine the
+    spinning OpenMP/OpenBLAS workers make it far slower (measured under load: 368 ms vs 40 ms per
+    query embedding, 33 ms vs 22 ms per 78k-row dot product).
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@lru_cache(maxsize=1)
+def _blas_controller():
+    # finding the BLAS libraries takes ~2 ms; do it once, not per query
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 class LocalCorpusSource(Source):
@@ -118,7 +147,8 @@ class LocalCorpusSource(Source):
         mask = self.store.mask(filters)
         if mode == "lexical":
             return self.store.top(self.store.lexical_scores(query), limit, mask, positive_only=True)
-        dense = self.store.dense_scores(self.embedder.encode_one(query))
+        with one_thread():
+            dense = self.store.dense_scores(self.embedder.encode_one(query))
         if mode == "dense":
             return self.store.top(dense, limit, mask)
         depth = max(FUSION_DEPTH, limit)
@@ -189,7 +219,9 @@ class LocalCorpusSource(Source):
                 centroid -= 0.5 * np.asarray(vecs[neg], dtype=np.float32).mean(axis=0)
             mask = np.ones(len(self.store), dtype=bool)
             mask[pos + neg] = False
-            return self.store.top(self.store.dense_scores(centroid), limit, mask)
+            with one_thread():
+                scores = self.store.dense_scores(centroid)
+            return self.store.top(scores, limit, mask)
 
         ranked = await asyncio.to_thread(rank)
         return self.store.papers(r for r, _ in ranked)

@@ -62,28 +62,43 @@ def check_vectors(vectors: Path, lines: int) -> tuple[np.ndarray | None, str | N
     try:
         arr = np.load(vectors, mmap_mode="r")
     except Exception as exc:  # not a .npy, truncated, pickled object array…
-        return None, f"cannot read {vectors}: {exc}"
+        return None, f"cannot read it ({exc})"
     if arr.ndim != 2 or arr.shape[1] != DIM:
-        return None, f"{vectors} has shape {arr.shape}, expected ({lines}, {DIM}) (all-MiniLM-L6-v2)"
+        return None, f"it has shape {arr.shape}, expected ({lines}, {DIM}) (all-MiniLM-L6-v2)"
     if arr.shape[0] != lines:
-        return None, f"{vectors} has {arr.shape[0]} rows but the corpus has {lines} lines (row i must be line i)"
+        return None, f"it has {arr.shape[0]} rows but the corpus has {lines} lines (row i must be line i)"
     return arr, None
 
 
-def _embed_texts(parsed: ParsedCorpus) -> list[str]:
-    return [p.text for p in parsed.papers]
+# A vectors file of the right shape can still come from another model; embedding a few of its papers
+# again and comparing tells (the shipped float16 file agrees to > 0.99 cosine).
+SPOT_CHECKS = 4
+MIN_AGREEMENT = 0.9
+
+
+def spot_check(arr: np.ndarray, parsed: ParsedCorpus, embedder: Embedder) -> str | None:
+    """None when the file's vectors match the model on a few papers, else why they were refused."""
+    rows = np.linspace(0, len(parsed.papers) - 1, num=min(SPOT_CHECKS, len(parsed.papers))).astype(int)
+    mine = embedder.encode([parsed.papers[r].text for r in rows])
+    theirs = np.asarray(arr[[parsed.line_of_row[r] for r in rows]], dtype=np.float32)
+    theirs /= np.maximum(np.linalg.norm(theirs, axis=1, keepdims=True), 1e-12)
+    agreement = float(np.mean(np.sum(mine * theirs, axis=1)))
+    if agreement < MIN_AGREEMENT:
+        return f"its vectors do not match all-MiniLM-L6-v2 on sample papers (mean cosine {agreement:.2f} < {MIN_AGREEMENT})"
+    return None
 
 
 def _vectors(parsed: ParsedCorpus, vectors: Path | None, embedder: Callable[[], Embedder], progress: bool) -> tuple[np.ndarray, str]:
     if vectors is not None:
         arr, reason = check_vectors(vectors, parsed.lines)
-        if arr is not None:
+        reason = reason or spot_check(arr, parsed, embedder())
+        if reason is None:
             out = np.asarray(arr[np.asarray(parsed.line_of_row, dtype=np.int64)], dtype=np.float32)
             norms = np.linalg.norm(out, axis=1, keepdims=True)
             return out / np.maximum(norms, 1e-12), f"file:{vectors}"
-        log.warning("refusing vectors file: %s; computing embeddings with the MiniLM model instead", reason)
+        log.warning("refusing vectors file %s: %s; computing embeddings with the MiniLM model instead", vectors, reason)
     log.info("embedding %d papers with all-MiniLM-L6-v2 (this takes a while on CPU)", len(parsed.papers))
-    out = embedder().encode(_embed_texts(parsed), show_progress=progress)
+    out = embedder().encode([p.text for p in parsed.papers], show_progress=progress)
     return out.astype(np.float32), "computed"
 
 
