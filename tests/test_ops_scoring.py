@@ -107,3 +107,14 @@ def test_unknown_feature_is_refused():
         params.model_validate({"features": {"popularity": 1.0}})
     with pytest.raises(ValidationError):
         params.model_validate({"features": {}})
+
+
+async def test_caps_and_floors_put_a_feature_on_an_absolute_scale(ctx):
+    anchor, _, cands = await _neighbourhood(ctx)
+    params = {"features": {"coupling": 1.0}, "caps": {"coupling": 4}, "floors": {"coupling": 1}}
+    out = await run_op(ctx, "score", params, **{"in": cands, "anchor": anchor})
+    for it in out:
+        shared = it.evidence.scores["coupling"]
+        assert it.score == pytest.approx(min(max(shared - 1, 0), 3) / 3, abs=1e-5)
+    with pytest.raises(ValidationError, match="needs a cap above it"):
+        get_operator("score").Params.model_validate({"features": {"coupling": 1}, "floors": {"coupling": 1}})

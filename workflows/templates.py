@@ -156,8 +156,11 @@ def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("merge", "union", **{"in": ["coupled", "cocited", "search_dense", "search_kw"]})
     b.add("not_linked", "difference", **{"in": "merge", "minus": ["refs", "citers"]})
     b.add("filter", "filter", _filter_params(intent), **{"in": "not_linked", "anchor": "anchor"})
-    features = {"coupling": 2.0, "coupling_cos": 0.5, "cocitation": 0.5, "dense": 1.0, "lexical": 0.3}
-    b.add("score", "score", _score_params(intent, features), **{"in": "filter", "anchor": "anchor"})
+    # Sharing one or two references is common between any two papers of a field; from the third on it
+    # says "same literature behind them" (absolute scale: floor 2, saturating at 5).
+    features = {"coupling": 2.0, "dense": 1.0}
+    params = _score_params(intent, features, caps={"coupling": 5}, floors={"coupling": 2})
+    b.add("score", "score", params, **{"in": "filter", "anchor": "anchor"})
     return _finish(b, intent, "score")
 
 

@@ -12,7 +12,7 @@ from collections import deque
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from pilot.models import Paper, RankedPaper
 from pilot.sources.base import SourceError
@@ -50,6 +50,13 @@ class ScoreParams(BaseModel):
     dense_to: Literal["auto", "anchor", "text"] = Field("auto", description="auto = the text when given, else the anchor")
     title_terms: list[str] = Field(default_factory=list, description="terms/phrases counted by title_match")
     normalize: Literal["minmax", "rank", "none"] = "minmax"
+    caps: dict[str, float] = Field(
+        default_factory=dict,
+        description="feature -> raw value at which it saturates; scaled as min(x, cap) / cap instead of normalised",
+    )
+    floors: dict[str, float] = Field(
+        default_factory=dict, description="capped feature -> raw value that still counts as nothing (scale from floor to cap)"
+    )
     max_lookups: int = Field(200, ge=0, le=2000, description="at most this many source calls for unknown reference lists")
 
     @field_validator("features")
@@ -63,6 +70,21 @@ class ScoreParams(BaseModel):
             if not -100 <= w <= 100:
                 raise ValueError(f"weight of {name!r} must be within [-100, 100]")
         return v
+
+    @field_validator("caps")
+    @classmethod
+    def _positive(cls, v: dict[str, float]) -> dict[str, float]:
+        bad = [k for k, c in v.items() if c <= 0]
+        if bad:
+            raise ValueError(f"caps must be positive: {', '.join(bad)}")
+        return v
+
+    @model_validator(mode="after")
+    def _floors_below_caps(self) -> "ScoreParams":
+        for name, floor in self.floors.items():
+            if name not in self.caps or floor >= self.caps[name]:
+                raise ValueError(f"floor of {name!r} needs a cap above it")
+        return self
 
 
 class _Graph:
@@ -234,7 +256,12 @@ class ScoreOp(Operator):
         raw = await compute_features(ctx, params, items, anchors, text)
         total = np.zeros(len(items), dtype=np.float32)
         for name, weight in params.features.items():
-            total += weight * _normalise(name, raw[name], params.normalize)
+            if name in params.caps:
+                # an absolute scale: "3 shared references" means the same whatever the other candidates have
+                lo, hi = params.floors.get(name, 0.0), params.caps[name]
+                total += weight * np.clip((raw[name] - lo) / (hi - lo), 0.0, 1.0)
+            else:
+                total += weight * _normalise(name, raw[name], params.normalize)
         order = sorted(range(len(items)), key=lambda i: -float(total[i]))  # stable: ties keep the input order
         out = []
         for i in order:
