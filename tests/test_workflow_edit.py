@@ -102,6 +102,13 @@ def test_modify_replace_and_change_operator_keeps_shared_params():
     assert UNKNOWN_OPERATOR in ei.value.kinds
 
 
+def test_swapping_the_operator_moves_edges_to_fitting_ports():
+    w = pipeline()
+    new = apply_edit(w, ModifyNode(node_id="filter", op="t_collect"))
+    assert ("union", "filter", "papers") in edges_of(new) and new.node("filter").params == {}
+    assert ("union", "filter", "in") in edges_of(w)  # the original keeps its wiring
+
+
 def test_modify_missing_node_lists_existing_ones():
     with pytest.raises(WorkflowError) as ei:
         apply_edit(pipeline(), ModifyNode(node_id="filtre", params={"k": 1}))

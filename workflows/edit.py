@@ -150,6 +150,8 @@ def _apply_modify(wf: Workflow, edit: ModifyNode) -> Workflow:
         keep = set(new_cls.Params.model_fields) if new_cls else set()
         params = {k: v for k, v in params.items() if k in keep}
         node.op = edit.op
+        if new_cls is not None:
+            _remap_ports(new, edit.node_id, new_cls)
     node.params = dict(edit.params) if edit.replace else {**params, **edit.params}
     return new
 
@@ -160,6 +162,20 @@ def _can_stand_in(produced: PortType | None, removed: PortType) -> bool:
     if produced is None:
         return False
     return fits(produced, removed) or (fits(produced, PortType.PAPERS) and fits(removed, PortType.PAPERS))
+
+
+def _remap_ports(wf: Workflow, node_id: str, op_cls: type[Operator]) -> None:
+    """After an operator swap, move edges on ports the new operator lacks to the first free port whose
+    type fits (``in`` → ``papers``, say); edges with no such port stay and validation names them."""
+    for e in [e for e in wf.edges if e.target == node_id and e.port not in op_cls.inputs]:
+        produced = _out_type(wf, e.source)
+        fed = {x.port for x in wf.edges if x.target == node_id and x.port in op_cls.inputs}
+        port = next(
+            (n for n, p in op_cls.inputs.items() if produced and fits(produced, p.type) and (p.many or n not in fed)),
+            None,
+        )
+        if port is not None:
+            e.port = port
 
 
 def _apply_remove(wf: Workflow, edit: RemoveNode) -> Workflow:
