@@ -118,6 +118,21 @@ async def test_org_researchers_on_topic(runtime, corpus_slice_rows):
         assert person.canonical_url in answer.reference.values() or len(people) > 10
 
 
+async def test_researchers_on_a_topic(runtime, corpus_slice_rows):
+    plan, run, answer = await answer_question("Who works on dependency parsing?", runtime)
+    assert [n.op for n in plan.nodes] == ["keyword_search", "paper_authors", "synthesize_answer"]
+    assert_grounded(run, answer)
+    people = run.values["people"]
+    assert people and answer.answer.startswith("Researchers working on dependency parsing: ")
+    for person in people:
+        # a real author of a slice paper about dependencies or parsing
+        assert any(
+            fold(display_name(a["name"])) == fold(person.name)
+            and re.search(r"dependenc|pars", fold(r["title"] + " " + (r["abstract"] or "")))
+            for r in corpus_slice_rows for a in r["authors"]
+        ), person.name
+
+
 async def test_org_and_venue_profiles(runtime, corpus_slice_rows):
     _, run, answer = await answer_question("Tell me about Carnegie Mellon University", runtime)
     assert_grounded(run, answer)

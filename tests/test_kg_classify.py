@@ -34,6 +34,9 @@ from workflows.validate import validate
         ("Researchers from Google Research working on reinforcement learning", "org_researchers",
          dict(org="Google Research", topic="reinforcement learning")),
         ("Tell me about Stanford University", "org_profile", dict(org="Stanford University")),
+        ("who works on dependency parsing?", "topic_researchers", dict(topic="dependency parsing")),
+        ("Who is working on question answering since 2020?", "topic_researchers",
+         dict(topic="question answering", year_min=2020)),
         ("papers at ACL in 2005", "venue_papers", dict(venue="ACL", year_min=2005, year_max=2005)),
         ("papers on machine translation at COLING 2000-2004", "venue_papers",
          dict(venue="COLING", topic="machine translation", year_min=2000, year_max=2004)),
@@ -49,6 +52,7 @@ from workflows.validate import validate
         ("介绍一下清华大学", "org_profile", dict(org="清华大学")),
         ("介绍一下ACL", "venue_profile", dict(venue="ACL")),
         ("2015年以来ACL的论文", "venue_papers", dict(venue="ACL", year_min=2015)),
+        ("研究知识图谱的学者有哪些？", "topic_researchers", dict(topic="知识图谱")),
     ],
 )
 def test_parse_reads_shape_and_slots(text, shape, slots):

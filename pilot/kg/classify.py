@@ -16,7 +16,7 @@ from pydantic import BaseModel
 Kind = Literal["entity", "papers", "unsure"]
 Shape = Literal[
     "author_papers", "author_profile", "author_topics", "most_cited", "coauthors",
-    "org_researchers", "org_profile", "venue_papers", "venue_profile",
+    "org_researchers", "org_profile", "venue_papers", "venue_profile", "topic_researchers",
 ]
 
 
@@ -90,7 +90,9 @@ _PROFILE = re.compile(
     re.I,
 )
 _PAPERS = re.compile(
-    r"\b(?:papers?|publications?|articles?|works?|published|publish|wrote|written|authored)\b|论文|文章|发表|著作",
+    # "works" as a noun ("his works"), not the verb ("works on X")
+    r"\b(?:papers?|publications?|articles?|works?(?!\s+(?:on|with|at|in|for)\b)|published|publish|wrote|written|authored)\b"
+    r"|论文|文章|发表|著作",
     re.I,
 )
 _PEOPLE = re.compile(
@@ -307,6 +309,8 @@ def parse(text: str) -> KGQuery | None:
         return KGQuery(shape=shape, **slots)
     if org and _PEOPLE.search(text):
         return KGQuery(shape="org_researchers", **slots)
+    if topic and not org and not venue and _PEOPLE.search(text) and not _PAPERS.search(text):
+        return KGQuery(shape="topic_researchers", **slots)
     if org and _PROFILE.search(text):
         return KGQuery(shape="org_profile", **slots)
     if venue and (year_min or year_max or _PAPERS.search(text)):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 ENTITY_OPS = (
     "search_author", "author_detail", "author_papers", "search_venue", "venue_detail", "venue_papers",
-    "search_org", "org_detail", "org_authors", "synthesize_answer",
+    "search_org", "org_detail", "org_authors", "paper_authors", "keyword_search", "synthesize_answer",
 )
 
 
@@ -114,6 +114,12 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         b.node("people", "org_authors", "researchers" + (f" on {q.topic}" if q.topic else ""), topic=q.topic)
         b.wire(org, "people", "orgs")
         return b.answer("org_researchers", scope=f"working on {q.topic}" if q.topic else "", entities=(org, "people"))
+    if q.shape == "topic_researchers":
+        b.node("search", "keyword_search", f"papers on {q.topic}", query=q.topic, limit=200,
+               year_min=q.year_min, year_max=q.year_max)
+        b.node("people", "paper_authors", "their authors")
+        b.wire("search", "people", "papers")
+        return b.answer("org_researchers", scope=f"working on {q.topic}", entities=("people",))
     venue = b.node("venue", "search_venue", f"find {q.venue}", name=q.venue)
     if q.shape == "venue_profile":
         b.node("profile", "venue_detail", "profile")

@@ -491,6 +491,36 @@ class OrgAuthors(Operator):
         return [people[i] for _, i in ranked[: params.limit]]
 
 
+class PaperAuthorsParams(_Params):
+    org: str | None = Field(None, description="only authors whose affiliation on the paper names this organisation")
+    limit: int = Field(10, ge=1, le=200)
+
+
+@register
+class PaperAuthors(Operator):
+    name = "paper_authors"
+    family = "entities"
+    description = "The authors of a set of papers, those on most of the papers first (e.g. who works on a topic)."
+    Params = PaperAuthorsParams
+    inputs = {"papers": InputPort(PortType.PAPERS, description="papers (e.g. from keyword_search)")}
+    output = PortType.ENTITIES
+
+    async def run(self, ctx: RunContext, params: PaperAuthorsParams, inputs: dict[str, Any]) -> list[Author]:
+        counts: dict[str, int] = {}
+        first: dict[str, Author] = {}
+        for paper in _papers(inputs.get("papers")):
+            for a in paper.authors:
+                if params.org and not org_matches(params.org, a.affiliation):
+                    continue
+                key = a.id or " ".join(words(a.name))
+                if not key:
+                    continue
+                counts[key] = counts.get(key, 0) + 1
+                first.setdefault(key, a)
+        order = sorted(counts, key=lambda k: (-counts[k], list(first).index(k)))
+        return [first[k] for k in order[: params.limit]]
+
+
 # --- answer ----------------------------------------------------------------------------------------
 
 
