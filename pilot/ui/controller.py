@@ -8,6 +8,7 @@ the editor that keeps the user's text).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import shutil
@@ -66,6 +67,8 @@ class UIState:
     answer: Any = None  # the cited answer of the last entity question (pilot.models.Answer)
     last_error: str | None = None  # why the last session call failed, for the DAG editor's feedback
     tmpdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="pilot-ui-"))
+    # Gradio runs events concurrently; one user's clicks must reach their session one at a time.
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def close(self) -> None:
         shutil.rmtree(self.tmpdir, ignore_errors=True)

@@ -37,7 +37,8 @@ def _operator_choices() -> list[tuple[str, str]]:
 
 def build_ui(controller: Controller) -> gr.Blocks:
     with gr.Blocks(title="pilot — literature search") as demo:
-        state = gr.State(None, delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None)
+        # a callable initial value: Gradio calls it once per browser session, so nobody shares a UIState
+        state = gr.State(lambda: controller.new_state(), delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None)
         gr.Markdown("## pilot — find papers around an anchor paper")
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=360):
@@ -160,17 +161,18 @@ def build_ui(controller: Controller) -> gr.Blocks:
             # no functools.wraps: Gradio reads this signature to find the gr.Progress parameter
             async def handler(ui, *args, progress=gr.Progress()):
                 ui = _ensure(ui)
-                ui.edit_message = ""
                 progress(0.1, desc=desc)
-                try:
-                    result = fn(ui, *args)
-                    if hasattr(result, "__await__"):
-                        await result
-                except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
-                    log.exception("UI action failed")
-                    ui.say("assistant", f"⚠️ Something went wrong: {exc}")
-                progress(1.0, desc="done")
-                return _view(ui)
+                async with ui.lock:
+                    ui.edit_message = ""
+                    try:
+                        result = fn(ui, *args)
+                        if hasattr(result, "__await__"):
+                            await result
+                    except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
+                        log.exception("UI action failed")
+                        ui.say("assistant", f"⚠️ Something went wrong: {exc}")
+                    progress(1.0, desc="done")
+                    return _view(ui)
 
             return handler
 
