@@ -517,7 +517,8 @@ class PaperAuthors(Operator):
                     continue
                 counts[key] = counts.get(key, 0) + 1
                 first.setdefault(key, a)
-        order = sorted(counts, key=lambda k: (-counts[k], list(first).index(k)))
+        position = {k: i for i, k in enumerate(first)}
+        order = sorted(counts, key=lambda k: (-counts[k], position[k]))
         return [first[k] for k in order[: params.limit]]
 
 
