@@ -91,9 +91,10 @@ def test_highlight_marks_whole_words_case_insensitively_and_never_inside_entitie
 def test_cited_answer_links_each_reference():
     ans = Answer(
         answer="Kishore Papineni [1] works at <IBM> [2]; unknown [9].",
-        reference={"1": "https://www.semanticscholar.org/author/1", "2": "corpus://org/ibm"},
+        reference={"1": "https://www.semanticscholar.org/author/1", "[2]": "corpus://org/ibm"},
     )
     out = render.answer_html(ans)
+    assert "[[" not in out and "[2] corpus://org/ibm" in "".join(_Tags(out).text)
     seen = _Tags(out)
     hrefs = [a["href"] for t, a in seen.tags if t == "a"]
     assert hrefs.count("https://www.semanticscholar.org/author/1") == 2  # the [1] in the text and the list

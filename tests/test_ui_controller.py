@@ -64,7 +64,14 @@ async def test_search_then_bad_edits_keep_the_text_and_the_workflow(controller):
     assert ui.trace is not None and any(t.status == "cached" for t in ui.trace.nodes)  # only what changed re-ran
 
     await controller.undo(ui)
-    assert "year_min" not in ui.workflow.node("filter").params or ui.workflow.node("filter").params["year_min"] != 2009
+    assert ui.workflow.node("filter").params.get("year_min") != 2009
+
+    # thumbs down on the top paper: the session refines and the paper leaves the list
+    top = ui.results[0].paper.id
+    await controller.rate(ui, top, up=False)
+    assert ui.ratings[top] is False and top not in [r.paper.id for r in ui.results]
+    await controller.rate(ui, "not-in-the-list", up=True)
+    assert "Pick a paper" in ui.chat[-1]["content"]
 
 
 async def test_add_remove_run_node_and_exports(controller, tmp_path):

@@ -144,7 +144,8 @@ def answer_html(answer: Answer | None) -> str:
         body.append(cite(m))
         pos = m.end()
     body.append(esc(answer.answer[pos:]))
-    refs = "".join(f"<li>[{esc(k)}] {link(v, v)}</li>" for k, v in answer.reference.items())
+    # reference keys come as "1" or "[1]" depending on the synthesiser; show them one way
+    refs = "".join(f"<li>[{esc(k.strip('[]'))}] {link(v, v)}</li>" for k, v in answer.reference.items())
     text = "".join(body).replace("\n", "<br>")
     return f'<div class="pilot-answer"><p>{text}</p><ol class="refs" style="list-style:none">{refs}</ol></div>'
 
