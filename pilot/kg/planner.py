@@ -61,7 +61,7 @@ class _Builder:
         self.edges: list[Edge] = []
 
     def node(self, node_id: str, op: str, label: str, **params: Any) -> str:
-        self.nodes.append(Node(id=node_id, op=op, params=_clean(params), label=label))
+        self.nodes.append(Node(id=node_id, op=op, params=_clean(params), label=label.strip()))
         return node_id
 
     def wire(self, source: str, target: str, port: str) -> None:

@@ -204,9 +204,11 @@ def _most_cited(facts: Facts, refs: Refs) -> str:
     if not facts.papers:
         return f"No papers {who} were found in this source." if who else "No papers were found in this source."
     best = max(facts.papers, key=lambda p: (_impact(p), p.year or 0))
-    text = f"The most cited paper {who} in this source is {_paper_line(best, refs)}, {_cites(best)}"
+    text = f"The most cited paper {who} in this source is “{best.title}”{refs.cite(best.canonical_url)}, {_cites(best)}"
     if best.venue:
         text += f"; it was published at {best.venue}" + (f" in {best.year}" if best.year else "")
+    elif best.year:
+        text += f"; it appeared in {best.year}"
     text += "."
     if _impact(best) == 0:
         text += " (No citation counts are known for these papers, so this is only the most recent one.)"
