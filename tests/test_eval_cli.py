@@ -129,3 +129,22 @@ def test_pilot_eval_end_to_end(mode, e2e_env, corpus_slice, tmp_path, monkeypatc
         assert metrics["overall"]["mean_turns"] == 0
     assert (out / "report.md").read_text().startswith("# pilot evaluation")
     assert (out / "report.png").stat().st_size > 1000
+
+
+def test_reference_workflows_give_workflow_metrics(e2e_env, corpus_slice, tmp_path, monkeypatch):
+    cases, env = e2e_env
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    base = ["eval", "--cases", str(cases), "--corpus", str(corpus_slice), "--mode", "fixed", "--case", E2E_CASES[1],
+            "--no-progress"]
+    assert main([*base, "--out", str(tmp_path / "a")]) == 0
+    # the fixed workflow against itself: every similarity is 1 and no edit is needed
+    assert main([*base, "--out", str(tmp_path / "b"), "--reference", str(tmp_path / "a" / "runs.jsonl")]) == 0
+    sim = json.loads((tmp_path / "b" / "metrics.json").read_text())["workflow_similarity"]
+    assert sim["n"] == 1
+    assert sim["tfidf_whole"] == pytest.approx(1.0) and sim["op_jaccard"] == 1.0 and sim["node_jaccard"] == 1.0
+    assert sim["edits_add"] == sim["edits_remove"] == sim["edits_modify"] == 0
+    assert "final workflow vs the reference workflow" in (tmp_path / "b" / "report.md").read_text()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"case_id": "x", "workflow": {"nodes": "no"}}\n')
+    assert main([*base, "--out", str(tmp_path / "c"), "--reference", str(bad)]) == 2

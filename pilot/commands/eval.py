@@ -30,6 +30,8 @@ def add(sub) -> None:
     p.add_argument("--case", action="append", default=[], dest="case_ids", help="only this case id (repeatable)")
     p.add_argument("--workers", type=int, default=2, help="cases run concurrently (default 2)")
     p.add_argument("--case-timeout", type=float, default=300.0, help="seconds before a case counts as failed")
+    p.add_argument("--reference", type=Path, default=None,
+                   help="reference workflows for workflow-level metrics: an earlier runs.jsonl or {case_id, workflow} lines")
     p.add_argument("--out", type=Path, help="output folder (metrics.json, runs.jsonl, report.md, report.png)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -87,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         case_timeout_s=args.case_timeout,
         progress=not args.no_progress,
         case_ids=args.case_ids,
+        reference=args.reference,
     )
     try:
         metrics = run_eval(config)

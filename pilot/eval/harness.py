@@ -38,7 +38,9 @@ import numpy as np
 from pilot.eval.metrics import TOP_N, clean_ranking, ranking_metrics, zero_metrics
 from pilot.eval.pool import pool_metrics, pool_ranking
 from pilot.eval.report import aggregate, write_outputs
+from pilot.eval.workflow_metrics import workflow_similarity
 from pilot.models import DIRECTIONS, as_json
+from workflows.model import Workflow
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,7 @@ class EvalConfig:
     case_timeout_s: float = 300.0
     progress: bool = True
     case_ids: list[str] = field(default_factory=list)
+    reference: Path | None = None  # reference workflows per case: an earlier runs.jsonl, or {"case_id", "workflow"} lines
 
 
 # --- cases ---------------------------------------------------------------------------------------
@@ -101,6 +104,27 @@ def load_cases(path: Path, limit: int | None = None, case_ids: Sequence[str] = (
     if not cases:
         raise EvalError(f"no cases to run in {path}")
     return cases
+
+
+def load_reference_workflows(path: Path) -> dict[str, Workflow]:
+    """Reference workflow per case id: the final version of each case in an earlier ``runs.jsonl``, or the
+    ``workflow`` of ``{"case_id", "workflow"}`` lines."""
+    path = Path(path)
+    if not path.is_file():
+        raise EvalError(f"reference workflows file not found: {path}")
+    refs: dict[str, Workflow] = {}
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                wf = row.get("workflow") or ((row.get("versions") or [{}])[-1].get("workflow"))
+                if wf:
+                    refs[row["case_id"]] = Workflow.model_validate(wf)
+            except (json.JSONDecodeError, KeyError, AttributeError, ValueError) as exc:
+                raise EvalError(f"{path}:{lineno}: not a reference workflow line ({exc})") from None
+    return refs
 
 
 def system_view(case: dict) -> dict:
@@ -248,9 +272,10 @@ def score_case(case: dict, outcome: CaseOutcome | None, failed: bool) -> dict[st
 class Harness:
     """One evaluation run: a runtime (loaded once), the cases, and the mode."""
 
-    def __init__(self, config: EvalConfig, runtime: Any):
+    def __init__(self, config: EvalConfig, runtime: Any, references: dict[str, Workflow] | None = None):
         self.config = config
         self.runtime = runtime
+        self.references = references or {}
 
     def _case_runtime(self, case: dict) -> Any:
         hidden = case.get("hidden_edges")
@@ -304,6 +329,10 @@ class Harness:
         record["ranked_ids"] = ranked
         trace = outcome.trace if outcome else None
         record["node_failures"] = [n["node_id"] for n in (trace or {}).get("nodes", []) if n.get("status") == "failed"]
+        reference = self.references.get(case["case_id"])
+        if reference is not None:
+            final = Workflow.model_validate(outcome.versions[-1]["workflow"]) if outcome and outcome.versions else Workflow()
+            record["workflow_metrics"] = workflow_similarity(reference, final)
         if case.get("pool"):
             fallback = await self._pool_fallback(case)
             order = pool_ranking([] if failed else ranked, case["pool"], fallback)
@@ -372,11 +401,12 @@ def run_eval(config: EvalConfig, runtime: Any = None) -> dict:
     if config.mode not in MODES:
         raise EvalError(f"unknown mode {config.mode!r}; one of {', '.join(MODES)}")
     cases = load_cases(config.cases, config.limit, config.case_ids)
+    references = load_reference_workflows(config.reference) if config.reference else {}
     config.out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     runtime = runtime if runtime is not None else make_runtime(config)
     load_s = time.perf_counter() - t0
-    records = asyncio.run(Harness(config, runtime).run(cases))
+    records = asyncio.run(Harness(config, runtime, references).run(cases))
     wall = time.perf_counter() - t0
     with (config.out / "runs.jsonl").open("w", encoding="utf-8") as fh:
         for rec in records:
@@ -391,6 +421,7 @@ def run_eval(config: EvalConfig, runtime: Any = None) -> dict:
             "llm": config.llm,
             "cases_file": str(config.cases),
             "corpus": str(config.corpus) if config.corpus else None,
+            "reference": str(config.reference) if config.reference else None,
         },
     )
     write_outputs(config.out, metrics)

@@ -50,6 +50,9 @@ def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = N
             by_direction[key] = block(rows)
     out: dict[str, Any] = {"mode": mode, "n_cases": len(cases), "overall": block(cases) if cases else {}}
     out["by_direction"] = by_direction
+    compared = [c["workflow_metrics"] for c in cases if c.get("workflow_metrics")]
+    if compared:
+        out["workflow_similarity"] = {k: mean(m[k] for m in compared) for k in compared[0]} | {"n": len(compared)}
     pooled = [(c.get("facet"), c["pool_metrics"]) for c in cases if c.get("pool_metrics")]
     if pooled:
         out["csfcube_pool"] = aggregate_pool(pooled)
@@ -121,6 +124,11 @@ def markdown_report(runs: Sequence[dict]) -> str:
     pool = pool_table(runs)
     if pool:
         parts += ["## CSFCube pool re-ranking (fold1_dev protocol)", "", pool, ""]
+    sims = [(m["mode"], m["workflow_similarity"]) for m in runs if m.get("workflow_similarity")]
+    if sims:
+        keys = list(sims[0][1])
+        parts += ["## final workflow vs the reference workflow (means over cases)", "",
+                  _table(["mode", *keys], [[mode, *(s.get(k) for k in keys)] for mode, s in sims]), ""]
     return "\n".join(parts)
 
 
