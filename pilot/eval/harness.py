@@ -28,7 +28,7 @@ import json
 import logging
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -74,28 +74,33 @@ class EvalConfig:
 # --- cases ---------------------------------------------------------------------------------------
 
 
-def load_cases(path: Path, limit: int | None = None, case_ids: Sequence[str] = ()) -> list[dict]:
-    """Benchmark cases from a JSONL file, checked for the fields the harness needs."""
+def _jsonl(path: Path, what: str) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value) of each non-empty line; a missing file or bad JSON is an ``EvalError``."""
     path = Path(path)
     if not path.is_file():
-        raise EvalError(f"cases file not found: {path}")
-    cases: list[dict] = []
+        raise EvalError(f"{what} file not found: {path}")
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
             try:
-                case = json.loads(line)
+                yield lineno, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise EvalError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
-            if not isinstance(case, dict):
-                raise EvalError(f"{path}:{lineno}: a case must be a JSON object")
-            missing = [k for k in REQUIRED_FIELDS if not case.get(k)]
-            if missing:
-                raise EvalError(f"{path}:{lineno}: case lacks {', '.join(missing)}")
-            if case["direction"] not in DIRECTIONS:
-                raise EvalError(f"{path}:{lineno}: unknown direction {case['direction']!r}")
-            cases.append(case)
+
+
+def load_cases(path: Path, limit: int | None = None, case_ids: Sequence[str] = ()) -> list[dict]:
+    """Benchmark cases from a JSONL file, checked for the fields the harness needs."""
+    cases: list[dict] = []
+    for lineno, case in _jsonl(path, "cases"):
+        if not isinstance(case, dict):
+            raise EvalError(f"{path}:{lineno}: a case must be a JSON object")
+        missing = [k for k in REQUIRED_FIELDS if not case.get(k)]
+        if missing:
+            raise EvalError(f"{path}:{lineno}: case lacks {', '.join(missing)}")
+        if case["direction"] not in DIRECTIONS:
+            raise EvalError(f"{path}:{lineno}: unknown direction {case['direction']!r}")
+        cases.append(case)
     if case_ids:
         wanted = set(case_ids)
         cases = [c for c in cases if c["case_id"] in wanted]
@@ -109,21 +114,14 @@ def load_cases(path: Path, limit: int | None = None, case_ids: Sequence[str] = (
 def load_reference_workflows(path: Path) -> dict[str, Workflow]:
     """Reference workflow per case id: the final version of each case in an earlier ``runs.jsonl``, or the
     ``workflow`` of ``{"case_id", "workflow"}`` lines."""
-    path = Path(path)
-    if not path.is_file():
-        raise EvalError(f"reference workflows file not found: {path}")
     refs: dict[str, Workflow] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                wf = row.get("workflow") or ((row.get("versions") or [{}])[-1].get("workflow"))
-                if wf:
-                    refs[row["case_id"]] = Workflow.model_validate(wf)
-            except (json.JSONDecodeError, KeyError, AttributeError, ValueError) as exc:
-                raise EvalError(f"{path}:{lineno}: not a reference workflow line ({exc})") from None
+    for lineno, row in _jsonl(path, "reference workflows"):
+        try:
+            wf = row.get("workflow") or ((row.get("versions") or [{}])[-1].get("workflow"))
+            if wf:
+                refs[row["case_id"]] = Workflow.model_validate(wf)
+        except (KeyError, AttributeError, ValueError) as exc:
+            raise EvalError(f"{path}:{lineno}: not a reference workflow line ({exc})") from None
     return refs
 
 
