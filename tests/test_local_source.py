@@ -251,3 +251,25 @@ def test_missing_corpus_file_names_the_setting(tmp_path):
     assert "nowhere.jsonl.gz" in str(err.value)
     with pytest.raises(SourceUnavailable, match="PILOT_CORPUS"):
         LocalCorpusSource.open(None, tmp_path / "cache")
+
+
+def test_bench_corpus_prints_one_json_object(local_source, corpus_slice, capsys):
+    from pilot.cli import main
+
+    store = Path(local_source.stats["store"])
+    vectors = local_source.stats["vectors"].removeprefix("file:")
+    argv = ["bench", "corpus", "--corpus", str(corpus_slice), "--cache-dir", str(store.parent), "--vectors", vectors, "--queries", "12", "--json"]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["papers"] == local_source.stats["papers"] and result["build_measured"] == "recorded"
+    for key in ("build_s", "warm_start_s", "disk_mb", "peak_rss_mb"):
+        assert result[key] > 0, key
+    for mode in ("lexical", "dense", "hybrid"):
+        assert 0 < result[mode]["p50_ms"] <= result[mode]["p95_ms"], mode
+
+
+def test_bench_corpus_without_a_corpus_says_what_to_set(tmp_path, capsys):
+    from pilot.cli import main
+
+    assert main(["bench", "corpus", "--corpus", str(tmp_path / "missing.jsonl.gz")]) == 2
+    assert "PILOT_CORPUS" in capsys.readouterr().err

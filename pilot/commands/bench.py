@@ -1,5 +1,5 @@
 """``pilot bench <what>``: performance benchmarks. Each benchmark is a sub-command registered by an
-``add_<what>(bench_sub)`` function listed in ``BENCHMARKS``.
+``add_<what>(bench_sub)`` function: ``corpus`` here, others in ``pilot/commands/bench_<what>.py``.
 
     pilot bench corpus --corpus ../shared/corpus/papers.jsonl.gz [--json] [--fresh]
 
@@ -25,10 +25,28 @@ MODES = ("lexical", "dense", "hybrid")
 
 
 def add(sub) -> None:
-    p = sub.add_parser("bench", help="performance benchmarks (bench corpus, …)", description=__doc__.split("\n\n")[0])
-    bench_sub = p.add_subparsers(dest="bench_command", required=True, metavar="{" + ",".join(BENCHMARKS) + "}")
-    for add_one in BENCHMARKS.values():
+    benchmarks = {**BENCHMARKS, **_sibling_benchmarks()}
+    p = sub.add_parser("bench", help="performance benchmarks (bench corpus, …)", description="Performance benchmarks.")
+    bench_sub = p.add_subparsers(dest="bench_command", required=True, metavar="{" + ",".join(benchmarks) + "}")
+    for add_one in benchmarks.values():
         add_one(bench_sub)
+
+
+def _sibling_benchmarks() -> dict:
+    """``pilot/commands/bench_<name>.py`` modules with an ``add_<name>(bench_sub)`` register themselves."""
+    import importlib
+    import pkgutil
+
+    import pilot.commands
+
+    found = {}
+    for info in pkgutil.iter_modules(pilot.commands.__path__):
+        if info.name.startswith("bench_"):
+            name = info.name.removeprefix("bench_")
+            adder = getattr(importlib.import_module(f"pilot.commands.{info.name}"), f"add_{name}", None)
+            if adder is not None:
+                found[name] = adder
+    return found
 
 
 def add_corpus(bench_sub) -> None:
@@ -42,7 +60,7 @@ def add_corpus(bench_sub) -> None:
     p.set_defaults(func=run_corpus)
 
 
-# name -> add_<name>(bench_sub); a sibling benchmark registers itself by adding its function here
+# name -> add_<name>(bench_sub); other benchmarks live in bench_<name>.py modules (found at start-up)
 BENCHMARKS = {"corpus": add_corpus}
 from pilot.commands.bench_workflows import add_workflows  # noqa: E402  (its own module, owned separately)
 

@@ -72,6 +72,8 @@ class LocalCorpusSource(Source):
         self.store = store
         self._embedder = embedder
         self.stats: dict = dict(stats or {})
+        # node caches key on this: another corpus file (or vectors) means another store directory
+        self.cache_key = f"local|{store.dir.name}"
 
     # --- opening ------------------------------------------------------------------------------
     @classmethod

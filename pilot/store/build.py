@@ -16,6 +16,7 @@ concurrent build never leaves a half-built store that a later open would trust.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import os
@@ -208,10 +209,13 @@ def build_store(
             raise ValueError(f"{corpus} holds no valid paper records ({parsed.malformed} malformed lines)")
         _write_arrays(tmp, parsed)
         _write_bm25(tmp, parsed, progress)
+        _write_sqlite(tmp / "store.sqlite", parsed)
+        gc.collect()
+        # last: the model (loaded for the spot check or the embedding) stays resident, so nothing else
+        # big should be alive next to it (peak RSS of a full build stays well under 2 GB)
         vecs, vec_origin = _vectors(parsed, vectors, embedder, progress)
         np.save(tmp / "vectors.npy", vecs)
         del vecs
-        _write_sqlite(tmp / "store.sqlite", parsed)
         manifest = {
             "version": STORE_VERSION,
             "corpus": file_identity(corpus),
