@@ -244,8 +244,7 @@ def _resource(intent: Intent, cands: list[Paper]) -> Proposal | None:
     options = [Option(label=rt.capitalize(), sets={"resource_types": [rt]}) for rt in kinds[:4]]
     options.append(Option(label="Any kind of resource", sets={}))
     q = Question(slot="resource", text="What kind of resource do you need?", options=options)
-    # even when few titles name a type, the answer re-targets the search query itself
-    return Proposal(q, max(entropy(found), 1.0), f"resource types in titles: {', '.join(present) or 'none'}")
+    return Proposal(q, entropy(found), f"resource types in titles: {', '.join(present) or 'none'}")
 
 
 def _recency(intent: Intent, cands: list[Paper]) -> Proposal | None:

@@ -34,7 +34,7 @@ RESOURCE_TYPES: dict[str, tuple[str, ...]] = {
     "annotated corpus": ("annotated corpus", "annotated corpora", "annotation", "corpus", "corpora"),
     "lexical resource": ("lexical resource", "lexicon", "wordnet", "framenet", "propbank", "dictionary"),
     "shared task / evaluation campaign": ("shared task", "evaluation campaign", "semeval", "bakeoff", "muc", "competition"),
-    "dataset / benchmark": ("dataset", "data set", "benchmark", "test set", "test collection"),
+    "dataset": ("dataset", "data set", "benchmark", "test set", "test collection"),
 }
 
 _FACETS = {
