@@ -220,7 +220,7 @@ def _llm(*replies):
 
 async def test_llm_plan_is_validated_and_used(local_source, corpus_slice_rows):
     rt = Runtime.for_source(local_source, llm=_llm(_GOOD_PLAN, "not json", "not json"))
-    asked = await ask("Dan Klein's papers from 2003", rt)
+    asked = await ask("Dan Klein's papers from 2003", rt, prefer_llm=True)
     assert asked.plan.name == "entity question (LLM plan)"
     assert asked.plan.node("ans").params["question"] == "Dan Klein's papers from 2003"
     assert_grounded(asked.run, asked.answer)
@@ -229,15 +229,25 @@ async def test_llm_plan_is_validated_and_used(local_source, corpus_slice_rows):
     assert asked.answer.reference  # the garbage LLM answer was replaced by the template
 
 
+async def test_llm_plans_what_the_patterns_cannot_read(local_source):
+    rt = Runtime.for_source(local_source, llm=_llm(_GOOD_PLAN, "not json", "not json"))
+    asked = await ask("Who are the most prolific authors around here?", rt)
+    assert asked.kind == "entity" and asked.plan.name == "entity question (LLM plan)"
+    # without an LLM the same question becomes a paper search, and patterns stay first with one
+    assert (await ask("Who are the most prolific authors around here?", Runtime.for_source(local_source))).kind == "papers"
+    rt = Runtime.for_source(local_source, llm=_llm(_BAD_PLAN, "not json", "not json"))
+    assert (await ask("Dan Klein's papers from 2003", rt)).plan.name == "entity question: paper list"
+
+
 async def test_llm_plan_repaired_once(local_source):
     rt = Runtime.for_source(local_source, llm=_llm(_BAD_PLAN, _GOOD_PLAN, "not json", "not json"))
-    asked = await ask("Dan Klein's papers from 2003", rt)
+    asked = await ask("Dan Klein's papers from 2003", rt, prefer_llm=True)
     assert asked.plan.name == "entity question (LLM plan)"
 
 
 async def test_invalid_llm_plan_falls_back_to_patterns(local_source):
     rt = Runtime.for_source(local_source, llm=_llm(_BAD_PLAN, _BAD_PLAN, "not json", "not json"))
-    asked = await ask("Dan Klein's papers from 2003", rt)
+    asked = await ask("Dan Klein's papers from 2003", rt, prefer_llm=True)
     assert [n.op for n in asked.plan.nodes] == ["search_author", "author_papers", "synthesize_answer"]
     assert any("pattern planner" in n for n in asked.notes)
     assert asked.answer.reference

@@ -55,13 +55,13 @@ def facts_stated(answer: Answer, facts: dict) -> float:
     return sum(checks) / len(checks)
 
 
-async def run_case(case: dict, runtime: Any) -> dict:
+async def run_case(case: dict, runtime: Any, prefer_llm: bool = False) -> dict:
     from pilot.eval.kg_metrics import kg_case_metrics
     from pilot.kg.classify import classify
     from pilot.kg.run import ask
 
     t0 = time.perf_counter()
-    asked = await ask(case["question"], runtime)
+    asked = await ask(case["question"], runtime, prefer_llm=prefer_llm)
     seconds = time.perf_counter() - t0
     metrics = kg_case_metrics(
         plan=asked.plan, gold_plan=case["gold_plan"], answer=asked.answer, gold_urls=case["gold_urls"],
@@ -93,8 +93,8 @@ def summarize(records: list[dict]) -> dict[str, float]:
     return out
 
 
-async def run_gold(cases: list[dict], runtime: Any) -> tuple[dict[str, float], list[dict]]:
-    records = [await run_case(c, runtime) for c in cases]
+async def run_gold(cases: list[dict], runtime: Any, prefer_llm: bool = False) -> tuple[dict[str, float], list[dict]]:
+    records = [await run_case(c, runtime, prefer_llm) for c in cases]
     return summarize(records), records
 
 
@@ -117,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--questions", type=Path, default=Path(__file__).resolve().parents[2] / "tests" / "data" / "kg_questions.jsonl")
     p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
     p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
+    p.add_argument("--prefer-llm", action="store_true", help="let the LLM plan every question (default: patterns first)")
     p.add_argument("--out", type=Path, help="folder for metrics.json, runs.jsonl, report.md")
     args = p.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         if "PILOT_SOURCES" not in os.environ:
             overrides["sources"] = "local"
     runtime = Runtime.from_settings(Settings(**overrides), llm_model=args.llm)
-    summary, records = asyncio.run(run_gold(load_questions(args.questions), runtime))
+    summary, records = asyncio.run(run_gold(load_questions(args.questions), runtime, args.prefer_llm))
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "metrics.json").write_text(json.dumps(summary, indent=2))

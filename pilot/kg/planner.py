@@ -231,8 +231,13 @@ async def llm_plan(llm: "LLM", question: str, notes: list[str]) -> Workflow | No
     return None
 
 
-async def make_plan(question: str, llm: "LLM | None" = None) -> Plan:
-    """The plan for ``question``: entity plan (LLM-proposed when valid, else by pattern) or a paper search."""
+async def make_plan(question: str, llm: "LLM | None" = None, prefer_llm: bool = False) -> Plan:
+    """The plan for ``question``: an entity plan or, for anything else, a paper search.
+
+    A question the patterns read gets the pattern plan (exact and free); the LLM plans the entity
+    questions they cannot read, or every entity question with ``prefer_llm`` (to evaluate the LLM
+    planner). An LLM plan that stays invalid after one repair falls back to the pattern plan.
+    """
     from pilot.kg.classify import classify
 
     text = " ".join((question or "").split())
@@ -240,11 +245,11 @@ async def make_plan(question: str, llm: "LLM | None" = None) -> Plan:
     notes: list[str] = []
     if q is not None:
         wf = plan_for(q, text)
-        if llm is not None:
+        if llm is not None and prefer_llm:
             proposed = await llm_plan(llm, text, notes)
             wf = proposed or wf
         return Plan("entity", wf, q, notes)
-    if llm is not None and classify(text) == "entity":
+    if llm is not None and classify(text) in ("entity", "unsure"):
         proposed = await llm_plan(llm, text, notes)
         if proposed is not None:
             return Plan("entity", proposed, None, notes)

@@ -62,13 +62,13 @@ async def run_plan(plan: Plan, runtime: Any) -> tuple[RunResult, Answer]:
     return run, failure_answer(plan.workflow, run)
 
 
-async def ask(text: str, runtime: Any) -> Asked:
+async def ask(text: str, runtime: Any, prefer_llm: bool = False) -> Asked:
     """Classify, plan, execute and answer ``text``; never raises for any question text."""
     text = " ".join((text or "").split())
     if not text:
         return Asked("papers", Workflow(name="empty question"), _empty_run(), Answer(answer=EMPTY_HINT))
     try:
-        plan = await make_plan(text, getattr(runtime, "llm", None))
+        plan = await make_plan(text, getattr(runtime, "llm", None), prefer_llm=prefer_llm)
     except Exception as exc:  # the pattern planner should never fail; if it does, say so instead of crashing
         log.warning("KG planning failed: %s", exc, exc_info=True)
         return Asked("papers", Workflow(name="no plan"), _empty_run(),

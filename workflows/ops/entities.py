@@ -354,7 +354,8 @@ class VenueDetail(Operator):
 
 class VenuePapersParams(_PaperFilter):
     query: str | None = Field(None, description="search text; default: the topic, else the venue name")
-    limit: int = Field(50, ge=1, le=1000)
+    # generous, so that "N papers found" in the answer is the real count for a venue-year
+    limit: int = Field(1000, ge=1, le=5000)
 
 
 @register
@@ -375,8 +376,9 @@ class VenuePapers(Operator):
         query = params.query or params.topic
         found: list[Paper] = []
         for name in names:
-            filters = SearchFilters(year_min=params.year_min, year_max=params.year_max)
-            hits = await ctx.source.search_papers(query or name, filters=filters, limit=max(params.limit * 20, 500))
+            # the source narrows to the venue (its own substring rule); the whole-word check below is ours
+            filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=name)
+            hits = await ctx.source.search_papers(query or name, filters=filters, limit=min(max(params.limit * 4, 2000), 20000))
             found += [h.paper for h in hits]
         keep = [
             p for p in _dedupe_papers(found)
