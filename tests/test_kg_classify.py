@@ -102,3 +102,27 @@ def test_any_text_is_classified_without_crashing(text):
     q = parse(text)
     if q is not None:
         validate(plan_for(q, text))
+
+
+def test_recent_years_count_back_from_this_year():
+    from pilot.kg.classify import this_year
+
+    assert parse("papers by Dan Klein in the last 5 years").year_min == this_year() - 4
+    q = parse("近三年ACL的论文")
+    assert (q.shape, q.venue, q.year_min) == ("venue_papers", "ACL", this_year() - 2)
+
+
+@pytest.mark.parametrize(
+    "text, query",
+    [
+        ("find papers on graph neural networks?", "graph neural networks"),
+        ("papers about BLEU", "BLEU"),
+        ("关于知识图谱的论文", "知识图谱"),
+        ("graph neural nets", "graph neural nets"),
+        ("papers", "papers"),  # nothing left after the request words: keep the text
+    ],
+)
+def test_paper_requests_search_their_topic(text, query):
+    from pilot.kg.planner import papers_plan
+
+    assert papers_plan(text).node("search").params["query"] == query

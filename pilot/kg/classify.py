@@ -127,8 +127,28 @@ _BEFORE = re.compile(rf"(?:before|until|till|up to|prior to|earlier than|by)\s+{
 _SINGLE = re.compile(rf"(?<!\d){_YEAR}(?!\d)\s*年?")
 
 
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+                 "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_RECENT = re.compile(
+    r"(?:in\s+)?(?:the\s+)?(?:last|past|recent)\s+(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)\s+years?"
+    r"|(?:近|最近|过去)\s*(\d{1,2}|[两二三四五六七八九十])\s*年",
+    re.I,
+)
+
+
+def this_year() -> int:
+    import datetime
+
+    return datetime.date.today().year
+
+
 def extract_years(text: str) -> tuple[int | None, int | None, str]:
     """(year_min, year_max, text with the year phrase removed)."""
+    m = _RECENT.search(text)
+    if m:
+        raw = (m.group(1) or m.group(2)).lower()
+        n = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
+        return this_year() - n + 1, None, _cut(text, m)
     m = _RANGE.search(text)
     if m:
         a, b = sorted((int(m.group(1)), int(m.group(2))))

@@ -8,6 +8,7 @@ else the deterministic plan is used and the reason is noted.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -131,11 +132,26 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
     return b.answer("paper_list", scope=_scope(q, with_venue=False), entities=(venue,), papers=("papers",))
 
 
+_REQUEST_WORDS = re.compile(
+    r"^\s*(?:please\s+)?(?:find|search(?:\s+for)?|show(?:\s+me)?|list|give\s+me|get|any|i\s+need|looking\s+for)?\s*"
+    r"(?:some|recent|the|good)?\s*(?:papers?|articles?|publications?|work|literature)\s+"
+    r"(?:on|about|regarding|related\s+to|in)\s+|^\s*关于(?=.+的(?:论文|文章|研究))|的(?:论文|文章|研究)\s*[?？]?\s*$",
+    re.I,
+)
+
+
+def search_text(question: str) -> str:
+    """The topic of a paper request without its request words ("find papers on X" -> "X")."""
+    text = " ".join(question.split())
+    stripped = _REQUEST_WORDS.sub("", text).strip(" ?？.。")
+    return (stripped or text)[:1000]
+
+
 def papers_plan(question: str, limit: int = 10) -> Workflow:
     """A plain paper search whose top hits are listed with citations (for questions that are not about entities)."""
     b = _Builder(question)
-    b.node("search", "keyword_search", "search papers", query=" ".join(question.split())[:1000], limit=limit)
-    wf = b.answer("paper_list", scope=f"matching “{question.strip()[:80]}”", papers=("search",))
+    b.node("search", "keyword_search", "search papers", query=search_text(question), limit=limit)
+    wf = b.answer("paper_list", scope=f"matching “{search_text(question)[:80]}”", papers=("search",))
     wf.name = "paper search"
     return wf
 
