@@ -47,7 +47,7 @@ async def test_rerank_bad_llm_reply_falls_back_with_a_note(local_source, embedde
     ctx = RunContext(source=local_source, embedder=embedder, llm=_llm("not json", "still not json"))
     out = await run_op(ctx, "rerank", {"text": "automatic evaluation of machine translation", "alpha": 0.0}, **{"in": papers})
     assert ids(out)[0] == "acl:P02-1040"
-    assert any("used embeddings" in n for n in ctx.notes)
+    assert any("unusable" in n and "used embeddings" in n for n in ctx.notes)
 
 
 async def test_nli_filter_embedding_threshold(local_source, embedder, papers):
@@ -79,3 +79,11 @@ async def test_fine_read_writes_a_judgement(local_source, embedder, papers):
     out = await run_op(ctx, "fine_read", {"question": "MT evaluation"}, **{"in": papers})
     assert out[1].evidence.reason == "Defines BLEU." and out[1].evidence.scores["fine_read"] == 1.0
     assert out[0].evidence.scores["fine_read"] == 0.0 and out[2].evidence.reason is None
+
+
+async def test_asking_for_the_llm_without_one_says_so(local_source, papers):
+    ctx = RunContext(source=local_source)  # neither an LLM nor an embedder
+    out = await run_op(ctx, "nli_filter", {"relation": "same task", "method": "llm", "top_n": 2}, **{"in": papers})
+    assert ids(out) == ids(papers)
+    assert any("no LLM configured" in n for n in ctx.notes) and any("nothing was filtered" in n for n in ctx.notes)
+    assert any("2 papers below the first 2 passed unjudged" in n for n in ctx.notes)

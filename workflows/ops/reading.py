@@ -43,6 +43,38 @@ def _about(query: str, anchors: list[Paper]) -> str:
     return "; ".join(parts) or "the user's request"
 
 
+class _ReadingOp(Operator):
+    """Shared run: the top ``top_n`` papers go to the LLM when configured, else (or when its reply is
+    unusable) to the embedding path; the papers below pass through unchanged."""
+
+    inputs = _READ_INPUTS
+    output = PortType.RANKED
+    family = "reranking"
+    fallback = "embeddings"
+
+    async def run(self, ctx: RunContext, params: Any, inputs: dict[str, Any]) -> list[RankedPaper]:
+        items = input_list(inputs.get("in"))
+        head, tail = items[: params.top_n], items[params.top_n :]
+        if not head:
+            return items
+        anchors = first_paper(inputs.get("anchor"))
+        query = _query(getattr(params, "text", "") or getattr(params, "question", ""), inputs)
+        if params.method in ("auto", "llm") and ctx.llm is not None:
+            try:
+                return await self.with_llm(ctx, params, head, query, anchors) + tail
+            except LLMError as exc:
+                ctx.notes.append(f"the LLM's answer was unusable ({exc}); used {self.fallback}")
+        elif params.method == "llm":
+            ctx.notes.append(f"no LLM configured; used {self.fallback}")
+        return self.without_llm(ctx, params, head, query, anchors) + tail
+
+    async def with_llm(self, ctx: RunContext, params: Any, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+        raise NotImplementedError
+
+    def without_llm(self, ctx: RunContext, params: Any, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+        raise NotImplementedError
+
+
 # --- rerank -------------------------------------------------------------------------------------
 
 
@@ -59,31 +91,12 @@ class _Order(BaseModel):
 
 
 @register
-class RerankOp(Operator):
+class RerankOp(_ReadingOp):
     name = "rerank"
-    family = "reranking"
     description = "Re-order the top of a ranked list by relevance to a text/the anchor (LLM listwise, or embeddings)."
     Params = RerankParams
-    inputs = _READ_INPUTS
-    output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: RerankParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        items = input_list(inputs.get("in"))
-        head, tail = items[: params.top_n], items[params.top_n :]
-        if not head:
-            return items
-        anchors = first_paper(inputs.get("anchor"))
-        query = _query(params.text, inputs)
-        if params.method in ("auto", "llm") and ctx.llm is not None:
-            try:
-                return await self._llm(ctx, head, query, anchors) + tail
-            except LLMError as exc:
-                ctx.notes.append(f"LLM rerank failed ({exc}); used embeddings")
-        elif params.method == "llm":
-            ctx.notes.append("no LLM configured; used embeddings")
-        return self._dense(ctx, params, head, query, anchors) + tail
-
-    async def _llm(self, ctx: RunContext, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+    async def with_llm(self, ctx: RunContext, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
         system = 'You rank scientific papers by relevance. Reply with JSON {"order": [indexes, most relevant first]}.'
         user = f"Rank these papers by relevance to {_about(query, anchors)}.\n\n{_listing([it.paper for it in head])}"
         reply = await ctx.llm.json(system, user, _Order)
@@ -101,7 +114,7 @@ class RerankOp(Operator):
             out.append(head[i].model_copy(update={"score": ev.scores["rerank"], "evidence": ev}))
         return out
 
-    def _dense(self, ctx: RunContext, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+    def without_llm(self, ctx: RunContext, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
         sims = cosine_to(ctx, [it.paper for it in head], query, anchors)
         if sims is None:
             ctx.notes.append("no embeddings and no LLM; order kept")
@@ -124,7 +137,7 @@ class NLIParams(BaseModel):
     relation: str = Field(..., min_length=3, max_length=500, description='e.g. "uses the same method as the anchor"')
     method: Literal["auto", "embedding", "llm"] = "auto"
     threshold: float = Field(0.35, ge=-1.0, le=1.0, description="embedding fallback: minimum cosine to keep")
-    max_papers: int = Field(40, ge=1, le=200, description="judge this many from the top; the rest pass unjudged")
+    top_n: int = Field(40, ge=1, le=200, description="judge this many from the top; the rest pass unjudged")
     keep_min: int = Field(0, ge=0, le=200, description="never keep fewer than this many (the most similar)")
 
 
@@ -133,41 +146,37 @@ class _Keep(BaseModel):
 
 
 @register
-class NLIFilterOp(Operator):
+class NLIFilterOp(_ReadingOp):
     name = "nli_filter"
-    family = "reranking"
     description = "Keep papers that satisfy a stated relation to the anchor (LLM yes/no, else embedding similarity)."
     Params = NLIParams
-    inputs = _READ_INPUTS
-    output = PortType.RANKED
+    fallback = "embedding similarity"
 
     async def run(self, ctx: RunContext, params: NLIParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        items = input_list(inputs.get("in"))
-        judged, rest = items[: params.max_papers], items[params.max_papers :]
-        if not judged:
-            return items
-        if rest:
-            ctx.notes.append(f"{len(rest)} papers below the first {params.max_papers} passed unjudged")
-        anchors = first_paper(inputs.get("anchor"))
-        about = _about(_query("", inputs), anchors)
-        if params.method in ("auto", "llm") and ctx.llm is not None:
-            try:
-                system = 'You judge relations between scientific papers. Reply with JSON {"keep": [indexes]}.'
-                user = f"Relation: the paper {params.relation}.\nReference: {about}\n\nWhich papers satisfy it?\n{_listing([it.paper for it in judged])}"
-                reply = await ctx.llm.json(system, user, _Keep)
-                keep = {i - 1 for i in reply.keep if 1 <= i <= len(judged)}
-                out = [self._mark(it, 1.0) for i, it in enumerate(judged) if i in keep]
-                return out + rest
-            except LLMError as exc:
-                ctx.notes.append(f"LLM judgement failed ({exc}); used embedding similarity")
-        query = f"{params.relation}. {_query('', inputs)}".strip()
-        sims = cosine_to(ctx, [it.paper for it in judged], query if not anchors else "", anchors)
+        unjudged = len(input_list(inputs.get("in"))) - params.top_n
+        if unjudged > 0:
+            ctx.notes.append(f"{unjudged} papers below the first {params.top_n} passed unjudged")
+        return await super().run(ctx, params, inputs)
+
+    async def with_llm(self, ctx: RunContext, params: NLIParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+        system = 'You judge relations between scientific papers. Reply with JSON {"keep": [indexes]}.'
+        user = (
+            f"Relation: the paper {params.relation}.\nReference: {_about(query, anchors)}\n\n"
+            f"Which papers satisfy it?\n{_listing([it.paper for it in head])}"
+        )
+        reply = await ctx.llm.json(system, user, _Keep)
+        keep = {i - 1 for i in reply.keep if 1 <= i <= len(head)}
+        return [self._mark(it, 1.0) for i, it in enumerate(head) if i in keep]
+
+    def without_llm(self, ctx: RunContext, params: NLIParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+        # Similarity to the anchor stands in for the relation; without an anchor, to the relation's words.
+        sims = cosine_to(ctx, [it.paper for it in head], "" if anchors else f"{params.relation}. {query}", anchors)
         if sims is None:
             ctx.notes.append("no embeddings and no LLM; nothing was filtered")
-            return items
-        order = sorted(range(len(judged)), key=lambda i: -float(sims[i]))
+            return head
+        order = sorted(range(len(head)), key=lambda i: -float(sims[i]))
         keep = {i for i in order if sims[i] >= params.threshold} | set(order[: params.keep_min])
-        return [self._mark(it, float(sims[i])) for i, it in enumerate(judged) if i in keep] + rest
+        return [self._mark(it, float(sims[i])) for i, it in enumerate(head) if i in keep]
 
     @staticmethod
     def _mark(it: RankedPaper, value: float) -> RankedPaper:
@@ -197,27 +206,14 @@ class _Judgements(BaseModel):
 
 
 @register
-class FineReadOp(Operator):
+class FineReadOp(_ReadingOp):
     name = "fine_read"
-    family = "reranking"
     description = "Read each top paper's abstract and write a short judgement of how it answers the question."
     Params = FineReadParams
-    inputs = _READ_INPUTS
-    output = PortType.RANKED
+    fallback = "sentence similarity"
 
-    async def run(self, ctx: RunContext, params: FineReadParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        items = input_list(inputs.get("in"))
-        head, tail = items[: params.top_n], items[params.top_n :]
-        if not head:
-            return items
-        anchors = first_paper(inputs.get("anchor"))
-        question = _query(params.question, inputs)
-        if params.method in ("auto", "llm") and ctx.llm is not None:
-            try:
-                return await self._llm(ctx, head, question, anchors) + tail
-            except LLMError as exc:
-                ctx.notes.append(f"LLM reading failed ({exc}); used sentence similarity")
-        best = best_sentences(ctx, [it.paper for it in head], question, anchors)
+    def without_llm(self, ctx: RunContext, params: FineReadParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+        best = best_sentences(ctx, [it.paper for it in head], query, anchors)
         out = []
         for it, matches in zip(head, best):
             sentence, value, _ = matches[0]
@@ -225,9 +221,9 @@ class FineReadOp(Operator):
             ev.scores["fine_read"] = value
             ev.reason = f"closest passage: “{sentence[:240]}”"
             out.append(it.model_copy(update={"evidence": ev}))
-        return out + tail
+        return out
 
-    async def _llm(self, ctx: RunContext, head: list[RankedPaper], question: str, anchors: list[Paper]) -> list[RankedPaper]:
+    async def with_llm(self, ctx: RunContext, params: FineReadParams, head: list[RankedPaper], question: str, anchors: list[Paper]) -> list[RankedPaper]:
         system = (
             "You read paper abstracts and judge them. Reply with JSON "
             '{"judgements": [{"i": index, "relevant": true|false, "why": "one short sentence"}]}.'
