@@ -72,6 +72,7 @@ def test_compare_prints_modes_side_by_side(tmp_path, capsys):
     assert "| sibling_csfcube | mrr | 0.250 | 0.750 |" in out
     assert "NDCG%20" in out
     assert (tmp_path / "compare.png").stat().st_size > 1000
+    assert "## modes side by side" in (tmp_path / "compare.md").read_text()
     assert main(["eval", "compare", str(tmp_path / "missing")]) == 2
 
 
@@ -110,6 +111,7 @@ def test_pilot_eval_end_to_end(mode, e2e_env, corpus_slice, tmp_path, monkeypatc
         assert 0.0 <= block["workflow_error_rate"] <= 1.0 and block["mean_latency_s"] >= 0
     pool = metrics["csfcube_pool"]
     assert set(pool) == {"method", "all"} and 0 <= pool["all"]["map"] <= 1 and 0 <= pool["all"]["ndcg%20"] <= 1
+    assert set(metrics["csfcube_pool_dense_only"]) == {"method", "all"}
 
     runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
     assert [r["case_id"] for r in runs] == list(E2E_CASES)

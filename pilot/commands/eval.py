@@ -43,7 +43,7 @@ def _fail(message: str) -> int:
 
 
 def _compare(dirs: list[str], out: Path | None) -> int:
-    from pilot.eval.report import compare_table, load_metrics, plot, pool_table
+    from pilot.eval.report import compare_table, load_metrics, markdown_report, plot, pool_table
 
     if not dirs:
         return _fail("compare needs one or more --out folders of earlier runs")
@@ -55,9 +55,10 @@ def _compare(dirs: list[str], out: Path | None) -> int:
     pool = pool_table(runs)
     if pool:
         print("\nCSFCube pool re-ranking\n" + pool)
-    target = (out or Path(dirs[0]).parent) / "compare.png"
-    plot(runs, target)
-    print(f"\nplot: {target}")
+    folder = out or Path(dirs[0]).parent
+    plot(runs, folder / "compare.png")
+    (folder / "compare.md").write_text(markdown_report(runs), encoding="utf-8")
+    print(f"\nwrote {folder / 'compare.md'} and {folder / 'compare.png'}")
     return 0
 
 

@@ -335,6 +335,8 @@ class Harness:
             fallback = await self._pool_fallback(case)
             order = pool_ranking([] if failed else ranked, case["pool"], fallback)
             record["pool_metrics"] = pool_metrics(order, case.get("graded") or {})
+            # the same pool ordered by the dense fallback alone: an in-run floor to compare the session with
+            record["pool_metrics_dense"] = pool_metrics(pool_ranking([], case["pool"], fallback), case.get("graded") or {})
         if outcome:
             record.update(
                 dialogue=outcome.dialogue,

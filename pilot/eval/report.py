@@ -2,7 +2,8 @@
 
 A per-case result is the dict the harness writes to ``runs.jsonl``; only these keys are read here:
 ``direction``, ``source``, ``facet``, ``metrics`` (the ranking metrics), ``failed``, ``turns``,
-``latency_s`` and, for CSFCube cases, ``pool_metrics``.
+``latency_s`` and, for CSFCube cases, ``pool_metrics`` / ``pool_metrics_dense``; ``workflow_metrics`` when a
+reference workflow was given.
 """
 
 from __future__ import annotations
@@ -53,9 +54,10 @@ def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = N
     compared = [c["workflow_metrics"] for c in cases if c.get("workflow_metrics")]
     if compared:
         out["workflow_similarity"] = {k: mean(m[k] for m in compared) for k in compared[0]} | {"n": len(compared)}
-    pooled = [(c.get("facet"), c["pool_metrics"]) for c in cases if c.get("pool_metrics")]
-    if pooled:
-        out["csfcube_pool"] = aggregate_pool(pooled)
+    for key, field in (("csfcube_pool", "pool_metrics"), ("csfcube_pool_dense_only", "pool_metrics_dense")):
+        pooled = [(c.get("facet"), c[field]) for c in cases if c.get(field)]
+        if pooled:
+            out[key] = aggregate_pool(pooled)
     if extra:
         out.update(extra)
     return out
@@ -88,11 +90,15 @@ def mode_table(m: dict) -> str:
 
 
 def pool_table(runs: Sequence[dict]) -> str:
+    """MAP / NDCG%20 per facet; the dense-only row is the pool ordered by anchor cosine alone."""
     rows = []
     for m in runs:
+        dense = m.get("csfcube_pool_dense_only", {})
         for facet, vals in m.get("csfcube_pool", {}).items():
-            rows.append([m["mode"], facet, vals["map"], vals["ndcg%20"], vals["n"]])
-    return _table(["mode", "facet", "MAP", "NDCG%20", "n"], rows) if rows else ""
+            floor = dense.get(facet, {})
+            rows.append([m["mode"], facet, vals["map"], vals["ndcg%20"], floor.get("map"), floor.get("ndcg%20"), vals["n"]])
+    header = ["mode", "facet", "MAP", "NDCG%20", "MAP dense-only", "NDCG%20 dense-only", "n"]
+    return _table(header, rows) if rows else ""
 
 
 def compare_table(runs: Sequence[dict], keys: Sequence[str] = BLOCK_KEYS) -> str:
