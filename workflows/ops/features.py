@@ -290,7 +290,7 @@ def merge_evidence(a: Evidence, b: Evidence) -> Evidence:
     )
 
 
-def first_paper(value: Any) -> list[Paper]:
+def papers_of(value: Any) -> list[Paper]:
     """Papers of an optional anchor-like input (a ranked list, or nothing)."""
     if not value:
         return []

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pilot.models import Paper, RankedPaper
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import first_paper, input_list, tokens, venue_matches
+from workflows.ops.features import papers_of, input_list, tokens, venue_matches
 from workflows.ports import PortType
 
 
@@ -96,7 +96,7 @@ class FilterOp(Operator):
     output = PortType.RANKED
 
     async def run(self, ctx: RunContext, params: FilterParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        check = _Checker(params, first_paper(inputs.get("anchor")))
+        check = _Checker(params, papers_of(inputs.get("anchor")))
         return [it for it in input_list(inputs.get("in")) if check.accepts(it.paper)]
 
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pilot.models import RankedPaper
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import best_sentences, first_paper, input_list
+from workflows.ops.features import best_sentences, papers_of, input_list
 from workflows.ports import PortType, RelationEdge, RelationGraph
 
 # Evidence scores that are bookkeeping rather than a reason to show the user.
@@ -55,7 +55,7 @@ class ExtractEvidenceOp(Operator):
         items = input_list(inputs.get("in"))
         head, tail = items[: params.top_n], items[params.top_n :]
         query = " ".join(x for x in (params.text, inputs.get("text") or "", " ".join(inputs.get("keywords") or [])) if x)
-        anchors = first_paper(inputs.get("anchor"))
+        anchors = papers_of(inputs.get("anchor"))
         papers = [it.paper for it in head]
         # embedding every sentence of 50 abstracts costs seconds on a CPU; the top few get it, the rest overlap
         best = best_sentences(ctx, papers[: params.dense_top], query.strip(), anchors)

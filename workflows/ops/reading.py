@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pilot.llm import LLMError
 from pilot.models import Paper, RankedPaper
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import best_sentences, cosine_to, first_paper, input_list, minmax
+from workflows.ops.features import best_sentences, cosine_to, papers_of, input_list, minmax
 from workflows.ports import PortType
 
 _READ_INPUTS = {
@@ -57,7 +57,7 @@ class _ReadingOp(Operator):
         head, tail = items[: params.top_n], items[params.top_n :]
         if not head:
             return items
-        anchors = first_paper(inputs.get("anchor"))
+        anchors = papers_of(inputs.get("anchor"))
         query = _query(getattr(params, "text", "") or getattr(params, "question", ""), inputs)
         if params.method in ("auto", "llm") and ctx.llm is not None:
             try:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pilot.models import Paper, RankedPaper
 from pilot.sources.base import SourceError
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import bm25, citation_value, cosine_to, first_paper, input_list, minmax, terms_of, tokens
+from workflows.ops.features import bm25, citation_value, cosine_to, papers_of, input_list, minmax, terms_of, tokens
 from workflows.ports import PortType
 
 FEATURES: dict[str, str] = {
@@ -251,7 +251,7 @@ class ScoreOp(Operator):
         items = input_list(inputs.get("in"))
         if not items:
             return []
-        anchors = first_paper(inputs.get("anchor"))
+        anchors = papers_of(inputs.get("anchor"))
         text = " ".join(x for x in (params.text, inputs.get("text") or "", " ".join(inputs.get("keywords") or [])) if x).strip()
         raw = await compute_features(ctx, params, items, anchors, text)
         total = np.zeros(len(items), dtype=np.float32)

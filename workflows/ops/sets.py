@@ -55,26 +55,22 @@ class UnionOp(Operator):
     inputs = {"in": InputPort(PortType.PAPERS, many=True, description="paper lists to merge")}
     output = PortType.RANKED
 
+    def keep(self, lists: list[list[RankedPaper]]) -> set[str] | None:
+        return None  # everything
+
     async def run(self, ctx: RunContext, params: FuseParams, inputs: dict[str, Any]) -> list[RankedPaper]:
         lists = [input_list(v) for v in _many(inputs.get("in"))]
-        return _fuse(lists, params.rrf_k)
+        return _fuse(lists, params.rrf_k, keep=self.keep(lists)) if lists else []
 
 
 @register
-class IntersectOp(Operator):
+class IntersectOp(UnionOp):
     name = "intersect"
-    family = "sets"
     description = "Papers present in every input, with merged evidence, ordered by reciprocal-rank fusion."
-    Params = FuseParams
     inputs = {"in": InputPort(PortType.PAPERS, many=True, description="paper lists to intersect")}
-    output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: FuseParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        lists = [input_list(v) for v in _many(inputs.get("in"))]
-        if not lists:
-            return []
-        common = set.intersection(*({it.paper.id for it in items} for items in lists))
-        return _fuse(lists, params.rrf_k, keep=common)
+    def keep(self, lists: list[list[RankedPaper]]) -> set[str] | None:
+        return set.intersection(*({it.paper.id for it in items} for items in lists))
 
 
 class NoParams(BaseModel):

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pilot.models import Paper, RankedPaper, SearchFilters
 from pilot.sources.base import BadRequest, NotFound, SourceError
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import first_paper, input_list, ranked
+from workflows.ops.features import papers_of, input_list, ranked
 from workflows.ports import PortType
 
 # How many source calls one node keeps in flight (a remote API would rate-limit more).
@@ -77,7 +77,7 @@ class _SearchOp(Operator):
         base = [params.query.strip()] if params.query.strip() else []
         if inputs.get("text"):
             base.append(str(inputs["text"]).strip())
-        base += [self.anchor_text(p) for p in first_paper(inputs.get("anchor"))]
+        base += [self.anchor_text(p) for p in papers_of(inputs.get("anchor"))]
         keywords = [k for k in (inputs.get("keywords") or []) if k and k.strip()]
         if getattr(params, "per_keyword", False) and keywords:
             prefix = " ".join(base)
@@ -90,7 +90,7 @@ class _SearchOp(Operator):
         if not queries:
             raise BadRequest(self.name, "nothing to search for", "set params.query or connect keywords / text / an anchor")
         filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=params.venue)
-        drop = {p.id for p in first_paper(inputs.get("anchor"))} if params.exclude_anchor else set()
+        drop = {p.id for p in papers_of(inputs.get("anchor"))} if params.exclude_anchor else set()
         results = await asyncio.gather(
             *(ctx.source.search_papers(q, filters=filters, limit=params.limit + len(drop), mode=self.mode) for q in queries)
         )
