@@ -31,8 +31,9 @@ def make_controller(settings: Settings | None = None) -> Controller:
 
 def build_app(settings: Settings | None = None, controller: Controller | None = None) -> gr.Blocks:
     demo = build_ui(controller or make_controller(settings))
-    # several users may search at once; each has its own session, the runtime is shared
-    demo.queue(default_concurrency_limit=4)
+    # actions share one FIFO queue (see layout.on): the runtime is shared and there are few cores, and
+    # strict order keeps a user's queued clicks meaningful; sessions stay separate per browser
+    demo.queue()
     return demo
 
 

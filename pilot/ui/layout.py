@@ -176,25 +176,29 @@ def build_ui(controller: Controller) -> gr.Blocks:
 
             return handler
 
-        send_action = action(controller.send, "thinking…")
+        def on(trigger, fn, desc: str, inputs: list) -> Any:
+            # One queue for every action: Gradio then runs them strictly in arrival order, so a click made
+            # while a search runs ("Search now" right after "Send") applies after it, never before it.
+            return trigger(
+                action(fn, desc), [state, *inputs], view_outputs, concurrency_id="pilot-actions", concurrency_limit=1
+            )
+
         for trigger in (send.click, text.submit):
-            trigger(send_action, [state, text], view_outputs).then(lambda: "", None, text)
+            on(trigger, controller.send, "thinking…", [text]).then(lambda: "", None, text)
         for i, btn in enumerate(options):
-            btn.click(action(functools.partial(_choose, controller, index=i), "applying your choice…"), [state], view_outputs)
-        search_now.click(action(controller.search_now, "searching…"), [state], view_outputs)
-        thumbs_up.click(action(functools.partial(_rate, controller, up=True), "refining…"), [state, rate_pick], view_outputs)
-        thumbs_down.click(
-            action(functools.partial(_rate, controller, up=False), "refining…"), [state, rate_pick], view_outputs
-        )
-        keep.input(action(controller.keep, "updating exports…"), [state, keep], view_outputs)
-        node_pick.input(action(controller.select_node, "…"), [state, node_pick], view_outputs)
-        apply_btn.click(action(controller.apply_params, "re-running…"), [state, params], view_outputs)
-        add_btn.click(action(controller.add_node, "re-running…"), [state, op_pick], view_outputs)
-        remove_btn.click(action(controller.remove_node, "re-running…"), [state], view_outputs)
-        undo_btn.click(action(controller.undo, "re-running…"), [state], view_outputs)
-        run_node_btn.click(action(controller.run_node, "running the node…"), [state], view_outputs)
-        run_all_btn.click(action(controller.run_all, "running the workflow…"), [state], view_outputs)
-        load_btn.click(action(controller.load_workflow, "running the loaded workflow…"), [state, upload], view_outputs)
+            on(btn.click, functools.partial(_choose, controller, index=i), "applying your choice…", [])
+        on(search_now.click, controller.search_now, "searching…", [])
+        on(thumbs_up.click, functools.partial(_rate, controller, up=True), "refining…", [rate_pick])
+        on(thumbs_down.click, functools.partial(_rate, controller, up=False), "refining…", [rate_pick])
+        on(keep.input, controller.keep, "updating exports…", [keep])
+        on(node_pick.input, controller.select_node, "…", [node_pick])
+        on(apply_btn.click, controller.apply_params, "re-running…", [params])
+        on(add_btn.click, controller.add_node, "re-running…", [op_pick])
+        on(remove_btn.click, controller.remove_node, "re-running…", [])
+        on(undo_btn.click, controller.undo, "re-running…", [])
+        on(run_node_btn.click, controller.run_node, "running the node…", [])
+        on(run_all_btn.click, controller.run_all, "running the workflow…", [])
+        on(load_btn.click, controller.load_workflow, "running the loaded workflow…", [upload])
     return demo
 
 

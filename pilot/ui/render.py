@@ -30,6 +30,9 @@ CSS = """
 .pilot-answer .refs { font-size: 0.9em; }
 .pilot-inspector pre, .pilot-versions pre { white-space: pre-wrap; font-size: 0.85em; max-height: 22em; overflow: auto; }
 .pilot-empty { color: #777; font-style: italic; }
+.pilot-dag { overflow-x: auto; max-width: 100%; }
+.pilot-dag svg { max-width: none; }
+.pilot-dag::-webkit-scrollbar { height: 10px; } .pilot-dag::-webkit-scrollbar-thumb { background: #bbb; border-radius: 5px; }
 """
 
 
@@ -157,7 +160,8 @@ def workflow_html(workflow: Workflow | None, trace: RunTrace | None = None) -> s
     try:
         from workflows.draw import to_svg
 
-        return f'<div class="pilot-dag" style="overflow:auto">{to_svg(workflow, trace)}</div>'
+        # wide DAGs scroll sideways rather than shrink: node labels stay readable
+        return f'<div class="pilot-dag" style="overflow-x:auto;max-width:100%">{to_svg(workflow, trace)}</div>'
     except Exception:  # noqa: BLE001 - the outline below is always available, a drawing bug must not hide the DAG
         return _workflow_outline(workflow, trace)
 
@@ -225,9 +229,11 @@ def inspector_html(node_id: str | None, workflow: Workflow | None, trace: RunTra
     if node_run is not None:
         data = as_json(node_run)
         if isinstance(data, dict):
+            parts.append("<h5>run alone just now</h5>")
             for key in ("status", "seconds", "cache_hit", "n_out", "error", "note"):
                 if key in data and data[key] not in (None, ""):
-                    parts.append(f"<div>{esc(key)}: {esc(str(data[key]))}</div>")
+                    value = f"{data[key]:.3f}s" if key == "seconds" and isinstance(data[key], (int, float)) else str(data[key])
+                    parts.append(f"<div>{esc(key)}: {esc(value)}</div>")
             for key in ("inputs", "output", "output_preview", "preview"):
                 if key in data:
                     parts.append(f"<div>{esc(key)}:<pre>{esc(_preview(data[key]))}</pre></div>")
