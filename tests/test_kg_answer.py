@@ -12,6 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pilot.eval.kg_metrics import check_answer_format
 from pilot.kg import answer_question, classify
@@ -329,3 +331,19 @@ async def test_semantic_scholar_cannot_answer_venue_questions_and_says_so(s2_run
     _, run, answer = await answer_question("Tell me about EMNLP", s2_runtime)
     assert "venue search is not available from this source" in answer.answer
     assert run.trace.failed_nodes[0] == "venue" and answer.reference == {}
+
+
+_FRAGMENTS = st.sampled_from([
+    "papers by", "Dan Klein", "at", "ACL", "in 2005", "between 2001 and 1999", "who", "researchers", "working on",
+    "Stanford University", "清华大学", "的论文", "研究方向", "most cited", "coauthors of", "tell me about", "?", "",
+    "NeurIPS", "since 3000", "😀", "\x00", "' OR 1=1 --", "Ωμέγα", "since 1990",
+])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_FRAGMENTS, max_size=8).map(" ".join) | st.text(max_size=60))
+async def test_any_question_gets_a_well_formed_answer(runtime, text):
+    asked = await ask(text, runtime)
+    assert asked.kind in ("entity", "papers") and asked.answer.answer.strip()
+    assert check_answer_format(asked.answer).ok
+    assert set(asked.answer.reference.values()) <= urls_in_results(asked.run.values)
