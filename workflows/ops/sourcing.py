@@ -103,7 +103,9 @@ class _SearchOp(Operator):
                 if hit.paper.id not in best or hit.score > best[hit.paper.id][1]:
                     best[hit.paper.id] = (hit.paper, hit.score)
         order = sorted(fused, key=lambda pid: -fused[pid])[: params.limit]
-        return [ranked(best[pid][0], ctx.node_id, fused[pid], **{self.name: best[pid][1]}) for pid in order]
+        # one query: the source's own score says more than a rank; several: their fusion
+        value = (lambda pid: best[pid][1]) if len(queries) == 1 else (lambda pid: fused[pid])
+        return [ranked(best[pid][0], ctx.node_id, value(pid), **{self.name: best[pid][1]}) for pid in order]
 
 
 @register
