@@ -95,8 +95,9 @@ class LLM:
             mr = self.mock_response
             kwargs["mock_response"] = mr.pop(0) if isinstance(mr, list) else mr
         if schema is not None:
-            # llama.cpp's server rejects OpenAI's json_schema format but accepts json_object + schema.
-            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+            # llama.cpp's server rejects OpenAI's json_schema format but accepts json_object + schema (and
+            # turns the schema into a grammar); hosted APIs get plain JSON mode, the schema is in the prompt.
+            kwargs["response_format"] = {"type": "json_object", "schema": schema} if self.api_base else {"type": "json_object"}
         kwargs.update(extra)
         # one mock per request even across retries (a list mock scripts the sequence of replies)
         mocks = kwargs.pop("mock_response", None)
@@ -137,8 +138,10 @@ class LLM:
         beyond the schema (e.g. "the workflow has a cycle"): it returns problems, which are fed back the
         same way as parse errors.
         """
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         schema = schema or model.model_json_schema()
+        if not self.api_base:  # no grammar-constrained decoding: the model reads the schema instead
+            system = f"{system}\nThe reply must be one JSON object matching this JSON schema:\n{json.dumps(schema)}"
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         last_error = ""
         for attempt in range(repair + 1):
             text = await self.complete(messages, schema=schema)
