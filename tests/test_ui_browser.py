@@ -8,6 +8,7 @@ Needs chromium: ``bash scripts/ensure-browser.sh`` installs it (``make test`` ru
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -83,23 +84,22 @@ def ui_corpus(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> 
     return corpus, vectors
 
 
-@pytest.fixture(scope="module")
-def app_url(ui_corpus, tmp_path_factory):
-    """``python app.py`` as a user runs it, on a free port, over the slice."""
-    corpus, vectors = ui_corpus
+@contextlib.contextmanager
+def _serve(env_extra: dict[str, str], tmp_path_factory):
+    """``python app.py`` as a user runs it, on a free port; yields its URL, stops it afterwards."""
     port = _free_port()
     env = {
         **os.environ,
-        "PILOT_SOURCES": "local",
-        "PILOT_CORPUS": str(corpus),
-        "PILOT_CORPUS_VECTORS": str(vectors),
         "PILOT_CACHE_DIR": str(tmp_path_factory.mktemp("ui-cache")),
         "GRADIO_SERVER_NAME": "127.0.0.1",
         "GRADIO_SERVER_PORT": str(port),
         "GRADIO_ANALYTICS_ENABLED": "False",
         "HF_HUB_OFFLINE": "1",
+        **env_extra,
     }
-    env.pop("PILOT_LLM_MODEL", None)
+    for unset in ("PILOT_LLM_MODEL", "PILOT_CORPUS", "PILOT_CORPUS_VECTORS"):
+        if unset not in env_extra:
+            env.pop(unset, None)
     log = tmp_path_factory.mktemp("ui-log") / "app.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -125,7 +125,14 @@ def app_url(ui_corpus, tmp_path_factory):
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
-        print(f"app log: {log}")
+
+
+@pytest.fixture(scope="module")
+def app_url(ui_corpus, tmp_path_factory):
+    corpus, vectors = ui_corpus
+    env = {"PILOT_SOURCES": "local", "PILOT_CORPUS": str(corpus), "PILOT_CORPUS_VECTORS": str(vectors)}
+    with _serve(env, tmp_path_factory) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -259,3 +266,38 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
 
     assert not errors, errors
     page.close()
+
+
+def test_sessions_are_isolated_between_browsers(app_url, browser):
+    """A second visitor starts from a clean slate while the first one has results."""
+    from playwright.sync_api import expect
+
+    first, second = browser.new_context(), browser.new_context()
+    try:
+        a = first.new_page()
+        a.goto(app_url)
+        a.locator("#pilot-input textarea").fill('later work that builds on "Building a Large Annotated Corpus of English: The Penn Treebank"')
+        a.locator("#pilot-send").click()
+        a.locator("#pilot-search-now").click()
+        expect(a.locator("#pilot-results li[data-paper-id]").first).to_be_visible(timeout=TIMEOUT_MS)
+        b = second.new_page()
+        b.goto(app_url)
+        expect(b.locator("#pilot-chat")).to_contain_text("anchor paper", timeout=TIMEOUT_MS)
+        assert b.locator("#pilot-results li[data-paper-id]").count() == 0
+        assert "Penn Treebank" not in b.locator("#pilot-chat").inner_text()
+        b.locator("#pilot-search-now").click()  # nothing to search yet: a sentence, not someone else's results
+        expect(b.locator("#pilot-chat")).to_contain_text("Tell me first", timeout=TIMEOUT_MS)
+        assert b.locator("#pilot-results li[data-paper-id]").count() == 0
+    finally:
+        first.close()
+        second.close()
+
+
+def test_without_a_source_the_app_starts_and_says_what_to_set(browser, tmp_path_factory):
+    from playwright.sync_api import expect
+
+    with _serve({"PILOT_SOURCES": "local"}, tmp_path_factory) as url:
+        page = browser.new_page()
+        page.goto(url)
+        expect(page.locator("#pilot-chat")).to_contain_text("PILOT_CORPUS", timeout=TIMEOUT_MS)
+        page.close()
