@@ -75,6 +75,7 @@ async def run_case(case: dict, runtime: Any, prefer_llm: bool = False) -> dict:
         "id": case.get("id"),
         "question": case["question"],
         "shape": case.get("shape"),
+        "set": case.get("set", "seen"),
         "kind": asked.kind,
         "plan": asked.plan.model_dump(mode="json"),
         "answer": asked.answer.model_dump(),
@@ -93,20 +94,29 @@ def summarize(records: list[dict]) -> dict[str, float]:
     return out
 
 
+def summarize_by(records: list[dict], key: str) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[dict]] = {}
+    for r in records:
+        groups.setdefault(str(r.get(key)), []).append(r)
+    return {name: summarize(rs) for name, rs in sorted(groups.items())}
+
+
 async def run_gold(cases: list[dict], runtime: Any, prefer_llm: bool = False) -> tuple[dict[str, float], list[dict]]:
     records = [await run_case(c, runtime, prefer_llm) for c in cases]
     return summarize(records), records
 
 
 def report_markdown(summary: dict[str, float], records: list[dict]) -> str:
-    lines = ["# KG gold questions", "", "| metric | mean |", "| --- | --- |"]
-    lines += [f"| {k} | {v} |" for k, v in summary.items()]
-    lines += ["", "| id | shape | url P | url R | format | api dist | param acc | exec | answer |", "|" + " --- |" * 9]
+    by_set = summarize_by(records, "set")
+    names = list(by_set)
+    lines = ["# KG gold questions", "", "| metric | all | " + " | ".join(names) + " |", "|" + " --- |" * (2 + len(names))]
+    lines += [f"| {k} | {v} | " + " | ".join(str(by_set[n].get(k, "")) for n in names) + " |" for k, v in summary.items()]
+    lines += ["", "| id | set | shape | url P | url R | format | api dist | param acc | exec | answer |", "|" + " --- |" * 10]
     for r in records:
         m = r["metrics"]
         text = r["answer"]["answer"].replace("|", "/").replace("\n", " ")[:90]
         lines.append(
-            f"| {r['id']} | {r['shape']} | {m['url_precision']:.2f} | {m['url_recall']:.2f} | {m['format_ok']:.0f} | "
+            f"| {r['id']} | {r.get('set', 'seen')} | {r['shape']} | {m['url_precision']:.2f} | {m['url_recall']:.2f} | {m['format_ok']:.0f} | "
             f"{m.get('api_sequence_distance', 0):.2f} | {m.get('parameter_accuracy', 0):.2f} | {m['execution_success']:.0f} | {text} |"
         )
     return "\n".join(lines) + "\n"
@@ -135,12 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     summary, records = asyncio.run(run_gold(load_questions(args.questions), runtime, args.prefer_llm))
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "metrics.json").write_text(json.dumps(summary, indent=2))
+        full = {"all": summary, "by_set": summarize_by(records, "set"), "by_shape": summarize_by(records, "shape")}
+        (args.out / "metrics.json").write_text(json.dumps(full, indent=2))
         with open(args.out / "runs.jsonl", "w", encoding="utf-8") as fh:
             for r in records:
                 fh.write(json.dumps(r, ensure_ascii=False) + "\n")
         (args.out / "report.md").write_text(report_markdown(summary, records), encoding="utf-8")
-    print(json.dumps(summary, indent=2))
+    print(json.dumps({"all": summary, "by_set": summarize_by(records, "set")}, indent=2))
     return 0
 
 

@@ -192,11 +192,42 @@ QUESTIONS = [
 ]
 
 
+# Held-out rephrasings of the same needs, written once and NOT used to tune the patterns: their scores
+# measure how well the recogniser generalises beyond the phrasings it was built on.
+PARAPHRASES = [
+    ("Can you list Jianxiong Xiao's CVPR papers from 2013 through 2015?", author_papers,
+     dict(person="Jianxiong Xiao", venue="CVPR", year_min=2013, year_max=2015)),
+    ("Show me what Shai Shalev-Shwartz published in COLT, 2011 to 2014", author_papers,
+     dict(person="Shai Shalev-Shwartz", venue="COLT", year_min=2011, year_max=2014)),
+    ("I'd like to see Daniel Tarlow ICLR 2017 publications", author_papers,
+     dict(person="Daniel Tarlow", venue="ICLR", year_min=2017, year_max=2017)),
+    ("Shai Shalev-Shwartz在COLT 2011到2014年的论文", author_papers,
+     dict(person="Shai Shalev-Shwartz", venue="COLT", year_min=2011, year_max=2014)),
+    ("Which of Dan Klein's papers has the most citations?", most_cited, dict(person="Dan Klein")),
+    ("Eugene Charniak: most highly cited work?", most_cited, dict(person="Eugene Charniak")),
+    ("Dan Klein被引用最多的文章", most_cited, dict(person="Dan Klein")),
+    ("With whom has Sewon Min co-authored papers?", coauthors, dict(person="Sewon Min")),
+    ("Who are Jianxiong Xiao's frequent collaborators?", coauthors, dict(person="Jianxiong Xiao")),
+    ("What topics does Eugene Charniak research?", author_topics, dict(person="Eugene Charniak")),
+    ("Give me a profile of Mark Johnson", author_profile, dict(person="Mark Johnson")),
+    ("Who at Carnegie Mellon University has worked on dueling bandits?", org_researchers,
+     dict(org="Carnegie Mellon University", topic="dueling bandits")),
+    ("Tsinghua University researchers studying knowledge graph embedding", org_researchers,
+     dict(org="Tsinghua University", topic="knowledge graph embedding")),
+    ("What can you tell me about Tsinghua University?", org_profile, dict(org="Tsinghua University")),
+    ("List COLT 2012 papers about bandits", venue_papers, dict(venue="COLT", year_min=2012, year_max=2012, topic="bandits")),
+    ("Question answering papers from ACL 2010", venue_papers,
+     dict(venue="ACL", year_min=2010, year_max=2010, topic="question answering")),
+    ("Give me an overview of the COLT conference", venue_profile, dict(venue="COLT")),
+]
+
+
 def main(corpus_path: str) -> None:
     c = Corpus(Path(corpus_path))
     out = []
     problems = []
-    for i, (question, build, args) in enumerate(QUESTIONS, 1):
+    specs = [(q, b, a, "seen") for q, b, a in QUESTIONS] + [(q, b, a, "paraphrase") for q, b, a in PARAPHRASES]
+    for i, (question, build, args, kind) in enumerate(specs, 1):
         try:
             case = build(c, question, **args)
         except AssertionError as exc:
@@ -204,7 +235,7 @@ def main(corpus_path: str) -> None:
             continue
         # the answer step must answer this very question (the LLM path reads it)
         case["gold_plan"][-1]["params"]["question"] = question
-        out.append({"id": f"kg{i:02d}", "question": question, **case})
+        out.append({"id": f"kg{i:02d}", "set": kind, "question": question, **case})
     if problems:
         raise SystemExit("questions to re-pick:\n" + "\n".join(problems))
     with open(OUT, "w", encoding="utf-8") as fh:
