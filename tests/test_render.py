@@ -115,3 +115,12 @@ def test_workflow_outline_and_inspector_escape_and_show_status():
 
 def test_chat_text_keeps_markdown_but_not_markup():
     assert render.chat_text("**Found** <script>x</script>") == "**Found** &lt;script&gt;x&lt;/script&gt;"
+
+
+def test_paper_ids_stay_inside_their_attributes():
+    evil_id = 'x:1" onclick="alert(1)'
+    seen = _Tags(render.results_html([ranked(id=evil_id)], kept_ids=[evil_id]))
+    buttons = [a for t, a in seen.tags if t == "button"]
+    assert [b["data-act"] for b in buttons] == ["up", "down", "keep"]
+    assert all(b["data-id"] == evil_id and "onclick" not in b for b in buttons)
+    assert "unkeep" in "".join(seen.text)

@@ -280,6 +280,17 @@ def test_sessions_are_isolated_between_browsers(app_url, browser):
         a.locator("#pilot-send").click()
         a.locator("#pilot-search-now").click()
         expect(a.locator("#pilot-results li[data-paper-id]").first).to_be_visible(timeout=TIMEOUT_MS)
+        _wait_idle(a)
+        # the per-paper buttons inside the results panel: keep, then thumbs-down removes the paper
+        top, second_id = _result_ids(a)[:2]
+        a.locator(f'#pilot-results button[data-act="keep"][data-id="{second_id}"]').click()
+        expect(a.locator(f'#pilot-results li[data-paper-id="{second_id}"] .kept')).to_have_count(1, timeout=TIMEOUT_MS)
+        a.locator(f'#pilot-results button[data-act="down"][data-id="{top}"]').click()
+        expect(a.locator(f'#pilot-results li[data-paper-id="{top}"]')).to_have_count(0, timeout=TIMEOUT_MS)
+        # clicking a node in the drawn DAG selects it for the inspector
+        a.get_by_role("tab", name="Workflow").click()
+        a.locator('#pilot-dag g[data-node="filter"]').click()
+        expect(a.locator("#pilot-inspector h4")).to_have_text("filter — filter", timeout=TIMEOUT_MS)
         b = second.new_page()
         b.goto(app_url)
         expect(b.locator("#pilot-chat")).to_contain_text("anchor paper", timeout=TIMEOUT_MS)

@@ -208,6 +208,15 @@ class Controller:
         await self._call(ui, "refining with your rating", lambda s, p, u: s.rate(p, u), paper_id, up)
         return ui
 
+    async def paper_action(self, ui: UIState, act: str | None, paper_id: str | None) -> UIState:
+        """A click on a result's own 👍 / 👎 / keep button."""
+        if act == "keep" and paper_id:
+            kept = ui.kept_ids
+            return self.keep(ui, [p for p in kept if p != paper_id] if paper_id in kept else [*kept, paper_id])
+        if act in ("up", "down"):
+            return await self.rate(ui, paper_id, act == "up")
+        return ui
+
     def keep(self, ui: UIState, paper_ids: list[str]) -> UIState:
         if ui.session is not None:
             known = {r.paper.id for r in ui.results}

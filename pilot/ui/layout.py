@@ -64,7 +64,9 @@ def build_ui(controller: Controller) -> gr.Blocks:
             with gr.Column(scale=7, min_width=480):
                 with gr.Tabs():
                     with gr.Tab("Results", id="results"):
-                        results = gr.HTML(render.results_html([]), elem_id="pilot-results", max_height=640)
+                        results = gr.HTML(
+                            render.results_html([]), elem_id="pilot-results", max_height=640, js_on_load=render.RESULTS_JS
+                        )
                         with gr.Row():
                             rate_pick = gr.Dropdown(
                                 choices=[], label="Rate a paper", scale=4, elem_id="pilot-rate-pick"
@@ -82,7 +84,7 @@ def build_ui(controller: Controller) -> gr.Blocks:
                                 "Workflow JSON", value=None, interactive=False, elem_id="pilot-dl-workflow"
                             )
                     with gr.Tab("Workflow", id="workflow"):
-                        dag = gr.HTML(render.workflow_html(None), elem_id="pilot-dag")
+                        dag = gr.HTML(render.workflow_html(None), elem_id="pilot-dag", js_on_load=render.DAG_JS)
                         with gr.Row():
                             node_pick = gr.Dropdown(choices=[], label="Node", scale=3, elem_id="pilot-node-pick")
                             op_pick = gr.Dropdown(
@@ -160,21 +162,32 @@ def build_ui(controller: Controller) -> gr.Blocks:
 
             # no functools.wraps: Gradio reads this signature to find the gr.Progress parameter
             async def handler(ui, *args, progress=gr.Progress()):
-                ui = _ensure(ui)
                 progress(0.1, desc=desc)
-                async with ui.lock:
-                    ui.edit_message = ""
-                    try:
-                        result = fn(ui, *args)
-                        if hasattr(result, "__await__"):
-                            await result
-                    except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
-                        log.exception("UI action failed")
-                        ui.say("assistant", f"⚠️ Something went wrong: {exc}")
-                    progress(1.0, desc="done")
-                    return _view(ui)
+                return await _apply(ui, fn, *args)
 
             return handler
+
+        async def _apply(ui, fn, *args) -> list[Any]:
+            ui = _ensure(ui)
+            async with ui.lock:
+                ui.edit_message = ""
+                try:
+                    result = fn(ui, *args)
+                    if hasattr(result, "__await__"):
+                        await result
+                except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
+                    log.exception("UI action failed")
+                    ui.say("assistant", f"⚠️ Something went wrong: {exc}")
+                return _view(ui)
+
+        # clicks inside the HTML panels carry their data in the event (see render.RESULTS_JS / DAG_JS)
+        async def on_result_click(ui, evt: gr.EventData):
+            data = getattr(evt, "_data", None) or {}
+            return await _apply(ui, controller.paper_action, data.get("act"), data.get("id"))
+
+        async def on_dag_click(ui, evt: gr.EventData):
+            data = getattr(evt, "_data", None) or {}
+            return await _apply(ui, controller.select_node, data.get("node"))
 
         def on(trigger, fn, desc: str, inputs: list) -> Any:
             # One queue for every action: Gradio then runs them strictly in arrival order, so a click made
@@ -188,6 +201,8 @@ def build_ui(controller: Controller) -> gr.Blocks:
         for i, btn in enumerate(options):
             on(btn.click, functools.partial(_choose, controller, index=i), "applying your choice…", [])
         on(search_now.click, controller.search_now, "searching…", [])
+        for panel, click in ((results, on_result_click), (dag, on_dag_click)):
+            panel.click(click, [state], view_outputs, concurrency_id="pilot-actions", concurrency_limit=1)
         on(thumbs_up.click, functools.partial(_rate, controller, up=True), "refining…", [rate_pick])
         on(thumbs_down.click, functools.partial(_rate, controller, up=False), "refining…", [rate_pick])
         on(keep.input, controller.keep, "updating exports…", [keep])

@@ -30,9 +30,28 @@ CSS = """
 .pilot-answer .refs { font-size: 0.9em; }
 .pilot-inspector pre, .pilot-versions pre { white-space: pre-wrap; font-size: 0.85em; max-height: 22em; overflow: auto; }
 .pilot-empty { color: #777; font-style: italic; }
+.pilot-results .acts button { font-size: 0.8em; margin-right: 0.3em; padding: 0 0.5em; border: 1px solid #ccc;
+  border-radius: 4px; background: #f7f7f7; cursor: pointer; }
+.pilot-dag g.node { cursor: pointer; }
 .pilot-dag { overflow-x: auto; max-width: 100%; }
 .pilot-dag svg { max-width: none; }
 .pilot-dag::-webkit-scrollbar { height: 10px; } .pilot-dag::-webkit-scrollbar-thumb { background: #bbb; border-radius: 5px; }
+"""
+
+
+# Delegated click handlers for gr.HTML (``js_on_load`` runs once; the listener survives value updates).
+# They only forward ids that the server rendered; the server checks them again before acting.
+RESULTS_JS = """
+element.addEventListener('click', (e) => {
+  const b = e.target.closest('[data-act]');
+  if (b) { e.preventDefault(); trigger('click', {act: b.dataset.act, id: b.dataset.id}); }
+});
+"""
+DAG_JS = """
+element.addEventListener('click', (e) => {
+  const g = e.target.closest('[data-node]');
+  if (g) { trigger('click', {node: g.dataset.node}); }
+});
 """
 
 
@@ -115,9 +134,16 @@ def results_html(
         )
         reason = f" — {esc(ev.reason)}" if ev.reason else ""
         nodes = ", ".join(f"<code>{esc(n)}</code>" for n in ev.nodes) or "—"
+        pid = esc(p.id, quote=True)
+        acts = (
+            f'<span class="acts"><button type="button" data-act="up" data-id="{pid}" title="relevant">👍</button>'
+            f'<button type="button" data-act="down" data-id="{pid}" title="not relevant">👎</button>'
+            f'<button type="button" data-act="keep" data-id="{pid}">{"unkeep" if p.id in kept else "keep"}</button></span>'
+        )
         items.append(
-            f'<li data-paper-id="{esc(p.id, quote=True)}">'
+            f'<li data-paper-id="{pid}">'
             f'<div class="title">{link(p.canonical_url, p.title or p.id)} {" ".join(marks)}</div>'
+            f"{acts}"
             f'<div class="meta">{_authors(r)} · {" · ".join(m for m in meta if m)}</div>'
             f"{snippet_html}"
             f'<div class="nodes">found by: {nodes}{reason}</div>'
