@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
 from pilot.cli import main
-from pilot.eval.harness import EvalError, load_cases, system_view
+from pilot.eval.harness import EvalConfig, EvalError, load_cases, run_eval, system_view
 from pilot.eval.metrics import RANK_KEYS
 from pilot.eval.report import BLOCK_KEYS, aggregate, write_outputs
+from pilot.runtime import Runtime
+from pilot.sources.base import Source, SourceUnavailable
 
 # Anchors whose neighbourhoods the slice keeps (tests/conftest.py SLICE_ANCHORS), plus a CSFCube case whose
 # anchor is in the slice but most of whose pool is not: the pool protocol must still rank the whole pool.
@@ -150,3 +153,41 @@ def test_reference_workflows_give_workflow_metrics(e2e_env, corpus_slice, tmp_pa
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"case_id": "x", "workflow": {"nodes": "no"}}\n')
     assert main([*base, "--out", str(tmp_path / "c"), "--reference", str(bad)]) == 2
+
+
+# --- failures score zero and are counted ---
+
+
+class _DeadSource(Source):
+    """Every call fails the way an unreachable backend does."""
+
+    name = "dead"
+
+    async def match_paper(self, text, limit=5):
+        raise SourceUnavailable("dead", "connection refused")
+
+    async def search_papers(self, query, filters=None, limit=50, mode="hybrid"):
+        raise SourceUnavailable("dead", "connection refused")
+
+
+class _SlowSource(Source):
+    name = "slow"
+
+    async def match_paper(self, text, limit=5):
+        await asyncio.sleep(5)
+        return []
+
+
+@pytest.mark.parametrize("source, error", [(_DeadSource(), "connection refused"), (_SlowSource(), "timed out")])
+def test_failed_cases_score_zero_and_count_as_errors(source, error, bench_cases, tmp_path):
+    case = next(c for c in bench_cases if c.get("pool"))  # graded + pool: every block must still be filled
+    cases = _write_cases(tmp_path / "cases.jsonl", [case, bench_cases[0]])
+    config = EvalConfig(cases=cases, mode="single", out=tmp_path / "out", workers=2, case_timeout_s=0.5, progress=False)
+    metrics = run_eval(config, runtime=Runtime.for_source(source))
+    overall = metrics["overall"]
+    assert overall["workflow_error_rate"] == 1.0 and metrics["n_cases"] == 2
+    assert all(overall[k] == 0.0 for k in RANK_KEYS) and overall["graded_ndcg@15"] == 0.0
+    runs = [json.loads(line) for line in (tmp_path / "out" / "runs.jsonl").read_text().splitlines()]
+    assert all(r["failed"] and error in r["error"] and r["ranked_ids"] == [] for r in runs)
+    # the pool is still ranked (in pool order) and scored, so the CSFCube block exists
+    assert metrics["csfcube_pool"]["all"]["n"] == 1
