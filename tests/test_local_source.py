@@ -245,6 +245,34 @@ async def test_computed_vectors_make_dense_search_work(tmp_path, corpus_slice_ro
     assert normalize_title(hits[0].paper.title) == normalize_title(rows[0]["title"]) or hits[0].paper.id == BLEU
 
 
+def test_stores_of_the_same_file_with_other_vectors_are_kept(tmp_path, corpus_slice_rows, embedder):
+    corpus = _write(tmp_path / "papers.jsonl", _small_corpus(corpus_slice_rows, 12))
+    computed = LocalCorpusSource.open(corpus, tmp_path / "cache", embedder=embedder, progress=False)
+    np.save(tmp_path / "vecs.npy", np.asarray(computed.store.vectors, dtype=np.float16))
+    shipped = LocalCorpusSource.open(corpus, tmp_path / "cache", vectors=tmp_path / "vecs.npy", embedder=embedder, progress=False)
+    assert shipped.stats["built"] and shipped.stats["vectors"].startswith("file:")
+    assert Path(computed.stats["store"]).exists() and shipped.stats["store"] != computed.stats["store"]
+
+
+def test_a_damaged_store_is_rebuilt(tmp_path, corpus_slice_rows, embedder):
+    corpus = _write(tmp_path / "papers.jsonl", _small_corpus(corpus_slice_rows, 8))
+    first = LocalCorpusSource.open(corpus, tmp_path / "cache", embedder=embedder, progress=False)
+    (Path(first.stats["store"]) / "ids.json").unlink()
+    again = LocalCorpusSource.open(corpus, tmp_path / "cache", embedder=embedder, progress=False)
+    assert again.stats["built"] and again.stats["papers"] == 8
+
+
+def test_a_file_without_one_valid_record_is_a_clear_error(tmp_path):
+    corpus = _write(tmp_path / "papers.jsonl", ["not json", '{"id": 3}'])
+    with pytest.raises(SourceUnavailable, match="no valid paper records"):
+        LocalCorpusSource.open(corpus, tmp_path / "cache", progress=False)
+    broken = tmp_path / "broken.jsonl.gz"
+    broken.write_bytes(gzip.compress(b'{"id": "a:1", "title": "x"}\n' * 50)[:40])
+    with pytest.raises(SourceUnavailable, match="PILOT_CORPUS"):
+        LocalCorpusSource.open(broken, tmp_path / "cache", progress=False)
+    assert not any((tmp_path / "cache").glob("corpus-*")), "a failed build leaves nothing behind"
+
+
 def test_missing_corpus_file_names_the_setting(tmp_path):
     with pytest.raises(SourceUnavailable, match="PILOT_CORPUS") as err:
         LocalCorpusSource.open(tmp_path / "nowhere.jsonl.gz", tmp_path / "cache")

@@ -10,7 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import shutil
+import sqlite3
 import time
+import zlib
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -103,12 +106,24 @@ class LocalCorpusSource(Source):
         dest = cache / f"corpus-{store_key(corpus, vec_path)}"
         t0 = time.perf_counter()
         built = not (dest / MANIFEST).exists()
-        if built:
-            cache.mkdir(parents=True, exist_ok=True)
-            log.info("building the corpus store for %s in %s", corpus, dest)
-            build_store(corpus, dest, vec_path, (lambda: embedder) if embedder else default_embedder, progress)
-            remove_stale(cache, corpus, keep=dest)
-        store = CorpusStore(dest)
+        try:
+            if built:
+                cls._build(corpus, cache, dest, vec_path, embedder, progress)
+            try:
+                store = CorpusStore(dest)
+            except (OSError, ValueError, KeyError, sqlite3.Error) as exc:
+                if built:
+                    raise
+                # a damaged store (files deleted or truncated by hand): build it again, once
+                log.warning("corpus store %s is unreadable (%s); rebuilding it", dest, exc)
+                shutil.rmtree(dest, ignore_errors=True)
+                built = True
+                cls._build(corpus, cache, dest, vec_path, embedder, progress)
+                store = CorpusStore(dest)
+        except (OSError, ValueError, EOFError, zlib.error, sqlite3.Error) as exc:
+            raise SourceUnavailable(
+                "local", f"cannot import the corpus file {corpus}: {exc}", "check PILOT_CORPUS points at a papers.jsonl(.gz) file"
+            ) from exc
         m = store.manifest
         stats = {
             "store": str(dest),
@@ -117,6 +132,13 @@ class LocalCorpusSource(Source):
             **{k: m.get(k) for k in ("papers", "lines", "malformed", "duplicates", "vectors", "build_s")},
         }
         return cls(store, embedder, stats)
+
+    @staticmethod
+    def _build(corpus: Path, cache: Path, dest: Path, vectors: Path | None, embedder: Embedder | None, progress: bool) -> None:
+        cache.mkdir(parents=True, exist_ok=True)
+        log.info("building the corpus store for %s in %s", corpus, dest)
+        build_store(corpus, dest, vectors, (lambda: embedder) if embedder else default_embedder, progress)
+        remove_stale(cache, corpus, keep=dest)
 
     @classmethod
     def from_settings(cls, settings=None, progress: bool = True) -> "LocalCorpusSource":

@@ -240,13 +240,17 @@ def build_store(
 
 
 def remove_stale(cache_dir: Path, corpus: Path, keep: Path) -> None:
-    """Delete older stores built from the same corpus path (the file changed since)."""
-    path = str(corpus.resolve())
+    """Delete stores built from an older version of the same corpus file (its size or mtime differ).
+
+    Stores of the current file built with other vectors stay: another caller may be using them.
+    """
+    current = file_identity(corpus)
     for d in cache_dir.glob("corpus-*"):
         if d == keep or not (d / MANIFEST).exists():
             continue
         try:
-            if orjson.loads((d / MANIFEST).read_bytes())["corpus"]["path"] == path:
-                shutil.rmtree(d, ignore_errors=True)
+            built_from = orjson.loads((d / MANIFEST).read_bytes())["corpus"]
         except Exception:  # unreadable manifest of someone else's store: leave it alone
             continue
+        if built_from["path"] == current["path"] and built_from != current:
+            shutil.rmtree(d, ignore_errors=True)
