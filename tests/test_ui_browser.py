@@ -264,6 +264,23 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     kept = bibparse.parse(Path(dl.value.path()).read_text(encoding="utf-8"))
     assert len(kept) == 1 and kept[0]["note"].endswith(after[0])
 
+    # 6. the workflow recipe downloads, and loading it in a fresh visit re-runs the same search
+    with page.expect_download() as dl:
+        page.locator("#pilot-dl-workflow").click()
+    recipe = tmp_path / "recipe.json"
+    recipe.write_text(Path(dl.value.path()).read_text(encoding="utf-8"), encoding="utf-8")
+    assert json.loads(recipe.read_text())["nodes"]
+    fresh = browser.new_page(viewport={"width": 1400, "height": 1000})
+    fresh.goto(app_url)
+    fresh.get_by_role("tab", name="Workflow").click()
+    fresh.locator("#pilot-upload input[type=file]").set_input_files(str(recipe))
+    expect(fresh.locator("#pilot-upload")).to_contain_text("recipe.json", timeout=TIMEOUT_MS)
+    fresh.locator("#pilot-load").click()
+    expect(fresh.locator("#pilot-edit-msg")).to_contain_text("Loaded", timeout=TIMEOUT_MS)
+    fresh.get_by_role("tab", name="Results").click()
+    assert _result_ids(fresh) == after
+    fresh.close()
+
     assert not errors, errors
     page.close()
 
