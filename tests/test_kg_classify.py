@@ -42,6 +42,13 @@ from workflows.validate import validate
          dict(venue="COLING", topic="machine translation", year_min=2000, year_max=2004)),
         ("Tell me about EMNLP", "venue_profile", dict(venue="EMNLP")),
         ("What is NAACL?", "venue_profile", dict(venue="NAACL")),
+        ("Show me what Shai Shalev-Shwartz published in COLT, 2011 to 2014", "author_papers",
+         dict(person="Shai Shalev-Shwartz", venue="COLT", year_min=2011, year_max=2014)),
+        ("Eugene Charniak: most highly cited work?", "most_cited", dict(person="Eugene Charniak")),
+        # capitalised research words are a topic, not a person
+        ("Knowledge Graph papers at ACL 2010", "venue_papers", dict(person=None, topic="Knowledge Graph", venue="ACL")),
+        ("Tsinghua University researchers studying knowledge graph embedding", "org_researchers",
+         dict(org="Tsinghua University", topic="knowledge graph embedding")),
         # Chinese: names and organisations pass through unchanged
         ("周杰在CVPR 2020发表的论文", "author_papers", dict(person="周杰", venue="CVPR", year_min=2020, year_max=2020)),
         ("Yoshua Bengio在NeurIPS上发表的论文", "author_papers", dict(person="Yoshua Bengio", venue="NeurIPS")),

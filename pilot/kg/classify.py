@@ -74,8 +74,9 @@ ZH_NAME = r"[\u4e00-\u9fff·]{2,5}"
 
 _COAUTHOR = re.compile(r"co-?authors?|collaborat\w*|co-?workers?|work(?:s|ed)? with|publish(?:es|ed)? with|合作", re.I)
 _MOST_CITED = re.compile(
-    r"most[- ](?:cited|influential|famous|popular|impactful|well[- ]known)|highest[- ]cited|top[- ]cited|"
-    r"best[- ]known|引用最多|被引最多|最有影响|引用最高|被引最高",
+    r"most[- ](?:highly[- ])?(?:cited|influential|famous|popular|impactful|well[- ]known)|highly[- ]cited|"
+    r"highest[- ]cited|top[- ]cited|cited the most|most citations|highest citation|best[- ]known|"
+    r"引用最多|被引最多|最有影响|引用最高|被引最高",
     re.I,
 )
 _TOPICS = re.compile(
@@ -218,7 +219,20 @@ _NAME_PATTERNS_EN = [
     rf"(?:does|did|has|have|is|was)\s+(?P<n>{EN_NAME})\s+(?:work|collaborate|publish|write|research|study|focus|co-?author|written|published|been)",
     rf"(?:who is|who's|tell me about|about|describe|is)\s+(?P<n>{EN_NAME})",
     rf"(?:with|by)\s+(?P<n>{EN_NAME})",
+    # "what Jane Doe published", "Jane Doe's" without the s, "Jane Doe ICLR 2017 publications", "Jane Doe: ..."
+    rf"(?P<n>{EN_NAME})\s+(?:has\s+|have\s+|had\s+)?(?:published|publish|wrote|written|authored|works|worked|"
+    rf"researches|researched|studies|studied|collaborates|collaborated|co-?authored)\b",
+    rf"(?P<n>{EN_NAME})\s+(?:papers?|publications?|articles?)\b",
+    rf"^(?P<n>{EN_NAME})\s*[:,–—-]\s",
 ]
+# Capitalised research words: "Knowledge Graph papers" names a topic, not a person.
+_TOPIC_WORDS = frozenset(
+    """learning neural graph graphs knowledge language languages machine deep network networks vision translation
+    model models question questions answering reinforcement data parsing semantic semantics generation retrieval
+    recognition detection segmentation speech text image images video robot robotics optimization bayesian
+    statistical natural processing computer information attention transformer transformers embedding embeddings
+    dialogue summarization classification clustering inference causal adversarial generative federated""".split()
+)
 _NAME_PATTERNS_ZH = [
     rf"(?P<n>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,3}})\s*(?:的|在|于|是谁|和谁|与谁|跟谁|发表|有哪些)",
     rf"(?P<n>{ZH_NAME}?)(?:在|于).{{0,30}}(?:发表|的论文)",
@@ -266,7 +280,7 @@ def _trim_name(name: str, min_words: int = 2) -> str | None:
     name = " ".join(words).strip(" ,.?!'’")
     if len(words) < min_words or _VENUE_RE.fullmatch(name) or _KNOWN_ORG_RE.fullmatch(name):
         return None
-    if re.search(_ORG_WORDS, name):
+    if re.search(_ORG_WORDS, name) or any(w.lower() in _TOPIC_WORDS for w in words):
         return None
     return name
 
@@ -274,6 +288,7 @@ def _trim_name(name: str, min_words: int = 2) -> str | None:
 _TOPIC_RE = [
     re.compile(r"\b(?:working|work|works|worked|research(?:ing)?|focus(?:ing)?|specializ(?:ing|e)|publish(?:ing)?)\s+(?:on|in|about)\s+(?P<t>.+)", re.I),
     re.compile(r"\b(?:on|about|regarding|related to|in the (?:area|field) of|concerning)\s+(?P<t>.+)", re.I),
+    re.compile(r"\b(?:studying|investigating|exploring|researching|specializing in|interested in)\s+(?P<t>.+)", re.I),
     re.compile(r"(?:研究|从事|做|关于)(?P<t>[^，。？?！!的]{2,30}?)(?:研究|方向|领域|的|$)"),
     re.compile(r"的(?P<t>[^，。？?！!的]{2,30}?)(?:研究者|研究人员|学者|专家|科学家)"),
 ]
@@ -294,20 +309,45 @@ def extract_topic(text: str) -> str | None:
     return None
 
 
+_LEADING_REQUEST = re.compile(
+    r"^(?:please\s+)?(?:list|show(?:\s+me)?|find|give\s+me|get|search(?:\s+for)?|i\s+want|i'd\s+like(?:\s+to\s+see)?|"
+    r"what\s+are(?:\s+the)?|which(?:\s+are)?)\s+(?:the\s+|some\s+|all\s+)?",
+    re.I,
+)
+
+
+def _topic_before_papers(text: str) -> str | None:
+    """The topic in "question answering papers from ACL 2010" (words in front of "papers")."""
+    m = re.match(r"^\s*(?P<t>[^\W\d_][\w\s'-]{1,60}?)\s+(?:papers?|publications?|articles?|work)\b",
+                 _LEADING_REQUEST.sub("", text.strip()), re.I)
+    if not m:
+        return None
+    topic = m.group("t").strip()
+    if re.fullmatch(r"(?:the|all|any|some|recent|new|good|best|top|\w{1,2})", topic, re.I):
+        return None
+    return topic
+
+
 def parse(text: str) -> KGQuery | None:
     """The entity question in ``text``, or None when it is not recognisably one."""
     text = " ".join((text or "").split())
     if not text or not re.search(r"[^\W\d_]", text):
         return None
     year_min, year_max, rest = extract_years(text)
+    no_years = rest
     venue, rest = extract_venue(rest)
     org, rest_no_org = extract_org(rest)
     person = extract_person(rest_no_org if org else rest)
+    if person is None and venue:
+        # cutting the venue can take the verb with it ("what X published in COLT")
+        person = extract_person(no_years)
     if person is None and re.search(r"[\u4e00-\u9fff]", text):
         person = extract_person(text)
     if person and org and person in org:
         person = None
     topic = extract_topic(rest_no_org)
+    if topic is None and person is None:
+        topic = _topic_before_papers(rest_no_org)
     if topic and venue and topic.strip().lower() == venue.lower():
         topic = None
     slots = dict(person=person, org=org, venue=venue, topic=topic, year_min=year_min, year_max=year_max)

@@ -222,11 +222,38 @@ PARAPHRASES = [
 ]
 
 
+# A second held-out set, written after the first one's misses were fixed and before running it.
+PARAPHRASES_2 = [
+    ("Publications of Kirthevasan Kandasamy in ICML from 2016 on", author_papers,
+     dict(person="Kirthevasan Kandasamy", venue="ICML", year_min=2016)),
+    ("Roberto Navigli ACL 2010 papers", author_papers, dict(person="Roberto Navigli", venue="ACL", year_min=2010, year_max=2010)),
+    ("list every CVPR 2017 paper by Guillermo Sapiro", author_papers,
+     dict(person="Guillermo Sapiro", venue="CVPR", year_min=2017, year_max=2017)),
+    ("What's the most influential paper Hermann Ney has written?", most_cited, dict(person="Hermann Ney")),
+    ("Dan Klein — top cited paper and where it appeared", most_cited, dict(person="Dan Klein")),
+    ("Who has Kirthevasan Kandasamy written papers with?", coauthors, dict(person="Kirthevasan Kandasamy")),
+    ("Sewon Min的主要合作者", coauthors, dict(person="Sewon Min")),
+    ("What are Noah A. Smith's main research areas?", author_topics, dict(person="Noah A. Smith")),
+    ("Eiichiro Sumita's profile", author_profile, dict(person="Eiichiro Sumita")),
+    ("Information about Mark Johnson", author_profile, dict(person="Mark Johnson")),
+    ("people at Peking University doing knowledge graph completion", org_researchers,
+     dict(org="Peking University", topic="knowledge graph completion")),
+    ("Stanford University overview", org_profile, dict(org="Stanford University")),
+    ("ICLR 2018-2019 papers on knowledge graphs", venue_papers, dict(venue="ICLR", year_min=2018, year_max=2019, topic="knowledge graphs")),
+    ("What is the UAI conference?", venue_profile, dict(venue="UAI")),
+    ("COLT会议介绍", venue_profile, dict(venue="COLT")),
+]
+
+
 def main(corpus_path: str) -> None:
     c = Corpus(Path(corpus_path))
     out = []
     problems = []
-    specs = [(q, b, a, "seen") for q, b, a in QUESTIONS] + [(q, b, a, "paraphrase") for q, b, a in PARAPHRASES]
+    specs = (
+        [(q, b, a, "seen") for q, b, a in QUESTIONS]
+        + [(q, b, a, "paraphrase") for q, b, a in PARAPHRASES]
+        + [(q, b, a, "paraphrase2") for q, b, a in PARAPHRASES_2]
+    )
     for i, (question, build, args, kind) in enumerate(specs, 1):
         try:
             case = build(c, question, **args)
