@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pilot.eval.judge import JudgeScores, build_messages, judge_answer
+from pilot.eval.judge import JudgeScores, build_messages, judge_answer, judge_metrics
 from pilot.eval.kg_metrics import (
     api_sequence_distance,
     check_answer_format,
@@ -174,3 +174,11 @@ async def test_judge_out_of_range_is_repaired_once_then_rejected():
     assert scores.correctness == pytest.approx(0.7)
     with pytest.raises(LLMError):
         await judge_answer(LLM("gpt-4o-mini", mock_response=[bad, bad]), "q", "a", "g", [])
+
+
+async def test_judge_metrics_never_raises():
+    assert await judge_metrics(None, "q", "a", "g", []) == {}
+    ok = json.dumps({"correctness": 0.5, "completeness": 0.5, "faithfulness": 1})
+    assert (await judge_metrics(LLM("gpt-4o-mini", mock_response=ok), "q", "a", "g", []))["f1_lm"] == pytest.approx(0.5)
+    dead = await judge_metrics(LLM("gpt-4o-mini", mock_response="litellm.RateLimitError", num_retries=0), "q", "a", "g", [])
+    assert set(dead) == {"judge_error"}

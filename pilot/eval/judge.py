@@ -83,3 +83,16 @@ async def judge_answer(llm: LLM, question: str, answer: str, gold_answer: str, e
     """Scores for one answer; raises ``pilot.llm.LLMError`` when the model gives no valid verdict."""
     system, user = build_messages(question, answer, gold_answer, evidence)
     return await llm.json(system, user, JudgeScores)
+
+
+async def judge_metrics(llm: LLM | None, question: str, answer: str, gold_answer: str, evidence: Any) -> dict[str, Any]:
+    """Judge scores as metrics for a run record: ``{}`` without a model, ``{"judge_error": …}`` when the
+    model gives no valid verdict (a dead judge is reported, never turned into a score)."""
+    if llm is None:
+        return {}
+    from pilot.llm import LLMError
+
+    try:
+        return (await judge_answer(llm, question, answer, gold_answer, evidence)).as_metrics()
+    except LLMError as exc:
+        return {"judge_error": str(exc)[:300]}
