@@ -53,6 +53,7 @@ def test_system_view_hides_gold_and_latent_intent(bench_cases):
 
 def _fake_run(out: Path, mode: str, hit: float) -> Path:
     rec = {
+        "case_id": "p1",
         "direction": "predecessor",
         "source": "aan",
         "metrics": {k: hit for k in RANK_KEYS},
@@ -60,8 +61,10 @@ def _fake_run(out: Path, mode: str, hit: float) -> Path:
         "turns": 1,
         "latency_s": 0.5,
     }
-    write_outputs(out, aggregate(mode, [rec, {**rec, "direction": "sibling", "source": "csfcube", "facet": "method",
-                                               "pool_metrics": {"map": 0.4, "ndcg%20": 0.6}}]))
+    csf = {**rec, "case_id": "s1", "direction": "sibling", "source": "csfcube", "facet": "method",
+           "metrics": {k: 0.5 for k in RANK_KEYS}, "pool_metrics": {"map": 0.4, "ndcg%20": 0.6}}
+    write_outputs(out, aggregate(mode, [rec, csf]))
+    _write_cases(out / "runs.jsonl", [rec, csf])
     return out
 
 
@@ -72,8 +75,12 @@ def test_compare_prints_modes_side_by_side(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| direction | metric | single | multi |" in out
     assert "| predecessor | hit@5 | 0.250 | 0.750 |" in out
-    assert "| sibling_csfcube | mrr | 0.250 | 0.750 |" in out
+    assert "| sibling_csfcube | mrr | 0.500 | 0.500 |" in out
     assert "NDCG%20" in out
+    # per case: p1 improves (a win), s1 is unchanged (a tie)
+    assert "| multi vs single | predecessor | 1 | 0 | 0 | 0.500 |" in out
+    assert "| multi vs single | sibling | 0 | 1 | 0 | 0.000 |" in out
+    assert "| multi vs single | overall | 1 | 1 | 0 | 0.250 |" in out
     assert (tmp_path / "compare.png").stat().st_size > 1000
     assert "## modes side by side" in (tmp_path / "compare.md").read_text()
     assert main(["eval", "compare", str(tmp_path / "missing")]) == 2

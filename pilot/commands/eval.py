@@ -43,7 +43,7 @@ def _fail(message: str) -> int:
 
 
 def _compare(dirs: list[str], out: Path | None) -> int:
-    from pilot.eval.report import compare_table, load_metrics, markdown_report, plot, pool_table
+    from pilot.eval.report import compare_table, load_metrics, load_runs, markdown_report, paired_table, plot, pool_table
 
     if not dirs:
         return _fail("compare needs one or more --out folders of earlier runs")
@@ -55,9 +55,13 @@ def _compare(dirs: list[str], out: Path | None) -> int:
     pool = pool_table(runs)
     if pool:
         print("\nCSFCube pool re-ranking\n" + pool)
+    paired = paired_table([m["mode"] for m in runs], [load_runs(Path(d)) for d in dirs])
+    if paired:
+        print("\nper-case MRR, each run against the one before it\n" + paired)
     folder = out or Path(dirs[0]).parent
     plot(runs, folder / "compare.png")
-    (folder / "compare.md").write_text(markdown_report(runs), encoding="utf-8")
+    report = markdown_report(runs) + (f"\n## per-case MRR, each run against the one before it\n\n{paired}\n" if paired else "")
+    (folder / "compare.md").write_text(report, encoding="utf-8")
     print(f"\nwrote {folder / 'compare.md'} and {folder / 'compare.png'}")
     return 0
 

@@ -176,6 +176,36 @@ def load_metrics(directory: Path) -> dict:
     return json.loads(f.read_text(encoding="utf-8"))
 
 
+def load_runs(directory: Path) -> list[dict]:
+    """The per-case records of a run (empty when ``runs.jsonl`` is missing)."""
+    f = Path(directory) / "runs.jsonl"
+    if not f.is_file():
+        return []
+    return [json.loads(line) for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def paired_table(names: Sequence[str], runs: Sequence[Sequence[dict]], metric: str = "mrr") -> str:
+    """Per direction, how many cases each run wins / ties / loses on ``metric`` against the run before it
+    (cases matched by id): where a change helps, and where it hurts, rather than only the means."""
+    rows = []
+    for i in range(1, len(runs)):
+        before = {r["case_id"]: r for r in runs[i - 1]}
+        pairs = [(before[r["case_id"]], r) for r in runs[i] if r["case_id"] in before]
+        groups: dict[str, list[tuple[dict, dict]]] = {}
+        for a, b in pairs:
+            groups.setdefault(a["direction"], []).append((a, b))
+            if a["direction"] == "sibling" and a.get("source") in SIBLING_SPLITS.values():
+                groups.setdefault(f"sibling_{a['source']}", []).append((a, b))
+            groups.setdefault("overall", []).append((a, b))
+        order = [*DIRECTIONS, *SIBLING_SPLITS, "overall"]
+        for d, ps in sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)):
+            delta = [b["metrics"].get(metric, 0.0) - a["metrics"].get(metric, 0.0) for a, b in ps]
+            wins = sum(1 for x in delta if x > 1e-9)
+            losses = sum(1 for x in delta if x < -1e-9)
+            rows.append([f"{names[i]} vs {names[i - 1]}", d, wins, len(ps) - wins - losses, losses, mean(delta)])
+    return _table(["pair", "direction", "wins", "ties", "losses", f"mean Δ{metric}"], rows) if rows else ""
+
+
 def write_outputs(directory: Path, metrics: dict) -> None:
     """``metrics.json``, ``report.md`` and ``report.png`` of one run (``runs.jsonl`` is written as cases finish)."""
     directory.mkdir(parents=True, exist_ok=True)
