@@ -123,7 +123,11 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 40}, **{"in": "search_dense"})
     b.add("merge", "union", **{"in": ["refs", "cocited", "similar_refs", "search_dense", "search_kw"]})
     b.add("filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"})
-    features = {"dense": 1.0, "ev:similar_refs.support": 1.0, "cocitation": 1.0, "citations": 0.3, "lexical": 0.3, "ev:refs.support": 3.0}
+    # ev:cocited.support = how many of the anchor's citers cite the paper (co-citation), counted while
+    # expanding, so scoring needs no further source calls (a remote API would pay one per candidate).
+    features = {
+        "dense": 1.0, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "citations": 0.3, "lexical": 0.3, "ev:refs.support": 3.0,
+    }  # fmt: skip
     b.add("score", "score", _score_params(intent, features), **{"in": "filter", "anchor": "anchor"})
     return _finish(b, intent, "score")
 
@@ -158,8 +162,9 @@ def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("filter", "filter", _filter_params(intent), **{"in": "not_linked", "anchor": "anchor"})
     # Sharing one or two references is common between any two papers of a field; from the third on it
     # says "same literature behind them" (absolute scale: floor 2, saturating at 5).
-    features = {"coupling": 2.0, "dense": 1.0}
-    params = _score_params(intent, features, caps={"coupling": 5}, floors={"coupling": 2})
+    # ev:coupled.support = how many of the anchor's references the paper cites: bibliographic coupling.
+    features = {"ev:coupled.support": 2.0, "dense": 1.0}
+    params = _score_params(intent, features, caps={"ev:coupled.support": 5}, floors={"ev:coupled.support": 2})
     b.add("score", "score", params, **{"in": "filter", "anchor": "anchor"})
     return _finish(b, intent, "score")
 
@@ -188,7 +193,8 @@ def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("merge", "union", **{"in": ["refs", "similar_refs", "cocited", "search_resources"]})
     b.add("filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"})
     features = {
-        "title_match": 1.0, "ev:similar_refs.support": 1.0, "cocitation": 1.0, "dense": 0.7, "citations": 0.3, "ev:refs.support": 3.0,
+        "title_match": 1.0, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "dense": 0.7, "citations": 0.3,
+        "ev:refs.support": 3.0,
     }  # fmt: skip
     b.add("score", "score", _score_params(intent, features, title_terms=_resource_terms(intent)), **{"in": "filter", "anchor": "anchor"})
     return _finish(b, intent, "score")

@@ -57,7 +57,7 @@ class ScoreParams(BaseModel):
     floors: dict[str, float] = Field(
         default_factory=dict, description="capped feature -> raw value that still counts as nothing (scale from floor to cap)"
     )
-    max_lookups: int = Field(200, ge=0, le=2000, description="at most this many source calls for unknown reference lists")
+    max_lookups: int = Field(50, ge=0, le=2000, description="at most this many source calls for unknown reference lists")
 
     @field_validator("features")
     @classmethod
