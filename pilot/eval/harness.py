@@ -28,7 +28,7 @@ import json
 import logging
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -288,6 +288,7 @@ class Harness:
         t0 = time.perf_counter()
         outcome: CaseOutcome | None = None
         error: str | None = None
+        tb: str | None = None
         try:
             rt = self._case_runtime(case)
             if mode == "bm25":
@@ -306,7 +307,7 @@ class Harness:
             error = f"timed out after {self.config.case_timeout_s:.0f} s"
         except Exception as exc:  # a crashing case is a failed case, recorded with its traceback
             error = f"{type(exc).__name__}: {exc}"
-            log.debug("case %s failed:\n%s", case["case_id"], traceback.format_exc())
+            tb = traceback.format_exc(limit=8)
         latency = time.perf_counter() - t0
         failed = error is not None or outcome is None
         record: dict[str, Any] = {
@@ -319,6 +320,7 @@ class Harness:
             "user_query": case["user_query"],
             "failed": failed,
             "error": error,
+            "traceback": tb,
             "latency_s": round(latency, 3),
             "turns": outcome.turns if outcome else 0,
             "metrics": score_case(case, outcome, failed),
@@ -354,7 +356,8 @@ class Harness:
             log.warning("dense pool scores for %s unavailable: %s", case["case_id"], exc)
             return {}
 
-    async def run(self, cases: Sequence[dict], on_done: Callable[[dict], None] | None = None) -> list[dict]:
+    async def run(self, cases: Sequence[dict]) -> list[dict]:
+        """Every case's record, in case order; at most ``workers`` cases in flight."""
         sem = asyncio.Semaphore(max(1, self.config.workers))
         bar = None
         if self.config.progress:
@@ -368,8 +371,6 @@ class Harness:
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix_str(case["case_id"][:40])
-            if on_done is not None:
-                on_done(rec)
             return rec
 
         try:

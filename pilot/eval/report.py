@@ -207,7 +207,7 @@ def paired_table(names: Sequence[str], runs: Sequence[Sequence[dict]], metric: s
 
 
 def write_outputs(directory: Path, metrics: dict) -> None:
-    """``metrics.json``, ``report.md`` and ``report.png`` of one run (``runs.jsonl`` is written as cases finish)."""
+    """``metrics.json``, ``report.md`` and ``report.png`` of one run (the harness writes ``runs.jsonl``)."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
     (directory / "report.md").write_text(markdown_report([metrics]), encoding="utf-8")
