@@ -109,3 +109,21 @@ async def test_recommend_drops_seeds(ctx):
     out = await run_op(ctx, "recommend", {"limit": 5}, **{"in": seeds})
     assert len(out) == 5 and not set(ids(out)) & {"acl:P02-1040", "acl:P03-1054"}
     assert out[0].evidence.nodes == ["recommend"]
+
+
+async def test_citation_expand_survives_some_failed_lookups(ctx):
+    from pilot.models import Paper
+
+    seeds = as_ranked(await ctx.source.get_papers([ANCHOR]) + [Paper(id="acl:Z99-9999", title="Not in the corpus")])
+    out = await run_op(ctx, "citation_expand", {"direction": "references"}, **{"in": seeds})
+    assert out  # the anchor's references still came back
+    assert any("1 of 2 lookups failed" in n for n in ctx.notes)
+
+
+async def test_citation_expand_on_a_source_without_a_graph_raises_its_error():
+    from pilot.models import Paper
+    from pilot.sources.base import NotSupported, Source
+
+    ctx = RunContext(source=Source())  # the protocol's defaults: nothing supported
+    with pytest.raises(NotSupported, match="references is not available"):
+        await run_op(ctx, "citation_expand", {}, **{"in": as_ranked([Paper(id="x:1", title="T")])})
