@@ -39,6 +39,16 @@ def test_venue_match_is_whole_word_and_knows_aliases():
     assert venue_matches(None, None) and not venue_matches("ACL", None)
 
 
+def test_person_matching_is_forgiving_about_first_names_only():
+    from workflows.ops.entities import person_matches
+
+    assert person_matches("Chris Manning", "Christopher D. Manning")
+    assert person_matches("manning", "Christopher D. Manning")
+    assert person_matches("Jan Hajič", "Jan Hajic")
+    assert not person_matches("Dan Manning", "Christopher D. Manning")
+    assert not person_matches("", "Christopher D. Manning")
+
+
 def test_topic_and_org_matching():
     p = Paper(id="x", title="Embedding Knowledge Graphs", abstract=None)
     assert topic_matches("knowledge graph", p) and topic_matches("graph embeddings", p)

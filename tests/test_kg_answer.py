@@ -66,6 +66,18 @@ async def test_author_papers_at_venue_in_years(runtime, corpus_slice_rows):
     assert answer.reference["[1]"] == "corpus://author/author:christopher-d-manning"
 
 
+async def test_joint_papers_of_two_people(runtime, corpus_slice_rows):
+    plan, run, answer = await answer_question("papers by Dan Klein with Chris Manning", runtime)
+    assert plan.node("papers").params == {"coauthor": "Chris Manning"}
+    assert_grounded(run, answer)
+    urls = by_url(corpus_slice_rows)
+    expected = {r["id"] for r in authored(corpus_slice_rows, "Dan Klein")
+                if any(fold(display_name(a["name"])) == fold("Christopher D. Manning") for a in r["authors"])}
+    assert expected and {rp.paper.id for rp in run.values["papers"]} == expected
+    cited = {urls[u]["id"] for u in answer.reference.values() if u in urls}
+    assert cited <= expected and answer.answer.startswith("Papers by Dan Klein [1] with Chris Manning:")
+
+
 async def test_most_cited_paper_and_its_venue(runtime, corpus_slice_rows):
     _, run, answer = await answer_question("Which venue published Dan Klein's most cited paper?", runtime)
     assert_grounded(run, answer)

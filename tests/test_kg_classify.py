@@ -49,6 +49,13 @@ from workflows.validate import validate
         ("Knowledge Graph papers at ACL 2010", "venue_papers", dict(person=None, topic="Knowledge Graph", venue="ACL")),
         ("Tsinghua University researchers studying knowledge graph embedding", "org_researchers",
          dict(org="Tsinghua University", topic="knowledge graph embedding")),
+        # joint papers of two people
+        ("papers by Dan Klein with Chris Manning", "author_papers", dict(person="Dan Klein", coauthor="Chris Manning")),
+        ("papers Dan Klein wrote with Chris Manning at ACL", "author_papers",
+         dict(person="Dan Klein", coauthor="Chris Manning", venue="ACL")),
+        ("Dan Klein和Christopher Manning合作的论文", "author_papers",
+         dict(person="Dan Klein", coauthor="Christopher Manning")),
+        ("Who did Dan Klein work with?", "coauthors", dict(person="Dan Klein", coauthor=None)),
         # Chinese: names and organisations pass through unchanged
         ("周杰在CVPR 2020发表的论文", "author_papers", dict(person="周杰", venue="CVPR", year_min=2020, year_max=2020)),
         ("Yoshua Bengio在NeurIPS上发表的论文", "author_papers", dict(person="Yoshua Bengio", venue="NeurIPS")),

@@ -30,6 +30,7 @@ class KGQuery(BaseModel):
     topic: str | None = None
     year_min: int | None = None
     year_max: int | None = None
+    coauthor: str | None = None  # "papers by X with Y": joint papers
 
 
 # --- vocabulary ------------------------------------------------------------------------------------
@@ -72,7 +73,11 @@ _PARTICLE = r"(?:van|von|der|de|den|la|le|di|da|du|dos|del|bin|al)"
 EN_NAME = rf"{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{1,3}}"
 ZH_NAME = r"[\u4e00-\u9fff·]{2,5}"
 
-_COAUTHOR = re.compile(r"co-?authors?|collaborat\w*|co-?workers?|work(?:s|ed)? with|publish(?:es|ed)? with|合作", re.I)
+_COAUTHOR = re.compile(
+    r"co-?authors?|collaborat\w*|co-?workers?|(?:work|publish|write|wrote|written|author)\w*\s+(?:\w+\s+){0,2}with\b|"
+    r"\bwith whom\b|\bwith\s*\?\s*$|合作",
+    re.I,
+)
 _MOST_CITED = re.compile(
     r"most[- ](?:highly[- ])?(?:cited|influential|famous|popular|impactful|well[- ]known)|highly[- ]cited|"
     r"highest[- ]cited|top[- ]cited|cited the most|most citations|highest citation|best[- ]known|"
@@ -210,20 +215,22 @@ def extract_org(text: str) -> tuple[str | None, str]:
     return None, text
 
 
+# The cue words are matched case-insensitively ((?i:...)); the name itself must be capitalised.
 _NAME_PATTERNS_EN = [
-    rf"(?:papers?|publications?|articles?|works?|research)\s+(?:written\s+|authored\s+|published\s+)?by\s+(?P<n>{EN_NAME})",
-    rf"(?:written|authored|published|co-?authored)\s+by\s+(?P<n>{EN_NAME})",
+    rf"(?i:papers?|publications?|articles?|works?|research)\s+(?i:written\s+|authored\s+|published\s+)?(?i:by)\s+(?P<n>{EN_NAME})",
+    rf"(?i:written|authored|published|co-?authored)\s+(?i:by)\s+(?P<n>{EN_NAME})",
     rf"(?P<n>{EN_NAME})['’]s?\s",
-    rf"(?:co-?authors?|collaborators?|co-?workers?|topics?|interests?|areas?|profile|h-?index|affiliation|"
-    rf"(?:most|highest|top)[- ]cited (?:paper|work|publication|article)s?|papers?|publications?)\s+(?:of|by|from)\s+(?P<n>{EN_NAME})",
-    rf"(?:does|did|has|have|is|was)\s+(?P<n>{EN_NAME})\s+(?:work|collaborate|publish|write|research|study|focus|co-?author|written|published|been)",
-    rf"(?:who is|who's|tell me about|about|describe|is)\s+(?P<n>{EN_NAME})",
-    rf"(?:with|by)\s+(?P<n>{EN_NAME})",
+    rf"(?i:co-?authors?|collaborators?|co-?workers?|topics?|interests?|areas?|profile|h-?index|affiliation|"
+    rf"(?:most|highest|top)[- ]cited (?:paper|work|publication|article)s?|papers?|publications?|information|info)"
+    rf"\s+(?i:of|by|from|about|on)\s+(?P<n>{EN_NAME})",
+    rf"(?i:does|did|has|have|is|was)\s+(?P<n>{EN_NAME})\s+(?i:work|collaborate|publish|write|research|study|focus|co-?author|written|published|been)",
+    rf"(?i:who is|who's|tell me about|about|describe|is)\s+(?P<n>{EN_NAME})",
     # "what Jane Doe published", "Jane Doe's" without the s, "Jane Doe ICLR 2017 publications", "Jane Doe: ..."
     rf"(?P<n>{EN_NAME})\s+(?:has\s+|have\s+|had\s+)?(?:published|publish|wrote|written|authored|works|worked|"
     rf"researches|researched|studies|studied|collaborates|collaborated|co-?authored)\b",
     rf"(?P<n>{EN_NAME})\s+(?:papers?|publications?|articles?)\b",
     rf"^(?P<n>{EN_NAME})\s*[:,–—-]\s",
+    rf"(?i:with|by)\s+(?P<n>{EN_NAME})",  # last: in "X wrote with Y", X is the subject
 ]
 # Capitalised research words: "Knowledge Graph papers" names a topic, not a person.
 _TOPIC_WORDS = frozenset(
@@ -248,7 +255,7 @@ _NOT_NAMES = re.compile(
     r"^(?:What|Who|Which|Where|When|How|Tell|Show|List|Find|Give|Papers?|The|This|That|Researchers?|Please|"
     r"Does|Did|Is|Are|Most|Top|Any|All|Some)\b"
 )
-_ZH_STOP = ("一下", "哪些", "什么", "关于", "哪个", "谁的", "这个", "那个", "一些", "所有", "最近", "请问", "有哪", "列出", "查找")
+_ZH_STOP = ("合作", "一下", "哪些", "什么", "关于", "哪个", "谁的", "这个", "那个", "一些", "所有", "最近", "请问", "有哪", "列出", "查找")
 
 
 def extract_person(text: str) -> str | None:
@@ -266,6 +273,25 @@ def extract_person(text: str) -> str | None:
         for m in re.finditer(pat, text):
             name = _trim_name(m.group("n"))
             if name:
+                return name
+    return None
+
+
+def extract_coauthor(text: str, person: str) -> str | None:
+    """The second person of "papers by X with/and Y" / "X和Y合作的论文"."""
+    p = re.escape(person)
+    for pat in (
+        rf"{p}['’]?s?\s+(?i:and|with|&)\s+(?P<n>{EN_NAME})",
+        rf"(?P<n>{EN_NAME})\s+(?i:and|&)\s+{p}",
+        rf"{p}.*?(?i:together with|jointly with|with|and)\s+(?P<n>{EN_NAME})",
+        rf"(?i:with|and)\s+(?P<n>{EN_NAME}).*?{p}",
+        rf"{p}\s*(?:和|与|跟)\s*(?P<n>{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,3}}|{ZH_NAME}?)(?:合作|共同|一起|的)",
+    ):
+        m = re.search(pat, text)
+        if m:
+            name = m.group("n").strip()
+            name = name if re.search(r"[\u4e00-\u9fff]", name) else _trim_name(name)
+            if name and name != person and not (set(name) & _ZH_NOT_NAME):
                 return name
     return None
 
@@ -288,7 +314,7 @@ def _trim_name(name: str, min_words: int = 2) -> str | None:
 _TOPIC_RE = [
     re.compile(r"\b(?:working|work|works|worked|research(?:ing)?|focus(?:ing)?|specializ(?:ing|e)|publish(?:ing)?)\s+(?:on|in|about)\s+(?P<t>.+)", re.I),
     re.compile(r"\b(?:on|about|regarding|related to|in the (?:area|field) of|concerning)\s+(?P<t>.+)", re.I),
-    re.compile(r"\b(?:studying|investigating|exploring|researching|specializing in|interested in)\s+(?P<t>.+)", re.I),
+    re.compile(r"\b(?:studying|investigating|exploring|researching|doing|specializing in|interested in)\s+(?P<t>.+)", re.I),
     re.compile(r"(?:研究|从事|做|关于)(?P<t>[^，。？?！!的]{2,30}?)(?:研究|方向|领域|的|$)"),
     re.compile(r"的(?P<t>[^，。？?！!的]{2,30}?)(?:研究者|研究人员|学者|专家|科学家)"),
 ]
@@ -348,11 +374,16 @@ def parse(text: str) -> KGQuery | None:
     topic = extract_topic(rest_no_org)
     if topic is None and person is None:
         topic = _topic_before_papers(rest_no_org)
+    if topic and person and (person.lower() in topic.lower() or topic.lower() in person.lower()):
+        topic = None  # "information about Mark Johnson": the person, not a topic
     if topic and venue and topic.strip().lower() == venue.lower():
         topic = None
     slots = dict(person=person, org=org, venue=venue, topic=topic, year_min=year_min, year_max=year_max)
 
     if person:
+        slots["coauthor"] = extract_coauthor(no_years, person)
+        if slots["coauthor"] and not _MOST_CITED.search(text):
+            return KGQuery(shape="author_papers", **slots)  # joint papers, even when phrased with "worked with"
         if _MOST_CITED.search(text):
             shape = "most_cited"
         elif _COAUTHOR.search(text):

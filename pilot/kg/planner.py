@@ -36,7 +36,7 @@ class Plan:
 
 
 def _scope(q: KGQuery, with_venue: bool = True, with_topic: bool = True) -> str:
-    parts = []
+    parts = [f"with {q.coauthor}"] if q.coauthor else []
     if with_topic and q.topic:
         parts.append(f"on {q.topic}")
     if with_venue and q.venue:
@@ -98,7 +98,7 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
             b.node("papers", "author_papers", "their papers")
             b.wire(author, "papers", "authors")
             return b.answer("author_topics", entities=("profile",), papers=("papers",))
-        filters = dict(venue=q.venue, year_min=q.year_min, year_max=q.year_max)
+        filters = dict(venue=q.venue, year_min=q.year_min, year_max=q.year_max, coauthor=q.coauthor)
         if q.shape in ("author_papers", "most_cited"):
             filters["topic"] = q.topic
         b.node("papers", "author_papers", "their papers " + _scope(q), **filters)

@@ -109,6 +109,19 @@ def org_matches(query: str | None, affiliation: str | None) -> bool:
     return bool(affiliation) and _contains_words(words(affiliation), words(query))
 
 
+def person_matches(query: str | None, name: str | None) -> bool:
+    """A name as a user types it against an author's name: same words, or same surname and first initial
+    ("Chris Manning" ~ "Christopher D. Manning"), or a lone surname."""
+    q, n = words(query), words(name)
+    if not q or not n:
+        return False
+    if q == n:
+        return True
+    if len(q) == 1:
+        return q[0] == n[-1]
+    return q[-1] == n[-1] and q[0][0] == n[0][0]
+
+
 def author_on_paper(author: Author, paper: Paper) -> Author | None:
     """The paper's own record of ``author`` (by id, else by folded name)."""
     for a in paper.authors:
@@ -174,6 +187,8 @@ class _PaperFilter(_Params):
     year_max: int | None = Field(None, ge=1000, le=2100)
     venue: str | None = Field(None, description="venue name or acronym, whole-word match, common aliases known")
     topic: str | None = Field(None, description="every content word must appear in title or abstract")
+    coauthor: str | None = Field(None, description="only papers this person also wrote ('Chris Manning' finds "
+                                 "'Christopher D. Manning')")
 
     @model_validator(mode="after")
     def _years_in_order(self):
@@ -183,10 +198,15 @@ class _PaperFilter(_Params):
 
     def accepts(self, paper: Paper) -> bool:
         years = SearchFilters(year_min=self.year_min, year_max=self.year_max)
-        return years.accepts(paper) and venue_matches(self.venue, paper.venue) and topic_matches(self.topic, paper)
+        return (
+            years.accepts(paper) and venue_matches(self.venue, paper.venue) and topic_matches(self.topic, paper)
+            and (not self.coauthor or any(person_matches(self.coauthor, a.name) for a in paper.authors))
+        )
 
     def describe(self) -> str:
         parts = []
+        if self.coauthor:
+            parts.append(f"with {self.coauthor}")
         if self.topic:
             parts.append(f"on {self.topic}")
         if self.venue:
