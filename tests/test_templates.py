@@ -56,6 +56,9 @@ def test_template_errors_are_clear():
         template("survey", "  ")
     with pytest.raises(TemplateError):
         generic_workflow("", "")
+    # an anchor already resolved into the intent is enough
+    assert template("survey", "", Intent(anchor_id=ANCHOR)).node("anchor").params["query"] == ANCHOR
+    assert generic_workflow("", "", Intent(anchor_id=ANCHOR)).has_node("anchor")
 
 
 @pytest.mark.parametrize("direction", DIRECTIONS)

@@ -225,14 +225,15 @@ def template(direction: str, anchor_query: str, intent: Intent | None = None) ->
         build = _TEMPLATES[direction]
     except KeyError:
         raise TemplateError(f"unknown direction {direction!r}; choose one of {', '.join(DIRECTIONS)}") from None
-    return build(anchor_query, intent)
+    return build(anchor_query or (intent.anchor_id if intent is not None else None) or "", intent)
 
 
 def generic_workflow(anchor_query: str, request_text: str, intent: Intent | None = None) -> Workflow:
     """keywords -> search + citation expansion -> union/dedupe -> filter -> score -> rerank -> evidence.
 
     Works with an anchor, with only a request text, or both."""
-    has_anchor = bool(anchor_query and anchor_query.strip())
+    anchor_query = anchor_query or (intent.anchor_id if intent is not None else None) or ""
+    has_anchor = bool(anchor_query.strip())
     if not has_anchor and not (request_text or "").strip():
         raise TemplateError("give an anchor paper or a request text")
     b = _Builder("generic", "keyword and dense search plus citation expansion, scored and reranked")
