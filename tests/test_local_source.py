@@ -115,6 +115,14 @@ async def test_recommend_from_a_seed_finds_its_neighbourhood(local_source):
         await local_source.recommend(["nope:1"])
 
 
+async def test_paper_vectors_are_the_stored_unit_vectors(local_source):
+    vecs = local_source.paper_vectors([BLEU, "nope:1", TAGGER])
+    assert vecs.shape == (3, 384) and np.isnan(vecs[1]).all()
+    assert np.allclose(np.linalg.norm(vecs[[0, 2]], axis=1), 1.0, atol=1e-3)
+    query = local_source.embedder.encode_one("Bleu: A Method For Automatic Evaluation Of Machine Translation")
+    assert float(vecs[0] @ query) > float(vecs[2] @ query)
+
+
 async def test_author_names_are_unescaped_reordered_and_searchable(local_source):
     paper = await local_source.get_paper("acl:A97-1017")
     assert [a.name for a in paper.authors] == ["Jan Hajič", "Barbora Hladká"]

@@ -250,6 +250,17 @@ class LocalCorpusSource(Source):
         ranked = await asyncio.to_thread(rank)
         return self.store.papers(r for r, _ in ranked)
 
+    def paper_vectors(self, ids: list[str]) -> np.ndarray:
+        """The stored MiniLM vectors (unit length) of papers, shape (len(ids), 384); NaN rows for unknown ids.
+
+        Not part of the source protocol: scoring operators use it to skip re-embedding corpus papers.
+        """
+        out = np.full((len(ids), self.store.vectors.shape[1]), np.nan, dtype=np.float32)
+        found = [(i, r) for i, r in enumerate(self.store.row_of.get(pid) for pid in ids) if r is not None]
+        if found:
+            out[[i for i, _ in found]] = self.store.vectors[[r for _, r in found]]
+        return out
+
     # --- entities -----------------------------------------------------------------------------
     def _entity(self, kind: str, entity_id: str):
         found = self.store.entity(kind, (entity_id or "").strip())
