@@ -65,15 +65,20 @@ def step(op: str, **params) -> dict:
     return {"op": op, "params": {k: v for k, v in params.items() if v is not None}}
 
 
-def author_papers(c: Corpus, q: str, person: str, venue=None, year_min=None, year_max=None, topic=None) -> dict:
+def author_papers(c: Corpus, q: str, person: str, venue=None, year_min=None, year_max=None, topic=None,
+                  coauthor=None) -> dict:
     rows = [
         r for r in c.papers_of(person)
+        if coauthor is None or author_id(coauthor) in {author_id(display_name(a["name"])) for a in r["authors"]}
+    ]
+    rows = [
+        r for r in rows
         if (year_min is None or (r["year"] or 0) >= year_min) and (year_max is None or (r["year"] or 9999) <= year_max)
         and venue_matches(venue, unescape(r["venue"])) and topic_matches(topic, as_paper(r))
     ]
     assert 1 <= len(rows) <= MAX_ITEMS, (q, len(rows))
     plan = [step("search_author", name=person),
-            step("author_papers", venue=venue, year_min=year_min, year_max=year_max, topic=topic),
+            step("author_papers", venue=venue, year_min=year_min, year_max=year_max, topic=topic, coauthor=coauthor),
             step("synthesize_answer", template="paper_list")]
     return dict(shape="author_papers", gold_plan=plan, gold_urls=[a_url(person)] + [paper_url(r) for r in rows])
 
@@ -245,6 +250,31 @@ PARAPHRASES_2 = [
 ]
 
 
+# A third held-out set, written after the second one's misses were fixed and before running it.
+PARAPHRASES_3 = [
+    ("Jianxiong Xiao's papers with Antonio Torralba", author_papers,
+     dict(person="Jianxiong Xiao", coauthor="Antonio Torralba")),
+    ("joint papers of Sewon Min and Luke Zettlemoyer", author_papers, dict(person="Sewon Min", coauthor="Luke Zettlemoyer")),
+    ("Give me the CVPR papers Guillermo Sapiro wrote in 2017", author_papers,
+     dict(person="Guillermo Sapiro", venue="CVPR", year_min=2017, year_max=2017)),
+    ("In 2017, what did Daniel Tarlow publish at ICLR?", author_papers,
+     dict(person="Daniel Tarlow", venue="ICLR", year_min=2017, year_max=2017)),
+    ("Highest cited publication by Eugene Charniak?", most_cited, dict(person="Eugene Charniak")),
+    ("What is Hermann Ney best known for?", most_cited, dict(person="Hermann Ney")),
+    ("Sewon Min — who are the frequent co-authors?", coauthors, dict(person="Sewon Min")),
+    ("List the collaborators of Kirthevasan Kandasamy", coauthors, dict(person="Kirthevasan Kandasamy")),
+    ("What research areas does Noah A. Smith focus on?", author_topics, dict(person="Noah A. Smith")),
+    ("Mark Johnson h-index", author_profile, dict(person="Mark Johnson")),
+    ("Which scientists at Carnegie Mellon University study dueling bandits?", org_researchers,
+     dict(org="Carnegie Mellon University", topic="dueling bandits")),
+    ("Carnegie Mellon University研究dueling bandits的学者", org_researchers,
+     dict(org="Carnegie Mellon University", topic="dueling bandits")),
+    ("Describe Tsinghua University", org_profile, dict(org="Tsinghua University")),
+    ("bandits papers in COLT 2012", venue_papers, dict(venue="COLT", year_min=2012, year_max=2012, topic="bandits")),
+    ("Profile of the UAI venue", venue_profile, dict(venue="UAI")),
+]
+
+
 def main(corpus_path: str) -> None:
     c = Corpus(Path(corpus_path))
     out = []
@@ -253,6 +283,7 @@ def main(corpus_path: str) -> None:
         [(q, b, a, "seen") for q, b, a in QUESTIONS]
         + [(q, b, a, "paraphrase") for q, b, a in PARAPHRASES]
         + [(q, b, a, "paraphrase2") for q, b, a in PARAPHRASES_2]
+        + [(q, b, a, "paraphrase3") for q, b, a in PARAPHRASES_3]
     )
     for i, (question, build, args, kind) in enumerate(specs, 1):
         try:
