@@ -49,6 +49,10 @@ from workflows.validate import validate
         ("Knowledge Graph papers at ACL 2010", "venue_papers", dict(person=None, topic="Knowledge Graph", venue="ACL")),
         ("Tsinghua University researchers studying knowledge graph embedding", "org_researchers",
          dict(org="Tsinghua University", topic="knowledge graph embedding")),
+        ("Mark Johnson h-index", "author_profile", dict(person="Mark Johnson")),
+        ("Describe Tsinghua University", "org_profile", dict(org="Tsinghua University")),
+        ("Carnegie Mellon University研究dueling bandits的学者", "org_researchers",
+         dict(org="Carnegie Mellon University", topic="dueling bandits")),
         # joint papers of two people
         ("papers by Dan Klein with Chris Manning", "author_papers", dict(person="Dan Klein", coauthor="Chris Manning")),
         ("papers Dan Klein wrote with Chris Manning at ACL", "author_papers",

@@ -62,7 +62,8 @@ KNOWN_ORGS = (
 _KNOWN_ORG_RE = re.compile(r"(?<![A-Za-z0-9-])(" + "|".join(re.escape(o) for o in KNOWN_ORGS) + r")(?![A-Za-z0-9-])")
 _CAP = r"(?:[A-Z][\w'’.\-]*|of|the|and|for|de|di|du|del|la|le|von|van|der|&)"
 _ORG_PHRASE = re.compile(
-    rf"((?:[A-Z][\w'’.\-]*\s+)*\b(?:{_ORG_WORDS})\b(?:\s+{_CAP})*|\b(?:{_ORG_WORDS})\s+of\s+(?:[A-Z][\w'’.\-]*\s*)+)"
+    # ASCII end boundary: "Carnegie Mellon University研究…" still ends the name at the Chinese
+    rf"((?:[A-Z][\w'’.\-]*\s+)*\b(?:{_ORG_WORDS})(?![A-Za-z])(?:\s+{_CAP})*|\b(?:{_ORG_WORDS})\s+of\s+(?:[A-Z][A-Za-z'’.\-]*\s*)+)"
 )
 _ZH_ORG = re.compile(r"([\u4e00-\u9fff]{2,12}?(?:大学|学院|研究院|研究所|实验室|科学院|公司|集团))")
 
@@ -208,7 +209,8 @@ def extract_org(text: str) -> tuple[str | None, str]:
         m = rx.search(text)
         if m:
             org = m.group(1).strip(" ,.'’")
-            org = re.sub(r"^(?:The|At|From|In|Of)\s+", "", org)
+            org = re.sub(r"^(?:(?:The|At|From|In|Of|Describe|Tell|Show|List|Find|Give|What|Who|Which|About|Profile|"
+                         r"Overview|Information|Info)\s+)+", "", org)
             org = re.sub(r"^(?:请问|请|介绍一下|介绍|关于|来自|在|谁是|有哪些|哪些)+", "", org)
             if org:
                 return org, _cut_prep(text, m)
@@ -230,6 +232,7 @@ _NAME_PATTERNS_EN = [
     rf"researches|researched|studies|studied|collaborates|collaborated|co-?authored)\b",
     rf"(?P<n>{EN_NAME})\s+(?:papers?|publications?|articles?)\b",
     rf"^(?P<n>{EN_NAME})\s*[:,–—-]\s",
+    rf"(?P<n>{EN_NAME})\s+(?i:h-?index|profile|affiliation|homepage|biography|bio)\b",
     rf"(?i:with|by)\s+(?P<n>{EN_NAME})",  # last: in "X wrote with Y", X is the subject
 ]
 # Capitalised research words: "Knowledge Graph papers" names a topic, not a person.
@@ -314,7 +317,11 @@ def _trim_name(name: str, min_words: int = 2) -> str | None:
 _TOPIC_RE = [
     re.compile(r"\b(?:working|work|works|worked|research(?:ing)?|focus(?:ing)?|specializ(?:ing|e)|publish(?:ing)?)\s+(?:on|in|about)\s+(?P<t>.+)", re.I),
     re.compile(r"\b(?:on|about|regarding|related to|in the (?:area|field) of|concerning)\s+(?P<t>.+)", re.I),
-    re.compile(r"\b(?:studying|investigating|exploring|researching|doing|specializing in|interested in)\s+(?P<t>.+)", re.I),
+    re.compile(
+        r"\b(?:study|studies|studied|studying|investigat(?:e|es|ed|ing)|explor(?:e|es|ed|ing)|researching|doing|"
+        r"specializing in|interested in)\s+(?P<t>.+)",
+        re.I,
+    ),
     re.compile(r"(?:研究|从事|做|关于)(?P<t>[^，。？?！!的]{2,30}?)(?:研究|方向|领域|的|$)"),
     re.compile(r"的(?P<t>[^，。？?！!的]{2,30}?)(?:研究者|研究人员|学者|专家|科学家)"),
 ]

@@ -436,7 +436,9 @@ class SearchOrg(Operator):
         if not found:
             raise NotFound(ctx.source.name, f"no organisation matching {params.name!r}", "try its full official name")
         wanted = words(params.name)
-        found.sort(key=lambda o: (words(o.name) != wanted, not org_matches(params.name, o.name)))
+        # exact name, then names containing the query, then the most query words in common
+        found.sort(key=lambda o: (words(o.name) != wanted, not org_matches(params.name, o.name),
+                                  -len(set(wanted) & set(words(o.name)))))
         return found[: params.limit]
 
 
