@@ -359,3 +359,34 @@ async def test_any_question_gets_a_well_formed_answer(runtime, text):
     assert asked.kind in ("entity", "papers") and asked.answer.answer.strip()
     assert check_answer_format(asked.answer).ok
     assert set(asked.answer.reference.values()) <= urls_in_results(asked.run.values)
+
+
+# --- AMiner (fixtures written from the documented response shapes, served over real HTTP) ------------
+
+
+@pytest.fixture
+async def aminer_runtime(tmp_path):
+    from pilot.sources.aminer import AMinerSource
+    from tests.http_replay import ReplayServer
+    from tests.test_aminer_source import add_aminer_fixtures, aminer_settings
+
+    with add_aminer_fixtures(ReplayServer()) as server:
+        src = AMinerSource(aminer_settings(server.url, tmp_path), backoff_s=0.01)
+        yield Runtime.for_source(src)
+        await src.aclose()
+
+
+async def test_aminer_org_researchers_cite_aminer_pages(aminer_runtime):
+    plan, run, answer = await answer_question("Who are the researchers at University of Manchester?", aminer_runtime)
+    assert [n.op for n in plan.nodes] == ["search_org", "org_authors", "synthesize_answer"]
+    assert_grounded(run, answer)
+    assert answer.reference["[1]"].startswith("https://www.aminer.cn/institution/")
+    assert "Alan M. Turing [2]" in answer.answer and "Tom Kilburn [3]" in answer.answer
+    assert answer.reference["[2]"] == "https://www.aminer.cn/profile/53f466fadabfaec09f24b1c7"
+
+
+async def test_aminer_person_profile(aminer_runtime):
+    _, run, answer = await answer_question("Who is Alan M. Turing?", aminer_runtime)
+    assert_grounded(run, answer)
+    assert answer.answer.startswith("Alan M. Turing [1]")
+    assert answer.reference == {"[1]": "https://www.aminer.cn/profile/53f466fadabfaec09f24b1c7"}
