@@ -66,6 +66,8 @@ from workflows.validate import validate
         ("Manning的论文", "author_papers", dict(person="Manning")),
         ("李飞飞的研究方向", "author_topics", dict(person="李飞飞")),
         ("谁是李飞飞", "author_profile", dict(person="李飞飞")),
+        ("谁是Eiichiro Sumita", "author_profile", dict(person="Eiichiro Sumita")),
+        ("介绍一下Stanford University", "org_profile", dict(org="Stanford University", person=None)),
         ("清华大学有哪些研究知识图谱的学者？", "org_researchers", dict(org="清华大学", topic="知识图谱")),
         ("介绍一下清华大学", "org_profile", dict(org="清华大学")),
         ("介绍一下ACL", "venue_profile", dict(venue="ACL")),

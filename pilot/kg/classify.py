@@ -249,6 +249,7 @@ _NAME_PATTERNS_ZH = [
     rf"(?P<n>{ZH_NAME}?)的(?:论文|文章|研究|合作者|合作|引用|被引|研究方向|研究兴趣|研究领域|代表作|简介|h指数)",
     rf"(?P<n>{ZH_NAME}?)(?:是谁|发表|和谁|与谁|跟谁)",
     rf"(?:谁是|介绍一下|介绍)(?P<n>{ZH_NAME})",
+    rf"(?:谁是|介绍一下|介绍)\s*(?P<n>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,3}})",
     # a Latin name run straight into Chinese text ("Hermann Ney引用最多的论文")
     rf"(?P<n>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,3}})\s*(?=[\u4e00-\u9fff])",
 ]
