@@ -303,32 +303,38 @@ def input_list(value: Any) -> list[RankedPaper]:
 
 
 def best_sentences(
-    ctx: "RunContext", papers: list[Paper], query: str, anchors: list[Paper], per_paper: int = 1, dense: bool = True
+    ctx: "RunContext",
+    papers: list[Paper],
+    query: str,
+    anchors: list[Paper],
+    per_paper: int = 1,
+    dense: bool = True,
+    dense_pool: int = 3,
 ) -> list[list[tuple[str, float, list[str]]]]:
     """For each paper, its ``per_paper`` sentences (title counts as one) that best match the query.
 
     Each match is (sentence, score, matched query terms). Score = share of query terms present plus,
     when embeddings are available, the cosine to the query (or to the anchors when there is no text).
+    Only each paper's ``dense_pool`` best sentences by term overlap are embedded: embedding whole
+    abstracts costs seconds on a CPU and rarely changes the pick.
     """
     qterms = set(terms_of(query) or terms_of(" ".join(a.title for a in anchors)))
-    per = [sentences(p) or [p.title or ""] for p in papers]
-    flat = [s for ss in per for s in ss]
-    sims = None
-    if dense and ctx.embedder is not None and flat:
-        q = query_vector(ctx, query, anchors)
-        if q is not None:
-            sims = encode(ctx.embedder, flat) @ q
-    out = []
-    pos = 0
-    for ss in per:
-        scored = []
-        for s in ss:
-            words = set(tokens(s))
-            matched = [t for t in qterms if t in words]
-            lex = len(matched) / max(1, len(qterms))
-            value = lex + (float(sims[pos]) if sims is not None else 0.0)
-            scored.append((s, round(value, 4), sorted(matched)))
-            pos += 1
-        scored.sort(key=lambda x: -x[1])
-        out.append(scored[:per_paper])
-    return out
+    scored: list[list[tuple[str, float, list[str]]]] = []
+    for p in papers:
+        rows = []
+        for sent in sentences(p) or [p.title or ""]:
+            words = set(tokens(sent))
+            matched = sorted(t for t in qterms if t in words)
+            rows.append((sent, len(matched) / max(1, len(qterms)), matched))
+        rows.sort(key=lambda r: -r[1])  # stable: ties keep the text order (title first)
+        scored.append(rows)
+    q = query_vector(ctx, query, anchors) if dense and ctx.embedder is not None and papers else None
+    if q is not None:
+        pools = [rows[:dense_pool] for rows in scored]
+        sims = encode(ctx.embedder, [r[0] for pool in pools for r in pool]) @ q
+        pos = 0
+        for i, pool in enumerate(pools):
+            rescored = [(sent, lex + float(sims[pos + j]), matched) for j, (sent, lex, matched) in enumerate(pool)]
+            pos += len(pool)
+            scored[i] = sorted(rescored, key=lambda r: -r[1]) + scored[i][dense_pool:]
+    return [[(sent, round(v, 4), matched) for sent, v, matched in rows[:per_paper]] for rows in scored]
