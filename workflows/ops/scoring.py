@@ -266,6 +266,7 @@ class ScoreOp(Operator):
         out = []
         for i in order:
             ev = items[i].evidence.model_copy(deep=True)
-            ev.scores.update({name: round(float(raw[name][i]), 4) for name in raw})
+            # ev:<name> features are already in the evidence under <name>
+            ev.scores.update({name: round(float(raw[name][i]), 4) for name in raw if not name.startswith(EV_PREFIX)})
             out.append(items[i].model_copy(update={"score": round(float(total[i]), 6), "evidence": ev}))
         return out
