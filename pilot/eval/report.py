@@ -118,8 +118,19 @@ def compare_table(runs: Sequence[dict], keys: Sequence[str] = BLOCK_KEYS) -> str
     return _table(["direction", "metric", *names], rows)
 
 
+CONVENTIONS = (
+    "Metrics as in `shared/bench/README.md`: the anchor and repeated ids are removed before scoring; a failed "
+    "case (exception, timeout or session error) scores 0 and counts in `workflow_error_rate`; "
+    "`node_failure_rate` = cases with a failed node that still returned results (scored as returned). "
+    "`graded_ndcg@15` is the mean over CSFCube cases only. `sibling_csfcube` / `sibling_aan` split the sibling "
+    "direction by where its gold comes from. CSFCube pool: the pool ordered by the session's ranking, then the "
+    "rest by MiniLM cosine to the anchor; MAP (grade >= 2) and NDCG%20 as CSFCube's `ranking_eval.py`; "
+    "`dense-only` = the pool ordered by that cosine alone."
+)
+
+
 def markdown_report(runs: Sequence[dict]) -> str:
-    parts = ["# pilot evaluation", ""]
+    parts = ["# pilot evaluation", "", CONVENTIONS, ""]
     for m in runs:
         parts += [f"## mode `{m['mode']}` ({m['n_cases']} cases)", ""]
         if "wall_s" in m:
