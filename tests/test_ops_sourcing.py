@@ -127,3 +127,9 @@ async def test_citation_expand_on_a_source_without_a_graph_raises_its_error():
     ctx = RunContext(source=Source())  # the protocol's defaults: nothing supported
     with pytest.raises(NotSupported, match="references is not available"):
         await run_op(ctx, "citation_expand", {}, **{"in": as_ranked([Paper(id="x:1", title="T")])})
+
+
+async def test_fetch_returns_known_ids_in_order_and_notes_unknown(ctx):
+    out = await run_op(ctx, "fetch", {"ids": ["acl:P03-1054", "acl:Z99-9999", "acl:P02-1040", "acl:P03-1054"]}, node_id="liked")
+    assert ids(out) == ["acl:P03-1054", "acl:P02-1040"] and out[0].evidence.nodes == ["liked"]
+    assert any("1 of 3 ids are unknown" in n for n in ctx.notes)

@@ -104,3 +104,14 @@ async def test_generic_workflow_runs_with_text_only_and_reruns_from_cache(local_
     again = await execute(wf, ctx, cache=cache)
     assert {n.status for n in again.trace.nodes} == {"cached"}
     assert [r.paper.id for r in again.output] == [r.paper.id for r in first.output]
+
+
+async def test_liked_papers_and_more_like_them_join_the_candidates(local_source, embedder):
+    intent = Intent(liked_ids=["acl:W96-0213"], disliked_ids=["acl:P03-1054"])
+    wf = template("sibling", ANCHOR, intent)
+    assert {"liked", "more_like_liked"} <= {e.source for e in wf.inputs_of("merge")}
+    result = await execute(wf, RunContext(source=local_source, embedder=embedder))
+    assert result.errors == {}
+    got = [r.paper.id for r in result.output]
+    assert "acl:P03-1054" not in got
+    assert any("more_like_liked" in r.evidence.nodes for r in result.output)

@@ -92,6 +92,15 @@ def _score_params(intent: Intent | None, features: dict[str, float], **extra: An
     return p
 
 
+def _liked(b: _Builder, intent: Intent | None) -> list[str]:
+    """Papers the user marked as good, and more like them: extra inputs of the merge node."""
+    if intent is None or not intent.liked_ids:
+        return []
+    b.add("liked", "fetch", {"ids": list(intent.liked_ids)}, label="papers you liked")
+    b.add("more_like_liked", "recommend", {"limit": 50}, **{"in": "liked"})
+    return ["liked", "more_like_liked"]
+
+
 def _k(intent: Intent | None) -> int:
     return intent.k if intent is not None else 50
 
@@ -121,7 +130,7 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "anchor"})
     b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
     b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 40}, **{"in": "search_dense"})
-    b.add("merge", "union", **{"in": ["refs", "cocited", "similar_refs", "search_dense", "search_kw"]})
+    b.add("merge", "union", **{"in": ["refs", "cocited", "similar_refs", "search_dense", "search_kw", *_liked(b, intent)]})
     b.add("filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"})
     # ev:cocited.support = how many of the anchor's citers cite the paper (co-citation), counted while
     # expanding, so scoring needs no further source calls (a remote API would pay one per candidate).
@@ -138,7 +147,7 @@ def successor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     _anchor(b, anchor_query)
     b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 2000}, **{"in": "anchor"})
     b.add("search_dense", "semantic_search", {"limit": 50}, anchor="anchor")
-    b.add("merge", "union", **{"in": ["citers", "search_dense"]})
+    b.add("merge", "union", **{"in": ["citers", "search_dense", *_liked(b, intent)]})
     b.add("filter", "filter", _filter_params(intent, relative_to_anchor="after"), **{"in": "merge", "anchor": "anchor"})
     features = {"ev:citers.support": 3.0, "dense": 1.0, "citations": 0.2}
     b.add("score", "score", _score_params(intent, features), **{"in": "filter", "anchor": "anchor"})
@@ -157,7 +166,7 @@ def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
     b.add("search_dense", "semantic_search", {"limit": 100}, anchor="anchor")
     b.add("search_kw", "keyword_search", {"limit": 100}, keywords="kw")
-    b.add("merge", "union", **{"in": ["coupled", "cocited", "search_dense", "search_kw"]})
+    b.add("merge", "union", **{"in": ["coupled", "cocited", "search_dense", "search_kw", *_liked(b, intent)]})
     b.add("not_linked", "difference", **{"in": "merge", "minus": ["refs", "citers"]})
     b.add("filter", "filter", _filter_params(intent), **{"in": "not_linked", "anchor": "anchor"})
     # Sharing one or two references is common between any two papers of a field; from the third on it
@@ -190,7 +199,7 @@ def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add(
         "search_resources", "keyword_search", {"query": "corpus treebank dataset shared task annotated", "limit": 100}, keywords="kw"
     )
-    b.add("merge", "union", **{"in": ["refs", "similar_refs", "cocited", "search_resources"]})
+    b.add("merge", "union", **{"in": ["refs", "similar_refs", "cocited", "search_resources", *_liked(b, intent)]})
     b.add("filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"})
     features = {
         "title_match": 1.0, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "dense": 0.7, "citations": 0.3,
@@ -207,7 +216,7 @@ def survey(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("kw", "keywords_from", {"k": 6, "bigrams": False}, **{"in": "anchor"})
     b.add("search_kw", "keyword_search", {"query": "survey overview review tutorial", "limit": 300, "per_keyword": True}, keywords="kw")
     b.add("search_dense", "semantic_search", {"query": "a survey of", "limit": 200}, anchor="anchor")
-    b.add("merge", "union", **{"in": ["search_kw", "search_dense"]})
+    b.add("merge", "union", **{"in": ["search_kw", "search_dense", *_liked(b, intent)]})
     filt = _filter_params(intent, include_terms=SURVEY_TERMS, terms_in="title")
     b.add("filter", "filter", filt, **{"in": "merge", "anchor": "anchor"})
     features = {"lexical": 1.0, "dense": 0.7}
@@ -250,7 +259,7 @@ def generic_workflow(anchor_query: str, request_text: str, intent: Intent | None
     if has_anchor:
         b.add("expand", "citation_expand", {"direction": "both", "per_paper_limit": 300}, **{"in": "anchor"})
         sources.append("expand")
-    b.add("merge", "union", **{"in": sources})
+    b.add("merge", "union", **{"in": [*sources, *_liked(b, intent)]})
     b.add("dedupe", "dedupe", **{"in": "merge"})
     b.add("filter", "filter", _filter_params(intent), **{"in": "dedupe", **anchor_in})
     features = {"dense": 1.0, "lexical": 0.5, "citations": 0.2, "rrf": 0.5}

@@ -42,6 +42,27 @@ class AnchorOp(Operator):
         return [ranked(found[0], ctx.node_id, 1.0, anchor=1.0)]
 
 
+class FetchParams(_Params):
+    ids: list[str] = Field(..., min_length=1, max_length=1000, description="paper ids of this source")
+
+
+@register
+class FetchOp(Operator):
+    name = "fetch"
+    family = "sourcing"
+    description = "The papers with the given ids (e.g. ones the user liked, or a candidate pool), in that order."
+    Params = FetchParams
+    inputs: dict[str, InputPort] = {}
+    output = PortType.RANKED
+
+    async def run(self, ctx: RunContext, params: FetchParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+        papers = await ctx.source.get_papers(list(dict.fromkeys(params.ids)))
+        if len(papers) < len(set(params.ids)):
+            ctx.notes.append(f"{len(set(params.ids)) - len(papers)} of {len(set(params.ids))} ids are unknown to the source")
+        n = len(papers)
+        return [ranked(p, ctx.node_id, (n - i) / n) for i, p in enumerate(papers)]
+
+
 class SearchParams(_Params):
     query: str = Field("", max_length=1000, description="search text; joined with any connected inputs")
     limit: int = Field(50, ge=1, le=1000)
