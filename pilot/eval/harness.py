@@ -221,14 +221,13 @@ async def run_bm25_case(source: Any, case: dict) -> CaseOutcome:
 
 
 def _stored_vectors(source: Any, ids: Sequence[str]) -> dict[str, np.ndarray] | None:
-    """Precomputed corpus vectors when the source is the local corpus store (embedding ~100 abstracts
-    per case on this 2-core machine takes longer than the whole rest of the case)."""
-    store = getattr(source, "store", None)
-    row_of, vectors = getattr(store, "row_of", None), getattr(store, "vectors", None)
-    if row_of is None or vectors is None:
+    """Precomputed corpus vectors when the source keeps them (``LocalCorpusSource.paper_vectors``);
+    embedding ~100 abstracts per case on this 2-core machine takes longer than the rest of the case."""
+    lookup = getattr(source, "paper_vectors", None)
+    if lookup is None:
         return None
-    rows = {pid: row_of[pid] for pid in ids if pid in row_of}
-    return {pid: np.asarray(vectors[r], dtype=np.float32) for pid, r in rows.items()}
+    vecs = np.asarray(lookup(list(ids)), dtype=np.float32)
+    return {pid: v for pid, v in zip(ids, vecs) if not np.isnan(v).any()}
 
 
 async def dense_pool_scores(runtime: Any, source: Any, anchor_id: str, pool: Sequence[str]) -> dict[str, float]:
