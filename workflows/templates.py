@@ -187,7 +187,7 @@ def _resource_terms(intent: Intent | None) -> list[str]:
 
 def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
     """Datasets, corpora, lexical resources and shared tasks the anchor's problem is evaluated on:
-    what its look-alikes and its citers cite, preferring resource-like titles."""
+    what its look-alikes and its citers cite, preferring resource-like titles and widely used (cited) ones."""
     b = _Builder("benchmark", "data resources and evaluation campaigns for the anchor's problem")
     _anchor(b, anchor_query)
     b.add("kw", "keywords_from", {"k": 6}, **{"in": "anchor"})
@@ -202,7 +202,7 @@ def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("merge", "union", **{"in": ["refs", "similar_refs", "cocited", "search_resources", *_liked(b, intent)]})
     b.add("filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"})
     features = {
-        "title_match": 1.0, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "dense": 0.7, "citations": 0.3,
+        "title_match": 1.5, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "dense": 0.7, "citations": 0.7,
         "ev:refs.support": 3.0,
     }  # fmt: skip
     b.add("score", "score", _score_params(intent, features, title_terms=_resource_terms(intent)), **{"in": "filter", "anchor": "anchor"})
