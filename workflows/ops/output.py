@@ -24,12 +24,24 @@ class EvidenceParams(BaseModel):
     top_n: int = Field(50, ge=1, le=500, description="write evidence for this many from the top")
 
 
+def _telling(kv: tuple[str, float]) -> tuple[int, float]:
+    """Graph evidence first (it says how the paper relates), then text similarity, then popularity."""
+    name, value = kv
+    if name.endswith(".support") or name in ("coupling", "cocitation", "coupling_cos", "graph_distance"):
+        rank = 0
+    elif name in ("dense", "lexical", "title_match", "rerank", "nli", "fine_read"):
+        rank = 1
+    else:
+        rank = 2
+    return rank, -abs(value)
+
+
 def _reason(it: RankedPaper, matched: list[str]) -> str:
     ev = it.evidence
     parts = []
     if ev.nodes:
         parts.append("found by " + ", ".join(ev.nodes))
-    shown = sorted(((k, v) for k, v in ev.scores.items() if k not in _QUIET and v), key=lambda kv: -abs(kv[1]))[:3]
+    shown = sorted(((k, v) for k, v in ev.scores.items() if k not in _QUIET and v), key=_telling)[:3]
     if shown:
         parts.append("; ".join(f"{k}={v:g}" for k, v in shown))
     if matched:
