@@ -145,7 +145,7 @@ def successor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     """Later work that cites the anchor, narrowed by the user's years / venues, most similar first."""
     b = _Builder("successor", "later papers that cite or extend the anchor")
     _anchor(b, anchor_query)
-    b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 2000}, **{"in": "anchor"})
+    b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 1000}, **{"in": "anchor"})
     b.add("search_dense", "semantic_search", {"limit": 50}, anchor="anchor")
     b.add("merge", "union", **{"in": ["citers", "search_dense", *_liked(b, intent)]})
     b.add("filter", "filter", _filter_params(intent, relative_to_anchor="after"), **{"in": "merge", "anchor": "anchor"})
@@ -161,7 +161,8 @@ def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
     _anchor(b, anchor_query)
     b.add("kw", "keywords_from", {"k": 8}, **{"in": "anchor"})
     b.add("refs", "citation_expand", {"direction": "references"}, **{"in": "anchor"})
-    b.add("coupled", "citation_expand", {"direction": "citations", "per_paper_limit": 300, "max_seeds": 100}, **{"in": "refs"})
+    # bounded for remote sources: one paginated citations call per reference
+    b.add("coupled", "citation_expand", {"direction": "citations", "per_paper_limit": 300, "max_seeds": 40}, **{"in": "refs"})
     b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "anchor"})
     b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
     b.add("search_dense", "semantic_search", {"limit": 100}, anchor="anchor")
