@@ -1,19 +1,10 @@
-"""CLI sub-commands. Each module exposes ``add(subparsers)``; ``add_all`` wires those that exist."""
+"""CLI sub-commands. Each module exposes ``add(subparsers)``; ``add_all`` wires them in menu order."""
 
 from __future__ import annotations
 
-import importlib
-
-# module name under pilot.commands -> present once its issue lands
-_MODULES = ("bench", "eval", "ask", "app")
+from pilot.commands import app, ask, bench, eval as eval_cmd
 
 
 def add_all(sub) -> None:
-    for name in _MODULES:
-        try:
-            mod = importlib.import_module(f"pilot.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"pilot.commands.{name}":
-                continue
-            raise
+    for mod in (bench, eval_cmd, ask, app):
         mod.add(sub)
