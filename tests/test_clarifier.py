@@ -190,6 +190,7 @@ async def test_llm_question_invalid_then_repaired():
     [json.dumps({**_LLM_Q, "options": [{"label": "A", "sets": {"year_min": "soon"}}, {"label": "B", "sets": {"colour": 1}},
                                        {"label": "C", "sets": {}}]})] * 2,
     [json.dumps({**_LLM_Q, "slot": "venue"})] * 2,
+    [json.dumps({**_LLM_Q, "options": [*_LLM_Q["options"][:2], {"label": "word, alignments}, {", "sets": {}}]})] * 2,
 ])
 async def test_llm_question_garbage_or_invalid_sets_fall_back(replies):
     q, notes = await llm_question(LLM("openai/x", mock_response=list(replies)), Intent(), None, [], _FALLBACK)
