@@ -118,13 +118,22 @@ def _strip_request_words(text: str) -> str:
     return cut or text
 
 
-def detect_direction(rest: str) -> tuple[str | None, dict[str, float]]:
+# "papers that build on X" asks for successors; "what does X build on?" for predecessors. Only the full
+# text tells them apart (is anything named after "on"?), since the anchor is cut out of the request.
+_BUILD_ON_FORWARD = re.compile(r"\b(?:build|builds|built|building)\s+(?:up)?on\s+[\w\"“'«]", re.I)
+
+
+def detect_direction(rest: str, full_text: str | None = None) -> tuple[str | None, dict[str, float]]:
     """The direction the words ask for, or None when nothing (or a tie) says so."""
     low = rest.lower()
     scores: dict[str, float] = {}
     for pattern, direction, weight in _DIRECTION_RULES:
         if re.search(pattern, low):
             scores[direction] = scores.get(direction, 0.0) + weight
+    if full_text and _BUILD_ON_FORWARD.search(full_text) and re.search(r"\bbuil(?:d|ds|t|ding) (?:up)?on\b", low):
+        scores["predecessor"] = scores.get("predecessor", 0.0) - 2
+        scores["successor"] = scores.get("successor", 0.0) + 2.5
+        scores = {d: v for d, v in scores.items() if v > 0}
     if not scores:
         return None, scores
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
@@ -244,7 +253,7 @@ def parse_request(text: str, known_venues: Iterable[str] = ()) -> ParsedRequest:
     """The first message of a conversation, taken apart into anchor, direction and constraints."""
     text = text or ""
     anchor_query, kind, rest = _find_anchor(text)
-    direction, scores = detect_direction(rest if kind != "text" else text)
+    direction, scores = detect_direction(rest if kind != "text" else text, full_text=text)
     intent = Intent(request=text, direction=direction)
     # a bare title/free text carries no constraints; read them only from words around a delimited anchor
     if kind == "text":

@@ -29,6 +29,19 @@ def test_every_benchmark_request_yields_its_direction_and_anchor_title(bench_cas
     assert wrong == []
 
 
+@pytest.mark.parametrize(
+    "text, direction",
+    [
+        ('papers that build on "Bleu: a method for automatic evaluation of machine translation"', "successor"),
+        ("what builds on acl:P02-1040", "successor"),
+        ('what did "Bleu: a method for automatic evaluation" build on?', "predecessor"),
+        ('Which work does "Bleu: a method for automatic evaluation" build on', "predecessor"),
+    ],
+)
+def test_build_on_reads_by_what_follows(text, direction):
+    assert parse_request(text).intent.direction == direction
+
+
 def test_constraints_inside_the_title_are_not_read_as_filters():
     parsed = parse_request('Find papers similar to "Parsing the WSJ Using CCG and Log-Linear Models in 2004" from EMNLP')
     assert parsed.anchor_query.endswith("in 2004")
