@@ -146,3 +146,10 @@ def test_paper_requests_search_their_topic(text, query):
     from pilot.kg.planner import papers_plan
 
     assert papers_plan(text).node("search").params["query"] == query
+
+
+def test_benchmark_paper_searches_are_not_taken_for_entity_questions(bench_cases):
+    # "Who has built on "X"?" names a paper and a direction: a paper search, not a question about people
+    for case in bench_cases:
+        assert classify(case["user_query"]) == "papers", case["user_query"]
+        assert classify(f'{case["user_query"]} [{case["anchor_paper_id"]}]') == "papers", case["user_query"]

@@ -421,12 +421,23 @@ def parse(text: str) -> KGQuery | None:
     return None
 
 
+def _names_a_paper_with_direction(text: str) -> bool:
+    from pilot.intent import parse_request
+
+    parsed = parse_request(text)
+    return parsed.anchor_kind not in ("text", "none") and parsed.intent.direction is not None
+
+
 def classify(text: str) -> Kind:
     """"entity" for questions about people / venues / institutions, "papers" for paper searches,
     "unsure" when the text gives no cue either way (the chat then asks)."""
     text = " ".join((text or "").split())
     if not text or not re.search(r"[^\W\d_]", text):
         return "unsure"
+    # A named paper (quoted title or id) plus a search direction is a paper search, whatever else it says
+    # ("Who has built on "X"?" asks for papers, not people).
+    if _names_a_paper_with_direction(text):
+        return "papers"
     # "most cited" is an entity cue, not a citation search
     if _PAPER_SEARCH.search(_MOST_CITED.sub(" ", text)) and not re.search(r"\bpapers?\s+by\b|的论文", text, re.I):
         return "papers"
