@@ -70,6 +70,7 @@ class LLM:
         num_retries: int = 2,
         mock_response: Any = None,
         backoff_s: float = 1.0,
+        max_tokens: int | None = 1024,
     ):
         self.model = model
         self.api_base = api_base
@@ -78,6 +79,10 @@ class LLM:
         self.num_retries = num_retries  # retries on rate limits only; other failures fall back at once
         self.backoff_s = backoff_s
         self.mock_response = mock_response
+        # a bound on every reply: without it a self-hosted server (llama.cpp) generates until its context is
+        # full when a small model loops inside a JSON grammar, and keeps doing so after the client's timeout,
+        # so every request queued behind it times out too
+        self.max_tokens = max_tokens
         self.calls = 0  # requests sent (incl. retries), for run records
 
     def __repr__(self) -> str:  # never show the key
@@ -87,6 +92,8 @@ class LLM:
         import litellm
 
         kwargs: dict[str, Any] = dict(model=self.model, messages=messages, timeout=self.timeout_s, temperature=0)
+        if self.max_tokens:
+            kwargs["max_tokens"] = self.max_tokens
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self._api_key:
@@ -119,9 +126,14 @@ class LLM:
                 cls = LLMRateLimited if _is_rate_limit(exc) else LLMError
                 raise cls(f"{type(exc).__name__}: {str(exc)[:200]}") from exc
         try:
-            return resp.choices[0].message.content or ""
+            choice = resp.choices[0]
+            text = choice.message.content or ""
         except (AttributeError, IndexError) as exc:
             raise LLMError("the model returned no message") from exc
+        if getattr(choice, "finish_reason", None) == "length":
+            # a cut-off JSON object is not worth a repair round: it would run into the same limit again
+            raise LLMError(f"the reply was cut off at max_tokens={self.max_tokens}")
+        return text
 
     async def json(
         self,
