@@ -156,9 +156,14 @@ def successor(anchor_query: str, intent: Intent | None = None) -> Workflow:
 
 def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
     """Papers like the anchor: sharing its references (coupling), cited alongside it, or close in text —
-    but neither citing it nor cited by it."""
+    but neither citing it nor cited by it.
+
+    With a facet ("similar in its method / problem / results") the relation is about content, not about
+    the citation graph: the anchor's references stay candidates (it cites work with the same method or
+    problem), and text similarity outweighs coupling, which says "same literature", not "same aspect"."""
     b = _Builder("sibling", "papers like the anchor")
     _anchor(b, anchor_query)
+    faceted = intent is not None and intent.facet is not None
     b.add("kw", "keywords_from", {"k": 8}, **{"in": "anchor"})
     b.add("refs", "citation_expand", {"direction": "references"}, **{"in": "anchor"})
     # bounded for remote sources: one paginated citations call per reference
@@ -167,13 +172,17 @@ def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
     b.add("search_dense", "semantic_search", {"limit": 100}, anchor="anchor")
     b.add("search_kw", "keyword_search", {"limit": 100}, keywords="kw")
-    b.add("merge", "union", **{"in": ["coupled", "cocited", "search_dense", "search_kw", *_liked(b, intent)]})
-    b.add("not_linked", "difference", **{"in": "merge", "minus": ["refs", "citers"]})
+    merged = ["coupled", "cocited", "search_dense", "search_kw", *(["refs"] if faceted else []), *_liked(b, intent)]
+    b.add("merge", "union", **{"in": merged})
+    b.add("not_linked", "difference", **{"in": "merge", "minus": ["citers"] if faceted else ["refs", "citers"]})
     b.add("filter", "filter", _filter_params(intent), **{"in": "not_linked", "anchor": "anchor"})
     # Sharing one or two references is common between any two papers of a field; from the third on it
     # says "same literature behind them" (absolute scale: floor 2, saturating at 5).
     # ev:coupled.support = how many of the anchor's references the paper cites: bibliographic coupling.
-    features = {"ev:coupled.support": 2.0, "dense": 1.0}
+    if faceted:
+        features = {"ev:coupled.support": 0.5, "dense": 1.5, "lexical": 0.5}
+    else:
+        features = {"ev:coupled.support": 2.0, "dense": 1.0}
     params = _score_params(intent, features, caps={"ev:coupled.support": 5}, floors={"ev:coupled.support": 2})
     b.add("score", "score", params, **{"in": "filter", "anchor": "anchor"})
     return _finish(b, intent, "score")
