@@ -39,22 +39,26 @@ def _is_rate_limit(exc: BaseException) -> bool:
 
 
 def _extract_json(text: str) -> Any:
+    """The JSON object in a reply: the whole text, else a fenced block, else the outermost braces.
+
+    The whole text is tried first because a grammar-constrained reply is one object whose strings may
+    hold anything, a fenced code block included. ``strict=False``: llama-cpp-python's schema grammar lets
+    raw newlines into strings, invalid to a strict parser although the object is complete.
+    """
+    loads = json.JSONDecoder(strict=False).decode
     text = (text or "").strip()
+    candidates = [text]
     fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
     if fenced:
-        text = fenced.group(1).strip()
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    # first balanced-looking object in the text
-    start = text.find("{")
-    end = text.rfind("}")
+        candidates.append(fenced.group(1).strip())
+    start, end = text.find("{"), text.rfind("}")
     if start != -1 and end > start:
+        candidates.append(text[start : end + 1])
+    for candidate in candidates:
         try:
-            return json.loads(text[start : end + 1])
+            return loads(candidate)
         except json.JSONDecodeError:
-            pass
+            continue
     raise LLMError("the model's reply is not JSON")
 
 

@@ -1,7 +1,8 @@
-"""Reply-length limits against a real HTTP server on 127.0.0.1: every request carries ``max_tokens`` (a
-small self-hosted model looping inside a JSON grammar otherwise generates until its context is full and
-blocks the server for every later request), and a reply cut off at that limit is a clear ``LLMError``
-without a wasted repair round."""
+"""What a real self-hosted server (llama.cpp) does, replayed by an HTTP server on 127.0.0.1: every request
+carries ``max_tokens`` (a small model looping inside a JSON grammar otherwise generates until its context
+is full and blocks the server for every later request); a reply cut off at that limit is a clear
+``LLMError`` without a wasted repair round; grammar output with raw newlines or code fences inside its
+strings still parses."""
 
 from __future__ import annotations
 
@@ -65,3 +66,16 @@ async def test_reply_cut_at_the_limit_is_a_clear_error_without_repair(chat_serve
     with pytest.raises(LLMError, match="cut off at max_tokens=50"):
         await llm.json("name something", "hi", _Name, repair=1)
     assert len(chat_server["requests"]) == 1  # no corrective round for a reply that hit the length limit
+
+
+async def test_raw_newline_inside_a_grammar_string_still_parses(chat_server):
+    # what llama-cpp-python's schema grammar really lets through (its string rule admits control chars)
+    chat_server["content"] = '{"name": "first line\nsecond line"}'
+    llm = LLM("openai/m", api_base=chat_server["url"], api_key="sk-test", timeout_s=10, num_retries=0)
+    assert (await llm.json("name something", "hi", _Name, repair=0)).name == "first line\nsecond line"
+
+
+async def test_code_fence_inside_a_json_string_does_not_hide_the_object(chat_server):
+    chat_server["content"] = '{"name": "use ```python\\nprint(1)``` here"}'
+    llm = LLM("openai/m", api_base=chat_server["url"], api_key="sk-test", timeout_s=10, num_retries=0)
+    assert (await llm.json("name something", "hi", _Name, repair=0)).name.startswith("use ```python")
