@@ -231,6 +231,16 @@ async def test_synthesize_uncited_llm_answer_is_replaced(ctx):
     assert ans.reference == {"[1]": "corpus://venue/venue:acl"} and "ACL [1]" in ans.answer
 
 
+async def test_synthesize_llm_answer_without_citations_is_replaced(ctx):
+    from pilot.llm import LLM
+
+    llm_ctx = RunContext(source=ctx.source, llm=LLM("openai/gpt-4o-mini", mock_response='{"answer": "None", "reference": {}}'))
+    venue = Venue(id="venue:acl", name="ACL", url="corpus://venue/venue:acl", paper_count=3)
+    ans = await run_op("synthesize_answer", llm_ctx, {"entities": [[venue]]})
+    assert ans.reference == {"[1]": "corpus://venue/venue:acl"} and "ACL [1]" in ans.answer
+    assert any("cites nothing" in n for n in llm_ctx.notes)
+
+
 async def test_synthesize_with_nothing_found_says_so(ctx):
     org = Org(id="org:x", name="Nowhere Institute", url="corpus://org/org:x")
     ans = await run_op("synthesize_answer", ctx, {"entities": [[org], []]}, template="org_researchers",

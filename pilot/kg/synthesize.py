@@ -363,6 +363,9 @@ def answer_problems(answer: Answer, allowed: set[str]) -> list[str]:
         problems.append("in reference but never cited: " + ", ".join(f"[{n}]" for n in unused))
     if not answer.answer.strip():
         problems.append("the answer is empty")
+    elif allowed and not numbers:
+        # found against SmolLM2: {"answer": "None", "reference": {}} broke no rule above but grounds nothing
+        problems.append("the answer cites nothing although the executed steps returned sources to cite")
     return problems
 
 
