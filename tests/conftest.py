@@ -98,3 +98,17 @@ def local_source(shared: Path, corpus_slice: Path, corpus_slice_rows: list[dict]
     vectors = tmp_path_factory.mktemp("slice-vectors") / "slice.f16.npy"
     np.save(vectors, np.asarray(full[[line_of[r["id"]] for r in corpus_slice_rows]]))
     return LocalCorpusSource.open(corpus_slice, tmp_path_factory.mktemp("pilot-cache"), vectors=vectors, progress=False)
+
+
+@pytest.fixture(scope="session")
+def by_id(corpus_slice_rows) -> dict[str, dict]:
+    """The slice's raw rows by id: what operator results are checked against."""
+    return {r["id"]: r for r in corpus_slice_rows}
+
+
+@pytest.fixture()
+def ctx(local_source):
+    """A fresh operator run context over the local slice source (operators append notes to it)."""
+    from workflows.operator import RunContext
+
+    return RunContext(source=local_source)

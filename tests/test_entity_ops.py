@@ -16,11 +16,6 @@ async def run_op(op_name: str, ctx: RunContext, inputs: dict | None = None, /, *
     return await op().run(ctx, op.Params.model_validate(params), inputs or {})
 
 
-@pytest.fixture
-def ctx(local_source) -> RunContext:
-    return RunContext(source=local_source)
-
-
 def rows_of(rows: list[dict], person: str) -> list[dict]:
     want = fold(person)
     return [r for r in rows if any(fold(display_name(a["name"])) == want for a in r["authors"])]

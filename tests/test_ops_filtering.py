@@ -10,11 +10,6 @@ from workflows.operator import RunContext, get_operator
 
 
 @pytest.fixture()
-def ctx(local_source):
-    return RunContext(source=local_source)
-
-
-@pytest.fixture()
 async def citers(ctx):
     """Papers citing the Penn Treebank paper: many years and venues."""
     anchor = await run_op(ctx, "anchor", {"query": "acl:J93-2004"})

@@ -14,11 +14,6 @@ from workflows.ops.features import STOPWORDS
 from workflows.ports import RelationGraph
 
 
-@pytest.fixture()
-def ctx(local_source):
-    return RunContext(source=local_source)
-
-
 async def _citers(ctx, pid: str):
     anchor = await run_op(ctx, "anchor", {"query": pid})
     return await run_op(ctx, "citation_expand", {"direction": "citations", "per_paper_limit": 2000}, **{"in": anchor})

@@ -12,16 +12,6 @@ from workflows.operator import RunContext, get_operator
 ANCHOR = "acl:P03-1054"  # Accurate Unlexicalized Parsing
 
 
-@pytest.fixture(scope="module")
-def by_id(corpus_slice_rows):
-    return {r["id"]: r for r in corpus_slice_rows}
-
-
-@pytest.fixture()
-def ctx(local_source):
-    return RunContext(source=local_source)
-
-
 async def _neighbourhood(ctx):
     anchor = await run_op(ctx, "anchor", {"query": ANCHOR})
     refs = await run_op(ctx, "citation_expand", {"direction": "references"}, node_id="refs", **{"in": anchor})

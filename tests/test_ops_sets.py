@@ -9,11 +9,6 @@ from tests.ops_helpers import as_ranked, ids, run_op
 from workflows.operator import RunContext
 
 
-@pytest.fixture()
-def ctx(local_source):
-    return RunContext(source=local_source)
-
-
 def _p(pid: str, title: str | None = None) -> Paper:
     return Paper(id=pid, title=title or f"Paper {pid} on some topic")
 

@@ -12,16 +12,6 @@ from workflows.operator import RunContext, get_operator
 ANCHOR = "acl:N03-1033"  # Feature-Rich Part-Of-Speech Tagging With A Cyclic Dependency Network
 
 
-@pytest.fixture(scope="module")
-def by_id(corpus_slice_rows):
-    return {r["id"]: r for r in corpus_slice_rows}
-
-
-@pytest.fixture()
-def ctx(local_source):
-    return RunContext(source=local_source)
-
-
 async def test_anchor_resolves_title_and_id(ctx):
     by_title = await run_op(ctx, "anchor", {"query": "Feature-Rich Part-Of-Speech Tagging With A Cyclic Dependency Network"})
     by_id = await run_op(ctx, "anchor", {"query": ANCHOR})
