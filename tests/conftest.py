@@ -20,10 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def shared_dir() -> Path:
-    for cand in (os.environ.get("PILOT_SHARED"), ROOT.parent / "shared", Path("/work/shared")):
+    for cand in (os.environ.get("PILOT_SHARED"), ROOT.parent / "shared"):
         if cand and (Path(cand) / "corpus" / "papers.jsonl.gz").exists():
             return Path(cand)
-    pytest.skip("the shared data folder (corpus, bench, fixtures) is not beside the project")
+    pytest.skip("the shared data folder (corpus, bench, fixtures) is not beside the project; set PILOT_SHARED=/path/to/shared")
 
 
 # Anchors whose neighbourhoods the slice keeps (all appear in the dev benchmark).

@@ -41,7 +41,6 @@ def add_workflows(bench_sub) -> None:
 def _default_cases(corpus: Path | None) -> Path:
     for cand in ([corpus.parent.parent / "bench" / "dev" / "cases.jsonl"] if corpus else []) + [
         Path("../shared/bench/dev/cases.jsonl"),
-        Path("/work/shared/bench/dev/cases.jsonl"),
     ]:
         if cand.is_file():
             return cand
