@@ -81,3 +81,36 @@ async def test_runner_penalises_a_wrong_answer(local_source, corpus_slice):
     summary, _ = await run_gold([case], Runtime.for_source(local_source))
     assert summary["url_precision"] == 0.5 and summary["url_recall"] == 0.5
     assert summary["api_sequence_distance"] == pytest.approx(1 / 4)
+
+
+def test_pilot_eval_kg_writes_metrics_report_and_plot(local_source, corpus_slice, tmp_path, tmp_path_factory, monkeypatch, capsys):
+    """`pilot eval kg` is the evaluation command for entity questions: it scores a gold file and writes its outputs."""
+    import json
+
+    from pilot.cli import main
+
+    make = _maker()
+    corpus = make.Corpus(corpus_slice)
+    question = "What is the most cited paper of Dan Klein?"
+    case = {"id": "k1", "set": "seen", "question": question, **make.most_cited(corpus, "q", person="Dan Klein")}
+    case["gold_plan"][-1]["params"]["question"] = question
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    # point the command at the slice store the local_source fixture already built
+    monkeypatch.setenv("PILOT_CACHE_DIR", str(Path(local_source.stats["store"]).parent))
+    vectors = next(Path(tmp_path_factory.getbasetemp()).glob("slice-vectors*/slice.f16.npy"))
+    monkeypatch.setenv("PILOT_CORPUS_VECTORS", str(vectors))
+    monkeypatch.setenv("PILOT_SOURCES", "local")
+
+    out = tmp_path / "kg"
+    assert main(["eval", "kg", "--questions", str(gold), "--corpus", str(corpus_slice), "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["all"]["questions"] == 1 and printed["all"]["url_recall"] == 1.0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["by_shape"]["most_cited"]["url_precision"] == 1.0
+    assert "| k1 | seen | most_cited | 1.00 | 1.00 |" in (out / "report.md").read_text()
+    assert (out / "report.png").stat().st_size > 1000
+    # a bad gold file is a one-line error, not a traceback
+    (tmp_path / "bad.jsonl").write_text('{"question": "x"}\n')
+    assert main(["eval", "kg", "--questions", str(tmp_path / "bad.jsonl"), "--out", str(out)]) == 2
+    assert "missing gold_plan" in capsys.readouterr().err

@@ -4,6 +4,7 @@
     pilot eval --cases ../shared/bench/dev/cases.jsonl --corpus ../shared/corpus/papers.jsonl.gz \\
         --mode multi --out runs/multi
     pilot eval compare runs/bm25 runs/fixed runs/single runs/multi
+    pilot eval kg --corpus ../shared/corpus/papers.jsonl.gz --out runs/kg   # entity questions, gold plans
 """
 
 from __future__ import annotations
@@ -18,12 +19,16 @@ from pathlib import Path
 def add(sub) -> None:
     p = sub.add_parser(
         "eval",
-        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ...)",
-        description="Run benchmark cases through pilot and score them; `pilot eval compare DIR...` compares runs.",
+        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ..., eval kg)",
+        description="Run benchmark cases through pilot and score them; `pilot eval compare DIR...` compares runs; "
+        "`pilot eval kg` scores the entity-question gold set (plans, cited answers).",
     )
-    p.add_argument("compare", nargs="*", metavar="compare DIR", help="`compare` followed by --out folders of earlier runs")
+    p.add_argument("compare", nargs="*", metavar="compare DIR | kg",
+                   help="`compare` followed by --out folders of earlier runs, or `kg` for the entity-question gold set")
     p.add_argument("--cases", type=Path, help="benchmark cases (JSONL)")
     p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
+    p.add_argument("--questions", type=Path, help="with `kg`: gold entity questions (default: tests/data/kg_questions.jsonl)")
+    p.add_argument("--prefer-llm", action="store_true", help="with `kg`: let the LLM plan every question")
     p.add_argument("--mode", choices=["fixed", "single", "multi", "bm25"], help="how pilot is driven")
     p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
     p.add_argument("--limit", type=int, default=None, help="only the first N cases")
@@ -69,9 +74,15 @@ def _compare(dirs: list[str], out: Path | None) -> int:
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.compare and args.compare[0] == "kg":
+        if len(args.compare) > 1:
+            return _fail(f"unexpected argument {args.compare[1]!r} after `kg`")
+        from pilot.kg.gold import DEFAULT_QUESTIONS, run_cli
+
+        return run_cli(args.questions or DEFAULT_QUESTIONS, args.corpus, args.llm, args.prefer_llm, args.out)
     if args.compare:
         if args.compare[0] != "compare":
-            return _fail(f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...`?)")
+            return _fail(f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...` or `pilot eval kg`?)")
         return _compare(args.compare[1:], args.out)
     missing = [flag for flag, v in (("--cases", args.cases), ("--mode", args.mode), ("--out", args.out)) if v is None]
     if missing:

@@ -1,7 +1,6 @@
 """Run a gold set of entity questions and score plans, execution and cited answers.
 
-    python -m pilot.kg.gold --questions tests/data/kg_questions.jsonl \\
-        --corpus ../shared/corpus/papers.jsonl.gz --out runs/kg [--llm MODEL]
+    pilot eval kg --corpus ../shared/corpus/papers.jsonl.gz --out runs/kg [--questions F] [--llm MODEL]
 
 Each gold line: ``{"id", "question", "shape", "gold_plan": [{"op", "params"}], "gold_urls": [...],
 "gold_facts": {...}?}``. Scores come from ``pilot.eval.kg_metrics`` (URL precision / recall, format,
@@ -122,37 +121,85 @@ def report_markdown(summary: dict[str, float], records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m pilot.kg.gold", description="score entity questions against gold plans and URLs")
-    p.add_argument("--questions", type=Path, default=Path(__file__).resolve().parents[2] / "tests" / "data" / "kg_questions.jsonl")
-    p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
-    p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
-    p.add_argument("--prefer-llm", action="store_true", help="let the LLM plan every question (default: patterns first)")
-    p.add_argument("--out", type=Path, help="folder for metrics.json, runs.jsonl, report.md")
-    args = p.parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+def plot(records: list[dict], path: Path) -> Path:
+    """Bars of the main metrics, one group per question set (seen vs held-out paraphrases)."""
+    import matplotlib
 
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    by_set = summarize_by(records, "set")
+    names = list(by_set)
+    fig, ax = plt.subplots(figsize=(1.2 + 1.3 * len(PLOT_METRICS), 3.8))
+    width = 0.8 / max(1, len(names))
+    for i, name in enumerate(names):
+        vals = [by_set[name].get(m, 0.0) for m in PLOT_METRICS]
+        ax.bar([x + i * width for x in range(len(PLOT_METRICS))], vals, width, label=f"{name} ({by_set[name]['questions']})")
+    ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(PLOT_METRICS))])
+    ax.set_xticklabels(PLOT_METRICS, rotation=30, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_title("entity questions by set")
+    ax.legend(fontsize=8, frameon=False, loc="lower left")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+PLOT_METRICS = ("url_precision", "url_recall", "format_ok", "parameter_accuracy", "execution_success", "recognised", "facts_stated")
+
+
+def write_outputs(out: Path, summary: dict[str, float], records: list[dict]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    full = {"all": summary, "by_set": summarize_by(records, "set"), "by_shape": summarize_by(records, "shape")}
+    (out / "metrics.json").write_text(json.dumps(full, indent=2))
+    with open(out / "runs.jsonl", "w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    (out / "report.md").write_text(report_markdown(summary, records) + "\n![metrics by set](report.png)\n", encoding="utf-8")
+    plot(records, out / "report.png")
+
+
+DEFAULT_QUESTIONS = Path(__file__).resolve().parents[2] / "tests" / "data" / "kg_questions.jsonl"
+
+
+def run_cli(questions: Path, corpus: Path | None, llm: str | None, prefer_llm: bool, out: Path | None) -> int:
+    """The body of ``pilot eval kg`` (and ``python -m pilot.kg.gold``): run, print the summary, write outputs."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from pilot.runtime import Runtime
     from pilot.settings import Settings
 
+    try:
+        cases = load_questions(questions)
+    except (OSError, ValueError) as exc:
+        print(f"pilot eval kg: {exc}", file=sys.stderr)
+        return 2
     overrides: dict[str, Any] = {}
-    if args.corpus:
-        overrides["corpus"] = args.corpus
+    if corpus:
+        overrides["corpus"] = corpus
         if "PILOT_SOURCES" not in os.environ:
             overrides["sources"] = "local"
-    runtime = Runtime.from_settings(Settings(**overrides), llm_model=args.llm)
-    summary, records = asyncio.run(run_gold(load_questions(args.questions), runtime, args.prefer_llm))
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        full = {"all": summary, "by_set": summarize_by(records, "set"), "by_shape": summarize_by(records, "shape")}
-        (args.out / "metrics.json").write_text(json.dumps(full, indent=2))
-        with open(args.out / "runs.jsonl", "w", encoding="utf-8") as fh:
-            for r in records:
-                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-        (args.out / "report.md").write_text(report_markdown(summary, records), encoding="utf-8")
+    runtime = Runtime.from_settings(Settings(**overrides), llm_model=llm)
+    summary, records = asyncio.run(run_gold(cases, runtime, prefer_llm))
+    if out:
+        write_outputs(out, summary, records)
     print(json.dumps({"all": summary, "by_set": summarize_by(records, "set")}, indent=2))
+    if out:
+        print(f"wrote {out}/metrics.json, runs.jsonl, report.md, report.png", file=sys.stderr)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m pilot.kg.gold", description="score entity questions against gold plans and URLs (same as `pilot eval kg`)")
+    p.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
+    p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
+    p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
+    p.add_argument("--prefer-llm", action="store_true", help="let the LLM plan every question (default: patterns first)")
+    p.add_argument("--out", type=Path, help="folder for metrics.json, runs.jsonl, report.md, report.png")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    return run_cli(args.questions, args.corpus, args.llm, args.prefer_llm, args.out)
 
 
 if __name__ == "__main__":
