@@ -270,6 +270,14 @@ class Session(BaseModel):
         self._push(wf, f"loaded workflow {wf.name or ''}".strip())
         return await self._run([])
 
+    async def rerun(self) -> Reply:
+        """Run the current version again without recording a new one: nothing in the workflow changed."""
+        if self.workflow is None:
+            return self._error("There is no workflow to run yet.")
+        reply = await self._run([])
+        reply.diff = []
+        return reply
+
     async def undo(self) -> Reply:
         if self.current_version <= 0:
             return self._error("There is no earlier version to go back to.")

@@ -84,6 +84,13 @@ async def test_add_remove_run_node_and_exports(controller, tmp_path):
     await controller.remove_node(ui)
     assert not ui.workflow.has_node(added) and ui.edit_message.startswith("✅")
 
+    # "Run all" runs the same version again from the cache: same list, no new version in the history
+    versions, ids_before = len(ui.session.versions), [r.paper.id for r in ui.results]
+    await controller.run_all(ui)
+    assert ui.edit_message.startswith("✅") and len(ui.session.versions) == versions
+    assert [r.paper.id for r in ui.results] == ids_before
+    assert ui.trace is not None and all(t.status == "cached" for t in ui.trace.nodes)
+
     await controller.add_node(ui, "no_such_op")
     assert "unknown" in ui.edit_message
 

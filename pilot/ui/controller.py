@@ -363,7 +363,7 @@ class Controller:
             ui.edit_message = "⚠️ There is no workflow to run yet."
             return ui
         ui.say("user", "Run the whole workflow")
-        reply = await self._call(ui, "running the workflow", lambda s, w: s.load_workflow(w), wf)
+        reply = await self._call(ui, "running the workflow", lambda s: s.rerun())
         self._edit_feedback(ui, reply, "Ran the workflow (unchanged nodes came from the cache).")
         return ui
 
