@@ -88,12 +88,14 @@ _MOST_CITED = re.compile(
 _TOPICS = re.compile(
     r"research (?:topics?|interests?|areas?|fields?|directions?)|topics|interests|"
     r"what (?:does|did|do) .+? (?:work|research|study|focus) on|what (?:does|did) .+? (?:research|study)\b|"
-    r"works? on what|研究方向|研究兴趣|研究领域|研究什么|做什么研究",
+    r"works? on what|what(?:'s|’s| is| are) .+?['’]s? (?:research|work)(?: about)?\s*[?？.]?\s*$|"
+    r"研究方向|研究兴趣|研究领域|研究什么|做什么研究",
     re.I,
 )
 _PROFILE = re.compile(
     r"\bwho is\b|\bwho's\b|\btell me about\b|\bprofile\b|\bh-?index\b|\baffiliation\b|\boverview\b|\bwhat is\b|"
-    r"\bdescribe\b|\binformation (?:on|about)\b|\binfo (?:on|about)\b|是谁|介绍|简介|概况|h指数",
+    r"\bdescribe\b|\binformation (?:on|about)\b|\binfo (?:on|about)\b|\bwhat (?:kind|sort|type) of\b|"
+    r"\bwho\b.+\b(?:is|was)\s*[?？.]?\s*$|是谁|介绍|简介|概况|h指数",
     re.I,
 )
 _PAPERS = re.compile(
@@ -227,6 +229,7 @@ _NAME_PATTERNS_EN = [
     rf"\s+(?i:of|by|from|about|on)\s+(?P<n>{EN_NAME})",
     rf"(?i:does|did|has|have|is|was)\s+(?P<n>{EN_NAME})\s+(?i:work|collaborate|publish|write|research|study|focus|co-?author|written|published|been)",
     rf"(?i:who is|who's|tell me about|about|describe|is)\s+(?P<n>{EN_NAME})",
+    rf"(?i:who)\s+(?P<n>{EN_NAME})\s+(?i:is|was)\b",  # "tell me who Jane Doe is"
     # "what Jane Doe published", "Jane Doe's" without the s, "Jane Doe ICLR 2017 publications", "Jane Doe: ..."
     rf"(?P<n>{EN_NAME})\s+(?:has\s+|have\s+|had\s+)?(?:published|publish|wrote|written|authored|works|worked|"
     rf"researches|researched|studies|studied|collaborates|collaborated|co-?authored)\b",
