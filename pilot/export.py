@@ -213,7 +213,7 @@ def to_bibtex(papers: Sequence[Paper]) -> str:
 
 CSV_COLUMNS = (
     "rank", "id", "title", "authors", "year", "venue", "citation_count", "score",
-    "doi", "url", "nodes", "matched_terms", "snippet", "kept",
+    "doi", "url", "nodes", "why", "matched_terms", "snippet", "kept",
 )  # fmt: skip
 
 
@@ -224,7 +224,10 @@ def _cell(value: object) -> object:
     return value
 
 
-def to_csv(results: Sequence[RankedPaper], kept_ids: Iterable[str] = ()) -> str:
+def to_csv(results: Sequence[RankedPaper], kept_ids: Iterable[str] = (), workflow: Workflow | None = None) -> str:
+    """One row per paper; with the workflow that found them, a "why" column in words (see workflows.explain)."""
+    from workflows.explain import why
+
     kept = set(kept_ids)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -234,7 +237,7 @@ def to_csv(results: Sequence[RankedPaper], kept_ids: Iterable[str] = ()) -> str:
         row = [
             rank, p.id, html.unescape(p.title), "; ".join(a.name for a in p.authors), p.year or "",
             p.venue or "", "" if p.citation_count is None else p.citation_count, f"{r.score:.4f}",
-            p.doi or "", p.canonical_url, " ".join(r.evidence.nodes), "; ".join(r.evidence.matched_terms),
+            p.doi or "", p.canonical_url, " ".join(r.evidence.nodes), "; ".join(why(workflow, r)), "; ".join(r.evidence.matched_terms),
             r.evidence.snippet or "", "yes" if p.id in kept else "",
         ]  # fmt: skip
         writer.writerow([_cell(v) for v in row])

@@ -140,6 +140,15 @@ def test_csv_has_one_row_per_result_with_evidence_and_kept_flag():
     assert rows[0]["nodes"] == "seed cites" and rows[0]["snippet"] == "we propose BLEU" and rows[0]["score"] == "0.9100"
     assert rows[0]["kept"] == "" and rows[1]["kept"] == "yes"
     assert rows[1]["title"].startswith("'=")  # a spreadsheet must not run it as a formula
+    assert rows[0]["why"] == ""  # no workflow given: nothing to explain with
+
+
+def test_csv_says_why_each_paper_is_there_when_given_the_workflow():
+    from workflows.templates import template
+
+    item = RankedPaper(paper=paper("x:1", "T"), evidence=Evidence(nodes=["citers"], scores={"citers.support": 1.0}))
+    rows = _rows(export.to_csv([item], workflow=template("successor", "acl:P02-1040")))
+    assert rows[0]["why"] == "cites the anchor"
 
 
 def test_export_covers_kept_papers_in_rank_order_or_everything():

@@ -124,3 +124,21 @@ def test_paper_ids_stay_inside_their_attributes():
     assert [b["data-act"] for b in buttons] == ["up", "down", "keep"]
     assert all(b["data-id"] == evil_id and "onclick" not in b for b in buttons)
     assert "unkeep" in "".join(seen.text)
+
+
+def test_with_its_workflow_a_result_says_why_in_words_and_keeps_scores_on_hover():
+    from workflows.templates import template
+
+    wf = template("sibling", "acl:P02-1040")
+    ev = Evidence(nodes=["coupled", "search_dense"], scores={"coupled.support": 3.0, "dense": 0.7123},
+                  matched_terms=["bleu"], reason="coupled.support=3; dense=0.7123")  # fmt: skip
+    seen = _Tags(render.results_html([ranked(evidence=ev)], workflow=wf))
+    text = "".join(seen.text)
+    assert "why: cites 3 of the anchor's references · close in meaning to the anchor (0.71) · mentions bleu" in text
+    assert "coupled.support=3" not in text  # the raw scores are not in the reading line...
+    assert any(a.get("title") == "coupled.support=3; dense=0.7123" for t, a in seen.tags if t == "div")  # ...but on hover
+    # a title or a node id from a source can never inject markup through the sentence
+    evil_wf = wf.model_copy(deep=True)
+    evil_wf.node("search_kw").label = EVIL
+    ev2 = Evidence(nodes=["search_kw"], scores={})
+    assert not _Tags(render.results_html([ranked(evidence=ev2)], workflow=evil_wf)).names() & {"script", "img"}

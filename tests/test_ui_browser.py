@@ -201,6 +201,7 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     before = _result_ids(page)
     assert len(before) >= 5
     assert page.locator("#pilot-results .nodes").first.inner_text().startswith("found by:")
+    assert "the anchor" in page.locator("#pilot-results .why").first.inner_text()  # why it is there, in words
     assert page.locator("#pilot-results .snippet").count() > 0
     assert page.locator("#pilot-results mark").count() > 0, "no matched term is highlighted"
     SCREENSHOT.parent.mkdir(exist_ok=True)

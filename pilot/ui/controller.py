@@ -233,7 +233,7 @@ class Controller:
         if results:
             chosen = export.export_targets(results, ui.kept_ids)
             (base / "pilot-papers.bib").write_text(export.to_bibtex([r.paper for r in chosen]), encoding="utf-8")
-            (base / "pilot-papers.csv").write_text(export.to_csv(chosen, ui.kept_ids), encoding="utf-8")
+            (base / "pilot-papers.csv").write_text(export.to_csv(chosen, ui.kept_ids, ui.workflow), encoding="utf-8")
             out["bibtex"] = str(base / "pilot-papers.bib")
             out["csv"] = str(base / "pilot-papers.csv")
         if ui.workflow is not None:

@@ -132,7 +132,7 @@ def build_ui(controller: Controller) -> gr.Blocks:
             kept = [p for p in ui.kept_ids if any(p == pid for _, pid in labelled)]
             panel = render.answer_html(ui.answer)
             if res or ui.answer is None:
-                panel += render.results_html(res, ui.kept_ids, ui.ratings)
+                panel += render.results_html(res, ui.kept_ids, ui.ratings, wf)
             return [
                 ui,
                 [{"role": m["role"], "content": render.chat_text(m["content"])} for m in ui.chat],

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pilot.models import Answer, RankedPaper, as_json
+from workflows.explain import why
 from workflows.model import RunTrace, Workflow
 
 esc = html.escape
@@ -23,6 +24,7 @@ CSS = """
 .pilot-results li { margin-bottom: 0.9em; }
 .pilot-results .title { font-weight: 600; }
 .pilot-results .meta, .pilot-results .nodes { color: #555; font-size: 0.9em; }
+.pilot-results .why { font-size: 0.9em; color: #1d4e89; }
 .pilot-results .snippet { font-size: 0.92em; margin-top: 0.2em; }
 .pilot-results mark { background: #fff3a3; padding: 0 1px; }
 .pilot-results .kept { color: #0a7a2f; font-weight: 600; }
@@ -110,8 +112,12 @@ def paper_label(rank: int, r: RankedPaper, width: int = 70) -> str:
 
 
 def results_html(
-    results: Sequence[RankedPaper], kept_ids: Iterable[str] = (), ratings: dict[str, bool] | None = None
+    results: Sequence[RankedPaper],
+    kept_ids: Iterable[str] = (),
+    ratings: dict[str, bool] | None = None,
+    workflow: Workflow | None = None,
 ) -> str:
+    """The ranked list; with the workflow that produced it, each paper also says why it is there in words."""
     if not results:
         return '<div class="pilot-results"><p class="pilot-empty">No results yet.</p></div>'
     kept = set(kept_ids)
@@ -132,8 +138,13 @@ def results_html(
         snippet_html = (
             f'<div class="snippet">{highlight(snippet, ev.matched_terms)}</div>' if snippet else ""
         )
-        reason = f" — {esc(ev.reason)}" if ev.reason else ""
         nodes = ", ".join(f"<code>{esc(n)}</code>" for n in ev.nodes) or "—"
+        phrases = why(workflow, r)
+        why_html = f'<div class="why">why: {esc(" · ".join(phrases))}</div>' if phrases else ""
+        if phrases:  # the raw scores stay one hover away for whoever tunes the workflow
+            attr, reason = (f' title="{esc(ev.reason, quote=True)}"' if ev.reason else ""), ""
+        else:
+            attr, reason = "", (f" — {esc(ev.reason)}" if ev.reason else "")
         pid = esc(p.id, quote=True)
         acts = (
             f'<span class="acts"><button type="button" data-act="up" data-id="{pid}" title="relevant">👍</button>'
@@ -145,8 +156,8 @@ def results_html(
             f'<div class="title">{link(p.canonical_url, p.title or p.id)} {" ".join(marks)}</div>'
             f"{acts}"
             f'<div class="meta">{_authors(r)} · {" · ".join(m for m in meta if m)}</div>'
-            f"{snippet_html}"
-            f'<div class="nodes">found by: {nodes}{reason}</div>'
+            f"{snippet_html}{why_html}"
+            f'<div class="nodes"{attr}>found by: {nodes}{reason}</div>'
             "</li>"
         )
     return f'<div class="pilot-results"><ol>{"".join(items)}</ol></div>'

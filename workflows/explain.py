@@ -1,0 +1,95 @@
+"""Why a paper is in the results, in a researcher's words.
+
+Evidence records *which nodes* brought a paper in and the feature values that scored it
+(``citers.support=1; dense=0.71``). Those names mean something only next to the workflow, so the
+sentence is made here from both: a ``citation_expand`` node fed by the anchor with
+``direction=citations`` becomes "cites the anchor"; fed by the anchor's references, "cites 3 of the
+anchor's references". It is computed when shown, not stored in the cached evidence, because a node's
+meaning changes with edits upstream that leave its output ids (and so its cache key) unchanged.
+
+    phrases = why(workflow, ranked_paper)   # ["cites the anchor", "close in meaning to the anchor (0.71)"]
+"""
+
+from __future__ import annotations
+
+from pilot.models import RankedPaper
+from workflows.model import Workflow
+
+# How many levels of inputs a description follows ("papers citing the anchor's references"); deeper is noise.
+_DEPTH = 2
+
+
+def _support(scores: dict[str, float], node_id: str) -> int:
+    value = scores.get(f"{node_id}.support")
+    return int(value) if value else 0
+
+
+def _sources(wf: Workflow, node_id: str) -> list[str]:
+    return [e.source for e in wf.inputs_of(node_id) if wf.has_node(e.source)]
+
+
+def describe_set(wf: Workflow, node_id: str, depth: int = 0) -> str:
+    """A noun phrase for what a node outputs: "the anchor", "the anchor's references", "papers you liked"."""
+    node = wf.node(node_id)
+    if node.op == "anchor":
+        return "the anchor"
+    srcs = _sources(wf, node_id)
+    if node.op == "citation_expand" and len(srcs) == 1 and depth < _DEPTH:
+        inner = describe_set(wf, srcs[0], depth + 1)
+        if node.params.get("direction", "references") == "references":
+            return "the anchor's references" if inner == "the anchor" else f"papers cited by {inner}"
+        return "papers citing the anchor" if inner == "the anchor" else f"papers citing {inner}"
+    if node.op == "semantic_search" and any(wf.node(s).op == "anchor" for s in srcs):
+        return "papers similar to the anchor"
+    return node.label or f"the output of {node_id}"
+
+
+def _counted(n: int, whose: str) -> str:
+    """ "3 of the anchor's references", "2 papers citing the anchor", "a paper citing the anchor"."""
+    if whose.startswith("papers "):
+        rest = whose[len("papers ") :]
+        return f"{n} papers {rest}" if n > 1 else f"a paper {rest}" if n == 1 else whose
+    return f"{n} of {whose}" if n > 1 else f"one of {whose}" if n == 1 else whose
+
+
+def describe_node(wf: Workflow, node_id: str, scores: dict[str, float]) -> str:
+    """A clause saying how one node relates the paper to the search ("cites the anchor")."""
+    node = wf.node(node_id)
+    srcs = _sources(wf, node_id)
+    n = _support(scores, node_id)
+    if node.op == "citation_expand" and len(srcs) == 1:
+        whose = describe_set(wf, srcs[0], 1)
+        cites = node.params.get("direction", "references") == "citations"  # the found paper cites the seed
+        if whose == "the anchor":
+            return "cites the anchor" if cites else "cited by the anchor"
+        return f"cites {_counted(n, whose)}" if cites else f"cited by {_counted(n, whose)}"
+    if node.op == "semantic_search":
+        dense = scores.get("dense")
+        closeness = f" ({dense:.2f})" if dense else ""
+        target = "the anchor" if any(wf.node(s).op == "anchor" for s in srcs) else "the query"
+        return f"close in meaning to {target}{closeness}"
+    if node.op == "keyword_search":
+        return "matches the search keywords"
+    if node.op == "recommend" and srcs:
+        return f"recommended from {describe_set(wf, srcs[0], 1)}"
+    if node.op == "fetch":
+        return f"in {node.label}" if node.label else "fetched by id"
+    return f"found by {node.label or node_id}"
+
+
+def why(wf: Workflow | None, item: RankedPaper, max_phrases: int = 4) -> list[str]:
+    """Clauses explaining ``item``'s place, strongest relation first; [] when there is no workflow."""
+    if wf is None:
+        return []
+    ev = item.evidence
+    phrases: list[str] = []
+    # graph relations say the most about how a paper relates to the anchor, so they go first
+    nodes = [n for n in ev.nodes if wf.has_node(n)]
+    nodes.sort(key=lambda n: 0 if wf.node(n).op == "citation_expand" else 1)
+    for node_id in nodes:
+        phrase = describe_node(wf, node_id, ev.scores)
+        if phrase not in phrases:
+            phrases.append(phrase)
+    if ev.matched_terms:
+        phrases.append("mentions " + ", ".join(ev.matched_terms[:5]))
+    return phrases[:max_phrases]
