@@ -50,7 +50,9 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
     (r"\bshould i (?:be )?cit(?:e|ing)\b|\breferences?\b|\bwhat does .* cite\b|\bbehind\b|\bmy (?:draft|paper)\b", "predecessor", 1.5),
     (r"\blater (?:work|papers?)\b|\bfollow[- ]?ups?\b|\bcame after\b|\bfollowed\b|\bpicked up\b|\bsuccessors?\b", "successor", 3),
     (r"\b(?:has|have|who) (?:\w+ )?built on\b|\bcit(?:e|ing|ed by)\b.*\bextend|\bcited by\b|\bciting papers?\b|\bextend(?:s|ed)?\b|\bsince then\b", "successor", 2.5),
+    (r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b|\bwho cites?\b|\bwhat cites\b", "successor", 3),
     (r"\bsimilar\b|\bcomparable\b|\bclosely related\b|\balong these lines\b|\bsiblings?\b|\blike this\b", "sibling", 3),
+    (r"\b(?:papers?|works?|articles?|publications?)\s+(?:just\s+|much\s+)?like\b|\blike it\b", "sibling", 3),
     (r"\bmore (?:papers|work) like\b|\bother work\b|\brelated (?:work|papers)\b|\bsame (?:problem|topic)\b", "sibling", 2),
     (r"\bdatasets?\b|\bbenchmarks?\b|\bevaluation (?:data|resources?|campaigns?)\b|\bdata resources?\b|\bcorpora\b|\btreebanks?\b", "benchmark", 3),
     (r"\breproduce\b|\bshared tasks?\b|\btest sets?\b|\bevaluate\b", "benchmark", 1.5),
@@ -106,7 +108,8 @@ _FILLER_RE = re.compile(
     r"^(?:(?:please|can you|could you|find|show|give|get|recommend|me|i|want|need|to|see|papers?|works?|the|some|"
     r"all|any|articles?|more|other|what|which|who|are|is|there|that|similar|related|like|on|about|for|of|"
     r"later|earlier|prior|older|follow[- ]?ups?|cite|citing|cited|by|extend|build|builds|built|surveys?|"
-    r"datasets?|benchmarks?|reviews?|literature|closely)\b[\s,:]*)+",
+    r"datasets?|benchmarks?|reviews?|literature|closely|predecessors?|successors?|siblings?|ancestors?|"
+    r"covering|covers?|uses?|used|using|around|upon|building|based|foundations?|references?)\b[\s,:]*)+",
     re.I,
 )
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, interpret_answer, next_question, option_updates, venue_label
 from clarifier.question import Option, Question
-from pilot.intent import ParsedRequest, apply_updates, parse_request
+from pilot.intent import ParsedRequest, apply_updates, detect_direction, parse_request
 from pilot.models import Answer, Intent, Paper, RankedPaper, normalize_title
 from pilot.runtime import Runtime
 from pilot.sources.base import SourceError
@@ -115,7 +115,17 @@ def _near_exact(query: str, title: str) -> bool:
         return False
     if q == t:
         return True
+    # an unquoted title typed inside a request ("predecessors of deep residual learning for image recognition")
+    if len(t.split()) >= 4 and f" {t} " in f" {q} ":
+        return True
     return difflib.SequenceMatcher(None, q, t).ratio() >= 0.92
+
+
+def _direction_without_title(request: str, title: str | None) -> str | None:
+    req, t = normalize_title(request), normalize_title(title)
+    if not t or f" {t} " not in f" {req} ":
+        return None
+    return detect_direction(f" {req} ".replace(f" {t} ", " "), full_text=request)[0]
 
 
 def _id_matches(query: str, paper: Paper) -> bool:
@@ -374,7 +384,11 @@ class Session(BaseModel):
         if parsed.anchor_kind in _ID_KINDS:
             hit = next((p for p in found if _id_matches(parsed.anchor_query, p)), None)
             if hit is None:
-                return self._error(f"I could not find a paper with the id {parsed.anchor_query!r} in the source.")
+                kind = {"doi": "DOI", "arxiv": "arXiv id", "s2": "Semantic Scholar id"}.get(parsed.anchor_kind, "id")
+                return self._error(
+                    f"I could not find a paper with the {kind} {parsed.anchor_query!r} in the source ({src.name}). "
+                    "Name it by its title instead (in quotes if it is long)."
+                )
             return await self._anchor_chosen_paper(hit, [])
         exact = [p for p in found if _near_exact(parsed.anchor_query, p.title)]
         if exact:
@@ -427,6 +441,12 @@ class Session(BaseModel):
         self.anchor = paper
         self.anchor_candidates = []
         self.intent = apply_updates(self.intent, {"anchor_id": paper.id})
+        if self.intent.direction is None:
+            # an unquoted title's own words ("… Corpus of English: The Penn Treebank") may have drowned the
+            # direction word; read the request again without them
+            direction = _direction_without_title(self.request, paper.title)
+            if direction:
+                self.intent = apply_updates(self.intent, {"direction": direction})
         self.phase = "clarify"
         return await self._clarify_or_search(notes)
 

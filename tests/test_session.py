@@ -152,3 +152,46 @@ async def test_no_usable_source_gives_readable_errors_not_exceptions(tmp_path):
     while reply.question is not None:
         reply = await s.choose(0)
     assert reply.error and "PILOT_CORPUS" in reply.error and reply.results == []
+
+
+# --- naming the anchor the way researchers do -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "request_text, direction",
+    [("papers citing BLEU after 2015", "successor"), ("find papers like BLEU", "sibling"),
+     ("papers that cite BLEU", "successor")],
+)  # fmt: skip
+def test_citing_and_like_phrasings_name_the_direction(request_text, direction):
+    from pilot.intent import parse_request
+
+    parsed = parse_request(request_text)
+    assert parsed.intent.direction == direction and parsed.anchor_query == "BLEU"
+
+
+async def test_a_paper_called_by_its_name_is_the_first_option(local_source):
+    """"BLEU" is what people call "Bleu: A Method for Automatic Evaluation of Machine Translation", though many
+    later titles mention BLEU too; the named paper must lead the "which paper do you mean" options."""
+    from pilot.runtime import Runtime
+
+    s = Session(Runtime.for_source(local_source))
+    reply = await s.user_says("papers citing BLEU")
+    assert reply.question is not None and reply.question.slot == "anchor"
+    assert reply.question.options[0].sets == {"anchor_id": "acl:P02-1040"}, [o.label for o in reply.question.options]
+
+
+async def test_an_unquoted_title_inside_the_request_is_taken_without_asking(local_source):
+    from pilot.runtime import Runtime
+
+    s = Session(Runtime.for_source(local_source))
+    await s.user_says("predecessors of Building a Large Annotated Corpus of English: The Penn Treebank")
+    assert s.anchor is not None and s.anchor.title.lower().startswith("building a large annotated corpus")
+    assert s.intent.direction == "predecessor"
+
+
+async def test_an_unknown_doi_says_which_id_and_what_to_do(local_source):
+    from pilot.runtime import Runtime
+
+    s = Session(Runtime.for_source(local_source))
+    reply = await s.user_says("papers similar to doi:10.9999/not-here")
+    assert "DOI '10.9999/not-here'" in reply.error and "title" in reply.error

@@ -218,8 +218,11 @@ class LocalCorpusSource(Source):
         rows += self.store.rows_by_title(query)
         rows = list(dict.fromkeys(rows))
         if len(rows) < limit:
-            hits = await self.search_papers(query, limit=limit)
-            rows += [self.store.row_of[h.paper.id] for h in hits if self.store.row_of[h.paper.id] not in rows]
+            hits = [h.paper for h in await self.search_papers(query, limit=limit * 8)]
+            if len(query.split()) <= _NAME_WORDS:  # a short query may be a paper's name: "BLEU", "ResNet"
+                hits += self.store.papers(self.store.rows_by_title_prefix(query))
+            rows += [self.store.row_of[p.id] for p in _names_first(query, hits) if self.store.row_of[p.id] not in rows]
+            rows = list(dict.fromkeys(rows))
         return self.store.papers(rows[:limit])
 
     async def references(self, paper_id: str, limit: int = 100) -> list[Paper]:
@@ -296,3 +299,22 @@ class LocalCorpusSource(Source):
     async def org_authors(self, org_id: str, limit: int = 50) -> list[Author]:
         self._entity("org", org_id)
         return self.store.authors(self.store.org_author_ids(org_id, limit))
+
+
+_NAME_WORDS = 4  # longer queries are descriptions or titles, not a system's name
+
+
+def _names_first(query: str, papers: list[Paper]) -> list[Paper]:
+    """Papers whose title *names* the query first ("BLEU" -> "Bleu: A Method for …"), the most cited of
+    them on top; then the rest in search order. Researchers call papers by their system's name, and
+    text search alone ranks a later paper that merely mentions the name ("BLEU+: a Tool for …") higher."""
+    name = re.escape(" ".join(query.split()))
+    if not name or len(query.split()) > _NAME_WORDS:
+        return papers
+    # "BLEU: a Method …", "GloVe - Global Vectors …", "Building a Large Annotated Corpus of English: The Penn Treebank";
+    # not "BERT-based …", which only uses the name
+    pattern = re.compile(rf"^\s*{name}\s*(?::|\s[-–—]\s|$)|:\s*(?:the\s+)?{name}\s*$", re.I)
+    named = list({p.id: p for p in papers if pattern.search(p.title or "")}.values())
+    named.sort(key=lambda p: -((p.citation_count or 0) + (p.in_corpus_citations or 0)))
+    first = {p.id for p in named}
+    return named + [p for p in papers if p.id not in first]

@@ -70,6 +70,14 @@ class CorpusStore:
         norm = normalize_title(title)
         return [r for (r,) in self._query("SELECT row FROM papers WHERE title_norm = ?", [norm])] if norm else []
 
+    def rows_by_title_prefix(self, prefix: str, limit: int = 200) -> list[int]:
+        """Rows whose normalised title starts with the words of ``prefix`` (an index range scan)."""
+        norm = normalize_title(prefix)
+        if not norm:
+            return []
+        sql = "SELECT row FROM papers WHERE title_norm >= ? AND title_norm < ? LIMIT ?"
+        return [r for (r,) in self._query(sql, [norm + " ", norm + "!", limit])] + self.rows_by_title(prefix)
+
     def rows_by_external_id(self, key: str, value: str) -> list[int]:
         return [r for (r,) in self._query("SELECT row FROM ext_ids WHERE key = ? AND value = ?", [key.lower(), value.strip().lower()])]
 
