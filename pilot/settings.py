@@ -41,6 +41,9 @@ class Settings(BaseSettings):
 
     max_turns: int = 4
     node_timeout_s: float = 30.0
+    ui_concurrency: int = Field(
+        4, ge=1, le=64, description="UI actions running at once across all visitors; one visitor's actions always run in order"
+    )
     device: Literal["cpu", "cuda", "auto"] = "cpu"
 
     def source_names(self) -> list[str]:

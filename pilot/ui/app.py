@@ -30,9 +30,10 @@ def make_controller(settings: Settings | None = None) -> Controller:
 
 
 def build_app(settings: Settings | None = None, controller: Controller | None = None) -> gr.Blocks:
-    demo = build_ui(controller or make_controller(settings))
-    # actions share one FIFO queue (see layout.on): the runtime is shared and there are few cores, and
-    # strict order keeps a user's queued clicks meaningful; sessions stay separate per browser
+    settings = settings or Settings()
+    # actions share one FIFO queue with settings.ui_concurrency workers (see layout); sessions stay
+    # separate per browser and each session's own actions run in order
+    demo = build_ui(controller or make_controller(settings), concurrency=settings.ui_concurrency)
     demo.queue()
     return demo
 

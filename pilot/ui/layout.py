@@ -35,7 +35,8 @@ def _operator_choices() -> list[tuple[str, str]]:
     return [(f"{name} — {cls.description}"[:90], name) for name, cls in sorted(ops.items())]
 
 
-def build_ui(controller: Controller) -> gr.Blocks:
+def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
+    """``concurrency``: actions of different visitors that may run at once (one visitor's run in order)."""
     with gr.Blocks(title="pilot — literature search") as demo:
         # a callable initial value: Gradio calls it once per browser session, so nobody shares a UIState
         state = gr.State(lambda: controller.new_state(), delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None)
@@ -189,20 +190,22 @@ def build_ui(controller: Controller) -> gr.Blocks:
             data = getattr(evt, "_data", None) or {}
             return await _apply(ui, controller.select_node, data.get("node"))
 
-        def on(trigger, fn, desc: str, inputs: list) -> Any:
-            # One queue for every action: Gradio then runs them strictly in arrival order, so a click made
-            # while a search runs ("Search now" right after "Send") applies after it, never before it.
-            return trigger(
-                action(fn, desc), [state, *inputs], view_outputs, concurrency_id="pilot-actions", concurrency_limit=1
-            )
+        # One queue for every action, served in arrival order by ``concurrency`` workers. A visitor's own
+        # actions still run one after another, in the order they were made, because each takes its
+        # session's lock (FIFO) before touching it: "Search now" clicked while a message is being read
+        # applies after it. Different visitors run side by side, so one slow search holds up nobody else.
+        queue = dict(concurrency_id="pilot-actions", concurrency_limit=concurrency)
 
-        for trigger in (send.click, text.submit):
-            on(trigger, controller.send, "thinking…", [text]).then(lambda: "", None, text)
+        def on(trigger, fn, desc: str, inputs: list, api_name: str | None = None) -> Any:
+            return trigger(action(fn, desc), [state, *inputs], view_outputs, api_name=api_name, **queue)
+
+        for trigger, api in ((send.click, "send"), (text.submit, None)):
+            on(trigger, controller.send, "thinking…", [text], api).then(lambda: "", None, text)
         for i, btn in enumerate(options):
             on(btn.click, functools.partial(_choose, controller, index=i), "applying your choice…", [])
-        on(search_now.click, controller.search_now, "searching…", [])
+        on(search_now.click, controller.search_now, "searching…", [], "search_now")
         for panel, click in ((results, on_result_click), (dag, on_dag_click)):
-            panel.click(click, [state], view_outputs, concurrency_id="pilot-actions", concurrency_limit=1)
+            panel.click(click, [state], view_outputs, **queue)
         on(thumbs_up.click, functools.partial(_rate, controller, up=True), "refining…", [rate_pick])
         on(thumbs_down.click, functools.partial(_rate, controller, up=False), "refining…", [rate_pick])
         on(keep.input, controller.keep, "updating exports…", [keep])
