@@ -266,3 +266,19 @@ def test_random_edit_sequences_yield_valid_workflows_or_workflow_errors(edits):
         apply_edits(pipeline(), [json.loads(e.model_dump_json()) for e in edits])
     except WorkflowError:
         pass
+
+
+def test_diff_of_a_dict_param_names_only_the_keys_that_changed():
+    """A refinement that re-weighs the score node reads "features.dense 1.0 → 1.5", not two cut-off dicts."""
+    from workflows.templates import template
+
+    a = template("successor", "acl:P02-1040")
+    b = a.model_copy(deep=True)
+    features = b.node("score").params["features"]
+    features.update(dense=1.5, recency=0.5)
+    del features["citations"]
+    b.node("score").params["text"] = "neural networks"
+    assert diff(a, b).summary() == [
+        "modified score: features.dense 1.0 → 1.5, features.citations removed, features.recency +0.5; "
+        "text none → neural networks"
+    ]

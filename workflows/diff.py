@@ -20,7 +20,7 @@ def short(value: Any, limit: int = _MAX_VALUE_CHARS) -> str:
     if value is None:
         text = "none"
     elif isinstance(value, str):
-        text = value
+        text = value or "none"
     elif isinstance(value, bool):
         text = "yes" if value else "no"
     elif isinstance(value, (list, tuple)):
@@ -28,6 +28,21 @@ def short(value: Any, limit: int = _MAX_VALUE_CHARS) -> str:
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _param_lines(p: "ParamChange") -> str:
+    """``year_min 2005 → 2008``; a dict param (score features, caps) shows only its changed keys:
+    ``features.dense 1 → 1.5, features.recency +0.5`` rather than two cut-off dicts."""
+    if isinstance(p.before, dict) or isinstance(p.after, dict):
+        before, after = p.before if isinstance(p.before, dict) else {}, p.after if isinstance(p.after, dict) else {}
+        keys = [k for k in {**before, **after} if before.get(k) != after.get(k)]
+        if keys:
+            return ", ".join(
+                f"{p.name}.{k} " + (f"{short(before[k])} → {short(after[k])}" if k in before and k in after
+                                    else f"+{short(after[k])}" if k in after else "removed")
+                for k in keys
+            )
+    return f"{p.name} {short(p.before)} → {short(p.after)}"
 
 
 class ParamChange(BaseModel):
@@ -97,7 +112,7 @@ class WorkflowDiff(BaseModel):
             parts = []
             if c.op_before != c.op_after:
                 parts.append(f"operator {c.op_before} → {c.op_after}")
-            parts.extend(f"{p.name} {short(p.before)} → {short(p.after)}" for p in c.params)
+            parts.extend(_param_lines(p) for p in c.params)
             if c.label_before != c.label_after:
                 parts.append(f"label {short(c.label_before)} → {short(c.label_after)}")
             lines.append(f"modified {c.node_id}: " + "; ".join(parts))
