@@ -55,6 +55,8 @@ from workflows.validate import validate
         ("What kind of venue is AISTATS?", "venue_profile", dict(venue="AISTATS")),
         ("What is Sergey Levine's research about?", "author_topics", dict(person="Sergey Levine")),
         ("Sergey Levine's work on robotics", "author_papers", dict(person="Sergey Levine", topic="robotics")),
+        # a name in Chinese script inside an English question is the person, not dropped
+        ("papers by 山田太郎 at ACL", "author_papers", dict(person="山田太郎", venue="ACL")),
         ("Describe Tsinghua University", "org_profile", dict(org="Tsinghua University")),
         ("Carnegie Mellon University研究dueling bandits的学者", "org_researchers",
          dict(org="Carnegie Mellon University", topic="dueling bandits")),

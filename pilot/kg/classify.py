@@ -237,6 +237,8 @@ _NAME_PATTERNS_EN = [
     rf"^(?P<n>{EN_NAME})\s*[:,–—-]\s",
     rf"(?P<n>{EN_NAME})\s+(?i:h-?index|profile|affiliation|homepage|biography|bio)\b",
     rf"(?i:with|by)\s+(?P<n>{EN_NAME})",  # last: in "X wrote with Y", X is the subject
+    # a name in Chinese script inside an English question ("papers by 山田太郎 at ACL")
+    rf"(?i:papers?|publications?|articles?|works?|written|authored|published|by|of|with)\s+(?i:by\s+)?(?P<n>{ZH_NAME})",
 ]
 # Capitalised research words: "Knowledge Graph papers" names a topic, not a person.
 _TOPIC_WORDS = frozenset(
@@ -278,7 +280,11 @@ def extract_person(text: str) -> str | None:
                 return name
     for pat in _NAME_PATTERNS_EN:
         for m in re.finditer(pat, text):
-            name = _trim_name(m.group("n"))
+            raw = m.group("n")
+            if re.fullmatch(ZH_NAME, raw):  # one "word" of Chinese script: a name if it is not a verb or an org
+                name = raw if len(raw) >= 2 and not set(raw) & _ZH_NOT_NAME and not _ZH_ORG.fullmatch(raw) else None
+            else:
+                name = _trim_name(raw)
             if name:
                 return name
     return None
