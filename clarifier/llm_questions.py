@@ -3,13 +3,15 @@
 The deterministic policy chooses whether to ask and which slot (its entropy criterion needs no model);
 the model gets that slot, the request, the anchor and a summary of the candidate set, and writes the
 question and 3–5 options in the ``Question`` schema. The reply is validated (schema, 3–5 distinct
-options, ``sets`` naming real intent fields with valid values), repaired once, and otherwise replaced
+options, ``sets`` naming real intent fields with valid values that agree with the option's words),
+repaired once, and otherwise replaced
 by the deterministic question with a note saying why.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -48,7 +50,33 @@ def option_problems(question: Question, slot: str | None = None) -> list[str]:
             Intent.model_validate({**base, **opt.sets})
         except ValueError as exc:
             problems.append(f"option {i} sets invalid values: {str(exc).splitlines()[0][:150]}")
+            continue
+        problems += [f"option {i}: {p}" for p in label_mismatches(opt.label, opt.sets)]
     return problems
+
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def label_mismatches(label: str, sets: dict[str, Any]) -> list[str]:
+    """Where a button's words and what it sets disagree: the user clicks the words, the search gets the sets.
+
+    "After 2015" may set year_min 2016 (one year of slack); "2015 to 2020" must not set 2010. A label that
+    names years or a venue must set them; a venue it sets must be named in it.
+    """
+    out: list[str] = []
+    label_years = {int(y) for y in _YEAR.findall(label)}
+    set_years = {v for k in ("year_min", "year_max") if isinstance(v := sets.get(k), int)}
+    if set_years and label_years and not all(any(abs(y - ly) <= 1 for ly in label_years) for y in set_years):
+        out.append(f"label {label!r} names years {sorted(label_years)} but sets {sorted(set_years)}")
+    if label_years and not set_years:
+        out.append(f"label {label!r} names a year but sets no year_min / year_max")
+    if set_years and not label_years:
+        out.append(f"sets years {sorted(set_years)} but the label {label!r} names none")
+    for venue in sets.get("venues") or []:
+        if isinstance(venue, str) and venue.lower() not in label.lower():
+            out.append(f"sets venue {venue!r} that the label {label!r} does not name")
+    return out
 
 
 def candidate_summary(candidates: list[Paper], limit: int = 12) -> dict[str, Any]:

@@ -131,6 +131,9 @@ def test_all_question_kinds_have_data_driven_options(citers, bleu):
     # topic labels do not repeat the anchor's own title words
     for o in props["topic"].question.options[:-1]:
         assert not set(o.sets["topic_terms"]) & {"bleu", "automatic", "evaluation", "machine", "translation"}
+    # the data-driven questions pass the same checks the LLM's must (their words say what they set)
+    for p in props.values():
+        assert option_problems(p.question) == [], p.question
 
 
 def test_topic_clusters_cover_the_candidates(citers, bleu):
@@ -220,3 +223,30 @@ def test_option_problems():
     bad = Question(slot="time", text="?", options=[Option(label="a", sets={"year_min": "x"}), Option(label="b", sets={"anchor_id": "y"}),
                                                    Option(label="c", sets={})])
     assert len(option_problems(bad)) == 2 and option_problems(_FALLBACK, "time") == []
+
+
+
+@pytest.mark.parametrize(
+    "label, sets, ok",
+    [
+        ("After 2015", {"year_min": 2016}, True),  # "after" read as the next year is fine
+        ("2010 to 2015", {"year_min": 2010, "year_max": 2015}, True),
+        ("Recent (2006 on)", {"year_min": 2006}, True),
+        ("Only EMNLP", {"venues": ["EMNLP"]}, True),
+        ("No preference", {}, True),
+        ("After 2015", {"year_min": 2010}, False),  # the button says one thing, the search does another
+        ("Papers from 2020", {}, False),
+        ("The recent ones", {"year_min": 2019}, False),
+        ("Only ACL", {"venues": ["EMNLP"]}, False),
+    ],
+)
+def test_an_option_must_set_what_its_label_says(label, sets, ok):
+    q = Question(slot="time", text="Which?", options=[Option(label=label, sets=sets), Option(label="x y", sets={}),
+                                                      Option(label="z w", sets={})])  # fmt: skip
+    assert (option_problems(q) == []) is ok, option_problems(q)
+
+
+async def test_an_llm_option_whose_words_and_sets_disagree_is_repaired_or_replaced():
+    lying = {**_LLM_Q, "options": [{"label": "After 2015", "sets": {"year_min": 2001}}, *_LLM_Q["options"][1:]]}
+    q, notes = await llm_question(LLM("openai/x", mock_response=[json.dumps(lying)] * 2), Intent(), None, [], _FALLBACK)
+    assert q == _FALLBACK and "data-driven question" in notes[0]
