@@ -198,3 +198,13 @@ def test_failed_cases_score_zero_and_count_as_errors(source, error, bench_cases,
     assert all(r["failed"] and error in r["error"] and r["ranked_ids"] == [] for r in runs)
     # the pool is still ranked (in pool order) and scored, so the CSFCube block exists
     assert metrics["csfcube_pool"]["all"]["n"] == 1
+
+
+def test_the_simulated_user_never_borrows_the_system_model(tmp_path):
+    """With --llm the system under test gets a model; the simulator's leak check gets one only when asked."""
+    from pilot.eval.harness import EvalConfig, Harness
+
+    base = dict(cases=tmp_path / "c.jsonl", mode="multi", out=tmp_path, llm="openai/system-under-test")
+    assert Harness(EvalConfig(**base), runtime=None).simulator_llm is None
+    judge = Harness(EvalConfig(**base, simulator_llm="openai/simulator"), runtime=None).simulator_llm
+    assert judge is not None and judge.model == "openai/simulator"

@@ -31,6 +31,8 @@ def add(sub) -> None:
     p.add_argument("--prefer-llm", action="store_true", help="with `kg`: let the LLM plan every question")
     p.add_argument("--mode", choices=["fixed", "single", "multi", "bm25"], help="how pilot is driven")
     p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
+    p.add_argument("--simulator-llm", default=None,
+                   help="model for the simulated user's leak check, separate from --llm (default: deterministic check only)")
     p.add_argument("--limit", type=int, default=None, help="only the first N cases")
     p.add_argument("--case", action="append", default=[], dest="case_ids", help="only this case id (repeatable)")
     p.add_argument("--workers", type=int, default=2, help="cases run concurrently (default 2)")
@@ -106,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         case_ids=args.case_ids,
         reference=args.reference,
+        simulator_llm=args.simulator_llm,
     )
     try:
         metrics = run_eval(config)

@@ -69,6 +69,9 @@ class EvalConfig:
     progress: bool = True
     case_ids: list[str] = field(default_factory=list)
     reference: Path | None = None  # reference workflows per case: an earlier runs.jsonl, or {"case_id", "workflow"} lines
+    # the simulated user's own model (its LLM leak check); never the system's, so the system under test
+    # cannot grade its own dialogue. None = the deterministic leak check only.
+    simulator_llm: str | None = None
 
 
 # --- cases ---------------------------------------------------------------------------------------
@@ -273,6 +276,9 @@ class Harness:
         self.config = config
         self.runtime = runtime
         self.references = references or {}
+        from pilot.llm import get_llm
+
+        self.simulator_llm = get_llm(model=config.simulator_llm) if config.simulator_llm else None
 
     def _case_runtime(self, case: dict) -> Any:
         hidden = case.get("hidden_edges")
@@ -298,7 +304,7 @@ class Harness:
                     from clarifier.simulator import SimulatedUser
 
                     authors = await gold_author_names(self.runtime.source, case)
-                    simulator = SimulatedUser(case, llm=getattr(self.runtime, "llm", None), gold_authors=authors)
+                    simulator = SimulatedUser(case, llm=self.simulator_llm, gold_authors=authors)
                 coro = run_session_case(rt, case, mode, simulator)
             outcome = await asyncio.wait_for(coro, timeout=self.config.case_timeout_s)
             error = outcome.error
@@ -419,6 +425,7 @@ def run_eval(config: EvalConfig, runtime: Any = None) -> dict:
             "load_s": round(load_s, 2),
             "workers": config.workers,
             "llm": config.llm,
+            "simulator_llm": config.simulator_llm,
             "cases_file": str(config.cases),
             "corpus": str(config.corpus) if config.corpus else None,
             "reference": str(config.reference) if config.reference else None,
