@@ -29,7 +29,7 @@ from clarifier.question import Option, Question
 from pilot.intent import ParsedRequest, apply_updates, detect_direction, parse_request
 from pilot.models import Answer, Intent, Paper, RankedPaper, normalize_title
 from pilot.runtime import Runtime
-from pilot.sources.base import SourceError
+from pilot.sources.base import RateLimited, SourceError, SourceUnavailable
 from workflows.diff import diff as workflow_diff
 from workflows.edit import apply_edit, describe_edit
 from workflows.inducer import induce
@@ -43,6 +43,14 @@ Phase = Literal["start", "anchor", "clarify", "results", "answer"]
 CANDIDATE_LIMIT = 150
 _SKIP_RE = re.compile(r"^\W*(?:just |please )?(?:search|go|skip|search now|show (?:me )?(?:the )?results|no more questions|that'?s (?:all|it))\W*$", re.I)
 _ID_KINDS = ("corpus_id", "doi", "arxiv", "s2")
+
+
+class _SourceDown(Exception):
+    """The source could not be reached to look up the anchor: the turn is undone, not half-done."""
+
+    def __init__(self, error: SourceError):
+        super().__init__(str(error))
+        self.error = error
 DIRECTION_WORDS = {
     "predecessor": "earlier work it builds on",
     "successor": "later work that builds on it",
@@ -205,6 +213,7 @@ class Session(BaseModel):
         if not text:
             return self._error("Please type a request, e.g. a paper title in quotes and what you are looking for.")
         self._say("user", text)
+        saved = self._snapshot()
         try:
             if self.phase in ("start", "answer"):
                 return await self._first_message(text)
@@ -221,9 +230,29 @@ class Session(BaseModel):
             if self.phase == "results":
                 return await self._feedback(text)
             return await self._first_message(text)
+        except _SourceDown as down:
+            # a new search that could not even start must not cost the user the conversation they had
+            self._restore(saved)
+            err = down.error
+            return self._error(
+                f"I could not reach {err.source} to look up the paper ({err.message})."
+                + (f" {err.hint}." if err.hint else "")
+                + " Nothing was changed; send the request again in a moment."
+            )
         except Exception as exc:  # a bug must not kill the conversation; say what happened
             log.exception("turn failed")
             return self._error(f"Something went wrong in this turn ({type(exc).__name__}: {exc}). Please try again.")
+
+    def _snapshot(self) -> tuple[dict[str, Any], Any, Any]:
+        # the cached candidates and last run are replaced on a new search, never mutated: references do
+        return self.model_dump(mode="json"), self._candidates, self._last_run
+
+    def _restore(self, saved: tuple[dict[str, Any], Any, Any]) -> None:
+        data, self._candidates, self._last_run = saved
+        before = Session.restore(data, self._runtime)
+        for name in type(self).model_fields:
+            if name != "history":  # the user's message and pilot's apology stay in the conversation
+                setattr(self, name, getattr(before, name))
 
     async def choose(self, option_index: int) -> Reply:
         q = self.question
@@ -375,6 +404,8 @@ class Session(BaseModel):
         src = self._runtime.source
         try:
             found = await src.match_paper(parsed.anchor_query, limit=5)
+        except (SourceUnavailable, RateLimited) as exc:
+            raise _SourceDown(exc) from exc
         except SourceError as exc:
             found = []
             note = f"Could not look up the paper ({exc.message})."
@@ -585,8 +616,9 @@ class Session(BaseModel):
             anchor_id = self.anchor.id if self.anchor else None
             self.results = [r for r in out if isinstance(r, RankedPaper) and r.paper.id != anchor_id]
         else:
-            self.results = []
             error = "The search did not produce results: " + ("; ".join(dict.fromkeys(run.errors.values())) or "the output step did not run")
+            if self.results:  # a failed re-run (a source down, a step timing out) must not cost the list the user had
+                error += " The previous results are still shown; run the workflow again when the problem is gone."
         self.phase = "results"
         what = DIRECTION_WORDS.get(self.intent.direction or "", "related papers")
         about = f" for “{self.anchor.title}”" if self.anchor else ""

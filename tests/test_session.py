@@ -148,10 +148,8 @@ async def test_no_usable_source_gives_readable_errors_not_exceptions(tmp_path):
     rt = Runtime.for_source(UnavailableSource("no paper source is usable", "set PILOT_CORPUS"), Settings(cache_dir=tmp_path))
     s = Session(rt)
     reply = await s.user_says(f'What later papers cite "{BLEU_TITLE}"?')
-    assert any("Could not look up the paper" in n for n in reply.notes)
-    while reply.question is not None:
-        reply = await s.choose(0)
-    assert reply.error and "PILOT_CORPUS" in reply.error and reply.results == []
+    assert "could not reach" in reply.error and "PILOT_CORPUS" in reply.error and reply.results == []
+    assert s.phase == "start" and s.anchor is None  # nothing half-done: the same request can simply be sent again
 
 
 # --- naming the anchor the way researchers do -------------------------------------------------------
@@ -195,3 +193,57 @@ async def test_an_unknown_doi_says_which_id_and_what_to_do(local_source):
     s = Session(Runtime.for_source(local_source))
     reply = await s.user_says("papers similar to doi:10.9999/not-here")
     assert "DOI '10.9999/not-here'" in reply.error and "title" in reply.error
+
+
+# --- a source that goes down mid-conversation ---------------------------------------------------------
+
+
+class _Network:
+    """The local source behind a switchable network: when down, every call fails the way the S2 and
+    AMiner clients fail on a dead connection (``SourceUnavailable`` with a hint)."""
+
+    def __init__(self, inner):
+        self._inner, self.down = inner, False
+
+    def __getattr__(self, attr: str):
+        import asyncio
+
+        from pilot.sources.base import SourceUnavailable
+
+        target = getattr(self._inner, attr)
+        if attr.startswith("_") or not asyncio.iscoroutinefunction(target):
+            return target
+
+        async def call(*args, **kwargs):
+            if self.down:
+                raise SourceUnavailable(self._inner.name, "connection refused", "check the network")
+            return await target(*args, **kwargs)
+
+        return call
+
+
+async def test_a_dead_source_costs_nothing_and_the_session_recovers(local_source, tmp_path):
+    net = _Network(local_source)
+    s = Session(Runtime.for_source(net, Settings(cache_dir=tmp_path)))
+    await s.user_says(f'Show me work that came after "{BLEU_TITLE}"')
+    first = [r.paper.id for r in (await s.search_now()).results]
+    assert first
+
+    net.down = True
+    # a new search cannot even look its paper up: said plainly, and the conversation is as it was
+    reply = await s.user_says('papers similar to "Building A Large Annotated Corpus Of English: The Penn Treebank"')
+    assert "could not reach" in reply.error and "check the network" in reply.error and "Nothing was changed" in reply.error
+    assert s.anchor.id == BLEU and [r.paper.id for r in s.results] == first and s.phase == "results"
+    assert s.history[-1]["role"] == "assistant"  # the failure is part of the conversation
+    # a refinement whose new side step needs the source: that step fails, the rest still answers
+    reply = await s.user_says("more like #2")
+    assert reply.results and any("step like failed" in n and "connection refused" in n for n in reply.notes)
+    # an edit everything depends on (a new anchor look-up, not cached) yields nothing: the list stays
+    before = [r.paper.id for r in s.results]
+    reply = await s.edit(ModifyNode(node_id="anchor", params={"query": "acl:J93-2004"}))
+    assert reply.error and "previous results are still shown" in reply.error
+    assert [r.paper.id for r in s.results] == before
+
+    net.down = False  # the network is back: the same request now works in the same session
+    reply = await s.user_says('papers similar to "Building A Large Annotated Corpus Of English: The Penn Treebank"')
+    assert reply.error is None and s.anchor.title.startswith("Building A Large Annotated Corpus")
