@@ -129,6 +129,12 @@ def _near_exact(query: str, title: str) -> bool:
     return difflib.SequenceMatcher(None, q, t).ratio() >= 0.92
 
 
+def _clip(text: str, limit: int = 120) -> str:
+    """Echo a user's text back without pasting a whole abstract into the chat."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def _direction_without_title(request: str, title: str | None) -> str | None:
     req, t = normalize_title(request), normalize_title(title)
     if not t or f" {t} " not in f" {req} ":
@@ -425,7 +431,7 @@ class Session(BaseModel):
         if exact:
             return await self._anchor_chosen_paper(exact[0], [])
         if not found:
-            return await self._no_anchor([f"No paper matches {parsed.anchor_query!r}; searching by your words instead."])
+            return await self._no_anchor([f"No paper matches “{_clip(parsed.anchor_query)}”; searching by your words instead."])
         if len(found) == 1:
             return await self._anchor_chosen_paper(found[0], [f"I took “{found[0].title}” as the paper you mean."])
         return self._ask_anchor(found[:4], parsed.anchor_query)
@@ -440,7 +446,7 @@ class Session(BaseModel):
             options.append(Option(label=label, sets={"anchor_id": p.id}))
         options.append(Option(label="None of these — search by my words", sets={}))
         self.anchor_candidates = papers
-        self.question = Question(slot="anchor", text=f"Which paper do you mean by “{query}”?", options=options)
+        self.question = Question(slot="anchor", text=f"Which paper do you mean by “{_clip(query)}”?", options=options)
         self.phase = "anchor"
         return self._reply(self.question.text, question=self.question, candidates=papers)
 

@@ -247,3 +247,11 @@ async def test_a_dead_source_costs_nothing_and_the_session_recovers(local_source
     net.down = False  # the network is back: the same request now works in the same session
     reply = await s.user_says('papers similar to "Building A Large Annotated Corpus Of English: The Penn Treebank"')
     assert reply.error is None and s.anchor.title.startswith("Building A Large Annotated Corpus")
+
+
+async def test_a_huge_request_is_answered_without_echoing_it_whole(runtime):
+    s = Session(runtime)
+    blob = "neural parsing " * 700  # ~10k characters pasted into the chat
+    reply = await s.user_says(blob)
+    assert reply.error is None and len(reply.message) < 400
+    assert s.question is not None and len(s.question.text) < 200
