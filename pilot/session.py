@@ -129,6 +129,22 @@ def _near_exact(query: str, title: str) -> bool:
     return difflib.SequenceMatcher(None, q, t).ratio() >= 0.92
 
 
+def _cited_papers(answer: Answer, values: dict[str, Any]) -> list[RankedPaper]:
+    """The papers an answer cites, in citation order, each saying which citation it is."""
+    by_url: dict[str, RankedPaper] = {}
+    for value in values.values():
+        for item in value if isinstance(value, list) else []:
+            if isinstance(item, RankedPaper) and item.paper.canonical_url:
+                by_url.setdefault(item.paper.canonical_url, item)
+    out: list[RankedPaper] = []
+    for key, url in answer.reference.items():  # keys are numbered from 1 in order of first use
+        item = by_url.get(url)
+        if item is not None and all(r.paper.id != item.paper.id for r in out):
+            ev = item.evidence.model_copy(update={"reason": f"cited as [{key.strip('[]')}] in the answer"})
+            out.append(item.model_copy(update={"evidence": ev}))
+    return out
+
+
 def _clip(text: str, limit: int = 120) -> str:
     """Echo a user's text back without pasting a whole abstract into the chat."""
     text = " ".join(text.split())
@@ -288,6 +304,9 @@ class Session(BaseModel):
     async def rate(self, paper_id: str, up: bool) -> Reply:
         if self.workflow is None:
             return self._error("There are no results to rate yet.")
+        if self.phase == "answer":
+            return self._error("Ratings refine a paper search; these papers come from an answer. Keep and export "
+                               "the ones you want, or start a paper search from one of them.")
         ref = rate_paper(self.workflow, self.intent, paper_id, up)
         self._say("user", f"{'👍' if up else '👎'} {paper_id}")
         return await self._apply_refinement(ref)
@@ -397,6 +416,7 @@ class Session(BaseModel):
         wf, run, answer = await answer_question(text, self._runtime)
         self._last_run = run
         self.answer = answer
+        self.results = _cited_papers(answer, run.values)  # so the papers of an answer can be kept and exported
         self.phase = "answer"
         notes: list[str] = []
         if wf.nodes:
@@ -404,7 +424,7 @@ class Session(BaseModel):
         if run.errors:
             notes += [f"{n}: {e}" for n, e in run.errors.items()]
         return self._reply(answer.answer, answer=answer, workflow=wf if wf.nodes else None, trace=run.trace,
-                           notes=notes)
+                           notes=notes, results=self.results)
 
     async def _resolve_anchor(self, parsed: ParsedRequest) -> Reply:
         src = self._runtime.source

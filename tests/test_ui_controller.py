@@ -122,3 +122,23 @@ async def test_add_remove_run_node_and_exports(controller, tmp_path):
     await controller.load_workflow(other, str(broken))
     assert "not valid JSON" in other.edit_message and other.results  # the loaded list is still there
     assert isinstance(export.load_recipe(recipe.read_text()), type(ui.workflow))
+
+
+async def test_the_papers_of_an_answer_can_be_kept_and_exported(controller):
+    """"Which papers did X publish at Y?" is answered with citations, and the cited papers form a list
+    that exports to BibTeX like any search result."""
+    ui = controller.new_state()
+    await controller.send(ui, "papers by Christopher D. Manning at ACL between 2005 and 2010")
+    answer = ui.answer
+    assert answer is not None and answer.reference, ui.chat[-1]
+    cited = set(answer.reference.values())
+    assert ui.results and all(r.paper.canonical_url in cited for r in ui.results)
+    assert ui.results[0].evidence.reason.startswith("cited as [")
+    from workflows.ops.entities import venue_matches
+
+    assert all(2005 <= (r.paper.year or 0) <= 2010 and venue_matches("ACL", r.paper.venue) for r in ui.results)
+    entries = bibparse.parse(open(controller.export_files(ui)["bibtex"], encoding="utf-8").read())
+    assert [e["note"].split(": ", 1)[1] for e in entries] == [r.paper.id for r in ui.results]
+    # rating is for paper searches; it says so instead of editing the question's plan
+    await controller.rate(ui, ui.results[0].paper.id, up=False)
+    assert "Ratings refine a paper search" in ui.chat[-1]["content"] and ui.results

@@ -30,6 +30,7 @@ CSS = """
 .pilot-results .kept { color: #0a7a2f; font-weight: 600; }
 .pilot-results .rated-up { color: #0a7a2f; } .pilot-results .rated-down { color: #b00020; }
 .pilot-answer .refs { font-size: 0.9em; }
+.pilot-answer a { padding: 0; }  /* gradio pads links 2px 8px, which splits "…(ICML, 2016) [2];" apart */
 .pilot-inspector pre, .pilot-versions pre { white-space: pre-wrap; font-size: 0.85em; max-height: 22em; overflow: auto; }
 .pilot-empty { color: #777; font-style: italic; }
 .pilot-results .acts button { font-size: 0.8em; margin-right: 0.3em; padding: 0 0.5em; border: 1px solid #ccc;
