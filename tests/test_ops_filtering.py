@@ -74,3 +74,24 @@ async def test_top_k_and_above(ctx):
     assert ids(await run_op(ctx, "above", {"threshold": 0.5}, **{"in": papers})) == ids(papers)[:2]
     papers[2].evidence.scores["coupling"] = 3.0
     assert ids(await run_op(ctx, "above", {"threshold": 1, "feature": "coupling"}, **{"in": papers})) == ["acl:J93-2004"]
+
+
+async def test_top_k_folds_two_records_of_one_work_into_the_first(ctx):
+    """The corpus holds some papers twice (e.g. Brill's tagger at ANLP and at the Speech and NL workshop,
+    1992); a researcher should see one entry that names both, and lose no other paper."""
+    from pilot.models import Author, Evidence, Paper, RankedPaper
+
+    def item(pid, title, first, venue, node):
+        paper = Paper(id=pid, title=title, year=1992, venue=venue, authors=[Author(name=first)])
+        return RankedPaper(paper=paper, evidence=Evidence(nodes=[node]))
+
+    papers = [
+        item("a:1", "A Simple Rule-Based Part Of Speech Tagger", "Brill, Eric", "ANLP", "coupled"),
+        item("b:2", "Another paper", "Eric Brill", "ANLP", "coupled"),
+        item("a:3", "A simple rule-based part-of-speech tagger", "Eric Brill", "Workshop On Speech", "cocited"),
+        item("c:4", "A Simple Rule-Based Part Of Speech Tagger", "Someone Else", "ACL", "coupled"),  # same title, not the same work
+    ]
+    out = await run_op(ctx, "top_k", {"k": 10}, **{"in": papers})
+    assert ids(out) == ["a:1", "b:2", "c:4"]
+    assert out[0].evidence.nodes == ["coupled", "cocited"] and "also recorded as a:3 (Workshop On Speech, 1992)" in out[0].evidence.reason
+    assert ids(await run_op(ctx, "top_k", {"k": 10, "merge_same_work": False}, **{"in": papers})) == ["a:1", "b:2", "a:3", "c:4"]

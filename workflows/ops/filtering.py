@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pilot.models import Paper, RankedPaper
+from pilot.models import Paper, RankedPaper, normalize_title
 from workflows.operator import InputPort, Operator, RunContext, register
 from workflows.ops.features import papers_of, input_list, tokens, venue_matches
 from workflows.ports import PortType
@@ -103,19 +103,53 @@ class FilterOp(Operator):
 class TopKParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     k: int = Field(50, ge=1, le=1000)
+    merge_same_work: bool = Field(
+        True, description="one entry per work: a later record with the same title and first author is folded into the first"
+    )
+
+
+def _work_key(paper: Paper) -> tuple[str, str] | None:
+    """Title + first author's surname: two corpus records of one paper (a workshop and a conference
+    version, or one paper indexed twice) share it; different papers almost never do."""
+    title = normalize_title(paper.title)
+    if not title or not paper.authors:
+        return None
+    name = paper.authors[0].name.strip()
+    surname = name.split(",")[0] if "," in name else (name.split() or [""])[-1]
+    return title, normalize_title(surname)
+
+
+def merge_same_work(items: list[RankedPaper]) -> list[RankedPaper]:
+    first: dict[tuple[str, str], int] = {}
+    out: list[RankedPaper] = []
+    for it in items:
+        key = _work_key(it.paper)
+        if key is None or key not in first:
+            if key is not None:
+                first[key] = len(out)
+            out.append(it)
+            continue
+        kept = out[first[key]]
+        ev = kept.evidence.model_copy(deep=True)
+        ev.nodes = list(dict.fromkeys([*ev.nodes, *it.evidence.nodes]))
+        other = ", ".join(str(x) for x in (it.paper.venue, it.paper.year) if x)
+        ev.reason = "; ".join(x for x in (ev.reason, f"also recorded as {it.paper.id}" + (f" ({other})" if other else "")) if x)
+        out[first[key]] = kept.model_copy(update={"evidence": ev})
+    return out
 
 
 @register
 class TopKOp(Operator):
     name = "top_k"
     family = "filtering"
-    description = "The first k papers of a ranked list."
+    description = "The first k papers of a ranked list (duplicate records of one work folded together)."
     Params = TopKParams
     inputs = {"in": InputPort(PortType.RANKED)}
     output = PortType.RANKED
 
     async def run(self, ctx: RunContext, params: TopKParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        return input_list(inputs.get("in"))[: params.k]
+        items = input_list(inputs.get("in"))
+        return (merge_same_work(items) if params.merge_same_work else items)[: params.k]
 
 
 class AboveParams(BaseModel):
