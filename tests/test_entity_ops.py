@@ -119,6 +119,15 @@ async def test_venue_papers_in_a_year_range(ctx, corpus_slice_rows):
     assert expected and {rp.paper.id for rp in got} == expected
 
 
+async def test_a_cut_venue_list_tells_the_answer_how_many_matched(ctx, corpus_slice_rows):
+    venues = await run_op("search_venue", ctx, name="EMNLP", limit=1)
+    everything = await run_op("venue_papers", ctx, {"venues": venues}, year_min=2009, year_max=2010, limit=500)
+    cut = await run_op("venue_papers", ctx, {"venues": venues}, year_min=2009, year_max=2010, limit=2)
+    assert len(everything) > 2 and len(cut) == 2
+    answer = await run_op("synthesize_answer", ctx, {"entities": venues, "papers": [cut]}, template="paper_list")
+    assert f"{len(everything)} papers found (the 2 most cited were read)" in answer.answer
+
+
 async def test_venue_papers_on_a_topic(ctx, corpus_slice_rows):
     got = await run_op("venue_papers", ctx, venue="EMNLP", topic="translation", limit=500)
     assert got

@@ -112,6 +112,19 @@ async def test_disk_cache_survives_a_new_executor_call(ctx, tmp_path):
     assert ids(again.output) == ids(first.output)
 
 
+async def test_a_disk_cache_from_another_code_version_is_not_read(ctx, tmp_path, monkeypatch):
+    """An upgraded operator must not serve what the old code stored (the node cache outlives a deploy)."""
+    import workflows.executor as executor
+
+    cache = Cache(tmp_path, "nodes")
+    await execute(pipeline(), ctx, cache=cache)
+    monkeypatch.setattr(executor, "code_version", lambda: "another-version")
+    CALLS.clear()
+    again = await execute(pipeline(), ctx, cache=cache)
+    assert "cached" not in set(statuses(again).values()) and CALLS
+    cache.close()
+
+
 async def test_disk_cache_gets_a_memory_front_for_warm_reruns(ctx, tmp_path):
     disk = Cache(tmp_path, "nodes")
     await execute(pipeline(), ctx, cache=disk)

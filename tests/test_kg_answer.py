@@ -390,3 +390,17 @@ async def test_aminer_person_profile(aminer_runtime):
     assert_grounded(run, answer)
     assert answer.answer.startswith("Alan M. Turing [1]")
     assert answer.reference == {"[1]": "https://www.aminer.cn/profile/53f466fadabfaec09f24b1c7"}
+
+
+def test_a_cut_paper_list_still_reports_the_real_count():
+    """venue_papers keeps the most cited `limit` papers; the answer's count is of all that matched."""
+    from pilot.kg.synthesize import Facts, template_answer
+    from pilot.models import Paper
+
+    papers = [Paper(id=f"x:{i}", title=f"T{i}", year=2020, venue="ACL") for i in range(3)]
+    complete = template_answer(Facts.collect([], papers, papers_given=True), "paper_list", 10, "")
+    assert "3 papers found." in complete.answer
+    facts = Facts.collect([], papers, papers_given=True)
+    facts.paper_total = 4416
+    cut = template_answer(facts, "paper_list", 10, "")
+    assert "4416 papers found (the 3 most cited were read)" in cut.answer

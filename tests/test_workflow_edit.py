@@ -282,3 +282,13 @@ def test_diff_of_a_dict_param_names_only_the_keys_that_changed():
         "modified score: features.dense 1.0 → 1.5, features.citations removed, features.recency +0.5; "
         "text none → neural networks"
     ]
+
+
+def test_removing_a_node_with_a_self_loop_mid_sequence_is_an_edit_not_a_crash():
+    """Found by the random-edit property test: a self-loop added mid-sequence, then the node removed."""
+    edits = [Rewire(add=[Edge(source="src1", target="src1", port="in")]), RemoveNode(node_id="src1", bridge=True)]
+    try:
+        out = apply_edits(pipeline(), edits)
+    except WorkflowError:
+        return
+    assert not out.has_node("src1")

@@ -181,8 +181,9 @@ def _remap_ports(wf: Workflow, node_id: str, op_cls: type[Operator]) -> None:
 def _apply_remove(wf: Workflow, edit: RemoveNode) -> Workflow:
     nid = edit.node_id
     _require(wf, nid, "remove it")
-    incoming = [e for e in wf.edges if e.target == nid]
-    outgoing = [e for e in wf.edges if e.source == nid]
+    # a self-loop (possible mid-sequence in apply_edits) goes with the node; it has nothing to bridge
+    incoming = [e for e in wf.edges if e.target == nid and e.source != nid]
+    outgoing = [e for e in wf.edges if e.source == nid and e.target != nid]
     new = wf.model_copy(
         update={
             "nodes": [n for n in wf.nodes if n.id != nid],

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import functools
 import hashlib
 import inspect
 import logging
@@ -27,6 +28,7 @@ import time
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
 
 from pydantic import BaseModel
@@ -40,6 +42,20 @@ from workflows.validate import MISSING_INPUT, Problem, WorkflowError, ancestors,
 log = logging.getLogger(__name__)
 
 KEY_VERSION = 3  # bump when the key recipe changes, so stale disk entries are never read
+
+
+@functools.cache
+def code_version() -> str:
+    """A hash of pilot's own source (the packages an operator's output can depend on), part of every node
+    key: a node cache on disk outlives a code change, and an upgraded operator must not serve the old
+    operator's output. Reading ~130 files once per process costs a few milliseconds."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for package in ("workflows", "pilot", "clarifier", "cache"):
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 Progress = Callable[[int, int, str], Any]
 
@@ -185,7 +201,7 @@ def node_key(
     node_id: str, op: str, params: dict, input_fps: dict[str, list[str]], ctx_fp: str
 ) -> str:
     # node_id is part of the key because operators stamp it into Evidence.nodes of their output
-    return fingerprint("node", KEY_VERSION, node_id, op, params, input_fps, ctx_fp)
+    return fingerprint("node", KEY_VERSION, code_version(), node_id, op, params, input_fps, ctx_fp)
 
 
 # --- one node -----------------------------------------------------------------------------------

@@ -47,6 +47,7 @@ class Facts:
     orgs: list[Org] = field(default_factory=list)
     papers: list[Paper] = field(default_factory=list)
     papers_given: bool = False  # a paper input was connected (so "no papers" is a finding, not a gap)
+    paper_total: int = 0  # papers that matched before a step cut the list (0 = the list is complete)
 
     @classmethod
     def collect(cls, entities: list, papers: list[Paper], papers_given: bool = False) -> "Facts":
@@ -155,8 +156,9 @@ def _paper_list(facts: Facts, refs: Refs, max_items: int, scope: str) -> str:
         return f"{head}: none found in this source."
     papers = sorted(facts.papers, key=lambda p: (-(p.year or 0), p.title))
     shown = papers[:max_items]
-    n = len(papers)
-    return f"{head}: {n} paper{'s' if n != 1 else ''} found. " + _list([_paper_line(p, refs) for p in shown], n, len(shown))
+    n = max(len(papers), facts.paper_total)
+    found = f"{n} paper{'s' if n != 1 else ''} found" + (f" (the {len(papers)} most cited were read)" if n > len(papers) else "")
+    return f"{head}: {found}. " + _list([_paper_line(p, refs) for p in shown], n, len(shown))
 
 
 def _author_profile(a: Author, refs: Refs) -> str:

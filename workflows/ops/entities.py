@@ -372,6 +372,10 @@ class VenueDetail(Operator):
         return list(await asyncio.gather(*(ctx.source.get_venue(i) for i in ids)))
 
 
+# Evidence score on a cut paper list: how many papers matched before the cut (read by synthesize_answer).
+MATCHES = "matches"
+
+
 class VenuePapersParams(_PaperFilter):
     query: str | None = Field(None, description="search text; default: the topic, else the venue name")
     # generous, so that "N papers found" in the answer is the real count for a venue-year
@@ -407,7 +411,13 @@ class VenuePapers(Operator):
         ]
         what = params.describe() if not venues else " ".join(
             x for x in [f"at {names[0]}", params.model_copy(update={"venue": None}).describe()] if x)
-        return _ranked(_by_impact(keep)[: params.limit], f"published {what}".strip())
+        out = _ranked(_by_impact(keep)[: params.limit], f"published {what}".strip())
+        if len(keep) > params.limit:
+            # the answer's "N papers found" must be the real count, not the length of the cut list
+            ctx.notes.append(f"kept the {params.limit} most cited of {len(keep)} matching papers")
+            for it in out:
+                it.evidence.scores[MATCHES] = float(len(keep))
+        return out
 
 
 def _same_venue(name: str, venue: str | None) -> bool:
@@ -585,6 +595,8 @@ class SynthesizeAnswer(Operator):
             _of_kind(inputs.get("entities"), (Author, Venue, Org)), _papers(inputs.get("papers")),
             papers_given="papers" in inputs,
         )
+        facts.paper_total = int(max((it.evidence.scores.get(MATCHES, 0.0) for it in _flatten(inputs.get("papers"))
+                                     if isinstance(it, RankedPaper)), default=0.0))
         draft = template_answer(facts, params.template, params.max_items, params.scope)
         if ctx.llm is None or not params.use_llm:
             return draft
