@@ -59,3 +59,10 @@ def test_user_nodes_unknown_nodes_and_no_workflow():
     ]
     assert describe_set(wf, "a") == "the anchor"
     assert why(None, _item(["mine"])) == []
+
+
+def test_a_benchmark_result_says_which_resource_words_its_title_names():
+    wf = template("benchmark", "acl:P03-1054")
+    item = RankedPaper(paper=Paper(id="p", title="Building A Large Annotated Corpus Of English: The Penn Treebank"),
+                       evidence=Evidence(nodes=["cocited"], scores={"cocited.support": 28.0}))
+    assert why(wf, item) == ["cited by 28 papers citing the anchor", "title names corpus, treebank, annotated"]

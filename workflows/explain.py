@@ -12,6 +12,8 @@ meaning changes with edits upstream that leave its output ids (and so its cache 
 
 from __future__ import annotations
 
+import re
+
 from pilot.models import RankedPaper
 from workflows.model import Workflow
 
@@ -90,6 +92,22 @@ def why(wf: Workflow | None, item: RankedPaper, max_phrases: int = 4) -> list[st
         phrase = describe_node(wf, node_id, ev.scores)
         if phrase not in phrases:
             phrases.append(phrase)
+    named = _title_terms_named(wf, item)
+    if named:
+        phrases.append("title names " + ", ".join(named[:4]))
     if ev.matched_terms:
         phrases.append("mentions " + ", ".join(ev.matched_terms[:5]))
     return phrases[:max_phrases]
+
+
+def _title_terms_named(wf: Workflow, item: RankedPaper) -> list[str]:
+    """The score node's title terms (e.g. the resource words of a benchmark search) this title contains."""
+    title = f" {' '.join(re.findall(r'[a-z0-9]+', (item.paper.title or '').lower()))} "
+    found: list[str] = []
+    for node in wf.nodes:
+        if node.op == "score" and "title_match" in (node.params.get("features") or {}):
+            for term in node.params.get("title_terms") or []:
+                words = " ".join(re.findall(r"[a-z0-9]+", str(term).lower()))
+                if words and f" {words} " in title and words not in found:
+                    found.append(words)
+    return found
