@@ -218,6 +218,11 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     # 4. edit the filter node's year bound in the DAG panel and re-run
     page.get_by_role("tab", name="Workflow").click()
     expect(page.locator("#pilot-dag svg, #pilot-dag ol").first).to_be_visible()
+    # one "Step" runs the first node of the plan and shows it in the inspector
+    page.locator("#pilot-step").click()
+    expect(page.locator("#pilot-edit-msg")).to_contain_text("Step 1 of", timeout=TIMEOUT_MS)
+    expect(page.locator("#pilot-inspector h4")).to_have_text("anchor — anchor", timeout=TIMEOUT_MS)
+    _wait_idle(page)
     page.locator("#pilot-node-pick input").click()
     page.get_by_role("option", name=re.compile(r"^filter — filter")).click()
     expect(page.locator("#pilot-inspector h4")).to_have_text("filter — filter", timeout=TIMEOUT_MS)

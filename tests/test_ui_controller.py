@@ -84,6 +84,22 @@ async def test_add_remove_run_node_and_exports(controller, tmp_path):
     await controller.remove_node(ui)
     assert not ui.workflow.has_node(added) and ui.edit_message.startswith("✅")
 
+    # "Step" walks the DAG in execution order, one node at a time, each shown in the inspector
+    from workflows.executor import topo_order
+
+    walked = []
+    for _ in ui.workflow.nodes:
+        await controller.step(ui)
+        assert ui.node_run is not None and ui.node_run.node_id == ui.selected and ui.node_run.status in ("ok", "cached")
+        walked.append(ui.selected)
+    order = topo_order(ui.workflow)
+    assert sorted(walked) == sorted(order)
+    for i, node_id in enumerate(walked):  # every step's inputs were produced by earlier steps
+        assert {e.source for e in ui.workflow.inputs_of(node_id)} <= set(walked[:i])
+    assert ui.edit_message.startswith(f"Step {len(order)} of {len(order)}")
+    await controller.step(ui)
+    assert "All" in ui.edit_message and ui.stepped == []
+
     # "Run all" runs the same version again from the cache: same list, no new version in the history
     versions, ids_before = len(ui.session.versions), [r.paper.id for r in ui.results]
     await controller.run_all(ui)

@@ -64,6 +64,9 @@ class UIState:
     params_text: str = ""  # what the params editor shows (the user's text survives a rejected edit)
     edit_message: str = ""  # feedback beside the DAG editor
     node_run: Any = None  # last "run this node" result for the inspector
+    # "Step": the nodes walked so far, in execution order, and the workflow they belong to
+    stepped: list[str] = field(default_factory=list)
+    stepped_workflow: str | None = None
     answer: Any = None  # the cited answer of the last entity question (pilot.models.Answer)
     last_error: str | None = None  # why the last session call failed, for the DAG editor's feedback
     tmpdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="pilot-ui-"))
@@ -379,6 +382,31 @@ class Controller:
             log.exception("run_node failed")
             ui.node_run = None
             ui.edit_message = f"⚠️ Could not run {ui.selected}: {_short(exc)}"
+        return ui
+
+    async def step(self, ui: UIState) -> UIState:
+        """Run the next node in execution order and show it in the inspector: walking the DAG one step
+        at a time, the way an annotator debugs an API plan."""
+        from workflows.executor import iter_ready
+
+        session, wf = self._session(ui), ui.workflow
+        if session is None or wf is None:
+            ui.edit_message = "⚠️ There is no workflow to step through yet."
+            return ui
+        if ui.stepped_workflow != wf.to_json():  # an edit (or a new search) starts the walk again
+            ui.stepped, ui.stepped_workflow = [], wf.to_json()
+        nxt = next(iter_ready(wf, set(ui.stepped)), None)
+        if nxt is None:
+            ui.stepped = []
+            ui.edit_message = f"All {len(wf.nodes)} steps ran; press Step to walk the workflow again."
+            return ui
+        ui.selected = nxt
+        self._sync_params(ui)
+        ui.node_run = await session.run_node(nxt)
+        ui.stepped.append(nxt)
+        ui.edit_message = (
+            f"Step {len(ui.stepped)} of {len(wf.nodes)}: ran {nxt} ({wf.node(nxt).op}) on its inputs — see the inspector."
+        )
         return ui
 
     async def load_workflow(self, ui: UIState, path: str | None) -> UIState:

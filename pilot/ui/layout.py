@@ -102,6 +102,7 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                             remove_btn = gr.Button("Remove node", elem_id="pilot-remove")
                             undo_btn = gr.Button("Undo", elem_id="pilot-undo")
                         with gr.Row():
+                            step_btn = gr.Button("Step ▶", elem_id="pilot-step")
                             run_node_btn = gr.Button("Run this node", elem_id="pilot-run-node")
                             run_all_btn = gr.Button("Run all", elem_id="pilot-run-all")
                         inspector = gr.HTML(render.inspector_html(None, None, None), elem_id="pilot-inspector")
@@ -214,6 +215,7 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
         on(add_btn.click, controller.add_node, "re-running…", [op_pick])
         on(remove_btn.click, controller.remove_node, "re-running…", [])
         on(undo_btn.click, controller.undo, "re-running…", [])
+        on(step_btn.click, controller.step, "running the next step…", [])
         on(run_node_btn.click, controller.run_node, "running the node…", [])
         on(run_all_btn.click, controller.run_all, "running the workflow…", [])
         on(load_btn.click, controller.load_workflow, "running the loaded workflow…", [upload])
