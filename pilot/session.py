@@ -591,7 +591,8 @@ class Session(BaseModel):
     async def _search(self, notes: list[str]) -> Reply:
         self.question = None
         anchor_query = self.anchor.id if self.anchor else ""
-        induction = await induce(self.intent, anchor_query, self._runtime.llm, self.request, self.anchor)
+        compact = getattr(self._runtime.settings, "llm_prompt", "full") == "compact"
+        induction = await induce(self.intent, anchor_query, self._runtime.llm, self.request, self.anchor, compact)
         what = DIRECTION_WORDS.get(self.intent.direction or "", "related papers")
         self._push(induction.workflow, f"{induction.origin} workflow for {what}")
         return await self._run(notes + induction.notes)

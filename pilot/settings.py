@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     llm_api_base: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = 60.0
+    llm_prompt: Literal["full", "compact"] = Field(
+        "full", description="operator registry in the workflow prompt: full param schemas, or compact (defaults as values) for small local models"
+    )
 
     max_turns: int = 4
     node_timeout_s: float = 30.0

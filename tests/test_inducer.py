@@ -79,6 +79,20 @@ async def test_llm_valid_workflow_is_used():
     assert any(o["name"] == "filter" for o in prompt["operators"])
 
 
+async def test_compact_prompt_shows_params_as_values_at_a_third_of_the_size():
+    """For small local models (PILOT_LLM_PROMPT=compact): no schemas to copy into the workflow, fewer tokens."""
+    full, compact = registry_description(), registry_description(compact=True)
+    assert [o["name"] for o in compact] == [o["name"] for o in full]
+    assert len(json.dumps(compact)) < 0.5 * len(json.dumps(full))
+    ops = {o["name"]: o for o in compact}
+    assert ops["top_k"]["params"]["k"] == 50 and ops["filter"]["params"]["venues"] == []  # defaults, not schemas
+    assert ops["anchor"]["required"] == ["query"] and ops["filter"]["inputs"]["anchor"] == "papers?"
+    llm = RecordingLLM("openai/x", mock_response=json.dumps(GOOD))
+    ind = await induce(Intent(direction="successor"), ANCHOR, llm, compact_prompt=True)
+    assert ind.origin == "llm"
+    assert json.loads(llm.sent[0][1]["content"])["operators"] == compact
+
+
 async def test_llm_invalid_then_repaired_gets_the_problems_fed_back():
     llm = RecordingLLM("openai/x", mock_response=[json.dumps(BAD), json.dumps(GOOD)])
     ind = await induce(Intent(direction="successor"), ANCHOR, llm)

@@ -95,14 +95,30 @@ def _params_schema(model) -> dict[str, Any]:
     return out
 
 
-def registry_description(families: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-    """The operator registry as the LLM sees it (paper-search operators unless ``families`` says otherwise)."""
+def _compact(op) -> dict[str, Any]:
+    """One operator in a few tokens, params as *values* (their defaults): a small model shown a schema tends
+    to copy the schema into the workflow ({"query": {"type": "string"}}), as SmolLM2 did in the trial."""
+    ports = {p: port.type.value + ("*" if port.many else "") + ("?" if port.optional else "") for p, port in op.inputs.items()}
+    fields = op.Params.model_fields
+    defaults = {name: None if f.is_required() else f.get_default(call_default_factory=True) for name, f in fields.items()}
+    out = {"name": op.name, "does": op.description, "inputs": ports, "output": op.output.value,
+           "params": json.loads(json.dumps(defaults, default=str))}
+    required = [name for name, f in fields.items() if f.is_required()]
+    return {**out, "required": required} if required else out
+
+
+def registry_description(families: tuple[str, ...] | None = None, compact: bool = False) -> list[dict[str, Any]]:
+    """The operator registry as the LLM sees it (paper-search operators unless ``families`` says otherwise);
+    ``compact``: names, ports and param defaults only (a third of the size, for small local models)."""
     ops = []
     for name, op in sorted(all_operators().items()):
         if families is not None and op.family not in families:
             continue
         if families is None and op.family == "entities":
             continue  # entity questions are planned by pilot.kg, not induced here
+        if compact:
+            ops.append(_compact(op))
+            continue
         ops.append(
             {
                 "name": name,
@@ -135,14 +151,16 @@ SYSTEM = (
 )
 
 
-async def llm_workflow(llm: LLM, intent: Intent, anchor_query: str, example: Workflow, repairs: int = MAX_REPAIRS) -> Workflow:
+async def llm_workflow(
+    llm: LLM, intent: Intent, anchor_query: str, example: Workflow, repairs: int = MAX_REPAIRS, compact: bool = False
+) -> Workflow:
     """The model's workflow, validated; raises ``LLMError`` when even the repairs are invalid."""
     user = json.dumps(
         {
             "anchor_query": anchor_query,
             "request": intent.request,
             "intent": intent.model_dump(exclude_defaults=True, exclude={"request", "notes"}),
-            "operators": registry_description(),
+            "operators": registry_description(compact=compact),
             "example_workflow_for_this_direction": json.loads(example.model_dump_json()),
         },
         ensure_ascii=False,
@@ -151,7 +169,12 @@ async def llm_workflow(llm: LLM, intent: Intent, anchor_query: str, example: Wor
 
 
 async def induce(
-    intent: Intent, anchor_query: str, llm: LLM | None = None, request_text: str = "", anchor: Paper | None = None
+    intent: Intent,
+    anchor_query: str,
+    llm: LLM | None = None,
+    request_text: str = "",
+    anchor: Paper | None = None,
+    compact_prompt: bool = False,
 ) -> Induction:
     """The workflow for this intent: the LLM's when a model is configured and it passes validation,
     else the deterministic one (with a note saying why)."""
@@ -159,7 +182,7 @@ async def induce(
     if llm is None:
         return base
     try:
-        wf = await llm_workflow(llm, intent, anchor_query, base.workflow)
+        wf = await llm_workflow(llm, intent, anchor_query, base.workflow, compact=compact_prompt)
     except LLMError as exc:
         base.notes.append(f"LLM workflow not usable ({exc}); used the {base.origin} workflow")
         return base
