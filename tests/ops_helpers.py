@@ -24,3 +24,26 @@ def as_ranked(papers: list[Paper], node: str = "given") -> list[RankedPaper]:
 
 def ids(items: list[RankedPaper]) -> list[str]:
     return [it.paper.id for it in items]
+
+
+def wrote_at_org_on_topic(rows: list[dict], name: str, org: str, topic_word: str) -> bool:
+    """The raw corpus rows show ``name`` on a paper about ``topic_word``, written while at ``org``
+    (an independent check of what the org/topic operators and answers claim)."""
+    from pilot.store.text import display_name, fold, split_affiliation
+    from workflows.ops.entities import org_matches
+
+    return any(
+        fold(display_name(a["name"])) == fold(name)
+        and any(org_matches(org, o) for o in split_affiliation(a["affiliation"]))
+        and topic_word in fold(r["title"] + " " + (r["abstract"] or ""))
+        for r in rows
+        for a in r["authors"]
+    )
+
+
+def authored(rows: list[dict], person: str) -> list[dict]:
+    """The raw corpus rows that list ``person`` as an author (names folded the store's way)."""
+    from pilot.store.text import display_name, fold
+
+    want = fold(person)
+    return [r for r in rows if any(fold(display_name(a["name"])) == want for a in r["authors"])]

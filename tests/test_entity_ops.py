@@ -6,19 +6,14 @@ import pytest
 
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, Venue
 from pilot.sources.base import NotFound, NotSupported, Source
-from pilot.store.text import display_name, fold, split_affiliation
 from workflows.operator import RunContext, get_operator
+from tests.ops_helpers import authored, wrote_at_org_on_topic
 from workflows.ops.entities import org_matches, topic_matches, venue_matches
 
 
 async def run_op(op_name: str, ctx: RunContext, inputs: dict | None = None, /, **params):
     op = get_operator(op_name)
     return await op().run(ctx, op.Params.model_validate(params), inputs or {})
-
-
-def rows_of(rows: list[dict], person: str) -> list[dict]:
-    want = fold(person)
-    return [r for r in rows if any(fold(display_name(a["name"])) == want for a in r["authors"])]
 
 
 # --- matching rules ----------------------------------------------------------------------------------
@@ -70,7 +65,7 @@ async def test_author_papers_filters_by_venue_and_years(ctx, corpus_slice_rows):
     authors = await run_op("search_author", ctx, name="Christopher D. Manning")
     got = await run_op("author_papers", ctx, {"authors": authors}, venue="ACL", year_min=2005, year_max=2010)
     expected = {
-        r["id"] for r in rows_of(corpus_slice_rows, "Christopher D. Manning")
+        r["id"] for r in authored(corpus_slice_rows, "Christopher D. Manning")
         if r["year"] and 2005 <= r["year"] <= 2010 and venue_matches("ACL", r["venue"])
     }
     assert expected, "the slice has such papers"
@@ -83,7 +78,7 @@ async def test_author_papers_filters_by_venue_and_years(ctx, corpus_slice_rows):
 
 async def test_author_papers_by_explicit_id_and_missing_input(ctx, corpus_slice_rows):
     got = await run_op("author_papers", ctx, author_id="author:dan-klein")
-    assert {rp.paper.id for rp in got} == {r["id"] for r in rows_of(corpus_slice_rows, "Dan Klein")}
+    assert {rp.paper.id for rp in got} == {r["id"] for r in authored(corpus_slice_rows, "Dan Klein")}
     with pytest.raises(ValueError, match="connect search_author"):
         await run_op("author_papers", ctx)
 
@@ -92,7 +87,7 @@ async def test_author_detail_takes_the_author_from_the_edge(ctx, corpus_slice_ro
     authors = await run_op("search_author", ctx, name="Dan Klein")
     [detail] = await run_op("author_detail", ctx, {"authors": authors})
     assert detail.name == "Dan Klein"
-    assert detail.paper_count == len(rows_of(corpus_slice_rows, "Dan Klein"))
+    assert detail.paper_count == len(authored(corpus_slice_rows, "Dan Klein"))
 
 
 def test_year_range_must_be_ordered():
@@ -147,12 +142,7 @@ async def test_org_search_detail_and_researchers_on_a_topic(ctx, corpus_slice_ro
     assert people
     for person in people:
         # each has a paper on the topic written while at Stanford, according to the raw rows
-        assert any(
-            fold(display_name(a["name"])) == fold(person.name)
-            and any(org_matches("Stanford University", o) for o in split_affiliation(a["affiliation"]))
-            and "learning" in fold(r["title"] + " " + (r["abstract"] or ""))
-            for r in corpus_slice_rows for a in r["authors"]
-        ), person.name
+        assert wrote_at_org_on_topic(corpus_slice_rows, person.name, "Stanford University", "learning"), person.name
 
 
 # --- a source that cannot answer ---------------------------------------------------------------------

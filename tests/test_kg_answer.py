@@ -22,7 +22,8 @@ from pilot.kg.synthesize import urls_in_results
 from pilot.runtime import Runtime
 from pilot.sources.base import Source
 from pilot.store.text import display_name, fold, org_id, split_affiliation
-from workflows.ops.entities import org_matches, venue_matches
+from tests.ops_helpers import authored, wrote_at_org_on_topic
+from workflows.ops.entities import venue_matches
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,9 +36,6 @@ def runtime(local_source) -> Runtime:
 def by_url(rows: list[dict]) -> dict[str, dict]:
     return {(r["url"] or f"corpus://paper/{r['id']}"): r for r in rows}
 
-
-def authored(rows: list[dict], person: str) -> list[dict]:
-    return [r for r in rows if any(fold(display_name(a["name"])) == fold(person) for a in r["authors"])]
 
 
 def impact(r: dict) -> int:
@@ -123,12 +121,7 @@ async def test_org_researchers_on_topic(runtime, corpus_slice_rows):
     people = run.values["people"]
     assert people
     for person in people:
-        assert any(
-            fold(display_name(a["name"])) == fold(person.name)
-            and any(org_matches("Stanford University", o) for o in split_affiliation(a["affiliation"]))
-            and "learning" in fold(r["title"] + " " + (r["abstract"] or ""))
-            for r in corpus_slice_rows for a in r["authors"]
-        )
+        assert wrote_at_org_on_topic(corpus_slice_rows, person.name, "Stanford University", "learning"), person.name
         assert person.canonical_url in answer.reference.values() or len(people) > 10
 
 
