@@ -30,7 +30,7 @@ from pilot.intent import ParsedRequest, apply_updates, detect_direction, parse_r
 from pilot.models import Answer, Intent, Paper, RankedPaper, normalize_title
 from pilot.runtime import Runtime
 from pilot.sources.base import RateLimited, SourceError, SourceUnavailable
-from workflows.diff import diff as workflow_diff
+from workflows.diff import diff as workflow_diff, short
 from workflows.edit import apply_edit, describe_edit
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
@@ -143,12 +143,6 @@ def _cited_papers(answer: Answer, values: dict[str, Any]) -> list[RankedPaper]:
             ev = item.evidence.model_copy(update={"reason": f"cited as [{key.strip('[]')}] in the answer"})
             out.append(item.model_copy(update={"evidence": ev}))
     return out
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    """Echo a user's text back without pasting a whole abstract into the chat."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _direction_without_title(request: str, title: str | None) -> str | None:
@@ -451,7 +445,7 @@ class Session(BaseModel):
         if exact:
             return await self._anchor_chosen_paper(exact[0], [])
         if not found:
-            return await self._no_anchor([f"No paper matches “{_clip(parsed.anchor_query)}”; searching by your words instead."])
+            return await self._no_anchor([f"No paper matches “{short(parsed.anchor_query, 120)}”; searching by your words instead."])
         if len(found) == 1:
             return await self._anchor_chosen_paper(found[0], [f"I took “{found[0].title}” as the paper you mean."])
         return self._ask_anchor(found[:4], parsed.anchor_query)
@@ -466,7 +460,7 @@ class Session(BaseModel):
             options.append(Option(label=label, sets={"anchor_id": p.id}))
         options.append(Option(label="None of these — search by my words", sets={}))
         self.anchor_candidates = papers
-        self.question = Question(slot="anchor", text=f"Which paper do you mean by “{_clip(query)}”?", options=options)
+        self.question = Question(slot="anchor", text=f"Which paper do you mean by “{short(query, 120)}”?", options=options)
         self.phase = "anchor"
         return self._reply(self.question.text, question=self.question, candidates=papers)
 

@@ -393,7 +393,5 @@ def test_a_cut_paper_list_still_reports_the_real_count():
     papers = [Paper(id=f"x:{i}", title=f"T{i}", year=2020, venue="ACL") for i in range(3)]
     complete = template_answer(Facts.collect([], papers, papers_given=True), "paper_list", 10, "")
     assert "3 papers found." in complete.answer
-    facts = Facts.collect([], papers, papers_given=True)
-    facts.paper_total = 4416
-    cut = template_answer(facts, "paper_list", 10, "")
+    cut = template_answer(Facts.collect([], papers, papers_given=True, paper_total=4416), "paper_list", 10, "")
     assert "4416 papers found (the 3 most cited were read)" in cut.answer

@@ -12,10 +12,9 @@ meaning changes with edits upstream that leave its output ids (and so its cache 
 
 from __future__ import annotations
 
-import re
-
 from pilot.models import RankedPaper
 from workflows.model import Workflow
+from workflows.ops.features import phrases_in
 
 # How many levels of inputs a description follows ("papers citing the anchor's references"); deeper is noise.
 _DEPTH = 2
@@ -102,12 +101,8 @@ def why(wf: Workflow | None, item: RankedPaper, max_phrases: int = 4) -> list[st
 
 def _title_terms_named(wf: Workflow, item: RankedPaper) -> list[str]:
     """The score node's title terms (e.g. the resource words of a benchmark search) this title contains."""
-    title = f" {' '.join(re.findall(r'[a-z0-9]+', (item.paper.title or '').lower()))} "
     found: list[str] = []
     for node in wf.nodes:
         if node.op == "score" and "title_match" in (node.params.get("features") or {}):
-            for term in node.params.get("title_terms") or []:
-                words = " ".join(re.findall(r"[a-z0-9]+", str(term).lower()))
-                if words and f" {words} " in title and words not in found:
-                    found.append(words)
+            found += [t for t in phrases_in(item.paper.title, node.params.get("title_terms") or []) if t not in found]
     return found

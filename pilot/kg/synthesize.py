@@ -50,8 +50,8 @@ class Facts:
     paper_total: int = 0  # papers that matched before a step cut the list (0 = the list is complete)
 
     @classmethod
-    def collect(cls, entities: list, papers: list[Paper], papers_given: bool = False) -> "Facts":
-        facts = cls(papers_given=papers_given)
+    def collect(cls, entities: list, papers: list[Paper], papers_given: bool = False, paper_total: int = 0) -> "Facts":
+        facts = cls(papers_given=papers_given, paper_total=paper_total)
         seen: set[tuple[str, str]] = set()
         for e in entities:
             key = (e.kind, e.id or e.name)

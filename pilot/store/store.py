@@ -71,12 +71,13 @@ class CorpusStore:
         return [r for (r,) in self._query("SELECT row FROM papers WHERE title_norm = ?", [norm])] if norm else []
 
     def rows_by_title_prefix(self, prefix: str, limit: int = 200) -> list[int]:
-        """Rows whose normalised title starts with the words of ``prefix`` (an index range scan)."""
+        """Rows whose normalised title starts with the words of ``prefix`` and goes on (an index range
+        scan); the exact title is ``rows_by_title``."""
         norm = normalize_title(prefix)
         if not norm:
             return []
         sql = "SELECT row FROM papers WHERE title_norm >= ? AND title_norm < ? LIMIT ?"
-        return [r for (r,) in self._query(sql, [norm + " ", norm + "!", limit])] + self.rows_by_title(prefix)
+        return [r for (r,) in self._query(sql, [norm + " ", norm + "!", limit])]
 
     def rows_by_external_id(self, key: str, value: str) -> list[int]:
         return [r for (r,) in self._query("SELECT row FROM ext_ids WHERE key = ? AND value = ?", [key.lower(), value.strip().lower()])]

@@ -393,8 +393,9 @@ class Controller:
         if session is None or wf is None:
             ui.edit_message = "⚠️ There is no workflow to step through yet."
             return ui
-        if ui.stepped_workflow != wf.to_json():  # an edit (or a new search) starts the walk again
-            ui.stepped, ui.stepped_workflow = [], wf.to_json()
+        current = wf.to_json()
+        if ui.stepped_workflow != current:  # an edit (or a new search) starts the walk again
+            ui.stepped, ui.stepped_workflow = [], current
         nxt = next(iter_ready(wf, set(ui.stepped)), None)
         if nxt is None:
             ui.stepped = []

@@ -591,12 +591,11 @@ class SynthesizeAnswer(Operator):
     async def run(self, ctx: RunContext, params: SynthesizeParams, inputs: dict[str, Any]):
         from pilot.kg.synthesize import Facts, llm_answer, template_answer
 
+        matched = (it.evidence.scores.get(MATCHES, 0.0) for it in _flatten(inputs.get("papers")) if isinstance(it, RankedPaper))
         facts = Facts.collect(
             _of_kind(inputs.get("entities"), (Author, Venue, Org)), _papers(inputs.get("papers")),
-            papers_given="papers" in inputs,
+            papers_given="papers" in inputs, paper_total=int(max(matched, default=0.0)),
         )
-        facts.paper_total = int(max((it.evidence.scores.get(MATCHES, 0.0) for it in _flatten(inputs.get("papers"))
-                                     if isinstance(it, RankedPaper)), default=0.0))
         draft = template_answer(facts, params.template, params.max_items, params.scope)
         if ctx.llm is None or not params.use_llm:
             return draft

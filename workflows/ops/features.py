@@ -48,6 +48,18 @@ def tokens(text: str | None, keep_stop: bool = False) -> list[str]:
     return [t for t in toks if len(t) > 1 and t not in STOPWORDS and not t.isdigit()]
 
 
+def phrases_in(text: str | None, phrases: Iterable[str]) -> list[str]:
+    """The phrases that occur in ``text`` as whole-word runs ("data set" in "A New Data Set for …"),
+    in the order given; the score op's ``title_match`` counts them and ``workflows.explain`` names them."""
+    words = tokens(text, keep_stop=True)
+    found = []
+    for phrase in phrases:
+        ph = tokens(phrase, keep_stop=True)
+        if ph and any(words[i : i + len(ph)] == ph for i in range(len(words) - len(ph) + 1)):
+            found.append(phrase)
+    return found
+
+
 def terms_of(text: str | Iterable[str] | None) -> list[str]:
     """Query terms from a text or a keyword list (phrases split into their words), order kept, unique."""
     if text is None:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pilot.models import Paper, RankedPaper
 from pilot.sources.base import SourceError
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import bm25, citation_value, cosine_to, papers_of, input_list, minmax, terms_of, tokens
+from workflows.ops.features import bm25, citation_value, cosine_to, input_list, minmax, papers_of, phrases_in, terms_of, tokens
 from workflows.ports import PortType
 
 FEATURES: dict[str, str] = {
@@ -205,12 +205,7 @@ async def compute_features(
     if "prior" in wanted:
         out["prior"] = np.array([it.score for it in items], dtype=np.float32)
     if "title_match" in wanted:
-        words = [tokens(p.title, keep_stop=True) for p in papers]
-        phrases = [tokens(t, keep_stop=True) for t in params.title_terms]
-        out["title_match"] = np.array(
-            [sum(1 for ph in phrases if ph and any(w[i : i + len(ph)] == ph for i in range(len(w)))) for w in words],
-            dtype=np.float32,
-        )
+        out["title_match"] = np.array([len(phrases_in(p.title, params.title_terms)) for p in papers], dtype=np.float32)
     for name in wanted:
         if name.startswith(EV_PREFIX):
             key = name[len(EV_PREFIX) :]
