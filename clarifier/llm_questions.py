@@ -39,10 +39,12 @@ def option_problems(question: Question, slot: str | None = None) -> list[str]:
     if not question.text.strip() or len(question.text) > 300:
         problems.append("the question text must be one short sentence")
     for i, opt in enumerate(question.options, 1):
-        if len(opt.label) > 100 or any(c in opt.label for c in "{}[]\"") or not any(ch.isalnum() for ch in opt.label):
+        if len(opt.label) > 100 or any(c in opt.label for c in '{}[]"') or not any(ch.isalnum() for ch in opt.label):
             # small models leak JSON syntax into labels; a button must read as plain words
             problems.append(f"option {i} label {opt.label[:60]!r} must be a few plain words")
-        unknown = [k for k in opt.sets if k not in Intent.model_fields or k in ("kind", "request", "notes", "anchor_id")]
+        unknown = [
+            k for k in opt.sets if k not in Intent.model_fields or k in ("kind", "request", "notes", "anchor_id")
+        ]
         if unknown:
             problems.append(f"option {i} sets unknown field(s) {unknown}")
             continue

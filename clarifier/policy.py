@@ -131,8 +131,17 @@ def _time(intent: Intent, cands: list[Paper]) -> Proposal | None:
     return Proposal(q, entropy(labels), f"years {lo}–{hi} split into {len(bounds)} windows")
 
 
-_ACRONYMS = {"acl": "ACL", "emnlp": "EMNLP", "naacl": "NAACL", "coling": "COLING", "eacl": "EACL", "cl": "CL",
-             "lrec": "LREC", "hlt": "HLT", "conll": "CoNLL"}
+_ACRONYMS = {
+    "acl": "ACL",
+    "emnlp": "EMNLP",
+    "naacl": "NAACL",
+    "coling": "COLING",
+    "eacl": "EACL",
+    "cl": "CL",
+    "lrec": "LREC",
+    "hlt": "HLT",
+    "conll": "CoNLL",
+}
 
 
 def venue_label(paper: Paper) -> str | None:
@@ -236,7 +245,10 @@ def _resource(intent: Intent, cands: list[Paper]) -> Proposal | None:
     found: list[str] = []
     for p in cands:
         low = (p.title or "").lower()
-        kind = next((rt for rt, words in RESOURCE_TYPES.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)), "_other")
+        kind = next(
+            (rt for rt, words in RESOURCE_TYPES.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)),
+            "_other",
+        )
         found.append(kind)
     present = [rt for rt, _ in Counter(x for x in found if x != "_other").most_common()]
     # keep the whole taxonomy on offer so the user can name a type the candidates miss
@@ -275,7 +287,8 @@ def k_question() -> Question:
     return Question(
         slot="k",
         text="How many papers would you like?",
-        options=[Option(label=f"{k} papers", sets={"k": k}) for k in (10, 20, 50)] + [Option(label="As many as you find", sets={"k": 100})],
+        options=[Option(label=f"{k} papers", sets={"k": k}) for k in (10, 20, 50)]
+        + [Option(label="As many as you find", sets={"k": 100})],
     )
 
 
@@ -313,14 +326,22 @@ def next_question(
     if turns >= max_turns:
         return Decision(None, f"turn limit reached ({max_turns} questions)")
     if intent.direction is None and "direction" not in asked:
-        return Decision(direction_question(anchor.title if anchor else None), "the request does not say which direction", {"direction": math.inf})
+        return Decision(
+            direction_question(anchor.title if anchor else None),
+            "the request does not say which direction",
+            {"direction": math.inf},
+        )
     props = [p for p in propose(intent, candidates, anchor) if p.question.slot not in asked]
     scores = {p.question.slot: round(p.score, 3) for p in props}
     if not props:
         return Decision(None, "nothing left to ask", scores)
     best = props[0]
     if best.score < MIN_GAIN:
-        return Decision(None, f"no question would change the results much (best: {best.question.slot}, {best.score:.2f} bits)", scores)
+        return Decision(
+            None,
+            f"no question would change the results much (best: {best.question.slot}, {best.score:.2f} bits)",
+            scores,
+        )
     return Decision(best.question, f"{best.question.slot}: {best.why} ({best.score:.2f} bits)", scores)
 
 

@@ -22,9 +22,40 @@ AnchorKind = Literal["doi", "arxiv", "s2", "corpus_id", "title", "text", "none"]
 
 # Venues people name in requests; free-text answers may also name any venue of the candidate set.
 KNOWN_VENUES: tuple[str, ...] = (
-    "ACL", "EMNLP", "NAACL", "COLING", "EACL", "LREC", "CoNLL", "TACL", "HLT", "ANLP", "SemEval", "IJCNLP",
-    "AACL", "Computational Linguistics", "NIPS", "NeurIPS", "ICML", "ICLR", "AAAI", "IJCAI", "CVPR", "ICCV",
-    "ECCV", "KDD", "SIGIR", "WWW", "WSDM", "CIKM", "UAI", "AISTATS", "COLT", "INTERSPEECH", "ICASSP", "WMT",
+    "ACL",
+    "EMNLP",
+    "NAACL",
+    "COLING",
+    "EACL",
+    "LREC",
+    "CoNLL",
+    "TACL",
+    "HLT",
+    "ANLP",
+    "SemEval",
+    "IJCNLP",
+    "AACL",
+    "Computational Linguistics",
+    "NIPS",
+    "NeurIPS",
+    "ICML",
+    "ICLR",
+    "AAAI",
+    "IJCAI",
+    "CVPR",
+    "ICCV",
+    "ECCV",
+    "KDD",
+    "SIGIR",
+    "WWW",
+    "WSDM",
+    "CIKM",
+    "UAI",
+    "AISTATS",
+    "COLT",
+    "INTERSPEECH",
+    "ICASSP",
+    "WMT",
 )
 # aliases a user may type -> the venue string the corpus uses
 _VENUE_ALIASES = {"neurips": "NIPS", "cl": "CL", "computational linguistics": "CL"}
@@ -33,7 +64,14 @@ RESOURCE_TYPES: dict[str, tuple[str, ...]] = {
     "treebank": ("treebank", "treebanks"),
     "annotated corpus": ("annotated corpus", "annotated corpora", "annotation", "corpus", "corpora"),
     "lexical resource": ("lexical resource", "lexicon", "wordnet", "framenet", "propbank", "dictionary"),
-    "shared task / evaluation campaign": ("shared task", "evaluation campaign", "semeval", "bakeoff", "muc", "competition"),
+    "shared task / evaluation campaign": (
+        "shared task",
+        "evaluation campaign",
+        "semeval",
+        "bakeoff",
+        "muc",
+        "competition",
+    ),
     "dataset": ("dataset", "data set", "benchmark", "test set", "test collection"),
 }
 
@@ -46,17 +84,49 @@ _FACETS = {
 # (pattern, direction, weight). Matched against the request with the anchor removed; highest total wins.
 _DIRECTION_RULES: list[tuple[str, str, float]] = [
     (r"\bprior work\b|\bearlier (?:work|papers?)\b|\bolder papers?\b|\bpredecessors?\b", "predecessor", 3),
-    (r"\bbuilds? (?:up)?on\b|\bbased on\b|\bbackground literature\b|\bfoundational\b|\bkey references\b", "predecessor", 2),
-    (r"\bshould i (?:be )?cit(?:e|ing)\b|\breferences?\b|\bwhat does .* cite\b|\bbehind\b|\bmy (?:draft|paper)\b", "predecessor", 1.5),
-    (r"\blater (?:work|papers?)\b|\bfollow[- ]?ups?\b|\bcame after\b|\bfollowed\b|\bpicked up\b|\bsuccessors?\b", "successor", 3),
-    (r"\b(?:has|have|who) (?:\w+ )?built on\b|\bcit(?:e|ing|ed by)\b.*\bextend|\bcited by\b|\bciting papers?\b|\bextend(?:s|ed)?\b|\bsince then\b", "successor", 2.5),
-    (r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b|\bwho cites?\b|\bwhat cites\b", "successor", 3),
+    (
+        r"\bbuilds? (?:up)?on\b|\bbased on\b|\bbackground literature\b|\bfoundational\b|\bkey references\b",
+        "predecessor",
+        2,
+    ),
+    (
+        r"\bshould i (?:be )?cit(?:e|ing)\b|\breferences?\b|\bwhat does .* cite\b|\bbehind\b|\bmy (?:draft|paper)\b",
+        "predecessor",
+        1.5,
+    ),
+    (
+        r"\blater (?:work|papers?)\b|\bfollow[- ]?ups?\b|\bcame after\b|\bfollowed\b|\bpicked up\b|\bsuccessors?\b",
+        "successor",
+        3,
+    ),
+    (
+        r"\b(?:has|have|who) (?:\w+ )?built on\b|\bcit(?:e|ing|ed by)\b.*\bextend|\bcited by\b|\bciting papers?\b|\bextend(?:s|ed)?\b|\bsince then\b",
+        "successor",
+        2.5,
+    ),
+    (
+        r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b|\bwho cites?\b|\bwhat cites\b",
+        "successor",
+        3,
+    ),
     (r"\bsimilar\b|\bcomparable\b|\bclosely related\b|\balong these lines\b|\bsiblings?\b|\blike this\b", "sibling", 3),
     (r"\b(?:papers?|works?|articles?|publications?)\s+(?:just\s+|much\s+)?like\b|\blike it\b", "sibling", 3),
-    (r"\bmore (?:papers|work) like\b|\bother work\b|\brelated (?:work|papers)\b|\bsame (?:problem|topic)\b", "sibling", 2),
-    (r"\bdatasets?\b|\bbenchmarks?\b|\bevaluation (?:data|resources?|campaigns?)\b|\bdata resources?\b|\bcorpora\b|\btreebanks?\b", "benchmark", 3),
+    (
+        r"\bmore (?:papers|work) like\b|\bother work\b|\brelated (?:work|papers)\b|\bsame (?:problem|topic)\b",
+        "sibling",
+        2,
+    ),
+    (
+        r"\bdatasets?\b|\bbenchmarks?\b|\bevaluation (?:data|resources?|campaigns?)\b|\bdata resources?\b|\bcorpora\b|\btreebanks?\b",
+        "benchmark",
+        3,
+    ),
     (r"\breproduce\b|\bshared tasks?\b|\btest sets?\b|\bevaluate\b", "benchmark", 1.5),
-    (r"\bsurveys?\b|\bliterature reviews?\b|\boverviews?\b|\breview articles?\b|\btutorials?\b|\bstate of the art\b", "survey", 3.5),
+    (
+        r"\bsurveys?\b|\bliterature reviews?\b|\boverviews?\b|\breview articles?\b|\btutorials?\b|\bstate of the art\b",
+        "survey",
+        3.5,
+    ),
 ]
 
 _STOP = set(
@@ -115,7 +185,7 @@ _FILLER_RE = re.compile(
 
 
 def _strip_request_words(text: str) -> str:
-    """"papers similar to BLEU a method for …" -> "BLEU a method for …" (what the search should match)."""
+    """ "papers similar to BLEU a method for …" -> "BLEU a method for …" (what the search should match)."""
     text = re.sub(r"\b(?:after|before|since|between|from)\s+(?:19|20)\d\d\b.*$", "", text, flags=re.I).strip()
     cut = _FILLER_RE.sub("", text).strip(" ?.!,")
     return cut or text
@@ -148,7 +218,9 @@ def detect_direction(rest: str, full_text: str | None = None) -> tuple[str | Non
 def _year_updates(low: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     y = r"((?:19|20)\d\d)"
-    m = re.search(rf"\bbetween\s+{y}\s+and\s+{y}\b", low) or re.search(rf"\b{y}\s*(?:-|–|to|until|through)\s*{y}\b", low)
+    m = re.search(rf"\bbetween\s+{y}\s+and\s+{y}\b", low) or re.search(
+        rf"\b{y}\s*(?:-|–|to|until|through)\s*{y}\b", low
+    )
     if m:
         a, b = sorted((int(m.group(1)), int(m.group(2))))
         return {"year_min": a, "year_max": b}
@@ -159,11 +231,16 @@ def _year_updates(low: str) -> dict[str, Any]:
     # "after 2008" is read as 2009 on; "since/from 2008" includes 2008. Likewise before / until.
     if m := re.search(rf"\b(?:after|later than|newer than|post)\s+{y}\b", low):
         out["year_min"] = int(m.group(1)) + 1
-    elif m := re.search(rf"\b(?:since|from|starting(?: in)?|onwards? from|at least)\s+{y}\b|\b{y}\s*(?:\+|or later|and later|onwards?|or newer)", low):
+    elif m := re.search(
+        rf"\b(?:since|from|starting(?: in)?|onwards? from|at least)\s+{y}\b|\b{y}\s*(?:\+|or later|and later|onwards?|or newer)",
+        low,
+    ):
         out["year_min"] = int(m.group(1) or m.group(2))
     if m := re.search(rf"\b(?:before|earlier than|older than|prior to|pre)\s+{y}\b", low):
         out["year_max"] = int(m.group(1)) - 1
-    elif m := re.search(rf"\b(?:until|up to|through|by|no later than)\s+{y}\b|\b{y}\s*(?:or earlier|and earlier|or before)", low):
+    elif m := re.search(
+        rf"\b(?:until|up to|through|by|no later than)\s+{y}\b|\b{y}\s*(?:or earlier|and earlier|or before)", low
+    ):
         out["year_max"] = int(m.group(1) or m.group(2))
     if not out and (m := re.search(rf"\b(?:in|from|during)\s+{y}\b|^\s*{y}\s*$", low)):
         year = int(m.group(1) or m.group(2))
@@ -203,7 +280,9 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     venues = _venue_updates(text or "", known_venues)
     if venues:
         out["venues"] = venues
-    if m := re.search(r"\b(?:top|best|first|only|just)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:papers|results|articles|hits)\b", low):
+    if m := re.search(
+        r"\b(?:top|best|first|only|just)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:papers|results|articles|hits)\b", low
+    ):
         k = int(m.group(1) or m.group(2))
         if 1 <= k <= 500:
             out["k"] = k
@@ -216,10 +295,14 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         out["recency"] = "seminal"
     elif re.search(r"\b(?:recent|latest|newest|new|current)\b", low) and "year_min" not in out:
         out["recency"] = "recent"
-    resources = [rt for rt, words in RESOURCE_TYPES.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)]
+    resources = [
+        rt for rt, words in RESOURCE_TYPES.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
+    ]
     if resources:
         out["resource_types"] = resources
-    excl = re.findall(r"\b(?:exclude|excluding|without|except|not about|no)\s+([a-z][\w\- ]{2,40}?)(?:[.,;]|$|\band\b)", low)
+    excl = re.findall(
+        r"\b(?:exclude|excluding|without|except|not about|no)\s+([a-z][\w\- ]{2,40}?)(?:[.,;]|$|\band\b)", low
+    )
     terms = [t.strip() for t in excl if t.strip() and t.strip() not in _STOP and not t.strip().isdigit()]
     if terms:
         out["exclude_terms"] = terms
@@ -237,7 +320,9 @@ def apply_updates(intent: Intent, updates: dict[str, Any], note: str | None = No
     for key, value in updates.items():
         if key not in Intent.model_fields:
             continue
-        if key in ("topic_terms", "exclude_terms", "resource_types", "liked_ids", "disliked_ids") and isinstance(value, list):
+        if key in ("topic_terms", "exclude_terms", "resource_types", "liked_ids", "disliked_ids") and isinstance(
+            value, list
+        ):
             data[key] = list(dict.fromkeys([*data.get(key, []), *value]))
         else:
             data[key] = value
@@ -271,4 +356,6 @@ def parse_request(text: str, known_venues: Iterable[str] = ()) -> ParsedRequest:
         if direction == "benchmark":
             updates.pop("resource_types", None)  # "datasets or benchmarks" is the direction, not a type filter
         intent = apply_updates(intent, updates)
-    return ParsedRequest(text=text, anchor_query=anchor_query, anchor_kind=kind, intent=intent, rest=rest, direction_scores=scores)
+    return ParsedRequest(
+        text=text, anchor_query=anchor_query, anchor_kind=kind, intent=intent, rest=rest, direction_scores=scores
+    )

@@ -108,7 +108,9 @@ class LLM:
         if schema is not None:
             # llama.cpp's server rejects OpenAI's json_schema format but accepts json_object + schema (and
             # turns the schema into a grammar); hosted APIs get plain JSON mode, the schema is in the prompt.
-            kwargs["response_format"] = {"type": "json_object", "schema": schema} if self.api_base else {"type": "json_object"}
+            kwargs["response_format"] = (
+                {"type": "json_object", "schema": schema} if self.api_base else {"type": "json_object"}
+            )
         kwargs.update(extra)
         # one mock per request even across retries (a list mock scripts the sequence of replies)
         mocks = kwargs.pop("mock_response", None)

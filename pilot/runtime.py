@@ -29,7 +29,9 @@ class Runtime:
     notes: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_settings(cls, settings: Settings | None = None, *, llm_model: str | None = None, do_probe: bool = True) -> "Runtime":
+    def from_settings(
+        cls, settings: Settings | None = None, *, llm_model: str | None = None, do_probe: bool = True
+    ) -> "Runtime":
         """Open sources, the shared embedder, the node cache and (when configured) the LLM."""
         from cache import Cache
         from pilot.embed import Embedder
@@ -41,7 +43,9 @@ class Runtime:
         embedder = getattr(source, "_embedder", None)
         if not isinstance(embedder, Embedder):
             # the embedder loads its model lazily: creating it costs nothing until a dense step runs
-            embedder = Embedder(cache=Cache(s.cache_dir, "embeddings", size_mb=256), device=s.device if s.device != "auto" else "cpu")
+            embedder = Embedder(
+                cache=Cache(s.cache_dir, "embeddings", size_mb=256), device=s.device if s.device != "auto" else "cpu"
+            )
         node_cache = Cache(s.cache_dir, "nodes", size_mb=max(64, s.cache_size_mb // 4))
         if not node_cache.enabled:
             from workflows.executor import MemoCache
@@ -50,11 +54,15 @@ class Runtime:
             notes.append("Node cache directory unusable — re-runs keep results in memory only.")
         llm = get_llm(s, model=llm_model)
         if llm is None:
-            notes.append("No LLM configured (PILOT_LLM_MODEL) — questions and workflows come from the deterministic rules.")
+            notes.append(
+                "No LLM configured (PILOT_LLM_MODEL) — questions and workflows come from the deterministic rules."
+            )
         return cls(settings=s, source=source, embedder=embedder, llm=llm, node_cache=node_cache, notes=notes)
 
     @classmethod
-    def for_source(cls, source: Source, settings: Settings | None = None, *, llm: Any = None, embedder: Any = None) -> "Runtime":
+    def for_source(
+        cls, source: Source, settings: Settings | None = None, *, llm: Any = None, embedder: Any = None
+    ) -> "Runtime":
         """A runtime around an already-open source (tests, evaluation) with an in-memory node cache."""
         from workflows.executor import MemoCache
 

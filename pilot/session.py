@@ -41,7 +41,10 @@ log = logging.getLogger(__name__)
 
 Phase = Literal["start", "anchor", "clarify", "results", "answer"]
 CANDIDATE_LIMIT = 150
-_SKIP_RE = re.compile(r"^\W*(?:just |please )?(?:search|go|skip|search now|show (?:me )?(?:the )?results|no more questions|that'?s (?:all|it))\W*$", re.I)
+_SKIP_RE = re.compile(
+    r"^\W*(?:just |please )?(?:search|go|skip|search now|show (?:me )?(?:the )?results|no more questions|that'?s (?:all|it))\W*$",
+    re.I,
+)
 _ID_KINDS = ("corpus_id", "doi", "arxiv", "s2")
 
 
@@ -51,6 +54,8 @@ class _SourceDown(Exception):
     def __init__(self, error: SourceError):
         super().__init__(str(error))
         self.error = error
+
+
 DIRECTION_WORDS = {
     "predecessor": "earlier work it builds on",
     "successor": "later work that builds on it",
@@ -154,7 +159,11 @@ def _direction_without_title(request: str, title: str | None) -> str | None:
 
 def _id_matches(query: str, paper: Paper) -> bool:
     q = query.strip().lower()
-    values = {paper.id.lower(), paper.id.split(":", 1)[-1].lower(), *(str(v).lower() for v in paper.external_ids.values())}
+    values = {
+        paper.id.lower(),
+        paper.id.split(":", 1)[-1].lower(),
+        *(str(v).lower() for v in paper.external_ids.values()),
+    }
     return q in values or q.split(":", 1)[-1] in values
 
 
@@ -299,8 +308,10 @@ class Session(BaseModel):
         if self.workflow is None:
             return self._error("There are no results to rate yet.")
         if self.phase == "answer":
-            return self._error("Ratings refine a paper search; these papers come from an answer. Keep and export "
-                               "the ones you want, or start a paper search from one of them.")
+            return self._error(
+                "Ratings refine a paper search; these papers come from an answer. Keep and export "
+                "the ones you want, or start a paper search from one of them."
+            )
         ref = rate_paper(self.workflow, self.intent, paper_id, up)
         self._say("user", f"{'👍' if up else '👎'} {paper_id}")
         return await self._apply_refinement(ref)
@@ -318,8 +329,14 @@ class Session(BaseModel):
 
     async def load_workflow(self, workflow: Workflow | dict | str) -> Reply:
         try:
-            wf = workflow if isinstance(workflow, Workflow) else (
-                Workflow.model_validate_json(workflow) if isinstance(workflow, str) else Workflow.model_validate(workflow)
+            wf = (
+                workflow
+                if isinstance(workflow, Workflow)
+                else (
+                    Workflow.model_validate_json(workflow)
+                    if isinstance(workflow, str)
+                    else Workflow.model_validate(workflow)
+                )
             )
             validate(wf, context="cannot load the workflow")
         except (WorkflowError, ValueError) as exc:
@@ -352,19 +369,39 @@ class Session(BaseModel):
 
         wf = self.workflow
         if wf is None or not wf.has_node(node_id):
-            return NodeRun(node_id=node_id, op="?", status="failed", error=f"there is no node {node_id!r} in the current workflow")
+            return NodeRun(
+                node_id=node_id, op="?", status="failed", error=f"there is no node {node_id!r} in the current workflow"
+            )
         values = self._last_run.values if self._last_run is not None else {}
         node = wf.node(node_id)
         try:
-            outcome = await exec_run_node(wf, node_id, self._runtime.context(), values, self._runtime.node_cache,
-                                          self._runtime.settings.node_timeout_s)
+            outcome = await exec_run_node(
+                wf,
+                node_id,
+                self._runtime.context(),
+                values,
+                self._runtime.node_cache,
+                self._runtime.settings.node_timeout_s,
+            )
         except WorkflowError as exc:
             return NodeRun(node_id=node_id, op=node.op, status="failed", error=str(exc))
-        inputs = {e.source: f"{_preview(values.get(e.source))[0]} item(s) on port {e.port}" for e in wf.inputs_of(node_id)}
+        inputs = {
+            e.source: f"{_preview(values.get(e.source))[0]} item(s) on port {e.port}" for e in wf.inputs_of(node_id)
+        }
         n, prev = _preview(outcome.value)
         t = outcome.trace
-        return NodeRun(node_id=node_id, op=node.op, status=t.status, seconds=t.seconds, cache_hit=t.status == "cached",
-                       error=t.error, note=t.note, inputs=inputs, n_out=n, output_preview=prev)
+        return NodeRun(
+            node_id=node_id,
+            op=node.op,
+            status=t.status,
+            seconds=t.seconds,
+            cache_hit=t.status == "cached",
+            error=t.error,
+            note=t.note,
+            inputs=inputs,
+            n_out=n,
+            output_preview=prev,
+        )
 
     # --- first message: entity question, or anchor + direction ----------------------------------------
     def _reset(self) -> None:
@@ -382,13 +419,17 @@ class Session(BaseModel):
         parsed = parse_request(text)
         # a named paper plus a search direction is a paper search, whatever the entity classifier thinks
         # ("Who has built on "X"?" reads like a question about people)
-        paper_search = parsed.anchor_kind in _ID_KINDS or (parsed.anchor_kind == "title" and parsed.intent.direction is not None)
+        paper_search = parsed.anchor_kind in _ID_KINDS or (
+            parsed.anchor_kind == "title" and parsed.intent.direction is not None
+        )
         if not paper_search and self._is_entity_question(text):
             return await self._entity(text)
         self.request = text
         self.intent = parsed.intent
         if parsed.anchor_kind == "none":
-            return self._error("Please name a paper (its title in quotes, a DOI or an id) and what you are looking for.")
+            return self._error(
+                "Please name a paper (its title in quotes, a DOI or an id) and what you are looking for."
+            )
         return await self._resolve_anchor(parsed)
 
     def _is_entity_question(self, text: str) -> bool:
@@ -417,8 +458,14 @@ class Session(BaseModel):
             self._push(wf, "plan for your question")
         if run.errors:
             notes += [f"{n}: {e}" for n, e in run.errors.items()]
-        return self._reply(answer.answer, answer=answer, workflow=wf if wf.nodes else None, trace=run.trace,
-                           notes=notes, results=self.results)
+        return self._reply(
+            answer.answer,
+            answer=answer,
+            workflow=wf if wf.nodes else None,
+            trace=run.trace,
+            notes=notes,
+            results=self.results,
+        )
 
     async def _resolve_anchor(self, parsed: ParsedRequest) -> Reply:
         src = self._runtime.source
@@ -445,7 +492,9 @@ class Session(BaseModel):
         if exact:
             return await self._anchor_chosen_paper(exact[0], [])
         if not found:
-            return await self._no_anchor([f"No paper matches “{short(parsed.anchor_query, 120)}”; searching by your words instead."])
+            return await self._no_anchor(
+                [f"No paper matches “{short(parsed.anchor_query, 120)}”; searching by your words instead."]
+            )
         if len(found) == 1:
             return await self._anchor_chosen_paper(found[0], [f"I took “{found[0].title}” as the paper you mean."])
         return self._ask_anchor(found[:4], parsed.anchor_query)
@@ -460,7 +509,9 @@ class Session(BaseModel):
             options.append(Option(label=label, sets={"anchor_id": p.id}))
         options.append(Option(label="None of these — search by my words", sets={}))
         self.anchor_candidates = papers
-        self.question = Question(slot="anchor", text=f"Which paper do you mean by “{short(query, 120)}”?", options=options)
+        self.question = Question(
+            slot="anchor", text=f"Which paper do you mean by “{short(query, 120)}”?", options=options
+        )
         self.phase = "anchor"
         return self._reply(self.question.text, question=self.question, candidates=papers)
 
@@ -472,8 +523,10 @@ class Session(BaseModel):
         if idx is not None:
             return await self._anchor_chosen(self.question.options[idx].sets.get("anchor_id"))
         parsed = parse_request(text)
-        self.intent = apply_updates(self.intent, {k: v for k, v in parsed.intent.model_dump(exclude_defaults=True).items()
-                                                   if k not in ("request", "notes")})
+        self.intent = apply_updates(
+            self.intent,
+            {k: v for k, v in parsed.intent.model_dump(exclude_defaults=True).items() if k not in ("request", "notes")},
+        )
         return await self._resolve_anchor(parsed)
 
     async def _anchor_chosen(self, anchor_id: str | None) -> Reply:
@@ -519,7 +572,11 @@ class Session(BaseModel):
         out = [p for p in cands if f.accepts(p)]
         if self.intent.venues:
             wanted = {v.lower() for v in self.intent.venues}
-            out = [p for p in out if (venue_label(p) or "").lower() in wanted or any(w in (p.venue or "").lower() for w in wanted)]
+            out = [
+                p
+                for p in out
+                if (venue_label(p) or "").lower() in wanted or any(w in (p.venue or "").lower() for w in wanted)
+            ]
         return out
 
     async def _fetch_candidates(self, notes: list[str]) -> list[Paper]:
@@ -602,15 +659,22 @@ class Session(BaseModel):
         return await self._apply_refinement(ref, text)
 
     async def _apply_refinement(self, ref: Refinement, text: str | None = None) -> Reply:
-        if not ref.changed and text and not referenced_indices(text) and (
-            parse_request(text).intent.direction is not None or self._is_entity_question(text)
+        if (
+            not ref.changed
+            and text
+            and not referenced_indices(text)
+            and (parse_request(text).intent.direction is not None or self._is_entity_question(text))
         ):
             # not feedback on these results but a new search ("papers similar to …") or an entity question
             self._reset()
             return await self._first_message(text)
         if not ref.changed:
-            return self._reply(" ".join(ref.notes) or "Nothing to change.", results=self.results, workflow=self.workflow,
-                               notes=ref.notes)
+            return self._reply(
+                " ".join(ref.notes) or "Nothing to change.",
+                results=self.results,
+                workflow=self.workflow,
+                notes=ref.notes,
+            )
         self.intent = ref.intent
         self._push(ref.workflow, ref.reason)
         return await self._run(ref.notes)
@@ -637,7 +701,9 @@ class Session(BaseModel):
             anchor_id = self.anchor.id if self.anchor else None
             self.results = [r for r in out if isinstance(r, RankedPaper) and r.paper.id != anchor_id]
         else:
-            error = "The search did not produce results: " + ("; ".join(dict.fromkeys(run.errors.values())) or "the output step did not run")
+            error = "The search did not produce results: " + (
+                "; ".join(dict.fromkeys(run.errors.values())) or "the output step did not run"
+            )
             if self.results:  # a failed re-run (a source down, a step timing out) must not cost the list the user had
                 error += " The previous results are still shown; run the workflow again when the problem is gone."
         self.phase = "results"
@@ -645,8 +711,17 @@ class Session(BaseModel):
         about = f" for “{self.anchor.title}”" if self.anchor else ""
         message = (
             f"Found {len(self.results)} papers — {what}{about} (workflow v{version.version}: {version.reason})."
-            if error is None else error
+            if error is None
+            else error
         )
         self._say("assistant", message)
-        return Reply(message=message, results=self.results, answer=self.answer if isinstance(out, Answer) else None,
-                     workflow=wf, trace=run.trace, diff=version.diff, notes=notes, error=error)
+        return Reply(
+            message=message,
+            results=self.results,
+            answer=self.answer if isinstance(out, Answer) else None,
+            workflow=wf,
+            trace=run.trace,
+            diff=version.diff,
+            notes=notes,
+            error=error,
+        )

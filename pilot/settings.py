@@ -39,13 +39,17 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = 60.0
     llm_prompt: Literal["full", "compact"] = Field(
-        "full", description="operator registry in the workflow prompt: full param schemas, or compact (defaults as values) for small local models"
+        "full",
+        description="operator registry in the workflow prompt: full param schemas, or compact (defaults as values) for small local models",
     )
 
     max_turns: int = 4
     node_timeout_s: float = 30.0
     ui_concurrency: int = Field(
-        4, ge=1, le=64, description="UI actions running at once across all visitors; one visitor's actions always run in order"
+        4,
+        ge=1,
+        le=64,
+        description="UI actions running at once across all visitors; one visitor's actions always run in order",
     )
     device: Literal["cpu", "cuda", "auto"] = "cpu"
 

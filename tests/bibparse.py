@@ -26,7 +26,7 @@ def parse(text: str) -> list[dict[str, str]]:
     while (at := text.find("@", pos)) != -1:
         m = re.compile(r"@(\w+)\s*\{\s*([^,\s{}]+)\s*,").match(text, at)
         if not m:
-            raise ValueError(f"malformed entry header at {at}: {text[at:at + 40]!r}")
+            raise ValueError(f"malformed entry header at {at}: {text[at : at + 40]!r}")
         entry = {"ENTRYTYPE": m.group(1).lower(), "ID": m.group(2)}
         pos = m.end()
         while True:
@@ -34,7 +34,7 @@ def parse(text: str) -> list[dict[str, str]]:
             if not fm:
                 close = re.compile(r"\s*\}").match(text, pos)
                 if not close:
-                    raise ValueError(f"entry {entry['ID']}: expected a field or '}}' at {text[pos:pos + 40]!r}")
+                    raise ValueError(f"entry {entry['ID']}: expected a field or '}}' at {text[pos : pos + 40]!r}")
                 pos = close.end()
                 break
             depth, i = 1, fm.end()

@@ -23,7 +23,9 @@ def shared_dir() -> Path:
     for cand in (os.environ.get("PILOT_SHARED"), ROOT.parent / "shared"):
         if cand and (Path(cand) / "corpus" / "papers.jsonl.gz").exists():
             return Path(cand)
-    pytest.skip("the shared data folder (corpus, bench, fixtures) is not beside the project; set PILOT_SHARED=/path/to/shared")
+    pytest.skip(
+        "the shared data folder (corpus, bench, fixtures) is not beside the project; set PILOT_SHARED=/path/to/shared"
+    )
 
 
 # Anchors whose neighbourhoods the slice keeps (all appear in the dev benchmark).

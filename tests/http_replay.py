@@ -172,7 +172,9 @@ class ReplayServer:
         key = (method.upper(), _norm_path(parts.path))
         with self._lock:
             self.requests.append(
-                Received(method.upper(), unquote(parts.path), dict(query), {k.lower(): v for k, v in headers.items()}, body)
+                Received(
+                    method.upper(), unquote(parts.path), dict(query), {k.lower(): v for k, v in headers.items()}, body
+                )
             )
             queue = self.scripted.get(key)
             if queue:

@@ -9,7 +9,9 @@ from pilot.models import Paper, RankedPaper
 from workflows.operator import RunContext, get_operator
 
 
-async def run_op(ctx: RunContext, op: str, params: dict[str, Any] | None = None, node_id: str = "", **inputs: Any) -> Any:
+async def run_op(
+    ctx: RunContext, op: str, params: dict[str, Any] | None = None, node_id: str = "", **inputs: Any
+) -> Any:
     """Run operator ``op`` with ``params`` on ``inputs`` (port name -> value), as node ``node_id`` (default: op)."""
     cls = get_operator(op)
     node_ctx = dataclasses.replace(ctx, node_id=node_id or op)

@@ -89,7 +89,10 @@ async def test_without_a_token_says_what_to_set(tmp_path):
 async def test_search_maps_papers_and_sends_the_token(aminer):
     server, src = aminer
     hits = await src.search_papers("turing", limit=10)
-    assert [h.paper.title for h in hits][:2] == ["Neural Turing Machines", "On Computable Numbers, with an Application to the Entscheidungsproblem"]
+    assert [h.paper.title for h in hits][:2] == [
+        "Neural Turing Machines",
+        "On Computable Numbers, with an Application to the Entscheidungsproblem",
+    ]
     ntm = hits[0].paper
     assert ntm.id == "aminer:5550415d45ce0a409eb3a8a1"
     assert ntm.canonical_url == "https://www.aminer.cn/pub/5550415d45ce0a409eb3a8a1"
@@ -142,13 +145,19 @@ async def test_people(aminer):
     server, src = aminer
     people = await src.search_authors("Turing", limit=5)
     assert [a.name for a in people] == ["Alan M. Turing", "Dermot Turing"]
-    assert people[0].affiliation == "University of Manchester" and people[0].topics == ["computability", "artificial intelligence"]
+    assert people[0].affiliation == "University of Manchester" and people[0].topics == [
+        "computability",
+        "artificial intelligence",
+    ]
     assert people[0].url == f"https://www.aminer.cn/profile/{TURING}"
     assert server.requests[-1].body == {"name": "Turing", "offset": 0, "size": 5}
     detail = await src.get_author(f"aminer:{TURING}")
     assert detail.h_index == 23 and detail.paper_count == 74 and detail.orgs[0] == "University of Manchester"
     papers = await src.author_papers(TURING, limit=2)
-    assert [p.title for p in papers] == ["Computing Machinery and Intelligence", "On Computable Numbers, with an Application to the Entscheidungsproblem"]
+    assert [p.title for p in papers] == [
+        "Computing Machinery and Intelligence",
+        "On Computable Numbers, with an Application to the Entscheidungsproblem",
+    ]
 
 
 async def test_organisations_and_venues(aminer):

@@ -15,7 +15,12 @@ def embedder():
 
 
 async def test_time_case_warm_is_cached_and_edit_reruns_downstream_only(local_source, embedder):
-    case = {"case_id": "sibling-acl:P03-1054", "direction": "sibling", "anchor_paper_id": "acl:P03-1054", "hidden_edges": None}
+    case = {
+        "case_id": "sibling-acl:P03-1054",
+        "direction": "sibling",
+        "anchor_paper_id": "acl:P03-1054",
+        "hidden_edges": None,
+    }
     row = await _time_case(local_source, embedder, case)
     assert row["errors"] == {} and row["warm_all_cached"]
     assert sorted(row["edit_reran"]) == ["evidence", "score", "top"]

@@ -24,7 +24,9 @@ def test_every_benchmark_request_yields_its_direction_and_anchor_title(bench_cas
     wrong = []
     for case in bench_cases:
         parsed = parse_request(case["user_query"])
-        if parsed.intent.direction != case["direction"] or parsed.anchor_query.replace("'", '"') != case["anchor_title"].replace("'", '"'):
+        if parsed.intent.direction != case["direction"] or parsed.anchor_query.replace("'", '"') != case[
+            "anchor_title"
+        ].replace("'", '"'):
             wrong.append((case["user_query"], parsed.intent.direction, parsed.anchor_query))
     assert wrong == []
 
@@ -43,7 +45,9 @@ def test_build_on_reads_by_what_follows(text, direction):
 
 
 def test_constraints_inside_the_title_are_not_read_as_filters():
-    parsed = parse_request('Find papers similar to "Parsing the WSJ Using CCG and Log-Linear Models in 2004" from EMNLP')
+    parsed = parse_request(
+        'Find papers similar to "Parsing the WSJ Using CCG and Log-Linear Models in 2004" from EMNLP'
+    )
     assert parsed.anchor_query.endswith("in 2004")
     assert parsed.intent.year_min is None and parsed.intent.year_max is None
     assert parsed.intent.venues == ["EMNLP"]
@@ -71,7 +75,12 @@ def test_free_text_constraints(text, expected):
 def test_identifiers_are_recognised_as_anchors():
     assert parse_request("10.18653/v1/P19-1001").anchor_kind == "doi"
     p = parse_request("papers similar to arXiv:1706.03762 after 2018")
-    assert (p.anchor_query, p.anchor_kind, p.intent.direction, p.intent.year_min) == ("1706.03762", "arxiv", "sibling", 2019)
+    assert (p.anchor_query, p.anchor_kind, p.intent.direction, p.intent.year_min) == (
+        "1706.03762",
+        "arxiv",
+        "sibling",
+        2019,
+    )
     assert parse_request("what cites acl:P02-1040?").anchor_query == "acl:P02-1040"
     free = parse_request("find follow-ups of BLEU a method for automatic evaluation of machine translation since 2005")
     assert free.anchor_kind == "text" and free.anchor_query.startswith("BLEU")
@@ -163,12 +172,21 @@ def test_entropy():
 
 
 def test_free_text_answers_become_intent_updates():
-    q = Question(slot="time", text="When?", options=[Option(label="Up to 2000", sets={"year_max": 2000}),
-                 Option(label="2001 or later", sets={"year_min": 2001}), Option(label="Any time", sets={})])
+    q = Question(
+        slot="time",
+        text="When?",
+        options=[
+            Option(label="Up to 2000", sets={"year_max": 2000}),
+            Option(label="2001 or later", sets={"year_min": 2001}),
+            Option(label="Any time", sets={}),
+        ],
+    )
     assert interpret_answer(q, "2") == {"year_min": 2001}
     assert interpret_answer(q, "any time") == {}
     assert interpret_answer(q, "only after 2008") == {"year_min": 2009}
-    topic = Question(slot="topic", text="Which?", options=[Option(label=x, sets={"topic_terms": [x]}) for x in ("a b", "c d", "e f")])
+    topic = Question(
+        slot="topic", text="Which?", options=[Option(label=x, sets={"topic_terms": [x]}) for x in ("a b", "c d", "e f")]
+    )
     assert interpret_answer(topic, "a method for word alignment")["topic_terms"] == ["method", "word", "alignment"]
     assert "facet" not in interpret_answer(topic, "a method for word alignment")
     assert interpret_answer(None, "Only papers published at COLING.", known_venues=["COLING"]) == {"venues": ["COLING"]}
@@ -181,33 +199,63 @@ import json  # noqa: E402
 from clarifier.llm_questions import llm_question, option_problems  # noqa: E402
 from pilot.llm import LLM  # noqa: E402
 
-_FALLBACK = Question(slot="time", text="Which period?", options=[Option(label="Up to 2000", sets={"year_max": 2000}),
-                     Option(label="2001 or later", sets={"year_min": 2001}), Option(label="Any time", sets={})])
-_LLM_Q = {"slot": "time", "text": "Older or newer follow-ups?", "options": [
-    {"label": "The first wave (to 2005)", "sets": {"year_max": 2005}},
-    {"label": "Recent (2006 on)", "sets": {"year_min": 2006}},
-    {"label": "Both", "sets": {}}]}
+_FALLBACK = Question(
+    slot="time",
+    text="Which period?",
+    options=[
+        Option(label="Up to 2000", sets={"year_max": 2000}),
+        Option(label="2001 or later", sets={"year_min": 2001}),
+        Option(label="Any time", sets={}),
+    ],
+)
+_LLM_Q = {
+    "slot": "time",
+    "text": "Older or newer follow-ups?",
+    "options": [
+        {"label": "The first wave (to 2005)", "sets": {"year_max": 2005}},
+        {"label": "Recent (2006 on)", "sets": {"year_min": 2006}},
+        {"label": "Both", "sets": {}},
+    ],
+}
 
 
 async def test_llm_question_valid():
-    q, notes = await llm_question(LLM("openai/x", mock_response=json.dumps(_LLM_Q)), Intent(direction="successor"), None, [], _FALLBACK)
+    q, notes = await llm_question(
+        LLM("openai/x", mock_response=json.dumps(_LLM_Q)), Intent(direction="successor"), None, [], _FALLBACK
+    )
     assert q.text == "Older or newer follow-ups?" and notes == []
 
 
 async def test_llm_question_invalid_then_repaired():
     two_options = {**_LLM_Q, "options": _LLM_Q["options"][:2]}
-    q, notes = await llm_question(LLM("openai/x", mock_response=[json.dumps(two_options), json.dumps(_LLM_Q)]),
-                                  Intent(), None, [], _FALLBACK)
+    q, notes = await llm_question(
+        LLM("openai/x", mock_response=[json.dumps(two_options), json.dumps(_LLM_Q)]), Intent(), None, [], _FALLBACK
+    )
     assert q.text == "Older or newer follow-ups?" and notes == []
 
 
-@pytest.mark.parametrize("replies", [
-    ["not json", "still not"],
-    [json.dumps({**_LLM_Q, "options": [{"label": "A", "sets": {"year_min": "soon"}}, {"label": "B", "sets": {"colour": 1}},
-                                       {"label": "C", "sets": {}}]})] * 2,
-    [json.dumps({**_LLM_Q, "slot": "venue"})] * 2,
-    [json.dumps({**_LLM_Q, "options": [*_LLM_Q["options"][:2], {"label": "word, alignments}, {", "sets": {}}]})] * 2,
-])
+@pytest.mark.parametrize(
+    "replies",
+    [
+        ["not json", "still not"],
+        [
+            json.dumps(
+                {
+                    **_LLM_Q,
+                    "options": [
+                        {"label": "A", "sets": {"year_min": "soon"}},
+                        {"label": "B", "sets": {"colour": 1}},
+                        {"label": "C", "sets": {}},
+                    ],
+                }
+            )
+        ]
+        * 2,
+        [json.dumps({**_LLM_Q, "slot": "venue"})] * 2,
+        [json.dumps({**_LLM_Q, "options": [*_LLM_Q["options"][:2], {"label": "word, alignments}, {", "sets": {}}]})]
+        * 2,
+    ],
+)
 async def test_llm_question_garbage_or_invalid_sets_fall_back(replies):
     q, notes = await llm_question(LLM("openai/x", mock_response=list(replies)), Intent(), None, [], _FALLBACK)
     assert q == _FALLBACK and "data-driven question" in notes[0]
@@ -220,10 +268,16 @@ async def test_llm_question_rate_limited_falls_back():
 
 
 def test_option_problems():
-    bad = Question(slot="time", text="?", options=[Option(label="a", sets={"year_min": "x"}), Option(label="b", sets={"anchor_id": "y"}),
-                                                   Option(label="c", sets={})])
+    bad = Question(
+        slot="time",
+        text="?",
+        options=[
+            Option(label="a", sets={"year_min": "x"}),
+            Option(label="b", sets={"anchor_id": "y"}),
+            Option(label="c", sets={}),
+        ],
+    )
     assert len(option_problems(bad)) == 2 and option_problems(_FALLBACK, "time") == []
-
 
 
 @pytest.mark.parametrize(

@@ -65,7 +65,8 @@ async def test_author_papers_filters_by_venue_and_years(ctx, corpus_slice_rows):
     authors = await run_op("search_author", ctx, name="Christopher D. Manning")
     got = await run_op("author_papers", ctx, {"authors": authors}, venue="ACL", year_min=2005, year_max=2010)
     expected = {
-        r["id"] for r in authored(corpus_slice_rows, "Christopher D. Manning")
+        r["id"]
+        for r in authored(corpus_slice_rows, "Christopher D. Manning")
         if r["year"] and 2005 <= r["year"] <= 2010 and venue_matches("ACL", r["venue"])
     }
     assert expected, "the slice has such papers"
@@ -186,11 +187,15 @@ async def test_synthesize_rejects_unknown_template():
         # a valid answer is kept as the model wrote it
         ('{"answer": "Ada wrote Paper 1 [1].", "reference": {"[1]": "https://x.org/1"}}', "Ada wrote Paper 1 [1]."),
         # an invented URL is dropped and the rest renumbered
-        ('{"answer": "See [1] and [2].", "reference": {"[1]": "https://evil.example", "[2]": "https://x.org/2"}}',
-         "See and [1]."),
+        (
+            '{"answer": "See [1] and [2].", "reference": {"[1]": "https://evil.example", "[2]": "https://x.org/2"}}',
+            "See and [1].",
+        ),
         # grouped citations are split
-        ('{"answer": "Both [1, 2].", "reference": {"[1]": "https://x.org/1", "[2]": "https://x.org/2"}}',
-         "Both [1][2]."),
+        (
+            '{"answer": "Both [1, 2].", "reference": {"[1]": "https://x.org/1", "[2]": "https://x.org/2"}}',
+            "Both [1][2].",
+        ),
     ],
 )
 async def test_synthesize_llm_answer_is_checked_and_repaired(ctx, reply, expect):
@@ -228,7 +233,9 @@ async def test_synthesize_uncited_llm_answer_is_replaced(ctx):
 async def test_synthesize_llm_answer_without_citations_is_replaced(ctx):
     from pilot.llm import LLM
 
-    llm_ctx = RunContext(source=ctx.source, llm=LLM("openai/gpt-4o-mini", mock_response='{"answer": "None", "reference": {}}'))
+    llm_ctx = RunContext(
+        source=ctx.source, llm=LLM("openai/gpt-4o-mini", mock_response='{"answer": "None", "reference": {}}')
+    )
     venue = Venue(id="venue:acl", name="ACL", url="corpus://venue/venue:acl", paper_count=3)
     ans = await run_op("synthesize_answer", llm_ctx, {"entities": [[venue]]})
     assert ans.reference == {"[1]": "corpus://venue/venue:acl"} and "ACL [1]" in ans.answer
@@ -237,7 +244,8 @@ async def test_synthesize_llm_answer_without_citations_is_replaced(ctx):
 
 async def test_synthesize_with_nothing_found_says_so(ctx):
     org = Org(id="org:x", name="Nowhere Institute", url="corpus://org/org:x")
-    ans = await run_op("synthesize_answer", ctx, {"entities": [[org], []]}, template="org_researchers",
-                       scope="working on telepathy")
+    ans = await run_op(
+        "synthesize_answer", ctx, {"entities": [[org], []]}, template="org_researchers", scope="working on telepathy"
+    )
     assert ans.answer.startswith("Researchers at Nowhere Institute [1] working on telepathy: none found")
     assert ans.reference == {"[1]": "corpus://org/org:x"}

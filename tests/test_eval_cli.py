@@ -61,8 +61,15 @@ def _fake_run(out: Path, mode: str, hit: float) -> Path:
         "turns": 1,
         "latency_s": 0.5,
     }
-    csf = {**rec, "case_id": "s1", "direction": "sibling", "source": "csfcube", "facet": "method",
-           "metrics": {k: 0.5 for k in RANK_KEYS}, "pool_metrics": {"map": 0.4, "ndcg%20": 0.6}}
+    csf = {
+        **rec,
+        "case_id": "s1",
+        "direction": "sibling",
+        "source": "csfcube",
+        "facet": "method",
+        "metrics": {k: 0.5 for k in RANK_KEYS},
+        "pool_metrics": {"map": 0.4, "ndcg%20": 0.6},
+    }
     write_outputs(out, aggregate(mode, [rec, csf]))
     _write_cases(out / "runs.jsonl", [rec, csf])
     return out
@@ -106,8 +113,20 @@ def test_pilot_eval_end_to_end(mode, e2e_env, corpus_slice, tmp_path, monkeypatc
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     out = tmp_path / mode
-    argv = ["eval", "--cases", str(cases), "--corpus", str(corpus_slice), "--mode", mode, "--out", str(out),
-            "--workers", "2", "--no-progress"]
+    argv = [
+        "eval",
+        "--cases",
+        str(cases),
+        "--corpus",
+        str(corpus_slice),
+        "--mode",
+        mode,
+        "--out",
+        str(out),
+        "--workers",
+        "2",
+        "--no-progress",
+    ]
     assert main(argv) == 0
 
     metrics = json.loads((out / "metrics.json").read_text())
@@ -147,8 +166,18 @@ def test_reference_workflows_give_workflow_metrics(e2e_env, corpus_slice, tmp_pa
     cases, env = e2e_env
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    base = ["eval", "--cases", str(cases), "--corpus", str(corpus_slice), "--mode", "fixed", "--case", E2E_CASES[1],
-            "--no-progress"]
+    base = [
+        "eval",
+        "--cases",
+        str(cases),
+        "--corpus",
+        str(corpus_slice),
+        "--mode",
+        "fixed",
+        "--case",
+        E2E_CASES[1],
+        "--no-progress",
+    ]
     assert main([*base, "--out", str(tmp_path / "a")]) == 0
     # the fixed workflow against itself: every similarity is 1 and no edit is needed
     assert main([*base, "--out", str(tmp_path / "b"), "--reference", str(tmp_path / "a" / "runs.jsonl")]) == 0

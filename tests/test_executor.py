@@ -62,7 +62,11 @@ async def test_many_port_receives_values_in_edge_order(ctx):
 
 async def test_independent_slow_nodes_overlap(ctx):
     w = wf(
-        [("s1", "t_slow", {"seconds": 0.3, "tag": "x"}), ("s2", "t_slow", {"seconds": 0.3, "tag": "y"}), ("u", "t_union", {})],
+        [
+            ("s1", "t_slow", {"seconds": 0.3, "tag": "x"}),
+            ("s2", "t_slow", {"seconds": 0.3, "tag": "y"}),
+            ("u", "t_union", {}),
+        ],
         [("s1", "u"), ("s2", "u")],
         "u",
     )
@@ -337,7 +341,11 @@ async def test_real_operators_over_the_corpus_slice(local_source):
             "nodes": [
                 {"id": "anchor", "op": "anchor", "params": {"query": "acl:P02-1040"}},
                 {"id": "cites", "op": "citation_expand", "params": {"direction": "citations", "depth": 1}},
-                {"id": "search", "op": "keyword_search", "params": {"query": "machine translation evaluation", "limit": 30}},
+                {
+                    "id": "search",
+                    "op": "keyword_search",
+                    "params": {"query": "machine translation evaluation", "limit": 30},
+                },
                 {"id": "union", "op": "union"},
                 {"id": "top", "op": "top_k", "params": {"k": 10}},
             ],
@@ -358,9 +366,14 @@ async def test_real_operators_over_the_corpus_slice(local_source):
     assert 0 < len(res.output) <= 10
     assert all({"cites", "search"} & set(r.evidence.nodes) for r in res.output)  # provenance survives the union
     again = await execute(apply_edit(w, ModifyNode(node_id="top", params={"k": 5})), ctx, cache=cache)
-    assert statuses(again) == {"anchor": "cached", "cites": "cached", "search": "cached", "union": "cached", "top": "ok"}
+    assert statuses(again) == {
+        "anchor": "cached",
+        "cites": "cached",
+        "search": "cached",
+        "union": "cached",
+        "top": "ok",
+    }
     assert [r.paper.id for r in again.output] == [r.paper.id for r in res.output][:5]
-
 
 
 async def test_hidden_edges_cases_never_share_node_values(local_source):
@@ -387,12 +400,18 @@ async def test_hidden_edges_cases_never_share_node_values(local_source):
     other_case = HiddenEdgesSource(local_source, "acl:J93-2004", "anchor_incoming")
     assert statuses(await execute(w, RunContext(source=other_case), cache=cache))["refs"] != "cached"
 
+
 # --- drawing -------------------------------------------------------------------------------------
 
 
 async def _failed_run(ctx):
     w = wf(
-        [("good", "t_source", {"ids": ["<b>x</b>"]}), ("bad", "t_fail", {}), ("fbad", "t_filter", {}), ("u", "t_union", {})],
+        [
+            ("good", "t_source", {"ids": ["<b>x</b>"]}),
+            ("bad", "t_fail", {}),
+            ("fbad", "t_filter", {}),
+            ("u", "t_union", {}),
+        ],
         [("bad", "fbad"), ("good", "u"), ("fbad", "u")],
         "u",
     )

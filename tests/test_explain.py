@@ -55,7 +55,9 @@ def test_user_nodes_unknown_nodes_and_no_workflow():
         output="mine",
     )  # fmt: skip
     assert why(wf, _item(["mine", "gone", "liked", "more"])) == [
-        "found by my reranker", "in papers you liked", "recommended from papers you liked"
+        "found by my reranker",
+        "in papers you liked",
+        "recommended from papers you liked",
     ]
     assert describe_set(wf, "a") == "the anchor"
     assert why(None, _item(["mine"])) == []
@@ -63,6 +65,8 @@ def test_user_nodes_unknown_nodes_and_no_workflow():
 
 def test_a_benchmark_result_says_which_resource_words_its_title_names():
     wf = template("benchmark", "acl:P03-1054")
-    item = RankedPaper(paper=Paper(id="p", title="Building A Large Annotated Corpus Of English: The Penn Treebank"),
-                       evidence=Evidence(nodes=["cocited"], scores={"cocited.support": 28.0}))
+    item = RankedPaper(
+        paper=Paper(id="p", title="Building A Large Annotated Corpus Of English: The Penn Treebank"),
+        evidence=Evidence(nodes=["cocited"], scores={"cocited.support": 28.0}),
+    )
     assert why(wf, item) == ["cited by 28 papers citing the anchor", "title names corpus, treebank, annotated"]

@@ -128,11 +128,11 @@ def _rows(text: str) -> list[dict[str, str]]:
 def test_csv_has_one_row_per_result_with_evidence_and_kept_flag():
     results = [
         RankedPaper(
-            paper=paper("acl:P02-1040", "BLEU, \"quoted\", and commas", authors=("A B", "C D")),
+            paper=paper("acl:P02-1040", 'BLEU, "quoted", and commas', authors=("A B", "C D")),
             score=0.91,
             evidence=Evidence(nodes=["seed", "cites"], snippet="we propose BLEU", matched_terms=["BLEU"]),
         ),
-        RankedPaper(paper=paper("x:2", "=HYPERLINK(\"http://evil\")", authors=("E F",)), score=0.5),
+        RankedPaper(paper=paper("x:2", '=HYPERLINK("http://evil")', authors=("E F",)), score=0.5),
     ]
     rows = _rows(export.to_csv(results, kept_ids=["x:2"]))
     assert [r["rank"] for r in rows] == ["1", "2"]

@@ -41,7 +41,9 @@ async def test_anchor_outgoing_keeps_edges_into_the_anchor(local_source):
     citers = [p.id for p in await local_source.citations(DRAFT, limit=1000)]
     assert citers
     assert [p.id for p in await hidden.citations(DRAFT, limit=1000)] == citers
-    assert (await hidden.get_paper(DRAFT)).in_corpus_citations == (await local_source.get_paper(DRAFT)).in_corpus_citations
+    assert (await hidden.get_paper(DRAFT)).in_corpus_citations == (
+        await local_source.get_paper(DRAFT)
+    ).in_corpus_citations
     assert DRAFT in (await hidden.get_paper(citers[0])).references
 
 
@@ -61,7 +63,10 @@ async def test_anchor_incoming_hides_who_cites_the_anchor(local_source):
 
 
 async def test_no_hidden_edges_and_unknown_anchor_pass_through(local_source):
-    for wrapper in (HiddenEdgesSource(local_source, DRAFT, None), HiddenEdgesSource(local_source, "acl:X99-9999", "anchor_outgoing")):
+    for wrapper in (
+        HiddenEdgesSource(local_source, DRAFT, None),
+        HiddenEdgesSource(local_source, "acl:X99-9999", "anchor_outgoing"),
+    ):
         assert await wrapper.references(DRAFT) == await local_source.references(DRAFT)
         assert await wrapper.get_papers([DRAFT, BLEU]) == await local_source.get_papers([DRAFT, BLEU])
     with pytest.raises(NotFound):

@@ -126,9 +126,14 @@ def test_sibling_facet_reranks_by_the_anchor_sentences_on_that_aspect():
     from pilot.models import Paper
     from workflows.inducer import facet_text
 
-    anchor = Paper(id="x", title="t", abstract=(
-        "Named entity recognition is an important task for many applications. We propose a semi-supervised CRF "
-        "model using word clusters. Experiments show that our method outperforms the baseline by 3% F1."))
+    anchor = Paper(
+        id="x",
+        title="t",
+        abstract=(
+            "Named entity recognition is an important task for many applications. We propose a semi-supervised CRF "
+            "model using word clusters. Experiments show that our method outperforms the baseline by 3% F1."
+        ),
+    )
     assert facet_text(anchor, "background").startswith("Named entity recognition")
     assert "outperforms" in facet_text(anchor, "result") and "important task" not in facet_text(anchor, "result")
     ind = deterministic(Intent(direction="sibling", facet="method"), "x", anchor=anchor)

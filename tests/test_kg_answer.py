@@ -37,7 +37,6 @@ def by_url(rows: list[dict]) -> dict[str, dict]:
     return {(r["url"] or f"corpus://paper/{r['id']}"): r for r in rows}
 
 
-
 def impact(r: dict) -> int:
     c = r.get("citation_count")
     return c if isinstance(c, int) and c >= 0 else (r.get("in_corpus_citations") or 0)
@@ -51,13 +50,15 @@ def assert_grounded(run, answer) -> None:
 
 
 async def test_author_papers_at_venue_in_years(runtime, corpus_slice_rows):
-    plan, run, answer = await answer_question(
-        "papers by Christopher D. Manning at ACL between 2005 and 2010", runtime)
+    plan, run, answer = await answer_question("papers by Christopher D. Manning at ACL between 2005 and 2010", runtime)
     assert [n.op for n in plan.nodes] == ["search_author", "author_papers", "synthesize_answer"]
     assert_grounded(run, answer)
     urls = by_url(corpus_slice_rows)
-    expected = [r for r in authored(corpus_slice_rows, "Christopher D. Manning")
-                if r["year"] and 2005 <= r["year"] <= 2010 and venue_matches("ACL", r["venue"])]
+    expected = [
+        r
+        for r in authored(corpus_slice_rows, "Christopher D. Manning")
+        if r["year"] and 2005 <= r["year"] <= 2010 and venue_matches("ACL", r["venue"])
+    ]
     cited = [urls[u] for u in answer.reference.values() if u in urls]
     assert {r["id"] for r in cited} == {r["id"] for r in expected}  # all of them (fewer than 10), nothing else
     assert f"{len(expected)} papers found" in answer.answer
@@ -69,8 +70,11 @@ async def test_joint_papers_of_two_people(runtime, corpus_slice_rows):
     assert plan.node("papers").params == {"coauthor": "Chris Manning"}
     assert_grounded(run, answer)
     urls = by_url(corpus_slice_rows)
-    expected = {r["id"] for r in authored(corpus_slice_rows, "Dan Klein")
-                if any(fold(display_name(a["name"])) == fold("Christopher D. Manning") for a in r["authors"])}
+    expected = {
+        r["id"]
+        for r in authored(corpus_slice_rows, "Dan Klein")
+        if any(fold(display_name(a["name"])) == fold("Christopher D. Manning") for a in r["authors"])
+    }
     assert expected and {rp.paper.id for rp in run.values["papers"]} == expected
     cited = {urls[u]["id"] for u in answer.reference.values() if u in urls}
     assert cited <= expected and answer.answer.startswith("Papers by Dan Klein [1] with Chris Manning:")
@@ -88,7 +92,9 @@ async def test_coauthors(runtime, corpus_slice_rows):
     _, run, answer = await answer_question("Who does Hermann Ney collaborate with?", runtime)
     assert_grounded(run, answer)
     counts = Counter(
-        display_name(a["name"]) for r in authored(corpus_slice_rows, "Hermann Ney") for a in r["authors"]
+        display_name(a["name"])
+        for r in authored(corpus_slice_rows, "Hermann Ney")
+        for a in r["authors"]
         if fold(display_name(a["name"])) != fold("Hermann Ney")
     )
     top_n = counts.most_common(1)[0][1]
@@ -136,7 +142,8 @@ async def test_researchers_on_a_topic(runtime, corpus_slice_rows):
         assert any(
             fold(display_name(a["name"])) == fold(person.name)
             and re.search(r"dependenc|pars", fold(r["title"] + " " + (r["abstract"] or "")))
-            for r in corpus_slice_rows for a in r["authors"]
+            for r in corpus_slice_rows
+            for a in r["authors"]
         ), person.name
 
 
@@ -144,8 +151,15 @@ async def test_org_and_venue_profiles(runtime, corpus_slice_rows):
     _, run, answer = await answer_question("Tell me about Carnegie Mellon University", runtime)
     assert_grounded(run, answer)
     # the corpus names one organisation in several spellings; the store merges them by folded name
-    n = sum(1 for r in corpus_slice_rows if any(
-        org_id(o) == "org:carnegie-mellon-university" for a in r["authors"] for o in split_affiliation(a["affiliation"])))
+    n = sum(
+        1
+        for r in corpus_slice_rows
+        if any(
+            org_id(o) == "org:carnegie-mellon-university"
+            for a in r["authors"]
+            for o in split_affiliation(a["affiliation"])
+        )
+    )
     assert f"{n} papers" in answer.answer
 
     _, run, answer = await answer_question("Tell me about EMNLP", runtime)
@@ -241,7 +255,9 @@ async def test_llm_plans_what_the_patterns_cannot_read(local_source):
     asked = await ask("Who are the most prolific authors around here?", rt)
     assert asked.kind == "entity" and asked.plan.name == "entity question (LLM plan)"
     # without an LLM the same question becomes a paper search, and patterns stay first with one
-    assert (await ask("Who are the most prolific authors around here?", Runtime.for_source(local_source))).kind == "papers"
+    assert (
+        await ask("Who are the most prolific authors around here?", Runtime.for_source(local_source))
+    ).kind == "papers"
     rt = Runtime.for_source(local_source, llm=_llm(_BAD_PLAN, "not json", "not json"))
     assert (await ask("Dan Klein's papers from 2003", rt)).plan.name == "entity question: paper list"
 
@@ -289,7 +305,11 @@ def test_pilot_ask_json(cli_env, question, kind):
     env, corpus = cli_env
     proc = subprocess.run(
         [sys.executable, "-m", "pilot.cli", "ask", question, "--corpus", str(corpus), "--json"],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=300,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
@@ -319,8 +339,14 @@ def s2_runtime(shared, tmp_path):
     for name in ("test_search_author.yaml", "test_get_author.yaml"):
         server.add_cassette(cassettes / name)
     with server:
-        settings = Settings(_env_file=None, s2_base_url=f"{server.url}/graph/v1", cache_dir=tmp_path,
-                            s2_api_key=SecretStr("test-key"), connect_timeout_s=1.0, http_timeout_s=5.0)
+        settings = Settings(
+            _env_file=None,
+            s2_base_url=f"{server.url}/graph/v1",
+            cache_dir=tmp_path,
+            s2_api_key=SecretStr("test-key"),
+            connect_timeout_s=1.0,
+            http_timeout_s=5.0,
+        )
         yield Runtime.for_source(SemanticScholarSource(settings, backoff_s=0.01))
 
 
@@ -338,11 +364,35 @@ async def test_semantic_scholar_cannot_answer_venue_questions_and_says_so(s2_run
     assert run.trace.failed_nodes[0] == "venue" and answer.reference == {}
 
 
-_FRAGMENTS = st.sampled_from([
-    "papers by", "Dan Klein", "at", "ACL", "in 2005", "between 2001 and 1999", "who", "researchers", "working on",
-    "Stanford University", "清华大学", "的论文", "研究方向", "most cited", "coauthors of", "tell me about", "?", "",
-    "NeurIPS", "since 3000", "😀", "\x00", "' OR 1=1 --", "Ωμέγα", "since 1990",
-])
+_FRAGMENTS = st.sampled_from(
+    [
+        "papers by",
+        "Dan Klein",
+        "at",
+        "ACL",
+        "in 2005",
+        "between 2001 and 1999",
+        "who",
+        "researchers",
+        "working on",
+        "Stanford University",
+        "清华大学",
+        "的论文",
+        "研究方向",
+        "most cited",
+        "coauthors of",
+        "tell me about",
+        "?",
+        "",
+        "NeurIPS",
+        "since 3000",
+        "😀",
+        "\x00",
+        "' OR 1=1 --",
+        "Ωμέγα",
+        "since 1990",
+    ]
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -14,12 +14,21 @@ from workflows.validate import validate
 @pytest.mark.parametrize(
     "text, shape, slots",
     [
-        ("papers by Jian Pei at KDD 2010–2020", "author_papers",
-         dict(person="Jian Pei", venue="KDD", year_min=2010, year_max=2020)),
-        ("What are the papers of Christopher D. Manning at ACL between 2005 and 2010?", "author_papers",
-         dict(person="Christopher D. Manning", venue="ACL", year_min=2005, year_max=2010)),
-        ("Which papers did Kevin Knight publish at ACL before 2000?", "author_papers",
-         dict(person="Kevin Knight", venue="ACL", year_max=1999, year_min=None)),
+        (
+            "papers by Jian Pei at KDD 2010–2020",
+            "author_papers",
+            dict(person="Jian Pei", venue="KDD", year_min=2010, year_max=2020),
+        ),
+        (
+            "What are the papers of Christopher D. Manning at ACL between 2005 and 2010?",
+            "author_papers",
+            dict(person="Christopher D. Manning", venue="ACL", year_min=2005, year_max=2010),
+        ),
+        (
+            "Which papers did Kevin Knight publish at ACL before 2000?",
+            "author_papers",
+            dict(person="Kevin Knight", venue="ACL", year_max=1999, year_min=None),
+        ),
         ("Daniel Jurafsky's papers since 2005", "author_papers", dict(person="Daniel Jurafsky", year_min=2005)),
         ("papers by Dan Klein on parsing", "author_papers", dict(person="Dan Klein", topic="parsing")),
         ("which venue published Yoshua Bengio's most cited paper", "most_cited", dict(person="Yoshua Bengio")),
@@ -29,26 +38,44 @@ from workflows.validate import validate
         ("What does Sergey Levine work on?", "author_topics", dict(person="Sergey Levine")),
         ("research interests of Li Fei-Fei", "author_topics", dict(person="Li Fei-Fei")),
         ("Who is Raquel Urtasun?", "author_profile", dict(person="Raquel Urtasun")),
-        ("researchers at Tsinghua working on knowledge graphs", "org_researchers",
-         dict(org="Tsinghua", topic="knowledge graphs")),
-        ("Researchers from Google Research working on reinforcement learning", "org_researchers",
-         dict(org="Google Research", topic="reinforcement learning")),
+        (
+            "researchers at Tsinghua working on knowledge graphs",
+            "org_researchers",
+            dict(org="Tsinghua", topic="knowledge graphs"),
+        ),
+        (
+            "Researchers from Google Research working on reinforcement learning",
+            "org_researchers",
+            dict(org="Google Research", topic="reinforcement learning"),
+        ),
         ("Tell me about Stanford University", "org_profile", dict(org="Stanford University")),
         ("who works on dependency parsing?", "topic_researchers", dict(topic="dependency parsing")),
-        ("Who is working on question answering since 2020?", "topic_researchers",
-         dict(topic="question answering", year_min=2020)),
+        (
+            "Who is working on question answering since 2020?",
+            "topic_researchers",
+            dict(topic="question answering", year_min=2020),
+        ),
         ("papers at ACL in 2005", "venue_papers", dict(venue="ACL", year_min=2005, year_max=2005)),
-        ("papers on machine translation at COLING 2000-2004", "venue_papers",
-         dict(venue="COLING", topic="machine translation", year_min=2000, year_max=2004)),
+        (
+            "papers on machine translation at COLING 2000-2004",
+            "venue_papers",
+            dict(venue="COLING", topic="machine translation", year_min=2000, year_max=2004),
+        ),
         ("Tell me about EMNLP", "venue_profile", dict(venue="EMNLP")),
         ("What is NAACL?", "venue_profile", dict(venue="NAACL")),
-        ("Show me what Shai Shalev-Shwartz published in COLT, 2011 to 2014", "author_papers",
-         dict(person="Shai Shalev-Shwartz", venue="COLT", year_min=2011, year_max=2014)),
+        (
+            "Show me what Shai Shalev-Shwartz published in COLT, 2011 to 2014",
+            "author_papers",
+            dict(person="Shai Shalev-Shwartz", venue="COLT", year_min=2011, year_max=2014),
+        ),
         ("Eugene Charniak: most highly cited work?", "most_cited", dict(person="Eugene Charniak")),
         # capitalised research words are a topic, not a person
         ("Knowledge Graph papers at ACL 2010", "venue_papers", dict(person=None, topic="Knowledge Graph", venue="ACL")),
-        ("Tsinghua University researchers studying knowledge graph embedding", "org_researchers",
-         dict(org="Tsinghua University", topic="knowledge graph embedding")),
+        (
+            "Tsinghua University researchers studying knowledge graph embedding",
+            "org_researchers",
+            dict(org="Tsinghua University", topic="knowledge graph embedding"),
+        ),
         ("Mark Johnson h-index", "author_profile", dict(person="Mark Johnson")),
         # misses of the fourth held-out set, fixed after it was scored
         ("Tell me who Percy Liang is", "author_profile", dict(person="Percy Liang")),
@@ -58,14 +85,23 @@ from workflows.validate import validate
         # a name in Chinese script inside an English question is the person, not dropped
         ("papers by 山田太郎 at ACL", "author_papers", dict(person="山田太郎", venue="ACL")),
         ("Describe Tsinghua University", "org_profile", dict(org="Tsinghua University")),
-        ("Carnegie Mellon University研究dueling bandits的学者", "org_researchers",
-         dict(org="Carnegie Mellon University", topic="dueling bandits")),
+        (
+            "Carnegie Mellon University研究dueling bandits的学者",
+            "org_researchers",
+            dict(org="Carnegie Mellon University", topic="dueling bandits"),
+        ),
         # joint papers of two people
         ("papers by Dan Klein with Chris Manning", "author_papers", dict(person="Dan Klein", coauthor="Chris Manning")),
-        ("papers Dan Klein wrote with Chris Manning at ACL", "author_papers",
-         dict(person="Dan Klein", coauthor="Chris Manning", venue="ACL")),
-        ("Dan Klein和Christopher Manning合作的论文", "author_papers",
-         dict(person="Dan Klein", coauthor="Christopher Manning")),
+        (
+            "papers Dan Klein wrote with Chris Manning at ACL",
+            "author_papers",
+            dict(person="Dan Klein", coauthor="Chris Manning", venue="ACL"),
+        ),
+        (
+            "Dan Klein和Christopher Manning合作的论文",
+            "author_papers",
+            dict(person="Dan Klein", coauthor="Christopher Manning"),
+        ),
         ("Who did Dan Klein work with?", "coauthors", dict(person="Dan Klein", coauthor=None)),
         # Chinese: names and organisations pass through unchanged
         ("周杰在CVPR 2020发表的论文", "author_papers", dict(person="周杰", venue="CVPR", year_min=2020, year_max=2020)),
@@ -115,7 +151,10 @@ def test_classify(text, kind):
 
 
 def test_years_relative_words():
-    assert (parse("papers by Ada Lovelace after 2010").year_min, parse("papers by Ada Lovelace after 2010").year_max) == (2011, None)
+    assert (
+        parse("papers by Ada Lovelace after 2010").year_min,
+        parse("papers by Ada Lovelace after 2010").year_max,
+    ) == (2011, None)
     q = parse("papers by Ada Lovelace from 2012 to 2008")
     assert (q.year_min, q.year_max) == (2008, 2012)
     q = parse("Ada Lovelace在2010年之前的论文")
@@ -159,4 +198,4 @@ def test_benchmark_paper_searches_are_not_taken_for_entity_questions(bench_cases
     # "Who has built on "X"?" names a paper and a direction: a paper search, not a question about people
     for case in bench_cases:
         assert classify(case["user_query"]) == "papers", case["user_query"]
-        assert classify(f'{case["user_query"]} [{case["anchor_paper_id"]}]') == "papers", case["user_query"]
+        assert classify(f"{case['user_query']} [{case['anchor_paper_id']}]") == "papers", case["user_query"]

@@ -28,8 +28,17 @@ def test_gold_set_is_well_formed():
     cases = load_questions(GOLD)
     assert len(cases) >= 20
     shapes = {c["shape"] for c in cases}
-    assert shapes == {"author_papers", "most_cited", "coauthors", "author_topics", "author_profile",
-                      "org_researchers", "org_profile", "venue_papers", "venue_profile"}
+    assert shapes == {
+        "author_papers",
+        "most_cited",
+        "coauthors",
+        "author_topics",
+        "author_profile",
+        "org_researchers",
+        "org_profile",
+        "venue_papers",
+        "venue_profile",
+    }
     assert sum(1 for c in cases if re.search(r"[\u4e00-\u9fff]", c["question"])) >= 4
     assert {c["set"] for c in cases} == {"seen", "paraphrase", "paraphrase2", "paraphrase3", "heldout4"}
     for c in cases:
@@ -54,17 +63,34 @@ async def test_runner_scores_gold_questions_built_from_the_slice(local_source, c
     make = _maker()
     corpus = make.Corpus(corpus_slice)
     cases = [
-        {"id": "s1", "question": "papers by Christopher D. Manning at ACL between 2005 and 2010",
-         **make.author_papers(corpus, "q", person="Christopher D. Manning", venue="ACL", year_min=2005, year_max=2010)},
-        {"id": "s2", "question": "What is the most cited paper of Dan Klein?", **make.most_cited(corpus, "q", person="Dan Klein")},
+        {
+            "id": "s1",
+            "question": "papers by Christopher D. Manning at ACL between 2005 and 2010",
+            **make.author_papers(
+                corpus, "q", person="Christopher D. Manning", venue="ACL", year_min=2005, year_max=2010
+            ),
+        },
+        {
+            "id": "s2",
+            "question": "What is the most cited paper of Dan Klein?",
+            **make.most_cited(corpus, "q", person="Dan Klein"),
+        },
         {"id": "s3", "question": "Tell me about EMNLP", **make.venue_profile(corpus, "q", venue="EMNLP")},
     ]
     for c in cases:
         c["gold_plan"][-1]["params"]["question"] = c["question"]
     summary, records = await run_gold(cases, Runtime.for_source(local_source))
     assert summary["questions"] == 3
-    for key in ("url_precision", "url_recall", "format_ok", "execution_success", "parameter_accuracy",
-                "recognised", "grounded", "facts_stated"):
+    for key in (
+        "url_precision",
+        "url_recall",
+        "format_ok",
+        "execution_success",
+        "parameter_accuracy",
+        "recognised",
+        "grounded",
+        "facts_stated",
+    ):
         assert summary[key] == 1.0, (key, records)
     # fuzzy-F1 precision counts every predicted param; the planner's extra "scope" text is the only miss
     assert 0.9 <= summary["param_f1"] < 1.0
@@ -75,7 +101,11 @@ async def test_runner_scores_gold_questions_built_from_the_slice(local_source, c
 async def test_runner_penalises_a_wrong_answer(local_source, corpus_slice):
     make = _maker()
     corpus = make.Corpus(corpus_slice)
-    case = {"id": "w", "question": "What is the most cited paper of Dan Klein?", **make.most_cited(corpus, "q", person="Dan Klein")}
+    case = {
+        "id": "w",
+        "question": "What is the most cited paper of Dan Klein?",
+        **make.most_cited(corpus, "q", person="Dan Klein"),
+    }
     case["gold_urls"] = case["gold_urls"][:1] + ["https://example.org/not-this-one"]
     case["gold_plan"] = case["gold_plan"][:1] + [{"op": "author_detail", "params": {}}] + case["gold_plan"][1:]
     summary, _ = await run_gold([case], Runtime.for_source(local_source))
@@ -83,7 +113,9 @@ async def test_runner_penalises_a_wrong_answer(local_source, corpus_slice):
     assert summary["api_sequence_distance"] == pytest.approx(1 / 4)
 
 
-def test_pilot_eval_kg_writes_metrics_report_and_plot(local_source, corpus_slice, tmp_path, tmp_path_factory, monkeypatch, capsys):
+def test_pilot_eval_kg_writes_metrics_report_and_plot(
+    local_source, corpus_slice, tmp_path, tmp_path_factory, monkeypatch, capsys
+):
     """`pilot eval kg` is the evaluation command for entity questions: it scores a gold file and writes its outputs."""
     import json
 

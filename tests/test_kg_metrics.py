@@ -121,8 +121,13 @@ def test_fuzzy_parameter_f1():
 
 def test_execution_success_and_partial_completion():
     plan = _plan(("search_author", {}), ("author_papers", {}), ("paper_detail", {}))
-    trace = RunTrace(nodes=[NodeTrace(node_id="n0", op="search_author"), NodeTrace(node_id="n1", op="author_papers", status="cached"),
-                            NodeTrace(node_id="n2", op="paper_detail", status="failed", error="404")])
+    trace = RunTrace(
+        nodes=[
+            NodeTrace(node_id="n0", op="search_author"),
+            NodeTrace(node_id="n1", op="author_papers", status="cached"),
+            NodeTrace(node_id="n2", op="paper_detail", status="failed", error="404"),
+        ]
+    )
     assert execution_success(trace) == 0.0
     assert partial_completion(trace, plan) == pytest.approx(2 / 3)
     ok = RunTrace(nodes=trace.nodes[:2])
@@ -132,7 +137,10 @@ def test_execution_success_and_partial_completion():
 
 
 def test_kg_case_metrics_bundle():
-    plan = _plan(("search_author", {"name": "Jian Pei"}), ("author_papers", {"venues": ["KDD"], "year_min": 2010, "year_max": 2020}))
+    plan = _plan(
+        ("search_author", {"name": "Jian Pei"}),
+        ("author_papers", {"venues": ["KDD"], "year_min": 2010, "year_max": 2020}),
+    )
     trace = RunTrace(nodes=[NodeTrace(node_id="n0", op="search_author"), NodeTrace(node_id="n1", op="author_papers")])
     ans = {"answer": "Papers: A [1], B [2].", "reference": {"[1]": "corpus://paper/a", "[2]": "corpus://paper/b"}}
     m = kg_case_metrics(plan=plan, gold_plan=GOLD, answer=ans, gold_urls=["corpus://paper/a"], trace=trace)
@@ -180,5 +188,7 @@ async def test_judge_metrics_never_raises():
     assert await judge_metrics(None, "q", "a", "g", []) == {}
     ok = json.dumps({"correctness": 0.5, "completeness": 0.5, "faithfulness": 1})
     assert (await judge_metrics(LLM("gpt-4o-mini", mock_response=ok), "q", "a", "g", []))["f1_lm"] == pytest.approx(0.5)
-    dead = await judge_metrics(LLM("gpt-4o-mini", mock_response="litellm.RateLimitError", num_retries=0), "q", "a", "g", [])
+    dead = await judge_metrics(
+        LLM("gpt-4o-mini", mock_response="litellm.RateLimitError", num_retries=0), "q", "a", "g", []
+    )
     assert set(dead) == {"judge_error"}

@@ -30,9 +30,13 @@ class Scripted:
         self.requests.append(body)
         if self.rate_limit > 0:
             self.rate_limit -= 1
-            return 429, {"error": {"message": "slow down", "type": "rate_limit_exceeded", "code": "rate_limit_exceeded"}}
+            return 429, {
+                "error": {"message": "slow down", "type": "rate_limit_exceeded", "code": "rate_limit_exceeded"}
+            }
         system = body["messages"][0]["content"]
-        first_user = json.loads(body["messages"][1]["content"]) if body["messages"][1]["content"].startswith("{") else {}
+        first_user = (
+            json.loads(body["messages"][1]["content"]) if body["messages"][1]["content"].startswith("{") else {}
+        )
         if "multiple-choice question" in system:
             q = dict(first_user["example_question"])
             q["text"] = "[scripted] " + q["text"]
@@ -47,7 +51,10 @@ class Scripted:
         else:
             content = "{}"
         return 200, {
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body.get("model", "scripted"),
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "scripted"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
@@ -81,7 +88,9 @@ def server():
 
 
 def _llm(url: str) -> LLM:
-    return LLM("openai/scripted", api_base=url, api_key="sk-test-not-a-secret", timeout_s=20, num_retries=2, backoff_s=0.01)
+    return LLM(
+        "openai/scripted", api_base=url, api_key="sk-test-not-a-secret", timeout_s=20, num_retries=2, backoff_s=0.01
+    )
 
 
 async def test_rate_limit_over_http_is_retried(server):

@@ -30,9 +30,17 @@ def chat_server():
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             state["requests"].append(body)
             payload = {
-                "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": state["content"]},
-                             "finish_reason": state["finish"]}],
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "m",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": state["content"]},
+                        "finish_reason": state["finish"],
+                    }
+                ],
                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
             }
             data = json.dumps(payload).encode()

@@ -40,7 +40,9 @@ async def test_paraphrase_finds_the_known_paper_at_rank_1(local_source, query, e
 
 async def test_dense_search_finds_the_penn_treebank_from_a_paraphrase(local_source):
     # lexical search ranks other treebank papers first here; the embedding gets "big ... syntactic trees" = "Large ... Treebank"
-    hits = await local_source.search_papers("a big English corpus annotated with syntactic trees", mode="dense", limit=3)
+    hits = await local_source.search_papers(
+        "a big English corpus annotated with syntactic trees", mode="dense", limit=3
+    )
     assert hits[0].paper.id == "acl:J93-2004"
     assert hits[0].score > hits[-1].score
 
@@ -79,7 +81,13 @@ async def test_get_papers_keeps_order_skips_unknown_and_unescapes(local_source):
 async def test_unknown_ids_raise_not_found(local_source):
     with pytest.raises(NotFound):
         await local_source.get_paper("acl:X99-9999")
-    for call in (local_source.references, local_source.citations, local_source.get_author, local_source.get_venue, local_source.get_org):
+    for call in (
+        local_source.references,
+        local_source.citations,
+        local_source.get_author,
+        local_source.get_venue,
+        local_source.get_org,
+    ):
         with pytest.raises(NotFound):
             await call("no-such-id")
 
@@ -103,7 +111,9 @@ async def test_match_paper_resolves_ids_and_titles(local_source):
     assert (await local_source.match_paper("P02-1040"))[0].id == BLEU
     assert (await local_source.match_paper("https://aclanthology.org/P02-1040"))[0].id == BLEU
     assert (await local_source.match_paper(BLEU))[0].id == BLEU
-    assert (await local_source.match_paper("bleu: a method for automatic evaluation of machine translation"))[0].id == BLEU
+    assert (await local_source.match_paper("bleu: a method for automatic evaluation of machine translation"))[
+        0
+    ].id == BLEU
     assert (await local_source.match_paper("CorpusId:10168779"))[0].id == "s2:10168779"
 
 
@@ -167,7 +177,9 @@ async def test_concurrent_searches_from_tasks_and_threads(local_source):
     queries = ["parsing", "translation", "word sense", "sentiment", "speech"]
     results = await asyncio.gather(*(local_source.search_papers(q, limit=5) for q in queries * 4))
     assert all(len(r) == 5 for r in results)
-    threaded = await asyncio.gather(*(asyncio.to_thread(asyncio.run, local_source.search_papers(q, limit=5, mode="lexical")) for q in queries))
+    threaded = await asyncio.gather(
+        *(asyncio.to_thread(asyncio.run, local_source.search_papers(q, limit=5, mode="lexical")) for q in queries)
+    )
     assert [r[0].paper.id for r in threaded] == [r[0].paper.id for r in results[:5]] or all(threaded)
 
 
@@ -219,7 +231,9 @@ async def test_malformed_lines_are_skipped_and_counted(tmp_path, corpus_slice_ro
     for line_no, pid in zip(good_lines, ids):
         vectors[line_no] = local_source.store.vectors[local_source.store.row_of[pid]]
     np.save(tmp_path / "vecs.npy", vectors.astype(np.float16))
-    source = LocalCorpusSource.open(corpus, tmp_path / "cache", vectors=tmp_path / "vecs.npy", embedder=embedder, progress=False)
+    source = LocalCorpusSource.open(
+        corpus, tmp_path / "cache", vectors=tmp_path / "vecs.npy", embedder=embedder, progress=False
+    )
     assert source.stats["malformed"] == 4 and source.stats["papers"] == 6 and source.stats["lines"] == 10
     assert source.stats["vectors"].startswith("file:")
     assert [p.id for p in await source.get_papers(ids)] == ids
@@ -239,7 +253,9 @@ def test_vectors_with_the_wrong_shape_or_model_are_refused(tmp_path, corpus_slic
         np.save(tmp_path / name, array.astype(np.float16))
         caplog.clear()
         with caplog.at_level(logging.WARNING):
-            source = LocalCorpusSource.open(corpus, tmp_path / name.replace(".npy", ""), vectors=tmp_path / name, embedder=embedder, progress=False)
+            source = LocalCorpusSource.open(
+                corpus, tmp_path / name.replace(".npy", ""), vectors=tmp_path / name, embedder=embedder, progress=False
+            )
         assert source.stats["vectors"] == "computed", name
         assert message in caplog.text and "refusing vectors file" in caplog.text, name
 
@@ -257,7 +273,9 @@ def test_stores_of_the_same_file_with_other_vectors_are_kept(tmp_path, corpus_sl
     corpus = _write(tmp_path / "papers.jsonl", _small_corpus(corpus_slice_rows, 12))
     computed = LocalCorpusSource.open(corpus, tmp_path / "cache", embedder=embedder, progress=False)
     np.save(tmp_path / "vecs.npy", np.asarray(computed.store.vectors, dtype=np.float16))
-    shipped = LocalCorpusSource.open(corpus, tmp_path / "cache", vectors=tmp_path / "vecs.npy", embedder=embedder, progress=False)
+    shipped = LocalCorpusSource.open(
+        corpus, tmp_path / "cache", vectors=tmp_path / "vecs.npy", embedder=embedder, progress=False
+    )
     assert shipped.stats["built"] and shipped.stats["vectors"].startswith("file:")
     assert Path(computed.stats["store"]).exists() and shipped.stats["store"] != computed.stats["store"]
 
@@ -294,7 +312,19 @@ def test_bench_corpus_prints_one_json_object(local_source, corpus_slice, capsys)
 
     store = Path(local_source.stats["store"])
     vectors = local_source.stats["vectors"].removeprefix("file:")
-    argv = ["bench", "corpus", "--corpus", str(corpus_slice), "--cache-dir", str(store.parent), "--vectors", vectors, "--queries", "12", "--json"]
+    argv = [
+        "bench",
+        "corpus",
+        "--corpus",
+        str(corpus_slice),
+        "--cache-dir",
+        str(store.parent),
+        "--vectors",
+        vectors,
+        "--queries",
+        "12",
+        "--json",
+    ]
     assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["papers"] == local_source.stats["papers"] and result["build_measured"] == "recorded"

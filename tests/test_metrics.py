@@ -144,8 +144,13 @@ def test_ndcg_at_agrees_with_rank_metrics(grades, k):
 
 
 def test_aggregate_pool_by_facet_and_all():
-    agg = aggregate_pool([("method", {"map": 1.0, "ndcg%20": 0.5}), ("method", {"map": 0.0, "ndcg%20": 0.5}),
-                          ("result", {"map": 0.5, "ndcg%20": 1.0})])
+    agg = aggregate_pool(
+        [
+            ("method", {"map": 1.0, "ndcg%20": 0.5}),
+            ("method", {"map": 0.0, "ndcg%20": 0.5}),
+            ("result", {"map": 0.5, "ndcg%20": 1.0}),
+        ]
+    )
     assert agg["method"] == {"map": 0.5, "ndcg%20": 0.5, "n": 2}
     assert agg["all"]["map"] == pytest.approx(0.5) and agg["all"]["n"] == 3
     assert "background" not in agg

@@ -81,7 +81,10 @@ async def test_search_merges_duplicates_across_sources_and_keeps_the_best_rank(m
     # "Attention is Turing-Complete" (S2) and "Attention is Turing Complete" (AMiner): one paper.
     assert sum("attention is turing" in t.lower() for t in titles) == 1
     assert "On Computable Numbers, with an Application to the Entscheidungsproblem" in titles
-    assert "Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, A Large-Scale Generative Language Model" in titles
+    assert (
+        "Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, A Large-Scale Generative Language Model"
+        in titles
+    )
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert multi.last_failures == []
 
@@ -229,7 +232,9 @@ async def test_factory_opens_several_sources_as_one(servers, tmp_path):
 
 def test_factory_explains_missing_corpus_and_token(tmp_path):
     dead = dead_url()
-    settings = settings_for(dead, dead, tmp_path, sources="local,aminer", corpus=tmp_path / "missing.jsonl.gz", aminer_token=None)
+    settings = settings_for(
+        dead, dead, tmp_path, sources="local,aminer", corpus=tmp_path / "missing.jsonl.gz", aminer_token=None
+    )
     source, notes = open_source(settings)
     assert isinstance(source, UnavailableSource)
     assert any("missing.jsonl.gz" in n and "PILOT_CORPUS" in n for n in notes)
@@ -250,11 +255,26 @@ def test_corpus_ids_meet_their_semantic_scholar_external_ids():
     from pilot.models import Paper
 
     # Shapes as the corpus stores them: ``acl:<ACL id>`` and ``s2:<S2 corpus id>`` (CSFCube papers).
-    bleu_local = Paper(id="acl:P02-1040", title="Bleu: A Method For Automatic Evaluation Of Machine Translation", year=2002, source="local")
-    bleu_s2 = Paper(id="s2:d7da009f457917aa381619facfa5ffae9329a6e9", title="Bleu: a Method for Automatic Evaluation of Machine Translation.",
-                    external_ids={"ACL": "P02-1040", "CorpusId": "11080756"}, citation_count=20000, source="s2")
+    bleu_local = Paper(
+        id="acl:P02-1040",
+        title="Bleu: A Method For Automatic Evaluation Of Machine Translation",
+        year=2002,
+        source="local",
+    )
+    bleu_s2 = Paper(
+        id="s2:d7da009f457917aa381619facfa5ffae9329a6e9",
+        title="Bleu: a Method for Automatic Evaluation of Machine Translation.",
+        external_ids={"ACL": "P02-1040", "CorpusId": "11080756"},
+        citation_count=20000,
+        source="s2",
+    )
     csf_local = Paper(id="s2:470667", title="A paper the corpus knows by its CorpusId", source="local")
-    csf_s2 = Paper(id="s2:c31c87c591a25c64fbaa82e8ac6a81831b6ac7ce", title="Another title entirely", external_ids={"CorpusId": "470667"}, source="s2")
+    csf_s2 = Paper(
+        id="s2:c31c87c591a25c64fbaa82e8ac6a81831b6ac7ce",
+        title="Another title entirely",
+        external_ids={"CorpusId": "470667"},
+        source="s2",
+    )
     merged = fuse([("local", [bleu_local, csf_local]), ("s2", [bleu_s2, csf_s2])])
     assert [(p.id, n) for p, _, n in merged] == [("acl:P02-1040", 2), ("s2:470667", 2)]
     bleu = merged[0][0]

@@ -13,7 +13,9 @@ from workflows.operator import RunContext, get_operator
 async def citers(ctx):
     """Papers citing the Penn Treebank paper: many years and venues."""
     anchor = await run_op(ctx, "anchor", {"query": "acl:J93-2004"})
-    return anchor, await run_op(ctx, "citation_expand", {"direction": "citations", "per_paper_limit": 2000}, **{"in": anchor})
+    return anchor, await run_op(
+        ctx, "citation_expand", {"direction": "citations", "per_paper_limit": 2000}, **{"in": anchor}
+    )
 
 
 async def test_filter_year_range_removes_out_of_range(ctx, citers):
@@ -73,7 +75,9 @@ async def test_top_k_and_above(ctx):
     assert ids(await run_op(ctx, "top_k", {"k": 2}, **{"in": papers})) == ids(papers)[:2]
     assert ids(await run_op(ctx, "above", {"threshold": 0.5}, **{"in": papers})) == ids(papers)[:2]
     papers[2].evidence.scores["coupling"] = 3.0
-    assert ids(await run_op(ctx, "above", {"threshold": 1, "feature": "coupling"}, **{"in": papers})) == ["acl:J93-2004"]
+    assert ids(await run_op(ctx, "above", {"threshold": 1, "feature": "coupling"}, **{"in": papers})) == [
+        "acl:J93-2004"
+    ]
 
 
 async def test_top_k_folds_two_records_of_one_work_into_the_first(ctx):
@@ -89,9 +93,19 @@ async def test_top_k_folds_two_records_of_one_work_into_the_first(ctx):
         item("a:1", "A Simple Rule-Based Part Of Speech Tagger", "Brill, Eric", "ANLP", "coupled"),
         item("b:2", "Another paper", "Eric Brill", "ANLP", "coupled"),
         item("a:3", "A simple rule-based part-of-speech tagger", "Eric Brill", "Workshop On Speech", "cocited"),
-        item("c:4", "A Simple Rule-Based Part Of Speech Tagger", "Someone Else", "ACL", "coupled"),  # same title, not the same work
+        item(
+            "c:4", "A Simple Rule-Based Part Of Speech Tagger", "Someone Else", "ACL", "coupled"
+        ),  # same title, not the same work
     ]
     out = await run_op(ctx, "top_k", {"k": 10}, **{"in": papers})
     assert ids(out) == ["a:1", "b:2", "c:4"]
-    assert out[0].evidence.nodes == ["coupled", "cocited"] and "also recorded as a:3 (Workshop On Speech, 1992)" in out[0].evidence.reason
-    assert ids(await run_op(ctx, "top_k", {"k": 10, "merge_same_work": False}, **{"in": papers})) == ["a:1", "b:2", "a:3", "c:4"]
+    assert (
+        out[0].evidence.nodes == ["coupled", "cocited"]
+        and "also recorded as a:3 (Workshop On Speech, 1992)" in out[0].evidence.reason
+    )
+    assert ids(await run_op(ctx, "top_k", {"k": 10, "merge_same_work": False}, **{"in": papers})) == [
+        "a:1",
+        "b:2",
+        "a:3",
+        "c:4",
+    ]

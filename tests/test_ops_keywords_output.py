@@ -29,20 +29,28 @@ async def test_keywords_from_papers_are_their_shared_topic(ctx):
 
 
 async def test_keywords_from_text_and_title(ctx):
-    kws = await run_op(ctx, "keywords_from", {"text": "Accurate unlexicalized parsing of the Penn treebank with a PCFG", "k": 5})
+    kws = await run_op(
+        ctx, "keywords_from", {"text": "Accurate unlexicalized parsing of the Penn treebank with a PCFG", "k": 5}
+    )
     assert {"unlexicalized", "treebank", "pcfg"} <= {w for k in kws for w in k.split()}
     assert "the" not in kws and "with" not in kws
 
 
 async def test_llm_keywords_with_and_without_a_model(local_source):
     text = "Bleu: a method for automatic evaluation of machine translation"
-    llm = LLM("openai/gpt-4o-mini", api_key="sk-test", mock_response=[json.dumps({"keywords": ["BLEU", "MT evaluation", "bleu", " "]})])
+    llm = LLM(
+        "openai/gpt-4o-mini",
+        api_key="sk-test",
+        mock_response=[json.dumps({"keywords": ["BLEU", "MT evaluation", "bleu", " "]})],
+    )
     ctx = RunContext(source=local_source, llm=llm)
     assert await run_op(ctx, "llm_keywords", {"text": text}) == ["BLEU", "MT evaluation"]
     plain = RunContext(source=local_source)
     fallback = await run_op(plain, "llm_keywords", {"text": text, "k": 4})
     assert fallback == await run_op(plain, "keywords_from", {"text": text, "k": 4})
-    broken = RunContext(source=local_source, llm=LLM("openai/x", api_key="k", mock_response=["nope", "nope"], num_retries=0))
+    broken = RunContext(
+        source=local_source, llm=LLM("openai/x", api_key="k", mock_response=["nope", "nope"], num_retries=0)
+    )
     assert await run_op(broken, "llm_keywords", {"text": text, "k": 4}) == fallback
     assert any("used keywords_from" in n for n in broken.notes)
 

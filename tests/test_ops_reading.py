@@ -31,7 +31,9 @@ def _llm(*replies: str) -> LLM:
 
 async def test_rerank_dense_puts_the_closest_first(local_source, embedder, papers):
     ctx = RunContext(source=local_source, embedder=embedder)
-    out = await run_op(ctx, "rerank", {"text": "automatic evaluation of machine translation output", "alpha": 0.0}, **{"in": papers})
+    out = await run_op(
+        ctx, "rerank", {"text": "automatic evaluation of machine translation output", "alpha": 0.0}, **{"in": papers}
+    )
     assert ids(out)[0] == "acl:P02-1040"
     assert sorted(ids(out)) == sorted(PAPERS) and "rerank" in out[0].evidence.scores
 
@@ -45,7 +47,9 @@ async def test_rerank_llm_order_is_applied(local_source, embedder, papers):
 
 async def test_rerank_bad_llm_reply_falls_back_with_a_note(local_source, embedder, papers):
     ctx = RunContext(source=local_source, embedder=embedder, llm=_llm("not json", "still not json"))
-    out = await run_op(ctx, "rerank", {"text": "automatic evaluation of machine translation", "alpha": 0.0}, **{"in": papers})
+    out = await run_op(
+        ctx, "rerank", {"text": "automatic evaluation of machine translation", "alpha": 0.0}, **{"in": papers}
+    )
     assert ids(out)[0] == "acl:P02-1040"
     assert any("unusable" in n and "used embeddings" in n for n in ctx.notes)
 
@@ -54,11 +58,19 @@ async def test_nli_filter_embedding_threshold(local_source, embedder, papers):
     ctx = RunContext(source=local_source, embedder=embedder)
     anchor = as_ranked(await local_source.get_papers(["acl:P97-1003"]))  # Three generative lexicalised parsing models
     out = await run_op(
-        ctx, "nli_filter", {"relation": "addresses the same task as the anchor", "threshold": 0.45}, **{"in": papers, "anchor": anchor}
+        ctx,
+        "nli_filter",
+        {"relation": "addresses the same task as the anchor", "threshold": 0.45},
+        **{"in": papers, "anchor": anchor},
     )
     assert "acl:P03-1054" in ids(out) and "acl:P02-1040" not in ids(out)
     assert all(it.evidence.scores["nli"] >= 0.45 for it in out)
-    keep_one = await run_op(ctx, "nli_filter", {"relation": "same task", "threshold": 0.99, "keep_min": 1}, **{"in": papers, "anchor": anchor})
+    keep_one = await run_op(
+        ctx,
+        "nli_filter",
+        {"relation": "same task", "threshold": 0.99, "keep_min": 1},
+        **{"in": papers, "anchor": anchor},
+    )
     assert ids(keep_one) == ["acl:P03-1054"]
 
 
@@ -70,11 +82,18 @@ async def test_nli_filter_llm_keeps_what_the_model_says(local_source, papers):
 
 async def test_fine_read_writes_a_judgement(local_source, embedder, papers):
     ctx = RunContext(source=local_source, embedder=embedder)
-    out = await run_op(ctx, "fine_read", {"question": "n-gram precision against reference translations"}, **{"in": papers})
+    out = await run_op(
+        ctx, "fine_read", {"question": "n-gram precision against reference translations"}, **{"in": papers}
+    )
     bleu = next(it for it in out if it.paper.id == "acl:P02-1040")
     assert bleu.evidence.reason.startswith("closest passage") and bleu.evidence.scores["fine_read"] > 0
     assert ids(out) == ids(papers)  # reading annotates; it does not reorder
-    reply = {"judgements": [{"i": 2, "relevant": True, "why": "Defines BLEU."}, {"i": 1, "relevant": False, "why": "Parsing."}]}
+    reply = {
+        "judgements": [
+            {"i": 2, "relevant": True, "why": "Defines BLEU."},
+            {"i": 1, "relevant": False, "why": "Parsing."},
+        ]
+    }
     ctx = RunContext(source=local_source, llm=_llm(json.dumps(reply)))
     out = await run_op(ctx, "fine_read", {"question": "MT evaluation"}, **{"in": papers})
     assert out[1].evidence.reason == "Defines BLEU." and out[1].evidence.scores["fine_read"] == 1.0

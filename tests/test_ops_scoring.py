@@ -16,7 +16,11 @@ async def _neighbourhood(ctx):
     anchor = await run_op(ctx, "anchor", {"query": ANCHOR})
     refs = await run_op(ctx, "citation_expand", {"direction": "references"}, node_id="refs", **{"in": anchor})
     coupled = await run_op(
-        ctx, "citation_expand", {"direction": "citations", "per_paper_limit": 2000, "max_seeds": 500}, node_id="coupled", **{"in": refs}
+        ctx,
+        "citation_expand",
+        {"direction": "citations", "per_paper_limit": 2000, "max_seeds": 500},
+        node_id="coupled",
+        **{"in": refs},
     )
     return anchor, refs, [it for it in coupled if it.paper.id != ANCHOR]
 
@@ -51,7 +55,9 @@ async def test_citations_recency_and_title_match(ctx):
     oldest = await run_op(ctx, "score", {"features": {"recency": -1.0}}, **{"in": refs})
     assert newest[0].paper.year == max(it.paper.year for it in refs)
     assert oldest[0].paper.year == min(it.paper.year for it in refs)
-    treebank = await run_op(ctx, "score", {"features": {"title_match": 1.0}, "title_terms": ["treebank", "corpus"]}, **{"in": refs})
+    treebank = await run_op(
+        ctx, "score", {"features": {"title_match": 1.0}, "title_terms": ["treebank", "corpus"]}, **{"in": refs}
+    )
     assert "treebank" in treebank[0].paper.title.lower() or "corpus" in treebank[0].paper.title.lower()
     assert treebank[0].evidence.scores["title_match"] >= 1 and treebank[-1].evidence.scores["title_match"] == 0
 
@@ -61,7 +67,9 @@ async def test_lexical_and_dense_follow_the_text(local_source):
     _, refs, _ = await _neighbourhood(ctx)
     lex = await run_op(ctx, "score", {"features": {"lexical": 1.0}, "text": "treebank"}, **{"in": refs})
     assert "treebank" in lex[0].paper.text.lower() and lex[0].evidence.scores["lexical"] > 0
-    dense = await run_op(ctx, "score", {"features": {"dense": 1.0}, "text": "building an annotated treebank of English"}, **{"in": refs})
+    dense = await run_op(
+        ctx, "score", {"features": {"dense": 1.0}, "text": "building an annotated treebank of English"}, **{"in": refs}
+    )
     assert "treebank" in dense[0].paper.title.lower()
     assert -1 <= dense[-1].evidence.scores["dense"] < dense[0].evidence.scores["dense"] <= 1
 

@@ -13,7 +13,9 @@ ANCHOR = "acl:N03-1033"  # Feature-Rich Part-Of-Speech Tagging With A Cyclic Dep
 
 
 async def test_anchor_resolves_title_and_id(ctx):
-    by_title = await run_op(ctx, "anchor", {"query": "Feature-Rich Part-Of-Speech Tagging With A Cyclic Dependency Network"})
+    by_title = await run_op(
+        ctx, "anchor", {"query": "Feature-Rich Part-Of-Speech Tagging With A Cyclic Dependency Network"}
+    )
     by_id = await run_op(ctx, "anchor", {"query": ANCHOR})
     assert ids(by_title) == ids(by_id) == [ANCHOR]
     assert by_id[0].evidence.nodes == ["anchor"]
@@ -47,7 +49,9 @@ async def test_citation_expand_support_counts_seeds(ctx, by_id):
     # the references of the citers of the anchor: support = how many citers cite each paper
     anchor = await run_op(ctx, "anchor", {"query": ANCHOR})
     citers = await run_op(ctx, "citation_expand", {"direction": "citations", "per_paper_limit": 2000}, **{"in": anchor})
-    out = await run_op(ctx, "citation_expand", {"direction": "references", "max_seeds": 500}, node_id="cocited", **{"in": citers})
+    out = await run_op(
+        ctx, "citation_expand", {"direction": "references", "max_seeds": 500}, node_id="cocited", **{"in": citers}
+    )
     expected: dict[str, int] = {}
     for c in ids(citers):
         for r in set(by_id[c]["references"]):
@@ -120,6 +124,8 @@ async def test_citation_expand_on_a_source_without_a_graph_raises_its_error():
 
 
 async def test_fetch_returns_known_ids_in_order_and_notes_unknown(ctx):
-    out = await run_op(ctx, "fetch", {"ids": ["acl:P03-1054", "acl:Z99-9999", "acl:P02-1040", "acl:P03-1054"]}, node_id="liked")
+    out = await run_op(
+        ctx, "fetch", {"ids": ["acl:P03-1054", "acl:Z99-9999", "acl:P02-1040", "acl:P03-1054"]}, node_id="liked"
+    )
     assert ids(out) == ["acl:P03-1054", "acl:P02-1040"] and out[0].evidence.nodes == ["liked"]
     assert any("1 of 3 ids are unknown" in n for n in ctx.notes)

@@ -75,12 +75,20 @@ def test_soft_preferences_change_the_score(wf):
 
 
 def test_missing_filter_is_inserted_before_scoring():
-    wf = Workflow.model_validate({
-        "nodes": [{"id": "anchor", "op": "anchor", "params": {"query": "x"}},
-                  {"id": "sim", "op": "semantic_search", "params": {}},
-                  {"id": "top", "op": "top_k", "params": {"k": 10}}],
-        "edges": [{"source": "anchor", "target": "sim", "port": "anchor"}, {"source": "sim", "target": "top", "port": "in"}],
-        "output": "top"})
+    wf = Workflow.model_validate(
+        {
+            "nodes": [
+                {"id": "anchor", "op": "anchor", "params": {"query": "x"}},
+                {"id": "sim", "op": "semantic_search", "params": {}},
+                {"id": "top", "op": "top_k", "params": {"k": 10}},
+            ],
+            "edges": [
+                {"source": "anchor", "target": "sim", "port": "anchor"},
+                {"source": "sim", "target": "top", "port": "in"},
+            ],
+            "output": "top",
+        }
+    )
     ref = refine(wf, INTENT, "only after 2008", [])
     assert ref.workflow.node("filter").params["year_min"] == 2009
     assert [e.source for e in ref.workflow.inputs_of("top")] == ["filter"]
@@ -99,7 +107,9 @@ def test_referenced_indices():
 
 
 async def test_llm_refinement_valid_invalid_and_fallback(wf):
-    good = json.dumps({"edits": [{"action": "modify", "node_id": "filter", "params": {"year_min": 2012}}], "reason": "after 2011"})
+    good = json.dumps(
+        {"edits": [{"action": "modify", "node_id": "filter", "params": {"year_min": 2012}}], "reason": "after 2011"}
+    )
     bad = json.dumps({"edits": [{"action": "modify", "node_id": "nope", "params": {}}]})
     ref = await refine_llm(LLM("openai/x", mock_response=[bad, good]), wf, INTENT, "only the newer ones", RESULTS)
     assert ref.workflow.node("filter").params["year_min"] == 2012 and ref.reason == "after 2011"

@@ -64,7 +64,17 @@ def test_result_shows_link_metadata_evidence_and_nodes():
     links = [a for t, a in seen.tags if t == "a"]
     assert links[0]["href"] == "https://aclanthology.org/P02-1040" and "noopener" in links[0]["rel"]
     text = "".join(seen.text)
-    for shown in ("Kishore Papineni", "ACL", "2002", "12000 citations", "score 0.500", "seed", "cites_of", "kept", "👍"):
+    for shown in (
+        "Kishore Papineni",
+        "ACL",
+        "2002",
+        "12000 citations",
+        "score 0.500",
+        "seed",
+        "cites_of",
+        "kept",
+        "👍",
+    ):
         assert shown in text
     assert seen.marked == ["BLEU", "evaluation"]
 
@@ -136,7 +146,9 @@ def test_with_its_workflow_a_result_says_why_in_words_and_keeps_scores_on_hover(
     text = "".join(seen.text)
     assert "why: cites 3 of the anchor's references · close in meaning to the anchor (0.71) · mentions bleu" in text
     assert "coupled.support=3" not in text  # the raw scores are not in the reading line...
-    assert any(a.get("title") == "coupled.support=3; dense=0.7123" for t, a in seen.tags if t == "div")  # ...but on hover
+    assert any(
+        a.get("title") == "coupled.support=3; dense=0.7123" for t, a in seen.tags if t == "div"
+    )  # ...but on hover
     # a title or a node id from a source can never inject markup through the sentence
     evil_wf = wf.model_copy(deep=True)
     evil_wf.node("search_kw").label = EVIL

@@ -213,7 +213,9 @@ async def test_bad_input_is_refused_before_any_request(replay):
 async def test_429_then_success_retries_and_honours_retry_after(replay):
     server, s2 = replay("test_get_paper.yaml")
     path = "/graph/v1/paper/10.1093/mind/lix.236.433"
-    server.script("GET", path, [Reply.json(429, {"message": "Too Many Requests"}, {"Retry-After": "0"}), Reply.json(429, {})])
+    server.script(
+        "GET", path, [Reply.json(429, {"message": "Too Many Requests"}, {"Retry-After": "0"}), Reply.json(429, {})]
+    )
     paper = await s2.get_paper("10.1093/mind/lix.236.433")
     assert paper.title == "Computing Machinery and Intelligence"
     assert len(server.requests) == 3
@@ -314,7 +316,10 @@ async def test_corrupt_cache_falls_back_to_the_api(cassettes, tmp_path, caplog):
         ("corpusid:470667", "CorpusId:470667"),
         ("s2:470667", "CorpusId:470667"),
         ("acl:P02-1040", "ACL:P02-1040"),
-        ("https://www.semanticscholar.org/paper/Computing-Machinery/2d5673caa9e6af3a7b82a43f19ee920992db07ad", "2d5673caa9e6af3a7b82a43f19ee920992db07ad"),
+        (
+            "https://www.semanticscholar.org/paper/Computing-Machinery/2d5673caa9e6af3a7b82a43f19ee920992db07ad",
+            "2d5673caa9e6af3a7b82a43f19ee920992db07ad",
+        ),
         ("attention is all you need", None),
         ("aminer:53e9ab9bb7602d97023e53b2", None),
         ("CorpusId:abc", None),

@@ -145,7 +145,9 @@ async def test_skip_words_search_at_once_and_a_new_paper_restarts(runtime):
 async def test_no_usable_source_gives_readable_errors_not_exceptions(tmp_path):
     from pilot.sources.factory import UnavailableSource
 
-    rt = Runtime.for_source(UnavailableSource("no paper source is usable", "set PILOT_CORPUS"), Settings(cache_dir=tmp_path))
+    rt = Runtime.for_source(
+        UnavailableSource("no paper source is usable", "set PILOT_CORPUS"), Settings(cache_dir=tmp_path)
+    )
     s = Session(rt)
     reply = await s.user_says(f'What later papers cite "{BLEU_TITLE}"?')
     assert "could not reach" in reply.error and "PILOT_CORPUS" in reply.error and reply.results == []
@@ -168,7 +170,7 @@ def test_citing_and_like_phrasings_name_the_direction(request_text, direction):
 
 
 async def test_a_paper_called_by_its_name_is_the_first_option(local_source):
-    """"BLEU" is what people call "Bleu: A Method for Automatic Evaluation of Machine Translation", though many
+    """ "BLEU" is what people call "Bleu: A Method for Automatic Evaluation of Machine Translation", though many
     later titles mention BLEU too; the named paper must lead the "which paper do you mean" options."""
     from pilot.runtime import Runtime
 
@@ -232,7 +234,9 @@ async def test_a_dead_source_costs_nothing_and_the_session_recovers(local_source
     net.down = True
     # a new search cannot even look its paper up: said plainly, and the conversation is as it was
     reply = await s.user_says('papers similar to "Building A Large Annotated Corpus Of English: The Penn Treebank"')
-    assert "could not reach" in reply.error and "check the network" in reply.error and "Nothing was changed" in reply.error
+    assert (
+        "could not reach" in reply.error and "check the network" in reply.error and "Nothing was changed" in reply.error
+    )
     assert s.anchor.id == BLEU and [r.paper.id for r in s.results] == first and s.phase == "results"
     assert s.history[-1]["role"] == "assistant"  # the failure is part of the conversation
     # a refinement whose new side step needs the source: that step fails, the rest still answers

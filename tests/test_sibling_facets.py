@@ -37,7 +37,9 @@ def test_facet_keeps_node_ids_and_only_drops_citers():
     assert f_plain["ev:coupled.support"] > f_plain["dense"]  # the citation-graph sibling otherwise
 
 
-async def test_facet_search_may_return_the_anchors_references_but_never_its_citers(local_source, embedder, corpus_slice_rows):
+async def test_facet_search_may_return_the_anchors_references_but_never_its_citers(
+    local_source, embedder, corpus_slice_rows
+):
     by_id = {r["id"]: r for r in corpus_slice_rows}
     a_refs = set(by_id[ANCHOR]["references"]) & set(by_id)
     citers = {r["id"] for r in corpus_slice_rows if ANCHOR in (r.get("references") or [])}

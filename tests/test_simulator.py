@@ -14,8 +14,20 @@ def _q(slot, *opts):
     return Question(slot=slot, text="?", options=[Option(label=l, sets=s) for l, s in opts])
 
 
-VENUES = _q("venue", ("ACL", {"venues": ["ACL"]}), ("EMNLP", {"venues": ["EMNLP"]}), ("COLING", {"venues": ["COLING"]}), ("Any venue", {}))
-TIMES = _q("time", ("Up to 2002", {"year_max": 2002}), ("2003–2006", {"year_min": 2003, "year_max": 2006}), ("2007 or later", {"year_min": 2007}), ("Any time", {}))
+VENUES = _q(
+    "venue",
+    ("ACL", {"venues": ["ACL"]}),
+    ("EMNLP", {"venues": ["EMNLP"]}),
+    ("COLING", {"venues": ["COLING"]}),
+    ("Any venue", {}),
+)
+TIMES = _q(
+    "time",
+    ("Up to 2002", {"year_max": 2002}),
+    ("2003–2006", {"year_min": 2003, "year_max": 2006}),
+    ("2007 or later", {"year_min": 2007}),
+    ("Any time", {}),
+)
 
 
 def test_picks_the_option_matching_the_latent_venue():
@@ -25,7 +37,9 @@ def test_picks_the_option_matching_the_latent_venue():
 
 
 def test_free_text_when_no_option_fits_and_it_parses_back_into_the_intent():
-    user = SimulatedUser({"direction": "successor", "latent_intent": {"venue": "EACL", "year_min": 1995, "year_max": 2011}})
+    user = SimulatedUser(
+        {"direction": "successor", "latent_intent": {"venue": "EACL", "year_min": 1995, "year_max": 2011}}
+    )
     kind, text = user.answer(VENUES)
     assert kind == "text" and interpret_answer(VENUES, text, ["EACL"]) == {"venues": ["EACL"]}
     kind, text = user.answer(TIMES)  # 1995–2011 straddles every window
@@ -38,20 +52,29 @@ def test_time_option_chosen_when_the_window_mostly_matches():
 
 
 def test_direction_facet_anchor_and_topic_answers():
-    case = {"direction": "sibling", "anchor_paper_id": "acl:X2", "latent_intent": {"facet": "method", "topic_terms": ["parsing", "dependency", "hebrew"]}}
+    case = {
+        "direction": "sibling",
+        "anchor_paper_id": "acl:X2",
+        "latent_intent": {"facet": "method", "topic_terms": ["parsing", "dependency", "hebrew"]},
+    }
     user = SimulatedUser(case)
     assert user.answer(direction_question()) == ("option", 2)
     assert user.answer(facet_question()) == ("option", 1)
     anchor = _q("anchor", ("A", {"anchor_id": "acl:X1"}), ("B", {"anchor_id": "acl:X2"}), ("None of these", {}))
     assert user.answer(anchor) == ("option", 1)
-    topics = _q("topic", ("semantic, role, labeling", {"topic_terms": ["semantic", "role", "labeling"]}),
-                ("parsing, dependency, shallow", {"topic_terms": ["parsing", "dependency", "shallow"]}),
-                ("No particular sub-topic", {}))
+    topics = _q(
+        "topic",
+        ("semantic, role, labeling", {"topic_terms": ["semantic", "role", "labeling"]}),
+        ("parsing, dependency, shallow", {"topic_terms": ["parsing", "dependency", "shallow"]}),
+        ("No particular sub-topic", {}),
+    )
     assert user.answer(topics) == ("option", 1)
 
 
 def test_leak_check_catches_titles_ngrams_and_authors():
-    check = LeakCheck(["Statistical Phrase-Based Translation", "A Simple Approach To Unsupervised Word Alignment"], ["Philipp Koehn"])
+    check = LeakCheck(
+        ["Statistical Phrase-Based Translation", "A Simple Approach To Unsupervised Word Alignment"], ["Philipp Koehn"]
+    )
     assert check.leaks("I want statistical phrase-based translation papers") == "contains a gold title"
     assert check.leaks("something like an approach to unsupervised word models") is not None  # 4-gram of a title
     assert check.leaks("unsupervised word alignment") is None  # 3 words are a topic, not a title
@@ -73,9 +96,19 @@ def test_leaking_answer_is_regenerated_then_replaced_by_a_generic_one():
 
 
 def test_answers_never_contain_gold_titles_on_the_benchmark(bench_cases):
-    qs = [direction_question(), facet_question(), VENUES, TIMES,
-          _q("topic", ("a", {"topic_terms": ["qqq"]}), ("b", {"topic_terms": ["rrr"]}), ("c", {"topic_terms": ["sss"]})),
-          _q("resource", ("Treebank", {"resource_types": ["treebank"]}), ("Lexicon", {"resource_types": ["lexical resource"]}), ("Any", {}))]
+    qs = [
+        direction_question(),
+        facet_question(),
+        VENUES,
+        TIMES,
+        _q("topic", ("a", {"topic_terms": ["qqq"]}), ("b", {"topic_terms": ["rrr"]}), ("c", {"topic_terms": ["sss"]})),
+        _q(
+            "resource",
+            ("Treebank", {"resource_types": ["treebank"]}),
+            ("Lexicon", {"resource_types": ["lexical resource"]}),
+            ("Any", {}),
+        ),
+    ]
     for case in bench_cases:
         user = SimulatedUser(case)
         for q in qs:
@@ -86,7 +119,9 @@ def test_answers_never_contain_gold_titles_on_the_benchmark(bench_cases):
 
 async def test_llm_leak_checker_vetoes_and_a_dead_checker_does_not_block():
     case = {"latent_intent": {"venue": "EACL"}, "golden_titles": ["Some Title"]}
-    vetoing = SimulatedUser(case, llm=LLM("openai/x", mock_response='{"leaks": true, "reason": "names the venue of a gold paper"}'))
+    vetoing = SimulatedUser(
+        case, llm=LLM("openai/x", mock_response='{"leaks": true, "reason": "names the venue of a gold paper"}')
+    )
     assert await vetoing.answer_async(VENUES) == ("text", GENERIC_ANSWER)
     dead = SimulatedUser(case, llm=LLM("openai/x", num_retries=0, mock_response="litellm.RateLimitError"))
     kind, text = await dead.answer_async(VENUES)

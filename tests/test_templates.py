@@ -38,7 +38,11 @@ def test_intent_fields_become_params():
     wf = template("benchmark", ANCHOR, intent)
     f = wf.node("filter").params
     assert (f["year_min"], f["year_max"], f["venues"], f["exclude_terms"], f["exclude_ids"]) == (
-        2000, 2004, ["EMNLP"], ["speech"], ["acl:W00-1308"]
+        2000,
+        2004,
+        ["EMNLP"],
+        ["speech"],
+        ["acl:W00-1308"],
     )
     assert "relative_to_anchor" not in f  # the user's years replace "older than the anchor"
     s = wf.node("score").params
@@ -91,7 +95,9 @@ async def test_sibling_ranks_coupled_papers_first(local_source, embedder, corpus
     top = result.output[:5]
     assert all(len(a_refs & set(by_id[r.paper.id]["references"])) >= 2 for r in top)
     # siblings neither cite nor are cited by the anchor
-    assert all("acl:P03-1054" not in by_id[r.paper.id]["references"] and r.paper.id not in a_refs for r in result.output)
+    assert all(
+        "acl:P03-1054" not in by_id[r.paper.id]["references"] and r.paper.id not in a_refs for r in result.output
+    )
 
 
 async def test_generic_workflow_runs_with_text_only_and_reruns_from_cache(local_source, embedder):

@@ -300,7 +300,9 @@ def test_sessions_are_isolated_between_browsers(app_url, browser):
     try:
         a = first.new_page()
         a.goto(app_url)
-        a.locator("#pilot-input textarea").fill('later work that builds on "Building a Large Annotated Corpus of English: The Penn Treebank"')
+        a.locator("#pilot-input textarea").fill(
+            'later work that builds on "Building a Large Annotated Corpus of English: The Penn Treebank"'
+        )
         a.locator("#pilot-send").click()
         # like a person, press "Search now" once pilot has answered (a click while the first message is
         # still being read was lost once under load; see the note on issue 6)

@@ -141,7 +141,7 @@ async def test_add_remove_run_node_and_exports(controller, tmp_path):
 
 
 async def test_the_papers_of_an_answer_can_be_kept_and_exported(controller):
-    """"Which papers did X publish at Y?" is answered with citations, and the cited papers form a list
+    """ "Which papers did X publish at Y?" is answered with citations, and the cited papers form a list
     that exports to BibTeX like any search result."""
     ui = controller.new_state()
     await controller.send(ui, "papers by Christopher D. Manning at ACL between 2005 and 2010")

@@ -244,6 +244,7 @@ def test_diff_ignores_spelled_out_defaults_and_reports_output_and_operator():
 
 # --- property: random edit sequences never crash ------------------------------------------------
 
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(edit_st, max_size=6))
 def test_random_edit_sequences_yield_valid_workflows_or_workflow_errors(edits):

@@ -17,7 +17,11 @@ REF = _wf(
     Node(id="refs", op="references", params={}),
     Node(id="years", op="filter_papers", params={"year_min": 1995, "year_max": 2002}),
     Node(id="rank", op="rerank_embedding", params={"query": "BLEU machine translation", "k": 50}),
-    edges=(Edge(source="seed", target="refs"), Edge(source="refs", target="years"), Edge(source="years", target="rank")),
+    edges=(
+        Edge(source="seed", target="refs"),
+        Edge(source="refs", target="years"),
+        Edge(source="years", target="rank"),
+    ),
     output="rank",
 )
 

@@ -165,9 +165,7 @@ def test_type_mismatch_names_both_types():
 
 
 def test_ranked_fits_a_paper_port():
-    w = wf(
-        [("s", "t_source", {}), ("f", "t_filter", {}), ("g", "t_filter", {})], [("s", "f"), ("f", "g")], "g"
-    )
+    w = wf([("s", "t_source", {}), ("f", "t_filter", {}), ("g", "t_filter", {})], [("s", "f"), ("f", "g")], "g")
     assert check(w) == []
 
 

@@ -24,8 +24,7 @@ CALLS: list[tuple[str, str, dict, float, float]] = []
 
 def ranked(ids: list[str], node_id: str = "", score: float = 1.0) -> list[RankedPaper]:
     return [
-        RankedPaper(paper=Paper(id=i, title=f"Paper {i}"), score=score, evidence=Evidence(nodes=[node_id]))
-        for i in ids
+        RankedPaper(paper=Paper(id=i, title=f"Paper {i}"), score=score, evidence=Evidence(nodes=[node_id])) for i in ids
     ]
 
 
@@ -168,7 +167,9 @@ class TFail(_Logged):
 
     async def body(self, ctx, params, inputs):
         if params.kind == "source":
-            raise NotSupported("testsrc", "citations are not available offline", "set PILOT_S2_API_KEY or use the corpus")
+            raise NotSupported(
+                "testsrc", "citations are not available offline", "set PILOT_S2_API_KEY or use the corpus"
+            )
         raise RuntimeError("boom")
 
 
@@ -233,7 +234,9 @@ NODE_IDS = ["src1", "src2", "union", "filter", "n1", "n2", "ghost"]
 OPS = ["t_source", "t_filter", "t_union", "t_keywords", "t_search", "t_answer", "t_fail", "t_note", "nope"]
 PORTS = ["in", "seeds", "bogus"]
 
-edges_st = st.builds(Edge, source=st.sampled_from(NODE_IDS), target=st.sampled_from(NODE_IDS), port=st.sampled_from(PORTS))
+edges_st = st.builds(
+    Edge, source=st.sampled_from(NODE_IDS), target=st.sampled_from(NODE_IDS), port=st.sampled_from(PORTS)
+)
 params_st = st.dictionaries(
     st.sampled_from(["k", "drop", "ids", "terms", "junk"]),
     st.one_of(st.integers(-2, 5), st.lists(st.sampled_from(["a", "b", "c"]), max_size=2), st.text(max_size=3)),

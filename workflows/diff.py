@@ -38,8 +38,14 @@ def _param_lines(p: "ParamChange") -> str:
         keys = [k for k in {**before, **after} if before.get(k) != after.get(k)]
         if keys:
             return ", ".join(
-                f"{p.name}.{k} " + (f"{short(before[k])} → {short(after[k])}" if k in before and k in after
-                                    else f"+{short(after[k])}" if k in after else "removed")
+                f"{p.name}.{k} "
+                + (
+                    f"{short(before[k])} → {short(after[k])}"
+                    if k in before and k in after
+                    else f"+{short(after[k])}"
+                    if k in after
+                    else "removed"
+                )
                 for k in keys
             )
     return f"{p.name} {short(p.before)} → {short(p.after)}"

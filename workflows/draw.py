@@ -165,7 +165,9 @@ def to_svg(workflow: Workflow, trace: RunTrace | None = None) -> str:
             f'stroke-width="1.4"{dash} marker-end="url(#pilot-arrow)"/>'
         )
         if e.port != "in":
-            out.append(f'<text x="{tx - 6}" y="{ty - 6}" text-anchor="end" fill="#555" font-size="10">{_esc(e.port)}</text>')
+            out.append(
+                f'<text x="{tx - 6}" y="{ty - 6}" text-anchor="end" fill="#555" font-size="10">{_esc(e.port)}</text>'
+            )
     for node in workflow.nodes:
         if node.id not in pos:
             continue
@@ -250,7 +252,9 @@ def to_dot(workflow: Workflow, trace: RunTrace | None = None) -> str:
         fill, stroke, _, _ = _STYLE.get(t.status if t else None, _STYLE[None])
         label = "\n".join(p for p in (node.id, node.op, params_label(node), status_label(t)) if p)
         periph = ", peripheries=2" if node.id == workflow.output else ""
-        lines.append(f'  {q(node.id)} [label={q(label)}, style="rounded,filled", fillcolor="{fill}", color="{stroke}"{periph}];')
+        lines.append(
+            f'  {q(node.id)} [label={q(label)}, style="rounded,filled", fillcolor="{fill}", color="{stroke}"{periph}];'
+        )
     for e in workflow.edges:
         lab = f" [label={q(e.port)}]" if e.port != "in" else ""
         lines.append(f"  {q(e.source)} -> {q(e.target)}{lab};")

@@ -113,11 +113,7 @@ def _apply_add(wf: Workflow, edit: AddNode) -> Workflow:
         return new
     taken = {e.port for e in edit.inputs}
     port = next(
-        (
-            name
-            for name, p in op_cls.inputs.items()
-            if fits(produced, p.type) and (p.many or name not in taken)
-        ),
+        (name for name, p in op_cls.inputs.items() if fits(produced, p.type) and (p.many or name not in taken)),
         None,
     )
     if port is None:
@@ -288,7 +284,7 @@ def parse_edit(data: Any) -> AddNode | ModifyNode | RemoveNode | Rewire:
     if data.get("action") not in _ACTIONS:
         raise _fail(
             BAD_EDIT,
-            f"an edit needs \"action\" set to one of {', '.join(_ACTIONS)} (got {data.get('action')!r})",
+            f'an edit needs "action" set to one of {", ".join(_ACTIONS)} (got {data.get("action")!r})',
         )
     try:
         return _EDIT_ADAPTER.validate_python(data)
@@ -296,7 +292,9 @@ def parse_edit(data: Any) -> AddNode | ModifyNode | RemoveNode | Rewire:
         problems = []
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"][1:]) or "(edit)"  # loc[0] is the union tag
-            problems.append(Problem(data.get("node_id"), BAD_EDIT, f"{data['action']} edit: field {loc!r}: {err['msg']}"))
+            problems.append(
+                Problem(data.get("node_id"), BAD_EDIT, f"{data['action']} edit: field {loc!r}: {err['msg']}")
+            )
         raise WorkflowError(problems, "malformed edit") from None
 
 

@@ -57,6 +57,7 @@ def code_version() -> str:
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
+
 Progress = Callable[[int, int, str], Any]
 
 
@@ -197,9 +198,7 @@ def context_fingerprint(ctx: RunContext) -> str:
     )
 
 
-def node_key(
-    node_id: str, op: str, params: dict, input_fps: dict[str, list[str]], ctx_fp: str
-) -> str:
+def node_key(node_id: str, op: str, params: dict, input_fps: dict[str, list[str]], ctx_fp: str) -> str:
     # node_id is part of the key because operators stamp it into Evidence.nodes of their output
     return fingerprint("node", KEY_VERSION, code_version(), node_id, op, params, input_fps, ctx_fp)
 
@@ -258,9 +257,7 @@ async def _execute_node(
     op_cls = get_operator(node.op)
     params_model = op_cls.Params.model_validate(node.params)
     params = normalized_params(op_cls, node.params)
-    n_in = sum(
-        sum(_size(x) for x in v) if op_cls.inputs[name].many else _size(v) for name, v in inputs.items()
-    )
+    n_in = sum(sum(_size(x) for x in v) if op_cls.inputs[name].many else _size(v) for name, v in inputs.items())
     trace = NodeTrace(node_id=node_id, op=node.op, n_in=n_in)
     key = node_key(node_id, node.op, params, input_fps, ctx_fp)
     started = time.perf_counter()
@@ -499,8 +496,18 @@ async def execute(
                 node = workflow.node(nid)
                 if nid in given:
                     value = given[nid]
-                    finish(nid, value, NodeTrace(node_id=nid, op=node.op, status="cached", n_out=_size(value),
-                                                 note="value from a previous run"), None)
+                    finish(
+                        nid,
+                        value,
+                        NodeTrace(
+                            node_id=nid,
+                            op=node.op,
+                            status="cached",
+                            n_out=_size(value),
+                            note="value from a previous run",
+                        ),
+                        None,
+                    )
                     done += 1
                     await _notify(progress, done, total, nid)
                     continue
@@ -582,7 +589,15 @@ async def run_node(
     if skip:
         return NodeOutcome(None, NodeTrace(node_id=node_id, op=node.op, status="skipped", error=skip))
     value, trace, _ = await _execute_node(
-        workflow, node_id, inputs, in_fps, ctx, with_memory_front(cache), _timeout(ctx, timeout_s), context_fingerprint(ctx), notes
+        workflow,
+        node_id,
+        inputs,
+        in_fps,
+        ctx,
+        with_memory_front(cache),
+        _timeout(ctx, timeout_s),
+        context_fingerprint(ctx),
+        notes,
     )
     return NodeOutcome(value, trace)
 

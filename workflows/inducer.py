@@ -62,8 +62,12 @@ def _with_facet(wf: Workflow, intent: Intent, anchor: Paper | None) -> tuple[Wor
     text = facet_text(anchor, intent.facet)
     if not text:
         return wf, [f"the anchor has no abstract to tell its {intent.facet} apart; ranked by overall similarity"]
-    node = Node(id="facet", op="rerank", params={"text": text, "method": "dense", "alpha": 0.5, "top_n": 200},
-                label=f"closer to the anchor's {intent.facet}")
+    node = Node(
+        id="facet",
+        op="rerank",
+        params={"text": text, "method": "dense", "alpha": 0.5, "top_n": 200},
+        label=f"closer to the anchor's {intent.facet}",
+    )
     try:
         return apply_edit(wf, AddNode(node=node, after="score")), []
     except WorkflowError as exc:  # an unexpected template shape: keep the plain template
@@ -98,11 +102,21 @@ def _params_schema(model) -> dict[str, Any]:
 def _compact(op) -> dict[str, Any]:
     """One operator in a few tokens, params as *values* (their defaults): a small model shown a schema tends
     to copy the schema into the workflow ({"query": {"type": "string"}}), as SmolLM2 did in the trial."""
-    ports = {p: port.type.value + ("*" if port.many else "") + ("?" if port.optional else "") for p, port in op.inputs.items()}
+    ports = {
+        p: port.type.value + ("*" if port.many else "") + ("?" if port.optional else "")
+        for p, port in op.inputs.items()
+    }
     fields = op.Params.model_fields
-    defaults = {name: None if f.is_required() else f.get_default(call_default_factory=True) for name, f in fields.items()}
-    out = {"name": op.name, "does": op.description, "inputs": ports, "output": op.output.value,
-           "params": json.loads(json.dumps(defaults, default=str))}
+    defaults = {
+        name: None if f.is_required() else f.get_default(call_default_factory=True) for name, f in fields.items()
+    }
+    out = {
+        "name": op.name,
+        "does": op.description,
+        "inputs": ports,
+        "output": op.output.value,
+        "params": json.loads(json.dumps(defaults, default=str)),
+    }
     required = [name for name, f in fields.items() if f.is_required()]
     return {**out, "required": required} if required else out
 
@@ -123,7 +137,10 @@ def registry_description(families: tuple[str, ...] | None = None, compact: bool 
             {
                 "name": name,
                 "description": op.description,
-                "inputs": {p: {"type": port.type.value, "many": port.many, "optional": port.optional} for p, port in op.inputs.items()},
+                "inputs": {
+                    p: {"type": port.type.value, "many": port.many, "optional": port.optional}
+                    for p, port in op.inputs.items()
+                },
                 "output": op.output.value,
                 "params": _params_schema(op.Params),
             }

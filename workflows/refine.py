@@ -23,7 +23,18 @@ from workflows.edit import apply_edits, parse_edits
 from workflows.model import AddNode, Edge, ModifyNode, Node, Rewire, Workflow
 from workflows.validate import WorkflowError, ancestors
 
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
+_ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+}
 
 
 @dataclass
@@ -96,8 +107,10 @@ class _Plan:
         new_id = _fresh_id(wf, "filter")
         anchor = main_node(wf, "anchor")
         inputs = [Edge(source=anchor, target=new_id, port="anchor")] if anchor else []
-        self.do(AddNode(node=Node(id=new_id, op="filter", params={}, label="your constraints"), inputs=inputs, after=after),
-                "added a filter for your constraints")
+        self.do(
+            AddNode(node=Node(id=new_id, op="filter", params={}, label="your constraints"), inputs=inputs, after=after),
+            "added a filter for your constraints",
+        )
         return new_id
 
     def modify_filter(self, params: dict[str, Any], reason: str) -> None:
@@ -143,8 +156,12 @@ def refine(
         refs = referenced_indices(low)
         this_one = focus_id or (_paper_at(results, 1) if re.search(r"\bth(?:is|at) (?:one|paper)\b", low) else None)
         # negative references: "not #2", "drop the third", "remove this one", "no more like #4"
-        negative = bool(re.search(r"\b(?:not|no|drop|remove|exclude|hide|irrelevant|wrong|bad)\b", low)) and not re.search(r"\bmore like\b", low)
-        targets = [pid for pid in (_paper_at(results, i) for i in refs) if pid] + ([this_one] if this_one and not refs else [])
+        negative = bool(
+            re.search(r"\b(?:not|no|drop|remove|exclude|hide|irrelevant|wrong|bad)\b", low)
+        ) and not re.search(r"\bmore like\b", low)
+        targets = [pid for pid in (_paper_at(results, i) for i in refs) if pid] + (
+            [this_one] if this_one and not refs else []
+        )
         if refs and not targets:
             plan.notes.append(f"there is no result {', '.join('#' + str(i) for i in refs)} to refer to")
         if targets and negative:
@@ -213,20 +230,36 @@ def _like_paper(plan: _Plan, paper_id: str) -> None:
     wf = plan.wf
     like_id = _fresh_id(wf, "like")
     liked = "liked" if wf.has_node("liked") and wf.node("liked").op == "union" else None
-    plan.do(AddNode(node=Node(id=like_id, op="anchor", params={"query": paper_id}, label=f"liked {paper_id}")), f"more like {paper_id}")
+    plan.do(
+        AddNode(node=Node(id=like_id, op="anchor", params={"query": paper_id}, label=f"liked {paper_id}")),
+        f"more like {paper_id}",
+    )
     if liked:
         plan.do(Rewire(add=[Edge(source=like_id, target=liked, port="in")]), f"more like {paper_id}")
         return
-    plan.do(AddNode(node=Node(id="liked", op="union", label="papers you liked"), inputs=[Edge(source=like_id, target="liked", port="in")]),
-            f"more like {paper_id}")
-    after = main_node(plan.wf, "score") or _producer(plan.wf, main_node(plan.wf, "top_k") or "") or _producer(plan.wf, plan.wf.output or "")
+    plan.do(
+        AddNode(
+            node=Node(id="liked", op="union", label="papers you liked"),
+            inputs=[Edge(source=like_id, target="liked", port="in")],
+        ),
+        f"more like {paper_id}",
+    )
+    after = (
+        main_node(plan.wf, "score")
+        or _producer(plan.wf, main_node(plan.wf, "top_k") or "")
+        or _producer(plan.wf, plan.wf.output or "")
+    )
     if after is None:
         raise WorkflowError([], "no ranked list to re-rank towards the liked paper")
     rerank_id = _fresh_id(plan.wf, "more_like")
     plan.do(
         AddNode(
-            node=Node(id=rerank_id, op="rerank", params={"method": "dense", "alpha": 0.5, "top_n": 200},
-                      label="closer to the papers you liked"),
+            node=Node(
+                id=rerank_id,
+                op="rerank",
+                params={"method": "dense", "alpha": 0.5, "top_n": 200},
+                label="closer to the papers you liked",
+            ),
             inputs=[Edge(source="liked", target=rerank_id, port="anchor")],
             after=after,
         ),
@@ -273,7 +306,10 @@ def _size(plan: _Plan, intent: Intent, low: str, updates: dict[str, Any]) -> Int
     k_new = None
     if "k" in updates:
         k_new = updates["k"]
-    elif re.search(r"\btoo (?:broad|general|wide|many|unfocused)\b|\bnarrow(?:er)? (?:it )?down\b|\bmore (?:focused|specific)\b", low):
+    elif re.search(
+        r"\btoo (?:broad|general|wide|many|unfocused)\b|\bnarrow(?:er)? (?:it )?down\b|\bmore (?:focused|specific)\b",
+        low,
+    ):
         k_new = max(5, k_now // 2)
         sp = plan.score_params()
         if sp:
@@ -282,12 +318,16 @@ def _size(plan: _Plan, intent: Intent, low: str, updates: dict[str, Any]) -> Int
             # a broad list drifts away from the anchor: weigh similarity to it more
             features["dense"] = round(features.get("dense", 0.0) + 0.5, 3)
             features["lexical"] = round(features.get("lexical", 0.0) + 0.3, 3)
-            plan.do(ModifyNode(node_id=sid, params={"features": features}), "too broad: weigh closeness to the anchor more")
+            plan.do(
+                ModifyNode(node_id=sid, params={"features": features}), "too broad: weigh closeness to the anchor more"
+            )
     elif re.search(r"\btoo (?:narrow|specific|few)\b|\bbroader\b|\bwiden\b", low):
         k_new = min(200, k_now * 2)
     elif re.search(r"\b(?:fewer|less|shorter list)\b", low):
         k_new = max(5, k_now // 2)
-    elif re.search(r"\bmore\b", low) and not re.search(r"\bmore like\b|\bmore (?:recent|cited|focused|specific)\b", low):
+    elif re.search(r"\bmore\b", low) and not re.search(
+        r"\bmore like\b|\bmore (?:recent|cited|focused|specific)\b", low
+    ):
         k_new = min(200, k_now * 2)
     if k_new is None or k_new == k_now:
         return intent
@@ -310,7 +350,9 @@ def rate(workflow: Workflow, intent: Intent, paper_id: str, up: bool) -> Refinem
             new_intent = apply_updates(intent, {"disliked_ids": [paper_id]})
     except WorkflowError as exc:
         return Refinement(workflow, intent, [], "", [f"could not apply the rating: {exc}"])
-    return Refinement(plan.wf, new_intent, plan.edits, "; ".join(r for r in dict.fromkeys(plan.reasons) if r), plan.notes)
+    return Refinement(
+        plan.wf, new_intent, plan.edits, "; ".join(r for r in dict.fromkeys(plan.reasons) if r), plan.notes
+    )
 
 
 # --- LLM path -------------------------------------------------------------------------------------
@@ -353,7 +395,10 @@ async def refine_llm(
         {
             "feedback": feedback,
             "workflow": json.loads(workflow.model_dump_json()),
-            "results": [{"n": i + 1, "id": r.paper.id, "title": r.paper.title, "year": r.paper.year} for i, r in enumerate((results or [])[:10])],
+            "results": [
+                {"n": i + 1, "id": r.paper.id, "title": r.paper.title, "year": r.paper.year}
+                for i, r in enumerate((results or [])[:10])
+            ],
             "operators": registry_description(),
         },
         ensure_ascii=False,

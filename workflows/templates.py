@@ -42,9 +42,13 @@ class _Builder:
     def __init__(self, name: str, description: str):
         self.wf = Workflow(name=name, description=description)
 
-    def add(self, node_id: str, op: str, params: dict[str, Any] | None = None, label: str | None = None, **inputs: Any) -> str:
+    def add(
+        self, node_id: str, op: str, params: dict[str, Any] | None = None, label: str | None = None, **inputs: Any
+    ) -> str:
         """Add a node; ``inputs`` maps a port name to a producer id or a list of producer ids."""
-        self.wf.nodes.append(Node(id=node_id, op=op, params={k: v for k, v in (params or {}).items() if v is not None}, label=label))
+        self.wf.nodes.append(
+            Node(id=node_id, op=op, params={k: v for k, v in (params or {}).items() if v is not None}, label=label)
+        )
         for port, producers in inputs.items():
             for src in [producers] if isinstance(producers, str) else producers:
                 self.wf.edges.append(Edge(source=src, target=node_id, port=port))
@@ -130,8 +134,12 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "anchor"})
     b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
     b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 40}, **{"in": "search_dense"})
-    b.add("merge", "union", **{"in": ["refs", "cocited", "similar_refs", "search_dense", "search_kw", *_liked(b, intent)]})
-    b.add("filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"})
+    b.add(
+        "merge", "union", **{"in": ["refs", "cocited", "similar_refs", "search_dense", "search_kw", *_liked(b, intent)]}
+    )
+    b.add(
+        "filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"}
+    )
     # ev:cocited.support = how many of the anchor's citers cite the paper (co-citation), counted while
     # expanding, so scoring needs no further source calls (a remote API would pay one per candidate).
     features = {
@@ -167,7 +175,12 @@ def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("kw", "keywords_from", {"k": 8}, **{"in": "anchor"})
     b.add("refs", "citation_expand", {"direction": "references"}, **{"in": "anchor"})
     # bounded for remote sources: one paginated citations call per reference
-    b.add("coupled", "citation_expand", {"direction": "citations", "per_paper_limit": 300, "max_seeds": 40}, **{"in": "refs"})
+    b.add(
+        "coupled",
+        "citation_expand",
+        {"direction": "citations", "per_paper_limit": 300, "max_seeds": 40},
+        **{"in": "refs"},
+    )
     b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "anchor"})
     b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
     b.add("search_dense", "semantic_search", {"limit": 100}, anchor="anchor")
@@ -207,17 +220,27 @@ def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "anchor"})
     b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
     b.add(
-        "search_resources", "keyword_search", {"query": "corpus treebank dataset shared task annotated", "limit": 100}, keywords="kw"
+        "search_resources",
+        "keyword_search",
+        {"query": "corpus treebank dataset shared task annotated", "limit": 100},
+        keywords="kw",
     )
     b.add("merge", "union", **{"in": ["refs", "similar_refs", "cocited", "search_resources", *_liked(b, intent)]})
-    b.add("filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"})
+    b.add(
+        "filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"}
+    )
     # Being cited by the anchor counts (it used the resource) but must not outweigh looking like a resource:
     # an anchor cites far more methods than datasets, so at 3.0 its parsers outranked its treebank.
     features = {
         "title_match": 1.5, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "dense": 0.7, "citations": 0.7,
         "ev:refs.support": 1.0,
     }  # fmt: skip
-    b.add("score", "score", _score_params(intent, features, title_terms=_resource_terms(intent)), **{"in": "filter", "anchor": "anchor"})
+    b.add(
+        "score",
+        "score",
+        _score_params(intent, features, title_terms=_resource_terms(intent)),
+        **{"in": "filter", "anchor": "anchor"},
+    )
     return _finish(b, intent, "score")
 
 
@@ -226,17 +249,30 @@ def survey(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b = _Builder("survey", "surveys and overviews covering the anchor's topic")
     _anchor(b, anchor_query)
     b.add("kw", "keywords_from", {"k": 6, "bigrams": False}, **{"in": "anchor"})
-    b.add("search_kw", "keyword_search", {"query": "survey overview review tutorial", "limit": 300, "per_keyword": True}, keywords="kw")
+    b.add(
+        "search_kw",
+        "keyword_search",
+        {"query": "survey overview review tutorial", "limit": 300, "per_keyword": True},
+        keywords="kw",
+    )
     b.add("search_dense", "semantic_search", {"query": "a survey of", "limit": 200}, anchor="anchor")
     b.add("merge", "union", **{"in": ["search_kw", "search_dense", *_liked(b, intent)]})
     filt = _filter_params(intent, include_terms=SURVEY_TERMS, terms_in="title")
     b.add("filter", "filter", filt, **{"in": "merge", "anchor": "anchor"})
     features = {"lexical": 1.0, "dense": 0.7}
-    b.add("score", "score", _score_params(intent, features, lexical_field="title"), **{"in": "filter", "anchor": "anchor"})
+    b.add(
+        "score", "score", _score_params(intent, features, lexical_field="title"), **{"in": "filter", "anchor": "anchor"}
+    )
     return _finish(b, intent, "score")
 
 
-_TEMPLATES = {"predecessor": predecessor, "successor": successor, "sibling": sibling, "benchmark": benchmark, "survey": survey}
+_TEMPLATES = {
+    "predecessor": predecessor,
+    "successor": successor,
+    "sibling": sibling,
+    "benchmark": benchmark,
+    "survey": survey,
+}
 assert set(_TEMPLATES) == set(DIRECTIONS)
 
 
@@ -276,7 +312,12 @@ def generic_workflow(anchor_query: str, request_text: str, intent: Intent | None
     b.add("filter", "filter", _filter_params(intent), **{"in": "dedupe", **anchor_in})
     features = {"dense": 1.0, "lexical": 0.5, "citations": 0.2, "rrf": 0.5}
     dense_to = "anchor" if has_anchor else "auto"
-    b.add("score", "score", _score_params(intent, features, text=text or None, dense_to=dense_to), **{"in": "filter", **anchor_in})
+    b.add(
+        "score",
+        "score",
+        _score_params(intent, features, text=text or None, dense_to=dense_to),
+        **{"in": "filter", **anchor_in},
+    )
     b.add("rerank", "rerank", {"text": text, "top_n": 50}, **{"in": "score", **anchor_in})
     b.add("top", "top_k", {"k": _k(intent)}, **{"in": "rerank"})
     evidence_text = " ".join(intent.topic_terms) if intent is not None and intent.topic_terms else text

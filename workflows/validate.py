@@ -302,11 +302,15 @@ def check(workflow: Workflow) -> list[Problem]:
     out = workflow.output
     if out is None:
         problems.append(
-            Problem(None, NO_OUTPUT, "the workflow has no output node — set `output` to the node whose value is the result")
+            Problem(
+                None, NO_OUTPUT, "the workflow has no output node — set `output` to the node whose value is the result"
+            )
         )
     elif out not in seen_ids:
         problems.append(
-            Problem(out, NO_OUTPUT, f"the output node {out!r} does not exist — set `output` to one of the workflow's nodes")
+            Problem(
+                out, NO_OUTPUT, f"the output node {out!r} does not exist — set `output` to one of the workflow's nodes"
+            )
         )
     else:
         feeding = ancestors(workflow, out) | {out}
@@ -367,7 +371,9 @@ def load_json(data: Any, what: str, kind: str, expected: type | tuple[type, ...]
         try:
             data = json.loads(data)
         except json.JSONDecodeError as exc:
-            raise WorkflowError([Problem(None, kind, f"{what} is not valid JSON ({exc.msg} at position {exc.pos})")]) from None
+            raise WorkflowError(
+                [Problem(None, kind, f"{what} is not valid JSON ({exc.msg} at position {exc.pos})")]
+            ) from None
     if not isinstance(data, expected):
         shape = "a JSON object" if expected is dict else "a JSON array or object"
         raise WorkflowError([Problem(None, kind, f"{what} must be {shape}, got {type(data).__name__}")])

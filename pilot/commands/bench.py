@@ -87,7 +87,9 @@ def _build_in_child(corpus: Path, cache_dir: Path, vectors: Path | None, quiet: 
         " progress=not a['quiet'])\n"
         "print(json.dumps({**s.stats, 'rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
     )
-    args = json.dumps({"corpus": str(corpus), "cache": str(cache_dir), "vectors": str(vectors) if vectors else None, "quiet": quiet})
+    args = json.dumps(
+        {"corpus": str(corpus), "cache": str(cache_dir), "vectors": str(vectors) if vectors else None, "quiet": quiet}
+    )
     done = subprocess.run([sys.executable, "-c", code, args], stdout=subprocess.PIPE, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"building the store failed (exit {done.returncode})")
@@ -141,7 +143,9 @@ def run_corpus(args: argparse.Namespace) -> int:
     cache_dir = args.cache_dir or settings.cache_dir
     vectors = args.vectors or settings.corpus_vectors
     if corpus is None or not Path(corpus).is_file():
-        print(f"pilot bench corpus: corpus file not found: {corpus} — pass --corpus or set PILOT_CORPUS", file=sys.stderr)
+        print(
+            f"pilot bench corpus: corpus file not found: {corpus} — pass --corpus or set PILOT_CORPUS", file=sys.stderr
+        )
         return 2
     if args.fresh:  # inside the cache dir: same disk as a real build, and never in the project tree
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
@@ -198,9 +202,13 @@ def run_corpus(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"corpus store: {result['papers']} papers, {result['malformed']} malformed lines, vectors {result['vectors']}")
+        print(
+            f"corpus store: {result['papers']} papers, {result['malformed']} malformed lines, vectors {result['vectors']}"
+        )
         print(f"build           {result['build_s']:.1f} s ({measured}), peak RSS {result['build_peak_rss_mb']:.0f} MB")
-        print(f"warm start      {result['warm_start_s']:.2f} s (+ imports {result['import_s']:.2f} s, model {result['model_load_s']:.2f} s)")
+        print(
+            f"warm start      {result['warm_start_s']:.2f} s (+ imports {result['import_s']:.2f} s, model {result['model_load_s']:.2f} s)"
+        )
         print(f"on disk         {result['disk_mb']:.0f} MB")
         print(f"peak RSS        {result['peak_rss_mb']:.0f} MB")
         for mode in MODES:

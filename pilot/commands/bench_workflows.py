@@ -27,10 +27,16 @@ TARGET_WARM_S = 1.0
 
 
 def add_workflows(bench_sub) -> None:
-    p = bench_sub.add_parser("workflows", help="cold / warm / edit run time of each direction template, executor overhead")
+    p = bench_sub.add_parser(
+        "workflows", help="cold / warm / edit run time of each direction template, executor overhead"
+    )
     p.add_argument("--corpus", type=Path, default=None, help="corpus file (default: PILOT_CORPUS)")
-    p.add_argument("--cache-dir", type=Path, default=None, help="where the corpus store lives (default: PILOT_CACHE_DIR)")
-    p.add_argument("--bench-cases", type=Path, default=None, help="benchmark cases (default: ../shared/bench/dev/cases.jsonl)")
+    p.add_argument(
+        "--cache-dir", type=Path, default=None, help="where the corpus store lives (default: PILOT_CACHE_DIR)"
+    )
+    p.add_argument(
+        "--bench-cases", type=Path, default=None, help="benchmark cases (default: ../shared/bench/dev/cases.jsonl)"
+    )
     p.add_argument("--cases", type=int, default=3, help="anchors timed per direction (default 3)")
     p.add_argument("--directions", default=",".join(DIRECTIONS), help="comma list (default: all five)")
     p.add_argument("--quality", action="store_true", help="also score every dev case of each direction (no intent)")
@@ -71,7 +77,9 @@ async def _time_case(source, embedder, case: dict) -> dict[str, Any]:
     warm_s = time.perf_counter() - t0
     features = dict(wf.node("score").params["features"])
     first = next(iter(features))
-    edited = apply_edit(wf, ModifyNode(node_id="score", params={"features": {**features, first: features[first] * 0.5}}))
+    edited = apply_edit(
+        wf, ModifyNode(node_id="score", params={"features": {**features, first: features[first] * 0.5}})
+    )
     t0 = time.perf_counter()
     after_edit = await execute(edited, ctx, cache=cache)
     edit_s = time.perf_counter() - t0
@@ -129,7 +137,11 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
     unknown = [d for d in directions if d not in DIRECTIONS]
     if unknown:
         raise SystemExit(f"unknown direction(s) {unknown}; choose from {', '.join(DIRECTIONS)}")
-    report: dict[str, Any] = {"corpus": str(corpus), "store_open_s": round(open_s, 3), "model_load_s": round(model_s, 3)}
+    report: dict[str, Any] = {
+        "corpus": str(corpus),
+        "store_open_s": round(open_s, 3),
+        "model_load_s": round(model_s, 3),
+    }
     per_dir: dict[str, Any] = {}
     try:
         for d in directions:
@@ -142,7 +154,9 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
                 "warm_s_mean": round(statistics.fmean(t["warm_s"] for t in timed), 3) if timed else None,
                 "warm_s_max": max((t["warm_s"] for t in timed), default=None),
                 "edit_s_mean": round(statistics.fmean(t["edit_s"] for t in timed), 3) if timed else None,
-                "overhead_ms_per_node": round(statistics.fmean(t["overhead_ms_per_node"] for t in timed), 3) if timed else None,
+                "overhead_ms_per_node": round(statistics.fmean(t["overhead_ms_per_node"] for t in timed), 3)
+                if timed
+                else None,
                 "runs": timed,
             }
             entry["warm_within_target"] = entry["warm_s_max"] is not None and entry["warm_s_max"] <= TARGET_WARM_S
@@ -158,7 +172,9 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
 
 def _print_table(report: dict[str, Any]) -> None:
     print(f"corpus: {report['corpus']}  (store open {report['store_open_s']} s, model load {report['model_load_s']} s)")
-    print(f"{'direction':12s} {'nodes':>5s} {'cold s':>8s} {'warm s':>8s} {'edit s':>8s} {'ms/node':>8s}  slowest cold nodes")
+    print(
+        f"{'direction':12s} {'nodes':>5s} {'cold s':>8s} {'warm s':>8s} {'edit s':>8s} {'ms/node':>8s}  slowest cold nodes"
+    )
     for d, e in report["directions"].items():
         slow = e["runs"][0]["slowest_cold_nodes"] if e["runs"] else {}
         print(
@@ -167,7 +183,9 @@ def _print_table(report: dict[str, Any]) -> None:
         )
         if "quality" in e:
             q = e["quality"]
-            print(f"{'':12s} quality over {q['cases']} cases: Hit@10 {q['hit@10']}  MRR {q['mrr']}  R@50 {q['recall@50']}")
+            print(
+                f"{'':12s} quality over {q['cases']} cases: Hit@10 {q['hit@10']}  MRR {q['mrr']}  R@50 {q['recall@50']}"
+            )
     ok = all(e["warm_within_target"] for e in report["directions"].values())
     print(f"warm target ≤ {report['target_warm_s']} s: {'met' if ok else 'MISSED'}")
 

@@ -23,22 +23,35 @@ def add(sub) -> None:
         description="Run benchmark cases through pilot and score them; `pilot eval compare DIR...` compares runs; "
         "`pilot eval kg` scores the entity-question gold set (plans, cited answers).",
     )
-    p.add_argument("compare", nargs="*", metavar="compare DIR | kg",
-                   help="`compare` followed by --out folders of earlier runs, or `kg` for the entity-question gold set")
+    p.add_argument(
+        "compare",
+        nargs="*",
+        metavar="compare DIR | kg",
+        help="`compare` followed by --out folders of earlier runs, or `kg` for the entity-question gold set",
+    )
     p.add_argument("--cases", type=Path, help="benchmark cases (JSONL)")
     p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
-    p.add_argument("--questions", type=Path, help="with `kg`: gold entity questions (default: tests/data/kg_questions.jsonl)")
+    p.add_argument(
+        "--questions", type=Path, help="with `kg`: gold entity questions (default: tests/data/kg_questions.jsonl)"
+    )
     p.add_argument("--prefer-llm", action="store_true", help="with `kg`: let the LLM plan every question")
     p.add_argument("--mode", choices=["fixed", "single", "multi", "bm25"], help="how pilot is driven")
     p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
-    p.add_argument("--simulator-llm", default=None,
-                   help="model for the simulated user's leak check, separate from --llm (default: deterministic check only)")
+    p.add_argument(
+        "--simulator-llm",
+        default=None,
+        help="model for the simulated user's leak check, separate from --llm (default: deterministic check only)",
+    )
     p.add_argument("--limit", type=int, default=None, help="only the first N cases")
     p.add_argument("--case", action="append", default=[], dest="case_ids", help="only this case id (repeatable)")
     p.add_argument("--workers", type=int, default=2, help="cases run concurrently (default 2)")
     p.add_argument("--case-timeout", type=float, default=300.0, help="seconds before a case counts as failed")
-    p.add_argument("--reference", type=Path, default=None,
-                   help="reference workflows for workflow-level metrics: an earlier runs.jsonl or {case_id, workflow} lines")
+    p.add_argument(
+        "--reference",
+        type=Path,
+        default=None,
+        help="reference workflows for workflow-level metrics: an earlier runs.jsonl or {case_id, workflow} lines",
+    )
     p.add_argument("--out", type=Path, help="output folder (metrics.json, runs.jsonl, report.md, report.png)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -50,7 +63,15 @@ def _fail(message: str) -> int:
 
 
 def _compare(dirs: list[str], out: Path | None) -> int:
-    from pilot.eval.report import compare_table, load_metrics, load_runs, markdown_report, paired_table, plot, pool_table
+    from pilot.eval.report import (
+        compare_table,
+        load_metrics,
+        load_runs,
+        markdown_report,
+        paired_table,
+        plot,
+        pool_table,
+    )
 
     if not dirs:
         return _fail("compare needs one or more --out folders of earlier runs")
@@ -67,7 +88,9 @@ def _compare(dirs: list[str], out: Path | None) -> int:
         print("\nper-case MRR, each run against the one before it\n" + paired)
     folder = out or Path(dirs[0]).parent
     plot(runs, folder / "compare.png")
-    report = markdown_report(runs) + (f"\n## per-case MRR, each run against the one before it\n\n{paired}\n" if paired else "")
+    report = markdown_report(runs) + (
+        f"\n## per-case MRR, each run against the one before it\n\n{paired}\n" if paired else ""
+    )
     (folder / "compare.md").write_text(report, encoding="utf-8")
     print(f"\nwrote {folder / 'compare.md'} and {folder / 'compare.png'}")
     return 0
@@ -84,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
         return run_cli(args.questions or DEFAULT_QUESTIONS, args.corpus, args.llm, args.prefer_llm, args.out)
     if args.compare:
         if args.compare[0] != "compare":
-            return _fail(f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...` or `pilot eval kg`?)")
+            return _fail(
+                f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...` or `pilot eval kg`?)"
+            )
         return _compare(args.compare[1:], args.out)
     missing = [flag for flag, v in (("--cases", args.cases), ("--mode", args.mode), ("--out", args.out)) if v is None]
     if missing:
@@ -115,5 +140,7 @@ def run(args: argparse.Namespace) -> int:
     except (EvalError, SourceError) as exc:
         return _fail(str(exc))
     print(mode_table(metrics))
-    print(f"\n{metrics['n_cases']} cases in {metrics['wall_s']:.1f} s; wrote {args.out}/metrics.json, runs.jsonl, report.md, report.png")
+    print(
+        f"\n{metrics['n_cases']} cases in {metrics['wall_s']:.1f} s; wrote {args.out}/metrics.json, runs.jsonl, report.md, report.png"
+    )
     return 0

@@ -68,7 +68,9 @@ class EvalConfig:
     case_timeout_s: float = 300.0
     progress: bool = True
     case_ids: list[str] = field(default_factory=list)
-    reference: Path | None = None  # reference workflows per case: an earlier runs.jsonl, or {"case_id", "workflow"} lines
+    reference: Path | None = (
+        None  # reference workflows per case: an earlier runs.jsonl, or {"case_id", "workflow"} lines
+    )
     # the simulated user's own model (its LLM leak check); never the system's, so the system under test
     # cannot grade its own dialogue. None = the deterministic leak check only.
     simulator_llm: str | None = None
@@ -219,7 +221,9 @@ async def run_session_case(runtime: Any, case: dict, mode: str, simulator: Any =
 
 
 async def run_bm25_case(source: Any, case: dict) -> CaseOutcome:
-    hits = await source.search_papers(case.get("anchor_title") or case["anchor_paper_id"], limit=TOP_N + 1, mode="lexical")
+    hits = await source.search_papers(
+        case.get("anchor_title") or case["anchor_paper_id"], limit=TOP_N + 1, mode="lexical"
+    )
     return CaseOutcome(ranked_ids=[h.paper.id for h in hits])
 
 
@@ -336,14 +340,20 @@ class Harness:
         record["node_failures"] = [n["node_id"] for n in (trace or {}).get("nodes", []) if n.get("status") == "failed"]
         reference = self.references.get(case["case_id"])
         if reference is not None:
-            final = Workflow.model_validate(outcome.versions[-1]["workflow"]) if outcome and outcome.versions else Workflow()
+            final = (
+                Workflow.model_validate(outcome.versions[-1]["workflow"])
+                if outcome and outcome.versions
+                else Workflow()
+            )
             record["workflow_metrics"] = workflow_similarity(reference, final)
         if case.get("pool"):
             fallback = await self._pool_fallback(case)
             order = pool_ranking([] if failed else ranked, case["pool"], fallback)
             record["pool_metrics"] = pool_metrics(order, case.get("graded") or {})
             # the same pool ordered by the dense fallback alone: an in-run floor to compare the session with
-            record["pool_metrics_dense"] = pool_metrics(pool_ranking([], case["pool"], fallback), case.get("graded") or {})
+            record["pool_metrics_dense"] = pool_metrics(
+                pool_ranking([], case["pool"], fallback), case.get("graded") or {}
+            )
         if outcome:
             record.update(
                 dialogue=outcome.dialogue,

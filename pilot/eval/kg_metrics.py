@@ -246,7 +246,10 @@ def kg_case_metrics(
     trace: RunTrace | None = None,
 ) -> dict[str, float]:
     """All deterministic KG metrics of one question (LLM-judge scores come from ``pilot.eval.judge``)."""
-    out: dict[str, float] = {"execution_success": execution_success(trace), "partial_completion": partial_completion(trace, plan)}
+    out: dict[str, float] = {
+        "execution_success": execution_success(trace),
+        "partial_completion": partial_completion(trace, plan),
+    }
     if answer is None:
         out.update(format_ok=0.0, url_precision=0.0, url_recall=0.0, url_f1=0.0)
     else:

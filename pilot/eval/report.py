@@ -96,7 +96,9 @@ def pool_table(runs: Sequence[dict]) -> str:
         dense = m.get("csfcube_pool_dense_only", {})
         for facet, vals in m.get("csfcube_pool", {}).items():
             floor = dense.get(facet, {})
-            rows.append([m["mode"], facet, vals["map"], vals["ndcg%20"], floor.get("map"), floor.get("ndcg%20"), vals["n"]])
+            rows.append(
+                [m["mode"], facet, vals["map"], vals["ndcg%20"], floor.get("map"), floor.get("ndcg%20"), vals["n"]]
+            )
     header = ["mode", "facet", "MAP", "NDCG%20", "MAP dense-only", "NDCG%20 dense-only", "n"]
     return _table(header, rows) if rows else ""
 
@@ -134,7 +136,10 @@ def markdown_report(runs: Sequence[dict]) -> str:
     for m in runs:
         parts += [f"## mode `{m['mode']}` ({m['n_cases']} cases)", ""]
         if "wall_s" in m:
-            parts += [f"wall time {m['wall_s']:.1f} s with {m.get('workers', 1)} worker(s); LLM: {m.get('llm') or 'none'}", ""]
+            parts += [
+                f"wall time {m['wall_s']:.1f} s with {m.get('workers', 1)} worker(s); LLM: {m.get('llm') or 'none'}",
+                "",
+            ]
         parts += [mode_table(m), ""]
     if len(runs) > 1:
         parts += ["## modes side by side", "", compare_table(runs), ""]
@@ -144,8 +149,12 @@ def markdown_report(runs: Sequence[dict]) -> str:
     sims = [(m["mode"], m["workflow_similarity"]) for m in runs if m.get("workflow_similarity")]
     if sims:
         keys = list(sims[0][1])
-        parts += ["## final workflow vs the reference workflow (means over cases)", "",
-                  _table(["mode", *keys], [[mode, *(s.get(k) for k in keys)] for mode, s in sims]), ""]
+        parts += [
+            "## final workflow vs the reference workflow (means over cases)",
+            "",
+            _table(["mode", *keys], [[mode, *(s.get(k) for k in keys)] for mode, s in sims]),
+            "",
+        ]
     return "\n".join(parts)
 
 

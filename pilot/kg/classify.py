@@ -15,8 +15,16 @@ from pydantic import BaseModel
 
 Kind = Literal["entity", "papers", "unsure"]
 Shape = Literal[
-    "author_papers", "author_profile", "author_topics", "most_cited", "coauthors",
-    "org_researchers", "org_profile", "venue_papers", "venue_profile", "topic_researchers",
+    "author_papers",
+    "author_profile",
+    "author_topics",
+    "most_cited",
+    "coauthors",
+    "org_researchers",
+    "org_profile",
+    "venue_papers",
+    "venue_profile",
+    "topic_researchers",
 ]
 
 
@@ -37,13 +45,53 @@ class KGQuery(BaseModel):
 
 # Venues a user names by acronym; a lone all-caps word after "at/in" is taken as a venue too.
 KNOWN_VENUES = (
-    "NeurIPS", "NIPS", "ICML", "ICLR", "AAAI", "IJCAI", "AISTATS", "COLT", "UAI", "ACML", "COLM", "CoRL", "RSS",
-    "ACL", "EMNLP", "NAACL", "EACL", "COLING", "CoNLL", "LREC", "TACL", "CVPR", "ICCV", "ECCV", "WACV", "3DV",
-    "KDD", "SIGKDD", "WWW", "SIGIR", "CIKM", "WSDM", "ICDE", "ICDM", "SDM", "VLDB", "SIGMOD", "ICASSP",
-    "INTERSPEECH", "MICCAI", "ICRA", "IROS",
+    "NeurIPS",
+    "NIPS",
+    "ICML",
+    "ICLR",
+    "AAAI",
+    "IJCAI",
+    "AISTATS",
+    "COLT",
+    "UAI",
+    "ACML",
+    "COLM",
+    "CoRL",
+    "RSS",
+    "ACL",
+    "EMNLP",
+    "NAACL",
+    "EACL",
+    "COLING",
+    "CoNLL",
+    "LREC",
+    "TACL",
+    "CVPR",
+    "ICCV",
+    "ECCV",
+    "WACV",
+    "3DV",
+    "KDD",
+    "SIGKDD",
+    "WWW",
+    "SIGIR",
+    "CIKM",
+    "WSDM",
+    "ICDE",
+    "ICDM",
+    "SDM",
+    "VLDB",
+    "SIGMOD",
+    "ICASSP",
+    "INTERSPEECH",
+    "MICCAI",
+    "ICRA",
+    "IROS",
 )
 # ASCII boundaries, so a venue glued to Chinese text ("在NeurIPS上") is still found.
-_VENUE_RE = re.compile(r"(?<![A-Za-z0-9-])(" + "|".join(re.escape(v) for v in KNOWN_VENUES) + r")(?![A-Za-z0-9-])", re.I)
+_VENUE_RE = re.compile(
+    r"(?<![A-Za-z0-9-])(" + "|".join(re.escape(v) for v in KNOWN_VENUES) + r")(?![A-Za-z0-9-])", re.I
+)
 _VENUE_CANON = {v.lower(): v for v in KNOWN_VENUES}
 _VENUE_PHRASE = re.compile(r"\b(Computational Linguistics)\b")
 
@@ -53,11 +101,57 @@ _ORG_WORDS = (
 )
 # Organisations commonly named without an organisation word.
 KNOWN_ORGS = (
-    "Google", "DeepMind", "Microsoft", "Meta", "Facebook", "OpenAI", "IBM", "Amazon", "Apple", "NVIDIA", "Adobe",
-    "Alibaba", "Tencent", "Baidu", "ByteDance", "Huawei", "Samsung", "Intel", "Salesforce", "Allen Institute",
-    "MIT", "CMU", "ETH Zurich", "ETH", "EPFL", "INRIA", "Inria", "Tsinghua", "Peking", "Stanford", "Berkeley",
-    "UC Berkeley", "Oxford", "Cambridge", "Harvard", "Princeton", "Yale", "Cornell", "Columbia", "Toronto",
-    "Edinburgh", "Mila", "KAIST", "NTU", "NUS", "CUHK", "HKUST", "Zhejiang", "Fudan", "SJTU", "USTC",
+    "Google",
+    "DeepMind",
+    "Microsoft",
+    "Meta",
+    "Facebook",
+    "OpenAI",
+    "IBM",
+    "Amazon",
+    "Apple",
+    "NVIDIA",
+    "Adobe",
+    "Alibaba",
+    "Tencent",
+    "Baidu",
+    "ByteDance",
+    "Huawei",
+    "Samsung",
+    "Intel",
+    "Salesforce",
+    "Allen Institute",
+    "MIT",
+    "CMU",
+    "ETH Zurich",
+    "ETH",
+    "EPFL",
+    "INRIA",
+    "Inria",
+    "Tsinghua",
+    "Peking",
+    "Stanford",
+    "Berkeley",
+    "UC Berkeley",
+    "Oxford",
+    "Cambridge",
+    "Harvard",
+    "Princeton",
+    "Yale",
+    "Cornell",
+    "Columbia",
+    "Toronto",
+    "Edinburgh",
+    "Mila",
+    "KAIST",
+    "NTU",
+    "NUS",
+    "CUHK",
+    "HKUST",
+    "Zhejiang",
+    "Fudan",
+    "SJTU",
+    "USTC",
 )
 _KNOWN_ORG_RE = re.compile(r"(?<![A-Za-z0-9-])(" + "|".join(re.escape(o) for o in KNOWN_ORGS) + r")(?![A-Za-z0-9-])")
 _CAP = r"(?:[A-Z][\w'’.\-]*|of|the|and|for|de|di|du|del|la|le|von|van|der|&)"
@@ -131,13 +225,37 @@ _RANGE = re.compile(
     rf"(?:between|from|during)?\s*{_YEAR}\s*年?\s*(?:-|–|—|to|until|till|through|thru|and|~|至|到|－)\s*{_YEAR}\s*年?",
     re.I,
 )
-_SINCE = re.compile(rf"(?:since|from|starting|after|later than|post)\s+(?:the year\s+)?{_YEAR}|{_YEAR}\s*年?\s*(以来|以后|之后|后)", re.I)
-_BEFORE = re.compile(rf"(?:before|until|till|up to|prior to|earlier than|by)\s+{_YEAR}|{_YEAR}\s*年?\s*(以前|之前|前)", re.I)
+_SINCE = re.compile(
+    rf"(?:since|from|starting|after|later than|post)\s+(?:the year\s+)?{_YEAR}|{_YEAR}\s*年?\s*(以来|以后|之后|后)",
+    re.I,
+)
+_BEFORE = re.compile(
+    rf"(?:before|until|till|up to|prior to|earlier than|by)\s+{_YEAR}|{_YEAR}\s*年?\s*(以前|之前|前)", re.I
+)
 _SINGLE = re.compile(rf"(?<!\d){_YEAR}(?!\d)\s*年?")
 
 
-_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-                 "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_NUMBER_WORDS = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "两": 2,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+}
 _RECENT = re.compile(
     r"(?:in\s+)?(?:the\s+)?(?:last|past|recent)\s+(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)\s+years?"
     r"|(?:近|最近|过去)\s*(\d{1,2}|[两二三四五六七八九十])\s*年",
@@ -170,7 +288,11 @@ def extract_years(text: str) -> tuple[int | None, int | None, str]:
     m = _BEFORE.search(text)
     if m:
         year = int(m.group(1) or m.group(2))
-        strict = bool(re.match(r"before|prior to|earlier than", m.group(0), re.I)) or m.group(3) in ("以前", "之前", "前")
+        strict = bool(re.match(r"before|prior to|earlier than", m.group(0), re.I)) or m.group(3) in (
+            "以前",
+            "之前",
+            "前",
+        )
         return None, year - (1 if strict else 0), _cut(text, m)
     m = _SINGLE.search(text)
     if m:
@@ -182,17 +304,19 @@ def extract_years(text: str) -> tuple[int | None, int | None, str]:
 def _cut(text: str, m: re.Match) -> str:
     # drop a dangling preposition left in front of the removed year phrase ("papers at ACL in")
     head = re.sub(r"\b(?:in|during|from|between|of|the years?)\s*$", "", text[: m.start()], flags=re.I)
-    return (head + " " + text[m.end():]).strip()
+    return (head + " " + text[m.end() :]).strip()
 
 
 def extract_venue(text: str) -> tuple[str | None, str]:
     m = _VENUE_RE.search(text)
     if m:
         return _VENUE_CANON.get(m.group(1).lower(), m.group(1)), _cut_prep(text, m)
-    m = re.search(r"\b(?:at|in|published (?:at|in)|appeared (?:at|in))\s+(?:the\s+)?([A-Z][A-Z0-9]{1,9})(?![\w-])", text)
+    m = re.search(
+        r"\b(?:at|in|published (?:at|in)|appeared (?:at|in))\s+(?:the\s+)?([A-Z][A-Z0-9]{1,9})(?![\w-])", text
+    )
     # an unknown acronym is a venue only in a question about papers ("researchers at UCLA" is an org)
     if m and m.group(1) not in KNOWN_ORGS and _PAPERS.search(text):
-        return m.group(1), text[: m.start()] + " " + text[m.end():]
+        return m.group(1), text[: m.start()] + " " + text[m.end() :]
     m = _VENUE_PHRASE.search(text)
     if m:
         return m.group(1), _cut_prep(text, m)
@@ -201,7 +325,7 @@ def extract_venue(text: str) -> tuple[str | None, str]:
 
 def _cut_prep(text: str, m: re.Match) -> str:
     head = re.sub(r"\b(?:at|in|published (?:at|in)|appeared (?:at|in)|the)\s*$", "", text[: m.start()], flags=re.I)
-    tail = re.sub(r"^\s*(?:conference|proceedings|会议|上|期刊)", "", text[m.end():])
+    tail = re.sub(r"^\s*(?:conference|proceedings|会议|上|期刊)", "", text[m.end() :])
     head = re.sub(r"在\s*$", "", head)
     return (head + " " + tail).strip()
 
@@ -211,8 +335,12 @@ def extract_org(text: str) -> tuple[str | None, str]:
         m = rx.search(text)
         if m:
             org = m.group(1).strip(" ,.'’")
-            org = re.sub(r"^(?:(?:The|At|From|In|Of|Describe|Tell|Show|List|Find|Give|What|Who|Which|About|Profile|"
-                         r"Overview|Information|Info)\s+)+", "", org)
+            org = re.sub(
+                r"^(?:(?:The|At|From|In|Of|Describe|Tell|Show|List|Find|Give|What|Who|Which|About|Profile|"
+                r"Overview|Information|Info)\s+)+",
+                "",
+                org,
+            )
             org = re.sub(r"^(?:请问|请|介绍一下|介绍|关于|来自|在|谁是|有哪些|哪些)+", "", org)
             if org:
                 return org, _cut_prep(text, m)
@@ -264,7 +392,24 @@ _NOT_NAMES = re.compile(
     r"^(?:What|Who|Which|Where|When|How|Tell|Show|List|Find|Give|Papers?|The|This|That|Researchers?|Please|"
     r"Does|Did|Is|Are|Most|Top|Any|All|Some)\b"
 )
-_ZH_STOP = ("合作", "一下", "哪些", "什么", "关于", "哪个", "谁的", "这个", "那个", "一些", "所有", "最近", "请问", "有哪", "列出", "查找")
+_ZH_STOP = (
+    "合作",
+    "一下",
+    "哪些",
+    "什么",
+    "关于",
+    "哪个",
+    "谁的",
+    "这个",
+    "那个",
+    "一些",
+    "所有",
+    "最近",
+    "请问",
+    "有哪",
+    "列出",
+    "查找",
+)
 
 
 def extract_person(text: str) -> str | None:
@@ -325,7 +470,10 @@ def _trim_name(name: str, min_words: int = 2) -> str | None:
 
 
 _TOPIC_RE = [
-    re.compile(r"\b(?:working|work|works|worked|research(?:ing)?|focus(?:ing)?|specializ(?:ing|e)|publish(?:ing)?)\s+(?:on|in|about)\s+(?P<t>.+)", re.I),
+    re.compile(
+        r"\b(?:working|work|works|worked|research(?:ing)?|focus(?:ing)?|specializ(?:ing|e)|publish(?:ing)?)\s+(?:on|in|about)\s+(?P<t>.+)",
+        re.I,
+    ),
     re.compile(r"\b(?:on|about|regarding|related to|in the (?:area|field) of|concerning)\s+(?P<t>.+)", re.I),
     re.compile(
         r"\b(?:study|studies|studied|studying|investigat(?:e|es|ed|ing)|explor(?:e|es|ed|ing)|researching|doing|"
@@ -361,8 +509,11 @@ _LEADING_REQUEST = re.compile(
 
 def _topic_before_papers(text: str) -> str | None:
     """The topic in "question answering papers from ACL 2010" (words in front of "papers")."""
-    m = re.match(r"^\s*(?P<t>[^\W\d_][\w\s'-]{1,60}?)\s+(?:papers?|publications?|articles?|work)\b",
-                 _LEADING_REQUEST.sub("", text.strip()), re.I)
+    m = re.match(
+        r"^\s*(?P<t>[^\W\d_][\w\s'-]{1,60}?)\s+(?:papers?|publications?|articles?|work)\b",
+        _LEADING_REQUEST.sub("", text.strip()),
+        re.I,
+    )
     if not m:
         return None
     topic = m.group("t").strip()
@@ -438,7 +589,7 @@ def _names_a_paper_with_direction(text: str) -> bool:
 
 
 def classify(text: str) -> Kind:
-    """"entity" for questions about people / venues / institutions, "papers" for paper searches,
+    """ "entity" for questions about people / venues / institutions, "papers" for paper searches,
     "unsure" when the text gives no cue either way (the chat then asks)."""
     text = " ".join((text or "").split())
     if not text or not re.search(r"[^\W\d_]", text):

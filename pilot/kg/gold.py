@@ -63,7 +63,10 @@ async def run_case(case: dict, runtime: Any, prefer_llm: bool = False) -> dict:
     asked = await ask(case["question"], runtime, prefer_llm=prefer_llm)
     seconds = time.perf_counter() - t0
     metrics = kg_case_metrics(
-        plan=asked.plan, gold_plan=case["gold_plan"], answer=asked.answer, gold_urls=case["gold_urls"],
+        plan=asked.plan,
+        gold_plan=case["gold_plan"],
+        answer=asked.answer,
+        gold_urls=case["gold_urls"],
         trace=asked.run.trace,
     )
     allowed = urls_in_results(asked.run.values)
@@ -108,9 +111,20 @@ async def run_gold(cases: list[dict], runtime: Any, prefer_llm: bool = False) ->
 def report_markdown(summary: dict[str, float], records: list[dict]) -> str:
     by_set = summarize_by(records, "set")
     names = list(by_set)
-    lines = ["# KG gold questions", "", "| metric | all | " + " | ".join(names) + " |", "|" + " --- |" * (2 + len(names))]
-    lines += [f"| {k} | {v} | " + " | ".join(str(by_set[n].get(k, "")) for n in names) + " |" for k, v in summary.items()]
-    lines += ["", "| id | set | shape | url P | url R | format | api dist | param acc | exec | answer |", "|" + " --- |" * 10]
+    lines = [
+        "# KG gold questions",
+        "",
+        "| metric | all | " + " | ".join(names) + " |",
+        "|" + " --- |" * (2 + len(names)),
+    ]
+    lines += [
+        f"| {k} | {v} | " + " | ".join(str(by_set[n].get(k, "")) for n in names) + " |" for k, v in summary.items()
+    ]
+    lines += [
+        "",
+        "| id | set | shape | url P | url R | format | api dist | param acc | exec | answer |",
+        "|" + " --- |" * 10,
+    ]
     for r in records:
         m = r["metrics"]
         text = r["answer"]["answer"].replace("|", "/").replace("\n", " ")[:90]
@@ -134,7 +148,12 @@ def plot(records: list[dict], path: Path) -> Path:
     width = 0.8 / max(1, len(names))
     for i, name in enumerate(names):
         vals = [by_set[name].get(m, 0.0) for m in PLOT_METRICS]
-        ax.bar([x + i * width for x in range(len(PLOT_METRICS))], vals, width, label=f"{name} ({by_set[name]['questions']})")
+        ax.bar(
+            [x + i * width for x in range(len(PLOT_METRICS))],
+            vals,
+            width,
+            label=f"{name} ({by_set[name]['questions']})",
+        )
     ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(PLOT_METRICS))])
     ax.set_xticklabels(PLOT_METRICS, rotation=30, ha="right", fontsize=8)
     ax.set_ylim(0, 1.05)
@@ -147,7 +166,15 @@ def plot(records: list[dict], path: Path) -> Path:
     return path
 
 
-PLOT_METRICS = ("url_precision", "url_recall", "format_ok", "parameter_accuracy", "execution_success", "recognised", "facts_stated")
+PLOT_METRICS = (
+    "url_precision",
+    "url_recall",
+    "format_ok",
+    "parameter_accuracy",
+    "execution_success",
+    "recognised",
+    "facts_stated",
+)
 
 
 def write_outputs(out: Path, summary: dict[str, float], records: list[dict]) -> None:
@@ -157,7 +184,9 @@ def write_outputs(out: Path, summary: dict[str, float], records: list[dict]) -> 
     with open(out / "runs.jsonl", "w", encoding="utf-8") as fh:
         for r in records:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    (out / "report.md").write_text(report_markdown(summary, records) + "\n![metrics by set](report.png)\n", encoding="utf-8")
+    (out / "report.md").write_text(
+        report_markdown(summary, records) + "\n![metrics by set](report.png)\n", encoding="utf-8"
+    )
     plot(records, out / "report.png")
 
 
@@ -191,11 +220,16 @@ def run_cli(questions: Path, corpus: Path | None, llm: str | None, prefer_llm: b
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m pilot.kg.gold", description="score entity questions against gold plans and URLs (same as `pilot eval kg`)")
+    p = argparse.ArgumentParser(
+        prog="python -m pilot.kg.gold",
+        description="score entity questions against gold plans and URLs (same as `pilot eval kg`)",
+    )
     p.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
     p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
     p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
-    p.add_argument("--prefer-llm", action="store_true", help="let the LLM plan every question (default: patterns first)")
+    p.add_argument(
+        "--prefer-llm", action="store_true", help="let the LLM plan every question (default: patterns first)"
+    )
     p.add_argument("--out", type=Path, help="folder for metrics.json, runs.jsonl, report.md, report.png")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)

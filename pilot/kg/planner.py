@@ -22,8 +22,18 @@ if TYPE_CHECKING:
     from pilot.llm import LLM
 
 ENTITY_OPS = (
-    "search_author", "author_detail", "author_papers", "search_venue", "venue_detail", "venue_papers",
-    "search_org", "org_detail", "org_authors", "paper_authors", "keyword_search", "synthesize_answer",
+    "search_author",
+    "author_detail",
+    "author_papers",
+    "search_venue",
+    "venue_detail",
+    "venue_papers",
+    "search_org",
+    "org_detail",
+    "org_authors",
+    "paper_authors",
+    "keyword_search",
+    "synthesize_answer",
 )
 
 
@@ -68,7 +78,9 @@ class _Builder:
     def wire(self, source: str, target: str, port: str) -> None:
         self.edges.append(Edge(source=source, target=target, port=port))
 
-    def answer(self, template: str, scope: str = "", entities: tuple[str, ...] = (), papers: tuple[str, ...] = ()) -> Workflow:
+    def answer(
+        self, template: str, scope: str = "", entities: tuple[str, ...] = (), papers: tuple[str, ...] = ()
+    ) -> Workflow:
         self.node("answer", "synthesize_answer", "answer", question=self.question, template=template, scope=scope)
         for src in entities:
             self.wire(src, "answer", "entities")
@@ -107,7 +119,9 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         return b.answer(template, scope=_scope(q), entities=(author,), papers=("papers",))
     if q.shape in ("org_researchers", "org_profile"):
         # researchers: a wide search, so org_authors also sees the org's departments
-        org = b.node("org", "search_org", f"find {q.org}", name=q.org, limit=50 if q.shape == "org_researchers" else None)
+        org = b.node(
+            "org", "search_org", f"find {q.org}", name=q.org, limit=50 if q.shape == "org_researchers" else None
+        )
         if q.shape == "org_profile":
             b.node("profile", "org_detail", "profile")
             b.wire(org, "profile", "orgs")
@@ -116,8 +130,15 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         b.wire(org, "people", "orgs")
         return b.answer("org_researchers", scope=f"working on {q.topic}" if q.topic else "", entities=(org, "people"))
     if q.shape == "topic_researchers":
-        b.node("search", "keyword_search", f"papers on {q.topic}", query=q.topic, limit=200,
-               year_min=q.year_min, year_max=q.year_max)
+        b.node(
+            "search",
+            "keyword_search",
+            f"papers on {q.topic}",
+            query=q.topic,
+            limit=200,
+            year_min=q.year_min,
+            year_max=q.year_max,
+        )
         b.node("people", "paper_authors", "their authors")
         b.wire("search", "people", "papers")
         return b.answer("org_researchers", scope=f"working on {q.topic}", entities=("people",))
@@ -126,8 +147,14 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         b.node("profile", "venue_detail", "profile")
         b.wire(venue, "profile", "venues")
         return b.answer("venue_profile", entities=("profile",))
-    b.node("papers", "venue_papers", "papers " + _scope(q, with_venue=False), topic=q.topic,
-           year_min=q.year_min, year_max=q.year_max)
+    b.node(
+        "papers",
+        "venue_papers",
+        "papers " + _scope(q, with_venue=False),
+        topic=q.topic,
+        year_min=q.year_min,
+        year_max=q.year_max,
+    )
     b.wire(venue, "papers", "venues")
     return b.answer("paper_list", scope=_scope(q, with_venue=False), entities=(venue,), papers=("papers",))
 
@@ -182,9 +209,7 @@ def operator_catalogue() -> str:
     lines = []
     for name in ENTITY_OPS:
         op = ops[name]
-        params = ", ".join(
-            f"{k}{'' if f.is_required() else '?'}" for k, f in op.Params.model_fields.items()
-        )
+        params = ", ".join(f"{k}{'' if f.is_required() else '?'}" for k, f in op.Params.model_fields.items())
         ports = ", ".join(f"{p}:{port.type.value}" for p, port in op.inputs.items()) or "none"
         lines.append(f"- {name}({params}) inputs[{ports}] -> {op.output.value}: {op.description}")
     return "\n".join(lines)
@@ -225,7 +250,8 @@ async def llm_plan(llm: "LLM", question: str, notes: list[str]) -> Workflow | No
             return None
         try:
             wf = Workflow(
-                name="entity question (LLM plan)", description=question[:300],
+                name="entity question (LLM plan)",
+                description=question[:300],
                 nodes=[Node(id=n.id, op=n.op, params=n.params) for n in reply.nodes],
                 edges=[Edge(source=e.source, target=e.target, port=e.port) for e in reply.edges],
                 output=reply.output,
@@ -240,7 +266,8 @@ async def llm_plan(llm: "LLM", question: str, notes: list[str]) -> Workflow | No
             return wf
         if attempt == 0:
             user = (
-                f"Question: {question}\nYour plan was invalid:\n- " + "\n- ".join(problems[:10])
+                f"Question: {question}\nYour plan was invalid:\n- "
+                + "\n- ".join(problems[:10])
                 + "\nReply with a corrected plan."
             )
     notes.append("LLM plan invalid after one repair (" + "; ".join(problems[:3]) + "); used the pattern planner")

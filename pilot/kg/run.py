@@ -71,8 +71,12 @@ async def ask(text: str, runtime: Any, prefer_llm: bool = False) -> Asked:
         plan = await make_plan(text, getattr(runtime, "llm", None), prefer_llm=prefer_llm)
     except Exception as exc:  # the pattern planner should never fail; if it does, say so instead of crashing
         log.warning("KG planning failed: %s", exc, exc_info=True)
-        return Asked("papers", Workflow(name="no plan"), _empty_run(),
-                     Answer(answer=f"I could not plan this question ({type(exc).__name__}: {exc})."))
+        return Asked(
+            "papers",
+            Workflow(name="no plan"),
+            _empty_run(),
+            Answer(answer=f"I could not plan this question ({type(exc).__name__}: {exc})."),
+        )
     run, answer = await run_plan(plan, runtime)
     notes = list(plan.notes) + [n for t in run.trace.nodes if t.note for n in [f"{t.node_id}: {t.note}"]]
     return Asked(plan.kind, plan.workflow, run, answer, notes)

@@ -25,8 +25,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Template = Literal[
-    "auto", "paper_list", "author_profile", "author_topics", "most_cited", "coauthors",
-    "org_researchers", "org_profile", "venue_profile", "entity_list",
+    "auto",
+    "paper_list",
+    "author_profile",
+    "author_topics",
+    "most_cited",
+    "coauthors",
+    "org_researchers",
+    "org_profile",
+    "venue_profile",
+    "entity_list",
 ]
 TEMPLATES: tuple[str, ...] = Template.__args__  # type: ignore[attr-defined]
 
@@ -157,7 +165,9 @@ def _paper_list(facts: Facts, refs: Refs, max_items: int, scope: str) -> str:
     papers = sorted(facts.papers, key=lambda p: (-(p.year or 0), p.title))
     shown = papers[:max_items]
     n = max(len(papers), facts.paper_total)
-    found = f"{n} paper{'s' if n != 1 else ''} found" + (f" (the {len(papers)} most cited were read)" if n > len(papers) else "")
+    found = f"{n} paper{'s' if n != 1 else ''} found" + (
+        f" (the {len(papers)} most cited were read)" if n > len(papers) else ""
+    )
     return f"{head}: {found}. " + _list([_paper_line(p, refs) for p in shown], n, len(shown))
 
 
@@ -281,8 +291,10 @@ def _venue_profile(v: Venue, refs: Refs) -> str:
 
 def _org_profile(o: Org, refs: Refs) -> str:
     parts = []
-    counts = [f"{o.paper_count} papers" if o.paper_count is not None else "",
-              f"{o.author_count} researchers" if o.author_count is not None else ""]
+    counts = [
+        f"{o.paper_count} papers" if o.paper_count is not None else "",
+        f"{o.author_count} researchers" if o.author_count is not None else "",
+    ]
     if any(counts):
         parts.append(", ".join(c for c in counts if c) + " in this source")
     if o.top_authors:
@@ -407,8 +419,8 @@ class _LLMAnswer(BaseModel):
 
 SYSTEM = (
     "You answer questions about researchers, venues and institutions using ONLY the facts given. "
-    "Cite every claim with [n] markers. Reply with a JSON object {\"answer\": str, \"reference\": "
-    "{\"[1]\": url, ...}}: number references from 1 without gaps, cite every reference, and use only "
+    'Cite every claim with [n] markers. Reply with a JSON object {"answer": str, "reference": '
+    '{"[1]": url, ...}}: number references from 1 without gaps, cite every reference, and use only '
     "the URLs listed in the facts. If the facts do not answer the question, say so."
 )
 

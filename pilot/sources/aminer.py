@@ -61,7 +61,11 @@ def aminer_key(entity_id: str, what: str = "paper") -> str:
     if text.lower().startswith("aminer:"):
         text = text[7:].strip()
     if not _ID.match(text):
-        raise BadRequest(NAME, f"{entity_id!r} is not an AMiner {what} id", f"AMiner {what} ids look like aminer:53e9ab9bb7602d97023e53b2")
+        raise BadRequest(
+            NAME,
+            f"{entity_id!r} is not an AMiner {what} id",
+            f"AMiner {what} ids look like aminer:53e9ab9bb7602d97023e53b2",
+        )
     return text
 
 
@@ -101,7 +105,15 @@ def _venue_name(d: dict[str, Any]) -> str | None:
         return _text(v, d.get("raw"))
     if isinstance(v, dict):
         info = v.get("info") if isinstance(v.get("info"), dict) else {}
-        return _text(v.get("raw"), v.get("name_en"), v.get("name"), info.get("name"), info.get("name_en"), d.get("raw"), v.get("name_zh"))
+        return _text(
+            v.get("raw"),
+            v.get("name_en"),
+            v.get("name"),
+            info.get("name"),
+            info.get("name_en"),
+            d.get("raw"),
+            v.get("name_zh"),
+        )
     return _text(d.get("raw"))
 
 
@@ -235,7 +247,9 @@ class AMinerSource(Source):
             headers={"Authorization": token},
         )
         payload = json_body(r, NAME, "AMiner")
-        if isinstance(payload, dict) and (payload.get("success") is False or str(payload.get("code", 200)) not in ("0", "200")):
+        if isinstance(payload, dict) and (
+            payload.get("success") is False or str(payload.get("code", 200)) not in ("0", "200")
+        ):
             self._raise_envelope(payload)
         data = payload.get("data") if isinstance(payload, dict) else payload
         if self.cache is not None and data is not None:
@@ -265,7 +279,9 @@ class AMinerSource(Source):
         f = filters or SearchFilters()
         papers: list[Paper] = []
         for page in range(MAX_PAGES):
-            rows = await self._call("GET", "/api/paper/list/by/search/venue", params={"keyword": text, "page": page, "size": PAGE})
+            rows = await self._call(
+                "GET", "/api/paper/list/by/search/venue", params={"keyword": text, "page": page, "size": PAGE}
+            )
             batch = _mapped(rows, paper_from_aminer)
             # The endpoint takes keyword OR venue OR author, so filters are applied to what it returns.
             papers.extend(p for p in batch if f.accepts(p))
@@ -281,7 +297,9 @@ class AMinerSource(Source):
         return item
 
     async def get_paper(self, paper_id: str) -> Paper:
-        return await self._one("paper", paper_id, paper_from_aminer, "GET", "/api/paper/detail", params={"id": aminer_key(paper_id)})
+        return await self._one(
+            "paper", paper_id, paper_from_aminer, "GET", "/api/paper/detail", params={"id": aminer_key(paper_id)}
+        )
 
     async def get_papers(self, ids: list[str]) -> list[Paper]:
         wanted: list[str] = []
@@ -322,7 +340,9 @@ class AMinerSource(Source):
     # --- people -------------------------------------------------------------------------------
     async def search_authors(self, query: str, limit: int = 10) -> list[Author]:
         text = clean_query(NAME, query)
-        rows = await self._call("POST", "/api/person/search", body={"name": text, "offset": 0, "size": max(1, min(limit, PAGE))})
+        rows = await self._call(
+            "POST", "/api/person/search", body={"name": text, "offset": 0, "size": max(1, min(limit, PAGE))}
+        )
         return _mapped(rows, author_from_aminer)[:limit]
 
     async def get_author(self, author_id: str) -> Author:
@@ -340,13 +360,17 @@ class AMinerSource(Source):
 
     async def get_org(self, org_id: str) -> Org:
         key = aminer_key(org_id, "organisation")
-        return await self._one("organisation", org_id, org_from_aminer, "POST", "/api/organization/detail", body={"ids": [key]})
+        return await self._one(
+            "organisation", org_id, org_from_aminer, "POST", "/api/organization/detail", body={"ids": [key]}
+        )
 
     async def org_authors(self, org_id: str, limit: int = 50) -> list[Author]:
         oid = aminer_key(org_id, "organisation")
         authors: list[Author] = []
         for page in range(MAX_PAGES):
-            rows = await self._call("GET", "/api/organization/person/relation", params={"org_id": oid, "offset": page * PAGE})
+            rows = await self._call(
+                "GET", "/api/organization/person/relation", params={"org_id": oid, "offset": page * PAGE}
+            )
             authors.extend(_mapped(rows, author_from_aminer))
             if len(authors) >= limit or len(rows or []) < PAGE:
                 break

@@ -97,7 +97,9 @@ class Source:
     async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
         raise self._unsupported("citations")
 
-    async def recommend(self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50) -> list[Paper]:
+    async def recommend(
+        self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50
+    ) -> list[Paper]:
         raise self._unsupported("recommendations")
 
     # --- entities -----------------------------------------------------------------------------

@@ -27,7 +27,9 @@ log = logging.getLogger(__name__)
 
 KNOWN = ("local", "s2", "aminer")
 PROBE_TTL_S = 300
-CORPUS_HINT = "set PILOT_CORPUS=/path/to/papers.jsonl.gz (e.g. ../shared/corpus/papers.jsonl.gz) to search the offline corpus"
+CORPUS_HINT = (
+    "set PILOT_CORPUS=/path/to/papers.jsonl.gz (e.g. ../shared/corpus/papers.jsonl.gz) to search the offline corpus"
+)
 
 
 @dataclass(frozen=True)
@@ -122,17 +124,23 @@ def _open_local(settings: Settings, notes: list[str], progress: bool) -> Source 
         notes.append(f"Offline corpus not configured — {CORPUS_HINT}.")
         return None
     if not Path(settings.corpus).is_file():
-        notes.append(f"Offline corpus file not found: {settings.corpus} — set PILOT_CORPUS to an existing papers.jsonl(.gz) file.")
+        notes.append(
+            f"Offline corpus file not found: {settings.corpus} — set PILOT_CORPUS to an existing papers.jsonl(.gz) file."
+        )
         return None
     try:
         from pilot.sources.local import LocalCorpusSource  # heavy (index, embeddings): only when asked for
 
-        return LocalCorpusSource.open(settings.corpus, settings.cache_dir, vectors=settings.corpus_vectors, progress=progress)
+        return LocalCorpusSource.open(
+            settings.corpus, settings.cache_dir, vectors=settings.corpus_vectors, progress=progress
+        )
     except SourceError as exc:
         notes.append(f"Offline corpus unavailable: {exc.message}" + (f" — {exc.hint}" if exc.hint else ""))
     except Exception as exc:  # a broken store must not stop the app from starting
         log.exception("opening the offline corpus failed")
-        notes.append(f"Offline corpus could not be opened ({type(exc).__name__}: {exc}) — check PILOT_CORPUS and PILOT_CACHE_DIR.")
+        notes.append(
+            f"Offline corpus could not be opened ({type(exc).__name__}: {exc}) — check PILOT_CORPUS and PILOT_CACHE_DIR."
+        )
     return None
 
 
@@ -164,14 +172,18 @@ def _open_aminer(settings: Settings, notes: list[str], do_probe: bool, cache: Ca
     return AMinerSource(settings, cache=cache)
 
 
-def open_source(settings: Settings | None = None, *, do_probe: bool = True, progress: bool = True) -> tuple[Source, list[str]]:
+def open_source(
+    settings: Settings | None = None, *, do_probe: bool = True, progress: bool = True
+) -> tuple[Source, list[str]]:
     """The source for these settings (a MultiSource when several are usable) and notes for the user."""
     settings = settings or get_settings()
     notes: list[str] = []
     names = settings.source_names()
     unknown = [n for n in names if n not in KNOWN]
     if unknown:
-        notes.append(f"Unknown source(s) in PILOT_SOURCES: {', '.join(unknown)} — use a comma list of s2, aminer, local (or auto).")
+        notes.append(
+            f"Unknown source(s) in PILOT_SOURCES: {', '.join(unknown)} — use a comma list of s2, aminer, local (or auto)."
+        )
     opened: list[Source] = []
     # One handle on the response cache, shared by the remote sources.
     api_cache = Cache(settings.cache_dir, "api", ttl_s=settings.api_ttl_s, size_mb=settings.cache_size_mb)

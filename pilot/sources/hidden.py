@@ -119,7 +119,9 @@ class HiddenEdgesSource(Source):
     async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
         return await self._graph_list(paper_id, limit, self.inner.citations, "anchor_incoming")
 
-    async def recommend(self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50) -> list[Paper]:
+    async def recommend(
+        self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50
+    ) -> list[Paper]:
         return await self._patch(await self.inner.recommend(positive_ids, negative_ids, limit))
 
     async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:

@@ -103,7 +103,9 @@ async def send(
         try:
             r = await client.request(method, url, params=params, json=json, headers=headers)
         except httpx.TimeoutException as exc:
-            raise SourceUnavailable(source, f"{label} did not answer in time ({type(exc).__name__})", OFFLINE_HINT) from None
+            raise SourceUnavailable(
+                source, f"{label} did not answer in time ({type(exc).__name__})", OFFLINE_HINT
+            ) from None
         except httpx.TransportError as exc:
             raise SourceUnavailable(source, f"cannot reach {label} ({type(exc).__name__})", OFFLINE_HINT) from None
         status = r.status_code
@@ -122,7 +124,9 @@ async def send(
         if attempt >= policy.max_retries or wait > policy.max_wait_s:
             tries = f"after {attempt + 1} {'try' if attempt == 0 else 'tries'}"
             if status == 429:
-                raise RateLimited(source, f"{label} is rate-limiting us (HTTP 429 {tries})", rate_hint, retry_after=asked)
+                raise RateLimited(
+                    source, f"{label} is rate-limiting us (HTTP 429 {tries})", rate_hint, retry_after=asked
+                )
             raise SourceUnavailable(source, f"{label} is failing (HTTP {status} {tries})", "try again later")
         log.info("%s: HTTP %d from %s; retrying in %.1fs", source, status, label, wait)
         await asyncio.sleep(wait)

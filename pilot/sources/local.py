@@ -36,7 +36,9 @@ VECTORS_BESIDE = "minilm-l6-v2.f16.npy"
 LEXICAL_WEIGHT = 0.5
 FUSION_DEPTH = 200
 
-_ACL_ID = re.compile(r"^(?:https?://(?:www\.)?aclanthology\.org/|https?://aclweb\.org/anthology/)?([A-Z]\d{2}-\d{4})(?:\.pdf|/)?$", re.I)
+_ACL_ID = re.compile(
+    r"^(?:https?://(?:www\.)?aclanthology\.org/|https?://aclweb\.org/anthology/)?([A-Z]\d{2}-\d{4})(?:\.pdf|/)?$", re.I
+)
 _DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.I)
 _CORPUS_ID = re.compile(r"^(?:corpusid:|s2:)\s*(\d+)$", re.I)
 
@@ -71,7 +73,9 @@ def _blas_controller():
 class LocalCorpusSource(Source):
     name = "local"
 
-    def __init__(self, store: CorpusStore, embedder: Embedder | Callable[[], Embedder] | None = None, stats: dict | None = None):
+    def __init__(
+        self, store: CorpusStore, embedder: Embedder | Callable[[], Embedder] | None = None, stats: dict | None = None
+    ):
         self.store = store
         self._embedder = embedder
         self.stats: dict = dict(stats or {})
@@ -122,7 +126,9 @@ class LocalCorpusSource(Source):
                 store = CorpusStore(dest)
         except (OSError, ValueError, EOFError, zlib.error, sqlite3.Error) as exc:
             raise SourceUnavailable(
-                "local", f"cannot import the corpus file {corpus}: {exc}", "check PILOT_CORPUS points at a papers.jsonl(.gz) file"
+                "local",
+                f"cannot import the corpus file {corpus}: {exc}",
+                "check PILOT_CORPUS points at a papers.jsonl(.gz) file",
             ) from exc
         m = store.manifest
         stats = {
@@ -134,7 +140,9 @@ class LocalCorpusSource(Source):
         return cls(store, embedder, stats)
 
     @staticmethod
-    def _build(corpus: Path, cache: Path, dest: Path, vectors: Path | None, embedder: Embedder | None, progress: bool) -> None:
+    def _build(
+        corpus: Path, cache: Path, dest: Path, vectors: Path | None, embedder: Embedder | None, progress: bool
+    ) -> None:
         cache.mkdir(parents=True, exist_ok=True)
         log.info("building the corpus store for %s in %s", corpus, dest)
         build_store(corpus, dest, vectors, (lambda: embedder) if embedder else default_embedder, progress)
@@ -160,7 +168,9 @@ class LocalCorpusSource(Source):
     def _row(self, paper_id: str) -> int:
         row = self.store.row_of.get((paper_id or "").strip())
         if row is None:
-            raise NotFound(self.name, f"no paper with id {paper_id!r} in the corpus", "ids look like acl:P02-1040, s2:123, pc:…")
+            raise NotFound(
+                self.name, f"no paper with id {paper_id!r} in the corpus", "ids look like acl:P02-1040, s2:123, pc:…"
+            )
         return row
 
     def _hits(self, ranked: list[tuple[int, float]]) -> list[SearchHit]:
@@ -233,7 +243,9 @@ class LocalCorpusSource(Source):
         rows = self.store.by_in_corpus_citations(self.store.citing(self._row(paper_id)))
         return self.store.papers(rows[:limit])
 
-    async def recommend(self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50) -> list[Paper]:
+    async def recommend(
+        self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50
+    ) -> list[Paper]:
         pos = [r for r in (self.store.row_of.get(i) for i in positive_ids) if r is not None]
         neg = [r for r in (self.store.row_of.get(i) for i in negative_ids or []) if r is not None]
         if not pos:
@@ -268,7 +280,9 @@ class LocalCorpusSource(Source):
     def _entity(self, kind: str, entity_id: str):
         found = self.store.entity(kind, (entity_id or "").strip())
         if found is None:
-            raise NotFound(self.name, f"no {kind} with id {entity_id!r} in the corpus", f"ids look like {kind}:<name-slug>")
+            raise NotFound(
+                self.name, f"no {kind} with id {entity_id!r} in the corpus", f"ids look like {kind}:<name-slug>"
+            )
         return found
 
     async def search_authors(self, query: str, limit: int = 10) -> list[Author]:
@@ -281,7 +295,9 @@ class LocalCorpusSource(Source):
         self._entity("author", author_id)
         rows = np.array(self.store.author_rows(author_id), dtype=np.int64)
         # newest first, then most cited: what a profile page shows
-        order = sorted(rows.tolist(), key=lambda r: (-int(self.store.year[r]), -int(self.store.in_corpus[r]), self.store.ids[r]))
+        order = sorted(
+            rows.tolist(), key=lambda r: (-int(self.store.year[r]), -int(self.store.in_corpus[r]), self.store.ids[r])
+        )
         return self.store.papers(order[:limit])
 
     async def search_venues(self, query: str, limit: int = 10) -> list[Venue]:

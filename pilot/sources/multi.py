@@ -279,7 +279,9 @@ class MultiSource(Source):
             for pid, chain in pending.items():
                 batches.setdefault(chain[0].name, []).append(pid)
             names = list(batches)
-            results = await asyncio.gather(*(self.by_name[n].get_papers(batches[n]) for n in names), return_exceptions=True)
+            results = await asyncio.gather(
+                *(self.by_name[n].get_papers(batches[n]) for n in names), return_exceptions=True
+            )
             for name, res in zip(names, results):
                 if isinstance(res, BaseException) and not isinstance(res, Exception):
                     raise res
@@ -313,7 +315,9 @@ class MultiSource(Source):
     async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
         return await self._routed(paper_id, lambda s: s.citations(paper_id, limit))
 
-    async def recommend(self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50) -> list[Paper]:
+    async def recommend(
+        self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50
+    ) -> list[Paper]:
         if not positive_ids:
             raise BadRequest(self.name, "recommendations need at least one paper to start from", "like a paper first")
         by_source: dict[str, tuple[list[str], list[str]]] = {}

@@ -29,7 +29,18 @@ log = logging.getLogger(__name__)
 
 NAME = "s2"
 # Fields every paper endpoint (search, batch, references, recommendations) accepts.
-PAPER_FIELDS = ["paperId", "externalIds", "url", "title", "abstract", "venue", "year", "citationCount", "authors", "fieldsOfStudy"]
+PAPER_FIELDS = [
+    "paperId",
+    "externalIds",
+    "url",
+    "title",
+    "abstract",
+    "venue",
+    "year",
+    "citationCount",
+    "authors",
+    "fieldsOfStudy",
+]
 AUTHOR_FIELDS = ["authorId", "name", "url", "affiliations", "paperCount", "citationCount", "hIndex"]
 
 T = TypeVar("T")
@@ -276,7 +287,9 @@ class SemanticScholarSource(Source):
             cache = Cache(settings.cache_dir, "api", ttl_s=settings.api_ttl_s, size_mb=settings.cache_size_mb)
         self.cache = cache
         self._requester = _Requester(settings, cache, RetryPolicy(max_retries, backoff_s, max_wait_s))
-        self._client = _Client(self._requester, settings.s2_base_url, settings.s2_recommendations_url, settings.http_timeout_s)
+        self._client = _Client(
+            self._requester, settings.s2_base_url, settings.s2_recommendations_url, settings.http_timeout_s
+        )
         self.page_size = max(1, min(page_size, 100))
         # Tells node caches which service answered (never the key itself).
         self.cache_key = f"s2|{settings.s2_base_url}|{settings.s2_recommendations_url}|{rec_pool}"
@@ -373,7 +386,9 @@ class SemanticScholarSource(Source):
         rows = await self._call(_take(results, limit))
         return _papers([r.get("citingPaper") for r in rows])
 
-    async def recommend(self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50) -> list[Paper]:
+    async def recommend(
+        self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50
+    ) -> list[Paper]:
         pos = [to_s2_id(i) for i in positive_ids]
         neg = [to_s2_id(i) for i in negative_ids or []]
         if not pos:
@@ -381,7 +396,9 @@ class SemanticScholarSource(Source):
         limit = max(1, min(limit, 500))
         if len(pos) == 1 and not neg:
             found = await self._call(
-                self._client.get_recommended_papers(quote(pos[0], safe="/:"), fields=PAPER_FIELDS, limit=limit, pool_from=self.rec_pool)
+                self._client.get_recommended_papers(
+                    quote(pos[0], safe="/:"), fields=PAPER_FIELDS, limit=limit, pool_from=self.rec_pool
+                )
             )
         else:
             found = await self._call(
@@ -393,7 +410,9 @@ class SemanticScholarSource(Source):
     async def search_authors(self, query: str, limit: int = 10) -> list[Author]:
         text = clean_query(NAME, query)
         limit = max(1, min(limit, 1000))
-        results = await self._call(self._client.search_author(quote_plus(text), fields=AUTHOR_FIELDS, limit=self._page(limit)))
+        results = await self._call(
+            self._client.search_author(quote_plus(text), fields=AUTHOR_FIELDS, limit=self._page(limit))
+        )
         rows = await self._call(_take(results, limit))
         return [a for a in (author_from_s2(r) for r in rows) if a]
 

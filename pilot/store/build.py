@@ -47,7 +47,11 @@ def file_identity(path: Path) -> dict:
 
 
 def store_key(corpus: Path, vectors: Path | None) -> str:
-    parts = {"v": STORE_VERSION, "corpus": file_identity(corpus), "vectors": file_identity(vectors) if vectors else None}
+    parts = {
+        "v": STORE_VERSION,
+        "corpus": file_identity(corpus),
+        "vectors": file_identity(vectors) if vectors else None,
+    }
     return hashlib.sha256(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
@@ -89,7 +93,9 @@ def spot_check(arr: np.ndarray, parsed: ParsedCorpus, embedder: Embedder) -> str
     return None
 
 
-def _vectors(parsed: ParsedCorpus, vectors: Path | None, embedder: Callable[[], Embedder], progress: bool) -> tuple[np.ndarray, str]:
+def _vectors(
+    parsed: ParsedCorpus, vectors: Path | None, embedder: Callable[[], Embedder], progress: bool
+) -> tuple[np.ndarray, str]:
     if vectors is not None:
         arr, reason = check_vectors(vectors, parsed.lines)
         reason = reason or spot_check(arr, parsed, embedder())
@@ -130,13 +136,19 @@ def _write_sqlite(db: Path, parsed: ParsedCorpus) -> None:
     )
     ents = derive(papers)
     con.executemany(
-        "INSERT INTO authors VALUES (?,?,?,?)", ((a.id, a.name, a.paper_count, a.model_dump_json()) for a, _ in ents.authors)
+        "INSERT INTO authors VALUES (?,?,?,?)",
+        ((a.id, a.name, a.paper_count, a.model_dump_json()) for a, _ in ents.authors),
     )
     con.executemany("INSERT INTO author_papers VALUES (?,?)", ((a.id, r) for a, rows in ents.authors for r in rows))
-    con.executemany("INSERT INTO venues VALUES (?,?,?,?)", ((v.id, v.name, v.paper_count, v.model_dump_json()) for v in ents.venues))
-    con.executemany("INSERT INTO orgs VALUES (?,?,?,?)", ((o.id, o.name, o.paper_count, o.model_dump_json()) for o, _ in ents.orgs))
     con.executemany(
-        "INSERT INTO org_authors VALUES (?,?,?)", ((o.id, aid, n) for o, people in ents.orgs for aid, n in people.items())
+        "INSERT INTO venues VALUES (?,?,?,?)", ((v.id, v.name, v.paper_count, v.model_dump_json()) for v in ents.venues)
+    )
+    con.executemany(
+        "INSERT INTO orgs VALUES (?,?,?,?)", ((o.id, o.name, o.paper_count, o.model_dump_json()) for o, _ in ents.orgs)
+    )
+    con.executemany(
+        "INSERT INTO org_authors VALUES (?,?,?)",
+        ((o.id, aid, n) for o, people in ents.orgs for aid, n in people.items()),
     )
     con.executemany(
         "INSERT INTO names VALUES (?,?,?)",

@@ -80,7 +80,12 @@ class CorpusStore:
         return [r for (r,) in self._query(sql, [norm + " ", norm + "!", limit])]
 
     def rows_by_external_id(self, key: str, value: str) -> list[int]:
-        return [r for (r,) in self._query("SELECT row FROM ext_ids WHERE key = ? AND value = ?", [key.lower(), value.strip().lower()])]
+        return [
+            r
+            for (r,) in self._query(
+                "SELECT row FROM ext_ids WHERE key = ? AND value = ?", [key.lower(), value.strip().lower()]
+            )
+        ]
 
     def references(self, row: int) -> np.ndarray:
         return self.ref_idx[self.ref_ptr[row] : self.ref_ptr[row + 1]]
@@ -126,7 +131,9 @@ class CorpusStore:
         return self.vectors @ np.asarray(vector, dtype=np.float32)
 
     @staticmethod
-    def top(scores: np.ndarray, k: int, mask: np.ndarray | None = None, positive_only: bool = False) -> list[tuple[int, float]]:
+    def top(
+        scores: np.ndarray, k: int, mask: np.ndarray | None = None, positive_only: bool = False
+    ) -> list[tuple[int, float]]:
         """Top-k (row, score), best first; rows outside the mask (and zero scores if asked) left out."""
         scores = np.array(scores, dtype=np.float32, copy=True)
         if mask is not None:
@@ -171,7 +178,12 @@ class CorpusStore:
         return [r for (r,) in self._query("SELECT row FROM author_papers WHERE author_id = ?", [author_id])]
 
     def org_author_ids(self, org_id: str, limit: int) -> list[str]:
-        return [a for (a,) in self._query("SELECT author_id FROM org_authors WHERE org_id = ? ORDER BY n DESC, author_id LIMIT ?", [org_id, limit])]
+        return [
+            a
+            for (a,) in self._query(
+                "SELECT author_id FROM org_authors WHERE org_id = ? ORDER BY n DESC, author_id LIMIT ?", [org_id, limit]
+            )
+        ]
 
     def authors(self, ids: list[str]) -> list[Author]:
         found = {a.id: a for a in (self.entity("author", i) for i in ids) if a is not None}

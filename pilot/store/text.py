@@ -43,7 +43,7 @@ def fold(text: str | None) -> str:
 
 
 def display_name(raw: str | None) -> str:
-    """"Haji&#x10D;, Jan" -> "Jan Hajič"; names without a single "Last, First" comma are kept."""
+    """ "Haji&#x10D;, Jan" -> "Jan Hajič"; names without a single "Last, First" comma are kept."""
     name = unescape(raw).strip(" ,")
     parts = [p.strip() for p in name.split(",")]
     if len(parts) == 2 and parts[0] and parts[1] and parts[1].lower() not in _NAME_SUFFIXES:

@@ -288,7 +288,7 @@ class Controller:
             ui.edit_message = f"⚠️ The params are not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). Nothing was changed."
             return ui
         if not isinstance(params, dict):
-            ui.edit_message = "⚠️ The params must be a JSON object like {\"year_min\": 2008}. Nothing was changed."
+            ui.edit_message = '⚠️ The params must be a JSON object like {"year_min": 2008}. Nothing was changed.'
             return ui
         op_cls = _operator(node.op)
         if op_cls is not None:
@@ -299,7 +299,10 @@ class Controller:
                 return ui
         ui.say("user", f"Edit node {node.id}: {json.dumps(params, ensure_ascii=False)}")
         reply = await self._call(
-            ui, "re-running the edited workflow", lambda s, e: s.edit(e), ModifyNode(node_id=node.id, params=params, replace=True)
+            ui,
+            "re-running the edited workflow",
+            lambda s, e: s.edit(e),
+            ModifyNode(node_id=node.id, params=params, replace=True),
         )
         self._edit_feedback(ui, reply, f"Applied to {node.id} and re-ran.", keep_text=text)
         return ui
@@ -308,7 +311,9 @@ class Controller:
         if reply is not None and not reply.error:
             ui.edit_message = "✅ " + ok
             return
-        ui.edit_message = "⚠️ " + (reply.error if reply is not None and reply.error else ui.last_error or "the edit failed")
+        ui.edit_message = "⚠️ " + (
+            reply.error if reply is not None and reply.error else ui.last_error or "the edit failed"
+        )
         ui.edit_message += " — nothing was changed." if reply is None else ""
         if keep_text is not None:
             ui.params_text = keep_text
@@ -405,9 +410,7 @@ class Controller:
         self._sync_params(ui)
         ui.node_run = await session.run_node(nxt)
         ui.stepped.append(nxt)
-        ui.edit_message = (
-            f"Step {len(ui.stepped)} of {len(wf.nodes)}: ran {nxt} ({wf.node(nxt).op}) on its inputs — see the inspector."
-        )
+        ui.edit_message = f"Step {len(ui.stepped)} of {len(wf.nodes)}: ran {nxt} ({wf.node(nxt).op}) on its inputs — see the inspector."
         return ui
 
     async def load_workflow(self, ui: UIState, path: str | None) -> UIState:

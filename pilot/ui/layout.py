@@ -19,9 +19,12 @@ log = logging.getLogger(__name__)
 
 MAX_OPTIONS = 5
 
-CSS = render.CSS + """
+CSS = (
+    render.CSS
+    + """
 #pilot-options button { white-space: normal; }
 """
+)
 
 
 def _operator_choices() -> list[tuple[str, str]]:
@@ -39,7 +42,9 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
     """``concurrency``: actions of different visitors that may run at once (one visitor's run in order)."""
     with gr.Blocks(title="pilot — literature search") as demo:
         # a callable initial value: Gradio calls it once per browser session, so nobody shares a UIState
-        state = gr.State(lambda: controller.new_state(), delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None)
+        state = gr.State(
+            lambda: controller.new_state(), delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None
+        )
         gr.Markdown("## pilot — find papers around an anchor paper")
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=360):
@@ -66,7 +71,10 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                 with gr.Tabs():
                     with gr.Tab("Results", id="results"):
                         results = gr.HTML(
-                            render.results_html([]), elem_id="pilot-results", max_height=640, js_on_load=render.RESULTS_JS
+                            render.results_html([]),
+                            elem_id="pilot-results",
+                            max_height=640,
+                            js_on_load=render.RESULTS_JS,
                         )
                         with gr.Row():
                             rate_pick = gr.Dropdown(
@@ -76,7 +84,9 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                             thumbs_down = gr.Button("👎 not relevant", scale=1, elem_id="pilot-thumbs-down")
                         with gr.Accordion("Select papers to keep", open=False, elem_id="pilot-keep-box"):
                             keep = gr.CheckboxGroup(
-                                choices=[], label="Kept papers are exported (none kept = the whole list)", elem_id="pilot-keep"
+                                choices=[],
+                                label="Kept papers are exported (none kept = the whole list)",
+                                elem_id="pilot-keep",
                             )
                         with gr.Row():
                             dl_bib = gr.DownloadButton("BibTeX", value=None, interactive=False, elem_id="pilot-dl-bib")
@@ -110,7 +120,10 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                             versions = gr.HTML(render.versions_html([]), elem_id="pilot-versions")
                         with gr.Row():
                             upload = gr.File(
-                                label="Load a workflow JSON", file_types=[".json"], type="filepath", elem_id="pilot-upload"
+                                label="Load a workflow JSON",
+                                file_types=[".json"],
+                                type="filepath",
+                                elem_id="pilot-upload",
                             )
                             load_btn = gr.Button("Load & run", elem_id="pilot-load")
 

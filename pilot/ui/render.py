@@ -136,9 +136,7 @@ def results_html(
         if p.id in ratings:
             marks.append('<span class="rated-up">👍</span>' if ratings[p.id] else '<span class="rated-down">👎</span>')
         snippet = ev.snippet or (p.abstract[:300] + "…" if p.abstract and len(p.abstract) > 300 else p.abstract)
-        snippet_html = (
-            f'<div class="snippet">{highlight(snippet, ev.matched_terms)}</div>' if snippet else ""
-        )
+        snippet_html = f'<div class="snippet">{highlight(snippet, ev.matched_terms)}</div>' if snippet else ""
         nodes = ", ".join(f"<code>{esc(n)}</code>" for n in ev.nodes) or "—"
         phrases = why(workflow, r)
         why_html = f'<div class="why">why: {esc(" · ".join(phrases))}</div>' if phrases else ""
@@ -176,7 +174,11 @@ def answer_html(answer: Answer | None) -> str:
             return esc(m.group(0))
         href = safe_url(url)
         label = esc(f"[{key}]")
-        return f'<a href="{esc(href, quote=True)}" target="_blank" rel="noopener noreferrer">{label}</a>' if href else label
+        return (
+            f'<a href="{esc(href, quote=True)}" target="_blank" rel="noopener noreferrer">{label}</a>'
+            if href
+            else label
+        )
 
     body = []
     pos = 0
@@ -270,7 +272,11 @@ def inspector_html(node_id: str | None, workflow: Workflow | None, trace: RunTra
             parts.append("<h5>run alone just now</h5>")
             for key in ("status", "seconds", "cache_hit", "n_out", "error", "note"):
                 if key in data and data[key] not in (None, ""):
-                    value = f"{data[key]:.3f}s" if key == "seconds" and isinstance(data[key], (int, float)) else str(data[key])
+                    value = (
+                        f"{data[key]:.3f}s"
+                        if key == "seconds" and isinstance(data[key], (int, float))
+                        else str(data[key])
+                    )
                     parts.append(f"<div>{esc(key)}: {esc(value)}</div>")
             for key in ("inputs", "output", "output_preview", "preview"):
                 if key in data:

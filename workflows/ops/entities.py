@@ -31,8 +31,10 @@ VENUE_ALIASES: dict[str, tuple[str, ...]] = {
     "emnlp": ("empirical methods in natural language processing",),
     "naacl": ("north american chapter of the association for computational linguistics",),
     "coling": ("international conference on computational linguistics",),
-    "eacl": ("european chapter of the association for computational linguistics",
-             "european association for computational linguistics"),
+    "eacl": (
+        "european chapter of the association for computational linguistics",
+        "european association for computational linguistics",
+    ),
     "cl": ("computational linguistics",),
     "conll": ("computational natural language learning",),
     "kdd": ("knowledge discovery and data mining",),
@@ -187,8 +189,9 @@ class _PaperFilter(_Params):
     year_max: int | None = Field(None, ge=1000, le=2100)
     venue: str | None = Field(None, description="venue name or acronym, whole-word match, common aliases known")
     topic: str | None = Field(None, description="every content word must appear in title or abstract")
-    coauthor: str | None = Field(None, description="only papers this person also wrote ('Chris Manning' finds "
-                                 "'Christopher D. Manning')")
+    coauthor: str | None = Field(
+        None, description="only papers this person also wrote ('Chris Manning' finds 'Christopher D. Manning')"
+    )
 
     @model_validator(mode="after")
     def _years_in_order(self):
@@ -199,7 +202,9 @@ class _PaperFilter(_Params):
     def accepts(self, paper: Paper) -> bool:
         years = SearchFilters(year_min=self.year_min, year_max=self.year_max)
         return (
-            years.accepts(paper) and venue_matches(self.venue, paper.venue) and topic_matches(self.topic, paper)
+            years.accepts(paper)
+            and venue_matches(self.venue, paper.venue)
+            and topic_matches(self.topic, paper)
             and (not self.coauthor or any(person_matches(self.coauthor, a.name) for a in paper.authors))
         )
 
@@ -212,7 +217,9 @@ class _PaperFilter(_Params):
         if self.venue:
             parts.append(f"at {self.venue}")
         if self.year_min is not None and self.year_max is not None:
-            parts.append(f"in {self.year_min}" if self.year_min == self.year_max else f"in {self.year_min}–{self.year_max}")
+            parts.append(
+                f"in {self.year_min}" if self.year_min == self.year_max else f"in {self.year_min}–{self.year_max}"
+            )
         elif self.year_min is not None:
             parts.append(f"since {self.year_min}")
         elif self.year_max is not None:
@@ -255,7 +262,9 @@ class SearchAuthor(Operator):
     async def run(self, ctx: RunContext, params: SearchAuthorParams, inputs: dict[str, Any]) -> list[Author]:
         found = await ctx.source.search_authors(params.name, limit=max(params.limit, 25))
         if not found:
-            raise NotFound(ctx.source.name, f"no author matching {params.name!r}", "check the spelling or try the full name")
+            raise NotFound(
+                ctx.source.name, f"no author matching {params.name!r}", "check the spelling or try the full name"
+            )
         wanted = words(params.name)
         # an exact (accent- and case-insensitive) name match beats a partial one, whatever the source's order
         found = sorted(found, key=lambda a: words(a.name) != wanted)
@@ -283,8 +292,14 @@ class AuthorDetail(Operator):
     output = PortType.ENTITIES
 
     async def run(self, ctx: RunContext, params: AuthorDetailParams, inputs: dict[str, Any]) -> list[Author]:
-        picked = _pick(inputs.get("authors"), Author, params.author_id, params.top, "author",
-                       "connect search_author or set author_id")
+        picked = _pick(
+            inputs.get("authors"),
+            Author,
+            params.author_id,
+            params.top,
+            "author",
+            "connect search_author or set author_id",
+        )
         ids = [p if isinstance(p, str) else p.id for p in picked]
         if any(i is None for i in ids):
             raise ValueError("an input author has no id this source can look up")
@@ -307,8 +322,14 @@ class AuthorPapers(Operator):
     output = PortType.PAPERS
 
     async def run(self, ctx: RunContext, params: AuthorPapersParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        picked = _pick(inputs.get("authors"), Author, params.author_id, params.top, "author",
-                       "connect search_author or set author_id")
+        picked = _pick(
+            inputs.get("authors"),
+            Author,
+            params.author_id,
+            params.top,
+            "author",
+            "connect search_author or set author_id",
+        )
         ids = [p if isinstance(p, str) else p.id for p in picked]
         lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids if i))
         papers = _dedupe_papers([p for lst in lists for p in lst if params.accepts(p)])
@@ -366,8 +387,9 @@ class VenueDetail(Operator):
     output = PortType.ENTITIES
 
     async def run(self, ctx: RunContext, params: VenueDetailParams, inputs: dict[str, Any]) -> list[Venue]:
-        picked = _pick(inputs.get("venues"), Venue, params.venue_id, params.top, "venue",
-                       "connect search_venue or set venue_id")
+        picked = _pick(
+            inputs.get("venues"), Venue, params.venue_id, params.top, "venue", "connect search_venue or set venue_id"
+        )
         ids = [p if isinstance(p, str) else p.id for p in picked]
         return list(await asyncio.gather(*(ctx.source.get_venue(i) for i in ids)))
 
@@ -402,15 +424,22 @@ class VenuePapers(Operator):
         for name in names:
             # the source narrows to the venue (its own substring rule); the whole-word check below is ours
             filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=name)
-            hits = await ctx.source.search_papers(query or name, filters=filters, limit=min(max(params.limit * 4, 2000), 20000))
+            hits = await ctx.source.search_papers(
+                query or name, filters=filters, limit=min(max(params.limit * 4, 2000), 20000)
+            )
             found += [h.paper for h in hits]
         keep = [
-            p for p in _dedupe_papers(found)
-            if any(_same_venue(n, p.venue) for n in names) and topic_matches(params.topic, p)
+            p
+            for p in _dedupe_papers(found)
+            if any(_same_venue(n, p.venue) for n in names)
+            and topic_matches(params.topic, p)
             and SearchFilters(year_min=params.year_min, year_max=params.year_max).accepts(p)
         ]
-        what = params.describe() if not venues else " ".join(
-            x for x in [f"at {names[0]}", params.model_copy(update={"venue": None}).describe()] if x)
+        what = (
+            params.describe()
+            if not venues
+            else " ".join(x for x in [f"at {names[0]}", params.model_copy(update={"venue": None}).describe()] if x)
+        )
         out = _ranked(_by_impact(keep)[: params.limit], f"published {what}".strip())
         if len(keep) > params.limit:
             # the answer's "N papers found" must be the real count, not the length of the cut list
@@ -447,8 +476,13 @@ class SearchOrg(Operator):
             raise NotFound(ctx.source.name, f"no organisation matching {params.name!r}", "try its full official name")
         wanted = words(params.name)
         # exact name, then names containing the query, then the most query words in common
-        found.sort(key=lambda o: (words(o.name) != wanted, not org_matches(params.name, o.name),
-                                  -len(set(wanted) & set(words(o.name)))))
+        found.sort(
+            key=lambda o: (
+                words(o.name) != wanted,
+                not org_matches(params.name, o.name),
+                -len(set(wanted) & set(words(o.name))),
+            )
+        )
         return found[: params.limit]
 
 
@@ -467,8 +501,9 @@ class OrgDetail(Operator):
     output = PortType.ENTITIES
 
     async def run(self, ctx: RunContext, params: OrgDetailParams, inputs: dict[str, Any]) -> list[Org]:
-        picked = _pick(inputs.get("orgs"), Org, params.org_id, params.top, "organisation",
-                       "connect search_org or set org_id")
+        picked = _pick(
+            inputs.get("orgs"), Org, params.org_id, params.top, "organisation", "connect search_org or set org_id"
+        )
         ids = [p if isinstance(p, str) else p.id for p in picked]
         return list(await asyncio.gather(*(ctx.source.get_org(i) for i in ids)))
 
@@ -515,8 +550,10 @@ class OrgAuthors(Operator):
                 papers = await ctx.source.author_papers(a.id, limit=1000)
             # the paper must be on the topic AND written while at this organisation
             return sum(
-                1 for p in papers
-                if topic_matches(params.topic, p) and (me := author_on_paper(a, p)) is not None
+                1
+                for p in papers
+                if topic_matches(params.topic, p)
+                and (me := author_on_paper(a, p)) is not None
                 and org_matches(primary.name, me.affiliation)
             )
 
@@ -561,8 +598,11 @@ class PaperAuthors(Operator):
 
 class SynthesizeParams(_Params):
     question: str = Field("", description="the user's question (the LLM answers it; the template ignores it)")
-    template: str = Field("auto", description="answer shape: auto, paper_list, author_profile, author_topics, "
-                          "most_cited, coauthors, org_researchers, org_profile, venue_profile, entity_list")
+    template: str = Field(
+        "auto",
+        description="answer shape: auto, paper_list, author_profile, author_topics, "
+        "most_cited, coauthors, org_researchers, org_profile, venue_profile, entity_list",
+    )
     scope: str = Field("", description="what the listed items are restricted to, e.g. 'at ACL in 2005–2008'")
     max_items: int = Field(10, ge=1, le=100)
     use_llm: bool = Field(True, description="let a configured LLM write the answer (checked, else the template)")
@@ -580,7 +620,7 @@ class SynthesizeParams(_Params):
 class SynthesizeAnswer(Operator):
     name = "synthesize_answer"
     family = "entities"
-    description = 'Short answer {answer, reference} whose [n] citations are URLs of the input entities/papers.'
+    description = "Short answer {answer, reference} whose [n] citations are URLs of the input entities/papers."
     Params = SynthesizeParams
     inputs = {
         "entities": InputPort(PortType.ENTITIES, many=True, optional=True, description="authors, venues, orgs"),
@@ -591,10 +631,14 @@ class SynthesizeAnswer(Operator):
     async def run(self, ctx: RunContext, params: SynthesizeParams, inputs: dict[str, Any]):
         from pilot.kg.synthesize import Facts, llm_answer, template_answer
 
-        matched = (it.evidence.scores.get(MATCHES, 0.0) for it in _flatten(inputs.get("papers")) if isinstance(it, RankedPaper))
+        matched = (
+            it.evidence.scores.get(MATCHES, 0.0) for it in _flatten(inputs.get("papers")) if isinstance(it, RankedPaper)
+        )
         facts = Facts.collect(
-            _of_kind(inputs.get("entities"), (Author, Venue, Org)), _papers(inputs.get("papers")),
-            papers_given="papers" in inputs, paper_total=int(max(matched, default=0.0)),
+            _of_kind(inputs.get("entities"), (Author, Venue, Org)),
+            _papers(inputs.get("papers")),
+            papers_given="papers" in inputs,
+            paper_total=int(max(matched, default=0.0)),
         )
         draft = template_answer(facts, params.template, params.max_items, params.scope)
         if ctx.llm is None or not params.use_llm:

@@ -70,7 +70,10 @@ class _Checker:
                 return False
         if p.venues and not venue_matches(paper, p.venues):
             return False
-        if p.min_citations is not None and max(paper.citation_count or 0, paper.in_corpus_citations or 0) < p.min_citations:
+        if (
+            p.min_citations is not None
+            and max(paper.citation_count or 0, paper.in_corpus_citations or 0) < p.min_citations
+        ):
             return False
         if p.has_abstract is not None and bool(paper.abstract) != p.has_abstract:
             return False
@@ -87,7 +90,9 @@ class _Checker:
 class FilterOp(Operator):
     name = "filter"
     family = "filtering"
-    description = "Keep papers within a year range / venues / citation floor / term constraints; drop the anchor and given ids."
+    description = (
+        "Keep papers within a year range / venues / citation floor / term constraints; drop the anchor and given ids."
+    )
     Params = FilterParams
     inputs = {
         "in": InputPort(PortType.PAPERS),
@@ -104,7 +109,8 @@ class TopKParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     k: int = Field(50, ge=1, le=1000)
     merge_same_work: bool = Field(
-        True, description="one entry per work: a later record with the same title and first author is folded into the first"
+        True,
+        description="one entry per work: a later record with the same title and first author is folded into the first",
     )
 
 
@@ -133,7 +139,9 @@ def merge_same_work(items: list[RankedPaper]) -> list[RankedPaper]:
         ev = kept.evidence.model_copy(deep=True)
         ev.nodes = list(dict.fromkeys([*ev.nodes, *it.evidence.nodes]))
         other = ", ".join(str(x) for x in (it.paper.venue, it.paper.year) if x)
-        ev.reason = "; ".join(x for x in (ev.reason, f"also recorded as {it.paper.id}" + (f" ({other})" if other else "")) if x)
+        ev.reason = "; ".join(
+            x for x in (ev.reason, f"also recorded as {it.paper.id}" + (f" ({other})" if other else "")) if x
+        )
         out[first[key]] = kept.model_copy(update={"evidence": ev})
     return out
 

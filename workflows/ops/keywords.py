@@ -48,7 +48,9 @@ def _grams(text: str, bigrams: bool) -> list[str]:
     return out
 
 
-def distinctive_terms(docs: list[tuple[str, str]], k: int, bigrams: bool = True, title_weight: float = 2.0) -> list[str]:
+def distinctive_terms(
+    docs: list[tuple[str, str]], k: int, bigrams: bool = True, title_weight: float = 2.0
+) -> list[str]:
     """TF-IDF-ish terms: frequent across the inputs' titles/bodies, spread over several of them, not generic.
 
     Document frequency within the inputs rewards terms many input papers share (their common topic);

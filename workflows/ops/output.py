@@ -17,7 +17,9 @@ _QUIET = {"rrf", "hops", "anchor"}
 
 class EvidenceParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    text: str = Field("", max_length=2000, description="the intent the snippets should support (connected text/keywords added)")
+    text: str = Field(
+        "", max_length=2000, description="the intent the snippets should support (connected text/keywords added)"
+    )
     dense_top: int = Field(
         5, ge=0, le=500, description="pick sentences with embeddings for this many top papers (the rest: term overlap)"
     )
@@ -53,7 +55,9 @@ def _reason(it: RankedPaper, matched: list[str]) -> str:
 class ExtractEvidenceOp(Operator):
     name = "extract_evidence"
     family = "output"
-    description = "For each paper: the title/abstract sentence that best supports the intent, matched terms and a reason."
+    description = (
+        "For each paper: the title/abstract sentence that best supports the intent, matched terms and a reason."
+    )
     Params = EvidenceParams
     inputs = {
         "in": InputPort(PortType.RANKED),
@@ -66,7 +70,9 @@ class ExtractEvidenceOp(Operator):
     async def run(self, ctx: RunContext, params: EvidenceParams, inputs: dict[str, Any]) -> list[RankedPaper]:
         items = input_list(inputs.get("in"))
         head, tail = items[: params.top_n], items[params.top_n :]
-        query = " ".join(x for x in (params.text, inputs.get("text") or "", " ".join(inputs.get("keywords") or [])) if x)
+        query = " ".join(
+            x for x in (params.text, inputs.get("text") or "", " ".join(inputs.get("keywords") or [])) if x
+        )
         anchors = papers_of(inputs.get("anchor"))
         papers = [it.paper for it in head]
         # embedding every sentence of 50 abstracts costs seconds on a CPU; the top few get it, the rest overlap

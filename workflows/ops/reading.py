@@ -68,10 +68,14 @@ class _ReadingOp(Operator):
             ctx.notes.append(f"no LLM configured; used {self.fallback}")
         return self.without_llm(ctx, params, head, query, anchors) + tail
 
-    async def with_llm(self, ctx: RunContext, params: Any, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+    async def with_llm(
+        self, ctx: RunContext, params: Any, head: list[RankedPaper], query: str, anchors: list[Paper]
+    ) -> list[RankedPaper]:
         raise NotImplementedError
 
-    def without_llm(self, ctx: RunContext, params: Any, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+    def without_llm(
+        self, ctx: RunContext, params: Any, head: list[RankedPaper], query: str, anchors: list[Paper]
+    ) -> list[RankedPaper]:
         raise NotImplementedError
 
 
@@ -96,7 +100,9 @@ class RerankOp(_ReadingOp):
     description = "Re-order the top of a ranked list by relevance to a text/the anchor (LLM listwise, or embeddings)."
     Params = RerankParams
 
-    async def with_llm(self, ctx: RunContext, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+    async def with_llm(
+        self, ctx: RunContext, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]
+    ) -> list[RankedPaper]:
         system = 'You rank scientific papers by relevance. Reply with JSON {"order": [indexes, most relevant first]}.'
         user = f"Rank these papers by relevance to {_about(query, anchors)}.\n\n{_listing([it.paper for it in head])}"
         reply = await ctx.llm.json(system, user, _Order)
@@ -114,7 +120,9 @@ class RerankOp(_ReadingOp):
             out.append(head[i].model_copy(update={"score": ev.scores["rerank"], "evidence": ev}))
         return out
 
-    def without_llm(self, ctx: RunContext, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+    def without_llm(
+        self, ctx: RunContext, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]
+    ) -> list[RankedPaper]:
         sims = cosine_to(ctx, [it.paper for it in head], query, anchors)
         if sims is None:
             ctx.notes.append("no embeddings and no LLM; order kept")
@@ -158,7 +166,9 @@ class NLIFilterOp(_ReadingOp):
             ctx.notes.append(f"{unjudged} papers below the first {params.top_n} passed unjudged")
         return await super().run(ctx, params, inputs)
 
-    async def with_llm(self, ctx: RunContext, params: NLIParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+    async def with_llm(
+        self, ctx: RunContext, params: NLIParams, head: list[RankedPaper], query: str, anchors: list[Paper]
+    ) -> list[RankedPaper]:
         system = 'You judge relations between scientific papers. Reply with JSON {"keep": [indexes]}.'
         user = (
             f"Relation: the paper {params.relation}.\nReference: {_about(query, anchors)}\n\n"
@@ -168,7 +178,9 @@ class NLIFilterOp(_ReadingOp):
         keep = {i - 1 for i in reply.keep if 1 <= i <= len(head)}
         return [self._mark(it, 1.0) for i, it in enumerate(head) if i in keep]
 
-    def without_llm(self, ctx: RunContext, params: NLIParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+    def without_llm(
+        self, ctx: RunContext, params: NLIParams, head: list[RankedPaper], query: str, anchors: list[Paper]
+    ) -> list[RankedPaper]:
         # Similarity to the anchor stands in for the relation; without an anchor, to the relation's words.
         sims = cosine_to(ctx, [it.paper for it in head], "" if anchors else f"{params.relation}. {query}", anchors)
         if sims is None:
@@ -190,7 +202,9 @@ class NLIFilterOp(_ReadingOp):
 
 class FineReadParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    question: str = Field("", max_length=1000, description="what to judge each paper on; default: relevance to the anchor")
+    question: str = Field(
+        "", max_length=1000, description="what to judge each paper on; default: relevance to the anchor"
+    )
     method: Literal["auto", "embedding", "llm"] = "auto"
     top_n: int = Field(20, ge=1, le=100, description="read this many from the top")
 
@@ -212,7 +226,9 @@ class FineReadOp(_ReadingOp):
     Params = FineReadParams
     fallback = "sentence similarity"
 
-    def without_llm(self, ctx: RunContext, params: FineReadParams, head: list[RankedPaper], query: str, anchors: list[Paper]) -> list[RankedPaper]:
+    def without_llm(
+        self, ctx: RunContext, params: FineReadParams, head: list[RankedPaper], query: str, anchors: list[Paper]
+    ) -> list[RankedPaper]:
         best = best_sentences(ctx, [it.paper for it in head], query, anchors)
         out = []
         for it, matches in zip(head, best):
@@ -223,7 +239,9 @@ class FineReadOp(_ReadingOp):
             out.append(it.model_copy(update={"evidence": ev}))
         return out
 
-    async def with_llm(self, ctx: RunContext, params: FineReadParams, head: list[RankedPaper], question: str, anchors: list[Paper]) -> list[RankedPaper]:
+    async def with_llm(
+        self, ctx: RunContext, params: FineReadParams, head: list[RankedPaper], question: str, anchors: list[Paper]
+    ) -> list[RankedPaper]:
         system = (
             "You read paper abstracts and judge them. Reply with JSON "
             '{"judgements": [{"i": index, "relevant": true|false, "why": "one short sentence"}]}.'

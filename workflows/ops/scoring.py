@@ -17,7 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pilot.models import Paper, RankedPaper
 from pilot.sources.base import SourceError
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import bm25, citation_value, cosine_to, input_list, minmax, papers_of, phrases_in, terms_of, tokens
+from workflows.ops.features import (
+    bm25,
+    citation_value,
+    cosine_to,
+    input_list,
+    minmax,
+    papers_of,
+    phrases_in,
+    terms_of,
+    tokens,
+)
 from workflows.ports import PortType
 
 FEATURES: dict[str, str] = {
@@ -43,11 +53,16 @@ class ScoreParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     features: dict[str, float] = Field(
-        default_factory=lambda: {"dense": 1.0}, description="feature name -> weight; see FEATURES, or ev:<evidence score>"
+        default_factory=lambda: {"dense": 1.0},
+        description="feature name -> weight; see FEATURES, or ev:<evidence score>",
     )
-    text: str = Field("", max_length=2000, description="query text for lexical/dense (connected text/keywords are added)")
+    text: str = Field(
+        "", max_length=2000, description="query text for lexical/dense (connected text/keywords are added)"
+    )
     lexical_field: Literal["text", "title"] = "text"
-    dense_to: Literal["auto", "anchor", "text"] = Field("auto", description="auto = the text when given, else the anchor")
+    dense_to: Literal["auto", "anchor", "text"] = Field(
+        "auto", description="auto = the text when given, else the anchor"
+    )
     title_terms: list[str] = Field(default_factory=list, description="terms/phrases counted by title_match")
     normalize: Literal["minmax", "rank", "none"] = "minmax"
     caps: dict[str, float] = Field(
@@ -55,9 +70,12 @@ class ScoreParams(BaseModel):
         description="feature -> raw value at which it saturates; scaled as min(x, cap) / cap instead of normalised",
     )
     floors: dict[str, float] = Field(
-        default_factory=dict, description="capped feature -> raw value that still counts as nothing (scale from floor to cap)"
+        default_factory=dict,
+        description="capped feature -> raw value that still counts as nothing (scale from floor to cap)",
     )
-    max_lookups: int = Field(50, ge=0, le=2000, description="at most this many source calls for unknown reference lists")
+    max_lookups: int = Field(
+        50, ge=0, le=2000, description="at most this many source calls for unknown reference lists"
+    )
 
     @field_validator("features")
     @classmethod
@@ -133,7 +151,9 @@ class _Graph:
         return out
 
 
-def _graph_distance(anchor_ids: set[str], anchor_refs: set[str], papers: list[Paper], refs: list[set[str]]) -> np.ndarray:
+def _graph_distance(
+    anchor_ids: set[str], anchor_refs: set[str], papers: list[Paper], refs: list[set[str]]
+) -> np.ndarray:
     ids = [p.id for p in papers]
     adj: dict[str, set[str]] = {pid: set() for pid in ids}
     for a in anchor_ids:
@@ -232,11 +252,15 @@ def _normalise(name: str, values: np.ndarray, how: str) -> np.ndarray:
 class ScoreOp(Operator):
     name = "score"
     family = "scoring"
-    description = "Rank papers by a declared weighted sum of features (lexical, dense, citations, recency, coupling, …)."
+    description = (
+        "Rank papers by a declared weighted sum of features (lexical, dense, citations, recency, coupling, …)."
+    )
     Params = ScoreParams
     inputs = {
         "in": InputPort(PortType.PAPERS),
-        "anchor": InputPort(PortType.PAPERS, optional=True, description="the paper(s) similarity and graph features refer to"),
+        "anchor": InputPort(
+            PortType.PAPERS, optional=True, description="the paper(s) similarity and graph features refer to"
+        ),
         "text": InputPort(PortType.TEXT, optional=True),
         "keywords": InputPort(PortType.KEYWORDS, optional=True),
     }
@@ -247,7 +271,9 @@ class ScoreOp(Operator):
         if not items:
             return []
         anchors = papers_of(inputs.get("anchor"))
-        text = " ".join(x for x in (params.text, inputs.get("text") or "", " ".join(inputs.get("keywords") or [])) if x).strip()
+        text = " ".join(
+            x for x in (params.text, inputs.get("text") or "", " ".join(inputs.get("keywords") or [])) if x
+        ).strip()
         raw = await compute_features(ctx, params, items, anchors, text)
         total = np.zeros(len(items), dtype=np.float32)
         for name, weight in params.features.items():

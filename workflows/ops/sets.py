@@ -35,7 +35,9 @@ def _fuse(lists: list[list[RankedPaper]], rrf_k: int, keep: set[str] | None = No
                 continue
             rrf[pid] += 1.0 / (rrf_k + rank + 1)
             if pid in merged:
-                merged[pid] = merged[pid].model_copy(update={"evidence": merge_evidence(merged[pid].evidence, it.evidence)})
+                merged[pid] = merged[pid].model_copy(
+                    update={"evidence": merge_evidence(merged[pid].evidence, it.evidence)}
+                )
             else:
                 merged[pid] = it
     out = []

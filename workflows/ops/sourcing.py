@@ -38,7 +38,9 @@ class AnchorOp(Operator):
     async def run(self, ctx: RunContext, params: AnchorParams, inputs: dict[str, Any]) -> list[RankedPaper]:
         found = await ctx.source.match_paper(params.query, limit=1)
         if not found:
-            raise NotFound(ctx.source.name, f"no paper matches {params.query!r}", "check the title or paste its DOI / id")
+            raise NotFound(
+                ctx.source.name, f"no paper matches {params.query!r}", "check the title or paste its DOI / id"
+            )
         return [ranked(found[0], ctx.node_id, 1.0, anchor=1.0)]
 
 
@@ -58,7 +60,9 @@ class FetchOp(Operator):
     async def run(self, ctx: RunContext, params: FetchParams, inputs: dict[str, Any]) -> list[RankedPaper]:
         papers = await ctx.source.get_papers(list(dict.fromkeys(params.ids)))
         if len(papers) < len(set(params.ids)):
-            ctx.notes.append(f"{len(set(params.ids)) - len(papers)} of {len(set(params.ids))} ids are unknown to the source")
+            ctx.notes.append(
+                f"{len(set(params.ids)) - len(papers)} of {len(set(params.ids))} ids are unknown to the source"
+            )
         n = len(papers)
         return [ranked(p, ctx.node_id, (n - i) / n) for i, p in enumerate(papers)]
 
@@ -73,7 +77,9 @@ class SearchParams(_Params):
 
 
 class KeywordSearchParams(SearchParams):
-    per_keyword: bool = Field(False, description="one search per keyword, fused by reciprocal rank, instead of one query")
+    per_keyword: bool = Field(
+        False, description="one search per keyword, fused by reciprocal rank, instead of one query"
+    )
 
 
 _SEARCH_INPUTS = {
@@ -109,11 +115,16 @@ class _SearchOp(Operator):
     async def run(self, ctx: RunContext, params: SearchParams, inputs: dict[str, Any]) -> list[RankedPaper]:
         queries = self.queries(params, inputs)
         if not queries:
-            raise BadRequest(self.name, "nothing to search for", "set params.query or connect keywords / text / an anchor")
+            raise BadRequest(
+                self.name, "nothing to search for", "set params.query or connect keywords / text / an anchor"
+            )
         filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=params.venue)
         drop = {p.id for p in papers_of(inputs.get("anchor"))} if params.exclude_anchor else set()
         results = await asyncio.gather(
-            *(ctx.source.search_papers(q, filters=filters, limit=params.limit + len(drop), mode=self.mode) for q in queries)
+            *(
+                ctx.source.search_papers(q, filters=filters, limit=params.limit + len(drop), mode=self.mode)
+                for q in queries
+            )
         )
         # reciprocal-rank fusion over the queries (one query = its own order)
         fused: dict[str, float] = defaultdict(float)
@@ -216,7 +227,9 @@ class CitationExpandOp(Operator):
             ctx.notes.append(f"{len(errors)} of {calls} lookups failed ({errors[0].message})")
         key = f"{ctx.node_id}.support" if ctx.node_id else "support"
         order = sorted(papers, key=lambda pid: (hops[pid], -support[pid]))
-        out = [ranked(papers[pid], ctx.node_id, support[pid], **{key: support[pid], "hops": hops[pid]}) for pid in order]
+        out = [
+            ranked(papers[pid], ctx.node_id, support[pid], **{key: support[pid], "hops": hops[pid]}) for pid in order
+        ]
         if params.include_seeds:
             out = [ranked(p, ctx.node_id, 0.0, hops=0) for p in seeds] + out
         return out
