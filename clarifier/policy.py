@@ -18,19 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from clarifier.question import Option, Question
-from pilot.intent import RESOURCE_TYPES, apply_updates, content_terms, parse_constraints
+from pilot.domain import profile
+from pilot.intent import apply_updates, content_terms, detect_direction, parse_constraints
 from pilot.models import Intent, Paper
+from pilot.vocab import DIRECTION_OPTIONS, FACET_OPTIONS
 
 MIN_GAIN = 0.5  # bits; below this no question is worth a turn
 NO_PREFERENCE = "No preference"
-
-DIRECTION_OPTIONS: list[tuple[str, str]] = [
-    ("Earlier work it builds on", "predecessor"),
-    ("Later work that builds on it", "successor"),
-    ("Papers similar to it", "sibling"),
-    ("Datasets and benchmarks it uses", "benchmark"),
-    ("Surveys that cover its area", "survey"),
-]
 
 # how much a well-split question on this slot is worth, per direction (missing = 1.0)
 _PRIORS: dict[str, dict[str, float]] = {
@@ -82,7 +76,7 @@ def direction_question(anchor_title: str | None = None) -> Question:
     return Question(
         slot="direction",
         text=f"What are you looking for around{about}?",
-        options=[Option(label=label, sets={"direction": d}) for label, d in DIRECTION_OPTIONS],
+        options=[Option(label=label, sets={"direction": d}) for d, label in DIRECTION_OPTIONS.items()],
     )
 
 
@@ -91,9 +85,7 @@ def facet_question() -> Question:
         slot="facet",
         text="Similar in which respect?",
         options=[
-            Option(label="The problem it addresses (background)", sets={"facet": "background"}),
-            Option(label="Its method or technique", sets={"facet": "method"}),
-            Option(label="Its results or findings", sets={"facet": "result"}),
+            *(Option(label=label, sets={"facet": facet}) for facet, label in FACET_OPTIONS.items()),
             Option(label="Overall similarity", sets={}),
         ],
     )
@@ -131,39 +123,10 @@ def _time(intent: Intent, cands: list[Paper]) -> Proposal | None:
     return Proposal(q, entropy(labels), f"years {lo}–{hi} split into {len(bounds)} windows")
 
 
-_ACRONYMS = {
-    "acl": "ACL",
-    "emnlp": "EMNLP",
-    "naacl": "NAACL",
-    "coling": "COLING",
-    "eacl": "EACL",
-    "cl": "CL",
-    "lrec": "LREC",
-    "hlt": "HLT",
-    "conll": "CoNLL",
-}
-
-
-def venue_label(paper: Paper) -> str | None:
-    """The name a user would use for the paper's venue: the anthology acronym for ACL-Anthology ids
-    (whose venue fields spell out dozens of variants of the same conference), else the venue field."""
-    if paper.id.startswith("acl:"):
-        try:
-            from workflows.ops.features import venue_keys
-        except ImportError:  # operator library absent: fall back to the raw field
-            return (paper.venue or "").strip() or None
-        keys = venue_keys(paper)
-        for key in ("conll", "acl", "emnlp", "naacl", "coling", "eacl", "cl", "lrec", "hlt"):
-            if key in keys:
-                return _ACRONYMS[key]
-        return None
-    return (paper.venue or "").strip() or None
-
-
 def _venue(intent: Intent, cands: list[Paper]) -> Proposal | None:
     if intent.venues:
         return None
-    names = [venue_label(p) for p in cands]
+    names = [profile().venue_label(p) for p in cands]
     counts = Counter(v for v in names if v)
     top = [v for v, c in counts.most_common(4) if c >= 2]
     if len(top) < 2:
@@ -186,6 +149,7 @@ def topic_clusters(cands: list[Paper], k: int = 3, anchor: Paper | None = None) 
     """
     if len(cands) < 2 * k:
         return []
+    # scikit-learn's clustering pulls in scipy (about a second): only a topic question needs it
     from sklearn.cluster import KMeans
     from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -246,13 +210,17 @@ def _resource(intent: Intent, cands: list[Paper]) -> Proposal | None:
     for p in cands:
         low = (p.title or "").lower()
         kind = next(
-            (rt for rt, words in RESOURCE_TYPES.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)),
+            (
+                rt
+                for rt, words in profile().resource_types.items()
+                if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
+            ),
             "_other",
         )
         found.append(kind)
     present = [rt for rt, _ in Counter(x for x in found if x != "_other").most_common()]
     # keep the whole taxonomy on offer so the user can name a type the candidates miss
-    kinds = present + [rt for rt in RESOURCE_TYPES if rt not in present]
+    kinds = present + [rt for rt in profile().resource_types if rt not in present]
     options = [Option(label=rt.capitalize(), sets={"resource_types": [rt]}) for rt in kinds[:4]]
     options.append(Option(label="Any kind of resource", sets={}))
     q = Question(slot="resource", text="What kind of resource do you need?", options=options)
@@ -380,8 +348,6 @@ def interpret_answer(question: Question | None, text: str, known_venues: Sequenc
         if terms:
             updates["topic_terms"] = terms
     if slot == "direction" and "direction" not in updates:
-        from pilot.intent import detect_direction
-
         direction, _ = detect_direction(text)
         if direction:
             updates["direction"] = direction

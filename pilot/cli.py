@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from pilot import commands
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="pilot", description="interactive literature search")
     sub = parser.add_subparsers(dest="command", required=True)
-    from pilot import commands
 
     commands.add_all(sub)
     args = parser.parse_args(argv)

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from cache import Cache, fingerprint
+from pilot.settings import get_settings
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
@@ -76,7 +77,5 @@ class Embedder:
 @lru_cache(maxsize=1)
 def default_embedder() -> Embedder:
     """Process-wide embedder (the model is 90 MB; load it once)."""
-    from pilot.settings import get_settings
-
     s = get_settings()
     return Embedder(cache=Cache(s.cache_dir, "embeddings", size_mb=256))

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import ValidationError
 
 from pilot.models import Paper, RankedPaper
+from workflows.explain import why
 from workflows.model import Workflow
 
 # --- LaTeX escaping ---------------------------------------------------------------------------
@@ -226,8 +227,6 @@ def _cell(value: object) -> object:
 
 def to_csv(results: Sequence[RankedPaper], kept_ids: Iterable[str] = (), workflow: Workflow | None = None) -> str:
     """One row per paper; with the workflow that found them, a "why" column in words (see workflows.explain)."""
-    from workflows.explain import why
-
     kept = set(kept_ids)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")

@@ -16,64 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal
 
+from pilot.domain import profile
 from pilot.models import Intent
+from pilot.text import REQUEST_STOPWORDS
 
 AnchorKind = Literal["doi", "arxiv", "s2", "corpus_id", "title", "text", "none"]
-
-# Venues people name in requests; free-text answers may also name any venue of the candidate set.
-KNOWN_VENUES: tuple[str, ...] = (
-    "ACL",
-    "EMNLP",
-    "NAACL",
-    "COLING",
-    "EACL",
-    "LREC",
-    "CoNLL",
-    "TACL",
-    "HLT",
-    "ANLP",
-    "SemEval",
-    "IJCNLP",
-    "AACL",
-    "Computational Linguistics",
-    "NIPS",
-    "NeurIPS",
-    "ICML",
-    "ICLR",
-    "AAAI",
-    "IJCAI",
-    "CVPR",
-    "ICCV",
-    "ECCV",
-    "KDD",
-    "SIGIR",
-    "WWW",
-    "WSDM",
-    "CIKM",
-    "UAI",
-    "AISTATS",
-    "COLT",
-    "INTERSPEECH",
-    "ICASSP",
-    "WMT",
-)
-# aliases a user may type -> the venue string the corpus uses
-_VENUE_ALIASES = {"neurips": "NIPS", "cl": "CL", "computational linguistics": "CL"}
-
-RESOURCE_TYPES: dict[str, tuple[str, ...]] = {
-    "treebank": ("treebank", "treebanks"),
-    "annotated corpus": ("annotated corpus", "annotated corpora", "annotation", "corpus", "corpora"),
-    "lexical resource": ("lexical resource", "lexicon", "wordnet", "framenet", "propbank", "dictionary"),
-    "shared task / evaluation campaign": (
-        "shared task",
-        "evaluation campaign",
-        "semeval",
-        "bakeoff",
-        "muc",
-        "competition",
-    ),
-    "dataset": ("dataset", "data set", "benchmark", "test set", "test collection"),
-}
 
 _FACETS = {
     "method": ("method", "methods", "approach", "technique", "algorithm", "model", "how they do it"),
@@ -128,13 +75,6 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         3.5,
     ),
 ]
-
-_STOP = set(
-    """a an the of for to in on and or with without by from at as is are was were be been this that these those
-    it its my our your me i we you they them which what who whom how why when where please can could would should
-    papers paper work works find show give want need like more some any only about related just also very
-    earlier later recent older newer before after since until between than into onto over under other others""".split()
-)
 
 _QUOTE_RE = re.compile(r"[\"“”«»]([^\"“”«»]{4,})[\"“”«»]")
 _DOI_RE = re.compile(r"\b(10\.\d{4,9}/[^\s\"'<>]+)", re.I)
@@ -252,12 +192,13 @@ def _year_updates(low: str) -> dict[str, Any]:
 
 def _venue_updates(text: str, known_venues: Iterable[str]) -> list[str]:
     found: list[str] = []
-    names = list(dict.fromkeys([*KNOWN_VENUES, *(v for v in known_venues if v)]))
+    domain = profile()
+    names = list(dict.fromkeys([*domain.request_venues, *(v for v in known_venues if v)]))
     for name in sorted(names, key=len, reverse=True):
         # short all-caps names must be typed in capitals ("CL" is not "cl" in "class")
         flags = 0 if (name.isupper() and len(name) <= 3) else re.I
         if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, flags):
-            canon = _VENUE_ALIASES.get(name.lower(), name)
+            canon = domain.request_venue_canonical.get(name.lower(), name)
             if canon not in found and not any(canon.lower() in f.lower() for f in found):
                 found.append(canon)
     return found
@@ -268,7 +209,7 @@ def content_terms(text: str, limit: int = 6) -> list[str]:
     words = re.findall(r"[a-z][a-z\-]{2,}", text.lower())
     out: list[str] = []
     for w in words:
-        if w not in _STOP and w not in out:
+        if w not in REQUEST_STOPWORDS and w not in out:
             out.append(w)
     return out[:limit]
 
@@ -296,14 +237,16 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     elif re.search(r"\b(?:recent|latest|newest|new|current)\b", low) and "year_min" not in out:
         out["recency"] = "recent"
     resources = [
-        rt for rt, words in RESOURCE_TYPES.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
+        rt
+        for rt, words in profile().resource_types.items()
+        if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
     ]
     if resources:
         out["resource_types"] = resources
     excl = re.findall(
         r"\b(?:exclude|excluding|without|except|not about|no)\s+([a-z][\w\- ]{2,40}?)(?:[.,;]|$|\band\b)", low
     )
-    terms = [t.strip() for t in excl if t.strip() and t.strip() not in _STOP and not t.strip().isdigit()]
+    terms = [t.strip() for t in excl if t.strip() and t.strip() not in REQUEST_STOPWORDS and not t.strip().isdigit()]
     if terms:
         out["exclude_terms"] = terms
     if m := re.search(r"\b(?:about|on|focus(?:ed|ing)? on|regarding|mostly|especially)\s+([a-z][a-z ,\-]{2,80})", low):

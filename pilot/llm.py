@@ -16,6 +16,8 @@ from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from pilot.settings import get_settings
+
 # litellm fetches a model cost map from the network on import unless told otherwise.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -184,8 +186,6 @@ class LLM:
 
 def get_llm(settings=None, model: str | None = None) -> LLM | None:
     """The configured model, or None in deterministic mode."""
-    from pilot.settings import get_settings
-
     s = settings or get_settings()
     name = model or s.llm_model
     if not name:

@@ -24,17 +24,25 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from clarifier.llm_questions import llm_question
-from clarifier.policy import apply_answer, interpret_answer, next_question, option_updates, venue_label
+from clarifier.policy import apply_answer, interpret_answer, match_option, next_question, option_updates
 from clarifier.question import Option, Question
+from pilot.domain import profile
 from pilot.intent import ParsedRequest, apply_updates, detect_direction, parse_request
-from pilot.models import Answer, Intent, Paper, RankedPaper, normalize_title
+from pilot.kg import answer_question, classify
+from pilot.models import Answer, Intent, Paper, RankedPaper
 from pilot.runtime import Runtime
 from pilot.sources.base import RateLimited, SourceError, SourceUnavailable
-from workflows.diff import diff as workflow_diff, short
+from pilot.text import normalize_title
+from pilot.vocab import direction_results
+from workflows.diff import diff as workflow_diff
+from workflows.diff import short
 from workflows.edit import apply_edit, describe_edit
+from workflows.executor import RunResult, execute
+from workflows.executor import run_node as exec_run_node
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
-from workflows.refine import Refinement, rate as rate_paper, referenced_indices, refine, refine_llm
+from workflows.refine import Refinement, referenced_indices, refine, refine_llm
+from workflows.refine import rate as rate_paper
 from workflows.validate import WorkflowError, validate
 
 log = logging.getLogger(__name__)
@@ -54,15 +62,6 @@ class _SourceDown(Exception):
     def __init__(self, error: SourceError):
         super().__init__(str(error))
         self.error = error
-
-
-DIRECTION_WORDS = {
-    "predecessor": "earlier work it builds on",
-    "successor": "later work that builds on it",
-    "sibling": "similar papers",
-    "benchmark": "datasets and benchmarks for its problem",
-    "survey": "surveys covering its area",
-}
 
 
 class WorkflowVersion(BaseModel):
@@ -118,7 +117,7 @@ def _preview(value: Any, n: int = 5) -> tuple[int, list[str]]:
 
 
 def _paper_label(p: Paper) -> str:
-    meta = ", ".join(str(x) for x in (p.year, venue_label(p)) if x)
+    meta = ", ".join(str(x) for x in (p.year, profile().venue_label(p)) if x)
     return f"{p.title} ({meta})" if meta else p.title
 
 
@@ -187,7 +186,7 @@ class Session(BaseModel):
     kept_ids: list[str] = Field(default_factory=list)
 
     _runtime: Runtime = PrivateAttr()
-    _last_run: Any = PrivateAttr(default=None)
+    _last_run: RunResult | None = PrivateAttr(default=None)
     _candidates: dict[str, list[Paper]] = PrivateAttr(default_factory=dict)
 
     def __init__(self, runtime: Runtime, **data: Any):
@@ -211,7 +210,7 @@ class Session(BaseModel):
         return None
 
     @property
-    def last_run(self) -> Any:
+    def last_run(self) -> RunResult | None:
         return self._last_run
 
     def keep(self, paper_ids: list[str]) -> None:
@@ -229,7 +228,7 @@ class Session(BaseModel):
         return Reply(message=message, error=message, notes=notes or [], workflow=self.workflow, results=self.results)
 
     def _known_venues(self) -> list[str]:
-        venues = [venue_label(p) for ps in self._candidates.values() for p in ps]
+        venues = [profile().venue_label(p) for ps in self._candidates.values() for p in ps]
         return sorted({v for v in venues if v})
 
     # --- the conversation ---------------------------------------------------------------------------
@@ -365,8 +364,6 @@ class Session(BaseModel):
         return reply
 
     async def run_node(self, node_id: str) -> NodeRun:
-        from workflows.executor import run_node as exec_run_node
-
         wf = self.workflow
         if wf is None or not wf.has_node(node_id):
             return NodeRun(
@@ -434,18 +431,12 @@ class Session(BaseModel):
 
     def _is_entity_question(self, text: str) -> bool:
         try:
-            from pilot.kg import classify
-        except ImportError:
-            return False
-        try:
             return classify(text) == "entity"
         except Exception:  # a classifier bug must not block paper search
             log.warning("entity classifier failed", exc_info=True)
             return False
 
     async def _entity(self, text: str) -> Reply:
-        from pilot.kg import answer_question
-
         self.request = text
         self.intent = Intent(kind="entity", request=text)
         wf, run, answer = await answer_question(text, self._runtime)
@@ -517,8 +508,6 @@ class Session(BaseModel):
 
     async def _anchor_text(self, text: str) -> Reply:
         assert self.question is not None
-        from clarifier.policy import match_option
-
         idx = match_option(self.question, text)
         if idx is not None:
             return await self._anchor_chosen(self.question.options[idx].sets.get("anchor_id"))
@@ -575,7 +564,8 @@ class Session(BaseModel):
             out = [
                 p
                 for p in out
-                if (venue_label(p) or "").lower() in wanted or any(w in (p.venue or "").lower() for w in wanted)
+                if (profile().venue_label(p) or "").lower() in wanted
+                or any(w in (p.venue or "").lower() for w in wanted)
             ]
         return out
 
@@ -644,7 +634,7 @@ class Session(BaseModel):
         anchor_query = self.anchor.id if self.anchor else ""
         compact = getattr(self._runtime.settings, "llm_prompt", "full") == "compact"
         induction = await induce(self.intent, anchor_query, self._runtime.llm, self.request, self.anchor, compact)
-        what = DIRECTION_WORDS.get(self.intent.direction or "", "related papers")
+        what = direction_results(self.intent.direction)
         self._push(induction.workflow, f"{induction.origin} workflow for {what}")
         return await self._run(notes + induction.notes)
 
@@ -680,8 +670,6 @@ class Session(BaseModel):
         return await self._run(ref.notes)
 
     async def _run(self, notes: list[str]) -> Reply:
-        from workflows.executor import execute
-
         wf = self.workflow
         assert wf is not None
         rt = self._runtime
@@ -707,7 +695,7 @@ class Session(BaseModel):
             if self.results:  # a failed re-run (a source down, a step timing out) must not cost the list the user had
                 error += " The previous results are still shown; run the workflow again when the problem is gone."
         self.phase = "results"
-        what = DIRECTION_WORDS.get(self.intent.direction or "", "related papers")
+        what = direction_results(self.intent.direction)
         about = f" for “{self.anchor.title}”" if self.anchor else ""
         message = (
             f"Found {len(self.results)} papers — {what}{about} (workflow v{version.version}: {version.reason})."

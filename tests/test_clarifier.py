@@ -12,9 +12,9 @@ from clarifier.policy import (
     option_updates,
     propose,
     topic_clusters,
-    venue_label,
 )
 from clarifier.question import Option, Question
+from pilot.domain import profile
 from pilot.intent import apply_updates, parse_constraints, parse_request
 from pilot.models import Intent, Paper
 
@@ -134,7 +134,7 @@ def test_all_question_kinds_have_data_driven_options(citers, bleu):
     props = {p.question.slot: p for p in propose(Intent(direction="successor"), citers, anchor=bleu)}
     assert {"time", "venue", "topic"} <= set(props)
     venue_labels = [o.label for o in props["venue"].question.options[:-1]]
-    counts = {v: sum(1 for p in citers if venue_label(p) == v) for v in venue_labels}
+    counts = {v: sum(1 for p in citers if profile().venue_label(p) == v) for v in venue_labels}
     assert "ACL" in venue_labels  # anthology venues by acronym, not by one of their many long spellings
     assert sorted(counts.values(), reverse=True) == list(counts.values())  # most frequent venues first
     # topic labels do not repeat the anchor's own title words

@@ -15,15 +15,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pilot.domain import profile
 from pilot.eval.kg_metrics import check_answer_format
 from pilot.kg import answer_question, classify
 from pilot.kg.run import ask
-from pilot.kg.synthesize import urls_in_results
 from pilot.runtime import Runtime
 from pilot.sources.base import Source
-from pilot.store.text import display_name, fold, org_id, split_affiliation
+from pilot.store.text import display_name, org_id, split_affiliation
+from pilot.text import fold
 from tests.ops_helpers import authored, wrote_at_org_on_topic
-from workflows.ops.entities import venue_matches
+from workflows.ops.answer import urls_in_results
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,7 +58,7 @@ async def test_author_papers_at_venue_in_years(runtime, corpus_slice_rows):
     expected = [
         r
         for r in authored(corpus_slice_rows, "Christopher D. Manning")
-        if r["year"] and 2005 <= r["year"] <= 2010 and venue_matches("ACL", r["venue"])
+        if r["year"] and 2005 <= r["year"] <= 2010 and profile().venue_name_matches("ACL", r["venue"])
     ]
     cited = [urls[u] for u in answer.reference.values() if u in urls]
     assert {r["id"] for r in cited} == {r["id"] for r in expected}  # all of them (fewer than 10), nothing else
@@ -172,7 +173,7 @@ async def test_venue_papers_in_a_year(runtime, corpus_slice_rows):
     assert_grounded(run, answer)
     urls = by_url(corpus_slice_rows)
     listed = [urls[u] for u in answer.reference.values() if u in urls]
-    assert listed and all(r["year"] == 2010 and venue_matches("EMNLP", r["venue"]) for r in listed)
+    assert listed and all(r["year"] == 2010 and profile().venue_name_matches("EMNLP", r["venue"]) for r in listed)
     found = int(re.search(r"(\d+) papers? found", answer.answer).group(1))
     assert found == len(run.values["papers"]) >= len(listed)
 
@@ -437,8 +438,8 @@ async def test_aminer_person_profile(aminer_runtime):
 
 def test_a_cut_paper_list_still_reports_the_real_count():
     """venue_papers keeps the most cited `limit` papers; the answer's count is of all that matched."""
-    from pilot.kg.synthesize import Facts, template_answer
     from pilot.models import Paper
+    from workflows.ops.answer import Facts, template_answer
 
     papers = [Paper(id=f"x:{i}", title=f"T{i}", year=2020, venue="ACL") for i in range(3)]
     complete = template_answer(Facts.collect([], papers, papers_given=True), "paper_list", 10, "")

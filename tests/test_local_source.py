@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 from pilot.embed import Embedder
-from pilot.models import SearchFilters, normalize_title
+from pilot.models import SearchFilters
 from pilot.sources.base import BadRequest, NotFound, SourceUnavailable
 from pilot.sources.local import LocalCorpusSource
+from pilot.text import normalize_title
 
 BLEU = "acl:P02-1040"
 TAGGER = "acl:N03-1033"

@@ -7,7 +7,8 @@ from pydantic import ValidationError
 
 from pilot.sources.base import BadRequest
 from tests.ops_helpers import as_ranked, ids, run_op
-from workflows.operator import RunContext, get_operator
+from workflows.operator import RunContext
+from workflows.registry import get_operator
 
 ANCHOR = "acl:N03-1033"  # Feature-Rich Part-Of-Speech Tagging With A Cyclic Dependency Network
 

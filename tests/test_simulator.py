@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from clarifier.policy import direction_question, facet_question, interpret_answer
 from clarifier.question import Option, Question
 from clarifier.simulator import GENERIC_ANSWER, LeakCheck, SimulatedUser

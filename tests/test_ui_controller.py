@@ -85,7 +85,7 @@ async def test_add_remove_run_node_and_exports(controller, tmp_path):
     assert not ui.workflow.has_node(added) and ui.edit_message.startswith("✅")
 
     # "Step" walks the DAG in execution order, one node at a time, each shown in the inspector
-    from workflows.executor import topo_order
+    from workflows.graph import topo_order
 
     walked = []
     for _ in ui.workflow.nodes:
@@ -150,9 +150,11 @@ async def test_the_papers_of_an_answer_can_be_kept_and_exported(controller):
     cited = set(answer.reference.values())
     assert ui.results and all(r.paper.canonical_url in cited for r in ui.results)
     assert ui.results[0].evidence.reason.startswith("cited as [")
-    from workflows.ops.entities import venue_matches
+    from pilot.domain import profile
 
-    assert all(2005 <= (r.paper.year or 0) <= 2010 and venue_matches("ACL", r.paper.venue) for r in ui.results)
+    assert all(
+        2005 <= (r.paper.year or 0) <= 2010 and profile().venue_name_matches("ACL", r.paper.venue) for r in ui.results
+    )
     entries = bibparse.parse(open(controller.export_files(ui)["bibtex"], encoding="utf-8").read())
     assert [e["note"].split(": ", 1)[1] for e in entries] == [r.paper.id for r in ui.results]
     # rating is for paper searches; it says so instead of editing the question's plan

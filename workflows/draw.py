@@ -12,8 +12,9 @@ import html
 import json
 
 from workflows.diff import short
+from workflows.graph import depths
 from workflows.model import Node, NodeTrace, RunTrace, Workflow
-from workflows.validate import operator_or_none
+from workflows.registry import operator_or_none
 
 NODE_W = 196
 NODE_H = 78
@@ -67,15 +68,7 @@ def _layout(workflow: Workflow) -> tuple[dict[str, tuple[int, int]], dict[int, l
         for i, e in enumerate(workflow.edges)
         if e.source in known and e.target in known and e.source != e.target
     ]
-    depth = {n: 0 for n in ids}
-    for _ in range(len(ids)):  # longest-path relaxation; bounded, so a cycle cannot loop forever
-        changed = False
-        for _i, s, t in edges:
-            if depth[t] < depth[s] + 1 and depth[s] + 1 < len(ids):
-                depth[t] = depth[s] + 1
-                changed = True
-        if not changed:
-            break
+    depth = depths(workflow)
     # chain of (virtual) nodes per edge; virtual nodes are tuples, so they cannot collide with node ids
     chains: dict[int, list] = {}
     col_of: dict = dict(depth)

@@ -15,6 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 from workflows.model import AddNode, Edge, Edit, ModifyNode, RemoveNode, Rewire, Workflow
 from workflows.operator import Operator
 from workflows.ports import PortType, fits
+from workflows.registry import operator_or_none
 from workflows.validate import (
     BAD_EDIT,
     DUPLICATE_NODE,
@@ -24,7 +25,6 @@ from workflows.validate import (
     Problem,
     WorkflowError,
     load_json,
-    operator_or_none,
     validate,
 )
 

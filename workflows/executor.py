@@ -27,17 +27,21 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from cache import fingerprint
 from pilot.models import Paper, RankedPaper
+from pilot.sources.base import SourceError
+from workflows.graph import topo_order
 from workflows.model import NodeTrace, RunTrace, Workflow
-from workflows.operator import Operator, RunContext, get_operator
-from workflows.validate import MISSING_INPUT, Problem, WorkflowError, ancestors, normalized_params, validate
+from workflows.operator import Operator, RunContext
+from workflows.registry import get_operator
+from workflows.validate import MISSING_INPUT, Problem, WorkflowError, normalized_params, validate
 
 log = logging.getLogger(__name__)
 
@@ -146,12 +150,6 @@ class RunResult:
     def ok(self) -> bool:
         return not self.errors and self.trace.ok
 
-    def status(self, node_id: str) -> str | None:
-        for n in self.trace.nodes:
-            if n.node_id == node_id:
-                return n.status
-        return None
-
 
 @dataclass
 class NodeOutcome:
@@ -180,20 +178,17 @@ def value_fingerprint(value: Any) -> str:
 
 
 def context_fingerprint(ctx: RunContext) -> str:
-    """What outside the workflow changes a node's output: the source (and what it hides), LLM, embedder.
+    """What outside the workflow changes a node's output: the source, LLM, embedder.
 
-    A source whose answers depend on more than its name (another corpus file, another API base) should
-    expose a ``cache_key`` attribute that says so. A benchmark wrapper hiding citation edges (pilot's
-    ``HiddenEdgesSource`` keeps the inner name and forwards unknown attributes, ``cache_key`` included)
-    is told apart by its class and its case fields, so two cases never read each other's node values.
+    A source whose answers depend on more than its name (another corpus file, another API base, a wrapper
+    hiding some of the graph) says so in its ``cache_key``, so two sources never read each other's values.
     """
     source = ctx.source
     return fingerprint(
         type(source).__qualname__,
-        getattr(source, "name", ""),
-        str(getattr(source, "cache_key", "")),
-        [str(getattr(source, f, "")) for f in ("anchor_id", "mode", "hidden_edges")],
-        getattr(ctx.llm, "model", None) if ctx.llm is not None else None,
+        source.name,
+        source.cache_key,
+        ctx.llm.model if ctx.llm is not None else None,
         type(ctx.embedder).__name__ if ctx.embedder is not None else None,
     )
 
@@ -218,8 +213,6 @@ def _size(value: Any) -> int:
 
 
 def _describe_exc(exc: BaseException) -> str:
-    from pilot.sources.base import SourceError
-
     if isinstance(exc, SourceError):
         return str(exc)  # carries the source name and the hint
     text = str(exc)
@@ -360,46 +353,6 @@ def _gather_inputs(
 
 
 # --- the scheduler ------------------------------------------------------------------------------
-
-
-def topo_order(workflow: Workflow) -> list[str]:
-    """Node ids in a dependency order (ties keep the workflow's node order). Assumes no cycle."""
-    indeg = {n.id: 0 for n in workflow.nodes}
-    for e in workflow.edges:
-        indeg[e.target] += 1
-    order: list[str] = []
-    ready = [n.id for n in workflow.nodes if indeg[n.id] == 0]
-    while ready:
-        nid = ready.pop(0)
-        order.append(nid)
-        for e in workflow.edges:
-            if e.source == nid:
-                indeg[e.target] -= 1
-                if indeg[e.target] == 0:
-                    ready.append(e.target)
-    return order
-
-
-def layers(workflow: Workflow) -> list[list[str]]:
-    """Nodes grouped by longest distance from a sourcing node: each layer depends only on earlier ones.
-
-    Handy for step-by-step execution in the UI: run ``only=set(layer)`` with the values so far.
-    """
-    depth: dict[str, int] = {}
-    for nid in topo_order(workflow):
-        preds = [e.source for e in workflow.edges if e.target == nid]
-        depth[nid] = 1 + max((depth[p] for p in preds), default=-1)
-    out: list[list[str]] = [[] for _ in range(max(depth.values(), default=-1) + 1)]
-    for nid in topo_order(workflow):
-        out[depth[nid]].append(nid)
-    return out
-
-
-def iter_ready(workflow: Workflow, done: set[str]) -> Iterator[str]:
-    """Nodes not yet in ``done`` whose producers all are: what a step-by-step UI can run next."""
-    for nid in topo_order(workflow):
-        if nid not in done and all(e.source in done for e in workflow.edges if e.target == nid):
-            yield nid
 
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -600,8 +553,3 @@ async def run_node(
         notes,
     )
     return NodeOutcome(value, trace)
-
-
-def downstream(workflow: Workflow, node_id: str) -> set[str]:
-    """Nodes whose value depends on ``node_id`` (what an edit of it invalidates)."""
-    return {n.id for n in workflow.nodes if node_id in ancestors(workflow, n.id)}

@@ -18,8 +18,8 @@ from pilot.llm import LLM, LLMError
 from pilot.models import Intent, Paper
 from workflows.edit import apply_edit
 from workflows.model import AddNode, Node, Workflow
-from workflows.operator import all_operators
 from workflows.ports import PortType
+from workflows.registry import all_operators
 from workflows.templates import generic_workflow, template
 from workflows.validate import WorkflowError, errors, output_type
 

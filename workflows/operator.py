@@ -77,22 +77,3 @@ def register(cls: type[Operator]) -> type[Operator]:
         raise ValueError(f"operator {cls.name!r} registered twice")
     REGISTRY[cls.name] = cls
     return cls
-
-
-def get_operator(name: str) -> type[Operator]:
-    _load_library()
-    try:
-        return REGISTRY[name]
-    except KeyError:
-        raise UnknownOperator(name) from None
-
-
-def all_operators() -> dict[str, type[Operator]]:
-    _load_library()
-    return dict(REGISTRY)
-
-
-def _load_library() -> None:
-    # The operator modules register themselves on import; importing here keeps callers from
-    # depending on import order.
-    import workflows.ops  # noqa: F401

@@ -20,8 +20,10 @@ from pilot.intent import apply_updates, parse_constraints
 from pilot.llm import LLM, LLMError
 from pilot.models import Intent, RankedPaper
 from workflows.edit import apply_edits, parse_edits
+from workflows.graph import ancestors, topo_order
+from workflows.inducer import MAX_REPAIRS, registry_description, workflow_problems
 from workflows.model import AddNode, Edge, ModifyNode, Node, Rewire, Workflow
-from workflows.validate import WorkflowError, ancestors
+from workflows.validate import WorkflowError
 
 _ORDINALS = {
     "first": 1,
@@ -53,18 +55,12 @@ class Refinement:
 # --- finding the nodes feedback acts on ---------------------------------------------------------
 
 
-def _order(wf: Workflow) -> list[str]:
-    from workflows.executor import topo_order
-
-    return topo_order(wf)
-
-
 def main_node(wf: Workflow, op: str) -> str | None:
     """The node running ``op`` that feeds the output most directly (latest in topological order)."""
     if wf.output is None:
         return None
     on_path = ancestors(wf, wf.output) | {wf.output}
-    found = [n for n in _order(wf) if n in on_path and wf.node(n).op == op]
+    found = [n for n in topo_order(wf) if n in on_path and wf.node(n).op == op]
     return found[-1] if found else None
 
 
@@ -382,7 +378,6 @@ async def refine_llm(
     known_venues: Iterable[str] = (),
 ) -> Refinement:
     """The model proposes the edits; they must apply to a valid workflow (2 repairs), else deterministic."""
-    from workflows.inducer import MAX_REPAIRS, registry_description, workflow_problems
 
     def problems(plan: _EditPlan) -> list[str]:
         try:

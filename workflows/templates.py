@@ -13,24 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pilot.models import DIRECTIONS, Intent
+from pilot.domain import profile
+from pilot.models import Intent
+from pilot.vocab import DIRECTIONS
 from workflows.model import Edge, Node, Workflow
 
-# Title words of data resources and evaluation campaigns (what a "benchmark" reference looks like).
-RESOURCE_TERMS = [
-    "corpus", "corpora", "treebank", "propbank", "nombank", "framenet", "wordnet", "verbnet", "dataset",
-    "data set", "benchmark", "shared task", "semeval", "senseval", "conll", "muc", "trec", "annotation",
-    "annotated", "annotating", "lexicon", "lexical resource", "resource", "bank", "evaluation", "test collection",
-]  # fmt: skip
-# Intent resource types (as the clarifier names them) -> extra title terms.
-RESOURCE_TYPE_TERMS = {
-    "corpus": ["corpus", "corpora"],
-    "treebank": ["treebank", "bank"],
-    "lexical resource": ["wordnet", "framenet", "propbank", "verbnet", "lexicon"],
-    "dataset": ["dataset", "data set", "benchmark"],
-    "shared task / evaluation campaign": ["shared task", "semeval", "senseval", "conll", "muc", "evaluation"],
-    "annotation scheme": ["annotation", "annotated", "annotating", "scheme"],
-}
 SURVEY_TERMS = ["survey", "overview", "review", "tutorial", "state of the art", "introduction to"]
 
 
@@ -202,9 +189,10 @@ def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
 
 
 def _resource_terms(intent: Intent | None) -> list[str]:
-    terms = list(RESOURCE_TERMS)
+    domain = profile()
+    terms = list(domain.resource_terms)
     for rt in intent.resource_types if intent is not None else []:
-        terms += [t for t in RESOURCE_TYPE_TERMS.get(rt.lower(), [rt]) if t not in terms]
+        terms += [t for t in domain.resource_type_terms.get(rt.lower(), [rt]) if t not in terms]
     return terms
 
 
@@ -222,7 +210,7 @@ def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add(
         "search_resources",
         "keyword_search",
-        {"query": "corpus treebank dataset shared task annotated", "limit": 100},
+        {"query": profile().resource_query, "limit": 100},
         keywords="kw",
     )
     b.add("merge", "union", **{"in": ["refs", "similar_refs", "cocited", "search_resources", *_liked(b, intent)]})

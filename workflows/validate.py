@@ -16,15 +16,17 @@ Severity policy:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import json
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from workflows.graph import ancestors, cycles
 from workflows.model import SCHEMA_VERSION, Workflow
-from workflows.operator import Operator, UnknownOperator, get_operator
+from workflows.operator import Operator, UnknownOperator
 from workflows.ports import PortType, fits
+from workflows.registry import operator_or_none
 
 Severity = Literal["error", "warning"]
 
@@ -78,13 +80,6 @@ class WorkflowError(Exception):
         return {p.kind for p in self.problems}
 
 
-def operator_or_none(name: str) -> type[Operator] | None:
-    try:
-        return get_operator(name)
-    except UnknownOperator:
-        return None
-
-
 def _describe(node_id: str, op: str | None = None) -> str:
     return f"node {node_id!r}" + (f" ({op})" if op else "")
 
@@ -108,71 +103,6 @@ def param_problems(node_id: str, op_cls: type[Operator], params: dict) -> list[P
                 )
             )
         return out
-
-
-def _cycles(node_ids: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
-    """Strongly connected components with a cycle (Tarjan, iterative so deep graphs cannot overflow)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[list[str]] = []
-    counter = 0
-    for root in node_ids:
-        if root in index:
-            continue
-        work = [(root, 0)]
-        while work:
-            v, i = work.pop()
-            if i == 0:
-                index[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on_stack.add(v)
-            recurse = False
-            children = succ.get(v, [])
-            while i < len(children):
-                w = children[i]
-                i += 1
-                if w not in index:
-                    work.append((v, i))
-                    work.append((w, 0))
-                    recurse = True
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            if recurse:
-                continue
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                if len(comp) > 1 or v in succ.get(v, []):
-                    order = {n: k for k, n in enumerate(node_ids)}
-                    found.append(sorted(comp, key=order.__getitem__))
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[v])
-    return found
-
-
-def ancestors(workflow: Workflow, node_id: str) -> set[str]:
-    """Every node whose value can flow into ``node_id`` (not including it)."""
-    preds: dict[str, list[str]] = {}
-    for e in workflow.edges:
-        preds.setdefault(e.target, []).append(e.source)
-    seen: set[str] = set()
-    todo = list(preds.get(node_id, []))
-    while todo:
-        n = todo.pop()
-        if n not in seen:
-            seen.add(n)
-            todo.extend(preds.get(n, []))
-    return seen
 
 
 def check(workflow: Workflow) -> list[Problem]:
@@ -293,7 +223,7 @@ def check(workflow: Workflow) -> list[Problem]:
                     )
                 )
 
-    for comp in _cycles([n.id for n in workflow.nodes if n.id in ops], succ):
+    for comp in cycles([n.id for n in workflow.nodes if n.id in ops], succ):
         path = " → ".join(comp + [comp[0]])
         problems.append(
             Problem(comp[0], CYCLE, f"nodes {path} form a cycle — remove one of these edges so data flows one way")

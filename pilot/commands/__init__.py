@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pilot.commands import app, ask, bench, eval as eval_cmd
+from pilot.commands import app, ask, bench
+from pilot.commands import eval as eval_cmd
 
 
 def add_all(sub) -> None:

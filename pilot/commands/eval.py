@@ -15,6 +15,20 @@ import os
 import sys
 from pathlib import Path
 
+from pilot.eval.harness import EvalConfig, EvalError, run_eval
+from pilot.eval.kg_gold import DEFAULT_QUESTIONS, run_cli
+from pilot.eval.report import (
+    compare_table,
+    load_metrics,
+    load_runs,
+    markdown_report,
+    mode_table,
+    paired_table,
+    plot,
+    pool_table,
+)
+from pilot.sources.base import SourceError
+
 
 def add(sub) -> None:
     p = sub.add_parser(
@@ -63,16 +77,6 @@ def _fail(message: str) -> int:
 
 
 def _compare(dirs: list[str], out: Path | None) -> int:
-    from pilot.eval.report import (
-        compare_table,
-        load_metrics,
-        load_runs,
-        markdown_report,
-        paired_table,
-        plot,
-        pool_table,
-    )
-
     if not dirs:
         return _fail("compare needs one or more --out folders of earlier runs")
     try:
@@ -102,7 +106,6 @@ def run(args: argparse.Namespace) -> int:
     if args.compare and args.compare[0] == "kg":
         if len(args.compare) > 1:
             return _fail(f"unexpected argument {args.compare[1]!r} after `kg`")
-        from pilot.kg.gold import DEFAULT_QUESTIONS, run_cli
 
         return run_cli(args.questions or DEFAULT_QUESTIONS, args.corpus, args.llm, args.prefer_llm, args.out)
     if args.compare:
@@ -116,10 +119,6 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"missing {', '.join(missing)}")
     if args.workers < 1:
         return _fail("--workers must be at least 1")
-
-    from pilot.eval.harness import EvalConfig, EvalError, run_eval
-    from pilot.eval.report import mode_table
-    from pilot.sources.base import SourceError
 
     config = EvalConfig(
         cases=args.cases,

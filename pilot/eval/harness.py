@@ -35,12 +35,20 @@ from typing import Any, Literal
 
 import numpy as np
 
+from clarifier.simulator import SimulatedUser
 from pilot.eval.metrics import TOP_N, clean_ranking, ranking_metrics, zero_metrics
 from pilot.eval.pool import pool_metrics, pool_ranking
 from pilot.eval.report import aggregate, write_outputs
 from pilot.eval.workflow_metrics import workflow_similarity
-from pilot.models import DIRECTIONS, as_json
+from pilot.llm import get_llm
+from pilot.models import as_json
+from pilot.runtime import Runtime
+from pilot.session import Session
+from pilot.settings import Settings
+from pilot.sources.hidden import HiddenEdgesSource
+from pilot.vocab import DIRECTIONS
 from workflows.model import Workflow
+from workflows.templates import generic_workflow
 
 log = logging.getLogger(__name__)
 
@@ -191,14 +199,10 @@ def first_message(case: dict) -> str:
 
 async def run_session_case(runtime: Any, case: dict, mode: str, simulator: Any = None) -> CaseOutcome:
     """Drive a ``pilot.session.Session`` through one case; only ``system_view(case)`` reaches it."""
-    from pilot.session import Session
-
     view = system_view(case)
     session = Session(runtime)
     out = CaseOutcome()
     if mode == "fixed":
-        from workflows.templates import generic_workflow
-
         wf = generic_workflow(view["anchor_paper_id"], view["user_query"])
         reply = await session.load_workflow(wf)
         _session_record(session, out, reply)
@@ -280,7 +284,6 @@ class Harness:
         self.config = config
         self.runtime = runtime
         self.references = references or {}
-        from pilot.llm import get_llm
 
         self.simulator_llm = get_llm(model=config.simulator_llm) if config.simulator_llm else None
 
@@ -288,7 +291,6 @@ class Harness:
         hidden = case.get("hidden_edges")
         if not hidden:
             return self.runtime
-        from pilot.sources.hidden import HiddenEdgesSource
 
         return self.runtime.with_source(HiddenEdgesSource(self.runtime.source, case["anchor_paper_id"], hidden))
 
@@ -305,8 +307,6 @@ class Harness:
             else:
                 simulator = None
                 if mode == "multi":
-                    from clarifier.simulator import SimulatedUser
-
                     authors = await gold_author_names(self.runtime.source, case)
                     simulator = SimulatedUser(case, llm=self.simulator_llm, gold_authors=authors)
                 coro = run_session_case(rt, case, mode, simulator)
@@ -398,8 +398,6 @@ class Harness:
 
 def make_runtime(config: EvalConfig) -> Any:
     """The process-wide services: local corpus only (benchmark ids are corpus ids), optional LLM."""
-    from pilot.runtime import Runtime
-    from pilot.settings import Settings
 
     overrides: dict[str, Any] = {"sources": "local"}
     if config.corpus is not None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pilot.eval.metrics import GRADED_KEY, RANK_KEYS, mean
 from pilot.eval.pool import aggregate_pool
-from pilot.models import DIRECTIONS
+from pilot.vocab import DIRECTIONS
 
 RUN_KEYS = ("workflow_error_rate", "mean_turns", "mean_latency_s")
 BLOCK_KEYS: tuple[str, ...] = (*RANK_KEYS, *RUN_KEYS)
@@ -163,7 +163,7 @@ def markdown_report(runs: Sequence[dict]) -> str:
 
 def plot(runs: Sequence[dict], path: Path, metrics: Sequence[str] = PLOT_METRICS) -> Path:
     """Grouped bars: one panel per metric, directions on the x axis, one bar per mode."""
-    import matplotlib
+    import matplotlib  # heavy (about a second): only a run that writes its report needs it
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

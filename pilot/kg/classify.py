@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from pilot.intent import parse_request
+
 Kind = Literal["entity", "papers", "unsure"]
 Shape = Literal[
     "author_papers",
@@ -582,8 +584,6 @@ def parse(text: str) -> KGQuery | None:
 
 
 def _names_a_paper_with_direction(text: str) -> bool:
-    from pilot.intent import parse_request
-
     parsed = parse_request(text)
     return parsed.anchor_kind not in ("text", "none") and parsed.intent.direction is not None
 

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from pilot.kg.classify import KGQuery, parse
+from pilot.kg.classify import KGQuery, classify, parse
+from pilot.llm import LLMError
 from workflows.model import Edge, Node, Workflow
-from workflows.operator import all_operators
+from workflows.registry import all_operators
+from workflows.validate import errors
 
 if TYPE_CHECKING:
     from pilot.llm import LLM
@@ -226,8 +228,6 @@ SYSTEM = (
 
 def check_llm_plan(wf: Workflow) -> list[str]:
     """Problems that make an LLM plan unusable (validation errors, foreign operators, wrong output)."""
-    from workflows.validate import errors
-
     problems = [p.message for p in errors(wf)]
     foreign = sorted({n.op for n in wf.nodes} - set(ENTITY_OPS))
     if foreign:
@@ -238,8 +238,6 @@ def check_llm_plan(wf: Workflow) -> list[str]:
 
 
 async def llm_plan(llm: "LLM", question: str, notes: list[str]) -> Workflow | None:
-    from pilot.llm import LLMError
-
     system = SYSTEM + operator_catalogue()
     user = f"Question: {question}"
     for attempt in range(2):
@@ -281,8 +279,6 @@ async def make_plan(question: str, llm: "LLM | None" = None, prefer_llm: bool = 
     questions they cannot read, or every entity question with ``prefer_llm`` (to evaluate the LLM
     planner). An LLM plan that stays invalid after one repair falls back to the pattern plan.
     """
-    from pilot.kg.classify import classify
-
     text = " ".join((question or "").split())
     q = parse(text)
     notes: list[str] = []

@@ -11,8 +11,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from pilot.models import Answer
 from pilot.kg.planner import Plan, make_plan
+from pilot.models import Answer
 from workflows.executor import RunResult, execute
 from workflows.model import NodeTrace, RunTrace, Workflow
 

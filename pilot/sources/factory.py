@@ -21,7 +21,11 @@ import httpx
 
 from cache import Cache, fingerprint
 from pilot.settings import Settings, get_settings
+from pilot.sources.aminer import AMinerSource
 from pilot.sources.base import Source, SourceError, SourceUnavailable
+from pilot.sources.local import LocalCorpusSource
+from pilot.sources.multi import MultiSource
+from pilot.sources.s2 import SemanticScholarSource
 
 log = logging.getLogger(__name__)
 
@@ -129,8 +133,6 @@ def _open_local(settings: Settings, notes: list[str], progress: bool) -> Source 
         )
         return None
     try:
-        from pilot.sources.local import LocalCorpusSource  # heavy (index, embeddings): only when asked for
-
         return LocalCorpusSource.open(
             settings.corpus, settings.cache_dir, vectors=settings.corpus_vectors, progress=progress
         )
@@ -153,7 +155,6 @@ def _open_s2(settings: Settings, notes: list[str], do_probe: bool, have_local: b
             else:
                 notes.append(f"Semantic Scholar unreachable ({verdict.detail}) — {CORPUS_HINT}.")
             return None
-    from pilot.sources.s2 import SemanticScholarSource
 
     return SemanticScholarSource(settings, cache=cache)
 
@@ -167,7 +168,6 @@ def _open_aminer(settings: Settings, notes: list[str], do_probe: bool, cache: Ca
         if not verdict.reachable:
             notes.append(f"AMiner unreachable ({verdict.detail}) — continuing without it.")
             return None
-    from pilot.sources.aminer import AMinerSource
 
     return AMinerSource(settings, cache=cache)
 
@@ -201,6 +201,5 @@ def open_source(
         return UnavailableSource(message, hint), notes
     if len(opened) == 1:
         return opened[0], notes
-    from pilot.sources.multi import MultiSource
 
     return MultiSource(opened), notes

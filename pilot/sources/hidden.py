@@ -28,6 +28,8 @@ class HiddenEdgesSource(Source):
         self.name = inner.name
         self.anchor_id = anchor_id
         self.mode = mode
+        # the hidden edges change every answer about the anchor's neighbourhood: a node cache must tell cases apart
+        self.cache_key = f"{inner.cache_key}|hidden:{anchor_id}:{mode}"
         self._neighbours: frozenset[str] | None = None  # papers at the other end of the hidden edges
 
     @classmethod

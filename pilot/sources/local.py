@@ -23,6 +23,7 @@ import numpy as np
 
 from pilot.embed import Embedder, default_embedder
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
+from pilot.settings import get_settings
 from pilot.sources.base import BadRequest, NotFound, SearchMode, Source, SourceUnavailable, clean_query
 from pilot.store.build import MANIFEST, build_store, remove_stale, store_key
 from pilot.store.store import CorpusStore
@@ -150,8 +151,6 @@ class LocalCorpusSource(Source):
 
     @classmethod
     def from_settings(cls, settings=None, progress: bool = True) -> "LocalCorpusSource":
-        from pilot.settings import get_settings
-
         s = settings or get_settings()
         return cls.open(s.corpus, s.cache_dir, s.corpus_vectors, progress=progress)
 

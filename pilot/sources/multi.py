@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, TypeVar
 
-from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue, normalize_title
+from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
 from pilot.sources.base import (
     BadRequest,
     NotFound,
@@ -35,6 +35,7 @@ from pilot.sources.base import (
     SourceUnavailable,
 )
 from pilot.sources.s2 import parse_s2_id
+from pilot.text import normalize_title
 
 log = logging.getLogger(__name__)
 

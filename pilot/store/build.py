@@ -30,10 +30,10 @@ import numpy as np
 import orjson
 
 from pilot.embed import DIM, Embedder
-from pilot.models import normalize_title
 from pilot.store.entities import derive
 from pilot.store.records import ParsedCorpus, read_corpus
 from pilot.store.text import lexical_tokens
+from pilot.text import normalize_title
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,8 @@ from typing import IO, Any, Iterator
 import orjson
 
 from pilot.models import LOCAL_URL, Author, Paper
-from pilot.store.text import author_id, display_name, unescape
+from pilot.store.text import author_id, display_name
+from pilot.text import unescape
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,10 @@ from typing import Iterable
 import numpy as np
 import orjson
 
-from pilot.models import Author, Org, Paper, SearchFilters, Venue, normalize_title
+from pilot.models import Author, Org, Paper, SearchFilters, Venue
 from pilot.store.build import MANIFEST
-from pilot.store.text import fold, lexical_tokens
+from pilot.store.text import lexical_tokens
+from pilot.text import fold, normalize_title
 
 
 class CorpusStore:

@@ -8,6 +8,7 @@ import os
 
 import gradio as gr
 
+from pilot.runtime import Runtime
 from pilot.settings import Settings
 from pilot.ui.controller import Controller
 from pilot.ui.layout import CSS, build_ui
@@ -20,8 +21,6 @@ def make_controller(settings: Settings | None = None) -> Controller:
     and the chat says what to set."""
     settings = settings or Settings()
     try:
-        from pilot.runtime import Runtime
-
         runtime = Runtime.from_settings(settings)
     except Exception as exc:  # noqa: BLE001 - a missing corpus or dead network must not stop the app starting
         log.warning("no runtime: %s", exc)

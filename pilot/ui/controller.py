@@ -15,17 +15,17 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
 from pilot import export
 from pilot.models import RankedPaper
+from pilot.runtime import Runtime
+from pilot.session import Reply, Session
+from workflows.graph import iter_ready
 from workflows.model import AddNode, ModifyNode, Node, RemoveNode, RunTrace, Workflow
-
-if TYPE_CHECKING:
-    from pilot.runtime import Runtime
-    from pilot.session import Reply, Session
+from workflows.registry import operator_or_none
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def format_problems(exc: ValidationError) -> str:
 class UIState:
     """Everything one browser session needs; lives in a ``gr.State``."""
 
-    session: "Session | None" = None
+    session: Session | None = None
     chat: list[dict[str, str]] = field(default_factory=list)
     trace: RunTrace | None = None
     ratings: dict[str, bool] = field(default_factory=dict)
@@ -102,7 +102,7 @@ class UIState:
 class Controller:
     """Actions of the UI over one shared runtime (source, caches, embedder) and per-user ``UIState``."""
 
-    def __init__(self, runtime: "Runtime | None", startup_notes: list[str] | None = None):
+    def __init__(self, runtime: Runtime | None, startup_notes: list[str] | None = None):
         self.runtime = runtime
         self.startup_notes = list(startup_notes or [])
 
@@ -120,14 +120,12 @@ class Controller:
             text += "\n\n" + "\n".join(f"- {n}" for n in notes)
         return text
 
-    def _session(self, ui: UIState) -> "Session | None":
+    def _session(self, ui: UIState) -> Session | None:
         if ui.session is None and self.runtime is not None:
-            from pilot.session import Session
-
             ui.session = Session(self.runtime)
         return ui.session
 
-    async def _call(self, ui: UIState, what: str, coro_fn, *args) -> "Reply | None":
+    async def _call(self, ui: UIState, what: str, coro_fn, *args) -> Reply | None:
         """Run one session call; show its reply (or a readable failure) in the chat."""
         session = self._session(ui)
         ui.last_error = None
@@ -145,7 +143,7 @@ class Controller:
         self._absorb(ui, reply)
         return reply
 
-    def _absorb(self, ui: UIState, reply: "Reply") -> None:
+    def _absorb(self, ui: UIState, reply: Reply) -> None:
         parts = [reply.message.strip()] if reply.message and reply.message.strip() else []
         q = reply.question
         if q is not None and q.text and q.text not in reply.message:
@@ -260,7 +258,7 @@ class Controller:
         wf = ui.workflow
         if wf is None or not ui.selected or not wf.has_node(ui.selected):
             return ""
-        op_cls = _operator(wf.node(ui.selected).op)
+        op_cls = operator_or_none(wf.node(ui.selected).op)
         if op_cls is None:
             return f"unknown operator `{wf.node(ui.selected).op}`"
         schema = op_cls.Params.model_json_schema()
@@ -290,7 +288,7 @@ class Controller:
         if not isinstance(params, dict):
             ui.edit_message = '⚠️ The params must be a JSON object like {"year_min": 2008}. Nothing was changed.'
             return ui
-        op_cls = _operator(node.op)
+        op_cls = operator_or_none(node.op)
         if op_cls is not None:
             try:
                 op_cls.Params.model_validate(params)
@@ -307,7 +305,7 @@ class Controller:
         self._edit_feedback(ui, reply, f"Applied to {node.id} and re-ran.", keep_text=text)
         return ui
 
-    def _edit_feedback(self, ui: UIState, reply: "Reply | None", ok: str, keep_text: str | None = None) -> None:
+    def _edit_feedback(self, ui: UIState, reply: Reply | None, ok: str, keep_text: str | None = None) -> None:
         if reply is not None and not reply.error:
             ui.edit_message = "✅ " + ok
             return
@@ -323,7 +321,7 @@ class Controller:
         if wf is None or not ui.selected:
             ui.edit_message = "⚠️ Run a search and select a node first; the new node goes after it."
             return ui
-        op_cls = _operator(op_name or "")
+        op_cls = operator_or_none(op_name or "")
         if op_cls is None:
             ui.edit_message = f"⚠️ Choose an operator to add (unknown: {op_name!r})."
             return ui
@@ -392,8 +390,6 @@ class Controller:
     async def step(self, ui: UIState) -> UIState:
         """Run the next node in execution order and show it in the inspector: walking the DAG one step
         at a time, the way an annotator debugs an API plan."""
-        from workflows.executor import iter_ready
-
         session, wf = self._session(ui), ui.workflow
         if session is None or wf is None:
             ui.edit_message = "⚠️ There is no workflow to step through yet."
@@ -427,15 +423,6 @@ class Controller:
         reply = await self._call(ui, "running the loaded workflow", lambda s, w: s.load_workflow(w), workflow)
         self._edit_feedback(ui, reply, "Loaded the workflow and ran it.")
         return ui
-
-
-def _operator(name: str):
-    from workflows.operator import UnknownOperator, get_operator
-
-    try:
-        return get_operator(name)
-    except UnknownOperator:
-        return None
 
 
 def _short(exc: BaseException) -> str:

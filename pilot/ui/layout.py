@@ -14,6 +14,7 @@ import gradio as gr
 
 from pilot.ui import render
 from pilot.ui.controller import Controller, UIState
+from workflows.registry import all_operators
 
 log = logging.getLogger(__name__)
 
@@ -28,14 +29,7 @@ CSS = (
 
 
 def _operator_choices() -> list[tuple[str, str]]:
-    try:
-        from workflows.operator import all_operators
-
-        ops = all_operators()
-    except Exception:  # noqa: BLE001 - an operator module that fails to import must not take the UI down
-        log.exception("operator registry unavailable")
-        return []
-    return [(f"{name} — {cls.description}"[:90], name) for name, cls in sorted(ops.items())]
+    return [(f"{name} — {cls.description}"[:90], name) for name, cls in sorted(all_operators().items())]
 
 
 def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:

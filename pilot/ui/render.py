@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pilot.models import Answer, RankedPaper, as_json
+from workflows.draw import to_svg
 from workflows.explain import why
 from workflows.model import RunTrace, Workflow
 
@@ -198,8 +199,6 @@ def workflow_html(workflow: Workflow | None, trace: RunTrace | None = None) -> s
     if workflow is None:
         return '<p class="pilot-empty">No workflow yet — it appears after the first search.</p>'
     try:
-        from workflows.draw import to_svg
-
         # wide DAGs scroll sideways rather than shrink: node labels stay readable
         return f'<div class="pilot-dag" style="overflow-x:auto;max-width:100%">{to_svg(workflow, trace)}</div>'
     except Exception:  # noqa: BLE001 - the outline below is always available, a drawing bug must not hide the DAG

@@ -6,7 +6,7 @@ The questions and the entities they name were picked by hand from the corpus; th
 computed here from the raw corpus rows (not by pilot's operators), with the corpus's entity identity
 rules: an author is a folded display name ("Manning, Christopher D." = "Christopher D. Manning"), an
 organisation a folded affiliation part, a venue a folded venue string. "At a venue" uses the
-whole-word / alias rule of ``workflows.ops.entities.venue_matches`` and "on a topic" means every
+whole-word / alias rule of ``pilot.domain.Profile.venue_name_matches`` and "on a topic" means every
 content word of the topic occurs in the title or abstract. Gold URLs are what a correct answer cites:
 the subject entity, plus the listed items (every item, so each question has at most ten).
 """
@@ -22,9 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from pilot.domain import profile  # noqa: E402
 from pilot.models import LOCAL_URL, Paper  # noqa: E402
-from pilot.store.text import author_id, display_name, org_id, split_affiliation, unescape, venue_id  # noqa: E402
-from workflows.ops.entities import org_matches, topic_matches, venue_matches  # noqa: E402
+from pilot.store.text import author_id, display_name, org_id, split_affiliation, venue_id  # noqa: E402
+from pilot.text import unescape  # noqa: E402
+from workflows.ops.entities import org_matches, topic_matches  # noqa: E402
+
+venue_matches = profile().venue_name_matches
 
 OUT = Path(__file__).with_name("kg_questions.jsonl")
 MAX_ITEMS = 10

@@ -1,5 +1,5 @@
 """Entity operators (academic knowledge graph): find and describe authors, venues and organisations,
-list their papers, and synthesise a cited answer from whatever the plan's nodes returned.
+and list their papers (``workflows.ops.answer`` turns what they return into a cited answer).
 
 Later steps take their ids from earlier outputs through edges (``search_author`` → ``author_papers``);
 an explicit id param works too, so a plan can start from a known entity. An empty search raises
@@ -10,89 +10,22 @@ which look-up came back empty instead of silently answering about nobody.
 from __future__ import annotations
 
 import asyncio
-import re
-import unicodedata
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pilot.models import Author, Org, Paper, RankedPaper, Evidence, SearchFilters, Venue
+from pilot.domain import profile
+from pilot.models import Author, Evidence, Org, Paper, RankedPaper, SearchFilters, Venue
 from pilot.sources.base import NotFound
+from pilot.text import TOPIC_FILTER_STOPWORDS, contains_run, fold, stem, words
 from workflows.operator import InputPort, Operator, RunContext, register
 from workflows.ports import PortType
 
 # --- matching helpers -------------------------------------------------------------------------------
 
-# Common spellings of the same venue; the corpus and the APIs disagree on which one they use.
-VENUE_ALIASES: dict[str, tuple[str, ...]] = {
-    "neurips": ("nips", "neural information processing systems"),
-    "nips": ("neurips", "neural information processing systems"),
-    "acl": ("annual meeting of the association for computational linguistics",),
-    "emnlp": ("empirical methods in natural language processing",),
-    "naacl": ("north american chapter of the association for computational linguistics",),
-    "coling": ("international conference on computational linguistics",),
-    "eacl": (
-        "european chapter of the association for computational linguistics",
-        "european association for computational linguistics",
-    ),
-    "cl": ("computational linguistics",),
-    "conll": ("computational natural language learning",),
-    "kdd": ("knowledge discovery and data mining",),
-    "www": ("world wide web",),
-    "iclr": ("international conference on learning representations",),
-    "icml": ("international conference on machine learning",),
-    "cvpr": ("computer vision and pattern recognition",),
-    "iccv": ("international conference on computer vision",),
-    "eccv": ("european conference on computer vision",),
-    "aaai": ("aaai conference on artificial intelligence",),
-    "ijcai": ("international joint conference on artificial intelligence",),
-}
-
-
-def fold(text: str | None) -> str:
-    """Lower-case, accent-free text for matching names, venues and organisations."""
-    text = unicodedata.normalize("NFKD", text or "")
-    return "".join(c for c in text if not unicodedata.combining(c)).lower()
-
-
-def words(text: str | None) -> list[str]:
-    return re.findall(r"[^\W_]+", fold(text), flags=re.UNICODE)
-
-
-def _stem(word: str) -> str:
-    # Enough to make "graphs"/"graph" and "embeddings"/"embedding" meet; topics are short phrases.
-    for suffix in ("ies", "es", "s"):
-        if len(word) > 4 and word.endswith(suffix):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
-
-def _contains_words(haystack: list[str], needle: list[str]) -> bool:
-    """``needle`` occurs as a contiguous run of whole words in ``haystack``."""
-    n = len(needle)
-    return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
-
-
-def venue_matches(query: str | None, venue: str | None) -> bool:
-    """Whole-word match of a user's venue ("ACL", "NeurIPS") against a paper's venue string, with aliases.
-
-    Whole words keep "ACL" from matching "NAACL"; aliases let "NeurIPS" find "NIPS".
-    """
-    if not query:
-        return True
-    if not venue:
-        return False
-    hay = words(venue)
-    q = words(query)
-    candidates = [q] + [words(a) for a in VENUE_ALIASES.get(" ".join(q), ())]
-    return any(_contains_words(hay, c) for c in candidates)
-
-
-_TOPIC_STOP = frozenset("a an the of for in on and or to with by about using based".split())
-
 
 def topic_terms(topic: str | None) -> list[str]:
-    return [_stem(w) for w in words(topic) if w not in _TOPIC_STOP]
+    return [stem(w) for w in words(topic) if w not in TOPIC_FILTER_STOPWORDS]
 
 
 def topic_matches(topic: str | None, paper: Paper) -> bool:
@@ -100,7 +33,7 @@ def topic_matches(topic: str | None, paper: Paper) -> bool:
     terms = topic_terms(topic)
     if not terms:
         return True
-    have = {_stem(w) for w in words(paper.text)}
+    have = {stem(w) for w in words(paper.text)}
     return all(t in have for t in terms)
 
 
@@ -108,7 +41,7 @@ def org_matches(query: str | None, affiliation: str | None) -> bool:
     """The organisation the user named appears, word for word, in an affiliation string."""
     if not query:
         return True
-    return bool(affiliation) and _contains_words(words(affiliation), words(query))
+    return bool(affiliation) and contains_run(words(affiliation), words(query))
 
 
 def person_matches(query: str | None, name: str | None) -> bool:
@@ -136,23 +69,23 @@ def author_on_paper(author: Author, paper: Paper) -> Author | None:
     return None
 
 
-def _flatten(value: Any) -> list:
+def flatten(value: Any) -> list:
     """Inputs on a ``many`` port arrive as a list of lists; a single edge may arrive unwrapped."""
     if value is None:
         return []
     out: list = []
     for item in value if isinstance(value, list) else [value]:
-        out.extend(_flatten(item) if isinstance(item, list) else [item])
+        out.extend(flatten(item) if isinstance(item, list) else [item])
     return out
 
 
-def _of_kind(value: Any, cls: type) -> list:
-    return [e for e in _flatten(value) if isinstance(e, cls)]
+def of_kind(value: Any, cls: type) -> list:
+    return [e for e in flatten(value) if isinstance(e, cls)]
 
 
-def _papers(value: Any) -> list[Paper]:
+def papers_in(value: Any) -> list[Paper]:
     out = []
-    for item in _flatten(value):
+    for item in flatten(value):
         if isinstance(item, RankedPaper):
             out.append(item.paper)
         elif isinstance(item, Paper):
@@ -203,7 +136,7 @@ class _PaperFilter(_Params):
         years = SearchFilters(year_min=self.year_min, year_max=self.year_max)
         return (
             years.accepts(paper)
-            and venue_matches(self.venue, paper.venue)
+            and profile().venue_name_matches(self.venue, paper.venue)
             and topic_matches(self.topic, paper)
             and (not self.coauthor or any(person_matches(self.coauthor, a.name) for a in paper.authors))
         )
@@ -235,7 +168,7 @@ def _pick(ctx_inputs: Any, cls: type, explicit_id: str | None, top: int, what: s
     """Entities to act on: the explicit id wins, else the first ``top`` of that kind from the input."""
     if explicit_id:
         return [explicit_id]
-    found = _of_kind(ctx_inputs, cls)
+    found = of_kind(ctx_inputs, cls)
     if not found:
         raise ValueError(f"no {what} to look up — {how}")
     return found[:top]
@@ -357,7 +290,7 @@ class SearchVenue(Operator):
 
     async def run(self, ctx: RunContext, params: SearchVenueParams, inputs: dict[str, Any]) -> list[Venue]:
         found = list(await ctx.source.search_venues(params.name, limit=max(params.limit, 25)))
-        for alias in VENUE_ALIASES.get(" ".join(words(params.name)), ())[:1]:
+        for alias in profile().venue_forms(params.name)[:1]:
             # "NeurIPS" is "NIPS" in older data: look the alias up too so the venue is found either way
             try:
                 found += await ctx.source.search_venues(alias, limit=params.limit)
@@ -366,7 +299,7 @@ class SearchVenue(Operator):
         seen: set[str] = set()
         found = [v for v in found if not (v.id in seen or seen.add(v.id))]
         # whole-word matches first ("ACL" before "NAACL"), then the bigger venue
-        found.sort(key=lambda v: (not venue_matches(params.name, v.name), -(v.paper_count or 0)))
+        found.sort(key=lambda v: (not profile().venue_name_matches(params.name, v.name), -(v.paper_count or 0)))
         if not found:
             raise NotFound(ctx.source.name, f"no venue matching {params.name!r}", "try the acronym or the full name")
         return found[: params.limit]
@@ -414,7 +347,7 @@ class VenuePapers(Operator):
     output = PortType.PAPERS
 
     async def run(self, ctx: RunContext, params: VenuePapersParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        venues = _of_kind(inputs.get("venues"), Venue)
+        venues = of_kind(inputs.get("venues"), Venue)
         if not venues and not params.venue:
             raise ValueError("no venue given — connect search_venue or set the venue param")
         # Prefer the resolved venue names (exact strings the source uses); the user's spelling is the fallback.
@@ -450,7 +383,7 @@ class VenuePapers(Operator):
 
 
 def _same_venue(name: str, venue: str | None) -> bool:
-    return bool(venue) and (fold(name) == fold(venue) or venue_matches(name, venue))
+    return bool(venue) and (fold(name) == fold(venue) or profile().venue_name_matches(name, venue))
 
 
 # --- organisations ---------------------------------------------------------------------------------
@@ -579,7 +512,7 @@ class PaperAuthors(Operator):
     async def run(self, ctx: RunContext, params: PaperAuthorsParams, inputs: dict[str, Any]) -> list[Author]:
         counts: dict[str, int] = {}
         first: dict[str, Author] = {}
-        for paper in _papers(inputs.get("papers")):
+        for paper in papers_in(inputs.get("papers")):
             for a in paper.authors:
                 if params.org and not org_matches(params.org, a.affiliation):
                     continue
@@ -591,56 +524,3 @@ class PaperAuthors(Operator):
         position = {k: i for i, k in enumerate(first)}
         order = sorted(counts, key=lambda k: (-counts[k], position[k]))
         return [first[k] for k in order[: params.limit]]
-
-
-# --- answer ----------------------------------------------------------------------------------------
-
-
-class SynthesizeParams(_Params):
-    question: str = Field("", description="the user's question (the LLM answers it; the template ignores it)")
-    template: str = Field(
-        "auto",
-        description="answer shape: auto, paper_list, author_profile, author_topics, "
-        "most_cited, coauthors, org_researchers, org_profile, venue_profile, entity_list",
-    )
-    scope: str = Field("", description="what the listed items are restricted to, e.g. 'at ACL in 2005–2008'")
-    max_items: int = Field(10, ge=1, le=100)
-    use_llm: bool = Field(True, description="let a configured LLM write the answer (checked, else the template)")
-
-    @model_validator(mode="after")
-    def _known_template(self):
-        from pilot.kg.synthesize import TEMPLATES
-
-        if self.template not in TEMPLATES:
-            raise ValueError(f"unknown template {self.template!r}; one of: {', '.join(TEMPLATES)}")
-        return self
-
-
-@register
-class SynthesizeAnswer(Operator):
-    name = "synthesize_answer"
-    family = "entities"
-    description = "Short answer {answer, reference} whose [n] citations are URLs of the input entities/papers."
-    Params = SynthesizeParams
-    inputs = {
-        "entities": InputPort(PortType.ENTITIES, many=True, optional=True, description="authors, venues, orgs"),
-        "papers": InputPort(PortType.PAPERS, many=True, optional=True, description="papers"),
-    }
-    output = PortType.ANSWER
-
-    async def run(self, ctx: RunContext, params: SynthesizeParams, inputs: dict[str, Any]):
-        from pilot.kg.synthesize import Facts, llm_answer, template_answer
-
-        matched = (
-            it.evidence.scores.get(MATCHES, 0.0) for it in _flatten(inputs.get("papers")) if isinstance(it, RankedPaper)
-        )
-        facts = Facts.collect(
-            _of_kind(inputs.get("entities"), (Author, Venue, Org)),
-            _papers(inputs.get("papers")),
-            papers_given="papers" in inputs,
-            paper_total=int(max(matched, default=0.0)),
-        )
-        draft = template_answer(facts, params.template, params.max_items, params.scope)
-        if ctx.llm is None or not params.use_llm:
-            return draft
-        return await llm_answer(ctx.llm, params.question, facts, draft, ctx.notes)

@@ -1,4 +1,4 @@
-"""Shared helpers for the paper operators: tokens, BM25 over a candidate set, vectors, venues, merging.
+"""Shared helpers for the paper operators: tokens, BM25 over a candidate set, vectors, merging.
 
 Kept free of operator classes so scoring, reading, keywords and output share one definition of
 "a term", "lexical overlap" and "the vector of a paper".
@@ -13,28 +13,11 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
-from pilot.models import Evidence, Paper, RankedPaper, normalize_title
+from pilot.models import Evidence, Paper, RankedPaper
+from pilot.text import QUERY_STOPWORDS, contains_run
 
 if TYPE_CHECKING:
     from workflows.operator import RunContext
-
-try:  # scikit-learn is a project dependency; the fallback keeps this module importable without it
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as _SK_STOP
-except ImportError:  # pragma: no cover
-    _SK_STOP = frozenset()
-
-# Words every paper title/abstract uses; they say nothing about the topic.
-ACADEMIC_STOP = frozenset(
-    """paper papers approach approaches method methods methodology result results propose proposed proposes
-    present presents presented show shows shown use used uses using based new novel study studies work
-    works task tasks problem problems performance experiment experiments experimental evaluation evaluate
-    evaluated data set sets introduce introduces introduced describe describes described provide provides
-    improve improved improves improving effective efficient simple first also can may one two three
-    different various several within via towards toward well however thus paper's article case cases
-    significantly significant significantly state art technique techniques framework study investigate
-    investigates report reports recent large small high low like many much often number able given""".split()
-)
-STOPWORDS = frozenset(_SK_STOP) | ACADEMIC_STOP
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
@@ -45,19 +28,14 @@ def tokens(text: str | None, keep_stop: bool = False) -> list[str]:
     toks = _TOKEN.findall((text or "").lower())
     if keep_stop:
         return toks
-    return [t for t in toks if len(t) > 1 and t not in STOPWORDS and not t.isdigit()]
+    return [t for t in toks if len(t) > 1 and t not in QUERY_STOPWORDS and not t.isdigit()]
 
 
 def phrases_in(text: str | None, phrases: Iterable[str]) -> list[str]:
     """The phrases that occur in ``text`` as whole-word runs ("data set" in "A New Data Set for …"),
     in the order given; the score op's ``title_match`` counts them and ``workflows.explain`` names them."""
     words = tokens(text, keep_stop=True)
-    found = []
-    for phrase in phrases:
-        ph = tokens(phrase, keep_stop=True)
-        if ph and any(words[i : i + len(ph)] == ph for i in range(len(words) - len(ph) + 1)):
-            found.append(phrase)
-    return found
+    return [phrase for phrase in phrases if contains_run(words, tokens(phrase, keep_stop=True))]
 
 
 def terms_of(text: str | Iterable[str] | None) -> list[str]:
@@ -217,61 +195,6 @@ def cosine_to(ctx: "RunContext", papers: list[Paper], text: str, anchors: list[P
     if vecs is None:
         return None
     return (vecs @ q).astype(np.float32)
-
-
-# --- venues -------------------------------------------------------------------------------------
-
-# ACL Anthology id prefix -> venue acronym (how the anthology, and the benchmark, name venues).
-_ACL_PREFIX = {"P": "acl", "D": "emnlp", "N": "naacl", "C": "coling", "E": "eacl", "J": "cl", "L": "lrec", "H": "hlt"}
-# Long venue names -> acronym, for records whose venue field is spelled out.
-_VENUE_ALIASES = (
-    ("empirical methods in natural language processing", "emnlp"),
-    ("north american chapter of the association for computational linguistics", "naacl"),
-    ("north american association for computational linguistics", "naacl"),
-    ("european chapter of the association for computational linguistics", "eacl"),
-    ("european association for computational linguistics", "eacl"),
-    ("annual meeting of the association for computational linguistics", "acl"),
-    ("annual meeting of the association of computational linguistics", "acl"),
-    ("international conference on computational linguistics", "coling"),
-    ("computational natural language learning", "conll"),
-    ("language resources and evaluation", "lrec"),
-    ("neural information processing systems", "nips"),
-    ("international conference on machine learning", "icml"),
-)
-
-
-def venue_keys(paper: Paper) -> set[str]:
-    """Lower-case names a user could use for the paper's venue: the field's words and acronyms."""
-    keys: set[str] = set()
-    venue = (paper.venue or "").lower()
-    if paper.id.startswith("acl:") and len(paper.id) > 4:
-        # The id prefix is authoritative for the anthology: "COLING-ACL" papers with a P id are ACL.
-        prefix = _ACL_PREFIX.get(paper.id[4])
-        if prefix:
-            keys.add(prefix)
-        if paper.id[4] == "W" and "conll" in venue:
-            keys.add("conll")
-        return keys
-    if venue:
-        keys.add(normalize_title(venue))
-        keys.update(re.findall(r"[a-z]+", venue))
-        for long, short in _VENUE_ALIASES:
-            if long in venue:
-                keys.add(short)
-    return keys
-
-
-def venue_matches(paper: Paper, wanted: Iterable[str]) -> bool:
-    keys = venue_keys(paper)
-    for w in wanted:
-        w_norm = normalize_title(w)
-        if not w_norm:
-            continue
-        if w_norm in keys:
-            return True
-        if not paper.id.startswith("acl:") and len(w_norm) > 6 and w_norm in normalize_title(paper.venue):
-            return True
-    return False
 
 
 # --- ranked lists -------------------------------------------------------------------------------

@@ -6,9 +6,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pilot.models import Paper, RankedPaper, normalize_title
+from pilot.domain import profile
+from pilot.models import Paper, RankedPaper
+from pilot.text import contains_run, normalize_title
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import papers_of, input_list, tokens, venue_matches
+from workflows.ops.features import input_list, papers_of, tokens
 from workflows.ports import PortType
 
 
@@ -39,11 +41,7 @@ class FilterParams(BaseModel):
 
 def _phrase_in(phrase: str, words: list[str]) -> bool:
     """A term or multi-word phrase occurs as consecutive tokens (so 'art' does not match 'state of the art' partly)."""
-    want = tokens(phrase, keep_stop=True)
-    if not want:
-        return False
-    n = len(want)
-    return any(words[i : i + n] == want for i in range(len(words) - n + 1))
+    return contains_run(words, tokens(phrase, keep_stop=True))
 
 
 class _Checker:
@@ -68,7 +66,7 @@ class _Checker:
                     return False
             elif (self.lo is not None and paper.year < self.lo) or (self.hi is not None and paper.year > self.hi):
                 return False
-        if p.venues and not venue_matches(paper, p.venues):
+        if p.venues and not profile().venue_matches(paper, p.venues):
             return False
         if (
             p.min_citations is not None

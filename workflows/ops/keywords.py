@@ -9,8 +9,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pilot.llm import LLMError
+from pilot.text import QUERY_STOPWORDS
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import STOPWORDS, input_list, tokens
+from workflows.ops.features import input_list, tokens
 from workflows.ports import PortType
 
 
@@ -39,10 +40,10 @@ def _docs(params: KeywordParams, inputs: dict[str, Any]) -> list[tuple[str, str]
 
 def _grams(text: str, bigrams: bool) -> list[str]:
     words = tokens(text, keep_stop=True)
-    out = [w for w in words if len(w) > 2 and w not in STOPWORDS and not w.isdigit()]
+    out = [w for w in words if len(w) > 2 and w not in QUERY_STOPWORDS and not w.isdigit()]
     if bigrams:
         for a, b in zip(words, words[1:]):
-            if a in STOPWORDS or b in STOPWORDS or len(a) < 3 or len(b) < 3 or a.isdigit() or b.isdigit():
+            if a in QUERY_STOPWORDS or b in QUERY_STOPWORDS or len(a) < 3 or len(b) < 3 or a.isdigit() or b.isdigit():
                 continue
             out.append(f"{a} {b}")
     return out

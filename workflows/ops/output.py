@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pilot.models import RankedPaper
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import best_sentences, papers_of, input_list
+from workflows.ops.features import best_sentences, input_list, papers_of
 from workflows.ports import PortType, RelationEdge, RelationGraph
 
 # Evidence scores that are bookkeeping rather than a reason to show the user.

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pilot.llm import LLMError
 from pilot.models import Paper, RankedPaper
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import best_sentences, cosine_to, papers_of, input_list, minmax
+from workflows.ops.features import best_sentences, cosine_to, input_list, minmax, papers_of
 from workflows.ports import PortType
 
 _READ_INPUTS = {

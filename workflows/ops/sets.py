@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pilot.models import RankedPaper, normalize_title
+from pilot.models import RankedPaper
+from pilot.text import normalize_title
 from workflows.operator import InputPort, Operator, RunContext, register
 from workflows.ops.features import input_list, merge_evidence
 from workflows.ports import PortType

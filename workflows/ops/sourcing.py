@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pilot.models import Paper, RankedPaper, SearchFilters
 from pilot.sources.base import BadRequest, NotFound, SourceError
 from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import papers_of, input_list, ranked
+from workflows.ops.features import input_list, papers_of, ranked
 from workflows.ports import PortType
 
 # How many source calls one node keeps in flight (a remote API would rate-limit more).

@@ -1,4 +1,5 @@
-"""Turn what a plan's nodes returned into a short answer whose every claim cites an entity URL.
+"""The ``synthesize_answer`` operator: what a plan's nodes returned, as a short answer whose every claim
+cites an entity URL.
 
 Output contract (``pilot.models.Answer``): ``reference`` keys are ``[1]``..``[n]`` without gaps, every
 ``[n]`` in the text is a key and every key is cited, and every URL is the canonical URL of an entity
@@ -13,14 +14,16 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from pilot.models import Answer, Author, Org, Paper, Venue
-
-if TYPE_CHECKING:
-    from pilot.llm import LLM
+from pilot.llm import LLM, LLMError
+from pilot.models import Answer, Author, Org, Paper, RankedPaper, Venue
+from pilot.text import words
+from workflows.operator import InputPort, Operator, RunContext, register
+from workflows.ops.entities import MATCHES, author_on_paper, flatten, of_kind, papers_in
+from workflows.ports import PortType
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +39,7 @@ Template = Literal[
     "venue_profile",
     "entity_list",
 ]
-TEMPLATES: tuple[str, ...] = Template.__args__  # type: ignore[attr-defined]
+TEMPLATES: tuple[Template, ...] = get_args(Template)
 
 _MARK = re.compile(r"\[(\d+)\]")
 _GROUP = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)+)\]")
@@ -85,8 +88,6 @@ class Facts:
 
 def urls_in_results(values: dict) -> set[str]:
     """What an answer may cite, given every node value of a run: canonical URLs of all entities and papers."""
-    from pilot.models import RankedPaper
-
     ents, papers = [], []
     for value in values.values():
         for item in value if isinstance(value, list) else []:
@@ -200,8 +201,6 @@ def _author_topics(facts: Facts, refs: Refs, max_items: int) -> str:
     text = f"{_name(a, refs)}"
     topics = list(a.topics)
     if not topics and facts.papers:
-        from workflows.ops.entities import words  # same tokenisation as the topic filter
-
         counts = Counter(w for p in facts.papers for w in set(words(p.title)) if len(w) > 3)
         topics = [w for w, _ in counts.most_common(8)]
     text += (" works mainly on: " + ", ".join(topics[:8]) + ".") if topics else ": no topics are known in this source."
@@ -231,8 +230,6 @@ def _coauthors(facts: Facts, refs: Refs, max_items: int) -> str:
     a = facts.authors[0] if facts.authors else None
     if a is None:
         return ""
-    from workflows.ops.entities import author_on_paper, words
-
     me = words(a.name)
     counts: Counter = Counter()
     example: dict[str, Paper] = {}
@@ -433,10 +430,8 @@ def facts_prompt(question: str, draft: Answer) -> str:
     )
 
 
-async def llm_answer(llm: "LLM", question: str, facts: Facts, draft: Answer, notes: list[str]) -> Answer:
+async def llm_answer(llm: LLM, question: str, facts: Facts, draft: Answer, notes: list[str]) -> Answer:
     """The LLM's answer if it keeps (or can be repaired to keep) the contract, else the template draft."""
-    from pilot.llm import LLMError
-
     allowed = facts.urls()
     try:
         reply = await llm.json(SYSTEM, facts_prompt(question, draft), _LLMAnswer)
@@ -453,3 +448,44 @@ async def llm_answer(llm: "LLM", question: str, facts: Facts, draft: Answer, not
         return fixed
     notes.append("LLM answer rejected (" + "; ".join(problems) + "); used the template")
     return draft
+
+
+# --- the operator ------------------------------------------------------------------------------------
+
+
+class SynthesizeParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field("", description="the user's question (the LLM answers it; the template ignores it)")
+    template: Template = Field("auto", description="answer shape; auto picks one from what the inputs hold")
+    scope: str = Field("", description="what the listed items are restricted to, e.g. 'at ACL in 2005–2008'")
+    max_items: int = Field(10, ge=1, le=100)
+    use_llm: bool = Field(True, description="let a configured LLM write the answer (checked, else the template)")
+
+
+@register
+class SynthesizeAnswer(Operator):
+    name = "synthesize_answer"
+    family = "entities"
+    description = "Short answer {answer, reference} whose [n] citations are URLs of the input entities/papers."
+    Params = SynthesizeParams
+    inputs = {
+        "entities": InputPort(PortType.ENTITIES, many=True, optional=True, description="authors, venues, orgs"),
+        "papers": InputPort(PortType.PAPERS, many=True, optional=True, description="papers"),
+    }
+    output = PortType.ANSWER
+
+    async def run(self, ctx: RunContext, params: SynthesizeParams, inputs: dict[str, Any]) -> Answer:
+        matched = (
+            it.evidence.scores.get(MATCHES, 0.0) for it in flatten(inputs.get("papers")) if isinstance(it, RankedPaper)
+        )
+        facts = Facts.collect(
+            of_kind(inputs.get("entities"), (Author, Venue, Org)),
+            papers_in(inputs.get("papers")),
+            papers_given="papers" in inputs,
+            paper_total=int(max(matched, default=0.0)),
+        )
+        draft = template_answer(facts, params.template, params.max_items, params.scope)
+        if ctx.llm is None or not params.use_llm:
+            return draft
+        return await llm_answer(ctx.llm, params.question, facts, draft, ctx.notes)

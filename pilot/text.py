@@ -1,0 +1,109 @@
+"""The one home of pilot's text helpers: folding, title normalisation, word splitting, stop words.
+
+Every layer matches text the same way through these: the corpus build and its queries (they must agree
+exactly), the operators' term matching, the entity filters, the request parser. Each stop-word set has
+one purpose and is declared once, built from the shared ``FUNCTION_WORDS``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+# --- folding ----------------------------------------------------------------------------------------
+
+
+def unescape(text: str | None) -> str:
+    """HTML entities decoded (twice: some records are double-escaped), whitespace collapsed."""
+    if not text:
+        return ""
+    return " ".join(html.unescape(html.unescape(text)).split())
+
+
+def fold(text: str | None) -> str:
+    """Lower-case, accent-free form for matching ("Haji&#x10D;" -> "hajic")."""
+    text = unicodedata.normalize("NFKD", unescape(text))
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+def normalize_title(title: str | None) -> str:
+    """Lower-case, accent-free, punctuation-free form used to de-duplicate papers across sources."""
+    if not title:
+        return ""
+    text = unicodedata.normalize("NFKD", html.unescape(title))
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return re.sub(r"[^0-9a-z]+", " ", text.lower()).strip()
+
+
+def slugify(text: str) -> str:
+    """A url-safe, deterministic id fragment for entity names (keeps non-Latin letters)."""
+    text = unicodedata.normalize("NFKC", html.unescape(text or "")).lower().strip()
+    return re.sub(r"[^\w]+", "-", text, flags=re.UNICODE).strip("-") or "unknown"
+
+
+# --- words ------------------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def words(text: str | None) -> list[str]:
+    """Folded words of any script ("Hajič, Jan" -> ["hajic", "jan"]): names, venues, organisations, topics."""
+    return _WORD.findall(fold(text))
+
+
+def stem(word: str) -> str:
+    """Enough to make "graphs"/"graph" and "embeddings"/"embedding" meet; topics are short phrases."""
+    for suffix in ("ies", "es", "s"):
+        if len(word) > 4 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def contains_run(haystack: list[str], needle: list[str]) -> bool:
+    """``needle`` occurs as a contiguous run of whole words in ``haystack`` ("data set" in "a new data set")."""
+    n = len(needle)
+    return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+# --- stop words -------------------------------------------------------------------------------------
+
+# Function words every other set starts from.
+FUNCTION_WORDS = frozenset(("a", "an", "the", "of", "for", "in", "on", "and", "or", "to", "with", "by"))
+
+# A topic filter ("papers on graph embeddings"): only the words that join a topic phrase.
+TOPIC_FILTER_STOPWORDS = FUNCTION_WORDS | {"about", "using", "based"}
+
+# Title words that say nothing about a topic; kept out of author/venue/org "topics".
+TITLE_STOPWORDS = FUNCTION_WORDS | frozenset(
+    """from via using use based towards toward into over under at as is are be its their our we new approach
+    approaches method methods model models learning system systems paper study analysis task tasks improving
+    improved efficient effective robust large scale deep neural network networks data without through beyond
+    more less than can how what when why which multi non self semi""".split()
+)
+
+# Words of a request ("please find papers like …") that name no topic.
+REQUEST_STOPWORDS = FUNCTION_WORDS | frozenset(
+    """from at as is are was were be been this that these those it its my our your me i we you they them
+    which what who whom how why when where please can could would should papers paper work works find show
+    give want need like more some any only about related just also very without earlier later recent older
+    newer before after since until between than into onto over under other others""".split()
+)
+
+# Words every paper title/abstract uses; they say nothing about the topic.
+ACADEMIC_WORDS = frozenset(
+    """paper papers approach approaches method methods methodology result results propose proposed proposes
+    present presents presented show shows shown use used uses using based new novel study studies work
+    works task tasks problem problems performance experiment experiments experimental evaluation evaluate
+    evaluated data set sets introduce introduces introduced describe describes described provide provides
+    improve improved improves improving effective efficient simple first also can may one two three
+    different various several within via towards toward well however thus paper's article case cases
+    significantly significant state art technique techniques framework investigate investigates report
+    reports recent large small high low like many much often number able given""".split()
+)
+
+# Query terms of the paper operators (BM25 over a candidate set, keywords, evidence): English stop words
+# and academic filler.
+QUERY_STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | FUNCTION_WORDS | ACADEMIC_WORDS
