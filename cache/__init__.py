@@ -2,6 +2,11 @@
 
 A cache must never be the reason a search fails: any error opening, reading or writing it is logged
 once as a warning and the caller simply computes the value again.
+
+A cache never runs what it reads: values are stored as data only (``cache.codec``: JSON, registered
+pydantic models, numeric arrays), the diskcache ``Disk`` used here refuses pickled entries and file names
+outside the cache directory, and cache directories are created private to the user (0700). An entry
+that does not decode — damaged, written by an older pilot, or planted — is a miss and is deleted.
 """
 
 from __future__ import annotations
@@ -9,8 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import stat
 from pathlib import Path
 from typing import Any, Callable
+
+from cache import codec
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +40,62 @@ def fingerprint(*parts: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
+def private_dir(path: Path | str) -> Path:
+    """``path`` as a directory only its owner can read or write (0700), created with its parents.
+
+    An existing directory we own is tightened to 0700; write access to a cache directory must not be
+    anyone else's. ``OSError`` when it cannot be made."""
+    path = Path(path)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = path.stat()
+    if st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
+        path.chmod(0o700)
+    return path
+
+
+def _data_disk():
+    """A diskcache ``Disk`` that stores and returns bytes only: no pickle in either direction, and no file
+    name read from the database may point outside the cache directory (a planted row must not make us
+    read or delete someone else's file)."""
+    import diskcache
+    from diskcache.core import MODE_BINARY, MODE_RAW
+
+    class DataDisk(diskcache.Disk):
+        def _inside(self, filename: Any) -> None:
+            root = os.path.realpath(self._directory)
+            full = os.path.realpath(os.path.join(root, str(filename)))
+            if not full.startswith(root + os.sep):
+                raise codec.DecodeError("cache entry points outside the cache directory")
+
+        def put(self, key: Any) -> tuple[Any, bool]:
+            if not isinstance(key, str):
+                raise TypeError("cache keys are strings")
+            return super().put(key)
+
+        def get(self, key: Any, raw: bool) -> Any:
+            if not raw:
+                raise codec.DecodeError("pickled cache key")
+            return super().get(key, raw)
+
+        def store(self, value: Any, read: bool, key: Any = diskcache.core.UNKNOWN) -> Any:
+            if read or not isinstance(value, bytes):
+                raise TypeError("cache values are bytes (see cache.codec)")
+            return super().store(value, read, key)
+
+        def fetch(self, mode: int, filename: Any, value: Any, read: bool) -> Any:
+            if read or mode not in (MODE_RAW, MODE_BINARY):
+                raise codec.DecodeError(f"cache entry of mode {mode} (only data entries are read)")
+            if filename is not None:
+                self._inside(filename)
+            return super().fetch(mode, filename, value, read)
+
+        def remove(self, file_path: Any) -> None:
+            self._inside(file_path)
+            super().remove(file_path)
+
+    return DataDisk
+
+
 class Cache:
     """A namespaced view of one diskcache directory, with TTL and a size cap, that never raises."""
 
@@ -44,7 +109,9 @@ class Cache:
         try:
             import diskcache
 
-            self._cache = diskcache.Cache(str(Path(directory) / namespace), size_limit=size_mb * 1024 * 1024)
+            private_dir(directory)
+            where = private_dir(Path(directory) / namespace)
+            self._cache = diskcache.Cache(str(where), size_limit=size_mb * 1024 * 1024, disk=_data_disk())
         except Exception as exc:  # corrupt db, read-only dir, …
             self._warn("open", exc)
 
@@ -61,16 +128,28 @@ class Cache:
         if self._cache is None:
             return default
         try:
-            return self._cache.get(key, default=default)
+            blob = self._cache.get(key, default=_MISSING)
+            return default if blob is _MISSING else codec.loads(blob)
+        except codec.DecodeError as exc:  # damaged, from an older pilot, or planted: a miss, and gone
+            log.info("cache %s: dropping an unreadable entry (%s)", self.namespace, exc)
+            self._drop(key)
+            return default
         except Exception as exc:
             self._warn("read", exc)
             return default
+
+    def _drop(self, key: str) -> None:
+        try:
+            assert self._cache is not None
+            self._cache.delete(key)
+        except Exception as exc:  # noqa: BLE001 - a cache that cannot delete still must not fail a search
+            self._warn("delete", exc)
 
     def set(self, key: str, value: Any) -> None:
         if self._cache is None:
             return
         try:
-            self._cache.set(key, value, expire=self.ttl_s)
+            self._cache.set(key, codec.dumps(value), expire=self.ttl_s)
         except Exception as exc:
             self._warn("write", exc)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
@@ -106,17 +107,23 @@ class Profile(_Data):
 
     def venue_matches(self, paper: Paper, wanted: list[str]) -> bool:
         """The paper appeared at one of the ``wanted`` venues (acronyms or names, as a user types them)."""
-        keys = self.venue_keys(paper)
-        in_anthology = self.anthology_of(paper.id) is not None
-        for w in wanted:
-            w_norm = normalize_title(w)
-            if not w_norm:
-                continue
-            if w_norm in keys:
+        return self.venue_matcher(wanted)(paper)
+
+    def venue_matcher(self, wanted: list[str]) -> Callable[[Paper], bool]:
+        """``venue_matches`` for one list of wanted venues and many papers: the wanted names are normalised
+        once, and each paper costs one set look-up per venue key plus the long names' substring checks."""
+        norms = {w_norm for w in wanted if (w_norm := normalize_title(w))}
+        long_names = [w for w in norms if len(w) > 6]
+
+        def matches(paper: Paper) -> bool:
+            if not norms.isdisjoint(self.venue_keys(paper)):
                 return True
-            if not in_anthology and len(w_norm) > 6 and w_norm in normalize_title(paper.venue):
-                return True
-        return False
+            if self.anthology_of(paper.id) is not None or not long_names:
+                return False
+            venue = normalize_title(paper.venue)
+            return any(w in venue for w in long_names)
+
+        return matches
 
     def venue_name_matches(self, query: str | None, venue: str | None) -> bool:
         """Whole-word match of a user's venue ("ACL", "NeurIPS") against a venue string, with the venue's

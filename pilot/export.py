@@ -17,9 +17,11 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import ValidationError
 
+from pilot import limits
 from pilot.models import Paper, RankedPaper
 from workflows.explain import why
 from workflows.model import Workflow
+from workflows.validate import size_problems
 
 # --- LaTeX escaping ---------------------------------------------------------------------------
 
@@ -218,11 +220,19 @@ CSV_COLUMNS = (
 )  # fmt: skip
 
 
+# line and cell breaks of every kind: a title holding "\r" must not start a new row in any reader
+_BREAKS = re.compile(r"[\r\n\t\v\f\x1c-\x1e\x85\u2028\u2029]+")
+
+
 def _cell(value: object) -> object:
-    # Spreadsheet apps execute cells that start with these characters; a quote makes them plain text.
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+    """One CSV cell: breaks collapsed to a space first, so no formula can start a new line or row; then
+    spreadsheet apps' formula characters at the start (after blanks) are made plain text with a quote."""
+    if not isinstance(value, str):
+        return value
+    text = _BREAKS.sub(" ", value)
+    if text.lstrip()[:1] in ("=", "+", "-", "@"):
+        return "'" + text
+    return text
 
 
 def to_csv(results: Sequence[RankedPaper], kept_ids: Iterable[str] = (), workflow: Workflow | None = None) -> str:
@@ -255,22 +265,41 @@ def workflow_recipe(workflow: Workflow) -> str:
 
 
 def load_recipe(text: str | bytes) -> Workflow:
+    """A workflow from a recipe file's content, or a ``RecipeError`` that says in one short sentence what
+    is wrong (never a traceback, never the file's content echoed back). A UTF-8 byte-order mark is fine;
+    a file over ``limits.MAX_RECIPE_BYTES`` or a workflow over the other limits is refused."""
+    if len(text) > limits.MAX_RECIPE_BYTES:
+        raise RecipeError(
+            f"the workflow file is {len(text) / 1024:,.0f} KB; at most {limits.MAX_RECIPE_BYTES // 1024} KB are allowed"
+        )
     if isinstance(text, bytes):
         try:
-            text = text.decode("utf-8")
+            text = text.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise RecipeError("the workflow file is not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
         raise RecipeError(f"the workflow file is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise RecipeError("the workflow file is nested too deeply to be a pilot workflow") from None
+    except ValueError:  # an integer of more than 4,300 digits
+        raise RecipeError("the workflow file holds a number too long to read") from None
     if isinstance(data, dict) and isinstance(data.get("workflow"), dict):
         data = data["workflow"]  # tolerate a wrapper such as an evaluation run record
     try:
-        return Workflow.model_validate(data)
+        workflow = Workflow.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(top)'}: {e['msg']}" for e in exc.errors()[:5])
+        problems = "; ".join(
+            f"{'.'.join(str(p)[:40] for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors()[:5]
+        )
         raise RecipeError(f"the file is not a pilot workflow: {problems}") from None
+    except RecursionError:
+        raise RecipeError("the workflow file is nested too deeply to be a pilot workflow") from None
+    too_big = size_problems(workflow)
+    if too_big:
+        raise RecipeError("the workflow is too big to load: " + "; ".join(p.message for p in too_big[:3]))
+    return workflow
 
 
 def export_targets(results: Sequence[RankedPaper], kept_ids: Iterable[str]) -> list[RankedPaper]:

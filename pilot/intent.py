@@ -37,7 +37,7 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         2,
     ),
     (
-        r"\bshould i (?:be )?cit(?:e|ing)\b|\breferences?\b|\bwhat does .* cite\b|\bbehind\b|\bmy (?:draft|paper)\b",
+        r"\bshould i (?:be )?cit(?:e|ing)\b|\breferences?\b|\bwhat does .{0,80} cite\b|\bbehind\b|\bmy (?:draft|paper)\b",
         "predecessor",
         1.5,
     ),
@@ -47,7 +47,7 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         3,
     ),
     (
-        r"\b(?:has|have|who) (?:\w+ )?built on\b|\bcit(?:e|ing|ed by)\b.*\bextend|\bcited by\b|\bciting papers?\b|\bextend(?:s|ed)?\b|\bsince then\b",
+        r"\b(?:has|have|who) (?:\w+ )?built on\b|\bcit(?:e|ing|ed by)\b.{0,80}?\bextend|\bcited by\b|\bciting papers?\b|\bextend(?:s|ed)?\b|\bsince then\b",
         "successor",
         2.5,
     ),

@@ -27,11 +27,13 @@ from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, interpret_answer, match_option, next_question, option_updates
 from clarifier.question import Option, Question
 from pilot.domain import profile
+from pilot import limits
 from pilot.intent import ParsedRequest, apply_updates, detect_direction, parse_request
+from pilot.limits import clip_message, quote
 from pilot.kg import answer_question, classify
 from pilot.models import Answer, Intent, Paper, RankedPaper
 from pilot.runtime import Runtime
-from pilot.sources.base import RateLimited, SourceError, SourceUnavailable
+from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
 from pilot.text import normalize_title
 from pilot.vocab import direction_results
 from workflows.diff import diff as workflow_diff
@@ -218,6 +220,7 @@ class Session(BaseModel):
 
     def _say(self, role: str, content: str) -> None:
         self.history.append({"role": role, "content": content})
+        del self.history[: -limits.MAX_TRANSCRIPT_MESSAGES]  # a long session keeps its recent turns
 
     def _reply(self, message: str, **kw: Any) -> Reply:
         self._say("assistant", message)
@@ -233,7 +236,15 @@ class Session(BaseModel):
 
     # --- the conversation ---------------------------------------------------------------------------
     async def user_says(self, text: str) -> Reply:
-        text = " ".join((text or "").split())
+        """Read one message. A paste longer than ``limits.MAX_MESSAGE_CHARS`` is cut (the reply says so);
+        nothing the user types is refused for its length."""
+        text, clipped = clip_message(" ".join((text or "").split()))
+        reply = await self._user_says(text)
+        if clipped:
+            reply.notes.insert(0, clipped)
+        return reply
+
+    async def _user_says(self, text: str) -> Reply:
         if not text:
             return self._error("Please type a request, e.g. a paper title in quotes and what you are looking for.")
         self._say("user", text)
@@ -258,10 +269,13 @@ class Session(BaseModel):
             # a new search that could not even start must not cost the user the conversation they had
             self._restore(saved)
             err = down.error
+            hint = f" {err.hint}." if err.hint else ""
+            if err.source == NO_SOURCE:  # nothing to reach: say what to set, not "could not reach none"
+                what = f" {err.hint[:1].upper()}{err.hint[1:]}." if err.hint else ""
+                return self._error(f"I cannot search yet: {err.message}.{what}")
             return self._error(
-                f"I could not reach {err.source} to look up the paper ({err.message})."
-                + (f" {err.hint}." if err.hint else "")
-                + " Nothing was changed; send the request again in a moment."
+                f"I could not reach {err.source} to look up the paper ({err.message}).{hint}"
+                " Nothing was changed; send the request again in a moment."
             )
         except Exception as exc:  # a bug must not kill the conversation; say what happened
             log.exception("turn failed")
@@ -367,7 +381,10 @@ class Session(BaseModel):
         wf = self.workflow
         if wf is None or not wf.has_node(node_id):
             return NodeRun(
-                node_id=node_id, op="?", status="failed", error=f"there is no node {node_id!r} in the current workflow"
+                node_id=node_id[: limits.MAX_ID_CHARS],
+                op="?",
+                status="failed",
+                error=f"there is no node {quote(node_id)} in the current workflow",
             )
         values = self._last_run.values if self._last_run is not None else {}
         node = wf.node(node_id)

@@ -52,6 +52,23 @@ class Settings(BaseSettings):
         description="UI actions running at once across all visitors; one visitor's actions always run in order",
     )
     device: Literal["cpu", "cuda", "auto"] = "cpu"
+    auth: SecretStr | None = Field(
+        None,
+        description="login for the web app: user:password (several separated by commas); unset = no login",
+    )
+
+    def logins(self) -> list[tuple[str, str]]:
+        """The app's (user, password) pairs from ``PILOT_AUTH``; ``ValueError`` when it is malformed."""
+        if self.auth is None or not self.auth.get_secret_value().strip():
+            return []
+        pairs = []
+        for item in self.auth.get_secret_value().split(","):
+            user, sep, password = item.strip().partition(":")
+            if not sep or not user.strip() or not password:
+                # never echo the value: it holds passwords
+                raise ValueError("PILOT_AUTH must be user:password (several separated by commas)")
+            pairs.append((user.strip(), password))
+        return pairs
 
     def source_names(self) -> list[str]:
         """Which sources to open, resolving ``auto`` from what is configured."""

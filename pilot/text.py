@@ -23,6 +23,16 @@ def unescape(text: str | None) -> str:
     return " ".join(html.unescape(html.unescape(text)).split())
 
 
+# C0 and C1 control characters (a terminal runs some as commands: "\x1b[2J" clears the screen), and the
+# bidirectional overrides that make a line read differently from what it holds; tab and newline stay.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str | None) -> str:
+    """Text safe to print to a terminal: control characters from sources or users removed."""
+    return _CONTROL.sub("", text or "")
+
+
 def fold(text: str | None) -> str:
     """Lower-case, accent-free form for matching ("Haji&#x10D;" -> "hajic")."""
     text = unicodedata.normalize("NFKD", unescape(text))

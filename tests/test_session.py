@@ -150,7 +150,9 @@ async def test_no_usable_source_gives_readable_errors_not_exceptions(tmp_path):
     )
     s = Session(rt)
     reply = await s.user_says(f'What later papers cite "{BLEU_TITLE}"?')
-    assert "could not reach" in reply.error and "PILOT_CORPUS" in reply.error and reply.results == []
+    # says what to set, never "I could not reach none"
+    assert "cannot search" in reply.error and "PILOT_CORPUS" in reply.error and reply.results == []
+    assert "reach none" not in reply.error
     assert s.phase == "start" and s.anchor is None  # nothing half-done: the same request can simply be sent again
 
 

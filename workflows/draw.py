@@ -60,6 +60,7 @@ def _layout(workflow: Workflow) -> tuple[dict[str, tuple[int, int]], dict[int, l
 
     Long edges get virtual nodes in the columns they cross (as in a Sugiyama layout), so they never pass
     behind a box and look like they enter it. Tolerates cycles and dangling edges so drafts can be drawn.
+    Linear in nodes + edges + virtual nodes: every step reads adjacency maps, never scans all links.
     """
     ids = [n.id for n in workflow.nodes]
     known = set(ids)
@@ -72,7 +73,7 @@ def _layout(workflow: Workflow) -> tuple[dict[str, tuple[int, int]], dict[int, l
     # chain of (virtual) nodes per edge; virtual nodes are tuples, so they cannot collide with node ids
     chains: dict[int, list] = {}
     col_of: dict = dict(depth)
-    links: list[tuple] = []
+    links: dict[tuple, None] = {}  # ordered set of (from, to) pairs: linear de-duplication
     for i, s, t in edges:
         if depth[t] > depth[s] + 1:
             # one virtual chain per source ("bus"): long edges from the same node share their path until
@@ -84,7 +85,10 @@ def _layout(workflow: Workflow) -> tuple[dict[str, tuple[int, int]], dict[int, l
             chains[i] = virtual
         else:
             chain = [s, t]
-        links += [pair for pair in zip(chain, chain[1:]) if pair not in links]
+        links.update(dict.fromkeys(zip(chain, chain[1:])))
+    into: dict = {}  # node -> the (virtual) nodes linked into it, so each node reads only its own links
+    for a, b in links:
+        into.setdefault(b, []).append(a)
     columns: dict[int, list] = {}
     for n in col_of:
         columns.setdefault(col_of[n], []).append(n)
@@ -93,7 +97,7 @@ def _layout(workflow: Workflow) -> tuple[dict[str, tuple[int, int]], dict[int, l
     for col in sorted(columns):
         members = columns[col]
         for i, n in enumerate(members):
-            preds = [row[a] for a, b in links if b == n and a in row]
+            preds = [row[a] for a in into.get(n, ()) if a in row]
             row[n] = sum(preds) / len(preds) if preds else float(i)
         members.sort(key=lambda n: (row[n], order[n]))
         for i, n in enumerate(members):
@@ -136,13 +140,15 @@ def to_svg(workflow: Workflow, trace: RunTrace | None = None) -> str:
     ]
     drawn = [(i, e) for i, e in enumerate(workflow.edges) if e.source in pos and e.target in pos]
     incoming: dict[str, list] = {}
-    for _, e in drawn:
+    slot_of: dict[int, int] = {}  # edge index -> its place among the target's inputs (1-based)
+    for i, e in drawn:
         incoming.setdefault(e.target, []).append(e)
+        slot_of[i] = len(incoming[e.target])
     for i, e in drawn:
         (x1, y1), (x2, y2) = xy(e.source), xy(e.target)
         # spread a node's inputs along its left side (in edge order) so ports stay readable
         siblings = incoming[e.target]
-        slot = (siblings.index(e) + 1) * NODE_H // (len(siblings) + 1)
+        slot = slot_of[i] * NODE_H // (len(siblings) + 1)
         sx, sy, tx, ty = x1 + NODE_W, y1 + NODE_H // 2, x2, y2 + slot
         d = [f"M{sx},{sy}"]
         for c, r in routes.get(i, []):  # through the empty slots of the columns it crosses

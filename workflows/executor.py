@@ -35,17 +35,23 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from cache import fingerprint
-from pilot.models import Paper, RankedPaper
+from cache.codec import register_models
+from pilot.models import Answer, Author, Org, Paper, RankedPaper, SearchHit, Venue
 from pilot.sources.base import SourceError
 from workflows.graph import topo_order
 from workflows.model import NodeTrace, RunTrace, Workflow
 from workflows.operator import Operator, RunContext
+from workflows.ports import RelationEdge, RelationGraph
 from workflows.registry import get_operator
 from workflows.validate import MISSING_INPUT, Problem, WorkflowError, normalized_params, validate
 
 log = logging.getLogger(__name__)
 
 KEY_VERSION = 3  # bump when the key recipe changes, so stale disk entries are never read
+
+# What node values are made of (see workflows.ports): the models a node cache on disk may rebuild. The
+# cache stores data only (cache.codec) and rebuilds nothing that is not registered.
+register_models(Paper, RankedPaper, SearchHit, Answer, Author, Venue, Org, RelationGraph, RelationEdge)
 
 
 @functools.cache
@@ -123,7 +129,7 @@ class TieredCache:
         self.back.set(key, value)
 
 
-# Unpickling every node's paper list from disk costs ~1 s per warm run of a template, so each disk cache
+# Decoding every node's paper list from disk costs ~1 s per warm run of a template, so each disk cache
 # the executor sees gets a memory front for as long as that cache object lives (weakly keyed: no leak).
 _FRONTS: "weakref.WeakKeyDictionary[Any, MemoCache]" = weakref.WeakKeyDictionary()
 FRONT_ITEMS = 128  # ~10 template runs; entries share Paper objects, so this stays tens of MB

@@ -7,6 +7,7 @@ depth (the drawing's columns) and what can run next.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 
 from workflows.model import Workflow
@@ -21,20 +22,23 @@ def predecessors(workflow: Workflow) -> dict[str, list[str]]:
 
 
 def topo_order(workflow: Workflow) -> list[str]:
-    """Node ids in a dependency order (ties keep the workflow's node order). Assumes no cycle."""
+    """Node ids in a dependency order (ties keep the workflow's node order). Assumes no cycle.
+
+    Kahn's algorithm over adjacency lists, O(nodes + edges)."""
     indeg = {n.id: 0 for n in workflow.nodes}
+    succ: dict[str, list[str]] = {}
     for e in workflow.edges:
         indeg[e.target] += 1
+        succ.setdefault(e.source, []).append(e.target)
+    ready = deque(nid for nid, d in indeg.items() if d == 0)
     order: list[str] = []
-    ready = [n.id for n in workflow.nodes if indeg[n.id] == 0]
     while ready:
-        nid = ready.pop(0)
+        nid = ready.popleft()
         order.append(nid)
-        for e in workflow.edges:
-            if e.source == nid:
-                indeg[e.target] -= 1
-                if indeg[e.target] == 0:
-                    ready.append(e.target)
+        for t in succ.get(nid, []):
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                ready.append(t)
     return order
 
 
@@ -104,19 +108,34 @@ def cycles(node_ids: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
 def depths(workflow: Workflow) -> dict[str, int]:
     """Longest distance of each node from a node without inputs (edges to unknown nodes are ignored).
 
-    A longest-path relaxation bounded by the node count, so a cycle cannot loop forever."""
+    One pass in dependency order, O(nodes + edges). A cycle (a draft being edited) is broken where it is
+    met: the first node of the cycle in the workflow's order is placed after the producers placed so far."""
     ids = [n.id for n in workflow.nodes]
     known = set(ids)
-    edges = [(e.source, e.target) for e in workflow.edges if e.source in known and e.target in known]
-    depth = {n: 0 for n in ids}
-    for _ in range(len(ids)):
-        changed = False
-        for s, t in edges:
-            if s != t and depth[t] < depth[s] + 1 and depth[s] + 1 < len(ids):
-                depth[t] = depth[s] + 1
-                changed = True
-        if not changed:
-            break
+    succ: dict[str, list[str]] = {}
+    indeg = dict.fromkeys(ids, 0)
+    for e in workflow.edges:
+        if e.source in known and e.target in known and e.source != e.target:
+            succ.setdefault(e.source, []).append(e.target)
+            indeg[e.target] += 1
+    depth = dict.fromkeys(ids, 0)
+    placed: set[str] = set()
+    ready = [n for n in ids if indeg[n] == 0]
+    pending = iter(ids)  # where a cycle blocks every node, place the next unplaced one in workflow order
+    while len(placed) < len(ids):
+        if not ready:
+            ready = [next(n for n in pending if n not in placed)]
+        nid = ready.pop()
+        if nid in placed:
+            continue
+        placed.add(nid)
+        for t in succ.get(nid, []):
+            if t in placed:
+                continue
+            depth[t] = max(depth[t], depth[nid] + 1)
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                ready.append(t)
     return depth
 
 

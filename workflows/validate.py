@@ -7,7 +7,9 @@ and the LLM refiner reads it to repair its own edit.
 Severity policy:
   * error   — the workflow cannot run or its result would be meaningless (unknown operator, bad params,
               duplicate id, dangling edge, unknown port, cycle, missing / extra input, type mismatch,
-              missing output, empty workflow, newer schema version).
+              missing output, empty workflow, newer schema version, a size over the limits of
+              ``pilot.limits``: too many nodes / edges, an id, label, list or string too long, params
+              nested too deep, a number that is not finite).
   * warning — ``unreachable``: a node whose value never reaches the output. It is harmless to run (the
               executor still runs it and the UI can inspect its value), and it is a normal intermediate
               state while a user edits the graph, so it must not block edits; but it is usually a
@@ -17,11 +19,14 @@ Severity policy:
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from pilot import limits
+from pilot.limits import quote
 from workflows.graph import ancestors, cycles
 from workflows.model import SCHEMA_VERSION, Workflow
 from workflows.operator import Operator, UnknownOperator
@@ -48,6 +53,7 @@ EMPTY = "empty"
 SCHEMA = "schema_version"
 BAD_EDIT = "bad_edit"
 BAD_WORKFLOW = "bad_workflow"
+TOO_BIG = "too_big"
 
 
 @dataclass(frozen=True)
@@ -93,7 +99,7 @@ def param_problems(node_id: str, op_cls: type[Operator], params: dict) -> list[P
         out = []
         for err in exc.errors():
             field = ".".join(str(p) for p in err["loc"]) or "(params)"
-            given = f" (got {err['input']!r})" if err["type"] != "missing" and field in params else ""
+            given = f" (got {quote(err['input'])})" if err["type"] != "missing" and field in params else ""
             out.append(
                 Problem(
                     node_id,
@@ -107,7 +113,18 @@ def param_problems(node_id: str, op_cls: type[Operator], params: dict) -> list[P
 
 def check(workflow: Workflow) -> list[Problem]:
     """Every problem of the workflow, errors and warnings, in a stable order (by node, then kind)."""
-    problems: list[Problem] = []
+    problems = size_problems(workflow)
+    if problems:  # nothing else is checked (or drawn, or run) on a workflow over the limits
+        return problems
+    if workflow.schema_version < 1:
+        problems.append(
+            Problem(
+                None,
+                SCHEMA,
+                f"the workflow's schema version {quote(workflow.schema_version)} is not a version — versions "
+                f"start at 1; this pilot writes {SCHEMA_VERSION}",
+            )
+        )
     if workflow.schema_version > SCHEMA_VERSION:
         problems.append(
             Problem(
@@ -255,6 +272,96 @@ def check(workflow: Workflow) -> list[Problem]:
                     )
                 )
     return problems
+
+
+def size_problems(workflow: Workflow) -> list[Problem]:
+    """The workflow's sizes against ``pilot.limits``: counted before anything else looks at it, so an
+    oversized recipe costs one pass over its data and never reaches the (super-linear) checks, the drawing
+    or the executor. Each problem says which limit, on which node."""
+    out: list[Problem] = []
+
+    def too_long(what: str, text: str | None, limit: int, node_id: str | None = None) -> None:
+        if text is not None and len(text) > limit:
+            out.append(
+                Problem(node_id, TOO_BIG, f"{what} is {len(text):,} characters long; at most {limit:,} are allowed")
+            )
+
+    n_nodes, n_edges = len(workflow.nodes), len(workflow.edges)
+    if n_nodes > limits.MAX_NODES:
+        out.append(
+            Problem(
+                None, TOO_BIG, f"the workflow has {n_nodes:,} nodes; at most {limits.MAX_NODES} are allowed — split it"
+            )
+        )
+    if n_edges > limits.MAX_EDGES:
+        out.append(
+            Problem(None, TOO_BIG, f"the workflow has {n_edges:,} edges; at most {limits.MAX_EDGES} are allowed")
+        )
+    if out:
+        return out
+    too_long("the workflow's name", workflow.name, limits.MAX_LABEL_CHARS)
+    too_long("the workflow's description", workflow.description, limits.MAX_DESCRIPTION_CHARS)
+    too_long("the output id", workflow.output, limits.MAX_ID_CHARS)
+    for i, node in enumerate(workflow.nodes):
+        if len(node.id) > limits.MAX_ID_CHARS:
+            too_long(f"the id of node #{i + 1} ({quote(node.id, 24)})", node.id, limits.MAX_ID_CHARS)
+            continue
+        too_long(f"node {node.id!r}: its operator name", node.op, limits.MAX_ID_CHARS, node.id)
+        too_long(f"node {node.id!r}: its label", node.label, limits.MAX_LABEL_CHARS, node.id)
+        problem = _params_problem(node.params)
+        if problem:
+            out.append(Problem(node.id, TOO_BIG, f"node {node.id!r}: {problem}"))
+    for i, e in enumerate(workflow.edges):
+        for what, text in (("source", e.source), ("target", e.target), ("port", e.port)):
+            too_long(f"edge #{i + 1}: its {what}", text, limits.MAX_ID_CHARS)
+    return out
+
+
+def _params_problem(params: dict[str, Any]) -> str | None:
+    """Why a node's params are over the limits (or hold a number that is not finite), else None.
+
+    One iterative pass over the values, stopping at the first problem: deep nesting cannot recurse, and
+    the JSON size is summed as it goes instead of serialising megabytes first."""
+    size = 0
+    todo: list[tuple[str, Any, int]] = [(repr(k)[: limits.QUOTE_CHARS], v, 1) for k, v in params.items()]
+    for key in params:
+        size += len(key) + 4
+        if len(key) > limits.MAX_ID_CHARS:
+            return f"a param name is {len(key):,} characters long; at most {limits.MAX_ID_CHARS} are allowed"
+    while todo:
+        where, value, depth = todo.pop()
+        if depth > limits.MAX_PARAM_DEPTH:
+            return f"param {where} is nested more than {limits.MAX_PARAM_DEPTH} levels deep"
+        if isinstance(value, str):
+            if len(value) > limits.MAX_STRING_CHARS:
+                return (
+                    f"param {where} holds a text of {len(value):,} characters; at most "
+                    f"{limits.MAX_STRING_CHARS:,} are allowed"
+                )
+            size += len(value) + 2
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                return f"param {where} must be a finite number, got {value}"
+            size += 8
+        elif isinstance(value, (list, tuple, dict)):
+            if len(value) > limits.MAX_LIST_ITEMS:
+                return (
+                    f"param {where} has {len(value):,} items; at most {limits.MAX_LIST_ITEMS} are allowed — "
+                    f"keep the ones that matter"
+                )
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for k, v in items:
+                if isinstance(k, str):
+                    if len(k) > limits.MAX_STRING_CHARS:
+                        return f"param {where} has a key of {len(k):,} characters"
+                    size += len(k) + 4
+                todo.append((where, v, depth + 1))
+            size += 2
+        else:
+            size += 8
+        if size > limits.MAX_PARAMS_BYTES:
+            return f"the params are larger than {limits.MAX_PARAMS_BYTES // 1024} KB of JSON — keep them short"
+    return None
 
 
 def errors(workflow: Workflow) -> list[Problem]:

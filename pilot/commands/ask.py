@@ -21,6 +21,7 @@ from pilot.kg.classify import classify
 from pilot.kg.run import ask
 from pilot.runtime import Runtime
 from pilot.settings import Settings
+from pilot.text import printable
 
 log = logging.getLogger(__name__)
 
@@ -103,9 +104,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
-        print(out["answer"])
+        # text mode goes to a terminal: what sources and users wrote is printed without control characters
+        print(printable(out["answer"]))
         for key, url in out["reference"].items():
-            print(f"  {key} {url}")
+            print(printable(f"  {key} {url}"))
         for note in out["notes"]:
-            print(f"  note: {note}", file=sys.stderr)
+            print(printable(f"  note: {note}"), file=sys.stderr)
     return 0 if args.json or out["trace"]["ok"] else 1

@@ -156,18 +156,27 @@ KNOWN_ORGS = (
     "USTC",
 )
 _KNOWN_ORG_RE = re.compile(r"(?<![A-Za-z0-9-])(" + "|".join(re.escape(o) for o in KNOWN_ORGS) + r")(?![A-Za-z0-9-])")
-_CAP = r"(?:[A-Z][\w'’.\-]*|of|the|and|for|de|di|du|del|la|le|von|van|der|&)"
+# Patterns over user text must run in linear time on any input (tests/test_abuse.py replays adversarial
+# ones). Two rules keep them so: a repeated word starts only where a word starts (a look-behind for the
+# word's own characters, so "AAAA…" or "A-A-A-…" offers one start, not one per letter), and a run of
+# words is bounded ({0,8}, not *), so each start costs a few words at most.
+_ORG_CHARS = r"A-Za-z0-9À-ÖØ-öø-ɏ'’.\-"  # Latin only: "在Carnegie Mellon University研究" starts and ends at the Chinese
+_ORG_WORD = rf"[A-Z][{_ORG_CHARS}]*"
+_CAP = rf"(?:{_ORG_WORD}|of|the|and|for|de|di|du|del|la|le|von|van|der|&)"
 _ORG_PHRASE = re.compile(
-    # ASCII end boundary: "Carnegie Mellon University研究…" still ends the name at the Chinese
-    rf"((?:[A-Z][\w'’.\-]*\s+)*\b(?:{_ORG_WORDS})(?![A-Za-z])(?:\s+{_CAP})*|\b(?:{_ORG_WORDS})\s+of\s+(?:[A-Z][A-Za-z'’.\-]*\s*)+)"
+    rf"((?<![{_ORG_CHARS}])(?:{_ORG_WORD}\s+){{0,8}}\b(?:{_ORG_WORDS})(?![A-Za-z])(?:\s+{_CAP}){{0,12}}"
+    rf"|\b(?:{_ORG_WORDS})\s+of\s+{_ORG_WORD}(?:\s+{_ORG_WORD}){{0,12}})"
 )
 _ZH_ORG = re.compile(r"([\u4e00-\u9fff]{2,12}?(?:大学|学院|研究院|研究所|实验室|科学院|公司|集团))")
 
 # A person's name: 2-4 capitalised words (initials, hyphens and name particles allowed), or 2-4 CJK chars.
 # Latin letters only: in "Ada Lovelace在…" the name must stop where the Chinese starts.
-_NAME_WORD = r"[A-ZÀ-ÞĀ-ſ][A-Za-zÀ-ÖØ-öø-ɏ'’\-]*\.?"
+_NAME_CHARS = r"A-Za-zÀ-ÖØ-öø-ɏ'’\-"
+_NAME_WORD = rf"[A-ZÀ-ÞĀ-ſ][{_NAME_CHARS}]*\.?"
 _PARTICLE = r"(?:van|von|der|de|den|la|le|di|da|du|dos|del|bin|al)"
-EN_NAME = rf"{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{1,3}}"
+# starts where a word starts (see _ORG_PHRASE); at most two particles between words ("van der")
+EN_NAME = rf"(?<![{_NAME_CHARS}]){_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+){{0,2}}{_NAME_WORD}){{1,3}}"
+LATIN_NAME = rf"(?<![{_NAME_CHARS}]){_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+){{0,2}}{_NAME_WORD}){{0,3}}"  # 1-4 words
 ZH_NAME = r"[\u4e00-\u9fff·]{2,5}"
 
 _COAUTHOR = re.compile(
@@ -183,8 +192,8 @@ _MOST_CITED = re.compile(
 )
 _TOPICS = re.compile(
     r"research (?:topics?|interests?|areas?|fields?|directions?)|topics|interests|"
-    r"what (?:does|did|do) .+? (?:work|research|study|focus) on|what (?:does|did) .+? (?:research|study)\b|"
-    r"works? on what|what(?:'s|’s| is| are) .+?['’]s? (?:research|work)(?: about)?\s*[?？.]?\s*$|"
+    r"what (?:does|did|do) .{1,80}? (?:work|research|study|focus) on|what (?:does|did) .{1,80}? (?:research|study)\b|"
+    r"works? on what|what(?:'s|’s| is| are) .{1,80}?['’]s? (?:research|work)(?: about)?\s*[?？.]?\s*$|"
     r"研究方向|研究兴趣|研究领域|研究什么|做什么研究",
     re.I,
 )
@@ -379,14 +388,14 @@ _TOPIC_WORDS = frozenset(
     dialogue summarization classification clustering inference causal adversarial generative federated""".split()
 )
 _NAME_PATTERNS_ZH = [
-    rf"(?P<n>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,3}})\s*(?:的|在|于|是谁|和谁|与谁|跟谁|发表|有哪些)",
+    rf"(?P<n>{LATIN_NAME})\s*(?:的|在|于|是谁|和谁|与谁|跟谁|发表|有哪些)",
     rf"(?P<n>{ZH_NAME}?)(?:在|于).{{0,30}}(?:发表|的论文)",
     rf"(?P<n>{ZH_NAME}?)的(?:论文|文章|研究|合作者|合作|引用|被引|研究方向|研究兴趣|研究领域|代表作|简介|h指数)",
     rf"(?P<n>{ZH_NAME}?)(?:是谁|发表|和谁|与谁|跟谁)",
     rf"(?:谁是|介绍一下|介绍)(?P<n>{ZH_NAME})",
-    rf"(?:谁是|介绍一下|介绍)\s*(?P<n>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,3}})",
+    rf"(?:谁是|介绍一下|介绍)\s*(?P<n>{LATIN_NAME})",
     # a Latin name run straight into Chinese text ("Hermann Ney引用最多的论文")
-    rf"(?P<n>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,3}})\s*(?=[\u4e00-\u9fff])",
+    rf"(?P<n>{LATIN_NAME})\s*(?=[\u4e00-\u9fff])",
 ]
 # Characters that end up in a CJK "name" only when the pattern grabbed a verb or particle instead.
 _ZH_NOT_NAME = set("发表论文研究上在的于和与跟是有哪些什么谁最被引用")
@@ -443,9 +452,9 @@ def extract_coauthor(text: str, person: str) -> str | None:
     for pat in (
         rf"{p}['’]?s?\s+(?i:and|with|&)\s+(?P<n>{EN_NAME})",
         rf"(?P<n>{EN_NAME})\s+(?i:and|&)\s+{p}",
-        rf"{p}.*?(?i:together with|jointly with|with|and)\s+(?P<n>{EN_NAME})",
-        rf"(?i:with|and)\s+(?P<n>{EN_NAME}).*?{p}",
-        rf"{p}\s*(?:和|与|跟)\s*(?P<n>{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,3}}|{ZH_NAME}?)(?:合作|共同|一起|的)",
+        rf"{p}.{{0,80}}?(?i:together with|jointly with|with|and)\s+(?P<n>{EN_NAME})",
+        rf"(?i:with|and)\s+(?P<n>{EN_NAME}).{{0,80}}?{p}",
+        rf"{p}\s*(?:和|与|跟)\s*(?P<n>(?<![{_NAME_CHARS}]){_NAME_WORD}(?:\s+{_NAME_WORD}){{0,3}}|{ZH_NAME}?)(?:合作|共同|一起|的)",
     ):
         m = re.search(pat, text)
         if m:

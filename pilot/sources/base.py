@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pilot.limits import MAX_QUERY_CHARS
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
 
 SearchMode = Literal["lexical", "dense", "hybrid"]
@@ -48,7 +49,8 @@ class SourceUnavailable(SourceError):
     """Network down, timeout, 5xx after retries, or a missing token/file."""
 
 
-MAX_QUERY_CHARS = 1000
+# the name of the stand-in source the app gets when none is usable (pilot.sources.factory)
+NO_SOURCE = "none"
 
 
 def clean_query(source: str, query: str | None) -> str:

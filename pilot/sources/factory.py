@@ -22,7 +22,7 @@ import httpx
 from cache import Cache, fingerprint
 from pilot.settings import Settings, get_settings
 from pilot.sources.aminer import AMinerSource
-from pilot.sources.base import Source, SourceError, SourceUnavailable
+from pilot.sources.base import NO_SOURCE, Source, SourceError, SourceUnavailable
 from pilot.sources.local import LocalCorpusSource
 from pilot.sources.multi import MultiSource
 from pilot.sources.s2 import SemanticScholarSource
@@ -97,7 +97,7 @@ def clear_probe_cache() -> None:
 class UnavailableSource(Source):
     """What the app gets when no source can be used: every call says what to set."""
 
-    name = "none"
+    name = NO_SOURCE
 
     def __init__(self, message: str, hint: str):
         self.message = message

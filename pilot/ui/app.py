@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 
 import gradio as gr
 
+from pilot import limits
 from pilot.runtime import Runtime
 from pilot.settings import Settings
 from pilot.ui.controller import Controller
@@ -37,11 +39,33 @@ def build_app(settings: Settings | None = None, controller: Controller | None = 
     return demo
 
 
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+def exposure_warning(host: str, logins: list[tuple[str, str]]) -> str | None:
+    """What to tell the operator when the app is reachable beyond this machine without a login."""
+    if logins or host in LOOPBACK or host.startswith("127."):
+        return None
+    return (
+        f"pilot listens on {host} without a login: anyone who can reach this port can search (and spend "
+        "your API keys and LLM). Set PILOT_AUTH=user:password, or listen on 127.0.0.1."
+    )
+
+
 def launch(settings: Settings | None = None, host: str | None = None, port: int | None = None, **kwargs) -> None:
+    settings = settings or Settings()
+    host = host or os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1")
+    logins = settings.logins()
+    warning = exposure_warning(host, logins)
+    if warning:
+        log.warning(warning)
+        print(f"WARNING: {warning}", file=sys.stderr, flush=True)
     demo = build_app(settings)
     demo.launch(
-        server_name=host or os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+        server_name=host,
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         css=CSS,
+        auth=logins or None,
+        max_file_size=limits.MAX_RECIPE_BYTES,
         **kwargs,
     )

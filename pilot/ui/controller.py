@@ -19,7 +19,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pilot import export
+from pilot import export, limits
+from pilot.limits import clip_message, quote
 from pilot.models import RankedPaper
 from pilot.runtime import Runtime
 from pilot.session import Reply, Session
@@ -95,8 +96,10 @@ class UIState:
         return self.session.question if self.session is not None else None
 
     def say(self, role: str, text: str) -> None:
-        # The transcript keeps raw text; the layout escapes it on the way to the Chatbot.
+        # The transcript keeps raw text; the layout escapes it on the way to the Chatbot. It is sent to the
+        # browser on every action, so a long session keeps only its recent messages.
         self.chat.append({"role": role, "content": text})
+        del self.chat[: -limits.MAX_TRANSCRIPT_MESSAGES]
 
 
 class Controller:
@@ -137,7 +140,7 @@ class Controller:
             reply = await coro_fn(session, *args)
         except Exception as exc:  # noqa: BLE001 - the user sees a sentence, the log keeps the traceback
             log.exception("%s failed", what)
-            ui.last_error = _short(exc)
+            ui.last_error = short_error(exc)
             ui.say("assistant", f"⚠️ Sorry, {what} failed: {ui.last_error}")
             return None
         self._absorb(ui, reply)
@@ -176,7 +179,8 @@ class Controller:
     # --- chat -------------------------------------------------------------------------------
 
     async def send(self, ui: UIState, text: str) -> UIState:
-        text = (text or "").strip()
+        # a long paste is cut before it is kept in the transcript (the session's reply says so)
+        text, _ = clip_message((text or "").strip())
         if not text:
             return ui
         ui.say("user", text)
@@ -280,10 +284,22 @@ class Controller:
             ui.edit_message = "⚠️ Select a node first."
             return ui
         node = wf.node(ui.selected)
+        if len(text or "") > limits.MAX_PARAMS_BYTES:
+            ui.params_text = ""  # not kept: it would be sent back to the browser on every click
+            ui.edit_message = (
+                f"⚠️ The params are {len(text):,} characters long; at most {limits.MAX_PARAMS_BYTES:,} are "
+                "allowed. Nothing was changed."
+            )
+            return ui
         try:
             params = json.loads(text or "{}")
         except json.JSONDecodeError as exc:
             ui.edit_message = f"⚠️ The params are not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). Nothing was changed."
+            return ui
+        except (RecursionError, ValueError):  # nesting deeper than the parser goes; a 5,000-digit number
+            ui.edit_message = (
+                "⚠️ The params are nested too deeply or hold a number too long to read. Nothing was changed."
+            )
             return ui
         if not isinstance(params, dict):
             ui.edit_message = '⚠️ The params must be a JSON object like {"year_min": 2008}. Nothing was changed.'
@@ -323,7 +339,7 @@ class Controller:
             return ui
         op_cls = operator_or_none(op_name or "")
         if op_cls is None:
-            ui.edit_message = f"⚠️ Choose an operator to add (unknown: {op_name!r})."
+            ui.edit_message = f"⚠️ Choose an operator to add (unknown: {quote(op_name)})."
             return ui
         try:
             op_cls.Params.model_validate({})
@@ -384,7 +400,7 @@ class Controller:
         except Exception as exc:  # noqa: BLE001 - shown beside the inspector, never as a traceback
             log.exception("run_node failed")
             ui.node_run = None
-            ui.edit_message = f"⚠️ Could not run {ui.selected}: {_short(exc)}"
+            ui.edit_message = f"⚠️ Could not run {ui.selected}: {short_error(exc)}"
         return ui
 
     async def step(self, ui: UIState) -> UIState:
@@ -414,6 +430,12 @@ class Controller:
             ui.edit_message = "⚠️ Choose a workflow JSON file first."
             return ui
         try:
+            size = Path(path).stat().st_size
+            if size > limits.MAX_RECIPE_BYTES:  # refused before reading it
+                raise export.RecipeError(
+                    f"the workflow file is {size / 1024:,.0f} KB; at most {limits.MAX_RECIPE_BYTES // 1024} KB "
+                    "are allowed"
+                )
             workflow = export.load_recipe(Path(path).read_bytes())
         except (export.RecipeError, OSError) as exc:
             ui.edit_message = f"⚠️ {exc}"
@@ -425,6 +447,7 @@ class Controller:
         return ui
 
 
-def _short(exc: BaseException) -> str:
+def short_error(exc: BaseException) -> str:
+    """An exception as one short sentence for the chat (never megabytes of an echoed value)."""
     text = str(exc).strip() or type(exc).__name__
     return text if len(text) <= 500 else text[:500] + "…"

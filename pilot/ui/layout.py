@@ -13,7 +13,8 @@ from typing import Any
 import gradio as gr
 
 from pilot.ui import render
-from pilot.ui.controller import Controller, UIState
+from pilot.ui.controller import Controller, UIState, short_error
+from pilot.ui.worker import Workers
 from workflows.registry import all_operators
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ def _operator_choices() -> list[tuple[str, str]]:
 
 def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
     """``concurrency``: actions of different visitors that may run at once (one visitor's run in order)."""
+    workers = Workers(concurrency)
     with gr.Blocks(title="pilot — literature search") as demo:
         # a callable initial value: Gradio calls it once per browser session, so nobody shares a UIState
         state = gr.State(
@@ -156,7 +158,7 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                 gr.update(choices=node_choices, value=ui.selected if wf is not None else None),
                 controller.node_help(ui),
                 ui.params_text,
-                ui.edit_message,
+                render.chat_text(ui.edit_message),
                 render.inspector_html(ui.selected, wf, ui.trace, ui.node_run),
                 render.versions_html(ui.session.versions if ui.session is not None else []),
             ]
@@ -178,16 +180,20 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
 
         async def _apply(ui, fn, *args) -> list[Any]:
             ui = _ensure(ui)
-            async with ui.lock:
-                ui.edit_message = ""
-                try:
-                    result = fn(ui, *args)
-                    if hasattr(result, "__await__"):
-                        await result
-                except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
-                    log.exception("UI action failed")
-                    ui.say("assistant", f"⚠️ Something went wrong: {exc}")
-                return _view(ui)
+            async with ui.lock:  # on Gradio's loop: a visitor's actions apply one at a time, in order
+                return await workers.run(_act, ui, fn, *args)
+
+        async def _act(ui: UIState, fn, *args) -> list[Any]:
+            """One action and the redraw of every panel, on a worker thread (``pilot.ui.worker``)."""
+            ui.edit_message = ""
+            try:
+                result = fn(ui, *args)
+                if hasattr(result, "__await__"):
+                    await result
+            except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
+                log.exception("UI action failed")
+                ui.say("assistant", f"⚠️ Something went wrong: {short_error(exc)}")
+            return _view(ui)
 
         # clicks inside the HTML panels carry their data in the event (see render.RESULTS_JS / DAG_JS)
         async def on_result_click(ui, evt: gr.EventData):
@@ -198,11 +204,13 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
             data = getattr(evt, "_data", None) or {}
             return await _apply(ui, controller.select_node, data.get("node"))
 
-        # One queue for every action, served in arrival order by ``concurrency`` workers. A visitor's own
-        # actions still run one after another, in the order they were made, because each takes its
-        # session's lock (FIFO) before touching it: "Search now" clicked while a message is being read
-        # applies after it. Different visitors run side by side, so one slow search holds up nobody else.
-        queue = dict(concurrency_id="pilot-actions", concurrency_limit=concurrency)
+        # Gradio starts every event at once (no queue slot to wait for: a visitor with many clicks in
+        # flight cannot take them all); the work itself runs on ``concurrency`` worker threads, in arrival
+        # order. A visitor's own actions still run one after another, in the order they were made, because
+        # each takes its session's lock (FIFO) before touching it: "Search now" clicked while a message is
+        # being read applies after it. Different visitors run side by side, so one slow or heavy action
+        # holds up nobody else.
+        queue = dict(concurrency_id="pilot-actions", concurrency_limit=None)
 
         def on(trigger, fn, desc: str, inputs: list, api_name: str | None = None) -> Any:
             return trigger(action(fn, desc), [state, *inputs], view_outputs, api_name=api_name, **queue)

@@ -95,9 +95,15 @@ def highlight(text: str, terms: Iterable[str]) -> str:
     return "".join(out)
 
 
+# square brackets open markdown links and images; escaped, a title or recipe name such as
+# "![x](http://…)" shows as text and makes the browser fetch nothing
+_LINK_SYNTAX = str.maketrans({"[": "\\[", "]": "\\]"})
+
+
 def chat_text(text: str) -> str:
-    """A chat message as safe markdown: markup from sources shows as text, markdown emphasis still works."""
-    return esc(text or "", quote=False)
+    """A chat message as safe markdown: markup from sources shows as text, markdown emphasis still works,
+    and no link or image can be formed (pilot's own messages use neither)."""
+    return esc(text or "", quote=False).translate(_LINK_SYNTAX)
 
 
 def _authors(r: RankedPaper, limit: int = 6) -> str:

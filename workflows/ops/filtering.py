@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pilot.domain import profile
 from pilot.models import Paper, RankedPaper
-from pilot.text import contains_run, normalize_title
+from pilot.text import normalize_title
 from workflows.operator import InputPort, Operator, RunContext, register
 from workflows.ops.features import input_list, papers_of, tokens
 from workflows.ports import PortType
@@ -39,14 +39,28 @@ class FilterParams(BaseModel):
         return self
 
 
-def _phrase_in(phrase: str, words: list[str]) -> bool:
-    """A term or multi-word phrase occurs as consecutive tokens (so 'art' does not match 'state of the art' partly)."""
-    return contains_run(words, tokens(phrase, keep_stop=True))
+class _Phrases:
+    """Terms or multi-word phrases, tokenised once, matched as runs of consecutive tokens (so 'art' does
+    not match 'state of the art' partly). A paper is checked against all of them at once: its word runs
+    of each phrase length are looked up in a set, so the cost is the paper's length times the number of
+    distinct phrase lengths, not the number of phrases."""
+
+    def __init__(self, phrases: list[str]):
+        self.runs = {tuple(t) for t in (tokens(p, keep_stop=True) for p in phrases) if t}
+        self.lengths = sorted({len(r) for r in self.runs})
+
+    def __bool__(self) -> bool:
+        return bool(self.runs)
+
+    def any_in(self, words: list[str]) -> bool:
+        return any(tuple(words[i : i + n]) in self.runs for n in self.lengths for i in range(len(words) - n + 1))
 
 
 class _Checker:
     def __init__(self, p: FilterParams, anchors: list[Paper]):
         self.p = p
+        self.include, self.exclude = _Phrases(p.include_terms), _Phrases(p.exclude_terms)
+        self.venue_ok = profile().venue_matcher(p.venues) if p.venues else None
         self.drop = set(p.exclude_ids) | ({a.id for a in anchors} if p.exclude_anchor else set())
         self.lo, self.hi = p.year_min, p.year_max
         anchor_years = [a.year for a in anchors if a.year]
@@ -66,7 +80,7 @@ class _Checker:
                     return False
             elif (self.lo is not None and paper.year < self.lo) or (self.hi is not None and paper.year > self.hi):
                 return False
-        if p.venues and not profile().venue_matches(paper, p.venues):
+        if self.venue_ok is not None and not self.venue_ok(paper):
             return False
         if (
             p.min_citations is not None
@@ -75,11 +89,11 @@ class _Checker:
             return False
         if p.has_abstract is not None and bool(paper.abstract) != p.has_abstract:
             return False
-        if p.include_terms or p.exclude_terms:
+        if self.include or self.exclude:
             words = tokens(paper.title if p.terms_in == "title" else paper.text, keep_stop=True)
-            if p.include_terms and not any(_phrase_in(t, words) for t in p.include_terms):
+            if self.include and not self.include.any_in(words):
                 return False
-            if any(_phrase_in(t, words) for t in p.exclude_terms):
+            if self.exclude and self.exclude.any_in(words):
                 return False
         return True
 

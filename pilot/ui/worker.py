@@ -1,0 +1,102 @@
+"""Where the app's actions run: worker threads with an event loop each, never Gradio's own loop.
+
+Gradio serves every visitor from one event loop. An action that ran there (a search's scoring, the DAG
+drawing, reading a message, writing an export) held up every other visitor's clicks for as long as it
+took, and a node's timeout could not stop it. Here each action runs, start to finish — the session call
+and the redraw of the panels — on a worker thread, with a long-lived event loop per thread (so the HTTP
+clients that belong to a loop are reused). Gradio's loop only waits for the result.
+
+    workers = Workers(threads=4)
+    view = await workers.run(do_action, ui, text)             # a coroutine function or a plain function
+    async for view in workers.iterate(stream_action, ui):     # an async generator, items as they come
+        ...
+
+``threads`` bounds how many actions compute at once; the rest wait in arrival order. Waiting for a
+thread costs the caller nothing, so callers keep their own ordering (a visitor's session lock) outside.
+Pure-Python work in a thread still shares the interpreter lock with the loop, which gets its turn every
+few milliseconds; the size limits (``pilot.limits``) keep any single call that holds the lock short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import threading
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+
+class Workers:
+    def __init__(self, threads: int = 4, name: str = "pilot-action"):
+        self.threads = max(1, int(threads))
+        self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix=name)
+        self._local = threading.local()
+
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        loop = getattr(self._local, "loop", None)
+        if loop is None or loop.is_closed():
+            loop = asyncio.new_event_loop()
+            self._local.loop = loop
+        return loop
+
+    def _call(self, fn: Callable[..., Any], args: tuple) -> Any:
+        result = fn(*args)
+        if inspect.isawaitable(result):
+            result = self._loop().run_until_complete(_awaited(result))
+        return result
+
+    async def _wait(self, fut: Future) -> Any:
+        """The thread's result. If the caller is cancelled (the visitor went away), it still waits for the
+        thread to finish before passing the cancellation on: the caller's lock must not be released while
+        the action is still changing the state it guards."""
+        wrapped = asyncio.wrap_future(fut)
+        try:
+            return await asyncio.shield(wrapped)
+        except asyncio.CancelledError:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait({wrapped})
+            raise
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on a worker thread (awaited on that thread's loop when it is a coroutine function)."""
+        return await self._wait(self._pool.submit(self._call, fn, args))
+
+    async def iterate(self, agen_fn: Callable[..., AsyncIterator[Any]], *args: Any) -> AsyncIterator[Any]:
+        """The items of the async generator ``agen_fn(*args)``, which runs on a worker thread, handed to
+        the caller's loop as they are produced (a streaming action's intermediate views)."""
+        caller = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+        def push(kind: str, item: Any) -> None:
+            caller.call_soon_threadsafe(queue.put_nowait, (kind, item))
+
+        async def drive() -> None:
+            try:
+                async for item in agen_fn(*args):
+                    push("item", item)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller, raised there
+                push("error", exc)
+            else:
+                push("done", None)
+
+        fut = self._pool.submit(self._call, drive, ())
+        try:
+            while True:
+                kind, item = await queue.get()
+                if kind == "item":
+                    yield item
+                elif kind == "error":
+                    raise item
+                else:
+                    break
+        finally:
+            await self._wait(fut)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
