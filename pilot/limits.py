@@ -27,6 +27,10 @@ MAX_STRING_CHARS = 2_000  # one string inside a node's params (a query, a term)
 MAX_PARAM_DEPTH = 6  # nesting of lists / objects inside a node's params
 MAX_PARAMS_BYTES = 64 * 1024  # one node's params as JSON (also the params editor's text)
 
+# --- work ---------------------------------------------------------------------------------------
+MAX_RUN_ITEMS = 25_000  # papers all nodes of one run produce together (templates: 2,000–9,000)
+MAX_CACHED_ITEMS = 100_000  # papers an in-memory node cache keeps, over all its entries
+
 # --- files ----------------------------------------------------------------------------------------
 MAX_RECIPE_BYTES = 512 * 1024  # an uploaded workflow JSON file (also the app's upload limit)
 

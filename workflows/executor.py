@@ -35,6 +35,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from cache import fingerprint
+from pilot import limits
 from cache.codec import register_models
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, SearchHit, Venue
 from pilot.sources.base import SourceError
@@ -82,11 +83,15 @@ class NodeCache(Protocol):
 class MemoCache:
     """An in-memory LRU node cache, for sessions with no disk cache (values are shared, not copied).
 
-    Locked, because a UI may run sessions' event loops in several threads against one cache."""
+    Bounded by entries and by their total size (papers, entities: ``_size`` of each value), so one visitor's
+    huge workflow cannot fill the memory every other visitor's garbage collections must scan. Locked,
+    because a UI runs sessions' event loops in several threads against one cache."""
 
-    def __init__(self, max_items: int = 512):
+    def __init__(self, max_items: int = 512, max_weight: int = limits.MAX_CACHED_ITEMS):
         self.max_items = max_items
-        self._data: OrderedDict[str, Any] = OrderedDict()
+        self.max_weight = max_weight
+        self._data: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._weight = 0
         self._lock = threading.Lock()
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -94,14 +99,17 @@ class MemoCache:
             if key not in self._data:
                 return default
             self._data.move_to_end(key)
-            return self._data[key]
+            return self._data[key][0]
 
     def set(self, key: str, value: Any) -> None:
+        weight = 1 + _size(value[0] if isinstance(value, tuple) and value else value)
         with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.max_items:
-                self._data.popitem(last=False)
+            if key in self._data:
+                self._weight -= self._data.pop(key)[1]
+            self._data[key] = (value, weight)
+            self._weight += weight
+            while len(self._data) > self.max_items or (self._weight > self.max_weight and len(self._data) > 1):
+                self._weight -= self._data.popitem(last=False)[1][1]
 
     def __len__(self) -> int:
         return len(self._data)
@@ -424,6 +432,8 @@ async def execute(
 
     ctx_fp = context_fingerprint(ctx)
     started = time.perf_counter()
+    produced = 0  # items (papers, entities) the run's nodes have produced so far, against MAX_RUN_ITEMS
+    over_budget: str | None = None
     results: dict[str, Any] = {}
     fps: dict[str, str] = {}
     failed: dict[str, str] = {}  # node -> "failed" | "was skipped (…)" for downstream messages
@@ -437,6 +447,16 @@ async def execute(
     done = 0
 
     def finish(nid: str, value: Any, trace: NodeTrace, fp: str | None) -> None:
+        nonlocal produced, over_budget
+        if trace.status in ("ok", "cached") and nid not in given:
+            produced += trace.n_out
+            if produced > limits.MAX_RUN_ITEMS and over_budget is None:
+                # one run may not hold more than this (memory, and the time every later node would take)
+                over_budget = (
+                    f"the workflow produced more than {limits.MAX_RUN_ITEMS:,} papers in all its steps "
+                    f"(at {nid!r}) — give its searches smaller limits or use fewer of them"
+                )
+                trace.status, trace.error, value = "failed", over_budget, None
         traces[nid] = trace
         if trace.status == "failed":
             failed[nid] = "failed"
@@ -450,6 +470,17 @@ async def execute(
 
     try:
         while pending or running:
+            if over_budget is not None:  # stop: nothing more runs, what is running is cancelled
+                for task in running:
+                    task.cancel()
+                await asyncio.gather(*running, return_exceptions=True)
+                for nid in [*running.values(), *(n for n in order if n in pending)]:
+                    note = f"not run: {over_budget}"
+                    traces[nid] = NodeTrace(node_id=nid, op=workflow.node(nid).op, status="skipped", error=note)
+                    failed[nid] = "was skipped (the run's size limit was reached)"
+                running.clear()
+                pending.clear()
+                break
             for nid in [n for n in order if n in pending and preds[n] <= traces.keys()]:
                 pending.discard(nid)
                 node = workflow.node(nid)

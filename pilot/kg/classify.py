@@ -180,7 +180,7 @@ LATIN_NAME = rf"(?<![{_NAME_CHARS}]){_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+){{0,2}}{
 ZH_NAME = r"[\u4e00-\u9fff·]{2,5}"
 
 _COAUTHOR = re.compile(
-    r"co-?authors?|collaborat\w*|co-?workers?|(?:work|publish|write|wrote|written|author)\w*\s+(?:\w+\s+){0,2}with\b|"
+    r"co-?authors?|collaborat\w*|co-?workers?|\b(?:work|publish|write|wrote|written|author)\w*\s+(?:\w+\s+){0,2}with\b|"
     r"\bwith whom\b|\bwith\s*\?\s*$|合作",
     re.I,
 )
@@ -222,7 +222,8 @@ _PAPER_SEARCH = re.compile(
     re.I,
 )
 _TOPIC_SEARCH = re.compile(
-    r"^\s*(?:find|search|look for|show me|list|give me|any|get)?\s*(?:some|recent|the)?\s*"
+    # each optional word takes its own blanks: "\s*X?\s*Y?\s*" would try every split of a run of spaces
+    r"^\s*(?:(?:find|search|look for|show me|list|give me|any|get)\s*)?(?:(?:some|recent|the)\s*)?"
     r"(?:papers?|articles?|publications?|work|literature)\s+(?:on|about|regarding|related to|in)\b|"
     r"关于.+的(?:论文|文章|研究)",
     re.I,
@@ -233,7 +234,7 @@ _TOPIC_SEARCH = re.compile(
 
 _YEAR = r"((?:19|20)\d{2})"
 _RANGE = re.compile(
-    rf"(?:between|from|during)?\s*{_YEAR}\s*年?\s*(?:-|–|—|to|until|till|through|thru|and|~|至|到|－)\s*{_YEAR}\s*年?",
+    rf"(?:(?:between|from|during)\s*)?{_YEAR}\s*(?:年\s*)?(?:-|–|—|to|until|till|through|thru|and|~|至|到|－)\s*{_YEAR}\s*年?",
     re.I,
 )
 _SINCE = re.compile(
@@ -495,7 +496,8 @@ _TOPIC_RE = [
     re.compile(r"的(?P<t>[^，。？?！!的]{2,30}?)(?:研究者|研究人员|学者|专家|科学家)"),
 ]
 _TOPIC_END = re.compile(
-    r"\s+(?:at|by|from|in|published|since|before|after|between|during|who|that|which|with)\b|[?？.。!！,，]", re.I
+    r"(?<!\s)\s+(?:at|by|from|in|published|since|before|after|between|during|who|that|which|with)\b|[?？.。!！,，]",
+    re.I,
 )
 
 

@@ -8,25 +8,34 @@ graph both ways, and author / venue / organisation entities derived from the met
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import logging
+import os
 import re
 import shutil
 import sqlite3
+import threading
 import time
 import zlib
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 import numpy as np
 
+from cache import private_dir
 from pilot.embed import Embedder, default_embedder
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
 from pilot.settings import get_settings
 from pilot.sources.base import BadRequest, NotFound, SearchMode, Source, SourceUnavailable, clean_query
 from pilot.store.build import MANIFEST, build_store, remove_stale, store_key
+from pilot.store.integrity import StoreDamaged
 from pilot.store.store import CorpusStore
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 log = logging.getLogger(__name__)
 
@@ -71,17 +80,124 @@ def _blas_controller():
     return ThreadpoolController()
 
 
+@dataclass(frozen=True)
+class _Origin:
+    """What a store was built from: enough to build it again when it is found damaged."""
+
+    corpus: Path
+    cache: Path
+    dest: Path
+    vectors: Path | None
+    embedder: Embedder | None
+
+
+def _reads_store(fn: F) -> F:
+    """A source method that reads the store: while the store is being rebuilt it says so at once, and a
+    damaged store found during the call (``StoreDamaged``) starts the rebuild and becomes a
+    ``SourceUnavailable`` that says what is happening and what to do."""
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def guarded(self: LocalCorpusSource, *args: Any, **kwargs: Any) -> Any:
+            self._refuse_while_repairing()
+            try:
+                return await fn(self, *args, **kwargs)
+            except StoreDamaged as exc:
+                raise self._damaged(exc) from None
+
+        return guarded  # type: ignore[return-value]
+
+    @functools.wraps(fn)
+    def guarded_sync(self: LocalCorpusSource, *args: Any, **kwargs: Any) -> Any:
+        self._refuse_while_repairing()
+        try:
+            return fn(self, *args, **kwargs)
+        except StoreDamaged as exc:
+            raise self._damaged(exc) from None
+
+    return guarded_sync  # type: ignore[return-value]
+
+
 class LocalCorpusSource(Source):
     name = "local"
 
     def __init__(
-        self, store: CorpusStore, embedder: Embedder | Callable[[], Embedder] | None = None, stats: dict | None = None
+        self,
+        store: CorpusStore,
+        embedder: Embedder | Callable[[], Embedder] | None = None,
+        stats: dict | None = None,
+        origin: _Origin | None = None,
     ):
         self.store = store
         self._embedder = embedder
         self.stats: dict = dict(stats or {})
         # node caches key on this: another corpus file (or vectors) means another store directory
         self.cache_key = f"local|{store.dir.name}"
+        self._origin = origin
+        self._repair: threading.Thread | None = None
+        self._repair_error: str | None = None
+        self._repair_lock = threading.Lock()
+
+    # --- self-repair ----------------------------------------------------------------------------
+    def _refuse_while_repairing(self) -> None:
+        if self._repair is not None and self._repair.is_alive():
+            raise SourceUnavailable(
+                self.name,
+                "the offline corpus store was found damaged and is being rebuilt from the corpus file",
+                "search again in a few minutes (a full corpus takes 2–3 minutes to rebuild)",
+            )
+        if self._repair_error is not None:
+            raise SourceUnavailable(
+                self.name,
+                f"the offline corpus store is damaged and could not be rebuilt ({self._repair_error})",
+                f"delete {self.store.dir} and restart pilot; check that PILOT_CORPUS points at a readable file",
+            )
+
+    def _damaged(self, exc: StoreDamaged) -> SourceUnavailable:
+        """Start rebuilding the store (once) and say so."""
+        with self._repair_lock:
+            if self._repair is None or (not self._repair.is_alive() and self._repair_error is None):
+                log.warning("corpus store %s is damaged (%s); rebuilding it", self.store.dir, exc.reason)
+                if self._origin is None:
+                    self._repair_error = f"{exc.reason}; this source was not opened from a corpus file"
+                else:
+                    self._repair = threading.Thread(
+                        target=self._rebuild, args=(self._origin,), name="pilot-store-repair", daemon=True
+                    )
+                    self._repair.start()
+        try:
+            self._refuse_while_repairing()
+        except SourceUnavailable as err:
+            err.message = f"{err.message} — found: {exc.reason}"
+            return err
+        return SourceUnavailable(self.name, f"the offline corpus store was damaged ({exc.reason}) and is rebuilt")
+
+    def _rebuild(self, origin: _Origin) -> None:
+        dest = origin.dest
+        aside = dest.with_name(f"{dest.name}.damaged-{os.getpid()}-{time.monotonic_ns()}")
+        try:
+            dest.rename(aside)  # out of the way (open files keep working); a symlinked store moves the link
+            self._build(origin.corpus, origin.cache, dest, origin.vectors, origin.embedder, progress=False)
+            fresh = CorpusStore(dest)
+        except Exception as exc:  # noqa: BLE001 - the reason is shown to every later caller
+            log.exception("rebuilding the corpus store %s failed", dest)
+            self._repair_error = f"{type(exc).__name__}: {str(exc)[:200]}"
+            return
+        old, self.store = self.store, fresh
+        old.close()
+        if aside.is_symlink():
+            aside.unlink()
+        else:
+            shutil.rmtree(aside, ignore_errors=True)
+        self.stats["repaired"] = self.stats.get("repaired", 0) + 1
+        log.warning("corpus store %s rebuilt", dest)
+
+    def wait_for_repair(self, timeout_s: float | None = None) -> bool:
+        """Wait for a running rebuild; True when none is running (any more) and none failed."""
+        repair = self._repair
+        if repair is not None:
+            repair.join(timeout_s)
+        return (repair is None or not repair.is_alive()) and self._repair_error is None
 
     # --- opening ------------------------------------------------------------------------------
     @classmethod
@@ -116,12 +232,15 @@ class LocalCorpusSource(Source):
                 cls._build(corpus, cache, dest, vec_path, embedder, progress)
             try:
                 store = CorpusStore(dest)
-            except (OSError, ValueError, KeyError, sqlite3.Error) as exc:
+            except (OSError, ValueError, KeyError, sqlite3.Error) as exc:  # StoreDamaged is a ValueError
                 if built:
                     raise
-                # a damaged store (files deleted or truncated by hand): build it again, once
+                # a damaged store (files deleted, truncated or overwritten): build it again, once
                 log.warning("corpus store %s is unreadable (%s); rebuilding it", dest, exc)
-                shutil.rmtree(dest, ignore_errors=True)
+                if dest.is_symlink():
+                    dest.unlink()
+                else:
+                    shutil.rmtree(dest, ignore_errors=True)
                 built = True
                 cls._build(corpus, cache, dest, vec_path, embedder, progress)
                 store = CorpusStore(dest)
@@ -138,13 +257,13 @@ class LocalCorpusSource(Source):
             "open_s": round(time.perf_counter() - t0, 3),
             **{k: m.get(k) for k in ("papers", "lines", "malformed", "duplicates", "vectors", "build_s")},
         }
-        return cls(store, embedder, stats)
+        return cls(store, embedder, stats, _Origin(corpus, cache, dest, vec_path, embedder))
 
     @staticmethod
     def _build(
         corpus: Path, cache: Path, dest: Path, vectors: Path | None, embedder: Embedder | None, progress: bool
     ) -> None:
-        cache.mkdir(parents=True, exist_ok=True)
+        private_dir(cache)
         log.info("building the corpus store for %s in %s", corpus, dest)
         build_store(corpus, dest, vectors, (lambda: embedder) if embedder else default_embedder, progress)
         remove_stale(cache, corpus, keep=dest)
@@ -196,6 +315,7 @@ class LocalCorpusSource(Source):
         return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
     # --- papers -------------------------------------------------------------------------------
+    @_reads_store
     async def search_papers(
         self, query: str, filters: SearchFilters | None = None, limit: int = 50, mode: SearchMode = "hybrid"
     ) -> list[SearchHit]:
@@ -207,10 +327,12 @@ class LocalCorpusSource(Source):
         ranked = await asyncio.to_thread(self._rank, text, filters, limit, mode)
         return self._hits(ranked)
 
+    @_reads_store
     async def get_papers(self, ids: list[str]) -> list[Paper]:
         rows = [self.store.row_of.get((i or "").strip()) for i in ids]
         return self.store.papers(r for r in rows if r is not None)
 
+    @_reads_store
     async def match_paper(self, text: str, limit: int = 5) -> list[Paper]:
         """Corpus id, ACL id/URL, DOI, CorpusId, exact title — then search fills up the rest."""
         query = clean_query(self.name, text)
@@ -234,14 +356,17 @@ class LocalCorpusSource(Source):
             rows = list(dict.fromkeys(rows))
         return self.store.papers(rows[:limit])
 
+    @_reads_store
     async def references(self, paper_id: str, limit: int = 100) -> list[Paper]:
         rows = self.store.by_in_corpus_citations(self.store.references(self._row(paper_id)))
         return self.store.papers(rows[:limit])
 
+    @_reads_store
     async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
         rows = self.store.by_in_corpus_citations(self.store.citing(self._row(paper_id)))
         return self.store.papers(rows[:limit])
 
+    @_reads_store
     async def recommend(
         self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50
     ) -> list[Paper]:
@@ -264,6 +389,7 @@ class LocalCorpusSource(Source):
         ranked = await asyncio.to_thread(rank)
         return self.store.papers(r for r, _ in ranked)
 
+    @_reads_store
     def paper_vectors(self, ids: list[str]) -> np.ndarray:
         """The stored MiniLM vectors (unit length) of papers, shape (len(ids), 384); NaN rows for unknown ids.
 
@@ -284,12 +410,15 @@ class LocalCorpusSource(Source):
             )
         return found
 
+    @_reads_store
     async def search_authors(self, query: str, limit: int = 10) -> list[Author]:
         return self.store.search_entities("author", clean_query(self.name, query), limit)
 
+    @_reads_store
     async def get_author(self, author_id: str) -> Author:
         return self._entity("author", author_id)
 
+    @_reads_store
     async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:
         self._entity("author", author_id)
         rows = np.array(self.store.author_rows(author_id), dtype=np.int64)
@@ -299,18 +428,23 @@ class LocalCorpusSource(Source):
         )
         return self.store.papers(order[:limit])
 
+    @_reads_store
     async def search_venues(self, query: str, limit: int = 10) -> list[Venue]:
         return self.store.search_entities("venue", clean_query(self.name, query), limit)
 
+    @_reads_store
     async def get_venue(self, venue_id: str) -> Venue:
         return self._entity("venue", venue_id)
 
+    @_reads_store
     async def search_orgs(self, query: str, limit: int = 10) -> list[Org]:
         return self.store.search_entities("org", clean_query(self.name, query), limit)
 
+    @_reads_store
     async def get_org(self, org_id: str) -> Org:
         return self._entity("org", org_id)
 
+    @_reads_store
     async def org_authors(self, org_id: str, limit: int = 50) -> list[Author]:
         self._entity("org", org_id)
         return self.store.authors(self.store.org_author_ids(org_id, limit))

@@ -8,7 +8,8 @@ file gets a new store):
 - ``arrays.npz``     year, citation count, venue code, graph in CSR form (references and citations)
 - ``bm25/``          bm25s index (memory-mapped on load)
 - ``vectors.npy``    float32 (rows, 384) MiniLM vectors, unit length (memory-mapped on load)
-- ``manifest.json``  counts and provenance; written last, so a store without it is incomplete
+- ``manifest.json``  counts, provenance and each file's size + sampled checksum; written last, so a store
+                     without it is incomplete
 
 The build writes into a temporary sibling directory and renames it into place, so a crash or a
 concurrent build never leaves a half-built store that a later open would trust.
@@ -31,6 +32,7 @@ import orjson
 
 from pilot.embed import DIM, Embedder
 from pilot.store.entities import derive
+from pilot.store.integrity import fingerprint
 from pilot.store.records import ParsedCorpus, read_corpus
 from pilot.store.text import lexical_tokens
 from pilot.text import normalize_title
@@ -237,6 +239,7 @@ def build_store(
             "duplicates": parsed.duplicates,
             "vectors": vec_origin,
             "build_s": round(time.perf_counter() - t0, 2),
+            "files": fingerprint(tmp),  # checked at every open (pilot.store.integrity)
         }
         (tmp / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
         try:

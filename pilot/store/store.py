@@ -1,8 +1,10 @@
 """A built corpus store, opened read-only: records, lexical/dense scoring, graph and entity lookups.
 
 Opening loads only small arrays (ids, years, venues, graph) and memory-maps the rest, so a warm start
-takes about a second. All methods are safe to call from several threads: SQLite reads share one
-connection behind a lock; numpy scoring works on read-only arrays.
+takes about a second; it checks the files first and every query checks what it reads, raising
+``StoreDamaged`` (see ``pilot.store.integrity``) instead of failing obscurely or serving NaN scores.
+All methods are safe to call from several threads: SQLite reads share one connection behind a lock;
+numpy scoring works on read-only arrays.
 """
 
 from __future__ import annotations
@@ -11,23 +13,36 @@ import re
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 import orjson
 
 from pilot.models import Author, Org, Paper, SearchFilters, Venue
 from pilot.store.build import MANIFEST
+from pilot.store.integrity import StoreDamaged, check_files, check_sqlite_file, check_structure, describe
 from pilot.store.text import lexical_tokens
 from pilot.text import fold, normalize_title
 
 
 class CorpusStore:
     def __init__(self, directory: Path):
-        import bm25s
-
+        """Open and check the store (``pilot.store.integrity``): ``StoreDamaged`` says what is wrong."""
         self.dir = directory
         self.manifest: dict = orjson.loads((directory / MANIFEST).read_bytes())
+        check_files(directory, self.manifest.get("files"))
+        check_sqlite_file(directory / "store.sqlite")
+        try:
+            self._load(directory)
+        except StoreDamaged:
+            raise
+        except Exception as exc:  # a garbage .npz / .npy / bm25 file fails in numpy, zipfile or json
+            raise StoreDamaged(f"cannot load the store's files ({describe(exc)})") from None
+        check_structure(self)
+
+    def _load(self, directory: Path) -> None:
+        import bm25s
+
         self.ids: list[str] = orjson.loads((directory / "ids.json").read_bytes())
         self.row_of: dict[str, int] = {pid: i for i, pid in enumerate(self.ids)}
         self.venue_names: list[str] = orjson.loads((directory / "venues.json").read_bytes())
@@ -52,7 +67,17 @@ class CorpusStore:
 
     def _query(self, sql: str, params: Iterable = ()) -> list[tuple]:
         with self._lock:
-            return self._db.execute(sql, tuple(params)).fetchall()
+            try:
+                return self._db.execute(sql, tuple(params)).fetchall()
+            except sqlite3.DatabaseError as exc:  # "database disk image is malformed", "file is not a database"
+                raise StoreDamaged(f"store.sqlite: {describe(exc)}") from None
+
+    @staticmethod
+    def _record(model: type, blob: bytes) -> Any:
+        try:
+            return model.model_validate_json(blob)
+        except ValueError as exc:  # a record the build wrote always parses
+            raise StoreDamaged(f"store.sqlite holds a damaged record ({describe(exc)})") from None
 
     # --- papers -------------------------------------------------------------------------------
     def papers(self, rows: Iterable[int]) -> list[Paper]:
@@ -65,7 +90,7 @@ class CorpusStore:
             chunk = rows[start : start + 900]
             marks = ",".join("?" * len(chunk))
             found.update(self._query(f"SELECT row, json FROM papers WHERE row IN ({marks})", chunk))
-        return [Paper.model_validate_json(found[r]) for r in rows if r in found]
+        return [self._record(Paper, found[r]) for r in rows if r in found]
 
     def rows_by_title(self, title: str) -> list[int]:
         norm = normalize_title(title)
@@ -123,13 +148,22 @@ class CorpusStore:
 
     def lexical_scores(self, query: str) -> np.ndarray:
         tokens = lexical_tokens([query])[0]
-        ids = self.bm25.get_tokens_ids(tokens)
-        if not ids:
-            return np.zeros(len(self.ids), dtype=np.float32)
-        return np.asarray(self.bm25.get_scores_from_ids(ids), dtype=np.float32)
+        try:
+            ids = self.bm25.get_tokens_ids(tokens)
+            if not ids:
+                return np.zeros(len(self.ids), dtype=np.float32)
+            scores = np.asarray(self.bm25.get_scores_from_ids(ids), dtype=np.float32)
+        except (IndexError, ValueError, KeyError, TypeError, OSError) as exc:
+            raise StoreDamaged(f"the BM25 index failed ({describe(exc)})") from None
+        if scores.shape != (len(self.ids),) or not np.isfinite(scores).all():
+            raise StoreDamaged("the BM25 index gives scores that are not numbers")
+        return scores
 
     def dense_scores(self, vector: np.ndarray) -> np.ndarray:
-        return self.vectors @ np.asarray(vector, dtype=np.float32)
+        scores = self.vectors @ np.asarray(vector, dtype=np.float32)
+        if np.isnan(scores).any():  # a NaN row would be dropped from every ranking without a word
+            raise StoreDamaged("vectors.npy holds NaN values")
+        return scores
 
     @staticmethod
     def top(
@@ -154,7 +188,7 @@ class CorpusStore:
     def entity(self, kind: str, entity_id: str):
         table, model = self._TABLE[kind]
         found = self._query(f"SELECT json FROM {table} WHERE id = ?", [entity_id])
-        return model.model_validate_json(found[0][0]) if found else None
+        return self._record(model, found[0][0]) if found else None
 
     def search_entities(self, kind: str, query: str, limit: int) -> list:
         """Name search (accents, case and word order ignored); exact names first, then by paper count."""
@@ -173,7 +207,7 @@ class CorpusStore:
             if rows:
                 break
         rows.sort(key=lambda r: (" ".join(sorted(re.findall(r"\w+", fold(r[1])))) != wanted, -(r[2] or 0)))
-        return [model.model_validate_json(r[0]) for r in rows[:limit]]
+        return [self._record(model, r[0]) for r in rows[:limit]]
 
     def author_rows(self, author_id: str) -> list[int]:
         return [r for (r,) in self._query("SELECT row FROM author_papers WHERE author_id = ?", [author_id])]

@@ -14,6 +14,7 @@ from pilot.runtime import Runtime
 from pilot.settings import Settings
 from pilot.ui.controller import Controller
 from pilot.ui.layout import CSS, build_ui
+from pilot.ui.worker import tune_for_serving
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ def build_app(settings: Settings | None = None, controller: Controller | None = 
     # separate per browser and each session's own actions run in order
     demo = build_ui(controller or make_controller(settings), concurrency=settings.ui_concurrency)
     demo.queue()
+    tune_for_serving()
     return demo
 
 
@@ -52,7 +54,14 @@ def exposure_warning(host: str, logins: list[tuple[str, str]]) -> str | None:
     )
 
 
-def launch(settings: Settings | None = None, host: str | None = None, port: int | None = None, **kwargs) -> None:
+def launch(
+    settings: Settings | None = None,
+    host: str | None = None,
+    port: int | None = None,
+    controller: Controller | None = None,
+    **kwargs,
+) -> gr.Blocks:
+    """Serve the app; with ``PILOT_AUTH`` every page and API call asks for the login first."""
     settings = settings or Settings()
     host = host or os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1")
     logins = settings.logins()
@@ -60,7 +69,7 @@ def launch(settings: Settings | None = None, host: str | None = None, port: int 
     if warning:
         log.warning(warning)
         print(f"WARNING: {warning}", file=sys.stderr, flush=True)
-    demo = build_app(settings)
+    demo = build_app(settings, controller)
     demo.launch(
         server_name=host,
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
@@ -69,3 +78,4 @@ def launch(settings: Settings | None = None, host: str | None = None, port: int 
         max_file_size=limits.MAX_RECIPE_BYTES,
         **kwargs,
     )
+    return demo

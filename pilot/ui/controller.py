@@ -179,11 +179,10 @@ class Controller:
     # --- chat -------------------------------------------------------------------------------
 
     async def send(self, ui: UIState, text: str) -> UIState:
-        # a long paste is cut before it is kept in the transcript (the session's reply says so)
-        text, _ = clip_message((text or "").strip())
+        text = (text or "").strip()
         if not text:
             return ui
-        ui.say("user", text)
+        ui.say("user", clip_message(text)[0])  # a long paste is kept cut; the session cuts it too, and says so
         await self._call(ui, "understanding your message", lambda s, t: s.user_says(t), text)
         return ui
 

@@ -224,16 +224,16 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
             panel.click(click, [state], view_outputs, **queue)
         on(thumbs_up.click, functools.partial(_rate, controller, up=True), "refining…", [rate_pick])
         on(thumbs_down.click, functools.partial(_rate, controller, up=False), "refining…", [rate_pick])
-        on(keep.input, controller.keep, "updating exports…", [keep])
-        on(node_pick.input, controller.select_node, "…", [node_pick])
-        on(apply_btn.click, controller.apply_params, "re-running…", [params])
+        on(keep.input, controller.keep, "updating exports…", [keep], "keep")
+        on(node_pick.input, controller.select_node, "…", [node_pick], "select_node")
+        on(apply_btn.click, controller.apply_params, "re-running…", [params], "edit_node")
         on(add_btn.click, controller.add_node, "re-running…", [op_pick])
         on(remove_btn.click, controller.remove_node, "re-running…", [])
         on(undo_btn.click, controller.undo, "re-running…", [])
         on(step_btn.click, controller.step, "running the next step…", [])
         on(run_node_btn.click, controller.run_node, "running the node…", [])
         on(run_all_btn.click, controller.run_all, "running the workflow…", [])
-        on(load_btn.click, controller.load_workflow, "running the loaded workflow…", [upload])
+        on(load_btn.click, controller.load_workflow, "running the loaded workflow…", [upload], "load_workflow")
     return demo
 
 

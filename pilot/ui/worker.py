@@ -21,11 +21,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import inspect
+import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
+
+
+# The interpreter hands the lock between threads every SWITCH_S instead of the default 5 ms: a request
+# of another visitor is served in many short steps (each needs the lock), and each step waits for at most
+# one interval per busy thread.
+SWITCH_S = 0.001
+# Threads one action may keep busy besides its own (``asyncio.to_thread`` inside operators, e.g. a corpus
+# search): a hundred parallel searches of one workflow queue here instead of each taking a thread.
+HELPERS_PER_ACTION = 1
+
+
+FULL_GC_IDLE_S = 5.0  # a full collection when no action has run for this long since the last one
+FULL_GC_MAX_S = 300.0  # and one at the latest after this long, busy or not (cyclic garbage is freed)
+
+
+class _Serving:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.active = 0  # actions running on any worker thread
+        self.collector: threading.Thread | None = None
+
+
+_STATE = _Serving()
 
 
 class Workers:
@@ -38,14 +64,23 @@ class Workers:
         loop = getattr(self._local, "loop", None)
         if loop is None or loop.is_closed():
             loop = asyncio.new_event_loop()
+            loop.set_default_executor(
+                ThreadPoolExecutor(max_workers=HELPERS_PER_ACTION, thread_name_prefix="pilot-action-helper")
+            )
             self._local.loop = loop
         return loop
 
     def _call(self, fn: Callable[..., Any], args: tuple) -> Any:
-        result = fn(*args)
-        if inspect.isawaitable(result):
-            result = self._loop().run_until_complete(_awaited(result))
-        return result
+        with _STATE.lock:
+            _STATE.active += 1
+        try:
+            result = fn(*args)
+            if inspect.isawaitable(result):
+                result = self._loop().run_until_complete(_awaited(result))
+            return result
+        finally:
+            with _STATE.lock:
+                _STATE.active -= 1
 
     async def _wait(self, fut: Future) -> Any:
         """The thread's result. If the caller is cancelled (the visitor went away), it still waits for the
@@ -96,6 +131,42 @@ class Workers:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def tune_for_serving() -> None:
+    """Interpreter settings for a server shared by several visitors; call once the app is built (again is
+    harmless).
+
+    A full garbage collection holds the interpreter lock for as long as it scans every live object. With
+    a corpus store, a model and Gradio loaded it took 0.3–0.6 s, and while one visitor's heavy workflow
+    kept tens of thousands of papers alive, 1–4 s, growing with every collection: each stopped every other
+    visitor's clicks. So everything alive after start-up is frozen (never scanned again: it lives as long
+    as the process), and full collections no longer start on their own in the middle of someone's action:
+    a collector thread runs them while no action is running, or after ``FULL_GC_MAX_S`` at the latest.
+    Young-generation collections (milliseconds) run as usual."""
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_S))
+    with _STATE.lock:
+        if _STATE.collector is not None:
+            return
+        gc.collect()
+        gc.freeze()
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, 1 << 30)  # full collections only by the collector below
+        _STATE.collector = threading.Thread(target=_collect_when_idle, name="pilot-gc", daemon=True)
+        _STATE.collector.start()
+
+
+def _collect_when_idle() -> None:
+    last = time.monotonic()
+    while True:
+        time.sleep(1.0)
+        now = time.monotonic()
+        with _STATE.lock:
+            idle = _STATE.active == 0
+        promoted = gc.get_count()[2] > 0  # objects reached the old generation since the last full collection
+        if promoted and ((idle and now - last >= FULL_GC_IDLE_S) or now - last >= FULL_GC_MAX_S):
+            gc.collect()
+            last = time.monotonic()
 
 
 async def _awaited(awaitable: Any) -> Any:

@@ -1,0 +1,60 @@
+"""The second visitor of ``test_isolation.py``, in a process of its own (as a browser would be): it keeps
+no Python work in the server's process, so what it measures is the server's delay, not two programs
+sharing one interpreter lock.
+
+    python tests/isolation_victim.py URL
+    stdin:  "go" (start clicking)  "stop" (print the clicks and exit)
+    stdout: "ready <baseline seconds>" after warming up, then one JSON line: [[start, end], ...]
+
+Times are ``time.monotonic()``, which is the same clock in every process of the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from statistics import median
+
+BLEU = "Bleu: A Method For Automatic Evaluation Of Machine Translation"
+
+
+def main(url: str) -> None:
+    from gradio_client import Client
+
+    me = Client(url, verbose=False, download_files=False)
+    # results on screen, then picking nodes of the workflow: a trivial action (a redraw of the panels)
+    me.predict(f'papers that cite "{BLEU}"', api_name="/send")
+    me.predict(api_name="/search_now")
+
+    def click() -> tuple[float, float]:
+        started = time.monotonic()
+        me.predict("anchor", api_name="/select_node")
+        return started, time.monotonic()
+
+    for _ in range(3):  # warm-up: the first calls pay for connections and caches
+        click()
+    baseline = median(end - start for start, end in (click() for _ in range(7)))
+    print(f"ready {baseline:.4f}", flush=True)
+
+    if sys.stdin.readline().strip() != "go":
+        return
+    stop = threading.Event()
+
+    def wait_for_stop() -> None:
+        for line in sys.stdin:
+            if line.strip() == "stop":
+                break
+        stop.set()
+
+    threading.Thread(target=wait_for_stop, daemon=True).start()
+    clicks = []
+    while not stop.is_set():
+        clicks.append(click())
+        time.sleep(0.05)
+    print(json.dumps(clicks), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
