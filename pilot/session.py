@@ -372,14 +372,7 @@ class Session(BaseModel):
         values = self._last_run.values if self._last_run is not None else {}
         node = wf.node(node_id)
         try:
-            outcome = await exec_run_node(
-                wf,
-                node_id,
-                self._runtime.context(),
-                values,
-                self._runtime.node_cache,
-                self._runtime.settings.node_timeout_s,
-            )
+            outcome = await exec_run_node(wf, node_id, self._runtime.context(), values, self._runtime.node_cache)
         except WorkflowError as exc:
             return NodeRun(node_id=node_id, op=node.op, status="failed", error=str(exc))
         inputs = {
@@ -632,7 +625,7 @@ class Session(BaseModel):
     async def _search(self, notes: list[str]) -> Reply:
         self.question = None
         anchor_query = self.anchor.id if self.anchor else ""
-        compact = getattr(self._runtime.settings, "llm_prompt", "full") == "compact"
+        compact = self._runtime.settings.llm_prompt == "compact"
         induction = await induce(self.intent, anchor_query, self._runtime.llm, self.request, self.anchor, compact)
         what = direction_results(self.intent.direction)
         self._push(induction.workflow, f"{induction.origin} workflow for {what}")
@@ -675,7 +668,7 @@ class Session(BaseModel):
         rt = self._runtime
         version = self.versions[self.current_version]
         try:
-            run = await execute(wf, rt.context(), rt.node_cache, rt.settings.node_timeout_s)
+            run = await execute(wf, rt.context(), rt.node_cache)
         except WorkflowError as exc:  # validated before; kept so a bug is a message, not a crash
             return self._error(f"The workflow cannot run: {exc}", notes)
         self._last_run = run

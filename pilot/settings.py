@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     )
 
     max_turns: int = 4
-    node_timeout_s: float = 30.0
+    node_timeout_s: float = Field(30.0, gt=0, description="seconds before one workflow step counts as failed")
     ui_concurrency: int = Field(
         4,
         ge=1,

@@ -7,10 +7,10 @@ import asyncio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from workflow_testops import CALLS, edit_st, pipeline, wf
 
 from cache import Cache
 from pilot.sources.base import Source
+from tests.workflow_testops import CALLS, edit_st, pipeline, wf
 from workflows.edit import apply_edit
 from workflows.executor import MemoCache, execute, run_node
 from workflows.graph import iter_ready

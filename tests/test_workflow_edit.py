@@ -7,8 +7,8 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from workflow_testops import edit_st, pipeline, wf
 
+from tests.workflow_testops import edit_st, pipeline, wf
 from workflows.diff import diff
 from workflows.edit import apply_edit, apply_edits, parse_edit, parse_edits
 from workflows.model import AddNode, Edge, ModifyNode, Node, RemoveNode, Rewire

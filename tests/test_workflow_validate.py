@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from workflow_testops import pipeline, wf
 
+from tests.workflow_testops import pipeline, wf
 from workflows.model import SCHEMA_VERSION, Node, Workflow
 from workflows.validate import (
     BAD_ID,

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from pydantic import TypeAdapter, ValidationError
 
 from workflows.model import AddNode, Edge, Edit, ModifyNode, RemoveNode, Rewire, Workflow
-from workflows.operator import Operator
+from workflows.operator import AnyOperator
 from workflows.ports import PortType, fits
 from workflows.registry import operator_or_none
 from workflows.validate import (
@@ -23,6 +23,7 @@ from workflows.validate import (
     NO_OUTPUT,
     TYPE_MISMATCH,
     Problem,
+    ProblemKind,
     WorkflowError,
     load_json,
     validate,
@@ -44,7 +45,7 @@ def describe_edit(edit: Any) -> str:
     return "edit"
 
 
-def _fail(kind: str, message: str, node_id: str | None = None) -> WorkflowError:
+def _fail(kind: ProblemKind, message: str, node_id: str | None = None) -> WorkflowError:
     return WorkflowError([Problem(node_id, kind, message)])
 
 
@@ -54,7 +55,7 @@ def _require(wf: Workflow, node_id: str, what: str) -> None:
         raise _fail(MISSING_NODE, f"cannot {what}: there is no node {node_id!r} — existing nodes: {known}", node_id)
 
 
-def _op(wf: Workflow, node_id: str) -> type[Operator] | None:
+def _op(wf: Workflow, node_id: str) -> type[AnyOperator] | None:
     return operator_or_none(wf.node(node_id).op)
 
 
@@ -160,7 +161,7 @@ def _can_stand_in(produced: PortType | None, removed: PortType) -> bool:
     return fits(produced, removed) or (fits(produced, PortType.PAPERS) and fits(removed, PortType.PAPERS))
 
 
-def _remap_ports(wf: Workflow, node_id: str, op_cls: type[Operator]) -> None:
+def _remap_ports(wf: Workflow, node_id: str, op_cls: type[AnyOperator]) -> None:
     """After an operator swap, move edges on ports the new operator lacks to the first free port whose
     type fits (``in`` → ``papers``, say); edges with no such port stay and validation names them."""
     for e in [e for e in wf.edges if e.target == node_id and e.port not in op_cls.inputs]:

@@ -39,7 +39,7 @@ from pilot.models import Paper, RankedPaper
 from pilot.sources.base import SourceError
 from workflows.graph import topo_order
 from workflows.model import NodeTrace, RunTrace, Workflow
-from workflows.operator import Operator, RunContext
+from workflows.operator import AnyOperator, RunContext
 from workflows.registry import get_operator
 from workflows.validate import MISSING_INPUT, Problem, WorkflowError, normalized_params, validate
 
@@ -220,7 +220,7 @@ def _describe_exc(exc: BaseException) -> str:
 
 
 async def _run_op(
-    op_cls: type[Operator],
+    op_cls: type[AnyOperator],
     node_id: str,
     params: BaseModel,
     inputs: dict[str, Any],
@@ -229,7 +229,7 @@ async def _run_op(
 ) -> tuple[Any, list[str]]:
     node_ctx = dataclasses.replace(ctx, node_id=node_id, notes=[])
     own = {name: [_isolate(x) for x in v] if op_cls.inputs[name].many else _isolate(v) for name, v in inputs.items()}
-    coro = op_cls().run(node_ctx, params, own)
+    coro = op_cls().run(node_ctx, params, op_cls.Inputs.of(own))
     value = await (asyncio.wait_for(coro, timeout_s) if timeout_s else coro)
     return value, node_ctx.notes
 
@@ -355,13 +355,9 @@ def _gather_inputs(
 # --- the scheduler ------------------------------------------------------------------------------
 
 
-DEFAULT_TIMEOUT_S = 30.0
-
-
 def _timeout(ctx: RunContext, timeout_s: float | None) -> float:
-    if timeout_s is not None:
-        return timeout_s
-    return float(getattr(ctx.settings, "node_timeout_s", DEFAULT_TIMEOUT_S) or DEFAULT_TIMEOUT_S)
+    """The per-node timeout: the caller's, else the one setting (``PILOT_NODE_TIMEOUT_S``)."""
+    return timeout_s if timeout_s is not None else ctx.settings.node_timeout_s
 
 
 async def _notify(progress: Progress | None, done: int, total: int, node_id: str) -> None:
@@ -386,7 +382,7 @@ async def execute(
 ) -> RunResult:
     """Run the workflow and return every node's value, the trace and the output value.
 
-    ``timeout_s``: per node; None takes ``ctx.settings.node_timeout_s`` (30 s without settings).
+    ``timeout_s``: per node; None takes ``ctx.settings.node_timeout_s``.
     ``only``: run just these nodes plus the upstream nodes they need that are not given in ``values``
     (a UI stepping through the DAG passes the previous run's values). ``values``: already-known node
     values, used as-is and not re-run (they appear in the trace as ``cached``).

@@ -18,42 +18,67 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal, get_args
 
 from pydantic import BaseModel, ValidationError
 
 from workflows.graph import ancestors, cycles
 from workflows.model import SCHEMA_VERSION, Workflow
-from workflows.operator import Operator, UnknownOperator
+from workflows.operator import AnyOperator, UnknownOperator
 from workflows.ports import PortType, fits
 from workflows.registry import operator_or_none
 
 Severity = Literal["error", "warning"]
 
-# Problem kinds (stable strings: tests, the UI and the refiner match on them).
-UNKNOWN_OPERATOR = "unknown_operator"
-BAD_PARAMS = "bad_params"
-DUPLICATE_NODE = "duplicate_node"
-BAD_ID = "bad_id"
-DUPLICATE_EDGE = "duplicate_edge"
-MISSING_NODE = "missing_node"
-UNKNOWN_PORT = "unknown_port"
-CYCLE = "cycle"
-MISSING_INPUT = "missing_input"
-EXTRA_INPUT = "extra_input"
-TYPE_MISMATCH = "type_mismatch"
-NO_OUTPUT = "no_output"
-UNREACHABLE = "unreachable"
-EMPTY = "empty"
-SCHEMA = "schema_version"
-BAD_EDIT = "bad_edit"
-BAD_WORKFLOW = "bad_workflow"
+# Problem kinds: stable strings that tests, the UI and the refiner match on. The constants below are the
+# names code uses; ``ProblemKind`` is their type, so a misspelt kind is a type error, not a silent miss.
+ProblemKind = Literal[
+    "unknown_operator",
+    "bad_params",
+    "duplicate_node",
+    "bad_id",
+    "duplicate_edge",
+    "missing_node",
+    "unknown_port",
+    "cycle",
+    "missing_input",
+    "extra_input",
+    "type_mismatch",
+    "no_output",
+    "unreachable",
+    "empty",
+    "schema_version",
+    "bad_edit",
+    "bad_workflow",
+    "bad_reference",
+]
+UNKNOWN_OPERATOR: Final = "unknown_operator"
+BAD_PARAMS: Final = "bad_params"
+DUPLICATE_NODE: Final = "duplicate_node"
+BAD_ID: Final = "bad_id"
+DUPLICATE_EDGE: Final = "duplicate_edge"
+MISSING_NODE: Final = "missing_node"
+UNKNOWN_PORT: Final = "unknown_port"
+CYCLE: Final = "cycle"
+MISSING_INPUT: Final = "missing_input"
+EXTRA_INPUT: Final = "extra_input"
+TYPE_MISMATCH: Final = "type_mismatch"
+NO_OUTPUT: Final = "no_output"
+UNREACHABLE: Final = "unreachable"
+EMPTY: Final = "empty"
+SCHEMA: Final = "schema_version"
+BAD_EDIT: Final = "bad_edit"
+BAD_WORKFLOW: Final = "bad_workflow"
+BAD_REFERENCE: Final = "bad_reference"  # a param names a node that does not exist or does not feed this one
+assert {UNKNOWN_OPERATOR, BAD_PARAMS, DUPLICATE_NODE, BAD_ID, DUPLICATE_EDGE, MISSING_NODE, UNKNOWN_PORT, CYCLE,
+        MISSING_INPUT, EXTRA_INPUT, TYPE_MISMATCH, NO_OUTPUT, UNREACHABLE, EMPTY, SCHEMA, BAD_EDIT, BAD_WORKFLOW,
+        BAD_REFERENCE} == set(get_args(ProblemKind))  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Problem:
     node_id: str | None
-    kind: str
+    kind: ProblemKind
     message: str
     severity: Severity = "error"
 
@@ -76,7 +101,7 @@ class WorkflowError(Exception):
         super().__init__(text)
 
     @property
-    def kinds(self) -> set[str]:
+    def kinds(self) -> set[ProblemKind]:
         return {p.kind for p in self.problems}
 
 
@@ -84,7 +109,7 @@ def _describe(node_id: str, op: str | None = None) -> str:
     return f"node {node_id!r}" + (f" ({op})" if op else "")
 
 
-def param_problems(node_id: str, op_cls: type[Operator], params: dict) -> list[Problem]:
+def param_problems(node_id: str, op_cls: type[AnyOperator], params: dict) -> list[Problem]:
     try:
         op_cls.Params.model_validate(params)
         return []
@@ -121,7 +146,7 @@ def check(workflow: Workflow) -> list[Problem]:
         problems.append(Problem(None, EMPTY, "the workflow has no nodes — add a sourcing node (e.g. keyword_search)"))
         return problems
 
-    ops: dict[str, type[Operator] | None] = {}
+    ops: dict[str, type[AnyOperator] | None] = {}
     seen_ids: set[str] = set()
     for node in workflow.nodes:
         if not node.id.strip() or node.id != node.id.strip():
@@ -274,7 +299,7 @@ def output_type(workflow: Workflow, node_id: str) -> PortType | None:
     return op_cls.output if op_cls else None
 
 
-def normalized_params(op_cls: type[Operator], params: dict) -> dict:
+def normalized_params(op_cls: type[AnyOperator], params: dict) -> dict:
     """Params with every default filled in (JSON form), so equal settings give equal keys and no diff."""
     model: BaseModel = op_cls.Params.model_validate(params)
     return model.model_dump(mode="json")
@@ -295,7 +320,7 @@ def normalize(workflow: Workflow) -> Workflow:
     return workflow.model_copy(update={"nodes": nodes}, deep=True)
 
 
-def load_json(data: Any, what: str, kind: str, expected: type | tuple[type, ...]) -> Any:
+def load_json(data: Any, what: str, kind: ProblemKind, expected: type | tuple[type, ...]) -> Any:
     """``data`` decoded from JSON text if it is text, checked to be of the ``expected`` type."""
     if isinstance(data, (str, bytes)):
         try:

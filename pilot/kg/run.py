@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
 from pilot.kg.planner import Plan, make_plan
 from pilot.models import Answer
+from pilot.runtime import Runtime
 from workflows.executor import RunResult, execute
 from workflows.model import NodeTrace, RunTrace, Workflow
 
@@ -49,11 +49,9 @@ def failure_answer(plan: Workflow, run: RunResult) -> Answer:
     return Answer(answer="I could not answer this" + (f": {errors}." if errors else "."))
 
 
-async def run_plan(plan: Plan, runtime: Any) -> tuple[RunResult, Answer]:
-    settings = getattr(runtime, "settings", None)
-    timeout = getattr(settings, "node_timeout_s", 30.0) if settings is not None else 30.0
+async def run_plan(plan: Plan, runtime: Runtime) -> tuple[RunResult, Answer]:
     try:
-        run = await execute(plan.workflow, runtime.context(), getattr(runtime, "node_cache", None), timeout)
+        run = await execute(plan.workflow, runtime.context(), runtime.node_cache)
     except Exception as exc:  # an invalid plan or a broken service: the user still gets a sentence
         log.warning("KG plan did not run: %s", exc, exc_info=True)
         return _empty_run(), Answer(answer=f"I could not run the plan for this question: {exc}")
@@ -62,13 +60,13 @@ async def run_plan(plan: Plan, runtime: Any) -> tuple[RunResult, Answer]:
     return run, failure_answer(plan.workflow, run)
 
 
-async def ask(text: str, runtime: Any, prefer_llm: bool = False) -> Asked:
+async def ask(text: str, runtime: Runtime, prefer_llm: bool = False) -> Asked:
     """Classify, plan, execute and answer ``text``; never raises for any question text."""
     text = " ".join((text or "").split())
     if not text:
         return Asked("papers", Workflow(name="empty question"), _empty_run(), Answer(answer=EMPTY_HINT))
     try:
-        plan = await make_plan(text, getattr(runtime, "llm", None), prefer_llm=prefer_llm)
+        plan = await make_plan(text, runtime.llm, prefer_llm=prefer_llm)
     except Exception as exc:  # the pattern planner should never fail; if it does, say so instead of crashing
         log.warning("KG planning failed: %s", exc, exc_info=True)
         return Asked(
@@ -82,7 +80,7 @@ async def ask(text: str, runtime: Any, prefer_llm: bool = False) -> Asked:
     return Asked(plan.kind, plan.workflow, run, answer, notes)
 
 
-async def answer_question(text: str, runtime: Any) -> tuple[Workflow, RunResult, Answer]:
+async def answer_question(text: str, runtime: Runtime) -> tuple[Workflow, RunResult, Answer]:
     """The session's entry point: (plan, execution result, cited answer) for an entity question."""
     asked = await ask(text, runtime)
     return asked.plan, asked.run, asked.answer

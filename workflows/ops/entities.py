@@ -10,15 +10,26 @@ which look-up came back empty instead of silently answering about nobody.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from pilot.domain import profile
 from pilot.models import Author, Evidence, Org, Paper, RankedPaper, SearchFilters, Venue
 from pilot.sources.base import NotFound
 from pilot.text import TOPIC_FILTER_STOPWORDS, contains_run, fold, stem, words
-from workflows.operator import InputPort, Operator, RunContext, register
+from workflows.operator import (
+    NoInputs,
+    Operator,
+    OperatorError,
+    OperatorInputs,
+    OperatorParams,
+    RunContext,
+    port,
+    register,
+)
 from workflows.ports import PortType
 
 # --- matching helpers -------------------------------------------------------------------------------
@@ -69,28 +80,11 @@ def author_on_paper(author: Author, paper: Paper) -> Author | None:
     return None
 
 
-def flatten(value: Any) -> list:
-    """Inputs on a ``many`` port arrive as a list of lists; a single edge may arrive unwrapped."""
-    if value is None:
-        return []
-    out: list = []
-    for item in value if isinstance(value, list) else [value]:
-        out.extend(flatten(item) if isinstance(item, list) else [item])
-    return out
+E = TypeVar("E", Author, Venue, Org)
 
 
-def of_kind(value: Any, cls: type) -> list:
-    return [e for e in flatten(value) if isinstance(e, cls)]
-
-
-def papers_in(value: Any) -> list[Paper]:
-    out = []
-    for item in flatten(value):
-        if isinstance(item, RankedPaper):
-            out.append(item.paper)
-        elif isinstance(item, Paper):
-            out.append(item)
-    return out
+def of_kind(values: Iterable[object], cls: type[E]) -> list[E]:
+    return [e for e in values if isinstance(e, cls)]
 
 
 def _dedupe_papers(papers: list[Paper]) -> list[Paper]:
@@ -111,11 +105,7 @@ def _by_impact(papers: list[Paper]) -> list[Paper]:
     return sorted(papers, key=lambda p: (-_impact(p), -(p.year or 0), p.title))
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class _PaperFilter(_Params):
+class _PaperFilter(OperatorParams):
     """Filters shared by the operators that list papers (same meaning as ``SearchFilters``)."""
 
     year_min: int | None = Field(None, ge=1000, le=2100)
@@ -164,35 +154,63 @@ def _ranked(papers: list[Paper], reason: str) -> list[RankedPaper]:
     return [RankedPaper(paper=p, score=float(_impact(p)), evidence=Evidence(reason=reason)) for p in papers]
 
 
-def _pick(ctx_inputs: Any, cls: type, explicit_id: str | None, top: int, what: str, how: str) -> list:
+def _pick(
+    given: list[Entity] | None, cls: type[E], explicit_id: str | None, top: int, what: str, how: str
+) -> list[E | str]:
     """Entities to act on: the explicit id wins, else the first ``top`` of that kind from the input."""
     if explicit_id:
         return [explicit_id]
-    found = of_kind(ctx_inputs, cls)
+    found = of_kind(given or [], cls)
     if not found:
-        raise ValueError(f"no {what} to look up — {how}")
-    return found[:top]
+        raise OperatorError(f"no {what} to look up — {how}")
+    return list(found[:top])
+
+
+Entity = Author | Venue | Org
+
+
+@dataclass(kw_only=True)
+class AuthorsInputs(OperatorInputs):
+    authors: list[Entity] | None = port(
+        PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)"
+    )
+
+
+@dataclass(kw_only=True)
+class VenuesInputs(OperatorInputs):
+    venues: list[Entity] | None = port(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")
+
+
+@dataclass(kw_only=True)
+class OrgsInputs(OperatorInputs):
+    orgs: list[Entity] | None = port(
+        PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)"
+    )
+
+
+@dataclass(kw_only=True)
+class PapersInputs(OperatorInputs):
+    papers: list[RankedPaper] = port(PortType.PAPERS, description="papers (e.g. from keyword_search)")
 
 
 # --- authors ---------------------------------------------------------------------------------------
 
 
-class SearchAuthorParams(_Params):
+class SearchAuthorParams(OperatorParams):
     name: str = Field(min_length=1, description="the person's name as the user wrote it (any script)")
     org: str | None = Field(None, description="prefer authors affiliated with this organisation")
     limit: int = Field(5, ge=1, le=50)
 
 
 @register
-class SearchAuthor(Operator):
+class SearchAuthor(Operator[SearchAuthorParams, NoInputs]):
     name = "search_author"
     family = "entities"
     description = "Find authors by name (optionally at an organisation); best match first."
     Params = SearchAuthorParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: SearchAuthorParams, inputs: dict[str, Any]) -> list[Author]:
+    async def run(self, ctx: RunContext, params: SearchAuthorParams, inputs: NoInputs) -> list[Author]:
         found = await ctx.source.search_authors(params.name, limit=max(params.limit, 25))
         if not found:
             raise NotFound(
@@ -210,23 +228,23 @@ class SearchAuthor(Operator):
         return found[: params.limit]
 
 
-class AuthorDetailParams(_Params):
+class AuthorDetailParams(OperatorParams):
     author_id: str | None = Field(None, description="look up this id instead of the input's authors")
     top: int = Field(1, ge=1, le=20, description="how many of the input's authors to look up")
 
 
 @register
-class AuthorDetail(Operator):
+class AuthorDetail(Operator[AuthorDetailParams, AuthorsInputs]):
     name = "author_detail"
     family = "entities"
     description = "Profile of authors (affiliation, counts, h-index, venues, topics, coauthors)."
     Params = AuthorDetailParams
-    inputs = {"authors": InputPort(PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)")}
+    Inputs = AuthorsInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: AuthorDetailParams, inputs: dict[str, Any]) -> list[Author]:
+    async def run(self, ctx: RunContext, params: AuthorDetailParams, inputs: AuthorsInputs) -> list[Author]:
         picked = _pick(
-            inputs.get("authors"),
+            inputs.authors,
             Author,
             params.author_id,
             params.top,
@@ -235,7 +253,7 @@ class AuthorDetail(Operator):
         )
         ids = [p if isinstance(p, str) else p.id for p in picked]
         if any(i is None for i in ids):
-            raise ValueError("an input author has no id this source can look up")
+            raise OperatorError("an input author has no id this source can look up")
         return list(await asyncio.gather(*(ctx.source.get_author(i) for i in ids)))
 
 
@@ -246,17 +264,17 @@ class AuthorPapersParams(_PaperFilter):
 
 
 @register
-class AuthorPapers(Operator):
+class AuthorPapers(Operator[AuthorPapersParams, AuthorsInputs]):
     name = "author_papers"
     family = "entities"
     description = "Papers of authors, optionally only at a venue, in a year range or on a topic."
     Params = AuthorPapersParams
-    inputs = {"authors": InputPort(PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)")}
+    Inputs = AuthorsInputs
     output = PortType.PAPERS
 
-    async def run(self, ctx: RunContext, params: AuthorPapersParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+    async def run(self, ctx: RunContext, params: AuthorPapersParams, inputs: AuthorsInputs) -> list[RankedPaper]:
         picked = _pick(
-            inputs.get("authors"),
+            inputs.authors,
             Author,
             params.author_id,
             params.top,
@@ -274,21 +292,20 @@ class AuthorPapers(Operator):
 # --- venues ----------------------------------------------------------------------------------------
 
 
-class SearchVenueParams(_Params):
+class SearchVenueParams(OperatorParams):
     name: str = Field(min_length=1, description="venue name or acronym")
     limit: int = Field(5, ge=1, le=50)
 
 
 @register
-class SearchVenue(Operator):
+class SearchVenue(Operator[SearchVenueParams, NoInputs]):
     name = "search_venue"
     family = "entities"
     description = "Find venues (conferences, journals) by name or acronym; best match first."
     Params = SearchVenueParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: SearchVenueParams, inputs: dict[str, Any]) -> list[Venue]:
+    async def run(self, ctx: RunContext, params: SearchVenueParams, inputs: NoInputs) -> list[Venue]:
         found = list(await ctx.source.search_venues(params.name, limit=max(params.limit, 25)))
         for alias in profile().venue_forms(params.name)[:1]:
             # "NeurIPS" is "NIPS" in older data: look the alias up too so the venue is found either way
@@ -305,23 +322,23 @@ class SearchVenue(Operator):
         return found[: params.limit]
 
 
-class VenueDetailParams(_Params):
+class VenueDetailParams(OperatorParams):
     venue_id: str | None = None
     top: int = Field(1, ge=1, le=20)
 
 
 @register
-class VenueDetail(Operator):
+class VenueDetail(Operator[VenueDetailParams, VenuesInputs]):
     name = "venue_detail"
     family = "entities"
     description = "Profile of venues (paper count, years, frequent authors, topics)."
     Params = VenueDetailParams
-    inputs = {"venues": InputPort(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")}
+    Inputs = VenuesInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: VenueDetailParams, inputs: dict[str, Any]) -> list[Venue]:
+    async def run(self, ctx: RunContext, params: VenueDetailParams, inputs: VenuesInputs) -> list[Venue]:
         picked = _pick(
-            inputs.get("venues"), Venue, params.venue_id, params.top, "venue", "connect search_venue or set venue_id"
+            inputs.venues, Venue, params.venue_id, params.top, "venue", "connect search_venue or set venue_id"
         )
         ids = [p if isinstance(p, str) else p.id for p in picked]
         return list(await asyncio.gather(*(ctx.source.get_venue(i) for i in ids)))
@@ -338,18 +355,18 @@ class VenuePapersParams(_PaperFilter):
 
 
 @register
-class VenuePapers(Operator):
+class VenuePapers(Operator[VenuePapersParams, VenuesInputs]):
     name = "venue_papers"
     family = "entities"
     description = "Papers published at a venue (from the input venues or the venue param), by years and topic."
     Params = VenuePapersParams
-    inputs = {"venues": InputPort(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")}
+    Inputs = VenuesInputs
     output = PortType.PAPERS
 
-    async def run(self, ctx: RunContext, params: VenuePapersParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        venues = of_kind(inputs.get("venues"), Venue)
+    async def run(self, ctx: RunContext, params: VenuePapersParams, inputs: VenuesInputs) -> list[RankedPaper]:
+        venues = of_kind(inputs.venues or [], Venue)
         if not venues and not params.venue:
-            raise ValueError("no venue given — connect search_venue or set the venue param")
+            raise OperatorError("no venue given — connect search_venue or set the venue param")
         # Prefer the resolved venue names (exact strings the source uses); the user's spelling is the fallback.
         names = [v.name for v in venues[:3]] or [params.venue]
         query = params.query or params.topic
@@ -389,21 +406,20 @@ def _same_venue(name: str, venue: str | None) -> bool:
 # --- organisations ---------------------------------------------------------------------------------
 
 
-class SearchOrgParams(_Params):
+class SearchOrgParams(OperatorParams):
     name: str = Field(min_length=1, description="organisation name (university, lab, company), any script")
     limit: int = Field(5, ge=1, le=50)
 
 
 @register
-class SearchOrg(Operator):
+class SearchOrg(Operator[SearchOrgParams, NoInputs]):
     name = "search_org"
     family = "entities"
     description = "Find organisations (universities, labs, companies) by name; best match first."
     Params = SearchOrgParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: SearchOrgParams, inputs: dict[str, Any]) -> list[Org]:
+    async def run(self, ctx: RunContext, params: SearchOrgParams, inputs: NoInputs) -> list[Org]:
         found = list(await ctx.source.search_orgs(params.name, limit=max(params.limit, 25)))
         if not found:
             raise NotFound(ctx.source.name, f"no organisation matching {params.name!r}", "try its full official name")
@@ -419,29 +435,27 @@ class SearchOrg(Operator):
         return found[: params.limit]
 
 
-class OrgDetailParams(_Params):
+class OrgDetailParams(OperatorParams):
     org_id: str | None = None
     top: int = Field(1, ge=1, le=20)
 
 
 @register
-class OrgDetail(Operator):
+class OrgDetail(Operator[OrgDetailParams, OrgsInputs]):
     name = "org_detail"
     family = "entities"
     description = "Profile of organisations (paper and author counts, frequent authors, topics)."
     Params = OrgDetailParams
-    inputs = {"orgs": InputPort(PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)")}
+    Inputs = OrgsInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: OrgDetailParams, inputs: dict[str, Any]) -> list[Org]:
-        picked = _pick(
-            inputs.get("orgs"), Org, params.org_id, params.top, "organisation", "connect search_org or set org_id"
-        )
+    async def run(self, ctx: RunContext, params: OrgDetailParams, inputs: OrgsInputs) -> list[Org]:
+        picked = _pick(inputs.orgs, Org, params.org_id, params.top, "organisation", "connect search_org or set org_id")
         ids = [p if isinstance(p, str) else p.id for p in picked]
         return list(await asyncio.gather(*(ctx.source.get_org(i) for i in ids)))
 
 
-class OrgAuthorsParams(_Params):
+class OrgAuthorsParams(OperatorParams):
     org_id: str | None = None
     topic: str | None = Field(None, description="keep researchers with a paper on this topic written at the org")
     limit: int = Field(10, ge=1, le=200, description="researchers returned")
@@ -450,19 +464,19 @@ class OrgAuthorsParams(_Params):
 
 
 @register
-class OrgAuthors(Operator):
+class OrgAuthors(Operator[OrgAuthorsParams, OrgsInputs]):
     name = "org_authors"
     family = "entities"
     description = "Researchers of an organisation, optionally only those with papers on a topic written there."
     Params = OrgAuthorsParams
-    inputs = {"orgs": InputPort(PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)")}
+    Inputs = OrgsInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: OrgAuthorsParams, inputs: dict[str, Any]) -> list[Author]:
+    async def run(self, ctx: RunContext, params: OrgAuthorsParams, inputs: OrgsInputs) -> list[Author]:
         if params.org_id:
             orgs = [await ctx.source.get_org(params.org_id)]
         else:
-            orgs = _pick(inputs.get("orgs"), Org, None, 100, "organisation", "connect search_org or set org_id")
+            orgs = _pick(inputs.orgs, Org, None, 100, "organisation", "connect search_org or set org_id")
         primary = orgs[0]
         # Affiliation strings split one institution into departments ("Department of CS, Tsinghua
         # University"); the input orgs that contain the first one's name are its units.
@@ -495,24 +509,24 @@ class OrgAuthors(Operator):
         return [people[i] for _, i in ranked[: params.limit]]
 
 
-class PaperAuthorsParams(_Params):
+class PaperAuthorsParams(OperatorParams):
     org: str | None = Field(None, description="only authors whose affiliation on the paper names this organisation")
     limit: int = Field(10, ge=1, le=200)
 
 
 @register
-class PaperAuthors(Operator):
+class PaperAuthors(Operator[PaperAuthorsParams, PapersInputs]):
     name = "paper_authors"
     family = "entities"
     description = "The authors of a set of papers, those on most of the papers first (e.g. who works on a topic)."
     Params = PaperAuthorsParams
-    inputs = {"papers": InputPort(PortType.PAPERS, description="papers (e.g. from keyword_search)")}
+    Inputs = PapersInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: PaperAuthorsParams, inputs: dict[str, Any]) -> list[Author]:
+    async def run(self, ctx: RunContext, params: PaperAuthorsParams, inputs: PapersInputs) -> list[Author]:
         counts: dict[str, int] = {}
         first: dict[str, Author] = {}
-        for paper in papers_in(inputs.get("papers")):
+        for paper in (it.paper for it in inputs.papers):
             for a in paper.authors:
                 if params.org and not org_matches(params.org, a.affiliation):
                     continue

@@ -9,15 +9,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
 from pilot.models import Evidence, Paper, RankedPaper
 from pilot.text import QUERY_STOPWORDS, contains_run
-
-if TYPE_CHECKING:
-    from workflows.operator import RunContext
+from workflows.operator import RunContext
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
@@ -102,7 +101,7 @@ def citation_value(paper: Paper) -> int:
 # --- vectors ------------------------------------------------------------------------------------
 
 
-def text_vector(ctx: "RunContext", text: str) -> np.ndarray | None:
+def text_vector(ctx: RunContext, text: str) -> np.ndarray | None:
     """The embedding of a query text, or None when no embedder is configured."""
     if ctx.embedder is None or not text.strip():
         return None
@@ -142,7 +141,7 @@ def encode(embedder: Any, texts: list[str]) -> np.ndarray:
     return np.concatenate([embedder.encode(texts[i : i + 256]) for i in range(0, len(texts), 256)])
 
 
-def paper_vectors(ctx: "RunContext", papers: list[Paper]) -> np.ndarray | None:
+def paper_vectors(ctx: RunContext, papers: list[Paper]) -> np.ndarray | None:
     """Unit vectors of the papers' title+abstract, shape (n, dim); None when nothing can embed.
 
     Precomputed vectors of the source answer first; the embedder fills the rest.
@@ -173,7 +172,7 @@ def paper_vectors(ctx: "RunContext", papers: list[Paper]) -> np.ndarray | None:
     return out
 
 
-def query_vector(ctx: "RunContext", text: str, anchors: list[Paper]) -> np.ndarray | None:
+def query_vector(ctx: RunContext, text: str, anchors: list[Paper]) -> np.ndarray | None:
     """The dense query: the text when given, else the mean of the anchors' vectors."""
     if text.strip():
         return text_vector(ctx, text)
@@ -187,7 +186,7 @@ def query_vector(ctx: "RunContext", text: str, anchors: list[Paper]) -> np.ndarr
     return None
 
 
-def cosine_to(ctx: "RunContext", papers: list[Paper], text: str, anchors: list[Paper]) -> np.ndarray | None:
+def cosine_to(ctx: RunContext, papers: list[Paper], text: str, anchors: list[Paper]) -> np.ndarray | None:
     q = query_vector(ctx, text, anchors)
     if q is None:
         return None
@@ -238,7 +237,7 @@ def input_list(value: Any) -> list[RankedPaper]:
 
 
 def best_sentences(
-    ctx: "RunContext",
+    ctx: RunContext,
     papers: list[Paper],
     query: str,
     anchors: list[Paper],
