@@ -15,6 +15,7 @@ from workflows.model import AddNode, Edge, ModifyNode, Node, RemoveNode, Rewire
 from workflows.validate import (
     BAD_EDIT,
     BAD_PARAMS,
+    BAD_REFERENCE,
     DUPLICATE_NODE,
     EXTRA_INPUT,
     MISSING_INPUT,
@@ -293,3 +294,17 @@ def test_removing_a_node_with_a_self_loop_mid_sequence_is_an_edit_not_a_crash():
     except WorkflowError:
         return
     assert not out.has_node("src1")
+
+
+def test_removing_a_node_a_score_feature_reads_is_refused_with_a_message():
+    from workflows.templates import predecessor
+
+    w = predecessor("some anchor")
+    with pytest.raises(WorkflowError) as err:
+        apply_edit(w, RemoveNode(node_id="cocited"))
+    assert err.value.kinds == {BAD_REFERENCE}
+    assert "'ev:cocited.support'" in str(err.value) and "remove the feature from 'score'" in str(err.value)
+    # dropping the feature and the node together is fine
+    features = {k: v for k, v in w.node("score").params["features"].items() if k != "ev:cocited.support"}
+    new = apply_edits(w, [RemoveNode(node_id="cocited"), ModifyNode(node_id="score", params={"features": features})])
+    assert not new.has_node("cocited")

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from pilot.models import RankedPaper
 from workflows.model import Workflow
-from workflows.ops.features import phrases_in
+from workflows.ops.features import phrases_in, support_key
 
 # How many levels of inputs a description follows ("papers citing the anchor's references"); deeper is noise.
 _DEPTH = 2
 
 
 def _support(scores: dict[str, float], node_id: str) -> int:
-    value = scores.get(f"{node_id}.support")
+    value = scores.get(support_key(node_id))
     return int(value) if value else 0
 
 

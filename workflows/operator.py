@@ -117,6 +117,12 @@ class Operator(Generic[P, I]):
         super().__init_subclass__(**kwargs)
         cls.inputs = cls.Inputs.ports()
 
+    @classmethod
+    def node_refs(cls, params: P) -> list[tuple[str, str]]:
+        """(where in the params, node id) for every other node the params name — validation checks that
+        each exists and feeds this node, since a reference to nothing silently reads nothing."""
+        return []
+
     async def run(self, ctx: RunContext, params: P, inputs: I) -> Any:  # pragma: no cover
         raise NotImplementedError
 

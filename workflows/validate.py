@@ -7,7 +7,8 @@ and the LLM refiner reads it to repair its own edit.
 Severity policy:
   * error   — the workflow cannot run or its result would be meaningless (unknown operator, bad params,
               duplicate id, dangling edge, unknown port, cycle, missing / extra input, type mismatch,
-              missing output, empty workflow, newer schema version).
+              missing output, empty workflow, newer schema version, a param naming a node that does
+              not exist or does not feed the node — e.g. a score feature ``ev:cocited.support``).
   * warning — ``unreachable``: a node whose value never reaches the output. It is harmless to run (the
               executor still runs it and the UI can inspect its value), and it is a normal intermediate
               state while a user edits the graph, so it must not block edits; but it is usually a
@@ -248,6 +249,8 @@ def check(workflow: Workflow) -> list[Problem]:
                     )
                 )
 
+    problems.extend(_reference_problems(workflow, ops, seen_ids))
+
     for comp in cycles([n.id for n in workflow.nodes if n.id in ops], succ):
         path = " → ".join(comp + [comp[0]])
         problems.append(
@@ -280,6 +283,42 @@ def check(workflow: Workflow) -> list[Problem]:
                     )
                 )
     return problems
+
+
+def _reference_problems(
+    workflow: Workflow, ops: dict[str, type[AnyOperator] | None], node_ids: set[str]
+) -> list[Problem]:
+    """Node ids named inside params (a score feature ``ev:cocited.support`` reads node ``cocited``'s
+    evidence): each must exist and feed the node, or the feature silently reads nothing."""
+    out: list[Problem] = []
+    for node in workflow.nodes:
+        op_cls = ops.get(node.id)
+        if op_cls is None:
+            continue
+        try:
+            params = op_cls.Params.model_validate(node.params)
+        except ValidationError:
+            continue  # reported as bad params
+        for where, ref in op_cls.node_refs(params):
+            head = f"{_describe(node.id, op_cls.name)}: {where} reads the evidence of node {ref!r}"
+            if ref not in node_ids:
+                out.append(
+                    Problem(
+                        node.id,
+                        BAD_REFERENCE,
+                        f"{head}, which does not exist — remove the feature from {node.id!r} or add {ref!r} back",
+                    )
+                )
+            elif ref not in ancestors(workflow, node.id):
+                out.append(
+                    Problem(
+                        node.id,
+                        BAD_REFERENCE,
+                        f"{head}, which does not feed {node.id!r}, so it would always be 0 — connect {ref!r} "
+                        f"upstream of {node.id!r} or remove the feature",
+                    )
+                )
+    return out
 
 
 def errors(workflow: Workflow) -> list[Problem]:

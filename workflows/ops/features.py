@@ -196,6 +196,22 @@ def cosine_to(ctx: RunContext, papers: list[Paper], text: str, anchors: list[Pap
     return (vecs @ q).astype(np.float32)
 
 
+# --- evidence scores a node writes under its own id ---------------------------------------------------
+
+SUPPORT = ".support"
+
+
+def support_key(node_id: str) -> str:
+    """The evidence score a graph-expansion node writes: how many of its seeds link to the paper."""
+    return f"{node_id}{SUPPORT}" if node_id else SUPPORT.lstrip(".")
+
+
+def support_node(score_name: str) -> str | None:
+    """The node whose support an evidence score name is ("cocited.support" -> "cocited"), else None."""
+    node, dot, rest = score_name.rpartition(".")
+    return node if dot and rest == SUPPORT.lstrip(".") and node else None
+
+
 # --- ranked lists -------------------------------------------------------------------------------
 
 
@@ -229,11 +245,6 @@ def papers_of(value: Any) -> list[Paper]:
     if not value:
         return []
     return [it.paper if isinstance(it, RankedPaper) else it for it in value]
-
-
-def input_list(value: Any) -> list[RankedPaper]:
-    """A paper-list input as a list (``None`` when the optional port is unconnected)."""
-    return list(value or [])
 
 
 def best_sentences(

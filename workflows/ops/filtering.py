@@ -11,7 +11,7 @@ from pilot.domain import profile
 from pilot.models import Paper, RankedPaper
 from pilot.text import contains_run, normalize_title
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
-from workflows.ops.features import papers_of, tokens
+from workflows.ops.features import papers_of, support_node, tokens
 from workflows.ports import PortType
 
 
@@ -180,6 +180,11 @@ class AboveOp(Operator[AboveParams, RankedInputs]):
     Params = AboveParams
     Inputs = RankedInputs
     output = PortType.RANKED
+
+    @classmethod
+    def node_refs(cls, params: AboveParams) -> list[tuple[str, str]]:
+        node = support_node(params.feature) if params.feature else None
+        return [(f"feature {params.feature!r}", node)] if node else []
 
     async def run(self, ctx: RunContext, params: AboveParams, inputs: RankedInputs) -> list[RankedPaper]:
         def value(it: RankedPaper) -> float | None:

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from pilot.models import RankedPaper
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
-from workflows.ops.features import best_sentences, papers_of
+from workflows.ops.features import best_sentences, papers_of, support_node
 from workflows.ports import PortType, RelationEdge, RelationGraph
 
 # Evidence scores that are bookkeeping rather than a reason to show the user.
@@ -28,7 +28,7 @@ class EvidenceParams(OperatorParams):
 def _telling(kv: tuple[str, float]) -> tuple[int, float]:
     """Graph evidence first (it says how the paper relates), then text similarity, then popularity."""
     name, value = kv
-    if name.endswith(".support") or name in ("coupling", "cocitation", "coupling_cos", "graph_distance"):
+    if support_node(name) is not None or name in ("coupling", "cocitation", "coupling_cos", "graph_distance"):
         rank = 0
     elif name in ("dense", "lexical", "title_match", "rerank", "nli", "fine_read"):
         rank = 1

@@ -25,6 +25,7 @@ from workflows.ops.features import (
     minmax,
     papers_of,
     phrases_in,
+    support_node,
     terms_of,
     tokens,
 )
@@ -266,6 +267,15 @@ class ScoreOp(Operator[ScoreParams, ScoreInputs]):
     Params = ScoreParams
     Inputs = ScoreInputs
     output = PortType.RANKED
+
+    @classmethod
+    def node_refs(cls, params: ScoreParams) -> list[tuple[str, str]]:
+        names = dict.fromkeys([*params.features, *params.caps, *params.floors])
+        return [
+            (f"feature {name!r}", node)
+            for name in names
+            if name.startswith(EV_PREFIX) and (node := support_node(name[len(EV_PREFIX) :])) is not None
+        ]
 
     async def run(self, ctx: RunContext, params: ScoreParams, inputs: ScoreInputs) -> list[RankedPaper]:
         items = inputs.papers

@@ -12,7 +12,7 @@ from pydantic import Field
 from pilot.models import Paper, RankedPaper, SearchFilters
 from pilot.sources.base import BadRequest, NotFound, SearchMode, SourceError
 from workflows.operator import NoInputs, Operator, OperatorInputs, OperatorParams, RunContext, port, register
-from workflows.ops.features import papers_of, ranked
+from workflows.ops.features import papers_of, ranked, support_key
 from workflows.ports import PortType
 
 # How many source calls one node keeps in flight (a remote API would rate-limit more).
@@ -227,7 +227,7 @@ class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
             raise errors[0]
         if errors:
             ctx.notes.append(f"{len(errors)} of {calls} lookups failed ({errors[0].message})")
-        key = f"{ctx.node_id}.support" if ctx.node_id else "support"
+        key = support_key(ctx.node_id)
         order = sorted(papers, key=lambda pid: (hops[pid], -support[pid]))
         out = [
             ranked(papers[pid], ctx.node_id, support[pid], **{key: support[pid], "hops": hops[pid]}) for pid in order
