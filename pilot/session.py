@@ -19,6 +19,7 @@ import json
 import logging
 import re
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -237,23 +238,32 @@ class Session(BaseModel):
         if not text:
             return self._error("Please type a request, e.g. a paper title in quotes and what you are looking for.")
         self._say("user", text)
+        return await self._turn_boundary(self._message, text)
+
+    async def _message(self, text: str) -> Reply:
+        if self.phase in ("start", "answer"):
+            return await self._first_message(text)
+        if self.phase == "anchor":
+            return await self._anchor_text(text)
+        parsed = parse_request(text)
+        if parsed.anchor_kind in ("title", *_ID_KINDS) and parsed.intent.direction:
+            self._reset()  # a new paper and direction: a new search, whatever state we were in
+            return await self._first_message(text)
+        if self.phase == "clarify" and self.question is not None:
+            if _SKIP_RE.match(text):
+                return await self.search_now()
+            return await self._answer_text(text)
+        if self.phase == "results":
+            return await self._feedback(text)
+        return await self._first_message(text)
+
+    async def _turn_boundary(self, turn: Callable[..., Awaitable[Reply]], *args: Any) -> Reply:
+        """The session's one never-raise boundary (the UI controller and the CLI have theirs): whatever
+        goes wrong below it, the user gets a readable reply and keeps the conversation. A source down
+        before a new search could start undoes the turn; anything else is said in a sentence."""
         saved = self._snapshot()
         try:
-            if self.phase in ("start", "answer"):
-                return await self._first_message(text)
-            if self.phase == "anchor":
-                return await self._anchor_text(text)
-            parsed = parse_request(text)
-            if parsed.anchor_kind in ("title", *_ID_KINDS) and parsed.intent.direction:
-                self._reset()  # a new paper and direction: a new search, whatever state we were in
-                return await self._first_message(text)
-            if self.phase == "clarify" and self.question is not None:
-                if _SKIP_RE.match(text):
-                    return await self.search_now()
-                return await self._answer_text(text)
-            if self.phase == "results":
-                return await self._feedback(text)
-            return await self._first_message(text)
+            return await turn(*args)
         except _SourceDown as down:
             # a new search that could not even start must not cost the user the conversation they had
             self._restore(saved)
@@ -263,7 +273,7 @@ class Session(BaseModel):
                 + (f" {err.hint}." if err.hint else "")
                 + " Nothing was changed; send the request again in a moment."
             )
-        except Exception as exc:  # a bug must not kill the conversation; say what happened
+        except Exception as exc:  # noqa: BLE001 - the boundary: a bug must not kill the conversation
             log.exception("turn failed")
             return self._error(f"Something went wrong in this turn ({type(exc).__name__}: {exc}). Please try again.")
 
@@ -287,15 +297,14 @@ class Session(BaseModel):
         except (IndexError, ValueError) as exc:
             return self._error(str(exc))
         self._say("user", q.options[int(option_index)].label)
-        try:
-            if q.slot == "anchor":
-                return await self._anchor_chosen(updates.get("anchor_id"))
-            self.intent = apply_answer(self.intent, updates)
-            self.question = None
-            return await self._clarify_or_search([])
-        except Exception as exc:
-            log.exception("choose failed")
-            return self._error(f"Something went wrong in this turn ({type(exc).__name__}: {exc}). Please try again.")
+        return await self._turn_boundary(self._chosen, q, updates)
+
+    async def _chosen(self, q: Question, updates: dict[str, Any]) -> Reply:
+        if q.slot == "anchor":
+            return await self._anchor_chosen(updates.get("anchor_id"))
+        self.intent = apply_answer(self.intent, updates)
+        self.question = None
+        return await self._clarify_or_search([])
 
     async def search_now(self) -> Reply:
         if self.anchor is None and not self.request:
@@ -423,11 +432,7 @@ class Session(BaseModel):
         return await self._resolve_anchor(parsed)
 
     def _is_entity_question(self, text: str) -> bool:
-        try:
-            return classify(text) == "entity"
-        except Exception:  # a classifier bug must not block paper search
-            log.warning("entity classifier failed", exc_info=True)
-            return False
+        return classify(text) == "entity"
 
     async def _entity(self, text: str) -> Reply:
         self.request = text

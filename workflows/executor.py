@@ -39,9 +39,9 @@ from pilot.models import Paper, RankedPaper
 from pilot.sources.base import SourceError
 from workflows.graph import topo_order
 from workflows.model import NodeTrace, RunTrace, Workflow
-from workflows.operator import AnyOperator, RunContext
+from workflows.operator import AnyOperator, OperatorError, RunContext
 from workflows.registry import get_operator
-from workflows.validate import MISSING_INPUT, Problem, WorkflowError, normalized_params, validate
+from workflows.validate import MISSING_INPUT, MISSING_NODE, Problem, WorkflowError, normalized_params, validate
 
 log = logging.getLogger(__name__)
 
@@ -213,8 +213,8 @@ def _size(value: Any) -> int:
 
 
 def _describe_exc(exc: BaseException) -> str:
-    if isinstance(exc, SourceError):
-        return str(exc)  # carries the source name and the hint
+    if isinstance(exc, SourceError | OperatorError):
+        return str(exc)  # a sentence for the user: the source name and hint, or what the node lacks
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -394,7 +394,7 @@ async def execute(
     unknown = [n for n in (only or ()) if not workflow.has_node(n)]
     if unknown:
         raise WorkflowError(
-            [Problem(n, MISSING_INPUT, f"cannot run node {n!r}: there is no such node") for n in unknown]
+            [Problem(n, MISSING_NODE, f"cannot run node {n!r}: there is no such node") for n in unknown]
         )
     order = topo_order(workflow)
     if only is not None:
@@ -506,7 +506,7 @@ async def run_node(
     """
     validate(workflow, context=f"cannot run node {node_id!r}")
     if not workflow.has_node(node_id):
-        raise WorkflowError([Problem(node_id, MISSING_INPUT, f"cannot run node {node_id!r}: there is no such node")])
+        raise WorkflowError([Problem(node_id, MISSING_NODE, f"cannot run node {node_id!r}: there is no such node")])
     needed = sorted({e.source for e in workflow.edges if e.target == node_id})
     missing = [s for s in needed if s not in upstream_values]
     op_cls = get_operator(workflow.node(node_id).op)

@@ -154,7 +154,7 @@ def paper_vectors(ctx: RunContext, papers: list[Paper]) -> np.ndarray | None:
     if lookup is not None:
         try:
             got = lookup([p.id for p in papers])
-        except Exception:  # a vector store problem must not sink a scoring step
+        except (OSError, ValueError, IndexError, KeyError):  # a damaged vector file must not sink a scoring step
             got = None
         if got is not None and len(got) == len(papers):
             out = np.asarray(got, dtype=np.float32)

@@ -10,8 +10,17 @@ from typing import Literal
 from pydantic import Field
 
 from pilot.models import Paper, RankedPaper, SearchFilters
-from pilot.sources.base import BadRequest, NotFound, SearchMode, SourceError
-from workflows.operator import NoInputs, Operator, OperatorInputs, OperatorParams, RunContext, port, register
+from pilot.sources.base import NotFound, SearchMode, SourceError
+from workflows.operator import (
+    NoInputs,
+    Operator,
+    OperatorError,
+    OperatorInputs,
+    OperatorParams,
+    RunContext,
+    port,
+    register,
+)
 from workflows.ops.features import papers_of, ranked, support_key
 from workflows.ports import PortType
 
@@ -112,9 +121,7 @@ class _SearchOp(Operator[SearchParams, SearchInputs]):
     async def run(self, ctx: RunContext, params: SearchParams, inputs: SearchInputs) -> list[RankedPaper]:
         queries = self.queries(params, inputs)
         if not queries:
-            raise BadRequest(
-                self.name, "nothing to search for", "set params.query or connect keywords / text / an anchor"
-            )
+            raise OperatorError("nothing to search for — set params.query or connect keywords / text / an anchor")
         filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=params.venue)
         drop = {p.id for p in papers_of(inputs.anchor)} if params.exclude_anchor else set()
         results = await asyncio.gather(
