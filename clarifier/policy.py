@@ -33,7 +33,6 @@ _PRIORS: dict[str, dict[str, float]] = {
     "topic": {"successor": 0.8, "benchmark": 0.7},
     "resource": {},
     "recency": {"_": 0.45},
-    "k": {"_": 0.0},  # never worth a turn on its own: "how many" does not change which papers come first
 }
 FACET_SCORE = 2.0  # sibling search: which aspect of the anchor matters re-targets the whole similarity
 
@@ -249,15 +248,6 @@ def _recency(intent: Intent, cands: list[Paper]) -> Proposal | None:
         ],
     )
     return Proposal(q, entropy(labels), "citation counts vs years")
-
-
-def k_question() -> Question:
-    return Question(
-        slot="k",
-        text="How many papers would you like?",
-        options=[Option(label=f"{k} papers", sets={"k": k}) for k in (10, 20, 50)]
-        + [Option(label="As many as you find", sets={"k": 100})],
-    )
 
 
 def propose(intent: Intent, candidates: list[Paper], anchor: Paper | None = None) -> list[Proposal]:
