@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from clarifier.question import Option, Question
 from pilot.domain import profile
@@ -290,7 +291,7 @@ def next_question(
             {"direction": math.inf},
         )
     props = [p for p in propose(intent, candidates, anchor) if p.question.slot not in asked]
-    scores = {p.question.slot: round(p.score, 3) for p in props}
+    scores: dict[str, float] = {p.question.slot: round(p.score, 3) for p in props}
     if not props:
         return Decision(None, "nothing left to ask", scores)
     best = props[0]

@@ -51,7 +51,8 @@ log = logging.getLogger(__name__)
 Phase = Literal["start", "anchor", "clarify", "results", "answer"]
 CANDIDATE_LIMIT = 150
 _SKIP_RE = re.compile(
-    r"^\W*(?:just |please )?(?:search|go|skip|search now|show (?:me )?(?:the )?results|no more questions|that'?s (?:all|it))\W*$",
+    r"^\W*(?:just |please )?(?:search|go|skip|search now|show (?:me )?(?:the )?results"
+    r"|no more questions|that'?s (?:all|it))\W*$",
     re.I,
 )
 _ID_KINDS = ("corpus_id", "doi", "arxiv", "s2")
@@ -195,7 +196,7 @@ class Session(BaseModel):
         self._runtime = runtime
 
     @classmethod
-    def restore(cls, data: str | bytes | dict, runtime: Runtime) -> "Session":
+    def restore(cls, data: str | bytes | dict, runtime: Runtime) -> Session:
         payload = json.loads(data) if isinstance(data, (str, bytes)) else dict(data)
         return cls(runtime, **payload)
 

@@ -40,7 +40,8 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     llm_prompt: Literal["full", "compact"] = Field(
         "full",
-        description="operator registry in the workflow prompt: full param schemas, or compact (defaults as values) for small local models",
+        description="operator registry in the workflow prompt: full param schemas,"
+        " or compact (defaults as values) for small local models",
     )
 
     max_turns: int = 4

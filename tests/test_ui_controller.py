@@ -4,6 +4,7 @@ each click, that a bad edit explains itself and loses nothing, and that sessions
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -117,17 +118,17 @@ async def test_add_remove_run_node_and_exports(controller, tmp_path):
     ids = [r.paper.id for r in ui.results]
     controller.keep(ui, [ids[2], ids[0], "not-a-result"])
     files = controller.export_files(ui)
-    kept = bibparse.parse(open(files["bibtex"], encoding="utf-8").read())
+    kept = bibparse.parse(Path(files["bibtex"]).read_text(encoding="utf-8"))
     assert [e["note"].split(": ", 1)[1] for e in kept] == [ids[0], ids[2]]
     controller.keep(ui, [ids[1]])  # unticking replaces the selection
     assert ui.kept_ids == [ids[1]]
     controller.keep(ui, [])
-    everything = bibparse.parse(open(controller.export_files(ui)["bibtex"], encoding="utf-8").read())
+    everything = bibparse.parse(Path(controller.export_files(ui)["bibtex"]).read_text(encoding="utf-8"))
     assert len(everything) == len(ids)
 
     # the recipe loads back into a fresh session and reproduces the list
     recipe = tmp_path / "wf.json"
-    recipe.write_text(open(files["workflow"], encoding="utf-8").read(), encoding="utf-8")
+    recipe.write_text(Path(files["workflow"]).read_text(encoding="utf-8"), encoding="utf-8")
     other = controller.new_state()
     await controller.load_workflow(other, str(recipe))
     assert [r.paper.id for r in other.results] == [r.paper.id for r in ui.results]
@@ -155,7 +156,7 @@ async def test_the_papers_of_an_answer_can_be_kept_and_exported(controller):
     assert all(
         2005 <= (r.paper.year or 0) <= 2010 and profile().venue_name_matches("ACL", r.paper.venue) for r in ui.results
     )
-    entries = bibparse.parse(open(controller.export_files(ui)["bibtex"], encoding="utf-8").read())
+    entries = bibparse.parse(Path(controller.export_files(ui)["bibtex"]).read_text(encoding="utf-8"))
     assert [e["note"].split(": ", 1)[1] for e in entries] == [r.paper.id for r in ui.results]
     # rating is for paper searches; it says so instead of editing the question's plan
     await controller.rate(ui, ui.results[0].paper.id, up=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+from itertools import pairwise
 
 from workflows.diff import short
 from workflows.graph import depths
@@ -84,7 +85,7 @@ def _layout(workflow: Workflow) -> tuple[dict[str, tuple[int, int]], dict[int, l
             chains[i] = virtual
         else:
             chain = [s, t]
-        links += [pair for pair in zip(chain, chain[1:]) if pair not in links]
+        links += [pair for pair in pairwise(chain) if pair not in links]
     columns: dict[int, list] = {}
     for n in col_of:
         columns.setdefault(col_of[n], []).append(n)
@@ -150,7 +151,8 @@ def to_svg(workflow: Workflow, trace: RunTrace | None = None) -> str:
             d += [curve(sx, sy, vx, vy + NODE_H // 2), f"L{vx + NODE_W},{vy + NODE_H // 2}"]
             sx, sy = vx + NODE_W, vy + NODE_H // 2
         d.append(curve(sx, sy, tx, ty))
-        src_status = traces.get(e.source).status if e.source in traces else None
+        src_trace = traces.get(e.source)
+        src_status = src_trace.status if src_trace is not None else None
         dash = ' stroke-dasharray="4 3"' if src_status in ("failed", "skipped") else ""
         out.append(
             f'<path class="edge" data-source="{_esc(e.source)}" data-target="{_esc(e.target)}" '

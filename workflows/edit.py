@@ -8,7 +8,8 @@ intermediate states (add a node, then wire it) as long as it ends valid.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -242,12 +243,15 @@ def _apply_rewire(wf: Workflow, edit: Rewire) -> Workflow:
     return new
 
 
-_APPLY = {AddNode: _apply_add, ModifyNode: _apply_modify, RemoveNode: _apply_remove, Rewire: _apply_rewire}
-
-
-def _apply_unchecked(wf: Workflow, edit: Any) -> Workflow:
-    edit = parse_edit(edit)
-    return _APPLY[type(edit)](wf, edit)
+def _apply_unchecked(wf: Workflow, data: Any) -> Workflow:
+    edit = parse_edit(data)
+    if isinstance(edit, AddNode):
+        return _apply_add(wf, edit)
+    if isinstance(edit, ModifyNode):
+        return _apply_modify(wf, edit)
+    if isinstance(edit, RemoveNode):
+        return _apply_remove(wf, edit)
+    return _apply_rewire(wf, edit)
 
 
 def apply_edit(workflow: Workflow, edit: Any) -> Workflow:

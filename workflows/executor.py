@@ -125,7 +125,7 @@ class TieredCache:
 
 # Unpickling every node's paper list from disk costs ~1 s per warm run of a template, so each disk cache
 # the executor sees gets a memory front for as long as that cache object lives (weakly keyed: no leak).
-_FRONTS: "weakref.WeakKeyDictionary[Any, MemoCache]" = weakref.WeakKeyDictionary()
+_FRONTS: weakref.WeakKeyDictionary[Any, MemoCache] = weakref.WeakKeyDictionary()
 FRONT_ITEMS = 128  # ~10 template runs; entries share Paper objects, so this stays tens of MB
 
 
@@ -487,8 +487,8 @@ async def execute(
                 task.cancel()
             await asyncio.gather(*running, return_exceptions=True)
 
-    trace = RunTrace(nodes=[traces[n] for n in order if n in traces], seconds=time.perf_counter() - started)
-    return RunResult(values=results, trace=trace, output=results.get(workflow.output or ""), errors=errors)
+    run_trace = RunTrace(nodes=[traces[n] for n in order if n in traces], seconds=time.perf_counter() - started)
+    return RunResult(values=results, trace=run_trace, output=results.get(workflow.output or ""), errors=errors)
 
 
 async def run_node(

@@ -36,9 +36,12 @@ class Induction:
 
 # cue words of abstract sentences per facet (CSFCube's background / method / result)
 _FACET_CUES = {
-    "background": r"\b(?:problem|task|challeng\w*|important|difficult|need|motivat\w*|goal|aim|address\w*|issue|question|widely|increasing\w*)\b",
-    "method": r"\b(?:we (?:propose|present|introduce|describe|develop|use|train|apply)|approach|model\w*|algorithm\w*|method\w*|framework|technique\w*|based on|using|architecture|learn\w*)\b",
-    "result": r"\b(?:results?|show\w*|outperform\w*|improv\w*|achiev\w*|accura\w*|experiment\w*|demonstrat\w*|significant\w*|evaluat\w*|perform\w*|state[- ]of[- ]the[- ]art|\d+(?:\.\d+)?\s?%)",
+    "background": r"\b(?:problem|task|challeng\w*|important|difficult|need|motivat\w*|goal|aim|address\w*|issue"
+    r"|question|widely|increasing\w*)\b",
+    "method": r"\b(?:we (?:propose|present|introduce|describe|develop|use|train|apply)|approach|model\w*|algorithm\w*"
+    r"|method\w*|framework|technique\w*|based on|using|architecture|learn\w*)\b",
+    "result": r"\b(?:results?|show\w*|outperform\w*|improv\w*|achiev\w*|accura\w*|experiment\w*|demonstrat\w*"
+    r"|significant\w*|evaluat\w*|perform\w*|state[- ]of[- ]the[- ]art|\d+(?:\.\d+)?\s?%)",
 }
 
 
@@ -162,7 +165,8 @@ def workflow_problems(wf: Workflow, anchor_query: str = "") -> list[str]:
 
 SYSTEM = (
     "You design literature-search workflows: a DAG of operators. Reply with only a JSON object "
-    '{"name", "description", "nodes": [{"id", "op", "params", "label"}], "edges": [{"source", "target", "port"}], "output"}. '
+    '{"name", "description", "nodes": [{"id", "op", "params", "label"}],'
+    ' "edges": [{"source", "target", "port"}], "output"}. '
     "Use only the listed operators and params; connect every required input port; an edge's port is the "
     "target's input port name; output is the id of the final paper-list node. No cycles."
 )

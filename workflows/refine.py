@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -173,7 +174,7 @@ def refine(
         text = re.sub(r"#\s*\d+", " ", feedback)
         updates = parse_constraints(text, known_venues)
         if updates.get("year_min") is not None or updates.get("year_max") is not None:
-            years = {k: updates[k] for k in ("year_min", "year_max") if k in updates}
+            years: dict[str, Any] = {k: updates[k] for k in ("year_min", "year_max") if k in updates}
             merged = apply_updates(new_intent, years)
             params = {"year_min": merged.year_min, "year_max": merged.year_max}
             plan.modify_filter(params, "years " + _years_text(merged.year_min, merged.year_max))
@@ -363,7 +364,8 @@ SYSTEM = (
     "You edit a literature-search workflow (a DAG of operators) to follow the user's feedback. Reply with only "
     'a JSON object {"edits": [...], "reason": "..."}. Each edit is one of: '
     '{"action": "modify", "node_id", "params": {...}} (params are merged), '
-    '{"action": "add", "node": {"id", "op", "params"}, "inputs": [{"source", "target", "port"}], "after": "<node id>"}, '
+    '{"action": "add", "node": {"id", "op", "params"},'
+    ' "inputs": [{"source", "target", "port"}], "after": "<node id>"}, '
     '{"action": "remove", "node_id"}, {"action": "rewire", "add": [edges], "remove": [edges]}. '
     "Use only the operators and params shown."
 )

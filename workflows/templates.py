@@ -11,6 +11,7 @@ the filter / score / top_k nodes; nothing is read from the benchmark beyond what
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pilot.domain import profile
@@ -30,9 +31,16 @@ class _Builder:
         self.wf = Workflow(name=name, description=description)
 
     def add(
-        self, node_id: str, op: str, params: dict[str, Any] | None = None, label: str | None = None, **inputs: Any
+        self,
+        node_id: str,
+        op: str,
+        params: dict[str, Any] | None = None,
+        label: str | None = None,
+        /,
+        **inputs: str | Sequence[str],
     ) -> str:
-        """Add a node; ``inputs`` maps a port name to a producer id or a list of producer ids."""
+        """Add a node; ``inputs`` maps a port name to a producer id or a list of producer ids (the four
+        named arguments are positional-only, so any port name — ``in`` too — can be a keyword)."""
         self.wf.nodes.append(
             Node(id=node_id, op=op, params={k: v for k, v in (params or {}).items() if v is not None}, label=label)
         )
@@ -87,7 +95,7 @@ def _liked(b: _Builder, intent: Intent | None) -> list[str]:
     """Papers the user marked as good, and more like them: extra inputs of the merge node."""
     if intent is None or not intent.liked_ids:
         return []
-    b.add("liked", "fetch", {"ids": list(intent.liked_ids)}, label="papers you liked")
+    b.add("liked", "fetch", {"ids": list(intent.liked_ids)}, "papers you liked")
     b.add("more_like_liked", "recommend", {"limit": 50}, **{"in": "liked"})
     return ["liked", "more_like_liked"]
 
@@ -106,7 +114,7 @@ def _finish(b: _Builder, intent: Intent | None, ranked_from: str) -> Workflow:
 def _anchor(b: _Builder, anchor_query: str) -> None:
     if not anchor_query or not anchor_query.strip():
         raise TemplateError("a direction template needs an anchor paper (title, DOI or id)")
-    b.add("anchor", "anchor", {"query": anchor_query.strip()}, label="anchor paper")
+    b.add("anchor", "anchor", {"query": anchor_query.strip()}, "anchor paper")
 
 
 def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
@@ -130,7 +138,8 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     # ev:cocited.support = how many of the anchor's citers cite the paper (co-citation), counted while
     # expanding, so scoring needs no further source calls (a remote API would pay one per candidate).
     features = {
-        "dense": 1.0, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "citations": 0.3, "lexical": 0.3, "ev:refs.support": 3.0,
+        "dense": 1.0, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "citations": 0.3, "lexical": 0.3,
+        "ev:refs.support": 3.0,
     }  # fmt: skip
     b.add("score", "score", _score_params(intent, features), **{"in": "filter", "anchor": "anchor"})
     return _finish(b, intent, "score")

@@ -17,6 +17,7 @@ Severity policy:
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
@@ -351,10 +352,8 @@ def normalize(workflow: Workflow) -> Workflow:
         op_cls = operator_or_none(node.op)
         params = node.params
         if op_cls is not None:
-            try:
+            with contextlib.suppress(ValidationError):
                 params = normalized_params(op_cls, node.params)
-            except ValidationError:
-                pass
         nodes.append(node.model_copy(update={"params": params}, deep=True))
     return workflow.model_copy(update={"nodes": nodes}, deep=True)
 

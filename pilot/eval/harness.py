@@ -238,7 +238,7 @@ def _stored_vectors(source: Any, ids: Sequence[str]) -> dict[str, np.ndarray] | 
     if lookup is None:
         return None
     vecs = np.asarray(lookup(list(ids)), dtype=np.float32)
-    return {pid: v for pid, v in zip(ids, vecs) if not np.isnan(v).any()}
+    return {pid: v for pid, v in zip(ids, vecs, strict=True) if not np.isnan(v).any()}
 
 
 async def dense_pool_scores(runtime: Any, source: Any, anchor_id: str, pool: Sequence[str]) -> dict[str, float]:
@@ -251,7 +251,7 @@ async def dense_pool_scores(runtime: Any, source: Any, anchor_id: str, pool: Seq
         papers = {p.id: p for p in await source.get_papers([anchor_id, *pool])}
         ids = list(papers)
         encoded = await asyncio.to_thread(embedder.encode, [papers[i].text for i in ids])
-        vecs = dict(zip(ids, encoded))
+        vecs = dict(zip(ids, encoded, strict=True))
     if anchor_id not in vecs:
         return {}
     anchor = vecs[anchor_id]
@@ -312,7 +312,7 @@ class Harness:
                 coro = run_session_case(rt, case, mode, simulator)
             outcome = await asyncio.wait_for(coro, timeout=self.config.case_timeout_s)
             error = outcome.error
-        except asyncio.TimeoutError:
+        except TimeoutError:
             error = f"timed out after {self.config.case_timeout_s:.0f} s"
         except Exception as exc:  # a crashing case is a failed case, recorded with its traceback
             error = f"{type(exc).__name__}: {exc}"

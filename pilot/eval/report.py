@@ -171,7 +171,7 @@ def plot(runs: Sequence[dict], path: Path, metrics: Sequence[str] = PLOT_METRICS
     groups = [name for name, _ in _groups(runs[0])] if runs else []
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 4.0), squeeze=False)
     width = 0.8 / max(1, len(runs))
-    for ax, metric in zip(axes[0], metrics):
+    for ax, metric in zip(axes[0], metrics, strict=True):
         for i, m in enumerate(runs):
             blocks = dict(_groups(m))
             vals = [blocks.get(g, {}).get(metric, 0.0) for g in groups]

@@ -33,7 +33,7 @@ class HiddenEdgesSource(Source):
         self._neighbours: frozenset[str] | None = None  # papers at the other end of the hidden edges
 
     @classmethod
-    def for_case(cls, inner: Source, case: dict) -> "HiddenEdgesSource":
+    def for_case(cls, inner: Source, case: dict) -> HiddenEdgesSource:
         return cls(inner, case["anchor_paper_id"], case.get("hidden_edges"))
 
     def __getattr__(self, attr: str) -> Any:
@@ -46,8 +46,8 @@ class HiddenEdgesSource(Source):
             found: set[str] = set()
             try:
                 if self.mode == "anchor_outgoing":
-                    anchor = (await self.inner.get_papers([self.anchor_id]) or [None])[0]
-                    found.update(anchor.references or [] if anchor else [])
+                    for anchor in await self.inner.get_papers([self.anchor_id]):
+                        found.update(anchor.references or [])
                     found.update(p.id for p in await self.inner.references(self.anchor_id, limit=_ALL))
                 elif self.mode == "anchor_incoming":
                     found.update(p.id for p in await self.inner.citations(self.anchor_id, limit=_ALL))
@@ -107,7 +107,7 @@ class HiddenEdgesSource(Source):
     ) -> list[SearchHit]:
         hits = await self.inner.search_papers(query, filters, limit, mode)
         patched = await self._patch([h.paper for h in hits])
-        return [h.model_copy(update={"paper": p}) for h, p in zip(hits, patched)]
+        return [h.model_copy(update={"paper": p}) for h, p in zip(hits, patched, strict=True)]
 
     async def get_papers(self, ids: list[str]) -> list[Paper]:
         return await self._patch(await self.inner.get_papers(ids))

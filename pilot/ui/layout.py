@@ -61,65 +61,60 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                     )
                     send = gr.Button("Send", variant="primary", scale=1, elem_id="pilot-send")
                 search_now = gr.Button("Search now", elem_id="pilot-search-now")
-            with gr.Column(scale=7, min_width=480):
-                with gr.Tabs():
-                    with gr.Tab("Results", id="results"):
-                        results = gr.HTML(
-                            render.results_html([]),
-                            elem_id="pilot-results",
-                            max_height=640,
-                            js_on_load=render.RESULTS_JS,
+            with gr.Column(scale=7, min_width=480), gr.Tabs():
+                with gr.Tab("Results", id="results"):
+                    results = gr.HTML(
+                        render.results_html([]),
+                        elem_id="pilot-results",
+                        max_height=640,
+                        js_on_load=render.RESULTS_JS,
+                    )
+                    with gr.Row():
+                        rate_pick = gr.Dropdown(choices=[], label="Rate a paper", scale=4, elem_id="pilot-rate-pick")
+                        thumbs_up = gr.Button("👍 relevant", scale=1, elem_id="pilot-thumbs-up")
+                        thumbs_down = gr.Button("👎 not relevant", scale=1, elem_id="pilot-thumbs-down")
+                    with gr.Accordion("Select papers to keep", open=False, elem_id="pilot-keep-box"):
+                        keep = gr.CheckboxGroup(
+                            choices=[],
+                            label="Kept papers are exported (none kept = the whole list)",
+                            elem_id="pilot-keep",
                         )
-                        with gr.Row():
-                            rate_pick = gr.Dropdown(
-                                choices=[], label="Rate a paper", scale=4, elem_id="pilot-rate-pick"
-                            )
-                            thumbs_up = gr.Button("👍 relevant", scale=1, elem_id="pilot-thumbs-up")
-                            thumbs_down = gr.Button("👎 not relevant", scale=1, elem_id="pilot-thumbs-down")
-                        with gr.Accordion("Select papers to keep", open=False, elem_id="pilot-keep-box"):
-                            keep = gr.CheckboxGroup(
-                                choices=[],
-                                label="Kept papers are exported (none kept = the whole list)",
-                                elem_id="pilot-keep",
-                            )
-                        with gr.Row():
-                            dl_bib = gr.DownloadButton("BibTeX", value=None, interactive=False, elem_id="pilot-dl-bib")
-                            dl_csv = gr.DownloadButton("CSV", value=None, interactive=False, elem_id="pilot-dl-csv")
-                            dl_wf = gr.DownloadButton(
-                                "Workflow JSON", value=None, interactive=False, elem_id="pilot-dl-workflow"
-                            )
-                    with gr.Tab("Workflow", id="workflow"):
-                        dag = gr.HTML(render.workflow_html(None), elem_id="pilot-dag", js_on_load=render.DAG_JS)
-                        with gr.Row():
-                            node_pick = gr.Dropdown(choices=[], label="Node", scale=3, elem_id="pilot-node-pick")
-                            op_pick = gr.Dropdown(
-                                choices=_operator_choices(), label="Operator to add", scale=3, elem_id="pilot-op-pick"
-                            )
-                        node_help = gr.Markdown(elem_id="pilot-node-help")
-                        params = gr.Code(
-                            value="", language="json", label="Params (JSON)", lines=6, elem_id="pilot-params"
+                    with gr.Row():
+                        dl_bib = gr.DownloadButton("BibTeX", value=None, interactive=False, elem_id="pilot-dl-bib")
+                        dl_csv = gr.DownloadButton("CSV", value=None, interactive=False, elem_id="pilot-dl-csv")
+                        dl_wf = gr.DownloadButton(
+                            "Workflow JSON", value=None, interactive=False, elem_id="pilot-dl-workflow"
                         )
-                        edit_msg = gr.Markdown(elem_id="pilot-edit-msg")
-                        with gr.Row():
-                            apply_btn = gr.Button("Apply & re-run", variant="primary", elem_id="pilot-apply")
-                            add_btn = gr.Button("Add after selected", elem_id="pilot-add")
-                            remove_btn = gr.Button("Remove node", elem_id="pilot-remove")
-                            undo_btn = gr.Button("Undo", elem_id="pilot-undo")
-                        with gr.Row():
-                            step_btn = gr.Button("Step ▶", elem_id="pilot-step")
-                            run_node_btn = gr.Button("Run this node", elem_id="pilot-run-node")
-                            run_all_btn = gr.Button("Run all", elem_id="pilot-run-all")
-                        inspector = gr.HTML(render.inspector_html(None, None, None), elem_id="pilot-inspector")
-                        with gr.Accordion("Versions", open=True):
-                            versions = gr.HTML(render.versions_html([]), elem_id="pilot-versions")
-                        with gr.Row():
-                            upload = gr.File(
-                                label="Load a workflow JSON",
-                                file_types=[".json"],
-                                type="filepath",
-                                elem_id="pilot-upload",
-                            )
-                            load_btn = gr.Button("Load & run", elem_id="pilot-load")
+                with gr.Tab("Workflow", id="workflow"):
+                    dag = gr.HTML(render.workflow_html(None), elem_id="pilot-dag", js_on_load=render.DAG_JS)
+                    with gr.Row():
+                        node_pick = gr.Dropdown(choices=[], label="Node", scale=3, elem_id="pilot-node-pick")
+                        op_pick = gr.Dropdown(
+                            choices=_operator_choices(), label="Operator to add", scale=3, elem_id="pilot-op-pick"
+                        )
+                    node_help = gr.Markdown(elem_id="pilot-node-help")
+                    params = gr.Code(value="", language="json", label="Params (JSON)", lines=6, elem_id="pilot-params")
+                    edit_msg = gr.Markdown(elem_id="pilot-edit-msg")
+                    with gr.Row():
+                        apply_btn = gr.Button("Apply & re-run", variant="primary", elem_id="pilot-apply")
+                        add_btn = gr.Button("Add after selected", elem_id="pilot-add")
+                        remove_btn = gr.Button("Remove node", elem_id="pilot-remove")
+                        undo_btn = gr.Button("Undo", elem_id="pilot-undo")
+                    with gr.Row():
+                        step_btn = gr.Button("Step ▶", elem_id="pilot-step")
+                        run_node_btn = gr.Button("Run this node", elem_id="pilot-run-node")
+                        run_all_btn = gr.Button("Run all", elem_id="pilot-run-all")
+                    inspector = gr.HTML(render.inspector_html(None, None, None), elem_id="pilot-inspector")
+                    with gr.Accordion("Versions", open=True):
+                        versions = gr.HTML(render.versions_html([]), elem_id="pilot-versions")
+                    with gr.Row():
+                        upload = gr.File(
+                            label="Load a workflow JSON",
+                            file_types=[".json"],
+                            type="filepath",
+                            elem_id="pilot-upload",
+                        )
+                        load_btn = gr.Button("Load & run", elem_id="pilot-load")
 
         view_outputs = [
             state, chatbot, *options, results, rate_pick, keep, dl_bib, dl_csv, dl_wf,
@@ -170,7 +165,7 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
             """Wrap a controller action: lazily create the state, show progress, never leak a traceback."""
 
             # no functools.wraps: Gradio reads this signature to find the gr.Progress parameter
-            async def handler(ui, *args, progress=gr.Progress()):
+            async def handler(ui, *args, progress=gr.Progress()):  # noqa: B008 - how Gradio injects progress
                 progress(0.1, desc=desc)
                 return await _apply(ui, fn, *args)
 
@@ -202,7 +197,7 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
         # actions still run one after another, in the order they were made, because each takes its
         # session's lock (FIFO) before touching it: "Search now" clicked while a message is being read
         # applies after it. Different visitors run side by side, so one slow search holds up nobody else.
-        queue = dict(concurrency_id="pilot-actions", concurrency_limit=concurrency)
+        queue: dict[str, Any] = dict(concurrency_id="pilot-actions", concurrency_limit=concurrency)
 
         def on(trigger, fn, desc: str, inputs: list, api_name: str | None = None) -> Any:
             return trigger(action(fn, desc), [state, *inputs], view_outputs, api_name=api_name, **queue)

@@ -32,14 +32,16 @@ CSS = """
 .pilot-results .rated-up { color: #0a7a2f; } .pilot-results .rated-down { color: #b00020; }
 .pilot-answer .refs { font-size: 0.9em; }
 .pilot-answer a { padding: 0; }  /* gradio pads links 2px 8px, which splits "…(ICML, 2016) [2];" apart */
-.pilot-inspector pre, .pilot-versions pre { white-space: pre-wrap; font-size: 0.85em; max-height: 22em; overflow: auto; }
+.pilot-inspector pre, .pilot-versions pre {
+  white-space: pre-wrap; font-size: 0.85em; max-height: 22em; overflow: auto; }
 .pilot-empty { color: #777; font-style: italic; }
 .pilot-results .acts button { font-size: 0.8em; margin-right: 0.3em; padding: 0 0.5em; border: 1px solid #ccc;
   border-radius: 4px; background: #f7f7f7; cursor: pointer; }
 .pilot-dag g.node { cursor: pointer; }
 .pilot-dag { overflow-x: auto; max-width: 100%; }
 .pilot-dag svg { max-width: none; }
-.pilot-dag::-webkit-scrollbar { height: 10px; } .pilot-dag::-webkit-scrollbar-thumb { background: #bbb; border-radius: 5px; }
+.pilot-dag::-webkit-scrollbar { height: 10px; }
+.pilot-dag::-webkit-scrollbar-thumb { background: #bbb; border-radius: 5px; }
 """
 
 
@@ -125,7 +127,7 @@ def results_html(
     kept = set(kept_ids)
     ratings = ratings or {}
     items = []
-    for rank, r in enumerate(results, start=1):
+    for r in results:
         p, ev = r.paper, r.evidence
         meta = [esc(p.venue) if p.venue else None, str(p.year) if p.year else None]
         if p.citation_count is not None:
@@ -149,7 +151,8 @@ def results_html(
         acts = (
             f'<span class="acts"><button type="button" data-act="up" data-id="{pid}" title="relevant">👍</button>'
             f'<button type="button" data-act="down" data-id="{pid}" title="not relevant">👎</button>'
-            f'<button type="button" data-act="keep" data-id="{pid}">{"unkeep" if p.id in kept else "keep"}</button></span>'
+            f'<button type="button" data-act="keep" data-id="{pid}">'
+            f"{'unkeep' if p.id in kept else 'keep'}</button></span>"
         )
         items.append(
             f'<li data-paper-id="{pid}">'

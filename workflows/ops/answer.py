@@ -61,7 +61,9 @@ class Facts:
     paper_total: int = 0  # papers that matched before a step cut the list (0 = the list is complete)
 
     @classmethod
-    def collect(cls, entities: list, papers: list[Paper], papers_given: bool = False, paper_total: int = 0) -> "Facts":
+    def collect(
+        cls, entities: list[Entity], papers: list[Paper], papers_given: bool = False, paper_total: int = 0
+    ) -> Facts:
         facts = cls(papers_given=papers_given, paper_total=paper_total)
         seen: set[tuple[str, str]] = set()
         for e in entities:
@@ -69,7 +71,12 @@ class Facts:
             if key in seen:
                 continue
             seen.add(key)
-            {"author": facts.authors, "venue": facts.venues, "org": facts.orgs}[e.kind].append(e)
+            if isinstance(e, Author):
+                facts.authors.append(e)
+            elif isinstance(e, Venue):
+                facts.venues.append(e)
+            else:
+                facts.orgs.append(e)
         ids: set[str] = set()
         for p in papers:
             if p.id not in ids:
@@ -79,7 +86,8 @@ class Facts:
 
     def urls(self) -> set[str]:
         """Every URL an answer may cite: canonical URLs of the entities and papers returned."""
-        out = {e.canonical_url for e in [*self.authors, *self.venues, *self.orgs] if e.canonical_url}
+        entities: list[Entity] = [*self.authors, *self.venues, *self.orgs]
+        out = {e.canonical_url for e in entities if e.canonical_url}
         out |= {p.canonical_url for p in self.papers}
         # the authors listed on a returned paper came back from the source too
         out |= {a.canonical_url for p in self.papers for a in p.authors if a.canonical_url}

@@ -10,7 +10,8 @@ which look-up came back empty instead of silently answering about nobody.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -154,16 +155,27 @@ def _ranked(papers: list[Paper], reason: str) -> list[RankedPaper]:
     return [RankedPaper(paper=p, score=float(_impact(p)), evidence=Evidence(reason=reason)) for p in papers]
 
 
-def _pick(
-    given: list[Entity] | None, cls: type[E], explicit_id: str | None, top: int, what: str, how: str
-) -> list[E | str]:
-    """Entities to act on: the explicit id wins, else the first ``top`` of that kind from the input."""
-    if explicit_id:
-        return [explicit_id]
+def _pick(given: list[Entity] | None, cls: type[E], top: int, what: str, how: str) -> list[E]:
+    """The first ``top`` entities of that kind from the input (an explicit id param is the caller's)."""
     found = of_kind(given or [], cls)
     if not found:
         raise OperatorError(f"no {what} to look up — {how}")
-    return list(found[:top])
+    return found[:top]
+
+
+K = TypeVar("K")
+T = TypeVar("T")
+
+
+def _first_of_each(items: Iterable[T], key: Callable[[T], K]) -> list[T]:
+    """``items`` without later ones whose key an earlier one had, order kept."""
+    seen: set[K] = set()
+    out = []
+    for item in items:
+        if key(item) not in seen:
+            seen.add(key(item))
+            out.append(item)
+    return out
 
 
 Entity = Author | Venue | Org
@@ -243,17 +255,13 @@ class AuthorDetail(Operator[AuthorDetailParams, AuthorsInputs]):
     output = PortType.ENTITIES
 
     async def run(self, ctx: RunContext, params: AuthorDetailParams, inputs: AuthorsInputs) -> list[Author]:
-        picked = _pick(
-            inputs.authors,
-            Author,
-            params.author_id,
-            params.top,
-            "author",
-            "connect search_author or set author_id",
-        )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
-        if any(i is None for i in ids):
-            raise OperatorError("an input author has no id this source can look up")
+        if params.author_id:
+            ids = [params.author_id]
+        else:
+            authors = _pick(inputs.authors, Author, params.top, "author", "connect search_author or set author_id")
+            ids = [a.id for a in authors if a.id is not None]
+            if len(ids) < len(authors):
+                raise OperatorError("an input author has no id this source can look up")
         return list(await asyncio.gather(*(ctx.source.get_author(i) for i in ids)))
 
 
@@ -273,18 +281,13 @@ class AuthorPapers(Operator[AuthorPapersParams, AuthorsInputs]):
     output = PortType.PAPERS
 
     async def run(self, ctx: RunContext, params: AuthorPapersParams, inputs: AuthorsInputs) -> list[RankedPaper]:
-        picked = _pick(
-            inputs.authors,
-            Author,
-            params.author_id,
-            params.top,
-            "author",
-            "connect search_author or set author_id",
-        )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
-        lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids if i))
+        if params.author_id:
+            ids, names = [params.author_id], params.author_id
+        else:
+            authors = _pick(inputs.authors, Author, params.top, "author", "connect search_author or set author_id")
+            ids, names = [a.id for a in authors if a.id], ", ".join(a.name for a in authors)
+        lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids))
         papers = _dedupe_papers([p for lst in lists for p in lst if params.accepts(p)])
-        names = ", ".join(p if isinstance(p, str) else p.name for p in picked)
         what = params.describe()
         return _ranked(_by_impact(papers), f"paper of {names}" + (f" {what}" if what else ""))
 
@@ -309,12 +312,9 @@ class SearchVenue(Operator[SearchVenueParams, NoInputs]):
         found = list(await ctx.source.search_venues(params.name, limit=max(params.limit, 25)))
         for alias in profile().venue_forms(params.name)[:1]:
             # "NeurIPS" is "NIPS" in older data: look the alias up too so the venue is found either way
-            try:
+            with contextlib.suppress(NotFound):
                 found += await ctx.source.search_venues(alias, limit=params.limit)
-            except NotFound:
-                pass
-        seen: set[str] = set()
-        found = [v for v in found if not (v.id in seen or seen.add(v.id))]
+        found = _first_of_each(found, key=lambda v: v.id)
         # whole-word matches first ("ACL" before "NAACL"), then the bigger venue
         found.sort(key=lambda v: (not profile().venue_name_matches(params.name, v.name), -(v.paper_count or 0)))
         if not found:
@@ -337,10 +337,11 @@ class VenueDetail(Operator[VenueDetailParams, VenuesInputs]):
     output = PortType.ENTITIES
 
     async def run(self, ctx: RunContext, params: VenueDetailParams, inputs: VenuesInputs) -> list[Venue]:
-        picked = _pick(
-            inputs.venues, Venue, params.venue_id, params.top, "venue", "connect search_venue or set venue_id"
-        )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
+        if params.venue_id:
+            ids = [params.venue_id]
+        else:
+            venues = _pick(inputs.venues, Venue, params.top, "venue", "connect search_venue or set venue_id")
+            ids = [v.id for v in venues]
         return list(await asyncio.gather(*(ctx.source.get_venue(i) for i in ids)))
 
 
@@ -368,7 +369,7 @@ class VenuePapers(Operator[VenuePapersParams, VenuesInputs]):
         if not venues and not params.venue:
             raise OperatorError("no venue given — connect search_venue or set the venue param")
         # Prefer the resolved venue names (exact strings the source uses); the user's spelling is the fallback.
-        names = [v.name for v in venues[:3]] or [params.venue]
+        names = [v.name for v in venues[:3]] or [params.venue or ""]  # one of them is given (checked above)
         query = params.query or params.topic
         found: list[Paper] = []
         for name in names:
@@ -450,8 +451,11 @@ class OrgDetail(Operator[OrgDetailParams, OrgsInputs]):
     output = PortType.ENTITIES
 
     async def run(self, ctx: RunContext, params: OrgDetailParams, inputs: OrgsInputs) -> list[Org]:
-        picked = _pick(inputs.orgs, Org, params.org_id, params.top, "organisation", "connect search_org or set org_id")
-        ids = [p if isinstance(p, str) else p.id for p in picked]
+        if params.org_id:
+            ids = [params.org_id]
+        else:
+            orgs = _pick(inputs.orgs, Org, params.top, "organisation", "connect search_org or set org_id")
+            ids = [o.id for o in orgs]
         return list(await asyncio.gather(*(ctx.source.get_org(i) for i in ids)))
 
 
@@ -476,7 +480,7 @@ class OrgAuthors(Operator[OrgAuthorsParams, OrgsInputs]):
         if params.org_id:
             orgs = [await ctx.source.get_org(params.org_id)]
         else:
-            orgs = _pick(inputs.orgs, Org, None, 100, "organisation", "connect search_org or set org_id")
+            orgs = _pick(inputs.orgs, Org, 100, "organisation", "connect search_org or set org_id")
         primary = orgs[0]
         # Affiliation strings split one institution into departments ("Department of CS, Tsinghua
         # University"); the input orgs that contain the first one's name are its units.
@@ -484,8 +488,7 @@ class OrgAuthors(Operator[OrgAuthorsParams, OrgsInputs]):
         lists = await asyncio.gather(
             *(ctx.source.org_authors(o.id, limit=params.scan if params.topic else params.limit) for o in units)
         )
-        seen: set[str] = set()
-        people = [a for lst in lists for a in lst if not ((a.id or a.name) in seen or seen.add(a.id or a.name))]
+        people = _first_of_each((a for lst in lists for a in lst), key=lambda a: a.id or a.name)
         if not params.topic:
             return people[: params.limit]
         sem = asyncio.Semaphore(16)

@@ -32,7 +32,7 @@ class FilterParams(OperatorParams):
     exclude_anchor: bool = Field(True, description="drop the connected anchor paper(s)")
 
     @model_validator(mode="after")
-    def _range(self) -> "FilterParams":
+    def _range(self) -> FilterParams:
         if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
             raise ValueError(f"year_min {self.year_min} is after year_max {self.year_max}")
         return self

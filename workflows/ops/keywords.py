@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
+from itertools import pairwise
 
 from pydantic import BaseModel, Field
 
@@ -44,7 +45,7 @@ def _grams(text: str, bigrams: bool) -> list[str]:
     words = tokens(text, keep_stop=True)
     out = [w for w in words if len(w) > 2 and w not in QUERY_STOPWORDS and not w.isdigit()]
     if bigrams:
-        for a, b in zip(words, words[1:]):
+        for a, b in pairwise(words):
             if a in QUERY_STOPWORDS or b in QUERY_STOPWORDS or len(a) < 3 or len(b) < 3 or a.isdigit() or b.isdigit():
                 continue
             out.append(f"{a} {b}")
@@ -59,7 +60,7 @@ def distinctive_terms(
     Document frequency within the inputs rewards terms many input papers share (their common topic);
     a bigram that beats its own words replaces them so "machine translation" does not also list "machine".
     """
-    tf: Counter[str] = Counter()
+    tf: dict[str, float] = defaultdict(float)
     df: Counter[str] = Counter()
     for title, body in docs:
         seen: set[str] = set()
@@ -130,7 +131,7 @@ class LLMKeywordsOp(Operator[KeywordParams, KeywordInputs]):
             text = "\n\n".join(f"{t}\n{b}".strip() for t, b in docs[:10])[:6000]
             try:
                 reply = await ctx.llm.json(_SYSTEM, f"Give up to {params.k} keywords for:\n{text}", _LLMKeywords)
-                cleaned = []
+                cleaned: list[str] = []
                 for kw in reply.keywords:
                     kw = " ".join(kw.split())[:60]
                     if kw and tokens(kw) and kw.lower() not in (c.lower() for c in cleaned):

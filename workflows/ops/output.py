@@ -81,7 +81,7 @@ class ExtractEvidenceOp(Operator[EvidenceParams, EvidenceInputs]):
         best = best_sentences(ctx, papers[: params.dense_top], query.strip(), anchors)
         best += best_sentences(ctx, papers[params.dense_top :], query.strip(), anchors, dense=False)
         out = []
-        for it, matches in zip(head, best):
+        for it, matches in zip(head, best, strict=True):
             sentence, _, matched = matches[0]
             ev = it.evidence.model_copy(deep=True)
             ev.snippet = sentence[:400]

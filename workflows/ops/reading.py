@@ -12,7 +12,7 @@ from typing import Literal, TypeVar
 import numpy as np
 from pydantic import BaseModel, Field
 
-from pilot.llm import LLMError
+from pilot.llm import LLM, LLMError
 from pilot.models import Paper, RankedPaper
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import best_sentences, cosine_to, minmax, papers_of
@@ -75,7 +75,7 @@ class _ReadingOp(Operator[RP, ReadInputs]):
         query = " ".join(x for x in (params.query(), inputs.text or "") if x).strip()
         if params.method in ("auto", "llm") and ctx.llm is not None:
             try:
-                return await self.with_llm(ctx, params, head, query, anchors) + tail
+                return await self.with_llm(ctx.llm, params, head, query, anchors) + tail
             except LLMError as exc:
                 ctx.notes.append(f"the LLM's answer was unusable ({exc}); used {self.fallback}")
         elif params.method == "llm":
@@ -83,7 +83,7 @@ class _ReadingOp(Operator[RP, ReadInputs]):
         return self.without_llm(ctx, params, head, query, anchors) + tail
 
     async def with_llm(
-        self, ctx: RunContext, params: RP, head: list[RankedPaper], query: str, anchors: list[Paper]
+        self, llm: LLM, params: RP, head: list[RankedPaper], query: str, anchors: list[Paper]
     ) -> list[RankedPaper]:
         raise NotImplementedError
 
@@ -117,11 +117,11 @@ class RerankOp(_ReadingOp[RerankParams]):
     Params = RerankParams
 
     async def with_llm(
-        self, ctx: RunContext, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]
+        self, llm: LLM, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]
     ) -> list[RankedPaper]:
         system = 'You rank scientific papers by relevance. Reply with JSON {"order": [indexes, most relevant first]}.'
         user = f"Rank these papers by relevance to {_about(query, anchors)}.\n\n{_listing([it.paper for it in head])}"
-        reply = await ctx.llm.json(system, user, _Order)
+        reply = await llm.json(system, user, _Order)
         seen: list[int] = []
         for i in reply.order:
             if 1 <= i <= len(head) and i - 1 not in seen:
@@ -182,14 +182,14 @@ class NLIFilterOp(_ReadingOp[NLIParams]):
         return await super().run(ctx, params, inputs)
 
     async def with_llm(
-        self, ctx: RunContext, params: NLIParams, head: list[RankedPaper], query: str, anchors: list[Paper]
+        self, llm: LLM, params: NLIParams, head: list[RankedPaper], query: str, anchors: list[Paper]
     ) -> list[RankedPaper]:
         system = 'You judge relations between scientific papers. Reply with JSON {"keep": [indexes]}.'
         user = (
             f"Relation: the paper {params.relation}.\nReference: {_about(query, anchors)}\n\n"
             f"Which papers satisfy it?\n{_listing([it.paper for it in head])}"
         )
-        reply = await ctx.llm.json(system, user, _Keep)
+        reply = await llm.json(system, user, _Keep)
         keep = {i - 1 for i in reply.keep if 1 <= i <= len(head)}
         return [self._mark(it, 1.0) for i, it in enumerate(head) if i in keep]
 
@@ -248,7 +248,7 @@ class FineReadOp(_ReadingOp[FineReadParams]):
     ) -> list[RankedPaper]:
         best = best_sentences(ctx, [it.paper for it in head], query, anchors)
         out = []
-        for it, matches in zip(head, best):
+        for it, matches in zip(head, best, strict=True):
             sentence, value, _ = matches[0]
             ev = it.evidence.model_copy(deep=True)
             ev.scores["fine_read"] = value
@@ -257,14 +257,14 @@ class FineReadOp(_ReadingOp[FineReadParams]):
         return out
 
     async def with_llm(
-        self, ctx: RunContext, params: FineReadParams, head: list[RankedPaper], question: str, anchors: list[Paper]
+        self, llm: LLM, params: FineReadParams, head: list[RankedPaper], question: str, anchors: list[Paper]
     ) -> list[RankedPaper]:
         system = (
             "You read paper abstracts and judge them. Reply with JSON "
             '{"judgements": [{"i": index, "relevant": true|false, "why": "one short sentence"}]}.'
         )
         user = f"Judge each paper for: {_about(question, anchors)}\n\n{_listing([it.paper for it in head], 800)}"
-        reply = await ctx.llm.json(system, user, _Judgements)
+        reply = await llm.json(system, user, _Judgements)
         by_index = {j.i - 1: j for j in reply.judgements if 1 <= j.i <= len(head)}
         if not by_index:
             raise LLMError("the reply judged none of the listed papers")

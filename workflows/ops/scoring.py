@@ -97,7 +97,7 @@ class ScoreParams(OperatorParams):
         return v
 
     @model_validator(mode="after")
-    def _floors_below_caps(self) -> "ScoreParams":
+    def _floors_below_caps(self) -> ScoreParams:
         for name, floor in self.floors.items():
             if name not in self.caps or floor >= self.caps[name]:
                 raise ValueError(f"floor of {name!r} needs a cap above it")
@@ -157,7 +157,7 @@ def _graph_distance(
     adj: dict[str, set[str]] = {pid: set() for pid in ids}
     for a in anchor_ids:
         adj.setdefault(a, set())
-    for pid, rs in list(zip(ids, refs)) + [(a, anchor_refs) for a in anchor_ids]:
+    for pid, rs in list(zip(ids, refs, strict=True)) + [(a, anchor_refs) for a in anchor_ids]:
         for r in rs:
             if r in adj:
                 adj[pid].add(r)
