@@ -13,19 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.prereq import shared_dir
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def shared_dir() -> Path:
-    for cand in (os.environ.get("PILOT_SHARED"), ROOT.parent / "shared"):
-        if cand and (Path(cand) / "corpus" / "papers.jsonl.gz").exists():
-            return Path(cand)
-    pytest.skip(
-        "the shared data folder (corpus, bench, fixtures) is not beside the project; set PILOT_SHARED=/path/to/shared"
-    )
 
 
 # Anchors whose neighbourhoods the slice keeps (all appear in the dev benchmark).

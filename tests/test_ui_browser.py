@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests import bibparse
+from tests.prereq import missing
 
 pytestmark = pytest.mark.browser
 
@@ -138,7 +139,7 @@ def app_url(ui_corpus, tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed and scripts/ensure-browser.sh could not install it")
+        missing("chromium is not installed and scripts/ensure-browser.sh could not install it")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
