@@ -10,8 +10,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from importlib import resources
 
 # --- folding ----------------------------------------------------------------------------------------
 
@@ -332,6 +331,15 @@ ACADEMIC_WORDS = frozenset(
     ]
 )
 
+
+def _word_file(name: str) -> frozenset[str]:
+    text = resources.files("pilot").joinpath(f"data/{name}").read_text(encoding="utf-8")
+    return frozenset(w for line in text.splitlines() if (w := line.strip()) and not w.startswith("#"))
+
+
+# scikit-learn's English stop words, shipped as data (importing scikit-learn for them costs seconds)
+ENGLISH_STOPWORDS = _word_file("english_stop_words.txt")
+
 # Query terms of the paper operators (BM25 over a candidate set, keywords, evidence): English stop words
 # and academic filler.
-QUERY_STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | FUNCTION_WORDS | ACADEMIC_WORDS
+QUERY_STOPWORDS = ENGLISH_STOPWORDS | FUNCTION_WORDS | ACADEMIC_WORDS
