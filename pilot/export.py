@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import ValidationError
 
 from pilot.models import Paper, RankedPaper
+from pilot.venues import publication
 from workflows.explain import why
 from workflows.model import Workflow
 
@@ -181,7 +182,7 @@ def _suffixes() -> Iterable[str]:
 
 # --- BibTeX -----------------------------------------------------------------------------------
 
-_JOURNAL_HINTS = ("journal", "transactions", "computational linguistics", "letters", "review", "jmlr", "tacl")
+_BIBTEX_TYPES = {"conference": "inproceedings", "workshop": "inproceedings", "journal": "article", "preprint": "article"}
 
 
 def _author_field(paper: Paper) -> str:
@@ -201,37 +202,58 @@ def _author_field(paper: Paper) -> str:
     return " and ".join(names)
 
 
-def bibtex_entry(paper: Paper, key: str) -> str:
-    venue = html.unescape(paper.venue or "").strip()
-    if venue and any(h in venue.lower() for h in _JOURNAL_HINTS):
-        kind, venue_field = "article", "journal"
-    elif venue:
-        kind, venue_field = "inproceedings", "booktitle"
-    else:
-        kind, venue_field = "misc", ""
+def _url_field(url: str) -> str:
+    # \url-style fields take the raw string; only characters that would break the entry are escaped
+    return url.replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
+
+
+def bibtex_fields(paper: Paper) -> tuple[str, list[tuple[str, str]]]:
+    """(entry type, fields) of a paper. The type follows where it appeared (see ``pilot.venues``), never
+    whether the source listed its authors: a conference paper is ``@inproceedings`` with the full
+    proceedings name, a journal paper ``@article``, an arXiv preprint ``@article`` in "arXiv preprint …";
+    only a paper whose venue nobody recorded is ``@misc``."""
+    pub = publication(paper)
+    kind = _BIBTEX_TYPES.get(pub.kind, "misc")
     fields: list[tuple[str, str]] = [("title", _protect_caps(latex_escape(paper.title)))]
     if authors := _author_field(paper):
         fields.append(("author", authors))
-    if venue_field:
-        fields.append((venue_field, latex_escape(venue)))
+    if pub.container:
+        name = {"inproceedings": "booktitle", "article": "journal"}.get(kind, "howpublished")
+        fields.append((name, latex_escape(pub.container)))
+    if pub.publisher and kind == "inproceedings":
+        fields.append(("publisher", latex_escape(pub.publisher)))
     if paper.year:
         fields.append(("year", str(paper.year)))
     if paper.doi:
         fields.append(("doi", latex_escape(paper.doi)))
-    url = paper.canonical_url
-    if url.startswith(("http://", "https://")):
-        # \url-style fields take the raw string; only characters that would break the entry are escaped
-        fields.append(("url", url.replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")))
+    if pub.arxiv_id:
+        fields += [("eprint", latex_escape(pub.arxiv_id)), ("archiveprefix", "arXiv")]
+    if pub.url:
+        fields.append(("url", _url_field(pub.url)))
     fields.append(("note", "pilot id: " + latex_escape(paper.id)))
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-    return f"@{kind}{{{key},\n{body}\n}}\n"
+    return kind, fields
+
+
+def bibtex_entry(paper: Paper, key: str) -> str:
+    return to_bibtex_entries([(paper, key)])
+
+
+def to_bibtex_entries(papers_keys: Sequence[tuple[Paper, str]]) -> str:
+    import bibtexparser
+    from bibtexparser.model import Entry, Field
+
+    library = bibtexparser.Library()
+    for paper, key in papers_keys:
+        kind, fields = bibtex_fields(paper)
+        library.add(Entry(kind, key, [Field(name, value) for name, value in fields]))
+    return bibtexparser.write_string(library)
 
 
 def to_bibtex(papers: Sequence[Paper]) -> str:
-    """A .bib file for ``papers`` (in the given order), with unique, stable keys."""
+    """A .bib file for ``papers`` (in the given order), with unique, stable keys; written by bibtexparser."""
     unique = list({p.id: p for p in papers}.values())
     keys = bibtex_keys(unique)
-    return "\n".join(bibtex_entry(p, keys[p.id]) for p in unique)
+    return to_bibtex_entries([(p, keys[p.id]) for p in unique])
 
 
 # --- CSV --------------------------------------------------------------------------------------
