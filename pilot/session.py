@@ -42,7 +42,7 @@ from workflows.executor import RunResult, execute
 from workflows.executor import run_node as exec_run_node
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
-from workflows.refine import Refinement, referenced_indices, refine, refine_llm
+from workflows.refine import Refinement, ResultFilters, filter_results, referenced_indices, refine, refine_llm
 from workflows.refine import rate as rate_paper
 from workflows.validate import WorkflowError, validate
 
@@ -322,8 +322,29 @@ class Session(BaseModel):
                 "the ones you want, or start a paper search from one of them."
             )
         ref = rate_paper(self.workflow, self.intent, paper_id, up)
-        self._say("user", f"{'👍' if up else '👎'} {paper_id}")
+        self._say("user", f"{'relevant' if up else 'not relevant'}: {paper_id}")
         return await self._apply_refinement(ref)
+
+    async def filter_results(self, filters: ResultFilters) -> Reply:
+        """The results panel's filters, applied as one edit of the workflow (a new version and a diff)."""
+        if self.workflow is None or self.phase == "answer":
+            return self._error("There are no search results to filter yet.")
+        return await self._apply_refinement(filter_results(self.workflow, self.intent, filters))
+
+    async def goto_version(self, version: int) -> Reply:
+        """Make an earlier (or, after an undo, a later) workflow version current again and run it."""
+        index = next((i for i, v in enumerate(self.versions) if v.version == version), None)
+        if index is None:
+            return self._error(f"There is no workflow version v{version}.")
+        if index == self.current_version:
+            return await self.rerun()
+        before = self.workflow
+        self.current_version = index
+        assert before is not None and self.workflow is not None
+        lines = workflow_diff(before, self.workflow).summary()
+        reply = await self._run([f"back to version v{version}"])
+        reply.diff = lines
+        return reply
 
     async def edit(self, edit: Any) -> Reply:
         if self.workflow is None:

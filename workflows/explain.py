@@ -106,3 +106,35 @@ def _title_terms_named(wf: Workflow, item: RankedPaper) -> list[str]:
         if node.op == "score" and "title_match" in (node.params.get("features") or {}):
             found += [t for t in phrases_in(item.paper.title, node.params.get("title_terms") or []) if t not in found]
     return found
+
+
+# --- how well a paper matches, in words -----------------------------------------------------------
+# Raw scores are sums of differently scaled features and mean nothing across searches; the two signals
+# that do are the cosine of the paper to the anchor (or query) and a citation relation to the search's
+# seeds (a ``<node>.support`` count from a citation step). The thresholds are MiniLM cosines: ~0.6 is
+# the same problem, ~0.45 a related one, ~0.3 a shared word or two.
+STRENGTHS = ("strong match", "good match", "partial match", "weak match")
+
+
+def match_strength(item: RankedPaper) -> str:
+    scores = item.evidence.scores
+    dense = scores.get("dense")
+    related = any(k.endswith(".support") and v > 0 for k, v in scores.items())
+    if dense is None:
+        return "good match" if related else "partial match"
+    if dense >= 0.6 or (related and dense >= 0.45):
+        return "strong match"
+    if dense >= 0.45 or (related and dense >= 0.3):
+        return "good match"
+    if dense >= 0.3 or related:
+        return "partial match"
+    return "weak match"
+
+
+def weak_results(results: list[RankedPaper], top: int = 10) -> bool:
+    """True when fewer than three of the first ``top`` results are a good or strong match."""
+    head = results[:top]
+    if not head:
+        return False
+    good = sum(match_strength(r) in STRENGTHS[:2] for r in head)
+    return good < min(3, len(head))

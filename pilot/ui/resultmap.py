@@ -1,0 +1,198 @@
+"""The map of a result list (a plotly figure for ``gr.Plot``), in the spirit of Connected Papers.
+
+Each paper sits at its year (x) and its closeness in meaning to the anchor — or to the request when
+there is no anchor — (y, cosine of MiniLM embeddings; TF-IDF when no embedder can run). Marker size
+grows with citations, colour is a topic cluster named by its most telling words, grey lines are
+citations among the results, dark lines citations to or from the anchor, which is the star. Every
+marker carries its paper id in ``customdata``, which the page's click hook (``render.MAP_JS``) sends
+back so the UI can open that paper's card.
+
+    fig = result_map(results, anchor, embedder=runtime.embedder, query=session.request)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import logging
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pilot.models import Paper, RankedPaper
+from workflows.explain import match_strength
+
+log = logging.getLogger(__name__)
+
+# Colour-blind-safe qualitative palette (Okabe–Ito), anchor in black.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
+ANCHOR_COLOUR = "#111111"
+MAX_TOPICS = 5
+
+
+def _text(p: Paper) -> str:
+    return html.unescape(p.text)[:2000]
+
+
+def _jitter(paper_id: str, width: float = 0.36) -> float:
+    """A stable horizontal offset per paper, so papers of one year do not sit on one vertical line."""
+    h = int(hashlib.sha1(paper_id.encode("utf-8")).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return (h - 0.5) * 2 * width
+
+
+def _vectors(texts: list[str], embedder: Any) -> np.ndarray:
+    """Unit vectors for ``texts``: MiniLM when an embedder can run, TF-IDF otherwise."""
+    if embedder is not None:
+        try:
+            vecs = np.asarray(embedder.encode(texts), dtype=np.float32)
+            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+            return vecs / np.where(norms == 0, 1, norms)
+        except Exception:  # noqa: BLE001 - the map must still draw without the model
+            log.warning("embedder unavailable for the map; using TF-IDF", exc_info=True)
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    tfidf = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(texts)
+    return tfidf.toarray().astype(np.float32)
+
+
+def _topics(texts: list[str], vecs: np.ndarray) -> tuple[list[int], list[str]]:
+    """A topic cluster per text and a name per cluster (its three most distinctive words)."""
+    n = len(texts)
+    k = max(1, min(MAX_TOPICS, n // 8))
+    if k == 1:
+        labels = [0] * n
+    else:
+        from sklearn.cluster import KMeans
+
+        labels = KMeans(n_clusters=k, n_init=4, random_state=0).fit_predict(vecs).tolist()
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    try:
+        vec = TfidfVectorizer(stop_words="english", max_features=4000, ngram_range=(1, 1), min_df=1)
+        tf = vec.fit_transform(texts).toarray()
+        words = np.array(vec.get_feature_names_out())
+    except ValueError:  # only stop words
+        return labels, [f"topic {c + 1}" for c in range(k)]
+    overall = tf.mean(axis=0)
+    names = []
+    for c in range(k):
+        rows = [i for i, lab in enumerate(labels) if lab == c]
+        if not rows:
+            names.append(f"topic {c + 1}")
+            continue
+        # distinctive: frequent in the cluster, less so elsewhere
+        score = tf[rows].mean(axis=0) - 0.5 * overall
+        top = [w for w in words[np.argsort(-score)[:8]] if not w.isdigit()][:3]
+        names.append(", ".join(top) or f"topic {c + 1}")
+    return labels, names
+
+
+def _size(citations: int | None) -> float:
+    return 9 + 7 * math.log10(1 + max(0, citations or 0))
+
+
+def _hover(p: Paper, strength: str | None, closeness: float) -> str:
+    e = html.escape
+    authors = ", ".join(a.name for a in p.authors[:3]) + (" et al." if len(p.authors) > 3 else "")
+    lines = [f"<b>{e(html.unescape(p.title)[:110])}</b>"]
+    meta = " · ".join(x for x in (e(authors), e(p.venue or ""), str(p.year or "")) if x)
+    if meta:
+        lines.append(meta)
+    facts = [f"{p.citation_count} citations" if p.citation_count is not None else "", strength or ""]
+    facts.append(f"closeness {closeness:.2f}")
+    lines.append(" · ".join(f for f in facts if f))
+    lines.append("<i>click for the card</i>")
+    return "<br>".join(lines)
+
+
+def result_map(
+    results: Sequence[RankedPaper], anchor: Paper | None = None, embedder: Any = None, query: str = ""
+) -> Any:
+    """The plotly figure; an empty, labelled figure when there is nothing to place."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    fig.update_layout(
+        height=560, margin=dict(l=56, r=16, t=40, b=48), plot_bgcolor="#fbfbfb", paper_bgcolor="white",
+        hovermode="closest", clickmode="event", dragmode="pan", legend=dict(orientation="h", y=-0.14, x=0),
+        font=dict(family="system-ui, sans-serif", size=12),
+    )  # fmt: skip
+    papers = [r.paper for r in results if r.paper.year]
+    if not papers:
+        fig.add_annotation(text="No results with a year to place yet.", showarrow=False, x=0.5, y=0.5)
+        fig.update_xaxes(visible=False)
+        fig.update_yaxes(visible=False)
+        return fig
+    strength = {r.paper.id: match_strength(r) for r in results}
+    ref_text = _text(anchor) if anchor is not None else (query or "")
+    texts = [_text(p) for p in papers]
+    vecs = _vectors([ref_text or texts[0], *texts], embedder)
+    closeness = (vecs[1:] @ vecs[0]).tolist()
+    labels, names = _topics(texts, vecs[1:])
+    pos = {p.id: (p.year + _jitter(p.id), c) for p, c in zip(papers, closeness)}
+    if anchor is not None and anchor.year:
+        pos[anchor.id] = (float(anchor.year), 1.0 if vecs.shape[1] else 0.0)
+
+    # citation links first, so markers sit on top of them
+    among_x: list[float | None] = []
+    among_y: list[float | None] = []
+    anchor_x: list[float | None] = []
+    anchor_y: list[float | None] = []
+    ids = set(pos)
+    anchor_refs = set(anchor.references or []) if anchor is not None else set()
+    for p in papers:
+        for ref in p.references or []:
+            if ref in ids and ref != p.id:
+                xs, ys = (anchor_x, anchor_y) if anchor is not None and ref == anchor.id else (among_x, among_y)
+                xs += [pos[p.id][0], pos[ref][0], None]
+                ys += [pos[p.id][1], pos[ref][1], None]
+        if anchor is not None and anchor.id in pos and p.id in anchor_refs:
+            anchor_x += [pos[anchor.id][0], pos[p.id][0], None]
+            anchor_y += [pos[anchor.id][1], pos[p.id][1], None]
+    if among_x:
+        fig.add_trace(
+            go.Scatter(x=among_x, y=among_y, mode="lines", line=dict(color="rgba(120,120,120,0.35)", width=1),
+                       hoverinfo="skip", name="cites another result")
+        )  # fmt: skip
+    if anchor_x:
+        fig.add_trace(
+            go.Scatter(x=anchor_x, y=anchor_y, mode="lines", line=dict(color="rgba(17,17,17,0.45)", width=1.2),
+                       hoverinfo="skip", name="cites / cited by the anchor")
+        )  # fmt: skip
+
+    for c, name in enumerate(names):
+        members = [i for i, lab in enumerate(labels) if lab == c]
+        if not members:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=[pos[papers[i].id][0] for i in members],
+                y=[pos[papers[i].id][1] for i in members],
+                mode="markers",
+                marker=dict(
+                    size=[_size(papers[i].citation_count) for i in members], color=PALETTE[c % len(PALETTE)],
+                    opacity=0.85, line=dict(color="white", width=1),
+                ),  # fmt: skip
+                customdata=[papers[i].id for i in members],
+                hovertext=[_hover(papers[i], strength.get(papers[i].id), closeness[i]) for i in members],
+                hoverinfo="text",
+                name=f"topic: {name}",
+            )
+        )
+    if anchor is not None and anchor.id in pos:
+        fig.add_trace(
+            go.Scatter(
+                x=[pos[anchor.id][0]], y=[pos[anchor.id][1]], mode="markers+text", text=["anchor"],
+                textposition="top center", customdata=[anchor.id],
+                marker=dict(symbol="star", size=max(20, _size(anchor.citation_count) + 6), color=ANCHOR_COLOUR),
+                hovertext=[f"<b>anchor</b>: {html.escape(html.unescape(anchor.title)[:110])} ({anchor.year})"],
+                hoverinfo="text", name="the anchor",
+            )
+        )  # fmt: skip
+    what = "the anchor" if anchor is not None else "your request"
+    fig.update_xaxes(title_text="year", tickformat="d", gridcolor="#eeeeee", zeroline=False)
+    fig.update_yaxes(title_text=f"closeness in meaning to {what}", gridcolor="#eeeeee", zeroline=False)
+    fig.update_layout(title=dict(text=f"{len(papers)} papers by year and closeness to {what}", x=0, font=dict(size=14)))
+    return fig
