@@ -48,8 +48,8 @@ def ranked(**kw) -> RankedPaper:
 
 
 def test_a_script_title_shows_as_text():
-    evidence = Evidence(nodes=["<node>"], snippet=EVIL, matched_terms=["script"], reason="<u>why</u>")
-    r = ranked(title=EVIL, venue="<b>Venue</b>", authors=[Author(name="<i>Mallory</i>")], evidence=evidence)
+    r = ranked(title=EVIL, venue="<b>Venue</b>", authors=[Author(name="<i>Mallory</i>")],
+               evidence=Evidence(nodes=["<node>"], snippet=EVIL + " again", matched_terms=["script"], reason="<u>why</u>"))  # fmt: skip
     out = render.results_html([r])
     seen = _Tags(out)
     assert not seen.names() & {"script", "img", "b", "i", "u", "node"}
@@ -69,14 +69,18 @@ def test_result_shows_link_metadata_evidence_and_nodes():
         "ACL",
         "2002",
         "12000 citations",
-        "score 0.500",
         "seed",
         "cites_of",
-        "kept",
-        "👍",
+        "in library",
+        "relevant",
+        "partial match",  # how well it matches, in words...
     ):
         assert shown in text
+    assert "score 0.500" not in text
+    assert any("score 0.500" in a.get("title", "") for t, a in seen.tags if t == "span")  # ...raw score on hover
     assert seen.marked == ["BLEU", "evaluation"]
+    assert not [t for t, _ in seen.tags if t == "img"]  # icons are inline SVG, not emoji or images
+    assert "👍" not in text and "svg" in seen.names()
 
 
 def test_only_http_links_are_clickable():
@@ -131,9 +135,9 @@ def test_paper_ids_stay_inside_their_attributes():
     evil_id = 'x:1" onclick="alert(1)'
     seen = _Tags(render.results_html([ranked(id=evil_id)], kept_ids=[evil_id]))
     buttons = [a for t, a in seen.tags if t == "button"]
-    assert [b["data-act"] for b in buttons] == ["up", "down", "keep"]
+    assert [b["data-act"] for b in buttons] == ["up", "down", "keep", "cite"]
     assert all(b["data-id"] == evil_id and "onclick" not in b for b in buttons)
-    assert "unkeep" in "".join(seen.text)
+    assert "in library" in "".join(seen.text)
 
 
 def test_with_its_workflow_a_result_says_why_in_words_and_keeps_scores_on_hover():

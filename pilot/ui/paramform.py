@@ -96,7 +96,7 @@ def fields_of(model: type[BaseModel]) -> list[FormField]:
 def default_text(f: FormField) -> str:
     if f.required:
         return "required"
-    if f.default is None or f.default == [] or f.default == {}:
+    if f.default is None or f.default in ([], {}, ""):
         return "none"
     if isinstance(f.default, bool):
         return "on" if f.default else "off"

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pilot.models import Answer, Paper, RankedPaper, as_json
+from pilot.text import normalize_title
 from workflows.draw import to_svg
 from workflows.explain import why
 from workflows.model import RunTrace, Workflow
@@ -47,7 +48,7 @@ CSS = """
 .pilot-banner { background: #fff4e5; border: 1px solid #f0b860; color: #6b4100; padding: 0.5em 0.8em; border-radius: 6px; margin-bottom: 0.7em; }
 .pilot-delta { font-size: 0.9em; color: #333; margin-bottom: 0.6em; } .pilot-delta details { display: inline; }
 .pilot-delta summary { display: inline; cursor: pointer; color: #1d4e89; }
-.pilot-library h4 { margin: 0.8em 0 0.3em; } .pilot-library h4 small { color: #777; font-weight: normal; }
+.pilot-library h4 { margin: 0.8em 0 0.3em; font-size: 0.95em; color: #333; } .pilot-library h4 small { color: #777; font-weight: normal; }
 .pilot-answer .refs { font-size: 0.9em; }
 .pilot-answer a { padding: 0; }  /* gradio pads links 2px 8px, which splits "…(ICML, 2016) [2];" apart */
 .pilot-inspector pre, .pilot-versions pre { white-space: pre-wrap; font-size: 0.85em; max-height: 22em; overflow: auto; margin: 0.2em 0 0.6em; }
@@ -55,7 +56,8 @@ CSS = """
 .pilot-versions li.current { background: #f3faf5; }
 .pilot-versions button { font-weight: 600; border: 1px solid #bbb; border-radius: 4px; padding: 0 0.5em; background: #fff; cursor: pointer; }
 .pilot-empty { color: #777; font-style: italic; }
-.icon { vertical-align: -2px; }
+svg.icon { display: inline-block; vertical-align: -2px; flex: none; }
+.pilot-results .kept, .pilot-results .rated-up, .pilot-results .rated-down { white-space: nowrap; display: inline-flex; align-items: center; gap: 2px; }
 .pilot-dag .dag-tools { display: flex; gap: 0.3em; align-items: center; margin-bottom: 0.3em; }
 .pilot-dag .dag-tools button { min-width: 2em; border: 1px solid #bbb; border-radius: 4px; background: #fff; cursor: pointer; }
 .pilot-dag .dag-hint { color: #888; font-size: 0.8em; margin-left: 0.5em; }
@@ -285,6 +287,8 @@ def card_html(
         else ""
     )
     snippet = ev.snippet or (p.abstract[:300] + "…" if p.abstract and len(p.abstract) > 300 else p.abstract)
+    if snippet and normalize_title(snippet) == normalize_title(p.title):
+        snippet = None  # no abstract: the "snippet" would only repeat the title
     snippet_html = f'<div class="snippet">{highlight(snippet, ev.matched_terms)}</div>' if snippet else ""
     phrases = why(workflow, r)
     why_html = f'<div class="why">{strength_html} why: {esc(" · ".join(phrases))}</div>' if phrases else ""
@@ -384,7 +388,7 @@ def library_html(
     for sid, label, n in searches:
         cards = "".join(
             card_html(
-                RankedPaper(paper=e.paper), None, in_library=True, actions=("cite", "remove"),
+                RankedPaper(paper=e.paper), None, actions=("cite", "remove"),
                 citation=citation[1] if citation and citation[0] == e.paper.id else None,
             )  # fmt: skip
             for e in entries

@@ -89,8 +89,12 @@ def _topics(texts: list[str], vecs: np.ndarray) -> tuple[list[int], list[str]]:
     return labels, names
 
 
-def _size(citations: int | None) -> float:
-    return 9 + 7 * math.log10(1 + max(0, citations or 0))
+def _citations(p: Paper) -> int:
+    return max(p.citation_count or 0, p.in_corpus_citations or 0)
+
+
+def _size(p: Paper) -> float:
+    return 8 + 7 * math.log10(1 + _citations(p))
 
 
 def _hover(p: Paper, strength: str | None, closeness: float) -> str:
@@ -100,7 +104,7 @@ def _hover(p: Paper, strength: str | None, closeness: float) -> str:
     meta = " · ".join(x for x in (e(authors), e(p.venue or ""), str(p.year or "")) if x)
     if meta:
         lines.append(meta)
-    facts = [f"{p.citation_count} citations" if p.citation_count is not None else "", strength or ""]
+    facts = [f"{_citations(p)} citations" if p.citation_count is not None or p.in_corpus_citations else "", strength or ""]
     facts.append(f"closeness {closeness:.2f}")
     lines.append(" · ".join(f for f in facts if f))
     lines.append("<i>click for the card</i>")
@@ -132,8 +136,11 @@ def result_map(
     closeness = (vecs[1:] @ vecs[0]).tolist()
     labels, names = _topics(texts, vecs[1:])
     pos = {p.id: (p.year + _jitter(p.id), c) for p, c in zip(papers, closeness)}
+    top = max(closeness)
     if anchor is not None and anchor.year:
-        pos[anchor.id] = (float(anchor.year), 1.0 if vecs.shape[1] else 0.0)
+        # the anchor is the reference point: drawn just above the closest paper, not at its own 1.0,
+        # which would squeeze every result into the bottom of the plot
+        pos[anchor.id] = (float(anchor.year), top + 0.06)
 
     # citation links first, so markers sit on top of them
     among_x: list[float | None] = []
@@ -153,12 +160,12 @@ def result_map(
             anchor_y += [pos[anchor.id][1], pos[p.id][1], None]
     if among_x:
         fig.add_trace(
-            go.Scatter(x=among_x, y=among_y, mode="lines", line=dict(color="rgba(120,120,120,0.35)", width=1),
+            go.Scatter(x=among_x, y=among_y, mode="lines", line=dict(color="rgba(29,78,137,0.35)", width=1),
                        hoverinfo="skip", name="cites another result")
         )  # fmt: skip
     if anchor_x:
         fig.add_trace(
-            go.Scatter(x=anchor_x, y=anchor_y, mode="lines", line=dict(color="rgba(17,17,17,0.45)", width=1.2),
+            go.Scatter(x=anchor_x, y=anchor_y, mode="lines", line=dict(color="rgba(17,17,17,0.16)", width=1),
                        hoverinfo="skip", name="cites / cited by the anchor")
         )  # fmt: skip
 
@@ -172,7 +179,7 @@ def result_map(
                 y=[pos[papers[i].id][1] for i in members],
                 mode="markers",
                 marker=dict(
-                    size=[_size(papers[i].citation_count) for i in members], color=PALETTE[c % len(PALETTE)],
+                    size=[_size(papers[i]) for i in members], color=PALETTE[c % len(PALETTE)],
                     opacity=0.85, line=dict(color="white", width=1),
                 ),  # fmt: skip
                 customdata=[papers[i].id for i in members],
@@ -186,13 +193,13 @@ def result_map(
             go.Scatter(
                 x=[pos[anchor.id][0]], y=[pos[anchor.id][1]], mode="markers+text", text=["anchor"],
                 textposition="top center", customdata=[anchor.id],
-                marker=dict(symbol="star", size=max(20, _size(anchor.citation_count) + 6), color=ANCHOR_COLOUR),
+                marker=dict(symbol="star", size=max(20, _size(anchor) + 6), color=ANCHOR_COLOUR),
                 hovertext=[f"<b>anchor</b>: {html.escape(html.unescape(anchor.title)[:110])} ({anchor.year})"],
                 hoverinfo="text", name="the anchor",
             )
         )  # fmt: skip
     what = "the anchor" if anchor is not None else "your request"
     fig.update_xaxes(title_text="year", tickformat="d", gridcolor="#eeeeee", zeroline=False)
-    fig.update_yaxes(title_text=f"closeness in meaning to {what}", gridcolor="#eeeeee", zeroline=False)
+    fig.update_yaxes(title_text=f"closeness in meaning to {what}", gridcolor="#eeeeee", zeroline=False, tickformat=".2f")
     fig.update_layout(title=dict(text=f"{len(papers)} papers by year and closeness to {what}", x=0, font=dict(size=14)))
     return fig
