@@ -319,7 +319,7 @@ def card_html(
         )
     nodes_html = f'<div class="nodes"{attr}>found by: {nodes}{reason}</div>' if nodes else ""
     return (
-        f'<{tag} class="card" data-paper-id="{pid}">'
+        f'<{tag} class="card" data-paper-id="{pid}" data-year="{p.year or ""}">'
         f'<div class="title">{link(p.canonical_url, p.title or p.id)} {" ".join(badges)}</div>'
         f'<div class="meta">{" · ".join(m for m in meta if m)}</div>'
         f"{why_html}{snippet_html}"
