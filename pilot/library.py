@@ -80,7 +80,9 @@ class Library(BaseModel):
             if p.id in have or len(self.entries) >= MAX_PAPERS:
                 continue
             self.entries.append(
-                LibraryEntry(paper=slim(p), search=label, search_id=sid, kept_at=now if now is not None else time.time())
+                LibraryEntry(
+                    paper=slim(p), search=label, search_id=sid, kept_at=now if now is not None else time.time()
+                )
             )
             have.add(p.id)
             added += 1
@@ -97,7 +99,7 @@ class Library(BaseModel):
         return self.model_dump(mode="json", exclude_none=True)
 
     @classmethod
-    def load(cls, value: Any) -> "Library":
+    def load(cls, value: Any) -> Library:
         """A library from what a browser sent back: anything malformed is dropped, never raised."""
         if not isinstance(value, dict) or not isinstance(value.get("entries"), list):
             return cls()

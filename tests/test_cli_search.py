@@ -47,15 +47,15 @@ async def test_every_format_parses_back(local_source):
 
 
 def test_the_command_line_keeps_stdout_for_the_list(corpus_slice, slice_vectors, tmp_path):
-    env = {**os.environ, "PILOT_CACHE_DIR": str(tmp_path / "cache"), "PILOT_CORPUS_VECTORS": str(slice_vectors),
-           "HF_HUB_OFFLINE": "1"}  # fmt: skip
+    env = {**os.environ, "PILOT_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
+    env["PILOT_CORPUS_VECTORS"] = str(slice_vectors)
     env.pop("PILOT_LLM_MODEL", None)
     bib = tmp_path / "out.bib"
-    out = subprocess.run(
-        [sys.executable, "-m", "pilot.cli", "search", f'later work that builds on "{BLEU}"', "--corpus",
-         str(corpus_slice), "--format", "bibtex", "--out", str(bib), "--answer", "venue=any venue"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    request = f'later work that builds on "{BLEU}"'
+    argv = ["search", request, "--corpus", str(corpus_slice), "--format", "bibtex", "--out", str(bib)]
+    argv += ["--answer", "venue=any venue"]
+    cmd = [sys.executable, "-m", "pilot.cli", *argv]
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert out.returncode == 0 and out.stdout == "", out.stderr[-2000:]
     assert "asked (venue)" in out.stderr and "answered: any venue" in out.stderr
     assert len(bibtexparser.parse_file(str(bib)).entries) >= 10

@@ -20,7 +20,7 @@ def test_kept_papers_group_by_search_and_round_trip_through_storage():
     stored = json.loads(json.dumps(lib.dump()))  # what localStorage holds is plain JSON
     back = Library.load(stored)
     assert [p.id for p in back.papers()] == ["acl:X1", "acl:X2", "acl:X3"]
-    (s1, label1, n1), (s2, label2, n2) = back.searches()
+    (_, label1, n1), (s2, label2, n2) = back.searches()
     assert (label1, n1, label2, n2) == ("later work on BLEU", 2, "surveys on parsing", 1)
     assert [p.id for p in back.papers(s2)] == ["acl:X3"]
     assert back.remove(["acl:X1", "nope"]) == 1 and "acl:X1" not in back

@@ -9,7 +9,7 @@ import pytest
 
 from pilot.ui.paramform import FormError, default_text, fields_of, form_html, help_markdown, read_form
 from workflows.model import Node
-from workflows.operator import get_operator
+from workflows.registry import get_operator
 
 FILTER = get_operator("filter")
 

@@ -9,9 +9,10 @@ import json
 import bibtexparser
 import rispy
 
-from pilot import cite, export
+from pilot import export
+from pilot.export import references as cite
+from pilot.export.venues import publication
 from pilot.models import Author, Paper
-from pilot.venues import publication
 
 
 def _p(pid: str, title: str, venue: str | None, year: int | None = 2021, authors=("Ada Lovelace",), **kw) -> Paper:

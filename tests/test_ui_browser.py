@@ -429,7 +429,9 @@ def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
     page.get_by_role("tab", name="Library").click()
     expect(page.locator("#pilot-library li[data-paper-id]")).to_have_count(3, timeout=TIMEOUT_MS)
     assert page.locator("#pilot-library section").count() == 2
-    assert page.locator("#pilot-library li[data-paper-id]").evaluate_all("els => els.map(e => e.dataset.paperId)") == kept
+    assert (
+        page.locator("#pilot-library li[data-paper-id]").evaluate_all("els => els.map(e => e.dataset.paperId)") == kept
+    )
     # ...and another visitor does not see it
     other = browser.new_context().new_page()
     other.goto(app_url)
@@ -444,7 +446,9 @@ def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
     assert [e.fields_dict["note"].value.removeprefix("pilot id: ") for e in bib.entries] == kept
     assert {e.entry_type for e in bib.entries} <= {"inproceedings", "article"}
     ris = rispy.loads(_download(page, "#pilot-lib-ris"))
-    assert [r["notes"][0].removeprefix("pilot id: ") for r in ris] == kept and all(r.get("secondary_title") for r in ris)
+    assert [r["notes"][0].removeprefix("pilot id: ") for r in ris] == kept and all(
+        r.get("secondary_title") for r in ris
+    )
     csl = json.loads(_download(page, "#pilot-lib-csl"))
     assert [i["note"].removeprefix("pilot id: ") for i in csl] == kept
     assert all(i["type"] in ("paper-conference", "article-journal") and i.get("issued") for i in csl)

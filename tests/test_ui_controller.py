@@ -118,10 +118,10 @@ async def test_add_remove_run_node_and_exports(controller, tmp_path):
     ids = [r.paper.id for r in ui.results]
     controller.keep(ui, [ids[2], ids[0], "not-a-result"])
     files = controller.export_files(ui)
-    kept = bibparse.parse(open(files["library_bibtex"], encoding="utf-8").read())
+    kept = bibparse.parse(Path(files["library_bibtex"]).read_text(encoding="utf-8"))
     assert [e["note"].split(": ", 1)[1] for e in kept] == [ids[2], ids[0]]  # the library, in the order kept
     assert ui.library_changed  # the browser's copy is rewritten after this action
-    results_bib = bibparse.parse(open(files["bibtex"], encoding="utf-8").read())
+    results_bib = bibparse.parse(Path(files["bibtex"]).read_text(encoding="utf-8"))
     assert len(results_bib) == len(ids)  # "export these results" is the whole list, kept or not
     controller.keep(ui, [ids[1]])  # unticking replaces the selection among this list's papers
     assert ui.kept_ids == [ids[1]]

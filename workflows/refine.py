@@ -24,6 +24,7 @@ from workflows.edit import apply_edits, parse_edits
 from workflows.graph import ancestors, topo_order
 from workflows.inducer import MAX_REPAIRS, registry_description, workflow_problems
 from workflows.model import AddNode, Edge, ModifyNode, Node, Rewire, Workflow
+from workflows.registry import get_operator
 from workflows.validate import WorkflowError
 
 _ORDINALS = {
@@ -393,8 +394,6 @@ def describe_filters(f: ResultFilters) -> str:
 def filter_results(workflow: Workflow, intent: Intent, filters: ResultFilters) -> Refinement:
     """One edit of the main filter node (inserted if missing) that sets exactly ``filters``: a control
     left empty removes its constraint. No change when the workflow already filters this way."""
-    from workflows.operator import get_operator
-
     if filters.year_min is not None and filters.year_max is not None and filters.year_min > filters.year_max:
         return Refinement(workflow, intent, [], "", [f"the year range {filters.year_min}–{filters.year_max} is empty"])
     if current_filters(workflow) == filters:

@@ -19,6 +19,12 @@ import os
 import sys
 from typing import Any
 
+from pilot import export
+from pilot.commands.ask import _runtime
+from pilot.domain import profile
+from pilot.session import Session
+from workflows.explain import match_strength, why
+
 log = logging.getLogger(__name__)
 FORMATS = ("table", "json", "bibtex", "ris", "csljson")
 MAX_QUESTIONS = 8  # a runaway dialogue ends in a search, whatever the answers
@@ -26,15 +32,18 @@ MAX_QUESTIONS = 8  # a runaway dialogue ends in a search, whatever the answers
 
 def add(sub) -> None:
     p = sub.add_parser("search", help="search papers non-interactively (questions answered with defaults)")
-    p.add_argument("request", help='what you want, e.g. \'later work on "BLEU: a Method for …"\'')
+    p.add_argument("request", help="what you want, e.g. 'later work on \"BLEU: a Method for …\"'")
     p.add_argument("--corpus", help="offline corpus file (overrides PILOT_CORPUS; uses only that source)")
     p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic rules)")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("--out", help="write the output to this file instead of stdout")
     p.add_argument(
-        "--answer", action="append", default=[], metavar="[SLOT=]TEXT",
+        "--answer",
+        action="append",
+        default=[],
+        metavar="[SLOT=]TEXT",
         help="answer a clarifying question (SLOT: the question's topic, e.g. direction, years, venue); repeatable",
-    )  # fmt: skip
+    )
     p.set_defaults(func=run)
 
 
@@ -57,8 +66,6 @@ def _slot_matches(slot: str, wanted: str) -> bool:
 
 async def search(request: str, runtime: Any, answers: list[str]) -> tuple[Any, list[str]]:
     """Run the dialogue to a result list; returns the session's final reply and a log of the dialogue."""
-    from pilot.session import Session
-
     session = Session(runtime)
     by_slot, free = _split_answers(answers)
     dialogue: list[str] = [f"request: {request}"]
@@ -86,50 +93,47 @@ async def search(request: str, runtime: Any, answers: list[str]) -> tuple[Any, l
 
 
 def render(reply: Any, fmt: str) -> str:
-    from pilot import cite, export
-
     results = list(reply.results)
     papers = [r.paper for r in results]
     if fmt == "bibtex":
         return export.to_bibtex(papers)
     if fmt == "ris":
-        return cite.to_ris(papers)
+        return export.to_ris(papers)
     if fmt == "csljson":
-        return cite.to_csljson(papers)
-    from workflows.explain import match_strength
-
+        return export.to_csljson(papers)
     if fmt == "json":
         rows = [
             {
-                "rank": i, "id": r.paper.id, "title": r.paper.title, "year": r.paper.year, "venue": r.paper.venue,
-                "authors": [a.name for a in r.paper.authors], "citations": r.paper.citation_count,
-                "url": r.paper.canonical_url, "match": match_strength(r), "score": round(r.score, 4),
+                "rank": i,
+                "id": r.paper.id,
+                "title": r.paper.title,
+                "year": r.paper.year,
+                "venue": r.paper.venue,
+                "authors": [a.name for a in r.paper.authors],
+                "citations": r.paper.citation_count,
+                "url": r.paper.canonical_url,
+                "match": match_strength(r),
+                "score": round(r.score, 4),
                 "why": _why(reply, r),
-            }  # fmt: skip
+            }
             for i, r in enumerate(results, start=1)
         ]
         return json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
-    from clarifier.policy import venue_label
-
     lines = [f"{'#':>3}  {'year':<4}  {'venue':<10}  {'match':<13}  title"]
     for i, r in enumerate(results, start=1):
         p = r.paper
-        venue = (venue_label(p) or p.venue or "")[:10]
+        venue = (profile().venue_label(p) or p.venue or "")[:10]
         lines.append(f"{i:>3}  {p.year or '':<4}  {venue:<10}  {match_strength(r):<13}  {p.title}")
     return "\n".join(lines) + "\n"
 
 
 def _why(reply: Any, r: Any) -> list[str]:
-    from workflows.explain import why
-
     return why(reply.workflow, r)
 
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    from pilot.commands.ask import _runtime
-
     with contextlib.redirect_stdout(sys.stderr):  # progress bars and model loading stay off stdout
         runtime = _runtime(args.corpus, args.llm)
         try:

@@ -20,13 +20,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pilot import cite, export
+from pilot import export
+from pilot.domain import profile
 from pilot.library import Library
 from pilot.models import Paper, RankedPaper
 from pilot.runtime import Runtime
 from pilot.session import Reply, Session
+from pilot.ui import render
+from pilot.ui.paramform import FormError, form_html, help_markdown, read_form
+from pilot.ui.resultmap import result_map
+from workflows.explain import weak_results
 from workflows.graph import iter_ready
 from workflows.model import AddNode, ModifyNode, Node, RemoveNode, RunTrace, Workflow
+from workflows.refine import ResultFilters, current_filters, describe_filters
 from workflows.registry import operator_or_none
 
 log = logging.getLogger(__name__)
@@ -144,7 +150,10 @@ class Controller:
             return "Status: no paper source — " + "; ".join(self.startup_notes or ["see the chat"])
         source = getattr(self.runtime.source, "name", "?")
         llm = getattr(self.runtime.llm, "model", None) if self.runtime.llm is not None else None
-        parts = [f"Sources: {source}", f"LLM: {llm}" if llm else "questions and workflows: deterministic rules (no LLM)"]
+        parts = [
+            f"Sources: {source}",
+            f"LLM: {llm}" if llm else "questions and workflows: deterministic rules (no LLM)",
+        ]
         notes = [n for n in self.startup_notes + list(self.runtime.notes or []) if "LLM" not in n]
         return "Status: " + " · ".join(parts + notes)
 
@@ -164,7 +173,7 @@ class Controller:
         before = (_search_key(session), [r.paper for r in session.results])
         try:
             reply = await coro_fn(session, *args)
-        except Exception as exc:  # noqa: BLE001 - the user sees a sentence, the log keeps the traceback
+        except Exception as exc:
             log.exception("%s failed", what)
             ui.last_error = _short(exc)
             ui.say("assistant", f"Sorry, {what} failed: {ui.last_error}")
@@ -321,13 +330,13 @@ class Controller:
         paper = self._paper(ui, paper_id)
         if paper is None:
             return ui
-        ui.citation = (paper_id, cite.citation(paper))
+        ui.citation = (paper_id, export.citation(paper))
         return ui
 
     # --- exports ----------------------------------------------------------------------------
 
     def _write(self, ui: UIState, name: str, kind: str, papers: list[Paper]) -> str:
-        writer = {"bibtex": export.to_bibtex, "ris": cite.to_ris, "csljson": cite.to_csljson}[kind]
+        writer = {"bibtex": export.to_bibtex, "ris": export.to_ris, "csljson": export.to_csljson}[kind]
         path = Path(ui.tmpdir) / f"{name}.{_EXPORT_FILES[kind]}"
         path.write_text(writer(papers), encoding="utf-8")
         return str(path)
@@ -343,9 +352,7 @@ class Controller:
             papers = [r.paper for r in results]
             for kind in EXPORT_KINDS:
                 out[kind] = self._write(ui, "pilot-results", kind, papers)
-            (base / "pilot-results.csv").write_text(
-                export.to_csv(results, ui.kept_ids, ui.workflow), encoding="utf-8"
-            )
+            (base / "pilot-results.csv").write_text(export.to_csv(results, ui.kept_ids, ui.workflow), encoding="utf-8")
             out["csv"] = str(base / "pilot-results.csv")
         if ui.workflow is not None:
             (base / "pilot-workflow.json").write_text(export.workflow_recipe(ui.workflow), encoding="utf-8")
@@ -368,16 +375,17 @@ class Controller:
         min_citations: float | None = None,
     ) -> UIState:
         """The filter controls as one workflow edit (a new version with its diff), then a re-run."""
-        from workflows.refine import ResultFilters, describe_filters
-
         if ui.workflow is None or not ui.results and ui.answer is not None:
             ui.say("assistant", "Run a paper search first; the filters narrow its results.")
             return ui
         try:
             filters = ResultFilters(
-                year_min=_whole(year_min), year_max=_whole(year_max), venues=[v for v in venues or [] if v],
-                paper_types=[t for t in paper_types or [] if t], min_citations=_whole(min_citations),
-            )  # fmt: skip
+                year_min=_whole(year_min),
+                year_max=_whole(year_max),
+                venues=[v for v in venues or [] if v],
+                paper_types=[t for t in paper_types or [] if t],
+                min_citations=_whole(min_citations),
+            )
         except (ValidationError, ValueError) as exc:
             msg = format_problems(exc) if isinstance(exc, ValidationError) else str(exc)
             ui.say("assistant", f"Those filters cannot be applied: {msg}. Nothing was changed.")
@@ -391,16 +399,11 @@ class Controller:
 
     def filter_choices(self, ui: UIState) -> dict[str, Any]:
         """What the filter controls offer and show now: venues of the current list, the active filters."""
-        from clarifier.policy import venue_label
-        from workflows.refine import current_filters
-
         active = current_filters(ui.workflow)
-        venues = sorted({v for v in (venue_label(r.paper) for r in ui.results) if v} | set(active.venues))
+        venues = sorted({v for v in (profile().venue_label(r.paper) for r in ui.results) if v} | set(active.venues))
         return {"venues": venues, "active": active}
 
     def map_figure(self, ui: UIState) -> Any:
-        from pilot.ui.resultmap import result_map
-
         session = ui.session
         embedder = getattr(self.runtime, "embedder", None) if self.runtime is not None else None
         anchor = session.anchor if session is not None else None
@@ -416,8 +419,6 @@ class Controller:
         return self.map_figure(ui)
 
     def map_card(self, ui: UIState) -> str:
-        from pilot.ui import render
-
         if not ui.map_paper:
             return '<p class="pilot-empty">Click a paper on the map to see its card here.</p>'
         item = next((r for r in ui.results if r.paper.id == ui.map_paper), None)
@@ -429,14 +430,16 @@ class Controller:
         rank = next((i for i, r in enumerate(ui.results, start=1) if r.paper.id == ui.map_paper), None)
         head = f"<p><b>#{rank}</b> in the list</p>" if rank else "<p><b>the anchor</b></p>"
         card = render.card_html(
-            item, ui.workflow, in_library=item.paper.id in ui.library, rating=ui.ratings.get(item.paper.id),
-            citation=ui.citation[1] if ui.citation and ui.citation[0] == item.paper.id else None, tag="div",
-        )  # fmt: skip
+            item,
+            ui.workflow,
+            in_library=item.paper.id in ui.library,
+            rating=ui.ratings.get(item.paper.id),
+            citation=ui.citation[1] if ui.citation and ui.citation[0] == item.paper.id else None,
+            tag="div",
+        )
         return f'<div class="pilot-results pilot-map-card">{head}{card}</div>'
 
     def weak(self, ui: UIState) -> bool:
-        from workflows.explain import weak_results
-
         return ui.answer is None and weak_results(ui.results)
 
     def about_search(self, ui: UIState) -> str:
@@ -476,8 +479,6 @@ class Controller:
 
     def node_help(self, ui: UIState) -> str:
         """The selected operator's description and its params (name, type, true default) — markdown."""
-        from pilot.ui.paramform import help_markdown
-
         wf = ui.workflow
         if wf is None or not ui.selected or not wf.has_node(ui.selected):
             return ""
@@ -488,8 +489,6 @@ class Controller:
 
     def node_form(self, ui: UIState) -> str:
         """The params form of the selected node (HTML generated from its operator's params model)."""
-        from pilot.ui.paramform import form_html
-
         wf = ui.workflow
         if wf is None or not ui.selected or not wf.has_node(ui.selected):
             return '<p class="pilot-empty">Select a step of the workflow to edit its parameters.</p>'
@@ -501,8 +500,6 @@ class Controller:
 
     async def apply_form(self, ui: UIState, node_id: str | None, values: Any) -> UIState:
         """The params form was submitted: typed, validated params replace the node's, then a re-run."""
-        from pilot.ui.paramform import FormError, read_form
-
         wf = ui.workflow
         if wf is None or not node_id or not wf.has_node(node_id):
             ui.edit_message = "That step is no longer in the workflow; select a step again."
@@ -631,7 +628,7 @@ class Controller:
         try:
             ui.node_run = await session.run_node(ui.selected)
             ui.edit_message = f"Ran {ui.selected} alone — see the inspector."
-        except Exception as exc:  # noqa: BLE001 - shown beside the inspector, never as a traceback
+        except Exception as exc:
             log.exception("run_node failed")
             ui.node_run = None
             ui.edit_message = f"Could not run {ui.selected}: {_short(exc)}"
@@ -685,13 +682,7 @@ def _whole(value: Any) -> int | None:
     return int(number)
 
 
-def _filters_line(f: Any) -> str:
-    from workflows.refine import _filters_text
-
-    return _filters_text(f)
-
-
-def _search_key(session: "Session | None") -> tuple[str, str | None] | None:
+def _search_key(session: Session | None) -> tuple[str, str | None] | None:
     """What makes two result lists the same search: the request and the anchor."""
     if session is None:
         return None

@@ -76,119 +76,121 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                     )
                     send = gr.Button("Send", variant="primary", scale=1, elem_id="pilot-send")
                 search_now = gr.Button("Search now", elem_id="pilot-search-now")
-            with gr.Column(scale=7, min_width=480):
-                with gr.Tabs(elem_id="pilot-tabs"):
-                    with gr.Tab("Results", id="results", elem_id="pilot-tab-results"):
-                        with gr.Accordion("Filter the results", open=False, elem_id="pilot-filters"):
-                            with gr.Row():
-                                f_year_min = gr.Number(label="from year", precision=0, elem_id="pilot-f-year-min")
-                                f_year_max = gr.Number(label="to year", precision=0, elem_id="pilot-f-year-max")
-                                f_min_cit = gr.Number(
-                                    label="at least N citations", precision=0, minimum=0, elem_id="pilot-f-min-cit"
-                                )
-                            with gr.Row():
-                                f_venues = gr.Dropdown(
-                                    choices=[], multiselect=True, label="venues", allow_custom_value=True,
-                                    scale=3, elem_id="pilot-f-venues",
-                                )  # fmt: skip
-                                f_types = gr.CheckboxGroup(
-                                    choices=PAPER_TYPES, label="paper type", scale=2, elem_id="pilot-f-types"
-                                )
-                            with gr.Row():
-                                f_apply = gr.Button("Apply filters", variant="primary", elem_id="pilot-f-apply")
-                                f_clear = gr.Button("Clear filters", elem_id="pilot-f-clear")
-                        results = gr.HTML(
-                            render.results_html([]),
-                            elem_id="pilot-results",
-                            max_height=720,
-                            js_on_load=render.RESULTS_JS,
+            with gr.Column(scale=7, min_width=480), gr.Tabs(elem_id="pilot-tabs"):
+                with gr.Tab("Results", id="results", elem_id="pilot-tab-results"):
+                    with gr.Accordion("Filter the results", open=False, elem_id="pilot-filters"):
+                        with gr.Row():
+                            f_year_min = gr.Number(label="from year", precision=0, elem_id="pilot-f-year-min")
+                            f_year_max = gr.Number(label="to year", precision=0, elem_id="pilot-f-year-max")
+                            f_min_cit = gr.Number(
+                                label="at least N citations", precision=0, minimum=0, elem_id="pilot-f-min-cit"
+                            )
+                        with gr.Row():
+                            f_venues = gr.Dropdown(
+                                choices=[],
+                                multiselect=True,
+                                label="venues",
+                                allow_custom_value=True,
+                                scale=3,
+                                elem_id="pilot-f-venues",
+                            )
+                            f_types = gr.CheckboxGroup(
+                                choices=PAPER_TYPES, label="paper type", scale=2, elem_id="pilot-f-types"
+                            )
+                        with gr.Row():
+                            f_apply = gr.Button("Apply filters", variant="primary", elem_id="pilot-f-apply")
+                            f_clear = gr.Button("Clear filters", elem_id="pilot-f-clear")
+                    results = gr.HTML(
+                        render.results_html([]),
+                        elem_id="pilot-results",
+                        max_height=720,
+                        js_on_load=render.RESULTS_JS,
+                    )
+                    with gr.Row():
+                        rate_pick = gr.Dropdown(choices=[], label="Rate a paper", scale=4, elem_id="pilot-rate-pick")
+                        thumbs_up = gr.Button("Relevant", scale=1, elem_id="pilot-thumbs-up")
+                        thumbs_down = gr.Button("Not relevant", scale=1, elem_id="pilot-thumbs-down")
+                    with gr.Accordion("Keep several papers at once", open=False, elem_id="pilot-keep-box"):
+                        keep = gr.CheckboxGroup(
+                            choices=[], label="Ticked papers of this list are in your library", elem_id="pilot-keep"
                         )
-                        with gr.Row():
-                            rate_pick = gr.Dropdown(
-                                choices=[], label="Rate a paper", scale=4, elem_id="pilot-rate-pick"
-                            )
-                            thumbs_up = gr.Button("Relevant", scale=1, elem_id="pilot-thumbs-up")
-                            thumbs_down = gr.Button("Not relevant", scale=1, elem_id="pilot-thumbs-down")
-                        with gr.Accordion("Keep several papers at once", open=False, elem_id="pilot-keep-box"):
-                            keep = gr.CheckboxGroup(
-                                choices=[], label="Ticked papers of this list are in your library", elem_id="pilot-keep"
-                            )
-                            keep_all = gr.Button("Keep every paper of this list", size="sm", elem_id="pilot-keep-all")
-                        gr.Markdown("**Export these results**", elem_classes=["pilot-about"])
-                        with gr.Row():
-                            dl_bib = gr.DownloadButton("BibTeX", interactive=False, size="sm", elem_id="pilot-dl-bib")
-                            dl_ris = gr.DownloadButton("RIS", interactive=False, size="sm", elem_id="pilot-dl-ris")
-                            dl_csl = gr.DownloadButton("CSL-JSON", interactive=False, size="sm", elem_id="pilot-dl-csl")
-                            dl_csv = gr.DownloadButton("CSV", interactive=False, size="sm", elem_id="pilot-dl-csv")
-                            dl_wf = gr.DownloadButton(
-                                "Workflow JSON", interactive=False, size="sm", elem_id="pilot-dl-workflow"
-                            )
-                    with gr.Tab("Map", id="map", elem_id="pilot-tab-map"):
-                        with gr.HTML(
-                            html_template="@children", js_on_load=render.MAP_JS, elem_id="pilot-map-box"
-                        ) as map_box:
-                            result_map = gr.Plot(show_label=False, elem_id="pilot-map")
-                        map_card = gr.HTML(
-                            '<p class="pilot-empty">Click a paper on the map to see its card here.</p>',
-                            elem_id="pilot-map-card",
-                            elem_classes=["pilot-card-panel"],
-                            js_on_load=render.RESULTS_JS,
+                        keep_all = gr.Button("Keep every paper of this list", size="sm", elem_id="pilot-keep-all")
+                    gr.Markdown("**Export these results**", elem_classes=["pilot-about"])
+                    with gr.Row():
+                        dl_bib = gr.DownloadButton("BibTeX", interactive=False, size="sm", elem_id="pilot-dl-bib")
+                        dl_ris = gr.DownloadButton("RIS", interactive=False, size="sm", elem_id="pilot-dl-ris")
+                        dl_csl = gr.DownloadButton("CSL-JSON", interactive=False, size="sm", elem_id="pilot-dl-csl")
+                        dl_csv = gr.DownloadButton("CSV", interactive=False, size="sm", elem_id="pilot-dl-csv")
+                        dl_wf = gr.DownloadButton(
+                            "Workflow JSON", interactive=False, size="sm", elem_id="pilot-dl-workflow"
                         )
-                    with gr.Tab("Library", id="library", elem_id="pilot-tab-library"):
-                        with gr.Row():
-                            lib_scope = gr.Dropdown(
-                                choices=[("the whole library", "")], value="", label="Export", scale=3,
-                                elem_id="pilot-lib-scope",
-                            )  # fmt: skip
-                            lib_bib = gr.DownloadButton("BibTeX", interactive=False, size="sm", elem_id="pilot-lib-bib")
-                            lib_ris = gr.DownloadButton("RIS", interactive=False, size="sm", elem_id="pilot-lib-ris")
-                            lib_csl = gr.DownloadButton(
-                                "CSL-JSON", interactive=False, size="sm", elem_id="pilot-lib-csl"
-                            )
-                        library = gr.HTML(
-                            render.library_html([], []), elem_id="pilot-library", js_on_load=render.RESULTS_JS
+                with gr.Tab("Map", id="map", elem_id="pilot-tab-map"):
+                    with gr.HTML(
+                        html_template="@children", js_on_load=render.MAP_JS, elem_id="pilot-map-box"
+                    ) as map_box:
+                        result_map = gr.Plot(show_label=False, elem_id="pilot-map")
+                    map_card = gr.HTML(
+                        '<p class="pilot-empty">Click a paper on the map to see its card here.</p>',
+                        elem_id="pilot-map-card",
+                        elem_classes=["pilot-card-panel"],
+                        js_on_load=render.RESULTS_JS,
+                    )
+                with gr.Tab("Library", id="library", elem_id="pilot-tab-library"):
+                    with gr.Row():
+                        lib_scope = gr.Dropdown(
+                            choices=[("the whole library", "")],
+                            value="",
+                            label="Export",
+                            scale=3,
+                            elem_id="pilot-lib-scope",
                         )
-                    with gr.Tab("Workflow", id="workflow", elem_id="pilot-tab-workflow"):
-                        dag = gr.HTML(render.workflow_html(None), elem_id="pilot-dag", js_on_load=render.DAG_JS)
-                        with gr.Row():
-                            node_pick = gr.Dropdown(choices=[], label="Step", scale=3, elem_id="pilot-node-pick")
-                            op_pick = gr.Dropdown(
-                                choices=_operator_choices(), label="Operator to add", scale=3, elem_id="pilot-op-pick"
-                            )
-                        params_form = gr.HTML(
-                            '<p class="pilot-empty">Select a step of the workflow to edit its parameters.</p>',
-                            elem_id="pilot-params-form",
-                            js_on_load=FORM_JS,
+                        lib_bib = gr.DownloadButton("BibTeX", interactive=False, size="sm", elem_id="pilot-lib-bib")
+                        lib_ris = gr.DownloadButton("RIS", interactive=False, size="sm", elem_id="pilot-lib-ris")
+                        lib_csl = gr.DownloadButton("CSL-JSON", interactive=False, size="sm", elem_id="pilot-lib-csl")
+                    library = gr.HTML(
+                        render.library_html([], []), elem_id="pilot-library", js_on_load=render.RESULTS_JS
+                    )
+                with gr.Tab("Workflow", id="workflow", elem_id="pilot-tab-workflow"):
+                    dag = gr.HTML(render.workflow_html(None), elem_id="pilot-dag", js_on_load=render.DAG_JS)
+                    with gr.Row():
+                        node_pick = gr.Dropdown(choices=[], label="Step", scale=3, elem_id="pilot-node-pick")
+                        op_pick = gr.Dropdown(
+                            choices=_operator_choices(), label="Operator to add", scale=3, elem_id="pilot-op-pick"
                         )
-                        edit_msg = gr.Markdown(elem_id="pilot-edit-msg")
-                        with gr.Accordion("About this step", open=False):
-                            node_help = gr.Markdown(elem_id="pilot-node-help")
-                        with gr.Accordion("Advanced: the params as JSON", open=False, elem_id="pilot-params-json"):
-                            params = gr.Code(
-                                value="", language="json", label="Params (JSON)", lines=6, elem_id="pilot-params"
-                            )
-                            apply_btn = gr.Button("Apply JSON & re-run", variant="primary", elem_id="pilot-apply")
-                        with gr.Row():
-                            add_btn = gr.Button("Add after selected", elem_id="pilot-add")
-                            remove_btn = gr.Button("Remove step", elem_id="pilot-remove")
-                            undo_btn = gr.Button("Undo", elem_id="pilot-undo")
-                        with gr.Row():
-                            step_btn = gr.Button("Step", elem_id="pilot-step")
-                            run_node_btn = gr.Button("Run this step", elem_id="pilot-run-node")
-                            run_all_btn = gr.Button("Run all", elem_id="pilot-run-all")
-                        inspector = gr.HTML(render.inspector_html(None, None, None), elem_id="pilot-inspector")
-                        with gr.Accordion("Versions", open=True):
-                            versions = gr.HTML(
-                                render.versions_html([]), elem_id="pilot-versions", js_on_load=render.VERSIONS_JS
-                            )
-                        with gr.Row():
-                            upload = gr.File(
-                                label="Load a workflow JSON",
-                                file_types=[".json"],
-                                type="filepath",
-                                elem_id="pilot-upload",
-                            )
-                            load_btn = gr.Button("Load & run", elem_id="pilot-load")
+                    params_form = gr.HTML(
+                        '<p class="pilot-empty">Select a step of the workflow to edit its parameters.</p>',
+                        elem_id="pilot-params-form",
+                        js_on_load=FORM_JS,
+                    )
+                    edit_msg = gr.Markdown(elem_id="pilot-edit-msg")
+                    with gr.Accordion("About this step", open=False):
+                        node_help = gr.Markdown(elem_id="pilot-node-help")
+                    with gr.Accordion("Advanced: the params as JSON", open=False, elem_id="pilot-params-json"):
+                        params = gr.Code(
+                            value="", language="json", label="Params (JSON)", lines=6, elem_id="pilot-params"
+                        )
+                        apply_btn = gr.Button("Apply JSON & re-run", variant="primary", elem_id="pilot-apply")
+                    with gr.Row():
+                        add_btn = gr.Button("Add after selected", elem_id="pilot-add")
+                        remove_btn = gr.Button("Remove step", elem_id="pilot-remove")
+                        undo_btn = gr.Button("Undo", elem_id="pilot-undo")
+                    with gr.Row():
+                        step_btn = gr.Button("Step", elem_id="pilot-step")
+                        run_node_btn = gr.Button("Run this step", elem_id="pilot-run-node")
+                        run_all_btn = gr.Button("Run all", elem_id="pilot-run-all")
+                    inspector = gr.HTML(render.inspector_html(None, None, None), elem_id="pilot-inspector")
+                    with gr.Accordion("Versions", open=True):
+                        versions = gr.HTML(
+                            render.versions_html([]), elem_id="pilot-versions", js_on_load=render.VERSIONS_JS
+                        )
+                    with gr.Row():
+                        upload = gr.File(
+                            label="Load a workflow JSON",
+                            file_types=[".json"],
+                            type="filepath",
+                            elem_id="pilot-upload",
+                        )
+                        load_btn = gr.Button("Load & run", elem_id="pilot-load")
         # API twins of the clicks inside HTML panels: the same actions, with their data as plain inputs
         with gr.Row(visible=False):
             api_paper = gr.Textbox()
@@ -198,11 +200,39 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             api_version_btn, api_form_btn = gr.Button(), gr.Button()
 
         view_outputs = [
-            state, library_store, chatbot, *options, results, rate_pick, keep,
-            dl_bib, dl_ris, dl_csl, dl_csv, dl_wf, f_year_min, f_year_max, f_min_cit, f_venues, f_types,
-            result_map, map_card, lib_scope, lib_bib, lib_ris, lib_csl, library,
-            dag, node_pick, params_form, node_help, params, edit_msg, inspector, versions,
-        ]  # fmt: skip
+            state,
+            library_store,
+            chatbot,
+            *options,
+            results,
+            rate_pick,
+            keep,
+            dl_bib,
+            dl_ris,
+            dl_csl,
+            dl_csv,
+            dl_wf,
+            f_year_min,
+            f_year_max,
+            f_min_cit,
+            f_venues,
+            f_types,
+            result_map,
+            map_card,
+            lib_scope,
+            lib_bib,
+            lib_ris,
+            lib_csl,
+            library,
+            dag,
+            node_pick,
+            params_form,
+            node_help,
+            params,
+            edit_msg,
+            inspector,
+            versions,
+        ]
 
         def _view(ui: UIState) -> list[Any]:
             q = ui.question
@@ -221,13 +251,22 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             if res or ui.answer is None:
                 weak = controller.weak(ui)
                 panel += render.results_html(
-                    res, kept, ui.ratings, wf, new_ids=ui.new_ids, removed=ui.removed, citation=ui.citation,
-                    weak=weak, about=controller.about_search(ui),
-                )  # fmt: skip
+                    res,
+                    kept,
+                    ui.ratings,
+                    wf,
+                    new_ids=ui.new_ids,
+                    removed=ui.removed,
+                    citation=ui.citation,
+                    weak=weak,
+                    about=controller.about_search(ui),
+                )
             filters = controller.filter_choices(ui)
             active = filters["active"]
             searches = ui.library.searches()
-            scopes = [("the whole library", "")] + [(f"kept from: {label[:60] or '—'} ({n})", sid) for sid, label, n in searches]
+            scopes = [("the whole library", "")] + [
+                (f"kept from: {label[:60] or '—'} ({n})", sid) for sid, label, n in searches
+            ]
             store = gr.skip()
             if ui.library_changed:
                 store, ui.library_changed = ui.library.dump(), False
@@ -290,7 +329,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                     result = fn(ui, *args)
                     if hasattr(result, "__await__"):
                         await result
-                except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
+                except Exception as exc:
                     log.exception("UI action failed")
                     ui.say("assistant", f"Something went wrong: {exc}")
                 return _view(ui)
@@ -327,9 +366,12 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             return trigger(action(fn, desc), [state, *inputs], view_outputs, api_name=api_name, **queue, **kw)
 
         demo.load(
-            action(controller.restore_library, "opening your library…"), [state, library_store], view_outputs,
-            api_name="restore_library", **queue,
-        )  # fmt: skip
+            action(controller.restore_library, "opening your library…"),
+            [state, library_store],
+            view_outputs,
+            api_name="restore_library",
+            **queue,
+        )
         on(send.click, controller.send, "thinking…", [text], "send").then(lambda: "", None, text)
         on(text.submit, controller.send, "thinking…", [text], "send_enter", api_visibility="undocumented").then(
             lambda: "", None, text
@@ -363,11 +405,23 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         on(run_all_btn.click, controller.run_all, "running the workflow…", [], "run_all")
         on(load_btn.click, controller.load_workflow, "running the loaded workflow…", [upload], "load_workflow")
         on(api_cite.click, controller.cite, "…", [api_paper], "cite")
-        on(api_remove.click, lambda ui, pid: controller.remove_from_library(ui, [pid]), "…", [api_paper], "remove_from_library")
+        on(
+            api_remove.click,
+            lambda ui, pid: controller.remove_from_library(ui, [pid]),
+            "…",
+            [api_paper],
+            "remove_from_library",
+        )
         on(api_toggle.click, controller.toggle_keep, "…", [api_paper], "toggle_keep")
         on(api_show.click, controller.map_pick, "…", [api_paper], "show_card")
         on(api_version_btn.click, controller.goto_version, "re-running…", [api_version], "goto_version")
-        on(api_form_btn.click, lambda ui, v: controller.apply_form(ui, ui.selected, v), "re-running…", [api_values], "edit_node_form")
+        on(
+            api_form_btn.click,
+            lambda ui, v: controller.apply_form(ui, ui.selected, v),
+            "re-running…",
+            [api_values],
+            "edit_node_form",
+        )
     return demo
 
 

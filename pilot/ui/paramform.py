@@ -87,9 +87,7 @@ def fields_of(model: type[BaseModel]) -> list[FormField]:
         required = info.is_required()
         default = None if required else info.get_default(call_default_factory=True)
         lo, hi = _bounds(info)
-        out.append(
-            FormField(name, kind, default, required, optional, info.description or "", choices, lo, hi)
-        )
+        out.append(FormField(name, kind, default, required, optional, info.description or "", choices, lo, hi))
     return out
 
 
@@ -109,7 +107,9 @@ def help_markdown(op_cls: Any) -> str:
     for f in fields_of(op_cls.Params):
         kind = {"words": "list of words", "choices": "any of " + ", ".join(f.choices), "choice": " | ".join(f.choices)}
         what = kind.get(f.kind, f.kind.replace("tristate", "yes / no / any"))
-        rows.append(f"- `{f.name}` ({what}; default {default_text(f)})" + (f" — {f.description}" if f.description else ""))
+        rows.append(
+            f"- `{f.name}` ({what}; default {default_text(f)})" + (f" — {f.description}" if f.description else "")
+        )
     head = f"**{op_cls.name}** — {getattr(op_cls, 'description', '')}"
     return head + ("\n\n" + "\n".join(rows) if rows else "\n\n(no parameters)")
 
@@ -122,9 +122,11 @@ def _input(f: FormField, value: Any) -> str:
     if f.kind == "tristate":
         opts = [("", "any"), ("true", "yes"), ("false", "no")]
         cur = "" if value is None else ("true" if value else "false")
-        return f"<select {common}>" + "".join(
-            f'<option value="{v}"{" selected" if v == cur else ""}>{t}</option>' for v, t in opts
-        ) + "</select>"  # fmt: skip
+        return (
+            f"<select {common}>"
+            + "".join(f'<option value="{v}"{" selected" if v == cur else ""}>{t}</option>' for v, t in opts)
+            + "</select>"
+        )
     if f.kind in ("int", "float"):
         attrs = f' step="{1 if f.kind == "int" else "any"}"'
         attrs += f' min="{f.minimum:g}"' if f.minimum is not None else ""
@@ -134,10 +136,14 @@ def _input(f: FormField, value: Any) -> str:
     if f.kind == "choice":
         options = ([""] if f.optional else []) + list(f.choices)
         cur = "" if value is None else str(value)
-        return f"<select {common}>" + "".join(
-            f'<option value="{esc(c, quote=True)}"{" selected" if c == cur else ""}>{esc(c) or "(none)"}</option>'
-            for c in options
-        ) + "</select>"  # fmt: skip
+        return (
+            f"<select {common}>"
+            + "".join(
+                f'<option value="{esc(c, quote=True)}"{" selected" if c == cur else ""}>{esc(c) or "(none)"}</option>'
+                for c in options
+            )
+            + "</select>"
+        )
     if f.kind == "choices":
         chosen = {str(v) for v in value or []}
         return (
@@ -167,7 +173,7 @@ def form_html(node: Any, op_cls: Any) -> str:
         value = node.params.get(f.name, f.default)
         set_mark = ' class="pf-set"' if f.name in node.params else ""
         rows.append(
-            f"<tr{set_mark}><th><label for=\"pf-{esc(f.name, quote=True)}\">{esc(f.name)}</label></th>"
+            f'<tr{set_mark}><th><label for="pf-{esc(f.name, quote=True)}">{esc(f.name)}</label></th>'
             f"<td>{_input(f, value)}</td>"
             f'<td class="pf-help">{esc(f.description)}{" · " if f.description else ""}default: {esc(default_text(f))}</td></tr>'
         )

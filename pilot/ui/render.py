@@ -16,7 +16,7 @@ from typing import Any
 from pilot.models import Answer, Paper, RankedPaper, as_json
 from pilot.text import normalize_title
 from workflows.draw import to_svg
-from workflows.explain import why
+from workflows.explain import match_strength, why
 from workflows.model import RunTrace, Workflow
 
 esc = html.escape
@@ -263,8 +263,6 @@ def card_html(
 ) -> str:
     """One paper as a researcher reads it: title, who/where/when, how well it matches (in words; raw
     scores on hover), why it is there, a snippet with the matched words marked, and its buttons."""
-    from workflows.explain import match_strength
-
     p, ev = r.paper, r.evidence
     meta = [_authors(p), esc(p.venue) if p.venue else None, str(p.year) if p.year else None]
     if p.citation_count is not None:
@@ -365,9 +363,13 @@ def results_html(
         parts.append(f'<div class="pilot-delta"><b>This run:</b> {len(new)} new · {dropped}</div>')
     items = [
         card_html(
-            r, workflow, in_library=r.paper.id in kept, rating=ratings.get(r.paper.id), is_new=r.paper.id in new,
+            r,
+            workflow,
+            in_library=r.paper.id in kept,
+            rating=ratings.get(r.paper.id),
+            is_new=r.paper.id in new,
             citation=citation[1] if citation and citation[0] == r.paper.id else None,
-        )  # fmt: skip
+        )
         for r in results
     ]
     parts.append(f'<ol class="cards">{"".join(items)}</ol>')
@@ -388,14 +390,18 @@ def library_html(
     for sid, label, n in searches:
         cards = "".join(
             card_html(
-                RankedPaper(paper=e.paper), None, actions=("cite", "remove"),
+                RankedPaper(paper=e.paper),
+                None,
+                actions=("cite", "remove"),
                 citation=citation[1] if citation and citation[0] == e.paper.id else None,
-            )  # fmt: skip
+            )
             for e in entries
             if e.search_id == sid
         )
         head = esc(label or "kept without a search")
-        groups.append(f'<section data-search="{esc(sid, quote=True)}"><h4>{head} <small>({n})</small></h4><ul class="cards">{cards}</ul></section>')
+        groups.append(
+            f'<section data-search="{esc(sid, quote=True)}"><h4>{head} <small>({n})</small></h4><ul class="cards">{cards}</ul></section>'
+        )
     return f'<div class="pilot-results pilot-library">{"".join(groups)}</div>'
 
 
@@ -441,7 +447,11 @@ def workflow_html(workflow: Workflow | None, trace: RunTrace | None = None, sele
         return _workflow_outline(workflow, trace)
     tools = "".join(
         f'<button type="button" data-zoom="{z}" title="{t}">{label}</button>'
-        for z, label, t in (("in", "+", "zoom in"), ("out", "&minus;", "zoom out"), ("fit", "fit", "show the whole plan"))
+        for z, label, t in (
+            ("in", "+", "zoom in"),
+            ("out", "&minus;", "zoom out"),
+            ("fit", "fit", "show the whole plan"),
+        )
     )
     hint = "drag to pan, wheel or +/&minus; to zoom; click a step to edit it"
     return (
@@ -484,7 +494,7 @@ def versions_html(versions: Sequence[Any], current: int | None = None) -> str:
         )
         items.append(
             f'<li class="{"current" if is_current else ""}" data-v="{number}">{head} {mark} '
-            f'{esc(getattr(v, "reason", "") or "")}<pre>{esc(diff)}</pre></li>'
+            f"{esc(getattr(v, 'reason', '') or '')}<pre>{esc(diff)}</pre></li>"
         )
     return f'<div class="pilot-versions"><ul>{"".join(items)}</ul></div>'
 

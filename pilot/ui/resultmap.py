@@ -49,7 +49,7 @@ def _vectors(texts: list[str], embedder: Any) -> np.ndarray:
             vecs = np.asarray(embedder.encode(texts), dtype=np.float32)
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
             return vecs / np.where(norms == 0, 1, norms)
-        except Exception:  # noqa: BLE001 - the map must still draw without the model
+        except Exception:
             log.warning("embedder unavailable for the map; using TF-IDF", exc_info=True)
     from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -104,7 +104,10 @@ def _hover(p: Paper, strength: str | None, closeness: float) -> str:
     meta = " · ".join(x for x in (e(authors), e(p.venue or ""), str(p.year or "")) if x)
     if meta:
         lines.append(meta)
-    facts = [f"{_citations(p)} citations" if p.citation_count is not None or p.in_corpus_citations else "", strength or ""]
+    facts = [
+        f"{_citations(p)} citations" if p.citation_count is not None or p.in_corpus_citations else "",
+        strength or "",
+    ]
     facts.append(f"closeness {closeness:.2f}")
     lines.append(" · ".join(f for f in facts if f))
     lines.append("<i>click for the card</i>")
@@ -119,10 +122,16 @@ def result_map(
 
     fig = go.Figure()
     fig.update_layout(
-        height=560, margin=dict(l=56, r=16, t=40, b=48), plot_bgcolor="#fbfbfb", paper_bgcolor="white",
-        hovermode="closest", clickmode="event", dragmode="pan", legend=dict(orientation="h", y=-0.14, x=0),
+        height=560,
+        margin=dict(l=56, r=16, t=40, b=48),
+        plot_bgcolor="#fbfbfb",
+        paper_bgcolor="white",
+        hovermode="closest",
+        clickmode="event",
+        dragmode="pan",
+        legend=dict(orientation="h", y=-0.14, x=0),
         font=dict(family="system-ui, sans-serif", size=12),
-    )  # fmt: skip
+    )
     papers = [r.paper for r in results if r.paper.year]
     if not papers:
         fig.add_annotation(text="No results with a year to place yet.", showarrow=False, x=0.5, y=0.5)
@@ -158,16 +167,13 @@ def result_map(
         if anchor is not None and anchor.id in pos and p.id in anchor_refs:
             anchor_x += [pos[anchor.id][0], pos[p.id][0], None]
             anchor_y += [pos[anchor.id][1], pos[p.id][1], None]
-    if among_x:
-        fig.add_trace(
-            go.Scatter(x=among_x, y=among_y, mode="lines", line=dict(color="rgba(29,78,137,0.35)", width=1),
-                       hoverinfo="skip", name="cites another result")
-        )  # fmt: skip
-    if anchor_x:
-        fig.add_trace(
-            go.Scatter(x=anchor_x, y=anchor_y, mode="lines", line=dict(color="rgba(17,17,17,0.16)", width=1),
-                       hoverinfo="skip", name="cites / cited by the anchor")
-        )  # fmt: skip
+    for xs, ys, colour, name in (
+        (among_x, among_y, "rgba(29,78,137,0.35)", "cites another result"),
+        (anchor_x, anchor_y, "rgba(17,17,17,0.16)", "cites / cited by the anchor"),
+    ):
+        if xs:
+            line = {"color": colour, "width": 1}
+            fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=line, hoverinfo="skip", name=name))
 
     for c, name in enumerate(names):
         members = [i for i, lab in enumerate(labels) if lab == c]
@@ -179,9 +185,11 @@ def result_map(
                 y=[pos[papers[i].id][1] for i in members],
                 mode="markers",
                 marker=dict(
-                    size=[_size(papers[i]) for i in members], color=PALETTE[c % len(PALETTE)],
-                    opacity=0.85, line=dict(color="white", width=1),
-                ),  # fmt: skip
+                    size=[_size(papers[i]) for i in members],
+                    color=PALETTE[c % len(PALETTE)],
+                    opacity=0.85,
+                    line=dict(color="white", width=1),
+                ),
                 customdata=[papers[i].id for i in members],
                 hovertext=[_hover(papers[i], strength.get(papers[i].id), closeness[i]) for i in members],
                 hoverinfo="text",
@@ -191,15 +199,22 @@ def result_map(
     if anchor is not None and anchor.id in pos:
         fig.add_trace(
             go.Scatter(
-                x=[pos[anchor.id][0]], y=[pos[anchor.id][1]], mode="markers+text", text=["anchor"],
-                textposition="top center", customdata=[anchor.id],
+                x=[pos[anchor.id][0]],
+                y=[pos[anchor.id][1]],
+                mode="markers+text",
+                text=["anchor"],
+                textposition="top center",
+                customdata=[anchor.id],
                 marker=dict(symbol="star", size=max(20, _size(anchor) + 6), color=ANCHOR_COLOUR),
                 hovertext=[f"<b>anchor</b>: {html.escape(html.unescape(anchor.title)[:110])} ({anchor.year})"],
-                hoverinfo="text", name="the anchor",
+                hoverinfo="text",
+                name="the anchor",
             )
-        )  # fmt: skip
+        )
     what = "the anchor" if anchor is not None else "your request"
     fig.update_xaxes(title_text="year", tickformat="d", gridcolor="#eeeeee", zeroline=False)
-    fig.update_yaxes(title_text=f"closeness in meaning to {what}", gridcolor="#eeeeee", zeroline=False, tickformat=".2f")
+    fig.update_yaxes(
+        title_text=f"closeness in meaning to {what}", gridcolor="#eeeeee", zeroline=False, tickformat=".2f"
+    )
     fig.update_layout(title=dict(text=f"{len(papers)} papers by year and closeness to {what}", x=0, font=dict(size=14)))
     return fig

@@ -1,7 +1,7 @@
 """Reference-manager formats besides BibTeX: CSL-JSON (Zotero, Mendeley, pandoc), RIS (EndNote, Zotero,
 Papers), and one formatted citation (APA, rendered by citeproc-py from the same CSL item).
 
-Every format is built from one description of the paper — :func:`pilot.venues.publication` says what kind
+Every format is built from one description of the paper — :func:`pilot.export.venues.publication` says what kind
 of publication it is and under which full name — so a paper is a conference paper, a journal article or a
 preprint in all of them alike, with the same key as its BibTeX entry. RIS is written by ``rispy``.
 
@@ -22,9 +22,9 @@ from typing import Any
 
 import rispy
 
-from pilot.export import bibtex_keys
+from pilot.export.bibtex import bibtex_keys
+from pilot.export.venues import Publication, publication
 from pilot.models import Paper
-from pilot.venues import Publication, publication
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,7 @@ def citation(paper: Paper) -> str:
         return ". ".join(p.rstrip(".") for p in parts if p) + "." + (f" {item['URL']}" if "URL" in item else "")
     try:
         return _render(json.dumps(item, sort_keys=True))
-    except Exception:  # noqa: BLE001 - a citeproc quirk must not cost the user a citation: say it plainly
+    except Exception:
         log.warning("citeproc could not format %s", paper.id, exc_info=True)
         names = ", ".join(_ris_name(split_name(a.name)) for a in paper.authors[:6])
         parts = [names, f"({paper.year})" if paper.year else "", _clean(paper.title), item.get("container-title", "")]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -47,7 +47,7 @@ def _key(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Any]:
-    data = json.loads((Path(__file__).parent / "data" / "venues.json").read_text(encoding="utf-8"))
+    data = json.loads(resources.files("pilot").joinpath("data/venues.json").read_text(encoding="utf-8"))
     by_key: dict[str, str] = {}
     for short, entry in data["venues"].items():
         for name in (short, *entry.get("aliases", [])):
@@ -146,18 +146,28 @@ def publication(paper: Paper) -> Publication:
         url = S2_CORPUS_URL.format(id=corpus_id) if corpus_id else None
     if findings:
         return Publication(
-            kind="conference", container=findings, short="Findings", publisher="Association for Computational Linguistics",
-            acl_id=aid, arxiv_id=arxiv, url=url,
-        )  # fmt: skip
+            kind="conference",
+            container=findings,
+            short="Findings",
+            publisher="Association for Computational Linguistics",
+            acl_id=aid,
+            arxiv_id=arxiv,
+            url=url,
+        )
     if short and short in t["venues"]:
         entry = t["venues"][short]
         kind: PublicationKind = entry["kind"]
         if kind == "preprint" and arxiv is None and not venue:
             kind = "unknown"
         return Publication(
-            kind=kind, container=_fill(short, year, suffix), short=short, publisher=entry.get("publisher"),
-            acl_id=aid, arxiv_id=arxiv, url=url,
-        )  # fmt: skip
+            kind=kind,
+            container=_fill(short, year, suffix),
+            short=short,
+            publisher=entry.get("publisher"),
+            acl_id=aid,
+            arxiv_id=arxiv,
+            url=url,
+        )
     if venue:
         kind = _kind_of_name(venue)
         container = venue
@@ -165,9 +175,15 @@ def publication(paper: Paper) -> Publication:
             # a series name ("SIGdial Workshop On Discourse And Dialogue") names its proceedings
             container = f"Proceedings of the {venue}" if len(venue.split()) > 1 else venue
         return Publication(
-            kind="conference" if kind == "unknown" else kind, container=container, short=None, acl_id=aid,
-            arxiv_id=arxiv, url=url,
-        )  # fmt: skip
+            kind="conference" if kind == "unknown" else kind,
+            container=container,
+            short=None,
+            acl_id=aid,
+            arxiv_id=arxiv,
+            url=url,
+        )
     if arxiv:
-        return Publication(kind="preprint", container=f"arXiv preprint arXiv:{arxiv}", short="arXiv", arxiv_id=arxiv, url=url)
+        return Publication(
+            kind="preprint", container=f"arXiv preprint arXiv:{arxiv}", short="arXiv", arxiv_id=arxiv, url=url
+        )
     return Publication(kind="unknown", acl_id=aid, url=url)
