@@ -40,8 +40,8 @@ EVIL = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
 
 
 def ranked(**kw) -> RankedPaper:
-    p = dict(id="acl:P02-1040", title="BLEU", year=2002, venue="ACL", citation_count=12000,
-             authors=[Author(name="Kishore Papineni")], url="https://aclanthology.org/P02-1040")  # fmt: skip
+    p = {"id": "acl:P02-1040", "title": "BLEU", "year": 2002, "venue": "ACL", "citation_count": 12000,
+             "authors": [Author(name="Kishore Papineni")], "url": "https://aclanthology.org/P02-1040"}  # fmt: skip
     ev = kw.pop("evidence", Evidence(nodes=["seed"], snippet="", matched_terms=[]))
     p.update(kw)
     return RankedPaper(paper=Paper(**p), score=0.5, evidence=ev)

@@ -1,9 +1,10 @@
 """The map of a result list (a plotly figure for ``gr.Plot``), in the spirit of Connected Papers.
 
 Each paper sits at its year (x) and its closeness in meaning to the anchor — or to the request when
-there is no anchor — (y, cosine of MiniLM embeddings; TF-IDF when no embedder can run). Marker size
-grows with citations, colour is a topic cluster named by its most telling words, grey lines are
-citations among the results, dark lines citations to or from the anchor, which is the star. Every
+there is no anchor — (y: the ranking's own MiniLM cosine, so the map agrees with the cards; shared
+wording when no model can run). Marker size grows with citations, colour is a topic cluster (k-means
+over TF-IDF) named by its most distinctive words, blue lines are citations among the results, grey
+lines citations to or from the anchor, which is the star. Every
 marker carries its paper id in ``customdata``, which the page's click hook (``render.MAP_JS``) sends
 back so the UI can open that paper's card.
 
@@ -42,27 +43,42 @@ def _jitter(paper_id: str, width: float = 0.36) -> float:
     return (h - 0.5) * 2 * width
 
 
-def _vectors(texts: list[str], embedder: Any) -> np.ndarray:
-    """Unit vectors for ``texts``: MiniLM when an embedder can run, TF-IDF otherwise."""
+def _tfidf(texts: list[str]) -> np.ndarray:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    try:
+        return TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(texts).toarray()
+    except ValueError:  # nothing but stop words
+        return np.zeros((len(texts), 1))
+
+
+def _closeness(papers: list[RankedPaper], ref_text: str, embedder: Any) -> tuple[list[float], str]:
+    """Each paper's closeness to the reference text, and what it measures. The ranking's own cosine to
+    the anchor (evidence ``dense``) when every paper has one — so the map agrees with the cards — else
+    MiniLM cosines, else (no model) shared wording."""
+    dense = [r.evidence.scores.get("dense") for r in papers]
+    if all(d is not None for d in dense):
+        return [float(d) for d in dense], "closeness in meaning"
+    texts = [ref_text or _text(papers[0].paper), *(_text(r.paper) for r in papers)]
     if embedder is not None:
         try:
             vecs = np.asarray(embedder.encode(texts), dtype=np.float32)
-            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-            return vecs / np.where(norms == 0, 1, norms)
+            vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-9)
+            return (vecs[1:] @ vecs[0]).tolist(), "closeness in meaning"
         except Exception:
-            log.warning("embedder unavailable for the map; using TF-IDF", exc_info=True)
-    from sklearn.feature_extraction.text import TfidfVectorizer
+            log.warning("embedder unavailable for the map; using shared wording", exc_info=True)
+    vecs = _tfidf(texts)
+    norms = np.maximum(np.linalg.norm(vecs, axis=1), 1e-9)
+    return ((vecs[1:] @ vecs[0]) / (norms[1:] * norms[0])).tolist(), "shared wording"
 
-    tfidf = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(texts)
-    return tfidf.toarray().astype(np.float32)
 
-
-def _topics(texts: list[str], vecs: np.ndarray) -> tuple[list[int], list[str]]:
+def _topics(texts: list[str]) -> tuple[list[int], list[str]]:
     """A topic cluster per text and a name per cluster (its three most distinctive words)."""
     n = len(texts)
     k = max(1, min(MAX_TOPICS, n // 8))
-    if k == 1:
-        labels = [0] * n
+    vecs = _tfidf(texts)
+    if k == 1 or vecs.shape[1] < 2:
+        k, labels = 1, [0] * n
     else:
         from sklearn.cluster import KMeans
 
@@ -123,27 +139,25 @@ def result_map(
     fig = go.Figure()
     fig.update_layout(
         height=560,
-        margin=dict(l=56, r=16, t=40, b=48),
+        margin={"l": 56, "r": 16, "t": 40, "b": 48},
         plot_bgcolor="#fbfbfb",
         paper_bgcolor="white",
         hovermode="closest",
         clickmode="event",
         dragmode="pan",
-        legend=dict(orientation="h", y=-0.14, x=0),
-        font=dict(family="system-ui, sans-serif", size=12),
+        legend={"orientation": "h", "y": -0.14, "x": 0},
+        font={"family": "system-ui, sans-serif", "size": 12},
     )
-    papers = [r.paper for r in results if r.paper.year]
+    placed = [r for r in results if r.paper.year]
+    papers = [r.paper for r in placed]
     if not papers:
         fig.add_annotation(text="No results with a year to place yet.", showarrow=False, x=0.5, y=0.5)
         fig.update_xaxes(visible=False)
         fig.update_yaxes(visible=False)
         return fig
     strength = {r.paper.id: match_strength(r) for r in results}
-    ref_text = _text(anchor) if anchor is not None else (query or "")
-    texts = [_text(p) for p in papers]
-    vecs = _vectors([ref_text or texts[0], *texts], embedder)
-    closeness = (vecs[1:] @ vecs[0]).tolist()
-    labels, names = _topics(texts, vecs[1:])
+    closeness, measure = _closeness(placed, _text(anchor) if anchor is not None else query, embedder)
+    labels, names = _topics([_text(p) for p in papers])
     pos = {p.id: (p.year + _jitter(p.id), c) for p, c in zip(papers, closeness)}
     top = max(closeness)
     if anchor is not None and anchor.year:
@@ -184,12 +198,12 @@ def result_map(
                 x=[pos[papers[i].id][0] for i in members],
                 y=[pos[papers[i].id][1] for i in members],
                 mode="markers",
-                marker=dict(
-                    size=[_size(papers[i]) for i in members],
-                    color=PALETTE[c % len(PALETTE)],
-                    opacity=0.85,
-                    line=dict(color="white", width=1),
-                ),
+                marker={
+                    "size": [_size(papers[i]) for i in members],
+                    "color": PALETTE[c % len(PALETTE)],
+                    "opacity": 0.85,
+                    "line": {"color": "white", "width": 1},
+                },
                 customdata=[papers[i].id for i in members],
                 hovertext=[_hover(papers[i], strength.get(papers[i].id), closeness[i]) for i in members],
                 hoverinfo="text",
@@ -205,7 +219,7 @@ def result_map(
                 text=["anchor"],
                 textposition="top center",
                 customdata=[anchor.id],
-                marker=dict(symbol="star", size=max(20, _size(anchor) + 6), color=ANCHOR_COLOUR),
+                marker={"symbol": "star", "size": max(20, _size(anchor) + 6), "color": ANCHOR_COLOUR},
                 hovertext=[f"<b>anchor</b>: {html.escape(html.unescape(anchor.title)[:110])} ({anchor.year})"],
                 hoverinfo="text",
                 name="the anchor",
@@ -216,5 +230,6 @@ def result_map(
     fig.update_yaxes(
         title_text=f"closeness in meaning to {what}", gridcolor="#eeeeee", zeroline=False, tickformat=".2f"
     )
-    fig.update_layout(title=dict(text=f"{len(papers)} papers by year and closeness to {what}", x=0, font=dict(size=14)))
+    title = f"{len(papers)} papers by year and {measure} to {what}"
+    fig.update_layout(title={"text": title, "x": 0, "font": {"size": 14}})
     return fig
