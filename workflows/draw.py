@@ -25,6 +25,7 @@ PAD = 16
 LINE_H = 15
 _PARAMS_CHARS = 30
 
+BUS_W = 28  # width of a lane that only carries long edges (vertical layout)
 SELECTED = "#b8860b"  # the selected node's halo (dark goldenrod), distinct from every status colour
 _STYLE = {  # status -> (fill, stroke, text colour, dash)
     None: ("#ffffff", "#555555", "#222222", ""),
@@ -122,13 +123,21 @@ def to_svg(
     n_rows = max((r for _, r in slots), default=0) + 1
     gap_x, gap_y = (GAP_Y + 10, GAP_X - 24) if vertical else (GAP_X, GAP_Y)
     across, down = (n_rows, n_cols) if vertical else (n_cols, n_rows)
-    width = PAD * 2 + across * NODE_W + (across - 1) * gap_x
+    # top to bottom, a lane that only long edges pass through is as narrow as a line, not a box wide
+    real = {r for _, r in pos.values()}
+    lane_w = [NODE_W if not vertical or r in real else BUS_W for r in range(across)]
+    lane_x = [PAD + sum(lane_w[:r]) + r * gap_x for r in range(across)]
+    width = PAD * 2 + sum(lane_w) + (across - 1) * gap_x
     height = PAD * 2 + down * NODE_H + (down - 1) * gap_y
 
     def at(c: int, r: int) -> tuple[int, int]:
         if vertical:
-            c, r = r, c
+            return lane_x[r], PAD + c * (NODE_H + gap_y)
         return PAD + c * (NODE_W + gap_x), PAD + r * (NODE_H + gap_y)
+
+    def mid(c: int, r: int) -> int:
+        """x of the centre line of a (virtual) slot in the vertical layout."""
+        return at(c, r)[0] + lane_w[r] // 2
 
     def xy(nid: str) -> tuple[int, int]:
         return at(*pos[nid])
@@ -168,8 +177,8 @@ def to_svg(
         for c, r in routes.get(i, []):  # through the empty slots of the layers it crosses
             vx, vy = at(c, r)
             if vertical:
-                d += [curve(sx, sy, vx + NODE_W // 2, vy), f"L{vx + NODE_W // 2},{vy + NODE_H}"]
-                sx, sy = vx + NODE_W // 2, vy + NODE_H
+                d += [curve(sx, sy, mid(c, r), vy), f"L{mid(c, r)},{vy + NODE_H}"]
+                sx, sy = mid(c, r), vy + NODE_H
             else:
                 d += [curve(sx, sy, vx, vy + NODE_H // 2), f"L{vx + NODE_W},{vy + NODE_H // 2}"]
                 sx, sy = vx + NODE_W, vy + NODE_H // 2
