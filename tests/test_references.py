@@ -116,3 +116,17 @@ def test_names_split_into_family_and_given():
     assert cite.split_name("Haji&#x10D;, Jan") == {"family": "Hajič", "given": "Jan"}
     assert cite.split_name("The BigScience Team") == {"literal": "The BigScience Team"}
     assert cite.split_name("Plato") == {"literal": "Plato"}
+
+
+def test_venues_outside_the_table_are_typed_by_their_words():
+    def kind_and_name(venue: str) -> tuple[str, str | None]:
+        pub = publication(_p("x:1", "t", venue, 2019))
+        return pub.kind, pub.container
+
+    assert kind_and_name("Pattern Recognition") == ("journal", "Pattern Recognition")
+    assert kind_and_name("IEEE Transactions on Audio, Speech, and Language Processing")[0] == "journal"
+    assert kind_and_name("INTERSPEECH") == ("conference", "INTERSPEECH")
+    assert kind_and_name("SIGdial Workshop On Discourse And Dialogue") == (
+        "workshop",
+        "Proceedings of the SIGdial Workshop On Discourse And Dialogue",
+    )

@@ -169,13 +169,18 @@ def publication(paper: Paper) -> Publication:
             url=url,
         )
     if venue:
-        kind = _kind_of_name(venue)
+        kind = named = _kind_of_name(venue)
+        if kind == "unknown":
+            # no telling word: an acronym ("INTERSPEECH", "CHI 2019") is a conference series, a name
+            # ("Nature", "Pattern Recognition", "Bioinformatics") is most often a journal
+            acronym = re.fullmatch(r"[A-Z0-9][A-Z0-9&@*'-]*(?:\s+'?\d{2,4})?", venue) is not None
+            kind = "conference" if acronym else "journal"
         container = venue
-        if kind in ("conference", "workshop", "unknown") and not _key(venue).startswith("proceedings"):
+        if named in ("conference", "workshop") and not _key(venue).startswith("proceedings"):
             # a series name ("SIGdial Workshop On Discourse And Dialogue") names its proceedings
-            container = f"Proceedings of the {venue}" if len(venue.split()) > 1 else venue
+            container = f"Proceedings of the {venue}"
         return Publication(
-            kind="conference" if kind == "unknown" else kind,
+            kind=kind,
             container=container,
             short=None,
             acl_id=aid,
