@@ -213,3 +213,13 @@ def render_versions(ui) -> str:
     from pilot.ui import render
 
     return render.versions_html(ui.session.versions, ui.session.current_version)
+
+
+def test_the_welcome_has_no_configuration_but_the_status_line_does(controller):
+    from pilot.settings import Settings
+    from pilot.ui.app import make_controller
+
+    assert "PILOT_" not in controller.welcome() and "LLM" not in controller.welcome()
+    assert controller.about().startswith("Status: Sources:") and "no LLM" in controller.about()
+    nothing = make_controller(Settings(sources="local"))  # no corpus, no network: the chat says what to set
+    assert "PILOT_CORPUS" in nothing.welcome() and "PILOT_LLM_MODEL" not in nothing.welcome()

@@ -26,6 +26,7 @@ from pilot.library import Library
 from pilot.models import Paper, RankedPaper
 from pilot.runtime import Runtime
 from pilot.session import Reply, Session
+from pilot.sources.factory import UnavailableSource
 from pilot.ui import render
 from pilot.ui.paramform import FormError, form_html, help_markdown, read_form
 from pilot.ui.resultmap import result_map
@@ -141,8 +142,13 @@ class Controller:
         return ui
 
     def welcome(self) -> str:
-        """The first chat message: how to start. Configuration is the status line's business (``about``)."""
-        return WELCOME if self.runtime is not None else NO_SOURCE_HELP
+        """The first chat message: how to start. Configuration is the status line's business (``about``),
+        except when nothing can be searched: then the chat says what to set."""
+        if self.runtime is None:
+            return NO_SOURCE_HELP
+        if isinstance(self.runtime.source, UnavailableSource):
+            return NO_SOURCE_HELP + "\n\n" + "\n".join(f"- {n}" for n in self.runtime.notes if "LLM" not in n)
+        return WELCOME
 
     def about(self) -> str:
         """One line on what this server searches with (sources, LLM or rules), and its start-up notes."""
