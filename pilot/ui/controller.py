@@ -87,7 +87,7 @@ class UIState:
     library_scope: str = ""  # "" = the whole library, else the search id whose kept papers are exported
     citation: tuple[str, str] | None = None  # (paper id, APA text) of the open "cite" box
     map_paper: str | None = None  # the paper whose card shows beside the map
-    map_key: Any = None  # which list the map on screen was drawn for
+    map_key: Any = ((), None)  # which list the map on screen was drawn for (the page starts with none)
     # what the last re-run changed in the list: ids that are new, papers that left
     new_ids: list[str] = field(default_factory=list)
     removed: list[Paper] = field(default_factory=list)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import plotly.graph_objects as go
 
 from pilot.models import Paper, RankedPaper
 from workflows.explain import match_strength
@@ -134,8 +135,6 @@ def result_map(
     results: Sequence[RankedPaper], anchor: Paper | None = None, embedder: Any = None, query: str = ""
 ) -> Any:
     """The plotly figure; an empty, labelled figure when there is nothing to place."""
-    import plotly.graph_objects as go
-
     fig = go.Figure()
     fig.update_layout(
         height=560,
