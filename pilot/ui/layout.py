@@ -117,12 +117,20 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                         keep_all = gr.Button("Keep every paper of this list", size="sm", elem_id="pilot-keep-all")
                     gr.Markdown("**Export these results**", elem_classes=["pilot-about"])
                     with gr.Row():
-                        dl_bib = gr.DownloadButton("BibTeX", interactive=False, size="sm", elem_id="pilot-dl-bib")
-                        dl_ris = gr.DownloadButton("RIS", interactive=False, size="sm", elem_id="pilot-dl-ris")
-                        dl_csl = gr.DownloadButton("CSL-JSON", interactive=False, size="sm", elem_id="pilot-dl-csl")
-                        dl_csv = gr.DownloadButton("CSV", interactive=False, size="sm", elem_id="pilot-dl-csv")
+                        dl_bib = gr.DownloadButton(
+                            "BibTeX", interactive=False, size="sm", min_width=80, elem_id="pilot-dl-bib"
+                        )
+                        dl_ris = gr.DownloadButton(
+                            "RIS", interactive=False, size="sm", min_width=80, elem_id="pilot-dl-ris"
+                        )
+                        dl_csl = gr.DownloadButton(
+                            "CSL-JSON", interactive=False, size="sm", min_width=80, elem_id="pilot-dl-csl"
+                        )
+                        dl_csv = gr.DownloadButton(
+                            "CSV", interactive=False, size="sm", min_width=80, elem_id="pilot-dl-csv"
+                        )
                         dl_wf = gr.DownloadButton(
-                            "Workflow JSON", interactive=False, size="sm", elem_id="pilot-dl-workflow"
+                            "Workflow JSON", interactive=False, size="sm", min_width=110, elem_id="pilot-dl-workflow"
                         )
                 with gr.Tab("Map", id="map", elem_id="pilot-tab-map"):
                     with gr.HTML(
