@@ -58,7 +58,7 @@ def test_every_action_has_a_stable_api_name(served):
 
     api = Client(served, verbose=False).view_api(return_format="dict", print_info=False)
     names = set(api["named_endpoints"])
-    assert DOCUMENTED <= names, DOCUMENTED - names
+    assert names >= DOCUMENTED, DOCUMENTED - names
 
 
 def test_a_scripted_search_keeps_filters_cites_and_exports(served):

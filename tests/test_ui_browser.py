@@ -375,7 +375,8 @@ def _search(page, request: str) -> list[str]:
     if page.locator("[id^=pilot-option-]:visible").count():
         page.locator("#pilot-search-now").click()
         page.wait_for_function(
-            "() => [...document.querySelectorAll('#pilot-chat .message')].some(m => /Found \\d+ papers/.test(m.innerText))",
+            "() => [...document.querySelectorAll('#pilot-chat .message')]"
+            ".some(m => /Found \\d+ papers/.test(m.innerText))",
             timeout=TIMEOUT_MS,
         )
     _wait_idle(page)

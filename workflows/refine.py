@@ -372,7 +372,7 @@ FILTER_KEYS = tuple(ResultFilters.model_fields)
 def current_filters(workflow: Workflow | None) -> ResultFilters:
     """The filters the workflow applies now (read from its main filter node), to pre-fill the controls."""
     fid = main_node(workflow, "filter") if workflow is not None else None
-    if fid is None:
+    if workflow is None or fid is None:
         return ResultFilters()
     params = workflow.node(fid).params
     return ResultFilters.model_validate({k: params[k] for k in FILTER_KEYS if params.get(k) is not None})

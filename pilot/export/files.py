@@ -41,8 +41,8 @@ def to_csv(results: Sequence[RankedPaper], kept_ids: Iterable[str] = (), workflo
         row = [
             rank, p.id, html.unescape(p.title), "; ".join(a.name for a in p.authors), p.year or "",
             p.venue or "", "" if p.citation_count is None else p.citation_count, f"{r.score:.4f}",
-            p.doi or "", p.canonical_url, " ".join(r.evidence.nodes), "; ".join(why(workflow, r)), "; ".join(r.evidence.matched_terms),
-            r.evidence.snippet or "", "yes" if p.id in kept else "",
+            p.doi or "", p.canonical_url, " ".join(r.evidence.nodes), "; ".join(why(workflow, r)),
+            "; ".join(r.evidence.matched_terms), r.evidence.snippet or "", "yes" if p.id in kept else "",
         ]  # fmt: skip
         writer.writerow([_cell(v) for v in row])
     return buf.getvalue()

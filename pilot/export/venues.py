@@ -133,6 +133,7 @@ def publication(paper: Paper) -> Publication:
     if by_name and not (aid and _NEW_ACL_ID.match(aid)):
         short = by_name
     short = short or by_name
+    url: str | None
     if aid:
         url = ACL_ANTHOLOGY_URL.format(id=aid)
     elif paper.doi:

@@ -536,7 +536,10 @@ class Controller:
         try:
             params = json.loads(text or "{}")
         except json.JSONDecodeError as exc:
-            ui.edit_message = f"The params are not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). Nothing was changed."
+            ui.edit_message = (
+                f"The params are not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})."
+                " Nothing was changed."
+            )
             return ui
         if not isinstance(params, dict):
             ui.edit_message = 'The params must be a JSON object like {"year_min": 2008}. Nothing was changed.'
@@ -659,7 +662,10 @@ class Controller:
         self._sync_params(ui)
         ui.node_run = await session.run_node(nxt)
         ui.stepped.append(nxt)
-        ui.edit_message = f"Step {len(ui.stepped)} of {len(wf.nodes)}: ran {nxt} ({wf.node(nxt).op}) on its inputs — see the inspector."
+        ui.edit_message = (
+            f"Step {len(ui.stepped)} of {len(wf.nodes)}: ran {nxt} ({wf.node(nxt).op})"
+            " on its inputs — see the inspector."
+        )
         return ui
 
     async def load_workflow(self, ui: UIState, path: str | None) -> UIState:

@@ -323,7 +323,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             """Wrap a controller action: lazily create the state, show progress, never leak a traceback."""
 
             # no functools.wraps: Gradio reads this signature to find the gr.Progress parameter
-            async def handler(ui, *args, progress=gr.Progress()):
+            async def handler(ui, *args, progress=gr.Progress()):  # noqa: B008 - how Gradio injects progress
                 progress(0.1, desc=desc)
                 return await _apply(ui, fn, *args)
 
@@ -368,7 +368,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         # actions still run one after another, in the order they were made, because each takes its
         # session's lock (FIFO) before touching it: "Search now" clicked while a message is being read
         # applies after it. Different visitors run side by side, so one slow search holds up nobody else.
-        queue = dict(concurrency_id="pilot-actions", concurrency_limit=concurrency)
+        queue: dict[str, Any] = dict(concurrency_id="pilot-actions", concurrency_limit=concurrency)
 
         def on(trigger, fn, desc: str, inputs: list, api_name: str, **kw: Any) -> Any:
             return trigger(action(fn, desc), [state, *inputs], view_outputs, api_name=api_name, **queue, **kw)
@@ -387,7 +387,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         for i, btn in enumerate(options):
             on(btn.click, functools.partial(_choose, controller, index=i), "applying your choice…", [], f"choose_{i}")
         on(search_now.click, controller.search_now, "searching…", [], "search_now")
-        private = dict(api_visibility="private")
+        private: dict[str, Any] = dict(api_visibility="private")
         results.click(on_result_click, [state], view_outputs, **queue, **private)
         library.click(on_result_click, [state], view_outputs, **queue, **private)
         map_card.click(on_result_click, [state], view_outputs, **queue, **private)

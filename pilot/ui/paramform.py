@@ -149,7 +149,8 @@ def _input(f: FormField, value: Any) -> str:
         return (
             f'<span class="pf-choices" {common}>'
             + "".join(
-                f'<label><input type="checkbox" value="{esc(c, quote=True)}"{" checked" if c in chosen else ""}> {esc(c)}</label>'
+                f'<label><input type="checkbox" value="{esc(c, quote=True)}"'
+                f"{' checked' if c in chosen else ''}> {esc(c)}</label>"
                 for c in f.choices
             )
             + "</span>"
@@ -175,7 +176,8 @@ def form_html(node: Any, op_cls: Any) -> str:
         rows.append(
             f'<tr{set_mark}><th><label for="pf-{esc(f.name, quote=True)}">{esc(f.name)}</label></th>'
             f"<td>{_input(f, value)}</td>"
-            f'<td class="pf-help">{esc(f.description)}{" · " if f.description else ""}default: {esc(default_text(f))}</td></tr>'
+            f'<td class="pf-help">{esc(f.description)}{" · " if f.description else ""}'
+            f"default: {esc(default_text(f))}</td></tr>"
         )
     return (
         f'<form class="pilot-form" data-node="{esc(node.id, quote=True)}">'

@@ -11,6 +11,7 @@ import html
 import json
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from pilot.models import Answer, Paper, RankedPaper, as_json
@@ -21,62 +22,8 @@ from workflows.model import RunTrace, Workflow
 
 esc = html.escape
 
-CSS = """
-.pilot-results ol.cards, .pilot-results ul.cards { padding-left: 1.7em; margin: 0; }
-.pilot-results ul.cards { list-style: none; padding-left: 0; }
-.pilot-results li.card { margin-bottom: 1em; padding-bottom: 0.6em; border-bottom: 1px solid #eee; }
-.pilot-results .title { font-weight: 600; }
-.pilot-results .meta { color: #555; font-size: 0.9em; }
-.pilot-results .nodes { color: #888; font-size: 0.8em; }
-.pilot-results .why { font-size: 0.9em; color: #1d4e89; margin-top: 0.15em; }
-.pilot-results .snippet { font-size: 0.92em; margin-top: 0.2em; color: #333; }
-.pilot-results mark { background: #fff3a3; padding: 0 1px; }
-.pilot-results .kept { color: #0a7a2f; font-weight: 600; font-size: 0.85em; }
-.pilot-results .rated-up { color: #0a7a2f; font-size: 0.85em; } .pilot-results .rated-down { color: #b00020; font-size: 0.85em; }
-.pilot-results .badge, .pilot-versions .badge { font-size: 0.75em; padding: 0 0.45em; border-radius: 8px; font-weight: 600; }
-.pilot-results .badge.new { background: #e3f0ff; color: #0b4f9c; }
-.pilot-versions .badge.current { background: #e6f4ea; color: #0a7a2f; }
-.pilot-results .strength { font-size: 0.8em; font-weight: 600; padding: 0 0.5em; border-radius: 8px; margin-right: 0.3em; cursor: help; }
-.pilot-results .s-strong { background: #e6f4ea; color: #0a6b2a; } .pilot-results .s-good { background: #e8f0fe; color: #174ea6; }
-.pilot-results .s-partial { background: #fef7e0; color: #8a5a00; } .pilot-results .s-weak { background: #f1f1f1; color: #666; }
-.pilot-results .acts { margin-top: 0.3em; }
-.pilot-results .acts button, .pilot-results .cite-box button { font-size: 0.8em; margin-right: 0.35em; padding: 1px 0.55em;
-  border: 1px solid #ccc; border-radius: 4px; background: #f7f7f7; cursor: pointer; display: inline-flex; align-items: center; gap: 3px; }
-.pilot-results .acts button[aria-pressed="true"] { background: #e6f4ea; border-color: #8cc79b; }
-.pilot-results .cite-box { margin: 0.35em 0; padding: 0.4em 0.6em; background: #f6f8fa; border-left: 3px solid #1d4e89; font-size: 0.88em; }
-.pilot-results .cite-box .cite-text { user-select: all; margin-right: 0.5em; }
-.pilot-banner { background: #fff4e5; border: 1px solid #f0b860; color: #6b4100; padding: 0.5em 0.8em; border-radius: 6px; margin-bottom: 0.7em; }
-.pilot-delta { font-size: 0.9em; color: #333; margin-bottom: 0.6em; } .pilot-delta details { display: inline; }
-.pilot-delta summary { display: inline; cursor: pointer; color: #1d4e89; }
-.pilot-library h4 { margin: 0.8em 0 0.3em; font-size: 0.95em; color: #333; } .pilot-library h4 small { color: #777; font-weight: normal; }
-.pilot-answer .refs { font-size: 0.9em; }
-.pilot-answer a { padding: 0; }  /* gradio pads links 2px 8px, which splits "…(ICML, 2016) [2];" apart */
-.pilot-inspector pre, .pilot-versions pre { white-space: pre-wrap; font-size: 0.85em; max-height: 22em; overflow: auto; margin: 0.2em 0 0.6em; }
-.pilot-versions ul { list-style: none; padding-left: 0; } .pilot-versions li { padding: 0.2em 0.4em; border-radius: 4px; }
-.pilot-versions li.current { background: #f3faf5; }
-.pilot-versions button { font-weight: 600; border: 1px solid #bbb; border-radius: 4px; padding: 0 0.5em; background: #fff; cursor: pointer; }
-.pilot-empty { color: #777; font-style: italic; }
-svg.icon { display: inline-block; vertical-align: -2px; flex: none; }
-.pilot-results .kept, .pilot-results .rated-up, .pilot-results .rated-down { white-space: nowrap; display: inline-flex; align-items: center; gap: 2px; }
-.pilot-dag .dag-tools { display: flex; gap: 0.3em; align-items: center; margin-bottom: 0.3em; }
-.pilot-dag .dag-tools button { min-width: 2em; border: 1px solid #bbb; border-radius: 4px; background: #fff; cursor: pointer; }
-.pilot-dag .dag-hint { color: #888; font-size: 0.8em; margin-left: 0.5em; }
-.pilot-dag .dag-view { border: 1px solid #eee; border-radius: 6px; overflow: hidden; cursor: grab; touch-action: none; }
-.pilot-dag .dag-view svg { width: 100%; height: auto; max-height: 72vh; display: block; }
-.pilot-dag g.node { cursor: pointer; }
-.pilot-form table { border-collapse: collapse; width: 100%; font-size: 0.9em; }
-.pilot-form th { text-align: left; font-weight: 600; padding: 3px 8px 3px 0; white-space: nowrap; vertical-align: top; }
-.pilot-form td { padding: 3px 6px 3px 0; vertical-align: top; }
-.pilot-form tr.pf-set th { color: #1d4e89; }
-.pilot-form .pf-help { color: #666; font-size: 0.85em; }
-.pilot-form input[type=number] { width: 7em; } .pilot-form input[type=text], .pilot-form textarea { width: 100%; min-width: 10em; }
-.pilot-form input, .pilot-form select, .pilot-form textarea { border: 1px solid #ccc; border-radius: 4px; padding: 1px 4px; }
-.pilot-form .pf-choices label { margin-right: 0.8em; white-space: nowrap; }
-.pilot-form .pf-apply { margin-top: 0.5em; padding: 0.3em 1em; border-radius: 6px; border: 1px solid #e0701f;
-  background: #f97316; color: white; font-weight: 600; cursor: pointer; }
-.pilot-about { color: #666; font-size: 0.85em; }
-.pilot-card-panel { min-height: 6em; }
-"""
+# The page's own styles live in a stylesheet of their own, beside this module (package data).
+CSS = (Path(__file__).with_name("pilot.css")).read_text(encoding="utf-8")
 
 
 # Delegated click handlers for gr.HTML (``js_on_load`` runs once; the listener survives value updates).
@@ -112,7 +59,9 @@ function zoom(svg, f) {
 element.addEventListener('click', (e) => {
   const z = e.target.closest('[data-zoom]'), svg = view();
   if (z && svg) {
-    if (z.dataset.zoom === 'fit') { const [x, y, w, h] = full(svg); Object.assign(box(svg), {x, y, width: w, height: h}); }
+    if (z.dataset.zoom === 'fit') {
+      const [x, y, w, h] = full(svg); Object.assign(box(svg), {x, y, width: w, height: h});
+    }
     else zoom(svg, z.dataset.zoom === 'in' ? 0.8 : 1.25);
     return;
   }
@@ -224,7 +173,10 @@ _ICONS = {
     "keep": "M17 3H7c-1.1 0-1.99.9-1.99 2L5 21l7-3 7 3V5c0-1.1-.9-2-2-2z",
     "cite": "M6 17h3l2-4V7H5v6h3zm8 0h3l2-4V7h-6v6h3z",
     "remove": "M6 19c0 1.1.9 2 2 2h8c1.1 0 2-.9 2-2V7H6v12zM19 4h-3.5l-1-1h-5l-1 1H5v2h14V4z",
-    "copy": "M16 1H4c-1.1 0-2 .9-2 2v14h2V3h12V1zm3 4H8c-1.1 0-2 .9-2 2v14c0 1.1.9 2 2 2h11c1.1 0 2-.9 2-2V7c0-1.1-.9-2-2-2zm0 16H8V7h11v14z",
+    "copy": (
+        "M16 1H4c-1.1 0-2 .9-2 2v14h2V3h12V1zm3 4H8c-1.1 0-2 .9-2 2v14c0 1.1.9 2 2 2h11"
+        "c1.1 0 2-.9 2-2V7c0-1.1-.9-2-2-2zm0 16H8V7h11v14z"
+    ),
     "check": "M9 16.17 4.83 12l-1.42 1.41L9 19 21 7l-1.41-1.41z",
     "warn": "M1 21h22L12 2 1 21zm12-3h-2v-2h2v2zm0-4h-2v-4h2v4z",
 }
@@ -280,7 +232,8 @@ def card_html(
         )
     strength = match_strength(r) if (ev.scores or ev.nodes) else None
     strength_html = (
-        f'<span class="strength s-{strength.split()[0]}" title="{esc(_raw_scores(r), quote=True)}">{esc(strength)}</span>'
+        f'<span class="strength s-{strength.split()[0]}" title="{esc(_raw_scores(r), quote=True)}">'
+        f"{esc(strength)}</span>"
         if strength
         else ""
     )
@@ -313,7 +266,8 @@ def card_html(
     if citation:
         cite_box = (
             f'<div class="cite-box"><span class="cite-text">{esc(citation)}</span>'
-            f'<button type="button" data-copy="1" title="copy to the clipboard">{icon("copy")}<span>copy</span></button></div>'
+            f'<button type="button" data-copy="1" title="copy to the clipboard">{icon("copy")}'
+            "<span>copy</span></button></div>"
         )
     nodes_html = f'<div class="nodes"{attr}>found by: {nodes}{reason}</div>' if nodes else ""
     return (
@@ -400,7 +354,8 @@ def library_html(
         )
         head = esc(label or "kept without a search")
         groups.append(
-            f'<section data-search="{esc(sid, quote=True)}"><h4>{head} <small>({n})</small></h4><ul class="cards">{cards}</ul></section>'
+            f'<section data-search="{esc(sid, quote=True)}"><h4>{head} <small>({n})</small></h4>'
+            f'<ul class="cards">{cards}</ul></section>'
         )
     return f'<div class="pilot-results pilot-library">{"".join(groups)}</div>'
 
@@ -490,7 +445,8 @@ def versions_html(versions: Sequence[Any], current: int | None = None) -> str:
         head = (
             f"<b>v{number}</b>"
             if is_current
-            else f'<button type="button" data-version="{number}" title="make v{number} current and re-run">v{number}</button>'
+            else f'<button type="button" data-version="{number}" title="make v{number} current and re-run">'
+            f"v{number}</button>"
         )
         items.append(
             f'<li class="{"current" if is_current else ""}" data-v="{number}">{head} {mark} '

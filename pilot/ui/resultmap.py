@@ -59,7 +59,7 @@ def _closeness(papers: list[RankedPaper], ref_text: str, embedder: Any) -> tuple
     MiniLM cosines, else (no model) shared wording."""
     dense = [r.evidence.scores.get("dense") for r in papers]
     if all(d is not None for d in dense):
-        return [float(d) for d in dense], "closeness in meaning"
+        return [float(d or 0.0) for d in dense], "closeness in meaning"
     texts = [ref_text or _text(papers[0].paper), *(_text(r.paper) for r in papers)]
     if embedder is not None:
         try:
@@ -157,7 +157,7 @@ def result_map(
     strength = {r.paper.id: match_strength(r) for r in results}
     closeness, measure = _closeness(placed, _text(anchor) if anchor is not None else query, embedder)
     labels, names = _topics([_text(p) for p in papers])
-    pos = {p.id: (p.year + _jitter(p.id), c) for p, c in zip(papers, closeness)}
+    pos = {p.id: ((p.year or 0) + _jitter(p.id), c) for p, c in zip(papers, closeness, strict=False)}
     top = max(closeness)
     if anchor is not None and anchor.year:
         # the anchor is the reference point: drawn just above the closest paper, not at its own 1.0,
