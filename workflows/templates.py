@@ -279,8 +279,8 @@ def topic_search(intent: Intent) -> Workflow:
         raise TemplateError("a topic search needs a topic (what the papers should be about)")
     b = _Builder("topic", f"the literature on {topic}")
     period = {"year_min": intent.year_min, "year_max": intent.year_max}
-    b.add("kw", "keywords_from", {"text": topic, "k": 8}, label="topic keywords")
-    b.add("phrases", "noun_phrases", {"text": topic}, label="the request's noun phrases")
+    b.add("kw", "keywords_from", {"text": topic, "k": 8}, "topic keywords")
+    b.add("phrases", "noun_phrases", {"text": topic}, "the request's noun phrases")
     b.add("search_kw", "keyword_search", {"limit": 100, **period}, keywords="kw")
     b.add("search_phrases", "keyword_search", {"limit": 100, "per_keyword": True, **period}, keywords="phrases")
     b.add("search_dense", "semantic_search", {"query": topic, "limit": 100, **period})
@@ -289,12 +289,12 @@ def topic_search(intent: Intent) -> Workflow:
         if query := _type_query(kind):
             node = f"search_{kind}s"
             params = {"query": query, "limit": 100, "per_keyword": True, **period}
-            b.add(node, "keyword_search", params, label=f"{kind} papers on the topic", keywords="kw")
+            b.add(node, "keyword_search", params, f"{kind} papers on the topic", keywords="kw")
             searches.append(node)
     b.add("hits", "union", **{"in": searches})
     # a hit that cites nothing in the source leads nowhere in the graph: the seeds are the best of the rest
-    b.add("linked", "filter", {"has_references": True}, label="matches that cite something", **{"in": "hits"})
-    b.add("seeds", "top_k", {"k": 30}, label="the best matches", **{"in": "linked"})
+    b.add("linked", "filter", {"has_references": True}, "matches that cite something", **{"in": "hits"})
+    b.add("seeds", "top_k", {"k": 30}, "the best matches", **{"in": "linked"})
     b.add("refs", "citation_expand", {"direction": "references", "max_seeds": 30}, **{"in": "seeds"})
     b.add(
         "citers",
@@ -305,7 +305,7 @@ def topic_search(intent: Intent) -> Workflow:
     b.add("merge", "union", **{"in": ["hits", "refs", "citers", *_liked(b, intent)]})
     filt = _filter_params(intent, paper_types=list(intent.paper_types) or None)
     b.add("filter", "filter", filt, **{"in": "merge"})
-    b.add("graph", "neighbourhood", {"max_seeds": 30}, label="place in the seeds' neighbourhood", seeds="seeds",
+    b.add("graph", "neighbourhood", {"max_seeds": 30}, "place in the seeds' neighbourhood", seeds="seeds",
           citers="citers", **{"in": "filter"})  # fmt: skip
     # ev:graph.centrality = how many seeds cite the paper, the best matches weighing most: the field's core.
     features = {"ev:graph.centrality": 1.0, "ev:graph.cocitation": 0.5, "dense": 1.0, "lexical": 0.3, "citations": 0.3}
