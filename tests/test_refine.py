@@ -19,7 +19,6 @@ from workflows.refine import (
     refine,
     refine_llm,
 )
-from workflows.registry import get_operator
 from workflows.templates import template
 from workflows.validate import validate
 
@@ -145,7 +144,5 @@ def test_result_filters_are_one_edit_of_the_filter_step():
     assert "empty" in filter_results(wf, Intent(), ResultFilters(year_min=2010, year_max=2001)).notes[0]
     # paper types go to the filter step's ``paper_types`` (the seam with the topic searches)
     typed = filter_results(wf, Intent(), ResultFilters(paper_types=["survey"]))
-    if "paper_types" in get_operator("filter").Params.model_fields:
-        assert typed.workflow.node("filter").params["paper_types"] == ["survey"]
-    else:
-        assert not typed.edits and "paper types" in typed.notes[0]
+    assert typed.workflow.node("filter").params["paper_types"] == ["survey"]
+    assert current_filters(typed.workflow).paper_types == ["survey"]
