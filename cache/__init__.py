@@ -11,13 +11,15 @@ that does not decode — damaged, written by an older pilot, or planted — is a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from cache import codec
 
@@ -171,7 +173,5 @@ class Cache:
 
     def close(self) -> None:
         if self._cache is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self._cache.close()
-            except Exception:
-                pass

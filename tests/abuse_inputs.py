@@ -34,7 +34,9 @@ def terms(n: int, prefix: str = "term") -> list[str]:
 def union_of_searches(n: int, query: str = "parsing", *, extra_filter: dict | None = None) -> dict:
     """``n`` keyword searches into one union (-> filter -> top_k): the review's 5,000-search recipe at n=5000,
     and, at n within the node limit, a heavy recipe every part of which is allowed."""
-    nodes = [{"id": f"s{i}", "op": "keyword_search", "params": {"query": f"{query} {i}", "limit": 100}} for i in range(n)]
+    nodes = [
+        {"id": f"s{i}", "op": "keyword_search", "params": {"query": f"{query} {i}", "limit": 100}} for i in range(n)
+    ]
     nodes.append({"id": "merge", "op": "union", "params": {}})
     edges = [{"source": f"s{i}", "target": "merge"} for i in range(n)]
     last = "merge"

@@ -119,7 +119,10 @@ def test_a_hostile_visitor_delays_another_visitors_clicks_by_at_most_one_second(
     delays = [end - start - baseline for start, end in during]
     worst = during[delays.index(max(delays))]
     inside = [(w, round(s - worst[0], 2), round(e - s, 2)) for s, e, w in controller.spans if s <= worst[0] <= e]
-    print(f"\nisolation: {len(during)} clicks during the attack; baseline {baseline:.2f} s; max delay {max(delays):.2f} s in {inside}")
+    print(
+        f"\nisolation: {len(during)} clicks during the attack; baseline {baseline:.2f} s; "
+        f"max delay {max(delays):.2f} s in {inside}"
+    )
     assert max(delays) <= MAX_DELAY_S, (
         f"a click took up to {max(delays) + baseline:.2f} s during the attack (baseline {baseline:.2f} s; "
         f"{len(during)} clicks inside the attacker's actions; largest delays {sorted(delays)[-5:]}; the slowest "

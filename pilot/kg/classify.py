@@ -205,7 +205,8 @@ _PROFILE = re.compile(
 )
 _PAPERS = re.compile(
     # "works" as a noun ("his works"), not the verb ("works on X")
-    r"\b(?:papers?|publications?|articles?|works?(?!\s+(?:on|with|at|in|for)\b)|published|publish|wrote|written|authored)\b"
+    r"\b(?:papers?|publications?|articles?|works?(?!\s+(?:on|with|at|in|for)\b)"
+    r"|published|publish|wrote|written|authored)\b"
     r"|论文|文章|发表|著作",
     re.I,
 )
@@ -361,13 +362,15 @@ def extract_org(text: str) -> tuple[str | None, str]:
 
 # The cue words are matched case-insensitively ((?i:...)); the name itself must be capitalised.
 _NAME_PATTERNS_EN = [
-    rf"(?i:papers?|publications?|articles?|works?|research)\s+(?i:written\s+|authored\s+|published\s+)?(?i:by)\s+(?P<n>{EN_NAME})",
+    rf"(?i:papers?|publications?|articles?|works?|research)\s+"
+    rf"(?i:written\s+|authored\s+|published\s+)?(?i:by)\s+(?P<n>{EN_NAME})",
     rf"(?i:written|authored|published|co-?authored)\s+(?i:by)\s+(?P<n>{EN_NAME})",
     rf"(?P<n>{EN_NAME})['’]s?\s",
     rf"(?i:co-?authors?|collaborators?|co-?workers?|topics?|interests?|areas?|profile|h-?index|affiliation|"
     rf"(?:most|highest|top)[- ]cited (?:paper|work|publication|article)s?|papers?|publications?|information|info)"
     rf"\s+(?i:of|by|from|about|on)\s+(?P<n>{EN_NAME})",
-    rf"(?i:does|did|has|have|is|was)\s+(?P<n>{EN_NAME})\s+(?i:work|collaborate|publish|write|research|study|focus|co-?author|written|published|been)",
+    rf"(?i:does|did|has|have|is|was)\s+(?P<n>{EN_NAME})"
+    rf"\s+(?i:work|collaborate|publish|write|research|study|focus|co-?author|written|published|been)",
     rf"(?i:who is|who's|tell me about|about|describe|is)\s+(?P<n>{EN_NAME})",
     rf"(?i:who)\s+(?P<n>{EN_NAME})\s+(?i:is|was)\b",  # "tell me who Jane Doe is"
     # "what Jane Doe published", "Jane Doe's" without the s, "Jane Doe ICLR 2017 publications", "Jane Doe: ..."
@@ -382,11 +385,64 @@ _NAME_PATTERNS_EN = [
 ]
 # Capitalised research words: "Knowledge Graph papers" names a topic, not a person.
 _TOPIC_WORDS = frozenset(
-    """learning neural graph graphs knowledge language languages machine deep network networks vision translation
-    model models question questions answering reinforcement data parsing semantic semantics generation retrieval
-    recognition detection segmentation speech text image images video robot robotics optimization bayesian
-    statistical natural processing computer information attention transformer transformers embedding embeddings
-    dialogue summarization classification clustering inference causal adversarial generative federated""".split()
+    [
+        "learning",
+        "neural",
+        "graph",
+        "graphs",
+        "knowledge",
+        "language",
+        "languages",
+        "machine",
+        "deep",
+        "network",
+        "networks",
+        "vision",
+        "translation",
+        "model",
+        "models",
+        "question",
+        "questions",
+        "answering",
+        "reinforcement",
+        "data",
+        "parsing",
+        "semantic",
+        "semantics",
+        "generation",
+        "retrieval",
+        "recognition",
+        "detection",
+        "segmentation",
+        "speech",
+        "text",
+        "image",
+        "images",
+        "video",
+        "robot",
+        "robotics",
+        "optimization",
+        "bayesian",
+        "statistical",
+        "natural",
+        "processing",
+        "computer",
+        "information",
+        "attention",
+        "transformer",
+        "transformers",
+        "embedding",
+        "embeddings",
+        "dialogue",
+        "summarization",
+        "classification",
+        "clustering",
+        "inference",
+        "causal",
+        "adversarial",
+        "generative",
+        "federated",
+    ]
 )
 _NAME_PATTERNS_ZH = [
     rf"(?P<n>{LATIN_NAME})\s*(?:的|在|于|是谁|和谁|与谁|跟谁|发表|有哪些)",
@@ -483,7 +539,8 @@ def _trim_name(name: str, min_words: int = 2) -> str | None:
 
 _TOPIC_RE = [
     re.compile(
-        r"\b(?:working|work|works|worked|research(?:ing)?|focus(?:ing)?|specializ(?:ing|e)|publish(?:ing)?)\s+(?:on|in|about)\s+(?P<t>.+)",
+        r"\b(?:working|work|works|worked|research(?:ing)?|focus(?:ing)?|specializ(?:ing|e)|publish(?:ing)?)"
+        r"\s+(?:on|in|about)\s+(?P<t>.+)",
         re.I,
     ),
     re.compile(r"\b(?:on|about|regarding|related to|in the (?:area|field) of|concerning)\s+(?P<t>.+)", re.I),

@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, ClassVar
 
 import numpy as np
 import orjson
+from pydantic import BaseModel
 
 from pilot.models import Author, Org, Paper, SearchFilters, Venue
 from pilot.store.build import MANIFEST
@@ -73,7 +75,7 @@ class CorpusStore:
                 raise StoreDamaged(f"store.sqlite: {describe(exc)}") from None
 
     @staticmethod
-    def _record(model: type, blob: bytes) -> Any:
+    def _record(model: type[BaseModel], blob: bytes) -> Any:
         try:
             return model.model_validate_json(blob)
         except ValueError as exc:  # a record the build wrote always parses
@@ -183,7 +185,11 @@ class CorpusStore:
         return [(int(i), float(scores[i])) for i in idx if np.isfinite(scores[i])]
 
     # --- entities -----------------------------------------------------------------------------
-    _TABLE = {"author": ("authors", Author), "venue": ("venues", Venue), "org": ("orgs", Org)}
+    _TABLE: ClassVar[dict[str, tuple[str, type[Author] | type[Venue] | type[Org]]]] = {
+        "author": ("authors", Author),
+        "venue": ("venues", Venue),
+        "org": ("orgs", Org),
+    }
 
     def entity(self, kind: str, entity_id: str):
         table, model = self._TABLE[kind]

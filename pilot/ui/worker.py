@@ -30,7 +30,6 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-
 # The interpreter hands the lock between threads every SWITCH_S instead of the default 5 ms: a request
 # of another visitor is served in many short steps (each needs the lock), and each step waits for at most
 # one interval per busy thread.
