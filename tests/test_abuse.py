@@ -324,6 +324,25 @@ async def test_a_10mb_params_edit_is_refused_without_keeping_it(runtime):
     assert "at most" in ui.edit_message and len(ui.edit_message) < 600
 
 
+async def test_the_workspace_controls_refuse_oversized_values_in_a_sentence(runtime):
+    """The workspace's result filters and params form reach the workflow by other ways than a recipe: a
+    20,000-venue filter or a 10 MB number field is refused in a short sentence, nothing is kept or echoed."""
+    controller = Controller(runtime)
+    ui = controller.new_state()
+    await controller.send(ui, f'papers that cite "{BLEU_TITLE}"')
+    await controller.search_now(ui)
+    assert ui.workflow is not None and ui.results
+    version, before = ui.session.current_version, len(json.dumps(ui.chat))
+    with deadline(30):
+        await controller.apply_filters(ui, None, None, [f"Venue {i}" for i in range(20_000)], [], None)
+    assert "at most 500" in ui.chat[-1]["content"] and len(json.dumps(ui.chat)) < before + 1_000
+    node = next(n for n in ui.workflow.nodes if "limit" in n.params)
+    with deadline(30):
+        await controller.apply_form(ui, node.id, {"limit": "9" * 10_000_000})
+    assert "Nothing was changed" in ui.edit_message and len(ui.edit_message) < 600
+    assert ui.session.current_version == version  # neither control changed the workflow
+
+
 # --- 4. CSV -------------------------------------------------------------------------------------------
 
 

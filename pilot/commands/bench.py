@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from pilot.commands.bench_load import add_load
 from pilot.commands.bench_workflows import add_workflows
 from pilot.embed import Embedder
 from pilot.settings import get_settings
@@ -32,7 +33,7 @@ MODES = ("lexical", "dense", "hybrid")
 
 
 def add(sub) -> None:
-    benchmarks = {"corpus": add_corpus, "workflows": add_workflows}
+    benchmarks = {"corpus": add_corpus, "workflows": add_workflows, "load": add_load}
     p = sub.add_parser("bench", help="performance benchmarks (bench corpus, …)", description="Performance benchmarks.")
     bench_sub = p.add_subparsers(dest="bench_command", required=True, metavar="{" + ",".join(benchmarks) + "}")
     for add_one in benchmarks.values():
@@ -186,11 +187,13 @@ def run_corpus(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print(
-            f"corpus store: {result['papers']} papers, {result['malformed']} malformed lines, vectors {result['vectors']}"
+            f"corpus store: {result['papers']} papers, {result['malformed']} malformed lines,"
+            f" vectors {result['vectors']}"
         )
         print(f"build           {result['build_s']:.1f} s ({measured}), peak RSS {result['build_peak_rss_mb']:.0f} MB")
         print(
-            f"warm start      {result['warm_start_s']:.2f} s (+ imports {result['import_s']:.2f} s, model {result['model_load_s']:.2f} s)"
+            f"warm start      {result['warm_start_s']:.2f} s "
+            f"(+ imports {result['import_s']:.2f} s, model {result['model_load_s']:.2f} s)"
         )
         print(f"on disk         {result['disk_mb']:.0f} MB")
         print(f"peak RSS        {result['peak_rss_mb']:.0f} MB")

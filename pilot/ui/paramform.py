@@ -23,6 +23,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
+from pilot.limits import quote
+
 esc = html.escape
 Kind = Literal["bool", "tristate", "int", "float", "choice", "choices", "words", "text", "json"]
 
@@ -219,12 +221,12 @@ def _convert(f: FormField, raw: Any) -> Any:
         try:
             return int(text)
         except ValueError:
-            raise FormError(f"{f.name}: {text!r} is not a whole number") from None
+            raise FormError(f"{f.name}: {quote(text)} is not a whole number") from None
     if f.kind == "float":
         try:
             return float(text)
         except ValueError:
-            raise FormError(f"{f.name}: {text!r} is not a number") from None
+            raise FormError(f"{f.name}: {quote(text)} is not a number") from None
     if f.kind == "words":
         return [w.strip() for w in text.split(",") if w.strip()]
     if f.kind == "json":
@@ -265,6 +267,6 @@ def read_form(op_cls: Any, current: dict[str, Any], values: dict[str, Any]) -> d
         op_cls.Params.model_validate(new)
     except ValidationError as exc:
         raise FormError(
-            "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'params'}: {e['msg']}" for e in exc.errors())
+            "; ".join(f"{'.'.join(str(p)[:40] for p in e['loc']) or 'params'}: {e['msg']}" for e in exc.errors()[:5])
         ) from None
     return new

@@ -1,0 +1,277 @@
+"""``pilot bench load``: several visitors using one pilot server at once — latency per action, errors, memory.
+
+    pilot bench load --visitors 1,5,20 --corpus ../shared/corpus/papers.jsonl.gz [--json]
+
+For each visitor count N, a fresh server (``pilot app`` on 127.0.0.1, offline corpus, an empty node
+cache, the corpus store reused) is started in a process of its own and warmed up by one visitor. Then N
+simulated visitors — threads of this process, each a ``gradio_client`` session of its own, as N browsers
+would be — each do a whole search at the same moment: a request in their own words (``send``, a dev
+benchmark case's query; every visitor a different anchor, so no one is served from another's cache),
+``search_now`` (the full search), a result filter (``filter_results``: an edit of the workflow and a
+re-run), a node edit (``select_node`` + ``edit_node`` of the first search step) and an export
+(``keep_all``, which writes the library's BibTeX / RIS / CSL-JSON, then the BibTeX file downloaded).
+
+Reported per N: p50 / p95 / max seconds per action over all visitors, wall time, errors (an exception,
+or a reply that says something failed), and the server's peak resident memory (VmHWM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from pilot.settings import get_settings
+
+ACTIONS = ("send", "search_now", "filter", "edit", "export")
+FAILED_WORDS = ("Sorry,", "Something went wrong", "failed:", "Could not")
+
+
+def add_load(bench_sub) -> None:
+    p = bench_sub.add_parser("load", help="N simulated visitors on one server: latency per action, errors, memory")
+    p.add_argument("--visitors", default="1,5,20", help="comma list of visitor counts (default 1,5,20)")
+    p.add_argument("--corpus", type=Path, default=None, help="corpus file (default: PILOT_CORPUS)")
+    p.add_argument(
+        "--cache-dir", type=Path, default=None, help="where the corpus store lives (default: PILOT_CACHE_DIR)"
+    )
+    p.add_argument("--bench-cases", type=Path, default=None, help="requests (default: ../shared/bench/dev/cases.jsonl)")
+    p.add_argument("--concurrency", type=int, default=None, help="the server's PILOT_UI_CONCURRENCY (default: its own)")
+    p.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds one action may take before it counts as failed"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run_load)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _requests(path: Path) -> list[str]:
+    """Distinct requests in researchers' words, one per anchor (the dev cases' queries)."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        if case.get("anchor_paper_id") in seen or not case.get("user_query"):
+            continue
+        seen.add(case["anchor_paper_id"])
+        out.append(case["user_query"])
+    return out
+
+
+class Server:
+    """``pilot app`` in a child process, over a fresh node cache that reuses the built corpus store."""
+
+    def __init__(self, corpus: Path, store_cache: Path, concurrency: int | None):
+        self.tmp = tempfile.TemporaryDirectory(prefix="pilot-bench-load-")
+        cache = Path(self.tmp.name) / "cache"
+        cache.mkdir(mode=0o700)
+        for store in store_cache.glob("corpus-*"):  # the store is keyed by the corpus: reusing it is safe
+            (cache / store.name).symlink_to(store.resolve())
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        env = {**os.environ, "PILOT_CORPUS": str(corpus), "PILOT_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1"}
+        env.pop("PILOT_AUTH", None)
+        if concurrency:
+            env["PILOT_UI_CONCURRENCY"] = str(concurrency)
+        self.log = open(Path(self.tmp.name) / "server.log", "w")  # noqa: SIM115 - closed in stop()
+        cmd = [sys.executable, "-c", "from pilot.cli import main; main()", "app", "--port", str(self.port)]
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout_s: float = 600.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited ({self.proc.returncode}); see {self.log.name}")
+            try:
+                with urllib.request.urlopen(self.url + "config", timeout=5):
+                    return
+            except OSError:
+                time.sleep(1.0)
+        raise TimeoutError(f"the server did not answer within {timeout_s:.0f} s")
+
+    def peak_rss_mb(self) -> float | None:
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+        except OSError:
+            return None
+        return None
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        self.tmp.cleanup()
+
+
+def _chat_text(outputs: Any) -> str:
+    for value in outputs if isinstance(outputs, (list, tuple)) else []:
+        if isinstance(value, list) and value and isinstance(value[0], dict) and "role" in value[0]:
+            return str(value[-1].get("content"))  # the last message: the reply to this action
+    return ""
+
+
+def _visit(url: str, request: str, timeout_s: float) -> dict[str, Any]:
+    """One visitor's whole search; seconds per action and the errors it met."""
+    from gradio_client import Client
+
+    timings: dict[str, float] = {}
+    errors: list[str] = []
+    client = Client(url, verbose=False, download_files=False)
+
+    def act(name: str, *calls: tuple[tuple, str]) -> Any:
+        started = time.perf_counter()
+        outputs: Any = None
+        try:
+            for args, api in calls:
+                outputs = client.submit(*args, api_name=api).result(timeout=timeout_s)
+            said = _chat_text(outputs)
+            if any(word in said for word in FAILED_WORDS):
+                errors.append(f"{name}: {said[:160]}")
+        except Exception as exc:  # noqa: BLE001 - counted, reported, and the visit goes on
+            errors.append(f"{name}: {type(exc).__name__}: {str(exc)[:160]}")
+        timings[name] = time.perf_counter() - started
+        return outputs
+
+    act("send", ((request,), "/send"))
+    act("search_now", ((), "/search_now"))
+    outputs = act("filter", ((2000, None, [], [], None), "/filter_results"))
+    # a node edit: the workflow's recipe (one of the downloads) names its steps; the first one with a
+    # result limit gets a smaller one, and the workflow re-runs
+    recipe = _download(url, outputs, "pilot-workflow.json", timeout_s, errors)
+    nodes = json.loads(recipe).get("nodes", []) if recipe else []
+    node = next((n for n in nodes if "limit" in n.get("params", {})), nodes[0] if nodes else None)
+    if node is not None:
+        params = dict(node.get("params", {}))
+        if isinstance(params.get("limit"), int):
+            params["limit"] = max(10, params["limit"] - 10)
+        act("edit", ((node["id"],), "/select_node"), ((json.dumps(params),), "/edit_node"))
+    else:
+        errors.append("edit: no workflow to edit")
+    outputs = act("export", ((), "/keep_all"))
+    _download(url, outputs, "pilot-library.bib", timeout_s, errors)  # the library's BibTeX, fetched as a browser would
+    return {"timings": timings, "errors": errors}
+
+
+def _download(url: str, outputs: Any, suffix: str, timeout_s: float, errors: list[str]) -> str | None:
+    """The text of the first download among an action's outputs whose name ends with ``suffix``."""
+    for update in outputs if isinstance(outputs, (list, tuple)) else []:
+        value = update.get("value") if isinstance(update, dict) else None  # a download button's file
+        path = str(value.get("path") or "") if isinstance(value, dict) else ""
+        if path.endswith(suffix) and isinstance(value, dict):
+            link = value.get("url") or f"{url}gradio_api/file={path}"
+            try:
+                with urllib.request.urlopen(link, timeout=timeout_s) as resp:
+                    return resp.read().decode("utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                errors.append(f"download {suffix}: {exc}")
+                return None
+    errors.append(f"download {suffix}: not among the outputs")
+    return None
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def measure(n: int, corpus: Path, store_cache: Path, requests: list[str], args: argparse.Namespace) -> dict:
+    server = Server(corpus, store_cache, args.concurrency)
+    try:
+        server.wait_ready()
+        warm = _visit(server.url, requests[-1], args.timeout)  # loads the model, opens the store: not measured
+        visits: list[dict] = [{} for _ in range(n)]
+        start = threading.Barrier(n)
+
+        def visitor(i: int) -> None:
+            start.wait()
+            visits[i] = _visit(server.url, requests[i % (len(requests) - 1)], args.timeout)
+
+        t0 = time.perf_counter()
+        threads = [threading.Thread(target=visitor, args=(i,), name=f"visitor-{i}") for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        wall = time.perf_counter() - t0
+        per_action = {}
+        for action in ACTIONS:
+            seconds = [v["timings"][action] for v in visits if action in v.get("timings", {})]
+            if not seconds:
+                continue
+            per_action[action] = {
+                "p50_s": round(statistics.median(seconds), 2),
+                "p95_s": round(_percentile(seconds, 0.95), 2),
+                "max_s": round(max(seconds), 2),
+            }
+        errors = [e for v in visits for e in v.get("errors", [])]
+        return {
+            "visitors": n,
+            "wall_s": round(wall, 1),
+            "actions": per_action,
+            "errors": len(errors),
+            "error_examples": errors[:5],
+            "warmup_errors": warm["errors"][:3],
+            "server_peak_rss_mb": server.peak_rss_mb(),
+        }
+    finally:
+        server.stop()
+
+
+def run_load(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    corpus = args.corpus or settings.corpus
+    if corpus is None:
+        print("no corpus: pass --corpus or set PILOT_CORPUS", file=sys.stderr)
+        return 2
+    store_cache = args.cache_dir or settings.cache_dir
+    cases = args.bench_cases or Path(corpus).resolve().parent.parent / "bench" / "dev" / "cases.jsonl"
+    requests = _requests(cases)
+    counts = [int(x) for x in str(args.visitors).split(",") if x.strip()]
+    if len(requests) < max(counts) + 1:
+        print(f"{cases} has {len(requests)} distinct anchors; {max(counts) + 1} are needed", file=sys.stderr)
+        return 2
+    # the corpus store is built (once per corpus file) before any server starts: every server reuses it
+    from pilot.sources.local import LocalCorpusSource
+
+    LocalCorpusSource.open(Path(corpus), Path(store_cache), progress=False).store.close()
+    report = {"corpus": Path(corpus).name, "cores": os.cpu_count(), "runs": []}
+    for n in counts:
+        result = measure(n, Path(corpus), Path(store_cache), requests, args)
+        report["runs"].append(result)
+        if not args.json:
+            _print(result)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    return 0
+
+
+def _print(r: dict) -> None:
+    print(
+        f"\n{r['visitors']} visitor(s): wall {r['wall_s']} s, errors {r['errors']}, "
+        f"server peak memory {r['server_peak_rss_mb']} MB"
+    )
+    print(f"  {'action':<11} {'p50 s':>7} {'p95 s':>7} {'max s':>7}")
+    for action, s in r["actions"].items():
+        print(f"  {action:<11} {s['p50_s']:>7} {s['p95_s']:>7} {s['max_s']:>7}")
+    for e in r["error_examples"]:
+        print(f"  error: {e}")
