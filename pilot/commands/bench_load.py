@@ -254,10 +254,11 @@ def run_load(args: argparse.Namespace) -> int:
     from pilot.sources.local import LocalCorpusSource
 
     LocalCorpusSource.open(Path(corpus), Path(store_cache), progress=False).store.close()
-    report = {"corpus": Path(corpus).name, "cores": os.cpu_count(), "runs": []}
+    runs: list[dict[str, Any]] = []
+    report = {"corpus": Path(corpus).name, "cores": os.cpu_count(), "runs": runs}
     for n in counts:
         result = measure(n, Path(corpus), Path(store_cache), requests, args)
-        report["runs"].append(result)
+        runs.append(result)
         if not args.json:
             _print(result)
     if args.json:
