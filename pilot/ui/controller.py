@@ -94,6 +94,10 @@ class UIState:
     new_ids: list[str] = field(default_factory=list)
     removed: list[Paper] = field(default_factory=list)
     tmpdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="pilot-ui-"))
+    # what the download files on disk were written from, and their paths: a click that changes none of it
+    # (selecting a node, opening a citation) reuses them instead of writing seven exports again
+    exports_key: Any = None
+    exports: dict[str, str | None] = field(default_factory=dict)
     # Gradio runs events concurrently; one user's clicks must reach their session one at a time.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -354,9 +358,18 @@ class Controller:
     def export_files(self, ui: UIState) -> dict[str, str | None]:
         """The downloads: this search's results (BibTeX / RIS / CSL-JSON / CSV), its workflow recipe, and
         the library (whole, or the papers kept from one search) in the three reference formats."""
+        results = ui.results
+        kept = ui.library.papers(ui.library_scope or None)
+        key = (
+            [(r.paper.id, r.score) for r in results],
+            ui.kept_ids,
+            ui.workflow.to_json() if ui.workflow is not None else None,
+            [p.id for p in kept],
+        )
+        if key == ui.exports_key:
+            return dict(ui.exports)
         out: dict[str, str | None] = {k: None for k in ("bibtex", "ris", "csljson", "csv", "workflow")}
         out.update({f"library_{k}": None for k in EXPORT_KINDS})
-        results = ui.results
         base = Path(ui.tmpdir)
         if results:
             papers = [r.paper for r in results]
@@ -367,10 +380,10 @@ class Controller:
         if ui.workflow is not None:
             (base / "pilot-workflow.json").write_text(export.workflow_recipe(ui.workflow), encoding="utf-8")
             out["workflow"] = str(base / "pilot-workflow.json")
-        kept = ui.library.papers(ui.library_scope or None)
         if kept:
             for kind in EXPORT_KINDS:
                 out[f"library_{kind}"] = self._write(ui, "pilot-library", kind, kept)
+        ui.exports_key, ui.exports = key, dict(out)
         return out
 
     # --- filters and the map ------------------------------------------------------------------
