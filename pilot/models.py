@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pilot.vocab import Direction, Facet
+from pilot.vocab import Direction, Facet, PaperType
 
 S2_PAPER_URL = "https://www.semanticscholar.org/paper/{id}"
 S2_AUTHOR_URL = "https://www.semanticscholar.org/author/{id}"

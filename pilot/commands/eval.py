@@ -5,6 +5,7 @@
         --mode multi --out runs/multi
     pilot eval compare runs/bm25 runs/fixed runs/single runs/multi
     pilot eval kg --corpus ../shared/corpus/papers.jsonl.gz --out runs/kg   # entity questions, gold plans
+    pilot eval ablate runs/multi --cases … --corpus … --drop facet --drop paper_type --out runs/ablation
 """
 
 from __future__ import annotations
@@ -33,15 +34,24 @@ from pilot.sources.base import SourceError
 def add(sub) -> None:
     p = sub.add_parser(
         "eval",
-        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ..., eval kg)",
+        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ..., eval kg, eval ablate DIR)",
         description="Run benchmark cases through pilot and score them; `pilot eval compare DIR...` compares runs; "
-        "`pilot eval kg` scores the entity-question gold set (plans, cited answers).",
+        "`pilot eval kg` scores the entity-question gold set (plans, cited answers); `pilot eval ablate DIR "
+        "--drop SIGNAL...` re-runs an earlier run's final workflows without each signal.",
     )
     p.add_argument(
         "compare",
         nargs="*",
-        metavar="compare DIR | kg",
-        help="`compare` followed by --out folders of earlier runs, or `kg` for the entity-question gold set",
+        metavar="compare DIR | kg | ablate DIR",
+        help="`compare` followed by --out folders of earlier runs, `kg` for the entity-question gold set, or "
+        "`ablate` and one earlier run's folder",
+    )
+    p.add_argument(
+        "--drop",
+        action="append",
+        default=[],
+        metavar="SIGNAL",
+        help="with `ablate`: a score feature or node id to leave out (repeatable, one ablation each; a+b together)",
     )
     p.add_argument("--cases", type=Path, help="benchmark cases (JSONL)")
     p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
@@ -100,6 +110,34 @@ def _compare(dirs: list[str], out: Path | None) -> int:
     return 0
 
 
+def _ablate(args: argparse.Namespace) -> int:
+    if len(args.compare) != 2:
+        return _fail("ablate needs exactly one folder of an earlier run: `pilot eval ablate DIR --drop SIGNAL ...`")
+    missing = [flag for flag, v in (("--cases", args.cases), ("--out", args.out), ("--drop", args.drop)) if not v]
+    if missing:
+        return _fail(f"ablate needs {', '.join(missing)}")
+    from pilot.eval.ablation import run_ablation
+    from pilot.eval.harness import EvalConfig, EvalError
+    from pilot.sources.base import SourceError
+
+    config = EvalConfig(
+        cases=args.cases,
+        mode="multi",
+        out=args.out,
+        corpus=args.corpus,
+        limit=args.limit,
+        workers=args.workers,
+        progress=False,
+        case_ids=args.case_ids,
+    )
+    try:
+        print(run_ablation(Path(args.compare[1]), config, args.drop))
+    except (EvalError, SourceError) as exc:
+        return _fail(str(exc))
+    print(f"\nwrote {args.out}/ablation.md and ablation.json")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -108,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"unexpected argument {args.compare[1]!r} after `kg`")
 
         return run_cli(args.questions or DEFAULT_QUESTIONS, args.corpus, args.llm, args.prefer_llm, args.out)
+    if args.compare and args.compare[0] == "ablate":
+        return _ablate(args)
     if args.compare:
         if args.compare[0] != "compare":
             return _fail(

@@ -17,6 +17,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workflows.model import Workflow
 
 RELEVANT_GRADE = 2
 NDCG_FRACTION = 0.20
@@ -99,3 +103,56 @@ def aggregate_pool(per_case: Iterable[tuple[str | None, dict[str, float]]]) -> d
             "n": len(rows),
         }
     return out
+
+
+POOL_NODE = "judged_pool"
+
+
+def _bound(op: str, param: str) -> float | None:
+    """The largest value the operator's params model allows for ``param`` (None: not a param of it)."""
+    from annotated_types import Le
+
+    from workflows.operator import get_operator
+
+    field = get_operator(op).Params.model_fields.get(param)
+    if field is None:
+        return None
+    return next((m.le for m in field.metadata if isinstance(m, Le)), 10**6)
+
+
+def pool_workflow(wf: Workflow, pool: Sequence[str]) -> Workflow | None:
+    """The session's workflow re-pointed at a judged pool, so the system itself ranks every candidate.
+
+    The last ``union`` on the way to the output — where searches and expansions meet — is replaced by a
+    ``fetch`` of the pool (ids sorted, so the pool's own order says nothing); everything downstream of it
+    (filters, the score formula, re-rankers) ranks the pool, and no cut-off (``top_k``'s k, a re-ranker's
+    ``top_n``) is smaller than the pool. Nodes that fed only the replaced union are dropped. ``None`` when
+    the workflow has no single such union (a hand-built shape): then the session's own list is used."""
+    from workflows.executor import downstream
+    from workflows.model import Node
+    from workflows.validate import ancestors
+
+    wf = wf.model_copy(deep=True)
+    unions = [n.id for n in wf.nodes if n.op == "union"]
+    below = {u: downstream(wf, u) for u in unions}
+    last = [u for u in unions if not any(v in below[u] for v in unions if v != u)]
+    if len(last) != 1 or wf.output is None:
+        return None
+    wf.nodes.append(Node(id=POOL_NODE, op="fetch", params={"ids": sorted(set(pool))}, label="the judged pool"))
+    for e in wf.edges:
+        if e.source == last[0]:
+            e.source = POOL_NODE
+    keep = ancestors(wf, wf.output) | {wf.output}
+    wf.nodes = [n for n in wf.nodes if n.id in keep]
+    wf.edges = [e for e in wf.edges if e.source in keep and e.target in keep]
+    for node in wf.nodes:
+        # top_k's k is a cut-off; other ops' k (keywords_from's) is not
+        param = "k" if node.op == "top_k" else "top_n"
+        bound = _bound(node.op, param)
+        if bound is not None:
+            node.params[param] = int(min(bound, max(int(node.params.get(param, 0)), len(pool))))
+        # a time budget would make the ranking depend on the machine's load: an evaluation waits instead
+        bound = _bound(node.op, "budget_s")
+        if bound is not None:
+            node.params["budget_s"] = bound
+    return wf

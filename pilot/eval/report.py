@@ -54,7 +54,11 @@ def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = N
     compared = [c["workflow_metrics"] for c in cases if c.get("workflow_metrics")]
     if compared:
         out["workflow_similarity"] = {k: mean(m[k] for m in compared) for k in compared[0]} | {"n": len(compared)}
-    for key, field in (("csfcube_pool", "pool_metrics"), ("csfcube_pool_dense_only", "pool_metrics_dense")):
+    for key, field in (
+        ("csfcube_pool", "pool_metrics"),
+        ("csfcube_pool_list", "pool_metrics_list"),
+        ("csfcube_pool_dense_only", "pool_metrics_dense"),
+    ):
         pooled = [(c.get("facet"), c[field]) for c in cases if c.get(field)]
         if pooled:
             out[key] = aggregate_pool(pooled)
@@ -94,12 +98,16 @@ def pool_table(runs: Sequence[dict]) -> str:
     rows = []
     for m in runs:
         dense = m.get("csfcube_pool_dense_only", {})
+        listed = m.get("csfcube_pool_list", {})
         for facet, vals in m.get("csfcube_pool", {}).items():
-            floor = dense.get(facet, {})
+            floor, lst = dense.get(facet, {}), listed.get(facet, {})
             rows.append(
-                [m["mode"], facet, vals["map"], vals["ndcg%20"], floor.get("map"), floor.get("ndcg%20"), vals["n"]]
-            )
-    header = ["mode", "facet", "MAP", "NDCG%20", "MAP dense-only", "NDCG%20 dense-only", "n"]
+                [m["mode"], facet, vals["map"], vals["ndcg%20"], lst.get("map"), lst.get("ndcg%20"),
+                 floor.get("map"), floor.get("ndcg%20"), vals["n"]]
+            )  # fmt: skip
+    header = [
+        "mode", "facet", "MAP", "NDCG%20", "MAP list", "NDCG%20 list", "MAP dense-only", "NDCG%20 dense-only", "n",
+    ]  # fmt: skip
     return _table(header, rows) if rows else ""
 
 
@@ -125,9 +133,10 @@ CONVENTIONS = (
     "case (exception, timeout or session error) scores 0 and counts in `workflow_error_rate`; "
     "`node_failure_rate` = cases with a failed node that still returned results (scored as returned). "
     "`graded_ndcg@15` is the mean over CSFCube cases only. `sibling_csfcube` / `sibling_aan` split the sibling "
-    "direction by where its gold comes from. CSFCube pool: the pool ordered by the session's ranking, then the "
-    "rest by MiniLM cosine to the anchor; MAP (grade >= 2) and NDCG%20 as CSFCube's `ranking_eval.py`; "
-    "`dense-only` = the pool ordered by that cosine alone."
+    "direction by where its gold comes from. CSFCube pool: the session's final workflow ranks the whole pool "
+    "(its candidate gathering replaced by the pool), papers it filters out follow by MiniLM cosine to the anchor; "
+    "`list` = the session's own top list first, then the rest by that cosine (the protocol before); MAP "
+    "(grade >= 2) and NDCG%20 as CSFCube's `ranking_eval.py`; `dense-only` = the pool ordered by that cosine alone."
 )
 
 
