@@ -33,6 +33,7 @@ from pilot.eval.metrics import clean_ranking, mean
 from pilot.eval.pool import aggregate_pool, pool_metrics, pool_ranking
 from pilot.eval.report import SIBLING_SPLITS, _table
 from workflows.edit import apply_edit
+from workflows.executor import execute
 from workflows.model import ModifyNode, RemoveNode, Workflow
 
 NONE = "(none)"
@@ -57,8 +58,6 @@ def without(wf: Workflow, signal: str) -> Workflow:
 
 async def _one(harness: Harness, case: dict, wf: Workflow) -> dict[str, Any]:
     """Metrics of ``wf`` run on one case (and its pool, for CSFCube cases)."""
-    from workflows.executor import execute
-
     rt = harness._case_runtime(case)
     failed = False
     try:
@@ -78,7 +77,7 @@ async def _one(harness: Harness, case: dict, wf: Workflow) -> dict[str, Any]:
 def _summary(cases: Sequence[dict], rows: Sequence[dict]) -> dict[str, Any]:
     """Per direction (and CSFCube / AAN sibling split) the shown metrics, plus the pool per facet."""
     groups: dict[str, list[dict]] = {}
-    for case, row in zip(cases, rows):
+    for case, row in zip(cases, rows, strict=True):
         groups.setdefault(case["direction"], []).append(row)
         for key, source in SIBLING_SPLITS.items():
             if case["direction"] == "sibling" and case.get("source") == source:
@@ -87,7 +86,7 @@ def _summary(cases: Sequence[dict], rows: Sequence[dict]) -> dict[str, Any]:
     out: dict[str, Any] = {
         g: {m: mean(r["metrics"].get(m, 0.0) for r in rs) for m in SHOWN} for g, rs in groups.items()
     }
-    pooled = [(facet_of(c), r["pool"]) for c, r in zip(cases, rows) if "pool" in r]
+    pooled = [(facet_of(c), r["pool"]) for c, r in zip(cases, rows, strict=True) if "pool" in r]
     if pooled:
         out["csfcube_pool"] = aggregate_pool(pooled)
     return out

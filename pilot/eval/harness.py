@@ -49,6 +49,7 @@ from pilot.session import Session
 from pilot.settings import Settings
 from pilot.sources.hidden import HiddenEdgesSource
 from pilot.vocab import DIRECTIONS
+from workflows.executor import execute
 from workflows.model import Workflow
 from workflows.templates import generic_workflow
 
@@ -378,8 +379,6 @@ class Harness:
     async def _pool_order(self, case: dict, outcome: CaseOutcome, ranked: list[str]) -> list[str]:
         """The pool ranked by the session's final workflow (``pool_workflow``); the session's own list when
         the workflow cannot be re-pointed at the pool or fails on it."""
-        from workflows.executor import execute
-
         if not outcome.versions:
             return ranked
         wf = pool_workflow(Workflow.model_validate(outcome.versions[-1]["workflow"]), case["pool"])

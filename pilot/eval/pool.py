@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from workflows.model import Workflow
+from annotated_types import Le
+
+from workflows.graph import ancestors
+from workflows.model import Node, Workflow
+from workflows.registry import get_operator
 
 RELEVANT_GRADE = 2
 NDCG_FRACTION = 0.20
@@ -110,10 +112,6 @@ POOL_NODE = "judged_pool"
 
 def _bound(op: str, param: str) -> float | None:
     """The largest value the operator's params model allows for ``param`` (None: not a param of it)."""
-    from annotated_types import Le
-
-    from workflows.operator import get_operator
-
     field = get_operator(op).Params.model_fields.get(param)
     if field is None:
         return None
@@ -128,14 +126,10 @@ def pool_workflow(wf: Workflow, pool: Sequence[str]) -> Workflow | None:
     (filters, the score formula, re-rankers) ranks the pool, and no cut-off (``top_k``'s k, a re-ranker's
     ``top_n``) is smaller than the pool. Nodes that fed only the replaced union are dropped. ``None`` when
     the workflow has no single such union (a hand-built shape): then the session's own list is used."""
-    from workflows.executor import downstream
-    from workflows.model import Node
-    from workflows.validate import ancestors
-
     wf = wf.model_copy(deep=True)
     unions = [n.id for n in wf.nodes if n.op == "union"]
-    below = {u: downstream(wf, u) for u in unions}
-    last = [u for u in unions if not any(v in below[u] for v in unions if v != u)]
+    above = {u: ancestors(wf, u) for u in unions}
+    last = [u for u in unions if not any(u in above[v] for v in unions if v != u)]
     if len(last) != 1 or wf.output is None:
         return None
     wf.nodes.append(Node(id=POOL_NODE, op="fetch", params={"ids": sorted(set(pool))}, label="the judged pool"))

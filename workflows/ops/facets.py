@@ -23,7 +23,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from pilot.models import Facet, Paper, RankedPaper
+from pilot.models import Paper, RankedPaper
+from pilot.vocab import Facet
 from workflows.operator import InputPort, Operator, RunContext, register
 from workflows.ops.features import blend, encode, input_list, paper_vectors, papers_of, sentences
 from workflows.ports import PortType
@@ -32,9 +33,12 @@ from workflows.ports import PortType
 # the anchor's best) plus a position prior: abstracts open with the problem, describe the method in the
 # middle and end with the findings.
 FACET_CUES: dict[str, str] = {
-    "background": r"\b(?:problem|task|challeng\w*|important|difficult|need|motivat\w*|goal|aim|address\w*|issue|question|widely|increasing\w*)\b",
-    "method": r"\b(?:we (?:propose|present|introduce|describe|develop|use|train|apply)|approach|model\w*|algorithm\w*|method\w*|framework|technique\w*|based on|using|architecture|learn\w*)\b",
-    "result": r"\b(?:results?|show\w*|outperform\w*|improv\w*|achiev\w*|accura\w*|experiment\w*|demonstrat\w*|significant\w*|evaluat\w*|perform\w*|state[- ]of[- ]the[- ]art|\d+(?:\.\d+)?\s?%)",
+    "background": r"\b(?:problem|task|challeng\w*|important|difficult|need|motivat\w*|goal|aim|address\w*|issue|"
+    r"question|widely|increasing\w*)\b",
+    "method": r"\b(?:we (?:propose|present|introduce|describe|develop|use|train|apply)|approach|model\w*|algorithm\w*|"
+    r"method\w*|framework|technique\w*|based on|using|architecture|learn\w*)\b",
+    "result": r"\b(?:results?|show\w*|outperform\w*|improv\w*|achiev\w*|accura\w*|experiment\w*|demonstrat\w*|"
+    r"significant\w*|evaluat\w*|perform\w*|state[- ]of[- ]the[- ]art|\d+(?:\.\d+)?\s?%)",
 }
 
 
@@ -162,7 +166,10 @@ class FacetMatchOp(Operator):
         weights = facet_weights(a_sents, params.facet, params.facet_weight)
         sims, pairs = match_scores(a_vecs, weights, cands, params.method)
         # the candidate sentence that matches the anchor best is the passage that shows the likeness
-        snippets = [sents[c][:400] if len(v) == len(sents) else None for sents, v, (_, c) in zip(c_sents, cands, pairs)]
+        snippets = [
+            sents[c][:400] if len(v) == len(sents) else None
+            for sents, v, (_, c) in zip(c_sents, cands, pairs, strict=True)
+        ]
         return blend(head, sims, params.alpha, "facet_match", snippets)
 
     @staticmethod

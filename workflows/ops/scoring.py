@@ -14,9 +14,10 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from pilot.models import Paper, PaperType, RankedPaper
+from pilot.models import Paper, RankedPaper
 from pilot.papertype import paper_type
 from pilot.sources.base import SourceError
+from pilot.vocab import PaperType
 from workflows.operator import InputPort, Operator, RunContext, register
 from workflows.ops.features import (
     bm25,
