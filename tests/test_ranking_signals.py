@@ -104,3 +104,21 @@ def test_ablation_drops_a_feature_or_a_node_and_keeps_the_workflow_valid():
     both = without(template("predecessor", PARSER), "ev:author_refs.support+author_refs")
     assert not both.has_node("author_refs") and "ev:author_refs.support" not in both.node("score").params["features"]
     assert check(both) == [] and without(wf, "no_such_signal") == wf
+
+
+def test_each_result_says_which_new_evidence_it_rests_on():
+    from pilot.models import Evidence, Paper, RankedPaper
+
+    bench = template("benchmark", PARSER, Intent(direction="benchmark"))
+    treebank = RankedPaper(
+        paper=Paper(id="t", title="Building a Large Annotated Corpus of English: The Penn Treebank"),
+        evidence=Evidence(nodes=["author_refs"], scores={"paper_type": 1.0, "author_refs.support": 2.0}),
+    )
+    said = why(bench, treebank)
+    assert "cited by 2 of the anchor's authors' earlier papers" in said
+    assert any(p.startswith("a data resource: title") for p in said)
+    parser = RankedPaper(paper=Paper(id="p", title="Accurate Unlexicalized Parsing"), evidence=Evidence())
+    assert not any("resource" in p for p in why(bench, parser))
+    sib = template("sibling", PARSER, Intent(direction="sibling", facet="method"))
+    match = RankedPaper(paper=Paper(id="m", title="x"), evidence=Evidence(scores={"facet_match": 0.612}))
+    assert "matches the anchor's method sentence by sentence (0.61)" in why(sib, match)

@@ -13,6 +13,7 @@ meaning changes with edits upstream that leave its output ids (and so its cache 
 from __future__ import annotations
 
 from pilot.models import RankedPaper
+from pilot.papertype import paper_type_reason
 from workflows.model import Workflow
 from workflows.ops.features import phrases_in
 
@@ -91,12 +92,32 @@ def why(wf: Workflow | None, item: RankedPaper, max_phrases: int = 4) -> list[st
         phrase = describe_node(wf, node_id, ev.scores)
         if phrase not in phrases:
             phrases.append(phrase)
+    phrases += _content_phrases(wf, item)
     named = _title_terms_named(wf, item)
     if named:
         phrases.append("title names " + ", ".join(named[:4]))
     if ev.matched_terms:
         phrases.append("mentions " + ", ".join(ev.matched_terms[:5]))
     return phrases[:max_phrases]
+
+
+_TYPE_NAMES = {"resource": "a data resource", "survey": "a survey", "method": "a method paper"}
+
+
+def _content_phrases(wf: Workflow, item: RankedPaper) -> list[str]:
+    """What the paper is and how its text matches, when a node weighed that: the paper type a score node
+    rewards ("a data resource: title names 'treebank'"), the sentence-level match on the chosen facet."""
+    out: list[str] = []
+    scores = item.evidence.scores
+    for node in wf.nodes:
+        params = node.params
+        if node.op == "score" and "paper_type" in (params.get("features") or {}) and scores.get("paper_type"):
+            kind, reason = paper_type_reason(item.paper)
+            out.append(f"{_TYPE_NAMES.get(kind, kind)}: {reason}")
+        if node.op == "facet_match" and "facet_match" in scores:
+            aspect = f"the anchor's {params['facet']}" if params.get("facet") else "the anchor"
+            out.append(f"matches {aspect} sentence by sentence ({scores['facet_match']:.2f})")
+    return list(dict.fromkeys(out))
 
 
 def _title_terms_named(wf: Workflow, item: RankedPaper) -> list[str]:
