@@ -104,6 +104,8 @@ def test_ablation_drops_a_feature_or_a_node_and_keeps_the_workflow_valid():
     both = without(template("predecessor", PARSER), "ev:author_refs.support+author_refs")
     assert not both.has_node("author_refs") and "ev:author_refs.support" not in both.node("score").params["features"]
     assert check(both) == [] and without(wf, "no_such_signal") == wf
+    even = without(wf, "facet.facet_weight=0+facet.method=ot")
+    assert even.node("facet").params["facet_weight"] == 0 and even.node("facet").params["method"] == "ot"
 
 
 def test_each_result_says_which_new_evidence_it_rests_on():

@@ -131,17 +131,20 @@ def _authors_earlier_refs(b: _Builder) -> list[str]:
 
 def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     """Older work the anchor builds on. Its references may be unknown (a draft), so candidates come from
-    what is similar to it and from what its citers and its look-alikes cite, scored by how often."""
+    what is similar to it, what its citers cite with it, what its field (its 200 closest papers) cites and
+    what its authors cited in their earlier papers, scored by how often, closeness and citation count;
+    each result names the evidence it rests on (workflows.explain)."""
     b = _Builder("predecessor", "older papers the anchor builds on")
     _anchor(b, anchor_query)
     b.add("kw", "keywords_from", {"k": 8}, **{"in": "anchor"})
-    b.add("search_dense", "semantic_search", {"limit": 100}, anchor="anchor")
+    b.add("search_dense", "semantic_search", {"limit": 200}, anchor="anchor")
     b.add("search_kw", "keyword_search", {"limit": 100}, keywords="kw")
     b.add("refs", "citation_expand", {"direction": "references"}, **{"in": "anchor"})
     b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "anchor"})
     b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
-    # what the anchor's 100 closest papers cite: the field's foundations as its neighbours see them
-    b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "search_dense"})
+    # what the anchor's 200 closest papers cite: citations within its field, the foundations as its neighbours
+    # see them (one reference look-up per neighbour)
+    b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 200}, **{"in": "search_dense"})
     authored = _authors_earlier_refs(b)
     merged = ["refs", "cocited", "similar_refs", "search_dense", "search_kw", *authored, *_liked(b, intent)]
     b.add("merge", "union", **{"in": merged})

@@ -2,7 +2,7 @@
 
 A signal is a score feature (``ev:author_refs.support``, ``paper_type``, ``dense``…), dropped from every
 score node that weighs it, or a node (``facet``, ``author_refs``…), removed with its inputs bridged to its
-consumers; ``a+b`` drops several together. Every case's last workflow version (from ``runs.jsonl``) is
+consumers, or one param set (``facet.facet_weight=0``); ``a+b`` drops several together. Every case's last workflow version (from ``runs.jsonl``) is
 re-executed as it was and once per signal without it, against the same per-case source (hidden edges
 honoured), and scored like ``pilot eval``; CSFCube pools are ranked by the ablated workflow too. Nothing
 is asked again: the dialogue is fixed, so a difference is the signal's alone.
@@ -42,8 +42,19 @@ SHOWN = ("ndcg@10", "recall@50")
 
 
 def without(wf: Workflow, signal: str) -> Workflow:
-    """``wf`` without the signal(s) named in ``signal`` (``+``-joined); unknown names change nothing."""
+    """``wf`` without the signal(s) named in ``signal`` (``+``-joined); unknown names change nothing.
+    ``node.param=value`` sets one param instead (``facet.facet_weight=0``: sentence matching that ignores
+    the facet answer); the value is read as JSON when it parses, else as a string."""
     for name in filter(None, (s.strip() for s in signal.split("+"))):
+        target, _, value = name.partition("=")
+        node_id, _, param = target.partition(".")
+        if value and param and wf.has_node(node_id):
+            try:
+                parsed = json.loads(value)
+            except json.JSONDecodeError:
+                parsed = value
+            wf = apply_edit(wf, ModifyNode(node_id=node_id, params={param: parsed}))
+            continue
         if wf.has_node(name):
             wf = apply_edit(wf, RemoveNode(node_id=name, bridge=True))
             continue
