@@ -20,9 +20,12 @@ install: $(VENV)/.installed
 run: install
 	PILOT_CORPUS="$(CORPUS)" $(PY) app.py
 
-# the layering contract of DESIGN.md (pyproject.toml [tool.importlinter]) must hold
+# lint + import order + format, the layering contract of DESIGN.md, types: each must be clean
 check: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 test: install check
 	bash scripts/ensure-browser.sh

@@ -23,7 +23,8 @@ from pilot.vocab import DIRECTIONS, FACETS
 SYSTEM = (
     "You help a researcher narrow a literature search with ONE multiple-choice question. "
     "Reply with only a JSON object: "
-    '{"slot": "<slot>", "text": "<the question>", "options": [{"label": "<short button text>", "sets": {<intent field>: <value>}}, ...]}. '
+    '{"slot": "<slot>", "text": "<the question>", '
+    '"options": [{"label": "<short button text>", "sets": {<intent field>: <value>}}, ...]}. '
     "Give 3 to 5 options with distinct labels; one option may be a 'no preference' choice with empty sets. "
     f"Intent fields you may set: direction ({'|'.join(DIRECTIONS)}), facet ({'|'.join(FACETS)}), "
     "year_min, year_max (integers), venues (list of names), topic_terms (list of words), resource_types (list), "

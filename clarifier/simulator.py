@@ -14,7 +14,8 @@ model-based check can veto an answer too (``answer_async``).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from pydantic import BaseModel
 

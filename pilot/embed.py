@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import threading
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ class Embedder:
         self.cache = cache
         self.device = device
         self.batch_size = batch_size
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer, loaded on first use (importing it takes seconds)
         self._lock = threading.Lock()
 
     @property

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 from pilot.domain import profile
 from pilot.models import Intent
@@ -47,12 +48,14 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         3,
     ),
     (
-        r"\b(?:has|have|who) (?:\w+ )?built on\b|\bcit(?:e|ing|ed by)\b.*\bextend|\bcited by\b|\bciting papers?\b|\bextend(?:s|ed)?\b|\bsince then\b",
+        r"\b(?:has|have|who) (?:\w+ )?built on\b|\bcit(?:e|ing|ed by)\b.*\bextend|\bcited by\b"
+        r"|\bciting papers?\b|\bextend(?:s|ed)?\b|\bsince then\b",
         "successor",
         2.5,
     ),
     (
-        r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b|\bwho cites?\b|\bwhat cites\b",
+        r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b"
+        r"|\bwho cites?\b|\bwhat cites\b",
         "successor",
         3,
     ),
@@ -64,7 +67,8 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         2,
     ),
     (
-        r"\bdatasets?\b|\bbenchmarks?\b|\bevaluation (?:data|resources?|campaigns?)\b|\bdata resources?\b|\bcorpora\b|\btreebanks?\b",
+        r"\bdatasets?\b|\bbenchmarks?\b|\bevaluation (?:data|resources?|campaigns?)\b"
+        r"|\bdata resources?\b|\bcorpora\b|\btreebanks?\b",
         "benchmark",
         3,
     ),
@@ -97,7 +101,12 @@ class ParsedRequest:
 
 def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
     """(anchor query, kind, text with the anchor cut out)."""
-    for regex, kind in ((_CORPUS_ID_RE, "corpus_id"), (_DOI_RE, "doi"), (_S2_RE, "s2")):
+    id_patterns: tuple[tuple[re.Pattern[str], AnchorKind], ...] = (
+        (_CORPUS_ID_RE, "corpus_id"),
+        (_DOI_RE, "doi"),
+        (_S2_RE, "s2"),
+    )
+    for regex, kind in id_patterns:
         m = regex.search(text)
         if m:
             value = m.group(1).rstrip(".,;)]")
@@ -172,7 +181,8 @@ def _year_updates(low: str) -> dict[str, Any]:
     if m := re.search(rf"\b(?:after|later than|newer than|post)\s+{y}\b", low):
         out["year_min"] = int(m.group(1)) + 1
     elif m := re.search(
-        rf"\b(?:since|from|starting(?: in)?|onwards? from|at least)\s+{y}\b|\b{y}\s*(?:\+|or later|and later|onwards?|or newer)",
+        rf"\b(?:since|from|starting(?: in)?|onwards? from|at least)\s+{y}\b"
+        rf"|\b{y}\s*(?:\+|or later|and later|onwards?|or newer)",
         low,
     ):
         out["year_min"] = int(m.group(1) or m.group(2))

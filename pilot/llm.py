@@ -12,7 +12,8 @@ import json
 import logging
 import os
 import re
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -178,7 +179,8 @@ class LLM:
                     {"role": "assistant", "content": text[:2000]},
                     {
                         "role": "user",
-                        "content": f"That reply was invalid: {last_error}\nReply with only a JSON object that fits the schema.",
+                        "content": f"That reply was invalid: {last_error}"
+                        "\nReply with only a JSON object that fits the schema.",
                     },
                 ]
         raise LLMError(f"invalid reply after {repair + 1} attempts: {last_error}")

@@ -138,11 +138,8 @@ class SearchFilters(_Model):
             return False
         if self.min_citations is not None and (paper.citation_count or 0) < self.min_citations:
             return False
-        if self.fields_of_study and not set(f.lower() for f in self.fields_of_study) & set(
-            f.lower() for f in paper.fields_of_study
-        ):
-            return False
-        return True
+        wanted_fields = {f.lower() for f in self.fields_of_study}
+        return not wanted_fields or bool(wanted_fields & {f.lower() for f in paper.fields_of_study})
 
 
 class SearchHit(_Model):
@@ -182,6 +179,8 @@ class Intent(_Model):
     request: str = ""
     anchor_id: str | None = None
     direction: Direction | None = None
+    topic: str | None = None
+    paper_types: list[PaperType] = Field(default_factory=list)
     facet: Facet | None = None
     year_min: int | None = None
     year_max: int | None = None

@@ -40,11 +40,12 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     llm_prompt: Literal["full", "compact"] = Field(
         "full",
-        description="operator registry in the workflow prompt: full param schemas, or compact (defaults as values) for small local models",
+        description="operator registry in the workflow prompt: full param schemas,"
+        " or compact (defaults as values) for small local models",
     )
 
     max_turns: int = 4
-    node_timeout_s: float = 30.0
+    node_timeout_s: float = Field(30.0, gt=0, description="seconds before one workflow step counts as failed")
     ui_concurrency: int = Field(
         4,
         ge=1,

@@ -10,8 +10,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from importlib import resources
 
 # --- folding ----------------------------------------------------------------------------------------
 
@@ -78,32 +77,292 @@ TOPIC_FILTER_STOPWORDS = FUNCTION_WORDS | {"about", "using", "based"}
 
 # Title words that say nothing about a topic; kept out of author/venue/org "topics".
 TITLE_STOPWORDS = FUNCTION_WORDS | frozenset(
-    """from via using use based towards toward into over under at as is are be its their our we new approach
-    approaches method methods model models learning system systems paper study analysis task tasks improving
-    improved efficient effective robust large scale deep neural network networks data without through beyond
-    more less than can how what when why which multi non self semi""".split()
+    [
+        "from",
+        "via",
+        "using",
+        "use",
+        "based",
+        "towards",
+        "toward",
+        "into",
+        "over",
+        "under",
+        "at",
+        "as",
+        "is",
+        "are",
+        "be",
+        "its",
+        "their",
+        "our",
+        "we",
+        "new",
+        "approach",
+        "approaches",
+        "method",
+        "methods",
+        "model",
+        "models",
+        "learning",
+        "system",
+        "systems",
+        "paper",
+        "study",
+        "analysis",
+        "task",
+        "tasks",
+        "improving",
+        "improved",
+        "efficient",
+        "effective",
+        "robust",
+        "large",
+        "scale",
+        "deep",
+        "neural",
+        "network",
+        "networks",
+        "data",
+        "without",
+        "through",
+        "beyond",
+        "more",
+        "less",
+        "than",
+        "can",
+        "how",
+        "what",
+        "when",
+        "why",
+        "which",
+        "multi",
+        "non",
+        "self",
+        "semi",
+    ]
 )
 
 # Words of a request ("please find papers like …") that name no topic.
 REQUEST_STOPWORDS = FUNCTION_WORDS | frozenset(
-    """from at as is are was were be been this that these those it its my our your me i we you they them
-    which what who whom how why when where please can could would should papers paper work works find show
-    give want need like more some any only about related just also very without earlier later recent older
-    newer before after since until between than into onto over under other others""".split()
+    [
+        "from",
+        "at",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "my",
+        "our",
+        "your",
+        "me",
+        "i",
+        "we",
+        "you",
+        "they",
+        "them",
+        "which",
+        "what",
+        "who",
+        "whom",
+        "how",
+        "why",
+        "when",
+        "where",
+        "please",
+        "can",
+        "could",
+        "would",
+        "should",
+        "papers",
+        "paper",
+        "work",
+        "works",
+        "find",
+        "show",
+        "give",
+        "want",
+        "need",
+        "like",
+        "more",
+        "some",
+        "any",
+        "only",
+        "about",
+        "related",
+        "just",
+        "also",
+        "very",
+        "without",
+        "earlier",
+        "later",
+        "recent",
+        "older",
+        "newer",
+        "before",
+        "after",
+        "since",
+        "until",
+        "between",
+        "than",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "other",
+        "others",
+    ]
 )
+
+# Words of a request that say what the user wants done ("find", "key papers", "what should I read"), not
+# what it is about: a topic request's topic is what follows them (pilot.topic).
+INSTRUCTION_WORDS = FUNCTION_WORDS | frozenset(
+    """find show give get list recommend suggest search searching look looking need want wanted like would please
+    help me i we us my our you your can could should shall will may might must tell point pointers what which where
+    how is are was were am be been being has have had do does did there exist exists existing available some any
+    all few several main key important essential relevant good best top major basic core must-read canonical
+    seminal classic classical foundational influential landmark standard recent latest newest new current modern
+    state-of-the-art stateoftheart prior previous earlier papers paper work works literature research articles
+    article publications publication studies study references reading readings read published written done
+    known starting start started begin beginning getting into learn learning understand understanding know
+    knowing more out up so far already also other others just guide guides intro""".split()
+)
+
+# Words a noun phrase does not cross ("tree kernels for relation extraction" -> two phrases).
+PHRASE_BREAK_WORDS = FUNCTION_WORDS | frozenset(
+    """without at from into onto via using through over under between across against but vs versus as than
+    toward towards based applied""".split()
+)
+
+# Determiners a noun phrase does not start with.
+DETERMINERS = frozenset("a an the its their our this that these those some any".split())
 
 # Words every paper title/abstract uses; they say nothing about the topic.
 ACADEMIC_WORDS = frozenset(
-    """paper papers approach approaches method methods methodology result results propose proposed proposes
-    present presents presented show shows shown use used uses using based new novel study studies work
-    works task tasks problem problems performance experiment experiments experimental evaluation evaluate
-    evaluated data set sets introduce introduces introduced describe describes described provide provides
-    improve improved improves improving effective efficient simple first also can may one two three
-    different various several within via towards toward well however thus paper's article case cases
-    significantly significant state art technique techniques framework investigate investigates report
-    reports recent large small high low like many much often number able given""".split()
+    [
+        "paper",
+        "papers",
+        "approach",
+        "approaches",
+        "method",
+        "methods",
+        "methodology",
+        "result",
+        "results",
+        "propose",
+        "proposed",
+        "proposes",
+        "present",
+        "presents",
+        "presented",
+        "show",
+        "shows",
+        "shown",
+        "use",
+        "used",
+        "uses",
+        "using",
+        "based",
+        "new",
+        "novel",
+        "study",
+        "studies",
+        "work",
+        "works",
+        "task",
+        "tasks",
+        "problem",
+        "problems",
+        "performance",
+        "experiment",
+        "experiments",
+        "experimental",
+        "evaluation",
+        "evaluate",
+        "evaluated",
+        "data",
+        "set",
+        "sets",
+        "introduce",
+        "introduces",
+        "introduced",
+        "describe",
+        "describes",
+        "described",
+        "provide",
+        "provides",
+        "improve",
+        "improved",
+        "improves",
+        "improving",
+        "effective",
+        "efficient",
+        "simple",
+        "first",
+        "also",
+        "can",
+        "may",
+        "one",
+        "two",
+        "three",
+        "different",
+        "various",
+        "several",
+        "within",
+        "via",
+        "towards",
+        "toward",
+        "well",
+        "however",
+        "thus",
+        "paper's",
+        "article",
+        "case",
+        "cases",
+        "significantly",
+        "significant",
+        "state",
+        "art",
+        "technique",
+        "techniques",
+        "framework",
+        "investigate",
+        "investigates",
+        "report",
+        "reports",
+        "recent",
+        "large",
+        "small",
+        "high",
+        "low",
+        "like",
+        "many",
+        "much",
+        "often",
+        "number",
+        "able",
+        "given",
+    ]
 )
+
+
+def _word_file(name: str) -> frozenset[str]:
+    text = resources.files("pilot").joinpath(f"data/{name}").read_text(encoding="utf-8")
+    return frozenset(w for line in text.splitlines() if (w := line.strip()) and not w.startswith("#"))
+
+
+# scikit-learn's English stop words, shipped as data (importing scikit-learn for them costs seconds)
+ENGLISH_STOPWORDS = _word_file("english_stop_words.txt")
 
 # Query terms of the paper operators (BM25 over a candidate set, keywords, evidence): English stop words
 # and academic filler.
-QUERY_STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | FUNCTION_WORDS | ACADEMIC_WORDS
+QUERY_STOPWORDS = ENGLISH_STOPWORDS | FUNCTION_WORDS | ACADEMIC_WORDS

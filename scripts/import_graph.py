@@ -36,7 +36,7 @@ def module_name(path: Path) -> str:
 
 
 def unit(module: str) -> str:
-    """The package a module belongs to: ``pilot.sources.s2`` -> ``pilot.sources``, ``workflows.ops.x`` -> ``workflows``."""
+    """The package a module belongs to: ``pilot.sources.s2`` -> ``pilot.sources``; ``workflows.x`` -> ``workflows``."""
     parts = module.split(".")
     if parts[0] == "pilot" and len(parts) > 1:
         return ".".join(parts[:2])

@@ -124,7 +124,7 @@ def test_successor_question_splits_the_citers_and_its_options_filter_them(citers
     assert q.slot in d.scores and d.scores[q.slot] == max(d.scores.values())
     if q.slot == "time":
         # each window keeps a real share of the citers: the question splits them
-        for i, opt in enumerate(q.options[:-1]):
+        for i in range(len(q.options) - 1):
             f = apply_updates(intent, option_updates(q, i)).filters()
             kept = [p for p in citers if f.accepts(p)]
             assert 0 < len(kept) < len(citers)

@@ -104,6 +104,10 @@ def test_ablation_drops_a_feature_or_a_node_and_keeps_the_workflow_valid():
     both = without(template("predecessor", PARSER), "ev:author_refs.support+author_refs")
     assert not both.has_node("author_refs") and "ev:author_refs.support" not in both.node("score").params["features"]
     assert check(both) == [] and without(wf, "no_such_signal") == wf
+    node_only = without(template("predecessor", PARSER), "author_refs")  # its evidence feature goes with it
+    assert "ev:author_refs.support" not in node_only.node("score").params["features"] and check(node_only) == []
+    uncoupled = without(template("sibling", PARSER), "coupled")  # a capped feature: its cap and floor go too
+    assert not {"ev:coupled.support"} & {*uncoupled.node("score").params.get("caps", {})} and check(uncoupled) == []
     even = without(wf, "facet.facet_weight=0+facet.method=ot")
     assert even.node("facet").params["facet_weight"] == 0 and even.node("facet").params["method"] == "ot"
 

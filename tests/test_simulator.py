@@ -9,7 +9,7 @@ from pilot.llm import LLM
 
 
 def _q(slot, *opts):
-    return Question(slot=slot, text="?", options=[Option(label=l, sets=s) for l, s in opts])
+    return Question(slot=slot, text="?", options=[Option(label=label, sets=s) for label, s in opts])
 
 
 VENUES = _q(

@@ -39,9 +39,9 @@ from pilot.models import Paper, RankedPaper
 from pilot.sources.base import SourceError
 from workflows.graph import topo_order
 from workflows.model import NodeTrace, RunTrace, Workflow
-from workflows.operator import Operator, RunContext
+from workflows.operator import AnyOperator, OperatorError, RunContext
 from workflows.registry import get_operator
-from workflows.validate import MISSING_INPUT, Problem, WorkflowError, normalized_params, validate
+from workflows.validate import MISSING_INPUT, MISSING_NODE, Problem, WorkflowError, normalized_params, validate
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class TieredCache:
 
 # Unpickling every node's paper list from disk costs ~1 s per warm run of a template, so each disk cache
 # the executor sees gets a memory front for as long as that cache object lives (weakly keyed: no leak).
-_FRONTS: "weakref.WeakKeyDictionary[Any, MemoCache]" = weakref.WeakKeyDictionary()
+_FRONTS: weakref.WeakKeyDictionary[Any, MemoCache] = weakref.WeakKeyDictionary()
 FRONT_ITEMS = 128  # ~10 template runs; entries share Paper objects, so this stays tens of MB
 
 
@@ -213,14 +213,14 @@ def _size(value: Any) -> int:
 
 
 def _describe_exc(exc: BaseException) -> str:
-    if isinstance(exc, SourceError):
-        return str(exc)  # carries the source name and the hint
+    if isinstance(exc, SourceError | OperatorError):
+        return str(exc)  # a sentence for the user: the source name and hint, or what the node lacks
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 async def _run_op(
-    op_cls: type[Operator],
+    op_cls: type[AnyOperator],
     node_id: str,
     params: BaseModel,
     inputs: dict[str, Any],
@@ -229,7 +229,7 @@ async def _run_op(
 ) -> tuple[Any, list[str]]:
     node_ctx = dataclasses.replace(ctx, node_id=node_id, notes=[])
     own = {name: [_isolate(x) for x in v] if op_cls.inputs[name].many else _isolate(v) for name, v in inputs.items()}
-    coro = op_cls().run(node_ctx, params, own)
+    coro = op_cls().run(node_ctx, params, op_cls.Inputs.of(own))
     value = await (asyncio.wait_for(coro, timeout_s) if timeout_s else coro)
     return value, node_ctx.notes
 
@@ -355,13 +355,9 @@ def _gather_inputs(
 # --- the scheduler ------------------------------------------------------------------------------
 
 
-DEFAULT_TIMEOUT_S = 30.0
-
-
 def _timeout(ctx: RunContext, timeout_s: float | None) -> float:
-    if timeout_s is not None:
-        return timeout_s
-    return float(getattr(ctx.settings, "node_timeout_s", DEFAULT_TIMEOUT_S) or DEFAULT_TIMEOUT_S)
+    """The per-node timeout: the caller's, else the one setting (``PILOT_NODE_TIMEOUT_S``)."""
+    return timeout_s if timeout_s is not None else ctx.settings.node_timeout_s
 
 
 async def _notify(progress: Progress | None, done: int, total: int, node_id: str) -> None:
@@ -386,7 +382,7 @@ async def execute(
 ) -> RunResult:
     """Run the workflow and return every node's value, the trace and the output value.
 
-    ``timeout_s``: per node; None takes ``ctx.settings.node_timeout_s`` (30 s without settings).
+    ``timeout_s``: per node; None takes ``ctx.settings.node_timeout_s``.
     ``only``: run just these nodes plus the upstream nodes they need that are not given in ``values``
     (a UI stepping through the DAG passes the previous run's values). ``values``: already-known node
     values, used as-is and not re-run (they appear in the trace as ``cached``).
@@ -398,7 +394,7 @@ async def execute(
     unknown = [n for n in (only or ()) if not workflow.has_node(n)]
     if unknown:
         raise WorkflowError(
-            [Problem(n, MISSING_INPUT, f"cannot run node {n!r}: there is no such node") for n in unknown]
+            [Problem(n, MISSING_NODE, f"cannot run node {n!r}: there is no such node") for n in unknown]
         )
     order = topo_order(workflow)
     if only is not None:
@@ -491,8 +487,8 @@ async def execute(
                 task.cancel()
             await asyncio.gather(*running, return_exceptions=True)
 
-    trace = RunTrace(nodes=[traces[n] for n in order if n in traces], seconds=time.perf_counter() - started)
-    return RunResult(values=results, trace=trace, output=results.get(workflow.output or ""), errors=errors)
+    run_trace = RunTrace(nodes=[traces[n] for n in order if n in traces], seconds=time.perf_counter() - started)
+    return RunResult(values=results, trace=run_trace, output=results.get(workflow.output or ""), errors=errors)
 
 
 async def run_node(
@@ -510,7 +506,7 @@ async def run_node(
     """
     validate(workflow, context=f"cannot run node {node_id!r}")
     if not workflow.has_node(node_id):
-        raise WorkflowError([Problem(node_id, MISSING_INPUT, f"cannot run node {node_id!r}: there is no such node")])
+        raise WorkflowError([Problem(node_id, MISSING_NODE, f"cannot run node {node_id!r}: there is no such node")])
     needed = sorted({e.source for e in workflow.edges if e.target == node_id})
     missing = [s for s in needed if s not in upstream_values]
     op_cls = get_operator(workflow.node(node_id).op)

@@ -18,7 +18,7 @@ from pilot.models import Intent, Paper
 from workflows.model import Workflow
 from workflows.ports import PortType
 from workflows.registry import all_operators
-from workflows.templates import generic_workflow, template
+from workflows.templates import generic_workflow, template, topic_search
 from workflows.validate import errors, output_type
 
 MAX_REPAIRS = 2
@@ -33,12 +33,14 @@ class Induction:
 
 
 def deterministic(intent: Intent, anchor_query: str, request_text: str = "", anchor: Paper | None = None) -> Induction:
-    """The direction's template; without a direction (or an anchor), the generic workflow."""
+    """The direction's template; with no anchor but a topic, the topic search; else the generic workflow."""
     if intent.direction and anchor_query.strip():
         notes = []
         if intent.direction == "sibling" and intent.facet and anchor is not None and not anchor.abstract:
             notes.append(f"the anchor has no abstract to tell its {intent.facet} apart; matched on its title")
         return Induction(template(intent.direction, anchor_query, intent), "template", notes)
+    if not anchor_query.strip() and intent.topic:
+        return Induction(topic_search(intent), "template")
     return Induction(generic_workflow(anchor_query, request_text or intent.request, intent), "generic")
 
 
@@ -122,7 +124,8 @@ def workflow_problems(wf: Workflow, anchor_query: str = "") -> list[str]:
 
 SYSTEM = (
     "You design literature-search workflows: a DAG of operators. Reply with only a JSON object "
-    '{"name", "description", "nodes": [{"id", "op", "params", "label"}], "edges": [{"source", "target", "port"}], "output"}. '
+    '{"name", "description", "nodes": [{"id", "op", "params", "label"}],'
+    ' "edges": [{"source", "target", "port"}], "output"}. '
     "Use only the listed operators and params; connect every required input port; an edge's port is the "
     "target's input port name; output is the id of the final paper-list node. No cycles."
 )

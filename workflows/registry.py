@@ -7,19 +7,19 @@ caller of this module never depends on which operator modules happen to be impor
 from __future__ import annotations
 
 import workflows.ops  # noqa: F401  (registers the library)
-from workflows.operator import REGISTRY, Operator, UnknownOperator
+from workflows.operator import REGISTRY, AnyOperator, UnknownOperator
 
 
-def get_operator(name: str) -> type[Operator]:
+def get_operator(name: str) -> type[AnyOperator]:
     try:
         return REGISTRY[name]
     except KeyError:
         raise UnknownOperator(name) from None
 
 
-def operator_or_none(name: str) -> type[Operator] | None:
+def operator_or_none(name: str) -> type[AnyOperator] | None:
     return REGISTRY.get(name)
 
 
-def all_operators() -> dict[str, type[Operator]]:
+def all_operators() -> dict[str, type[AnyOperator]]:
     return dict(REGISTRY)

@@ -78,15 +78,10 @@ def answer_dict(question: str, corpus: str | None = None, llm: str | None = None
     """The ``--json`` object for ``question``; a failure anywhere becomes its ``answer`` text."""
     try:
         return asyncio.run(_ask(question, corpus, llm))
-    except Exception as exc:  # the contract is one JSON object, never a traceback
+    except Exception as exc:  # noqa: BLE001 - the command's boundary: one JSON object, never a traceback
         log.debug("pilot ask failed", exc_info=True)
-
-        try:
-            kind = "entity" if classify(question) == "entity" else "papers"
-        except Exception:
-            kind = "papers"
         return {
-            "kind": kind,
+            "kind": "entity" if classify(question) == "entity" else "papers",
             "plan": None,
             "answer": f"I could not answer this: {type(exc).__name__}: {exc}",
             "reference": {},

@@ -186,11 +186,13 @@ def run_corpus(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print(
-            f"corpus store: {result['papers']} papers, {result['malformed']} malformed lines, vectors {result['vectors']}"
+            f"corpus store: {result['papers']} papers, {result['malformed']} malformed lines,"
+            f" vectors {result['vectors']}"
         )
         print(f"build           {result['build_s']:.1f} s ({measured}), peak RSS {result['build_peak_rss_mb']:.0f} MB")
         print(
-            f"warm start      {result['warm_start_s']:.2f} s (+ imports {result['import_s']:.2f} s, model {result['model_load_s']:.2f} s)"
+            f"warm start      {result['warm_start_s']:.2f} s "
+            f"(+ imports {result['import_s']:.2f} s, model {result['model_load_s']:.2f} s)"
         )
         print(f"on disk         {result['disk_mb']:.0f} MB")
         print(f"peak RSS        {result['peak_rss_mb']:.0f} MB")

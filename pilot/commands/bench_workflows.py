@@ -203,7 +203,8 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
 def _print_table(report: dict[str, Any]) -> None:
     print(f"corpus: {report['corpus']}  (store open {report['store_open_s']} s, model load {report['model_load_s']} s)")
     print(
-        f"{'direction':12s} {'nodes':>5s} {'cold s':>8s} {'warm s':>8s} {'edit s':>8s} {'ms/node':>8s}  slowest cold nodes"
+        f"{'direction':12s} {'nodes':>5s} {'cold s':>8s} {'warm s':>8s}"
+        f" {'edit s':>8s} {'ms/node':>8s}  slowest cold nodes"
     )
     for d, e in report["directions"].items():
         slow = e["runs"][0]["slowest_cold_nodes"] if e["runs"] else {}

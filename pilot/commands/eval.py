@@ -151,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
     if args.compare:
         if args.compare[0] != "compare":
             return _fail(
-                f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...` or `pilot eval kg`?)"
+                f"unexpected argument {args.compare[0]!r}"
+                f" (did you mean `pilot eval compare DIR ...` or `pilot eval kg`?)"
             )
         return _compare(args.compare[1:], args.out)
     missing = [flag for flag, v in (("--cases", args.cases), ("--mode", args.mode), ("--out", args.out)) if v is None]
@@ -180,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     print(mode_table(metrics))
     print(
-        f"\n{metrics['n_cases']} cases in {metrics['wall_s']:.1f} s; wrote {args.out}/metrics.json, runs.jsonl, report.md, report.png"
+        f"\n{metrics['n_cases']} cases in {metrics['wall_s']:.1f} s;"
+        f" wrote {args.out}/metrics.json, runs.jsonl, report.md, report.png"
     )
     return 0

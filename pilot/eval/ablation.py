@@ -1,11 +1,11 @@
 """``pilot eval ablate``: what each signal adds — the final workflows of an earlier run, re-run without it.
 
-A signal is a score feature (``ev:author_refs.support``, ``paper_type``, ``dense``…), dropped from every
-score node that weighs it, or a node (``facet``, ``author_refs``…), removed with its inputs bridged to its
-consumers, or one param set (``facet.facet_weight=0``); ``a+b`` drops several together. Every case's last workflow version (from ``runs.jsonl``) is
-re-executed as it was and once per signal without it, against the same per-case source (hidden edges
-honoured), and scored like ``pilot eval``; CSFCube pools are ranked by the ablated workflow too. Nothing
-is asked again: the dialogue is fixed, so a difference is the signal's alone.
+A signal is a score feature (``ev:author_refs.support``, ``paper_type``, ``dense``…), dropped from every score
+node that weighs it, or a node (``facet``, ``author_refs``…), removed with its inputs bridged to its
+consumers, or one param set (``facet.facet_weight=0``); ``a+b`` drops several together. Every case's last
+workflow version (from ``runs.jsonl``) is re-executed as it was and once per signal without it, against the
+same per-case source (hidden edges honoured), and scored like ``pilot eval``; CSFCube pools are ranked by the
+ablated workflow too. Nothing is asked again: the dialogue is fixed, so a difference is the signal's alone.
 
     pilot eval ablate out/multi --cases ../shared/bench/dev/cases.jsonl --corpus … \\
         --drop ev:author_refs.support --drop facet --drop paper_type --out out/ablation
@@ -35,6 +35,8 @@ from pilot.eval.report import SIBLING_SPLITS, _table
 from workflows.edit import apply_edit
 from workflows.executor import execute
 from workflows.model import ModifyNode, RemoveNode, Workflow
+from workflows.ops.features import support_node
+from workflows.ops.scoring import EV_PREFIX
 
 NONE = "(none)"
 # the metrics the ablation table shows per direction
@@ -56,14 +58,30 @@ def without(wf: Workflow, signal: str) -> Workflow:
             wf = apply_edit(wf, ModifyNode(node_id=node_id, params={param: parsed}))
             continue
         if wf.has_node(name):
+            for feature in _features_reading(wf, name):  # its evidence goes with it
+                wf = _without_feature(wf, feature)
             wf = apply_edit(wf, RemoveNode(node_id=name, bridge=True))
             continue
-        for node in wf.nodes:
-            features = dict(node.params.get("features") or {})
-            if node.op == "score" and name in features:
-                del features[name]
-                if features:  # a score node needs one feature; with none left the signal was the whole formula
-                    wf = apply_edit(wf, ModifyNode(node_id=node.id, params={"features": features}))
+        wf = _without_feature(wf, name)
+    return wf
+
+
+def _features_reading(wf: Workflow, node_id: str) -> list[str]:
+    """The ``ev:`` score features that read ``node_id``'s evidence."""
+    names = {f for n in wf.nodes if n.op == "score" for f in n.params.get("features") or {}}
+    return sorted(f for f in names if f.startswith(EV_PREFIX) and support_node(f[len(EV_PREFIX) :]) == node_id)
+
+
+def _without_feature(wf: Workflow, name: str) -> Workflow:
+    for node in wf.nodes:
+        features = dict(node.params.get("features") or {})
+        if node.op == "score" and name in features:
+            del features[name]
+            if features:  # a score node needs one feature; with none left the signal was the whole formula
+                scale = {
+                    k: {f: v for f, v in (node.params.get(k) or {}).items() if f != name} for k in ("caps", "floors")
+                }
+                wf = apply_edit(wf, ModifyNode(node_id=node.id, params={"features": features, **scale}))
     return wf
 
 

@@ -128,8 +128,10 @@ def report_markdown(summary: dict[str, float], records: list[dict]) -> str:
         m = r["metrics"]
         text = r["answer"]["answer"].replace("|", "/").replace("\n", " ")[:90]
         lines.append(
-            f"| {r['id']} | {r.get('set', 'seen')} | {r['shape']} | {m['url_precision']:.2f} | {m['url_recall']:.2f} | {m['format_ok']:.0f} | "
-            f"{m.get('api_sequence_distance', 0):.2f} | {m.get('parameter_accuracy', 0):.2f} | {m['execution_success']:.0f} | {text} |"
+            f"| {r['id']} | {r.get('set', 'seen')} | {r['shape']} | {m['url_precision']:.2f} |"
+            f" {m['url_recall']:.2f} | {m['format_ok']:.0f} | "
+            f"{m.get('api_sequence_distance', 0):.2f} |"
+            f" {m.get('parameter_accuracy', 0):.2f} | {m['execution_success']:.0f} | {text} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -22,6 +22,8 @@ from annotated_types import Le
 
 from workflows.graph import ancestors
 from workflows.model import Node, Workflow
+from workflows.ops.features import support_node
+from workflows.ops.scoring import EV_PREFIX
 from workflows.registry import get_operator
 
 RELEVANT_GRADE = 2
@@ -115,7 +117,24 @@ def _bound(op: str, param: str) -> float | None:
     field = get_operator(op).Params.model_fields.get(param)
     if field is None:
         return None
-    return next((m.le for m in field.metadata if isinstance(m, Le)), 10**6)
+    return next((float(m.le) for m in field.metadata if isinstance(m, Le)), 10.0**6)  # type: ignore[arg-type]
+
+
+def _reads_dropped(feature: str, kept: set[str]) -> bool:
+    node = support_node(feature[len(EV_PREFIX) :]) if feature.startswith(EV_PREFIX) else None
+    return node is not None and node not in kept
+
+
+def forget_dropped(wf: Workflow) -> None:
+    """Score steps no longer weigh the evidence of nodes that were taken out (expansions the pool replaced,
+    a node an ablation removed): those features are 0 for every paper, so the ranking is the same and the
+    workflow stays valid."""
+    kept = {n.id for n in wf.nodes}
+    for node in wf.nodes:
+        for key in ("features", "caps", "floors"):
+            table = node.params.get(key)
+            if isinstance(table, dict):
+                node.params[key] = {name: v for name, v in table.items() if not _reads_dropped(name, kept)}
 
 
 def pool_workflow(wf: Workflow, pool: Sequence[str]) -> Workflow | None:
@@ -139,6 +158,7 @@ def pool_workflow(wf: Workflow, pool: Sequence[str]) -> Workflow | None:
     keep = ancestors(wf, wf.output) | {wf.output}
     wf.nodes = [n for n in wf.nodes if n.id in keep]
     wf.edges = [e for e in wf.edges if e.source in keep and e.target in keep]
+    forget_dropped(wf)
     for node in wf.nodes:
         # top_k's k is a cut-off; other ops' k (keywords_from's) is not
         param = "k" if node.op == "top_k" else "top_n"

@@ -13,9 +13,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pilot.eval.metrics import GRADED_KEY, RANK_KEYS, mean
+from pilot.eval.metrics import CASE_DIRECTIONS, GRADED_KEY, RANK_KEYS, mean
 from pilot.eval.pool import aggregate_pool
-from pilot.vocab import DIRECTIONS
 
 RUN_KEYS = ("workflow_error_rate", "mean_turns", "mean_latency_s")
 BLOCK_KEYS: tuple[str, ...] = (*RANK_KEYS, *RUN_KEYS)
@@ -41,7 +40,7 @@ def block(cases: Sequence[dict]) -> dict[str, float]:
 def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``metrics.json`` object for one mode."""
     by_direction: dict[str, dict[str, float]] = {}
-    for direction in DIRECTIONS:
+    for direction in CASE_DIRECTIONS:
         rows = [c for c in cases if c["direction"] == direction]
         if rows:
             by_direction[direction] = block(rows)
@@ -180,7 +179,7 @@ def plot(runs: Sequence[dict], path: Path, metrics: Sequence[str] = PLOT_METRICS
     groups = [name for name, _ in _groups(runs[0])] if runs else []
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 4.0), squeeze=False)
     width = 0.8 / max(1, len(runs))
-    for ax, metric in zip(axes[0], metrics):
+    for ax, metric in zip(axes[0], metrics, strict=True):
         for i, m in enumerate(runs):
             blocks = dict(_groups(m))
             vals = [blocks.get(g, {}).get(metric, 0.0) for g in groups]
@@ -226,7 +225,7 @@ def paired_table(names: Sequence[str], runs: Sequence[Sequence[dict]], metric: s
             if a["direction"] == "sibling" and a.get("source") in SIBLING_SPLITS.values():
                 groups.setdefault(f"sibling_{a['source']}", []).append((a, b))
             groups.setdefault("overall", []).append((a, b))
-        order = [*DIRECTIONS, *SIBLING_SPLITS, "overall"]
+        order = [*CASE_DIRECTIONS, *SIBLING_SPLITS, "overall"]
         for d, ps in sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)):
             delta = [b["metrics"].get(metric, 0.0) - a["metrics"].get(metric, 0.0) for a, b in ps]
             wins = sum(1 for x in delta if x > 1e-9)

@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from pilot.kg.classify import KGQuery, classify, parse
-from pilot.llm import LLMError
+from pilot.llm import LLM, LLMError
 from workflows.model import Edge, Node, Workflow
 from workflows.registry import all_operators
 from workflows.validate import errors
-
-if TYPE_CHECKING:
-    from pilot.llm import LLM
 
 ENTITY_OPS = (
     "search_author",
@@ -237,7 +234,7 @@ def check_llm_plan(wf: Workflow) -> list[str]:
     return problems
 
 
-async def llm_plan(llm: "LLM", question: str, notes: list[str]) -> Workflow | None:
+async def llm_plan(llm: LLM, question: str, notes: list[str]) -> Workflow | None:
     system = SYSTEM + operator_catalogue()
     user = f"Question: {question}"
     for attempt in range(2):
@@ -272,7 +269,7 @@ async def llm_plan(llm: "LLM", question: str, notes: list[str]) -> Workflow | No
     return None
 
 
-async def make_plan(question: str, llm: "LLM | None" = None, prefer_llm: bool = False) -> Plan:
+async def make_plan(question: str, llm: LLM | None = None, prefer_llm: bool = False) -> Plan:
     """The plan for ``question``: an entity plan or, for anything else, a paper search.
 
     A question the patterns read gets the pattern plan (exact and free); the LLM plans the entity

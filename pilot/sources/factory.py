@@ -118,7 +118,8 @@ def _make_failing(method: str):
 
 for _m in (
     "search_papers", "get_papers", "get_paper", "match_paper", "references", "citations", "recommend",
-    "search_authors", "get_author", "author_papers", "search_venues", "get_venue", "search_orgs", "get_org", "org_authors",
+    "search_authors", "get_author", "author_papers", "search_venues", "get_venue", "search_orgs", "get_org",
+    "org_authors",
 ):  # fmt: skip
     setattr(UnavailableSource, _m, _make_failing(_m))
 
@@ -129,7 +130,8 @@ def _open_local(settings: Settings, notes: list[str], progress: bool) -> Source 
         return None
     if not Path(settings.corpus).is_file():
         notes.append(
-            f"Offline corpus file not found: {settings.corpus} — set PILOT_CORPUS to an existing papers.jsonl(.gz) file."
+            f"Offline corpus file not found: {settings.corpus}"
+            f" — set PILOT_CORPUS to an existing papers.jsonl(.gz) file."
         )
         return None
     try:
@@ -141,7 +143,8 @@ def _open_local(settings: Settings, notes: list[str], progress: bool) -> Source 
     except Exception as exc:  # a broken store must not stop the app from starting
         log.exception("opening the offline corpus failed")
         notes.append(
-            f"Offline corpus could not be opened ({type(exc).__name__}: {exc}) — check PILOT_CORPUS and PILOT_CACHE_DIR."
+            f"Offline corpus could not be opened ({type(exc).__name__}: {exc})"
+            f" — check PILOT_CORPUS and PILOT_CACHE_DIR."
         )
     return None
 
@@ -182,7 +185,8 @@ def open_source(
     unknown = [n for n in names if n not in KNOWN]
     if unknown:
         notes.append(
-            f"Unknown source(s) in PILOT_SOURCES: {', '.join(unknown)} — use a comma list of s2, aminer, local (or auto)."
+            f"Unknown source(s) in PILOT_SOURCES: {', '.join(unknown)}"
+            f" — use a comma list of s2, aminer, local (or auto)."
         )
     opened: list[Source] = []
     # One handle on the response cache, shared by the remote sources.

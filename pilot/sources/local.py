@@ -14,10 +14,10 @@ import shutil
 import sqlite3
 import time
 import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -92,7 +92,7 @@ class LocalCorpusSource(Source):
         vectors: Path | str | None = None,
         embedder: Embedder | None = None,
         progress: bool = True,
-    ) -> "LocalCorpusSource":
+    ) -> LocalCorpusSource:
         """Open the store of a corpus file, building it first when the file is new or has changed."""
         if path is None or not Path(path).is_file():
             raise SourceUnavailable(
@@ -150,7 +150,7 @@ class LocalCorpusSource(Source):
         remove_stale(cache, corpus, keep=dest)
 
     @classmethod
-    def from_settings(cls, settings=None, progress: bool = True) -> "LocalCorpusSource":
+    def from_settings(cls, settings=None, progress: bool = True) -> LocalCorpusSource:
         s = settings or get_settings()
         return cls.open(s.corpus, s.cache_dir, s.corpus_vectors, progress=progress)
 
@@ -158,6 +158,8 @@ class LocalCorpusSource(Source):
     def embedder(self) -> Embedder:
         if self._embedder is None:
             self._embedder = default_embedder()
+        elif not isinstance(self._embedder, Embedder):  # a factory: make the embedder on first use
+            self._embedder = self._embedder()
         return self._embedder
 
     async def aclose(self) -> None:
@@ -174,7 +176,7 @@ class LocalCorpusSource(Source):
 
     def _hits(self, ranked: list[tuple[int, float]]) -> list[SearchHit]:
         papers = self.store.papers(r for r, _ in ranked)
-        return [SearchHit(paper=p, score=s) for p, (_, s) in zip(papers, ranked)]
+        return [SearchHit(paper=p, score=s) for p, (_, s) in zip(papers, ranked, strict=False)]
 
     def _rank(self, query: str, filters: SearchFilters | None, limit: int, mode: str) -> list[tuple[int, float]]:
         mask = self.store.mask(filters)

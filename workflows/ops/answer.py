@@ -14,15 +14,15 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from pilot.llm import LLM, LLMError
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, Venue
 from pilot.text import words
-from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.entities import MATCHES, author_on_paper, flatten, of_kind, papers_in
+from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
+from workflows.ops.entities import MATCHES, Entity, author_on_paper
 from workflows.ports import PortType
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,9 @@ class Facts:
     paper_total: int = 0  # papers that matched before a step cut the list (0 = the list is complete)
 
     @classmethod
-    def collect(cls, entities: list, papers: list[Paper], papers_given: bool = False, paper_total: int = 0) -> "Facts":
+    def collect(
+        cls, entities: list[Entity], papers: list[Paper], papers_given: bool = False, paper_total: int = 0
+    ) -> Facts:
         facts = cls(papers_given=papers_given, paper_total=paper_total)
         seen: set[tuple[str, str]] = set()
         for e in entities:
@@ -69,7 +71,12 @@ class Facts:
             if key in seen:
                 continue
             seen.add(key)
-            {"author": facts.authors, "venue": facts.venues, "org": facts.orgs}[e.kind].append(e)
+            if isinstance(e, Author):
+                facts.authors.append(e)
+            elif isinstance(e, Venue):
+                facts.venues.append(e)
+            else:
+                facts.orgs.append(e)
         ids: set[str] = set()
         for p in papers:
             if p.id not in ids:
@@ -79,7 +86,8 @@ class Facts:
 
     def urls(self) -> set[str]:
         """Every URL an answer may cite: canonical URLs of the entities and papers returned."""
-        out = {e.canonical_url for e in [*self.authors, *self.venues, *self.orgs] if e.canonical_url}
+        entities: list[Entity] = [*self.authors, *self.venues, *self.orgs]
+        out = {e.canonical_url for e in entities if e.canonical_url}
         out |= {p.canonical_url for p in self.papers}
         # the authors listed on a returned paper came back from the source too
         out |= {a.canonical_url for p in self.papers for a in p.authors if a.canonical_url}
@@ -453,9 +461,7 @@ async def llm_answer(llm: LLM, question: str, facts: Facts, draft: Answer, notes
 # --- the operator ------------------------------------------------------------------------------------
 
 
-class SynthesizeParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SynthesizeParams(OperatorParams):
     question: str = Field("", description="the user's question (the LLM answers it; the template ignores it)")
     template: Template = Field("auto", description="answer shape; auto picks one from what the inputs hold")
     scope: str = Field("", description="what the listed items are restricted to, e.g. 'at ACL in 2005–2008'")
@@ -463,26 +469,30 @@ class SynthesizeParams(BaseModel):
     use_llm: bool = Field(True, description="let a configured LLM write the answer (checked, else the template)")
 
 
+@dataclass(kw_only=True)
+class AnswerInputs(OperatorInputs):
+    entities: list[list[Entity]] | None = port(
+        PortType.ENTITIES, many=True, optional=True, description="authors, venues, orgs"
+    )
+    papers: list[list[RankedPaper]] | None = port(PortType.PAPERS, many=True, optional=True, description="papers")
+
+
 @register
-class SynthesizeAnswer(Operator):
+class SynthesizeAnswer(Operator[SynthesizeParams, AnswerInputs]):
     name = "synthesize_answer"
     family = "entities"
     description = "Short answer {answer, reference} whose [n] citations are URLs of the input entities/papers."
     Params = SynthesizeParams
-    inputs = {
-        "entities": InputPort(PortType.ENTITIES, many=True, optional=True, description="authors, venues, orgs"),
-        "papers": InputPort(PortType.PAPERS, many=True, optional=True, description="papers"),
-    }
+    Inputs = AnswerInputs
     output = PortType.ANSWER
 
-    async def run(self, ctx: RunContext, params: SynthesizeParams, inputs: dict[str, Any]) -> Answer:
-        matched = (
-            it.evidence.scores.get(MATCHES, 0.0) for it in flatten(inputs.get("papers")) if isinstance(it, RankedPaper)
-        )
+    async def run(self, ctx: RunContext, params: SynthesizeParams, inputs: AnswerInputs) -> Answer:
+        ranked = [it for items in inputs.papers or [] for it in items]
+        matched = (it.evidence.scores.get(MATCHES, 0.0) for it in ranked)
         facts = Facts.collect(
-            of_kind(inputs.get("entities"), (Author, Venue, Org)),
-            papers_in(inputs.get("papers")),
-            papers_given="papers" in inputs,
+            [e for items in inputs.entities or [] for e in items],
+            [it.paper for it in ranked],
+            papers_given=inputs.papers is not None,
             paper_total=int(max(matched, default=0.0)),
         )
         draft = template_answer(facts, params.template, params.max_items, params.scope)

@@ -10,15 +10,27 @@ which look-up came back empty instead of silently answering about nobody.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import contextlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from pilot.domain import profile
 from pilot.models import Author, Evidence, Org, Paper, RankedPaper, SearchFilters, Venue
 from pilot.sources.base import NotFound
 from pilot.text import TOPIC_FILTER_STOPWORDS, contains_run, fold, stem, words
-from workflows.operator import InputPort, Operator, RunContext, register
+from workflows.operator import (
+    NoInputs,
+    Operator,
+    OperatorError,
+    OperatorInputs,
+    OperatorParams,
+    RunContext,
+    port,
+    register,
+)
 from workflows.ports import PortType
 
 # --- matching helpers -------------------------------------------------------------------------------
@@ -69,28 +81,11 @@ def author_on_paper(author: Author, paper: Paper) -> Author | None:
     return None
 
 
-def flatten(value: Any) -> list:
-    """Inputs on a ``many`` port arrive as a list of lists; a single edge may arrive unwrapped."""
-    if value is None:
-        return []
-    out: list = []
-    for item in value if isinstance(value, list) else [value]:
-        out.extend(flatten(item) if isinstance(item, list) else [item])
-    return out
+E = TypeVar("E", Author, Venue, Org)
 
 
-def of_kind(value: Any, cls: type) -> list:
-    return [e for e in flatten(value) if isinstance(e, cls)]
-
-
-def papers_in(value: Any) -> list[Paper]:
-    out = []
-    for item in flatten(value):
-        if isinstance(item, RankedPaper):
-            out.append(item.paper)
-        elif isinstance(item, Paper):
-            out.append(item)
-    return out
+def of_kind(values: Iterable[object], cls: type[E]) -> list[E]:
+    return [e for e in values if isinstance(e, cls)]
 
 
 def _dedupe_papers(papers: list[Paper]) -> list[Paper]:
@@ -111,11 +106,7 @@ def _by_impact(papers: list[Paper]) -> list[Paper]:
     return sorted(papers, key=lambda p: (-_impact(p), -(p.year or 0), p.title))
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class _PaperFilter(_Params):
+class _PaperFilter(OperatorParams):
     """Filters shared by the operators that list papers (same meaning as ``SearchFilters``)."""
 
     year_min: int | None = Field(None, ge=1000, le=2100)
@@ -164,35 +155,74 @@ def _ranked(papers: list[Paper], reason: str) -> list[RankedPaper]:
     return [RankedPaper(paper=p, score=float(_impact(p)), evidence=Evidence(reason=reason)) for p in papers]
 
 
-def _pick(ctx_inputs: Any, cls: type, explicit_id: str | None, top: int, what: str, how: str) -> list:
-    """Entities to act on: the explicit id wins, else the first ``top`` of that kind from the input."""
-    if explicit_id:
-        return [explicit_id]
-    found = of_kind(ctx_inputs, cls)
+def _pick(given: list[Entity] | None, cls: type[E], top: int, what: str, how: str) -> list[E]:
+    """The first ``top`` entities of that kind from the input (an explicit id param is the caller's)."""
+    found = of_kind(given or [], cls)
     if not found:
-        raise ValueError(f"no {what} to look up — {how}")
+        raise OperatorError(f"no {what} to look up — {how}")
     return found[:top]
+
+
+K = TypeVar("K")
+T = TypeVar("T")
+
+
+def _first_of_each(items: Iterable[T], key: Callable[[T], K]) -> list[T]:
+    """``items`` without later ones whose key an earlier one had, order kept."""
+    seen: set[K] = set()
+    out = []
+    for item in items:
+        if key(item) not in seen:
+            seen.add(key(item))
+            out.append(item)
+    return out
+
+
+Entity = Author | Venue | Org
+
+
+@dataclass(kw_only=True)
+class AuthorsInputs(OperatorInputs):
+    authors: list[Entity] | None = port(
+        PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)"
+    )
+
+
+@dataclass(kw_only=True)
+class VenuesInputs(OperatorInputs):
+    venues: list[Entity] | None = port(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")
+
+
+@dataclass(kw_only=True)
+class OrgsInputs(OperatorInputs):
+    orgs: list[Entity] | None = port(
+        PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)"
+    )
+
+
+@dataclass(kw_only=True)
+class PapersInputs(OperatorInputs):
+    papers: list[RankedPaper] = port(PortType.PAPERS, description="papers (e.g. from keyword_search)")
 
 
 # --- authors ---------------------------------------------------------------------------------------
 
 
-class SearchAuthorParams(_Params):
+class SearchAuthorParams(OperatorParams):
     name: str = Field(min_length=1, description="the person's name as the user wrote it (any script)")
     org: str | None = Field(None, description="prefer authors affiliated with this organisation")
     limit: int = Field(5, ge=1, le=50)
 
 
 @register
-class SearchAuthor(Operator):
+class SearchAuthor(Operator[SearchAuthorParams, NoInputs]):
     name = "search_author"
     family = "entities"
     description = "Find authors by name (optionally at an organisation); best match first."
     Params = SearchAuthorParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: SearchAuthorParams, inputs: dict[str, Any]) -> list[Author]:
+    async def run(self, ctx: RunContext, params: SearchAuthorParams, inputs: NoInputs) -> list[Author]:
         found = await ctx.source.search_authors(params.name, limit=max(params.limit, 25))
         if not found:
             raise NotFound(
@@ -210,32 +240,28 @@ class SearchAuthor(Operator):
         return found[: params.limit]
 
 
-class AuthorDetailParams(_Params):
+class AuthorDetailParams(OperatorParams):
     author_id: str | None = Field(None, description="look up this id instead of the input's authors")
     top: int = Field(1, ge=1, le=20, description="how many of the input's authors to look up")
 
 
 @register
-class AuthorDetail(Operator):
+class AuthorDetail(Operator[AuthorDetailParams, AuthorsInputs]):
     name = "author_detail"
     family = "entities"
     description = "Profile of authors (affiliation, counts, h-index, venues, topics, coauthors)."
     Params = AuthorDetailParams
-    inputs = {"authors": InputPort(PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)")}
+    Inputs = AuthorsInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: AuthorDetailParams, inputs: dict[str, Any]) -> list[Author]:
-        picked = _pick(
-            inputs.get("authors"),
-            Author,
-            params.author_id,
-            params.top,
-            "author",
-            "connect search_author or set author_id",
-        )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
-        if any(i is None for i in ids):
-            raise ValueError("an input author has no id this source can look up")
+    async def run(self, ctx: RunContext, params: AuthorDetailParams, inputs: AuthorsInputs) -> list[Author]:
+        if params.author_id:
+            ids = [params.author_id]
+        else:
+            authors = _pick(inputs.authors, Author, params.top, "author", "connect search_author or set author_id")
+            ids = [a.id for a in authors if a.id is not None]
+            if len(ids) < len(authors):
+                raise OperatorError("an input author has no id this source can look up")
         return list(await asyncio.gather(*(ctx.source.get_author(i) for i in ids)))
 
 
@@ -246,27 +272,22 @@ class AuthorPapersParams(_PaperFilter):
 
 
 @register
-class AuthorPapers(Operator):
+class AuthorPapers(Operator[AuthorPapersParams, AuthorsInputs]):
     name = "author_papers"
     family = "entities"
     description = "Papers of authors, optionally only at a venue, in a year range or on a topic."
     Params = AuthorPapersParams
-    inputs = {"authors": InputPort(PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)")}
+    Inputs = AuthorsInputs
     output = PortType.PAPERS
 
-    async def run(self, ctx: RunContext, params: AuthorPapersParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        picked = _pick(
-            inputs.get("authors"),
-            Author,
-            params.author_id,
-            params.top,
-            "author",
-            "connect search_author or set author_id",
-        )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
-        lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids if i))
+    async def run(self, ctx: RunContext, params: AuthorPapersParams, inputs: AuthorsInputs) -> list[RankedPaper]:
+        if params.author_id:
+            ids, names = [params.author_id], params.author_id
+        else:
+            authors = _pick(inputs.authors, Author, params.top, "author", "connect search_author or set author_id")
+            ids, names = [a.id for a in authors if a.id], ", ".join(a.name for a in authors)
+        lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids))
         papers = _dedupe_papers([p for lst in lists for p in lst if params.accepts(p)])
-        names = ", ".join(p if isinstance(p, str) else p.name for p in picked)
         what = params.describe()
         return _ranked(_by_impact(papers), f"paper of {names}" + (f" {what}" if what else ""))
 
@@ -274,30 +295,26 @@ class AuthorPapers(Operator):
 # --- venues ----------------------------------------------------------------------------------------
 
 
-class SearchVenueParams(_Params):
+class SearchVenueParams(OperatorParams):
     name: str = Field(min_length=1, description="venue name or acronym")
     limit: int = Field(5, ge=1, le=50)
 
 
 @register
-class SearchVenue(Operator):
+class SearchVenue(Operator[SearchVenueParams, NoInputs]):
     name = "search_venue"
     family = "entities"
     description = "Find venues (conferences, journals) by name or acronym; best match first."
     Params = SearchVenueParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: SearchVenueParams, inputs: dict[str, Any]) -> list[Venue]:
+    async def run(self, ctx: RunContext, params: SearchVenueParams, inputs: NoInputs) -> list[Venue]:
         found = list(await ctx.source.search_venues(params.name, limit=max(params.limit, 25)))
         for alias in profile().venue_forms(params.name)[:1]:
             # "NeurIPS" is "NIPS" in older data: look the alias up too so the venue is found either way
-            try:
+            with contextlib.suppress(NotFound):
                 found += await ctx.source.search_venues(alias, limit=params.limit)
-            except NotFound:
-                pass
-        seen: set[str] = set()
-        found = [v for v in found if not (v.id in seen or seen.add(v.id))]
+        found = _first_of_each(found, key=lambda v: v.id)
         # whole-word matches first ("ACL" before "NAACL"), then the bigger venue
         found.sort(key=lambda v: (not profile().venue_name_matches(params.name, v.name), -(v.paper_count or 0)))
         if not found:
@@ -305,25 +322,26 @@ class SearchVenue(Operator):
         return found[: params.limit]
 
 
-class VenueDetailParams(_Params):
+class VenueDetailParams(OperatorParams):
     venue_id: str | None = None
     top: int = Field(1, ge=1, le=20)
 
 
 @register
-class VenueDetail(Operator):
+class VenueDetail(Operator[VenueDetailParams, VenuesInputs]):
     name = "venue_detail"
     family = "entities"
     description = "Profile of venues (paper count, years, frequent authors, topics)."
     Params = VenueDetailParams
-    inputs = {"venues": InputPort(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")}
+    Inputs = VenuesInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: VenueDetailParams, inputs: dict[str, Any]) -> list[Venue]:
-        picked = _pick(
-            inputs.get("venues"), Venue, params.venue_id, params.top, "venue", "connect search_venue or set venue_id"
-        )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
+    async def run(self, ctx: RunContext, params: VenueDetailParams, inputs: VenuesInputs) -> list[Venue]:
+        if params.venue_id:
+            ids = [params.venue_id]
+        else:
+            venues = _pick(inputs.venues, Venue, params.top, "venue", "connect search_venue or set venue_id")
+            ids = [v.id for v in venues]
         return list(await asyncio.gather(*(ctx.source.get_venue(i) for i in ids)))
 
 
@@ -338,20 +356,20 @@ class VenuePapersParams(_PaperFilter):
 
 
 @register
-class VenuePapers(Operator):
+class VenuePapers(Operator[VenuePapersParams, VenuesInputs]):
     name = "venue_papers"
     family = "entities"
     description = "Papers published at a venue (from the input venues or the venue param), by years and topic."
     Params = VenuePapersParams
-    inputs = {"venues": InputPort(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")}
+    Inputs = VenuesInputs
     output = PortType.PAPERS
 
-    async def run(self, ctx: RunContext, params: VenuePapersParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        venues = of_kind(inputs.get("venues"), Venue)
+    async def run(self, ctx: RunContext, params: VenuePapersParams, inputs: VenuesInputs) -> list[RankedPaper]:
+        venues = of_kind(inputs.venues or [], Venue)
         if not venues and not params.venue:
-            raise ValueError("no venue given — connect search_venue or set the venue param")
+            raise OperatorError("no venue given — connect search_venue or set the venue param")
         # Prefer the resolved venue names (exact strings the source uses); the user's spelling is the fallback.
-        names = [v.name for v in venues[:3]] or [params.venue]
+        names = [v.name for v in venues[:3]] or [params.venue or ""]  # one of them is given (checked above)
         query = params.query or params.topic
         found: list[Paper] = []
         for name in names:
@@ -389,21 +407,20 @@ def _same_venue(name: str, venue: str | None) -> bool:
 # --- organisations ---------------------------------------------------------------------------------
 
 
-class SearchOrgParams(_Params):
+class SearchOrgParams(OperatorParams):
     name: str = Field(min_length=1, description="organisation name (university, lab, company), any script")
     limit: int = Field(5, ge=1, le=50)
 
 
 @register
-class SearchOrg(Operator):
+class SearchOrg(Operator[SearchOrgParams, NoInputs]):
     name = "search_org"
     family = "entities"
     description = "Find organisations (universities, labs, companies) by name; best match first."
     Params = SearchOrgParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: SearchOrgParams, inputs: dict[str, Any]) -> list[Org]:
+    async def run(self, ctx: RunContext, params: SearchOrgParams, inputs: NoInputs) -> list[Org]:
         found = list(await ctx.source.search_orgs(params.name, limit=max(params.limit, 25)))
         if not found:
             raise NotFound(ctx.source.name, f"no organisation matching {params.name!r}", "try its full official name")
@@ -419,29 +436,30 @@ class SearchOrg(Operator):
         return found[: params.limit]
 
 
-class OrgDetailParams(_Params):
+class OrgDetailParams(OperatorParams):
     org_id: str | None = None
     top: int = Field(1, ge=1, le=20)
 
 
 @register
-class OrgDetail(Operator):
+class OrgDetail(Operator[OrgDetailParams, OrgsInputs]):
     name = "org_detail"
     family = "entities"
     description = "Profile of organisations (paper and author counts, frequent authors, topics)."
     Params = OrgDetailParams
-    inputs = {"orgs": InputPort(PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)")}
+    Inputs = OrgsInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: OrgDetailParams, inputs: dict[str, Any]) -> list[Org]:
-        picked = _pick(
-            inputs.get("orgs"), Org, params.org_id, params.top, "organisation", "connect search_org or set org_id"
-        )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
+    async def run(self, ctx: RunContext, params: OrgDetailParams, inputs: OrgsInputs) -> list[Org]:
+        if params.org_id:
+            ids = [params.org_id]
+        else:
+            orgs = _pick(inputs.orgs, Org, params.top, "organisation", "connect search_org or set org_id")
+            ids = [o.id for o in orgs]
         return list(await asyncio.gather(*(ctx.source.get_org(i) for i in ids)))
 
 
-class OrgAuthorsParams(_Params):
+class OrgAuthorsParams(OperatorParams):
     org_id: str | None = None
     topic: str | None = Field(None, description="keep researchers with a paper on this topic written at the org")
     limit: int = Field(10, ge=1, le=200, description="researchers returned")
@@ -450,19 +468,19 @@ class OrgAuthorsParams(_Params):
 
 
 @register
-class OrgAuthors(Operator):
+class OrgAuthors(Operator[OrgAuthorsParams, OrgsInputs]):
     name = "org_authors"
     family = "entities"
     description = "Researchers of an organisation, optionally only those with papers on a topic written there."
     Params = OrgAuthorsParams
-    inputs = {"orgs": InputPort(PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)")}
+    Inputs = OrgsInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: OrgAuthorsParams, inputs: dict[str, Any]) -> list[Author]:
+    async def run(self, ctx: RunContext, params: OrgAuthorsParams, inputs: OrgsInputs) -> list[Author]:
         if params.org_id:
             orgs = [await ctx.source.get_org(params.org_id)]
         else:
-            orgs = _pick(inputs.get("orgs"), Org, None, 100, "organisation", "connect search_org or set org_id")
+            orgs = _pick(inputs.orgs, Org, 100, "organisation", "connect search_org or set org_id")
         primary = orgs[0]
         # Affiliation strings split one institution into departments ("Department of CS, Tsinghua
         # University"); the input orgs that contain the first one's name are its units.
@@ -470,8 +488,7 @@ class OrgAuthors(Operator):
         lists = await asyncio.gather(
             *(ctx.source.org_authors(o.id, limit=params.scan if params.topic else params.limit) for o in units)
         )
-        seen: set[str] = set()
-        people = [a for lst in lists for a in lst if not ((a.id or a.name) in seen or seen.add(a.id or a.name))]
+        people = _first_of_each((a for lst in lists for a in lst), key=lambda a: a.id or a.name)
         if not params.topic:
             return people[: params.limit]
         sem = asyncio.Semaphore(16)
@@ -495,24 +512,24 @@ class OrgAuthors(Operator):
         return [people[i] for _, i in ranked[: params.limit]]
 
 
-class PaperAuthorsParams(_Params):
+class PaperAuthorsParams(OperatorParams):
     org: str | None = Field(None, description="only authors whose affiliation on the paper names this organisation")
     limit: int = Field(10, ge=1, le=200)
 
 
 @register
-class PaperAuthors(Operator):
+class PaperAuthors(Operator[PaperAuthorsParams, PapersInputs]):
     name = "paper_authors"
     family = "entities"
     description = "The authors of a set of papers, those on most of the papers first (e.g. who works on a topic)."
     Params = PaperAuthorsParams
-    inputs = {"papers": InputPort(PortType.PAPERS, description="papers (e.g. from keyword_search)")}
+    Inputs = PapersInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: PaperAuthorsParams, inputs: dict[str, Any]) -> list[Author]:
+    async def run(self, ctx: RunContext, params: PaperAuthorsParams, inputs: PapersInputs) -> list[Author]:
         counts: dict[str, int] = {}
         first: dict[str, Author] = {}
-        for paper in papers_in(inputs.get("papers")):
+        for paper in (it.paper for it in inputs.papers):
             for a in paper.authors:
                 if params.org and not org_matches(params.org, a.affiliation):
                     continue

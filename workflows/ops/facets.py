@@ -18,15 +18,16 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pilot.models import Paper, RankedPaper
 from pilot.vocab import Facet
-from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import blend, encode, input_list, paper_vectors, papers_of, sentences
+from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
+from workflows.ops.features import blend, encode, paper_vectors, papers_of, sentences
 from workflows.ports import PortType
 
 # Cue words of abstract sentences per facet. A sentence's weight for a facet = its cue count (scaled to
@@ -110,8 +111,7 @@ def match_scores(
     return out, best
 
 
-class FacetMatchParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FacetMatchParams(OperatorParams):
     facet: Facet | None = Field(None, description="the anchor's aspect to match on; none = the whole abstract")
     facet_weight: float = Field(
         0.3, ge=0.0, le=1.0, description="share of the facet's sentences in the anchor's weights (rest: all equally)"
@@ -130,8 +130,14 @@ class FacetMatchParams(BaseModel):
     )
 
 
+@dataclass(kw_only=True)
+class FacetMatchInputs(OperatorInputs):
+    ranked: list[RankedPaper] = port(PortType.RANKED, name="in")
+    anchor: list[RankedPaper] = port(PortType.PAPERS, description="the paper whose sentences are matched")
+
+
 @register
-class FacetMatchOp(Operator):
+class FacetMatchOp(Operator[FacetMatchParams, FacetMatchInputs]):
     name = "facet_match"
     family = "reranking"
     description = (
@@ -139,16 +145,13 @@ class FacetMatchOp(Operator):
         "optionally on one facet: background, method or result."
     )
     Params = FacetMatchParams
-    inputs = {
-        "in": InputPort(PortType.RANKED),
-        "anchor": InputPort(PortType.PAPERS, description="the paper whose sentences are matched"),
-    }
+    Inputs = FacetMatchInputs
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: FacetMatchParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        items = input_list(inputs.get("in"))
+    async def run(self, ctx: RunContext, params: FacetMatchParams, inputs: FacetMatchInputs) -> list[RankedPaper]:
+        items = inputs.ranked or []
         head, tail = items[: params.top_n], items[params.top_n :]
-        anchors = papers_of(inputs.get("anchor"))
+        anchors = papers_of(inputs.anchor)
         if not head or not anchors:
             return items
         if ctx.embedder is None:

@@ -9,15 +9,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
 from pilot.models import Evidence, Paper, RankedPaper
 from pilot.text import QUERY_STOPWORDS, contains_run
-
-if TYPE_CHECKING:
-    from workflows.operator import RunContext
+from workflows.operator import RunContext
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
@@ -102,7 +101,7 @@ def citation_value(paper: Paper) -> int:
 # --- vectors ------------------------------------------------------------------------------------
 
 
-def text_vector(ctx: "RunContext", text: str) -> np.ndarray | None:
+def text_vector(ctx: RunContext, text: str) -> np.ndarray | None:
     """The embedding of a query text, or None when no embedder is configured."""
     if ctx.embedder is None or not text.strip():
         return None
@@ -142,7 +141,7 @@ def encode(embedder: Any, texts: list[str]) -> np.ndarray:
     return np.concatenate([embedder.encode(texts[i : i + 256]) for i in range(0, len(texts), 256)])
 
 
-def paper_vectors(ctx: "RunContext", papers: list[Paper]) -> np.ndarray | None:
+def paper_vectors(ctx: RunContext, papers: list[Paper]) -> np.ndarray | None:
     """Unit vectors of the papers' title+abstract, shape (n, dim); None when nothing can embed.
 
     Precomputed vectors of the source answer first; the embedder fills the rest.
@@ -155,7 +154,7 @@ def paper_vectors(ctx: "RunContext", papers: list[Paper]) -> np.ndarray | None:
     if lookup is not None:
         try:
             got = lookup([p.id for p in papers])
-        except Exception:  # a vector store problem must not sink a scoring step
+        except (OSError, ValueError, IndexError, KeyError):  # a damaged vector file must not sink a scoring step
             got = None
         if got is not None and len(got) == len(papers):
             out = np.asarray(got, dtype=np.float32)
@@ -173,7 +172,7 @@ def paper_vectors(ctx: "RunContext", papers: list[Paper]) -> np.ndarray | None:
     return out
 
 
-def query_vector(ctx: "RunContext", text: str, anchors: list[Paper]) -> np.ndarray | None:
+def query_vector(ctx: RunContext, text: str, anchors: list[Paper]) -> np.ndarray | None:
     """The dense query: the text when given, else the mean of the anchors' vectors."""
     if text.strip():
         return text_vector(ctx, text)
@@ -187,7 +186,7 @@ def query_vector(ctx: "RunContext", text: str, anchors: list[Paper]) -> np.ndarr
     return None
 
 
-def cosine_to(ctx: "RunContext", papers: list[Paper], text: str, anchors: list[Paper]) -> np.ndarray | None:
+def cosine_to(ctx: RunContext, papers: list[Paper], text: str, anchors: list[Paper]) -> np.ndarray | None:
     q = query_vector(ctx, text, anchors)
     if q is None:
         return None
@@ -195,6 +194,32 @@ def cosine_to(ctx: "RunContext", papers: list[Paper], text: str, anchors: list[P
     if vecs is None:
         return None
     return (vecs @ q).astype(np.float32)
+
+
+# --- evidence scores a node writes under its own id ---------------------------------------------------
+
+SUPPORT = ".support"
+
+
+def support_key(node_id: str) -> str:
+    """The evidence score a graph-expansion node writes: how many of its seeds link to the paper."""
+    return f"{node_id}{SUPPORT}" if node_id else SUPPORT.lstrip(".")
+
+
+# What a ``neighbourhood`` node writes about each paper relative to its seeds (centrality = rank-weighted votes).
+NEIGHBOURHOOD_SCORES = ("centrality", "seeds_citing", "cocitation", "coupling")
+
+
+def node_score_key(node_id: str, name: str) -> str:
+    """The evidence score ``name`` as a node writes it under its own id ("graph.centrality")."""
+    return f"{node_id}.{name}" if node_id else name
+
+
+def support_node(score_name: str) -> str | None:
+    """The node that wrote an evidence score under its own id ("cocited.support" -> "cocited", "graph.coupling"
+    -> "graph"), else None."""
+    node, dot, rest = score_name.rpartition(".")
+    return node if dot and rest in (SUPPORT.lstrip("."), *NEIGHBOURHOOD_SCORES) and node else None
 
 
 # --- ranked lists -------------------------------------------------------------------------------
@@ -249,13 +274,8 @@ def papers_of(value: Any) -> list[Paper]:
     return [it.paper if isinstance(it, RankedPaper) else it for it in value]
 
 
-def input_list(value: Any) -> list[RankedPaper]:
-    """A paper-list input as a list (``None`` when the optional port is unconnected)."""
-    return list(value or [])
-
-
 def best_sentences(
-    ctx: "RunContext",
+    ctx: RunContext,
     papers: list[Paper],
     query: str,
     anchors: list[Paper],
