@@ -212,8 +212,10 @@ def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
     # Sharing one or two references is common between any two papers of a field; from the third on it
     # says "same literature behind them" (absolute scale: floor 2, saturating at 5).
     # ev:coupled.support = how many of the anchor's references the paper cites: bibliographic coupling.
+    # rrf: found by several of the searches and expansions at once (text, keywords, coupling, co-citation,
+    # the anchor's references) — agreement between signals that each see a different side of the paper
     if faceted:
-        features = {"ev:coupled.support": 0.5, "dense": 1.5, "lexical": 0.5}
+        features = {"ev:coupled.support": 0.5, "dense": 1.5, "lexical": 0.5, "rrf": 0.5}
     else:
         features = {"ev:coupled.support": 2.0, "dense": 1.0}
     params = _score_params(intent, features, caps={"ev:coupled.support": 5}, floors={"ev:coupled.support": 2})

@@ -130,7 +130,10 @@ async def _ablate(harness: Harness, cases: list[dict], flows: dict[str, Workflow
 
     results: dict[str, dict] = {}
     for signal in [NONE, *signals]:
-        flows_now = {cid: wf if signal == NONE else without(wf, signal) for cid, wf in flows.items()}
+        # only the chosen cases' workflows: a param edit may not fit the others' shapes
+        flows_now = {c["case_id"]: flows[c["case_id"]] for c in cases}
+        if signal != NONE:
+            flows_now = {cid: without(wf, signal) for cid, wf in flows_now.items()}
         rows = await asyncio.gather(*(run(c, flows_now[c["case_id"]]) for c in cases))
         results[signal] = _summary(cases, rows)
     return results

@@ -120,21 +120,32 @@ def _bound(op: str, param: str) -> float | None:
     return next((float(m.le) for m in field.metadata if isinstance(m, Le)), 10.0**6)  # type: ignore[arg-type]
 
 
-def _reads_dropped(feature: str, kept: set[str]) -> bool:
+# score features that read what the replaced union computed: its rank fusion of the searches (on the pool,
+# with no fusion, ``rrf`` would fall back to the fetch order — sorted ids — and rank by id)
+_UNION_FEATURES = {"rrf"}
+
+
+def _reads_replaced(feature: str, kept: set[str]) -> bool:
+    if feature in _UNION_FEATURES:
+        return True
     node = support_node(feature[len(EV_PREFIX) :]) if feature.startswith(EV_PREFIX) else None
     return node is not None and node not in kept
 
 
-def forget_dropped(wf: Workflow) -> None:
-    """Score steps no longer weigh the evidence of nodes that were taken out (expansions the pool replaced,
-    a node an ablation removed): those features are 0 for every paper, so the ranking is the same and the
-    workflow stays valid."""
+def _forget_replaced(wf: Workflow) -> None:
+    """Score steps no longer weigh what the pool replaced: the evidence of expansions that are gone and the
+    union's fusion. Those are the same for every pool paper (0), so the ranking keeps its meaning and the
+    workflow stays valid (a score step left with no feature keeps its own)."""
     kept = {n.id for n in wf.nodes}
     for node in wf.nodes:
+        features = node.params.get("features")
+        if node.op != "score" or not isinstance(features, dict):
+            continue
+        if not any(not _reads_replaced(f, kept) for f in features):
+            continue
         for key in ("features", "caps", "floors"):
-            table = node.params.get(key)
-            if isinstance(table, dict):
-                node.params[key] = {name: v for name, v in table.items() if not _reads_dropped(name, kept)}
+            table = node.params.get(key) or {}
+            node.params[key] = {name: v for name, v in table.items() if not _reads_replaced(name, kept)}
 
 
 def pool_workflow(wf: Workflow, pool: Sequence[str]) -> Workflow | None:
@@ -158,7 +169,7 @@ def pool_workflow(wf: Workflow, pool: Sequence[str]) -> Workflow | None:
     keep = ancestors(wf, wf.output) | {wf.output}
     wf.nodes = [n for n in wf.nodes if n.id in keep]
     wf.edges = [e for e in wf.edges if e.source in keep and e.target in keep]
-    forget_dropped(wf)
+    _forget_replaced(wf)
     for node in wf.nodes:
         # top_k's k is a cut-off; other ops' k (keywords_from's) is not
         param = "k" if node.op == "top_k" else "top_n"
