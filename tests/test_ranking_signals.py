@@ -82,6 +82,10 @@ def test_pool_workflow_replaces_candidate_gathering_and_lifts_every_cut_off():
     assert wf.has_node("merge") and wf.node("top").params["k"] == 20  # the session's workflow is untouched
     generic = pool_workflow(generic_workflow(PARSER, "similar papers"), pool)
     assert generic is not None and generic.node("rerank").params["top_n"] == 120
+    # rrf fused the replaced union's searches; on the pool it would rank by the fetch order, i.e. by id
+    assert "rrf" in generic_workflow(PARSER, "similar papers").node("score").params["features"]
+    assert "rrf" not in generic.node("score").params["features"]
+    assert "rrf" not in pw.node("score").params["features"] and "rrf" in wf.node("score").params["features"]
     no_union = template("sibling", PARSER).model_copy(deep=True)
     no_union.nodes = [n for n in no_union.nodes if n.op != "union"]
     assert pool_workflow(no_union, pool) is None
