@@ -26,6 +26,7 @@ from pilot.eval.report import (
     mode_table,
     paired_table,
     plot,
+    pool_plot,
     pool_table,
 )
 from pilot.sources.base import SourceError
@@ -102,11 +103,14 @@ def _compare(dirs: list[str], out: Path | None) -> int:
         print("\nper-case MRR, each run against the one before it\n" + paired)
     folder = out or Path(dirs[0]).parent
     plot(runs, folder / "compare.png")
+    pool_png = pool_plot(runs, folder / "compare-pool.png")
     report = markdown_report(runs) + (
         f"\n## per-case MRR, each run against the one before it\n\n{paired}\n" if paired else ""
     )
+    if pool_png:
+        report += f"\n![CSFCube pool MAP and NDCG%20 per facet, with the published results]({pool_png.name})\n"
     (folder / "compare.md").write_text(report, encoding="utf-8")
-    print(f"\nwrote {folder / 'compare.md'} and {folder / 'compare.png'}")
+    print(f"\nwrote {folder / 'compare.md'} and {folder / 'compare.png'}" + (f" and {pool_png}" if pool_png else ""))
     return 0
 
 

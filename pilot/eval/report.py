@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pilot.eval.metrics import CASE_DIRECTIONS, GRADED_KEY, RANK_KEYS, mean
-from pilot.eval.pool import aggregate_pool
+from pilot.eval.pool import PUBLISHED, aggregate_pool
 
 RUN_KEYS = ("workflow_error_rate", "mean_turns", "mean_latency_s")
 BLOCK_KEYS: tuple[str, ...] = (*RANK_KEYS, *RUN_KEYS)
@@ -191,6 +191,42 @@ def plot(runs: Sequence[dict], path: Path, metrics: Sequence[str] = PLOT_METRICS
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=max(1, len(runs)), fontsize=9, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.92))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def pool_plot(runs: Sequence[dict], path: Path) -> Path | None:
+    """CSFCube pool MAP and NDCG%20 per facet, one bar per mode (and the dense-only floor of the first run),
+    with the published results as dashed lines on the "all" group. None when no run has pool metrics."""
+    runs = [m for m in runs if m.get("csfcube_pool")]
+    if not runs:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bars = [(m["mode"], m["csfcube_pool"]) for m in runs] + [("dense only", runs[0].get("csfcube_pool_dense_only", {}))]
+    groups = [g for g in ("background", "method", "result", "all") if any(g in vals for _, vals in bars)]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.0), squeeze=False)
+    width = 0.8 / len(bars)
+    for ax, metric, title in zip(axes[0], ("map", "ndcg%20"), ("MAP", "NDCG%20"), strict=True):
+        for i, (name, vals) in enumerate(bars):
+            ys = [vals.get(g, {}).get(metric, 0.0) for g in groups]
+            ax.bar([x + i * width for x in range(len(groups))], ys, width, label=name)
+        if "all" in groups:
+            x0 = groups.index("all") - 0.1
+            for (label, ref), style in zip(PUBLISHED.items(), ("--", ":"), strict=False):
+                ax.hlines(ref[metric], x0, x0 + 1.0, colors="black", linestyles=style, label=label)
+        ax.set_title(f"CSFCube pool {title}")
+        ax.set_ylim(0, 1)
+        ax.set_xticks([x + width * (len(bars) - 1) / 2 for x in range(len(groups))])
+        ax.set_xticklabels(groups, fontsize=9)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=min(6, len(labels)), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.88))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
