@@ -5,6 +5,7 @@
         --mode multi --out runs/multi
     pilot eval compare runs/bm25 runs/fixed runs/single runs/multi
     pilot eval kg --corpus ../shared/corpus/papers.jsonl.gz --out runs/kg   # entity questions, gold plans
+    pilot eval conversations --corpus ../shared/corpus/papers.jsonl.gz --out runs/conv  # scripted conversations
 """
 
 from __future__ import annotations
@@ -19,20 +20,30 @@ from pathlib import Path
 def add(sub) -> None:
     p = sub.add_parser(
         "eval",
-        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ..., eval kg)",
+        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ..., eval kg, eval conversations)",
         description="Run benchmark cases through pilot and score them; `pilot eval compare DIR...` compares runs; "
-        "`pilot eval kg` scores the entity-question gold set (plans, cited answers).",
+        "`pilot eval kg` scores the entity-question gold set (plans, cited answers); `pilot eval conversations` "
+        "runs the scripted multi-search conversations and scores how each message was read.",
     )
     p.add_argument(
         "compare",
         nargs="*",
-        metavar="compare DIR | kg",
-        help="`compare` followed by --out folders of earlier runs, or `kg` for the entity-question gold set",
+        metavar="compare DIR | kg | conversations",
+        help="`compare` followed by --out folders of earlier runs, `kg` for the entity-question gold set, "
+        "or `conversations` for the scripted conversations",
     )
     p.add_argument("--cases", type=Path, help="benchmark cases (JSONL)")
     p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
     p.add_argument(
         "--questions", type=Path, help="with `kg`: gold entity questions (default: tests/data/kg_questions.jsonl)"
+    )
+    p.add_argument(
+        "--conversations",
+        type=Path,
+        help="with `conversations`: the scripted conversations (default: tests/data/conversations.jsonl)",
+    )
+    p.add_argument(
+        "--split", default="all", help="with `conversations`: only this split (dev, heldout; default all)"
     )
     p.add_argument("--prefer-llm", action="store_true", help="with `kg`: let the LLM plan every question")
     p.add_argument("--mode", choices=["fixed", "single", "multi", "bm25"], help="how pilot is driven")
@@ -105,10 +116,17 @@ def run(args: argparse.Namespace) -> int:
         from pilot.kg.gold import DEFAULT_QUESTIONS, run_cli
 
         return run_cli(args.questions or DEFAULT_QUESTIONS, args.corpus, args.llm, args.prefer_llm, args.out)
+    if args.compare and args.compare[0] == "conversations":
+        if len(args.compare) > 1:
+            return _fail(f"unexpected argument {args.compare[1]!r} after `conversations`")
+        from pilot.eval.conversations import DEFAULT_CONVERSATIONS, run_cli as run_conversations
+
+        return run_conversations(args.conversations or DEFAULT_CONVERSATIONS, args.corpus, args.llm, args.split, args.out)
     if args.compare:
         if args.compare[0] != "compare":
             return _fail(
-                f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...` or `pilot eval kg`?)"
+                f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...`, "
+                "`pilot eval kg` or `pilot eval conversations`?)"
             )
         return _compare(args.compare[1:], args.out)
     missing = [flag for flag, v in (("--cases", args.cases), ("--mode", args.mode), ("--out", args.out)) if v is None]
