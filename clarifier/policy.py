@@ -33,8 +33,9 @@ DIRECTION_OPTIONS: list[tuple[str, str]] = [
 ]
 
 # how much a well-split question on this slot is worth, per direction (missing = 1.0)
+# (0 = never asked: the datasets a paper uses come before it, so "which period?" means nothing there)
 _PRIORS: dict[str, dict[str, float]] = {
-    "time": {"survey": 0.6},
+    "time": {"survey": 0.6, "benchmark": 0.0},
     "venue": {"predecessor": 0.7, "benchmark": 0.5, "survey": 0.5},
     "topic": {"successor": 0.8, "benchmark": 0.7},
     "resource": {},
@@ -131,33 +132,15 @@ def _time(intent: Intent, cands: list[Paper]) -> Proposal | None:
     return Proposal(q, entropy(labels), f"years {lo}–{hi} split into {len(bounds)} windows")
 
 
-_ACRONYMS = {
-    "acl": "ACL",
-    "emnlp": "EMNLP",
-    "naacl": "NAACL",
-    "coling": "COLING",
-    "eacl": "EACL",
-    "cl": "CL",
-    "lrec": "LREC",
-    "hlt": "HLT",
-    "conll": "CoNLL",
-}
-
-
 def venue_label(paper: Paper) -> str | None:
-    """The name a user would use for the paper's venue: the anthology acronym for ACL-Anthology ids
-    (whose venue fields spell out dozens of variants of the same conference), else the venue field."""
-    if paper.id.startswith("acl:"):
-        try:
-            from workflows.ops.features import venue_keys
-        except ImportError:  # operator library absent: fall back to the raw field
-            return (paper.venue or "").strip() or None
-        keys = venue_keys(paper)
-        for key in ("conll", "acl", "emnlp", "naacl", "coling", "eacl", "cl", "lrec", "hlt"):
-            if key in keys:
-                return _ACRONYMS[key]
+    """The name a user would use for the paper's venue (``pilot.venues.venue_of``); ACL Anthology workshops,
+    whose venue fields are long one-off names, have none (they would make unreadable options)."""
+    from pilot.venues import venue_of
+
+    name = venue_of(paper)
+    if paper.id.startswith("acl:") and paper.id[4:5] == "W" and name != "CoNLL":
         return None
-    return (paper.venue or "").strip() or None
+    return name
 
 
 def _venue(intent: Intent, cands: list[Paper]) -> Proposal | None:
@@ -214,6 +197,63 @@ def topic_clusters(cands: list[Paper], k: int = 3, anchor: Paper | None = None) 
     return out
 
 
+_PHRASE_STOP = frozenset(
+    """a an the of for in on and or to with by from via at as is are be its into using based towards toward new
+    approach approaches method methods model models system systems paper study analysis improving improved
+    efficient effective robust towards""".split()
+)
+# words too general to name a sub-area on their own ("learning", "language"): fine inside a phrase
+_GENERIC = frozenset(
+    """learning language languages word words sentence sentences text texts task tasks neural network networks deep
+    data information natural processing machine automatic statistical model models training large scale multi
+    semantic semantics using toward towards""".split()
+)
+
+
+def _phrases(title: str) -> set[str]:
+    """The 1-3 word phrases of a title that neither start nor end with a function word."""
+    words = re.findall(r"[a-z][a-z0-9\-]+", title.lower())
+    out = set()
+    for n in (1, 2, 3):
+        for i in range(len(words) - n + 1):
+            gram = words[i : i + n]
+            if (
+                gram[0] in _PHRASE_STOP
+                or gram[-1] in _PHRASE_STOP
+                or (n == 1 and (len(gram[0]) < 4 or gram[0] in _GENERIC))
+            ):
+                continue
+            out.add(" ".join(gram))
+    return out
+
+
+LABEL_CHARS = 95
+
+
+def cluster_label(cands: list[Paper], members: list[int], terms: list[str], skip: set[str] = frozenset()) -> str:
+    """A label a person can read: the phrase most typical of the cluster's titles (more frequent in it than in
+    the other candidates, longer phrases preferred) and one of its best-known papers as an example."""
+    inside = [_phrases(cands[i].title or "") for i in members]
+    others = [_phrases(p.title or "") for j, p in enumerate(cands) if j not in set(members)]
+    counts: Counter = Counter(g for grams in inside for g in grams)
+    best, best_score = None, 0.0
+    for gram, n in counts.items():
+        if n < 2 or set(gram.split()) <= skip:
+            continue
+        out = sum(1 for grams in others if gram in grams)
+        score = (n / len(members) - out / max(1, len(others))) * (1 + 0.75 * (len(gram.split()) - 1))
+        if score > best_score:
+            best, best_score = gram, score
+    phrase = best or ", ".join(terms)
+    example = max(
+        (cands[i] for i in members), key=lambda p: (p.citation_count or 0) + 20 * (p.in_corpus_citations or 0)
+    )
+    room = max(20, LABEL_CHARS - len(phrase) - 10)  # a button stays one or two lines
+    title = example.title.replace('"', "'")
+    title = title if len(title) <= room else title[: room - 1].rstrip() + "…"
+    return f"{phrase} — e.g. “{title}”"
+
+
 def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal | None:
     if intent.topic_terms:
         return None
@@ -222,8 +262,9 @@ def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal
         return None
     options = []
     seen: set[str] = set()
-    for label, _ in clusters:
-        text = ", ".join(label)
+    skip = set(content_terms(anchor.title, limit=50)) if anchor else set()
+    for label, members in clusters:
+        text = cluster_label(cands, members, label, skip)
         if text.lower() in seen:
             continue
         seen.add(text.lower())
@@ -325,7 +366,7 @@ def next_question(
     """Ask the best question not asked yet, or finalize (question None) with the reason why."""
     if turns >= max_turns:
         return Decision(None, f"turn limit reached ({max_turns} questions)")
-    if intent.direction is None and "direction" not in asked:
+    if intent.direction is None and anchor is not None and "direction" not in asked:
         return Decision(
             direction_question(anchor.title if anchor else None),
             "the request does not say which direction",

@@ -43,7 +43,10 @@ class Settings(BaseSettings):
         description="operator registry in the workflow prompt: full param schemas, or compact (defaults as values) for small local models",
     )
 
-    max_turns: int = 4
+    max_turns: int = Field(4, description="clarification questions asked at most in one search")
+    questions_before_results: int = Field(
+        2, ge=0, description="questions on search settings asked before the first results; the rest come with them"
+    )
     node_timeout_s: float = 30.0
     ui_concurrency: int = Field(
         4,

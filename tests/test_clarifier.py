@@ -83,7 +83,7 @@ def test_identifiers_are_recognised_as_anchors():
     )
     assert parse_request("what cites acl:P02-1040?").anchor_query == "acl:P02-1040"
     free = parse_request("find follow-ups of BLEU a method for automatic evaluation of machine translation since 2005")
-    assert free.anchor_kind == "text" and free.anchor_query.startswith("BLEU")
+    assert free.anchor_kind == "topic" and free.anchor_query.startswith("BLEU")
     assert free.intent.direction == "successor" and free.intent.year_min == 2005
 
 

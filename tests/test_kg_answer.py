@@ -22,8 +22,7 @@ from pilot.kg.synthesize import urls_in_results
 from pilot.runtime import Runtime
 from pilot.sources.base import Source
 from pilot.store.text import display_name, fold, org_id, split_affiliation
-from tests.ops_helpers import authored, wrote_at_org_on_topic
-from workflows.ops.entities import venue_matches
+from tests.ops_helpers import at_venue_row, authored, wrote_at_org_on_topic
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,7 +56,7 @@ async def test_author_papers_at_venue_in_years(runtime, corpus_slice_rows):
     expected = [
         r
         for r in authored(corpus_slice_rows, "Christopher D. Manning")
-        if r["year"] and 2005 <= r["year"] <= 2010 and venue_matches("ACL", r["venue"])
+        if r["year"] and 2005 <= r["year"] <= 2010 and at_venue_row(r, "ACL")
     ]
     cited = [urls[u] for u in answer.reference.values() if u in urls]
     assert {r["id"] for r in cited} == {r["id"] for r in expected}  # all of them (fewer than 10), nothing else
@@ -172,7 +171,7 @@ async def test_venue_papers_in_a_year(runtime, corpus_slice_rows):
     assert_grounded(run, answer)
     urls = by_url(corpus_slice_rows)
     listed = [urls[u] for u in answer.reference.values() if u in urls]
-    assert listed and all(r["year"] == 2010 and venue_matches("EMNLP", r["venue"]) for r in listed)
+    assert listed and all(r["year"] == 2010 and at_venue_row(r, "EMNLP") for r in listed)
     found = int(re.search(r"(\d+) papers? found", answer.answer).group(1))
     assert found == len(run.values["papers"]) >= len(listed)
 

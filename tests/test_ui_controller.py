@@ -150,9 +150,9 @@ async def test_the_papers_of_an_answer_can_be_kept_and_exported(controller):
     cited = set(answer.reference.values())
     assert ui.results and all(r.paper.canonical_url in cited for r in ui.results)
     assert ui.results[0].evidence.reason.startswith("cited as [")
-    from workflows.ops.entities import venue_matches
+    from pilot.venues import at_venue
 
-    assert all(2005 <= (r.paper.year or 0) <= 2010 and venue_matches("ACL", r.paper.venue) for r in ui.results)
+    assert all(2005 <= (r.paper.year or 0) <= 2010 and at_venue(r.paper, "ACL") for r in ui.results)
     entries = bibparse.parse(open(controller.export_files(ui)["bibtex"], encoding="utf-8").read())
     assert [e["note"].split(": ", 1)[1] for e in entries] == [r.paper.id for r in ui.results]
     # rating is for paper searches; it says so instead of editing the question's plan

@@ -42,9 +42,7 @@ def add(sub) -> None:
         type=Path,
         help="with `conversations`: the scripted conversations (default: tests/data/conversations.jsonl)",
     )
-    p.add_argument(
-        "--split", default="all", help="with `conversations`: only this split (dev, heldout; default all)"
-    )
+    p.add_argument("--split", default="all", help="with `conversations`: only this split (dev, heldout; default all)")
     p.add_argument("--prefer-llm", action="store_true", help="with `kg`: let the LLM plan every question")
     p.add_argument("--mode", choices=["fixed", "single", "multi", "bm25"], help="how pilot is driven")
     p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
@@ -121,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"unexpected argument {args.compare[1]!r} after `conversations`")
         from pilot.eval.conversations import DEFAULT_CONVERSATIONS, run_cli as run_conversations
 
-        return run_conversations(args.conversations or DEFAULT_CONVERSATIONS, args.corpus, args.llm, args.split, args.out)
+        return run_conversations(
+            args.conversations or DEFAULT_CONVERSATIONS, args.corpus, args.llm, args.split, args.out
+        )
     if args.compare:
         if args.compare[0] != "compare":
             return _fail(

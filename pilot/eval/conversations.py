@@ -317,10 +317,21 @@ def summarize_by_split(records: list[dict]) -> dict[str, dict[str, Any]]:
 
 def report_markdown(summary: dict[str, Any], by_split: dict[str, dict[str, Any]], records: list[dict]) -> str:
     names = list(by_split)
-    lines = ["# Scripted conversations", "", "| metric | all | " + " | ".join(names) + " |", "|" + "---|" * (2 + len(names))]
+    lines = [
+        "# Scripted conversations",
+        "",
+        "| metric | all | " + " | ".join(names) + " |",
+        "|" + "---|" * (2 + len(names)),
+    ]
     for key, value in summary.items():
         lines.append(f"| {key} | {value} | " + " | ".join(str(by_split[n].get(key, "")) for n in names) + " |")
-    lines += ["", "## Failed turns", "", "| conversation | split | turn | action | failed checks | observed |", "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Failed turns",
+        "",
+        "| conversation | split | turn | action | failed checks | observed |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in records:
         for t in r["turns"]:
             if t["passed"]:
@@ -401,7 +412,9 @@ def run_cli(path: Path, corpus: Path | None, llm: str | None, split: str | None,
             overrides["sources"] = "local"
     runtime = Runtime.from_settings(Settings(**overrides), llm_model=llm)
     records = asyncio.run(run_all(conversations, runtime))
-    metrics = write_outputs(out, records) if out else {"all": summarize(records), "by_split": summarize_by_split(records)}
+    metrics = (
+        write_outputs(out, records) if out else {"all": summarize(records), "by_split": summarize_by_split(records)}
+    )
     print(json.dumps(metrics, indent=2))
     if out:
         print(f"wrote {out}/metrics.json, runs.jsonl, report.md, report.png", file=sys.stderr)

@@ -585,7 +585,7 @@ def _names_a_paper_with_direction(text: str) -> bool:
     from pilot.intent import parse_request
 
     parsed = parse_request(text)
-    return parsed.anchor_kind not in ("text", "none") and parsed.intent.direction is not None
+    return parsed.anchor_kind not in ("topic", "current", "none") and parsed.intent.direction is not None
 
 
 def classify(text: str) -> Kind:

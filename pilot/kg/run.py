@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pilot.models import Answer
+from pilot.kg.classify import KGQuery
 from pilot.kg.planner import Plan, make_plan
 from workflows.executor import RunResult, execute
 from workflows.model import NodeTrace, RunTrace, Workflow
@@ -62,13 +63,14 @@ async def run_plan(plan: Plan, runtime: Any) -> tuple[RunResult, Answer]:
     return run, failure_answer(plan.workflow, run)
 
 
-async def ask(text: str, runtime: Any, prefer_llm: bool = False) -> Asked:
-    """Classify, plan, execute and answer ``text``; never raises for any question text."""
+async def ask(text: str, runtime: Any, prefer_llm: bool = False, query: KGQuery | None = None) -> Asked:
+    """Classify, plan, execute and answer ``text``; never raises for any question text. ``query``: the
+    question as the caller already read it (the chat's message reader), so it is not parsed again."""
     text = " ".join((text or "").split())
     if not text:
         return Asked("papers", Workflow(name="empty question"), _empty_run(), Answer(answer=EMPTY_HINT))
     try:
-        plan = await make_plan(text, getattr(runtime, "llm", None), prefer_llm=prefer_llm)
+        plan = await make_plan(text, getattr(runtime, "llm", None), prefer_llm=prefer_llm, query=query)
     except Exception as exc:  # the pattern planner should never fail; if it does, say so instead of crashing
         log.warning("KG planning failed: %s", exc, exc_info=True)
         return Asked(
@@ -82,7 +84,7 @@ async def ask(text: str, runtime: Any, prefer_llm: bool = False) -> Asked:
     return Asked(plan.kind, plan.workflow, run, answer, notes)
 
 
-async def answer_question(text: str, runtime: Any) -> tuple[Workflow, RunResult, Answer]:
+async def answer_question(text: str, runtime: Any, query: KGQuery | None = None) -> tuple[Workflow, RunResult, Answer]:
     """The session's entry point: (plan, execution result, cited answer) for an entity question."""
-    asked = await ask(text, runtime)
+    asked = await ask(text, runtime, query=query)
     return asked.plan, asked.run, asked.answer

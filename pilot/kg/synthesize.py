@@ -130,7 +130,9 @@ def _cites(p: Paper) -> str:
 
 
 def _paper_line(p: Paper, refs: Refs) -> str:
-    where = ", ".join(str(x) for x in (p.venue, p.year) if x)
+    from pilot.venues import venue_of  # the venue as researchers name it, not the record's spelling
+
+    where = ", ".join(str(x) for x in (venue_of(p) or p.venue, p.year) if x)
     return f"“{p.title}”" + (f" ({where})" if where else "") + refs.cite(p.canonical_url)
 
 
@@ -272,7 +274,12 @@ def _org_researchers(facts: Facts, refs: Refs, max_items: int, scope: str) -> st
     if not facts.authors:
         return f"{head}: none found in this source."
     shown = facts.authors[:max_items]
-    items = [_name(a, refs) + (f" ({a.paper_count} papers)" if a.paper_count else "") for a in shown]
+    # with a topic the counts are of the papers on it ("working on X" -> "papers on X"), not of all papers
+    on = f" on {scope[len('working on ') :]}" if scope.startswith("working on ") else ""
+    items = [
+        _name(a, refs) + (f" ({a.paper_count} paper{'s' if a.paper_count != 1 else ''}{on})" if a.paper_count else "")
+        for a in shown
+    ]
     return f"{head}: " + _list(items, len(facts.authors), len(shown))
 
 

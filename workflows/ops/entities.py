@@ -17,36 +17,23 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pilot.models import Author, Org, Paper, RankedPaper, Evidence, SearchFilters, Venue
+from pilot.people import same_person, variant
 from pilot.sources.base import NotFound
+from pilot.venues import at_venue, known as known_venue, venue_name
 from workflows.operator import InputPort, Operator, RunContext, register
 from workflows.ports import PortType
 
 # --- matching helpers -------------------------------------------------------------------------------
 
-# Common spellings of the same venue; the corpus and the APIs disagree on which one they use.
-VENUE_ALIASES: dict[str, tuple[str, ...]] = {
-    "neurips": ("nips", "neural information processing systems"),
-    "nips": ("neurips", "neural information processing systems"),
-    "acl": ("annual meeting of the association for computational linguistics",),
-    "emnlp": ("empirical methods in natural language processing",),
-    "naacl": ("north american chapter of the association for computational linguistics",),
-    "coling": ("international conference on computational linguistics",),
-    "eacl": (
-        "european chapter of the association for computational linguistics",
-        "european association for computational linguistics",
-    ),
-    "cl": ("computational linguistics",),
-    "conll": ("computational natural language learning",),
-    "kdd": ("knowledge discovery and data mining",),
-    "www": ("world wide web",),
-    "iclr": ("international conference on learning representations",),
-    "icml": ("international conference on machine learning",),
-    "cvpr": ("computer vision and pattern recognition",),
-    "iccv": ("international conference on computer vision",),
-    "eccv": ("european conference on computer vision",),
-    "aaai": ("aaai conference on artificial intelligence",),
-    "ijcai": ("international joint conference on artificial intelligence",),
-}
+
+def _aliases(name: str) -> tuple[str, ...]:
+    """Other spellings of a venue the user named by acronym ("NeurIPS" -> "NIPS", "ACL" -> the long name)."""
+    from pilot.venues import LONG_NAMES, SAME
+
+    key = name.upper()
+    out = [long for long, acr in LONG_NAMES if acr.upper() == SAME.get(key, key)]
+    out += [k for k, v in SAME.items() if v == key] + ([SAME[key]] if key in SAME else [])
+    return tuple(o.lower() for o in out)
 
 
 def fold(text: str | None) -> str:
@@ -84,7 +71,7 @@ def venue_matches(query: str | None, venue: str | None) -> bool:
         return False
     hay = words(venue)
     q = words(query)
-    candidates = [q] + [words(a) for a in VENUE_ALIASES.get(" ".join(q), ())]
+    candidates = [q] + [words(a) for a in _aliases(" ".join(q))]
     return any(_contains_words(hay, c) for c in candidates)
 
 
@@ -126,12 +113,13 @@ def person_matches(query: str | None, name: str | None) -> bool:
 
 def author_on_paper(author: Author, paper: Paper) -> Author | None:
     """The paper's own record of ``author`` (by id, else by folded name)."""
+    ids = {author.id, *author.aliases} - {None}
     for a in paper.authors:
-        if author.id and a.id == author.id:
+        if a.id in ids:
             return a
-    name = words(author.name)
+    names = [words(n) for n in (author.name, *author.alias_names)]
     for a in paper.authors:
-        if words(a.name) == name:
+        if words(a.name) in names:
             return a
     return None
 
@@ -203,7 +191,7 @@ class _PaperFilter(_Params):
         years = SearchFilters(year_min=self.year_min, year_max=self.year_max)
         return (
             years.accepts(paper)
-            and venue_matches(self.venue, paper.venue)
+            and (not self.venue or at_venue(paper, self.venue))
             and topic_matches(self.topic, paper)
             and (not self.coauthor or any(person_matches(self.coauthor, a.name) for a in paper.authors))
         )
@@ -268,13 +256,62 @@ class SearchAuthor(Operator):
         wanted = words(params.name)
         # an exact (accent- and case-insensitive) name match beats a partial one, whatever the source's order
         found = sorted(found, key=lambda a: words(a.name) != wanted)
+        if not any(variant(params.name, a.name) for a in found):
+            close = did_you_mean(params.name, [a.name for a in found])
+            if close:
+                raise NotFound(ctx.source.name, f"no author named {params.name!r}", f"did you mean {close}?")
         if params.org:
             at_org = [a for a in found if any(org_matches(params.org, o) for o in [a.affiliation, *a.orgs])]
             if at_org:
                 found = at_org
             else:
                 ctx.notes.append(f"no author named {params.name!r} is affiliated with {params.org!r}; kept all matches")
-        return found[: params.limit]
+        return merge_variants(params.name, found, ctx.notes)[: params.limit]
+
+
+def did_you_mean(name: str, candidates: list[str], cutoff: float = 0.75) -> str | None:
+    """The closest of ``candidates`` to a name that matched none of them exactly ("Cristopher Maning")."""
+    import difflib
+
+    folded = {" ".join(words(c)): c for c in candidates}
+    best = difflib.get_close_matches(" ".join(words(name)), list(folded), n=3, cutoff=cutoff)
+    return " or ".join(folded[b] for b in best) if best else None
+
+
+def merge_variants(name: str, found: list[Author], notes: list[str]) -> list[Author]:
+    """One author for the person the user named: the records under variant spellings of the name that the
+    profiles show to be the same person (shared coauthors, or the same venues and topics) are merged into the
+    best-known one; variants that look like someone else are kept apart, and the notes say so."""
+    variants = [a for a in found if a.id and variant(name, a.name)]
+    if len(variants) < 2:
+        return found
+    primary = max(variants, key=lambda a: a.paper_count or 0)  # the best-known record names the person
+    group = [primary]
+    for other in variants:
+        if other is primary:
+            continue
+        same, why = same_person(primary, other)
+        if same:
+            group.append(other)
+            continue
+        if other.paper_count and other.paper_count > 1:
+            notes.append(f"kept {other.name} ({other.paper_count} papers) apart from {primary.name}: {why}")
+    if len(group) == 1:
+        return found
+    merged = primary.model_copy(
+        update={
+            "aliases": [a.id for a in group[1:] if a.id],
+            "alias_names": list(dict.fromkeys(a.name for a in group[1:] if a.name != primary.name)),
+            "paper_count": sum(a.paper_count or 0 for a in group),
+            "citation_count": sum(a.citation_count or 0 for a in group),
+        }
+    )
+    notes.append(
+        f"{primary.name} also appears as {', '.join(merged.alias_names) or 'another record'}; "
+        f"merged: {same_person(primary, group[1])[1]}"
+    )
+    merged_ids = {a.id for a in group}
+    return [merged] + [a for a in found if a.id not in merged_ids]
 
 
 class AuthorDetailParams(_Params):
@@ -303,7 +340,40 @@ class AuthorDetail(Operator):
         ids = [p if isinstance(p, str) else p.id for p in picked]
         if any(i is None for i in ids):
             raise ValueError("an input author has no id this source can look up")
-        return list(await asyncio.gather(*(ctx.source.get_author(i) for i in ids)))
+        details = list(await asyncio.gather(*(ctx.source.get_author(i) for i in ids)))
+        out = []
+        for found, given in zip(details, picked):
+            if isinstance(given, Author) and given.aliases:
+                others = list(await asyncio.gather(*(ctx.source.get_author(i) for i in given.aliases)))
+                found = _combined(found, others)
+            out.append(found)
+        return out
+
+
+def _combined(primary: Author, others: list[Author]) -> Author:
+    """One profile from a person's records under several spellings (counts added, lists merged)."""
+    from collections import Counter
+
+    def merged(field: str, n: int) -> list[str]:
+        c: Counter = Counter()
+        for a in [primary, *others]:
+            for i, v in enumerate(getattr(a, field)):
+                c[v] += len(getattr(a, field)) - i  # earlier = more frequent
+        return [v for v, _ in c.most_common(n)]
+
+    everyone = [primary, *others]
+    return primary.model_copy(
+        update={
+            "paper_count": sum(a.paper_count or 0 for a in everyone),
+            "citation_count": sum(a.citation_count or 0 for a in everyone),
+            "h_index": max((a.h_index or 0 for a in everyone), default=0) or None,
+            "venues": merged("venues", 5),
+            "topics": merged("topics", 8),
+            "coauthors": merged("coauthors", 10),
+            "aliases": [a.id for a in others if a.id],
+            "alias_names": list(dict.fromkeys(a.name for a in others if a.name != primary.name)),
+        }
+    )
 
 
 class AuthorPapersParams(_PaperFilter):
@@ -330,7 +400,7 @@ class AuthorPapers(Operator):
             "author",
             "connect search_author or set author_id",
         )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
+        ids = [i for p in picked for i in ([p] if isinstance(p, str) else [p.id, *p.aliases])]
         lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids if i))
         papers = _dedupe_papers([p for lst in lists for p in lst if params.accepts(p)])
         names = ", ".join(p if isinstance(p, str) else p.name for p in picked)
@@ -357,7 +427,7 @@ class SearchVenue(Operator):
 
     async def run(self, ctx: RunContext, params: SearchVenueParams, inputs: dict[str, Any]) -> list[Venue]:
         found = list(await ctx.source.search_venues(params.name, limit=max(params.limit, 25)))
-        for alias in VENUE_ALIASES.get(" ".join(words(params.name)), ())[:1]:
+        for alias in _aliases(" ".join(words(params.name)))[:1]:
             # "NeurIPS" is "NIPS" in older data: look the alias up too so the venue is found either way
             try:
                 found += await ctx.source.search_venues(alias, limit=params.limit)
@@ -417,12 +487,23 @@ class VenuePapers(Operator):
         venues = _of_kind(inputs.get("venues"), Venue)
         if not venues and not params.venue:
             raise ValueError("no venue given — connect search_venue or set the venue param")
-        # Prefer the resolved venue names (exact strings the source uses); the user's spelling is the fallback.
+        # A known conference ("ACL") is matched paper by paper (the anthology id, Findings apart), over every
+        # venue string the source spells it with; another venue by its resolved names, word for word.
+        wanted = params.venue or (venue_name(venues[0].name) if venues else None) or ""
         names = [v.name for v in venues[:3]] or [params.venue]
+        if known_venue(wanted):
+            # every spelling of the conference the source knows ("ACL", "Annual Meeting Of …", "ACL-IJCNLP")
+            more = list(venues)
+            for q in (wanted, *_aliases(wanted)[:1]):
+                try:
+                    more += await ctx.source.search_venues(q, limit=50)
+                except NotFound:
+                    pass
+            names = list(dict.fromkeys([v.name for v in more if venue_matches(wanted, v.name)] or names))[:25]
         query = params.query or params.topic
         found: list[Paper] = []
         for name in names:
-            # the source narrows to the venue (its own substring rule); the whole-word check below is ours
+            # the source narrows to the venue (its own substring rule); the check below is ours
             filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=name)
             hits = await ctx.source.search_papers(
                 query or name, filters=filters, limit=min(max(params.limit * 4, 2000), 20000)
@@ -431,7 +512,7 @@ class VenuePapers(Operator):
         keep = [
             p
             for p in _dedupe_papers(found)
-            if any(_same_venue(n, p.venue) for n in names)
+            if (at_venue(p, wanted) if known_venue(wanted) else any(_same_venue(n, p.venue) for n in names))
             and topic_matches(params.topic, p)
             and SearchFilters(year_min=params.year_min, year_max=params.year_max).accepts(p)
         ]
@@ -559,7 +640,8 @@ class OrgAuthors(Operator):
 
         counts = await asyncio.gather(*(on_topic(a) for a in people))
         ranked = sorted(((c, i) for i, c in enumerate(counts) if c > 0), key=lambda t: (-t[0], t[1]))
-        return [people[i] for _, i in ranked[: params.limit]]
+        # the count an answer gives is of the papers on the topic written there, not of all their papers
+        return [people[i].model_copy(update={"paper_count": c}) for c, i in ranked[: params.limit]]
 
 
 class PaperAuthorsParams(_Params):
@@ -590,7 +672,8 @@ class PaperAuthors(Operator):
                 first.setdefault(key, a)
         position = {k: i for i, k in enumerate(first)}
         order = sorted(counts, key=lambda k: (-counts[k], position[k]))
-        return [first[k] for k in order[: params.limit]]
+        # the count is of the input papers (e.g. those on the asked topic), not of all the person's papers
+        return [first[k].model_copy(update={"paper_count": counts[k]}) for k in order[: params.limit]]
 
 
 # --- answer ----------------------------------------------------------------------------------------

@@ -221,57 +221,20 @@ def cosine_to(ctx: "RunContext", papers: list[Paper], text: str, anchors: list[P
 
 # --- venues -------------------------------------------------------------------------------------
 
-# ACL Anthology id prefix -> venue acronym (how the anthology, and the benchmark, name venues).
-_ACL_PREFIX = {"P": "acl", "D": "emnlp", "N": "naacl", "C": "coling", "E": "eacl", "J": "cl", "L": "lrec", "H": "hlt"}
-# Long venue names -> acronym, for records whose venue field is spelled out.
-_VENUE_ALIASES = (
-    ("empirical methods in natural language processing", "emnlp"),
-    ("north american chapter of the association for computational linguistics", "naacl"),
-    ("north american association for computational linguistics", "naacl"),
-    ("european chapter of the association for computational linguistics", "eacl"),
-    ("european association for computational linguistics", "eacl"),
-    ("annual meeting of the association for computational linguistics", "acl"),
-    ("annual meeting of the association of computational linguistics", "acl"),
-    ("international conference on computational linguistics", "coling"),
-    ("computational natural language learning", "conll"),
-    ("language resources and evaluation", "lrec"),
-    ("neural information processing systems", "nips"),
-    ("international conference on machine learning", "icml"),
-)
-
 
 def venue_keys(paper: Paper) -> set[str]:
-    """Lower-case names a user could use for the paper's venue: the field's words and acronyms."""
-    keys: set[str] = set()
-    venue = (paper.venue or "").lower()
-    if paper.id.startswith("acl:") and len(paper.id) > 4:
-        # The id prefix is authoritative for the anthology: "COLING-ACL" papers with a P id are ACL.
-        prefix = _ACL_PREFIX.get(paper.id[4])
-        if prefix:
-            keys.add(prefix)
-        if paper.id[4] == "W" and "conll" in venue:
-            keys.add("conll")
-        return keys
-    if venue:
-        keys.add(normalize_title(venue))
-        keys.update(re.findall(r"[a-z]+", venue))
-        for long, short in _VENUE_ALIASES:
-            if long in venue:
-                keys.add(short)
-    return keys
+    """Lower-case names a user could use for the paper's venue (``pilot.venues.venue_of``: the anthology id
+    for ACL Anthology papers, Findings apart from the main track)."""
+    from pilot.venues import venue_of
+
+    name = venue_of(paper)
+    return {name.lower()} if name else set()
 
 
 def venue_matches(paper: Paper, wanted: Iterable[str]) -> bool:
-    keys = venue_keys(paper)
-    for w in wanted:
-        w_norm = normalize_title(w)
-        if not w_norm:
-            continue
-        if w_norm in keys:
-            return True
-        if not paper.id.startswith("acl:") and len(w_norm) > 6 and w_norm in normalize_title(paper.venue):
-            return True
-    return False
+    from pilot.venues import at_venue
+
+    return any(at_venue(paper, w) for w in wanted if w and w.strip())
 
 
 # --- ranked lists -------------------------------------------------------------------------------
