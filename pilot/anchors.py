@@ -129,16 +129,23 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
         return Resolution(kind="paper", paper=hit)
     if kind == "name":
         return await _by_name(source, parsed, where)
+    if kind == "topic":
+        # plain words are a topic, unless they are a whole title typed in lower case and the request is about
+        # papers around it ("papers like deep residual learning for image recognition")
+        relative = parsed.intent.direction in PAPER_DIRECTIONS
+        if len(query.split()) >= 4 and (relative or len(query.split()) >= 6):
+            exact = [p for p in await source.match_paper(query, limit=5) if near_exact(query, p.title)]
+            if exact:
+                return Resolution(kind="paper", paper=exact[0])
+        if len(query.split()) <= 3 and relative:
+            named = await _by_name(source, parsed, where)  # "what came before pointnet" (a name in lower case)
+            if named.kind == "paper":
+                return named
+        return Resolution(kind="topic")
     found = await source.match_paper(query, limit=5)
     exact = [p for p in found if near_exact(query, p.title)]
     if exact:
         return Resolution(kind="paper", paper=exact[0])
-    if kind == "topic":
-        if len(query.split()) <= 3 and parsed.intent.direction in PAPER_DIRECTIONS:
-            named = await _by_name(source, parsed, where)  # "what came before bert" (a name typed in lower case)
-            if named.kind == "paper":
-                return named
-        return Resolution(kind="topic")
     # a title: close titles are asked about; a title typed as one that matches nothing is said to be missing
     threshold = ASK_SIMILARITY if len(query.split()) < 5 else LONG_TITLE_SIMILARITY
     close = sorted(

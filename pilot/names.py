@@ -47,12 +47,20 @@ def _title_patterns(name: str) -> tuple[re.Pattern, ...]:
     n = _name_rx(name)
     end = r"(?![\w\-+])"
     return (
-        re.compile(rf"^\s*(?:the\s+)?{n}{end}\s*(?::(?!:)|\s[-–—]\s|\s*$)", re.I),  # "GloVe: …", "Mask R-CNN"
-        re.compile(rf":\s*(?:the\s+)?{n}{end}\s*$", re.I),  # "Building a Large … of English: The Penn Treebank"
-        re.compile(
-            rf"^\s*the\s+(?:[\w\-]+\s+){{0,2}}{n}{end}\s+(?:{_KINDS})\b", re.I
-        ),  # "The Berkeley FrameNet Project"
+        re.compile(rf"^\s*(?:the\s+)?(?P<n>{n}){end}\s*(?::(?!:)|\s[-–—]\s|\s*$)", re.IGNORECASE),  # "GloVe: …"
+        # "Building a Large … of English: The Penn Treebank"
+        re.compile(rf":\s*(?:the\s+)?(?P<n>{n}){end}\s*$", re.IGNORECASE),
+        # "The Berkeley FrameNet Project"
+        re.compile(rf"^\s*the\s+(?:[\w\-]+\s+){{0,2}}(?P<n>{n}){end}\s+(?:{_KINDS})\b", re.IGNORECASE),
     )
+
+
+def distinctive(span: str) -> bool:
+    """Written like a name, not an ordinary word: FrameNet, ROUGE, R-CNN, "Penn Treebank" (not "Discourse")."""
+    words = [w for w in re.split(r"[\s]+", span.strip()) if w]
+    if any(any(c.isupper() for c in w[1:]) or any(c.isdigit() for c in w) for w in words):
+        return True
+    return len(words) >= 2 and all(w[:1].isupper() for w in words)
 
 
 @lru_cache(maxsize=512)
@@ -60,26 +68,37 @@ def _abstract_patterns(name: str) -> tuple[re.Pattern, ...]:
     n = _name_rx(name)
     end = r"(?![\w\-+])"
     return (
-        re.compile(rf"\b(?:called|named|dubbed|termed|coined)\s+(?:it\s+)?(?:the\s+|a\s+|an\s+)?[\"“']?{n}{end}", re.I),
+        re.compile(
+            rf"\b(?:called|named|dubbed|termed|coined)\s+(?:it\s+)?(?:the\s+|a\s+|an\s+)?[\"“']?{n}{end}", re.IGNORECASE
+        ),
         re.compile(
             rf"\b(?:we|this paper|this work|here we)\s+(?:[\w\-]+\s+){{0,2}}?(?:propose|introduce|present|describe|"
             rf"release|develop|build|create|construct)s?\s+(?:here\s+)?(?:the\s+|a\s+|an\s+)?(?:new\s+|novel\s+)?"
             rf"[\"“']?{n}{end}",
-            re.I,
+            re.IGNORECASE,
         ),
         # "a new simple network architecture, the Transformer, based solely on attention"
         re.compile(
             rf"\b(?:architecture|model|method|framework|network|system|dataset|corpus|benchmark|toolkit|metric|"
             rf"resource|approach|algorithm|package|tool|measure)s?\s*,\s*(?:the|called)\s+{n}{end}\s*[,(]",
-            re.I,
+            re.IGNORECASE,
         ),
         # "we introduce the Bi-Directional Attention Flow (BIDAF) network"
-        re.compile(rf"\b(?:we|this paper|this work)\s[^.]{{0,80}}?{_INTRO}\s[^.]{{0,120}}?\(\s*{n}\s*\)", re.I),
+        re.compile(
+            rf"\b(?:we|this paper|this work)\s[^.]{{0,80}}?{_INTRO}\s[^.]{{0,120}}?\(\s*{n}\s*\)", re.IGNORECASE
+        ),
     )
 
 
 def title_introduces(title: str | None, name: str) -> bool:
-    return bool(title) and bool(name.strip()) and any(p.search(title) for p in _title_patterns(name))
+    """The title is built around the name: it opens with it ("X: …") or is it; or, written as a name rather
+    than an ordinary word, it closes the title (": The X") or names a project ("The Berkeley X Project")."""
+    if not title or not name.strip():
+        return False
+    head, tail, project = _title_patterns(name)
+    if head.search(title):
+        return True
+    return any((m := p.search(title)) is not None and distinctive(m.group("n")) for p in (tail, project))
 
 
 def abstract_defines(abstract: str | None, name: str) -> bool:
@@ -98,10 +117,12 @@ def introduces(paper: Paper, name: str) -> int:
 # --- which names a paper introduces (for indexing a corpus) -----------------------------------------
 
 _NAME_TOKEN = r"[A-Za-z][\w\-+.]*"
-_TITLE_HEAD = re.compile(rf"^\s*(?:the\s+)?({_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,3}}?)\s*(?::(?!:)|\s[-–—]\s)", re.I)
-_TITLE_TAIL = re.compile(rf":\s*(?:the\s+)?({_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,3}})\s*$", re.I)
+_TITLE_HEAD = re.compile(
+    rf"^\s*(?:the\s+)?({_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,3}}?)\s*(?::(?!:)|\s[-–—]\s)", re.IGNORECASE
+)
+_TITLE_TAIL = re.compile(rf":\s*(?:the\s+)?({_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,3}})\s*$", re.IGNORECASE)
 _TITLE_PROJECT = re.compile(
-    rf"^\s*the\s+(?:[\w\-]+\s+){{0,2}}?({_NAME_TOKEN}(?:\s+{_NAME_TOKEN})?)\s+(?:{_KINDS})\b", re.I
+    rf"^\s*the\s+(?:[\w\-]+\s+){{0,2}}?({_NAME_TOKEN}(?:\s+{_NAME_TOKEN})?)\s+(?:{_KINDS})\b", re.IGNORECASE
 )
 _DEFINED = (
     re.compile(

@@ -17,10 +17,10 @@ import unicodedata
 from dataclasses import dataclass
 
 from pilot.models import Author
-from pilot.venues import venue_name
+from pilot.venues import field_of
 
 _SUFFIXES = {"jr", "sr", "ii", "iii", "iv"}
-MIN_SHARED_TOPICS = 3  # without a shared coauthor: this many of the frequent title words, and a shared venue
+MIN_SHARED_TOPICS = 3  # with no venue known: this many shared frequent title words make one person
 
 
 def _fold(text: str | None) -> str:
@@ -83,19 +83,25 @@ def _key(name: str) -> str:
 
 
 def same_person(a: Author, b: Author) -> tuple[bool, str]:
-    """Whether two author records with variant names are one person, and why (read from their profiles)."""
+    """Whether two author records with variant names are one person, and why (read from their profiles).
+
+    Variants are one person unless what they publish separates them: no coauthor in common *and* disjoint
+    research communities (by venue: NLP, ML, vision, …). Records decades apart share no coauthors (students
+    change) but still publish at the same venues; a homonym in another field does not."""
     others = {_key(a.name), _key(b.name)}
     shared = sorted(({_key(c) for c in a.coauthors} & {_key(c) for c in b.coauthors}) - others)
     if shared:
         return True, f"they share coauthors ({', '.join(shared[:3])})"
-    venues_a = {venue_name(v) for v in a.venues if v}
-    venues_b = {venue_name(v) for v in b.venues if v}
-    topics = set(a.topics) & set(b.topics)
-    if venues_a & venues_b and len(topics) >= MIN_SHARED_TOPICS:
+    fields_a = {f for f in map(field_of, a.venues) if f}
+    fields_b = {f for f in map(field_of, b.venues) if f}
+    if fields_a & fields_b:
+        return True, f"both publish at {'/'.join(sorted(fields_a & fields_b))} venues"
+    if fields_a and fields_b:
         return (
-            True,
-            f"same venues ({', '.join(sorted(venues_a & venues_b)[:2])}) and topics ({', '.join(sorted(topics)[:3])})",
+            False,
+            f"no shared coauthors, and different fields ({'/'.join(sorted(fields_a))} vs {'/'.join(sorted(fields_b))})",
         )
-    if not (a.coauthors and b.coauthors) and not (a.topics and b.topics):
-        return False, "too little is known about one of them to tell"
-    return False, "no shared coauthors, and different venues or topics"
+    topics = set(a.topics) & set(b.topics)
+    if len(topics) >= MIN_SHARED_TOPICS:
+        return True, f"the same topics ({', '.join(sorted(topics)[:3])})"
+    return False, "no shared coauthors, venues or topics to tell they are one person"

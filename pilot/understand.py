@@ -31,7 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from clarifier.policy import interpret_answer, match_option
 from clarifier.question import Question
 from pilot.intent import ParsedRequest, parse_request, subject_of
-from pilot.kg.classify import KGQuery, parse as parse_entity_question
+from pilot.kg.classify import KGQuery
+from pilot.kg.classify import parse as parse_entity_question
 from workflows.refine import Feedback, read_feedback
 
 log = logging.getLogger(__name__)
@@ -46,17 +47,17 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
         re.compile(
             r"^\W*(?:ok(?:ay)?,?\s+)?(?:just |please )?(?:search|go|skip|search now|go ahead|show (?:me )?(?:the )?results|"
             r"no more questions|that'?s (?:all|it|enough)|enough questions|skip (?:the )?questions)\W*(?:please)?\W*$",
-            re.I,
+            re.IGNORECASE,
         ),
     ),
     (
         "reset",
         re.compile(
             r"^\W*(?:start (?:over|again|afresh)|new search|reset|clear(?: all)?|forget (?:it|that|everything))\W*$",
-            re.I,
+            re.IGNORECASE,
         ),
     ),
-    ("undo", re.compile(r"^\W*(?:undo|go back|back|revert)(?: (?:that|the last change|one step))?\W*$", re.I)),
+    ("undo", re.compile(r"^\W*(?:undo|go back|back|revert)(?: (?:that|the last change|one step))?\W*$", re.IGNORECASE)),
 ]
 # the intent fields each question slot asks for: text that sets them answers the question
 SLOT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -73,9 +74,9 @@ SLOT_FIELDS: dict[str, tuple[str, ...]] = {
 _FOCUS = re.compile(
     r"^\W*(?:(?:only|just)\s+(?:those|the ones|ones|papers|results)?\s*(?:about|on|with|mentioning)|focus(?:ed|ing)?\s+on|"
     r"more\s+(?:about|on)|especially|mostly|prefer(?:ably)?)\b",
-    re.I,
+    re.IGNORECASE,
 )
-_PRONOUN_ONLY = re.compile(r"^\W*(?:it|this|that|this one|that one|this paper|that paper)\W*$", re.I)
+_PRONOUN_ONLY = re.compile(r"^\W*(?:it|this|that|this one|that one|this paper|that paper)\W*$", re.IGNORECASE)
 
 
 class Context(BaseModel):
@@ -127,10 +128,10 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
         r"this one|that one|is (?:great|good|relevant|irrelevant|wrong|bad)|please|thanks?|thank you)\b",
         " ",
         rest,
-        flags=re.I,
+        flags=re.IGNORECASE,
     )
     for term in feedback.updates.get("exclude_terms", []):
-        rest = re.sub(re.escape(term), " ", rest, flags=re.I)
+        rest = re.sub(re.escape(term), " ", rest, flags=re.IGNORECASE)
     if _FOCUS.match(text):
         return True
     return not subject_of(rest, known_venues)
@@ -169,7 +170,8 @@ def read(text: str, ctx: Context) -> Message:
     venue_filter = venue_filter and (not entity.topic or parsed.anchor_kind == "none")
     if feedback_only and not (direction and names_paper) and (entity is None or venue_filter):
         return Message(kind="refine", text=text, feedback=feedback, why="feedback on the results shown")
-    if entity is not None and not (direction and names_paper and not _same_words(entity.person, parsed.anchor_query)):
+    # a named paper with a search direction is a paper search, whatever the entity patterns make of the name
+    if entity is not None and not (direction and names_paper):
         return Message(kind="entity", text=text, entity=entity, why=f"entity question ({entity.shape})")
 
     # an anchor question is answered by naming the paper better: that is a new look-up, same request
@@ -177,10 +179,13 @@ def read(text: str, ctx: Context) -> Message:
     if naming and not direction and not parsed.constraints:
         return Message(kind="answer", text=text, request=parsed, why="names the paper the anchor question asks for")
 
-    # words for the open question (a bare phrase, not phrased as a new request)
+    # words for the open question (a bare phrase, not phrased as a new request); a question offered with
+    # the results is answered only by words about what it asks
     open_slot = q is not None and q.slot not in ("scope", "fallback", "anchor")
     if open_slot and parsed.anchor_kind != "current" and not parsed.request_words and not direction:
-        return _answer(text, q, ctx)
+        answer = _answer(text, q, ctx)
+        if not (ctx.has_results and answer.kind == "answer" and not _touches_slot(q, answer.updates)):
+            return answer
     # a new request: a paper (id, title, name), a topic phrased as a request, or a new direction for "it"
     if direction and ctx.has_search and parsed.anchor_kind in ("current", "none"):
         return Message(
@@ -213,10 +218,6 @@ def _answer(text: str, q: Question, ctx: Context) -> Message:
         if feedback.actionable:
             return Message(kind="refine", text=text, feedback=feedback, why="feedback while a question is offered")
     return Message(kind="answer", text=text, updates=updates, why=f"words for the {q.slot} question")
-
-
-def _same_words(a: str | None, b: str | None) -> bool:
-    return bool(a and b) and " ".join(a.lower().split()) == " ".join(b.lower().split())
 
 
 # --- the optional LLM reading of ambiguous messages ------------------------------------------------------

@@ -48,6 +48,27 @@ ACRONYMS = frozenset({*ACL_PREFIX.values(), *(a for _, a in LONG_NAMES), "NeurIP
 _BY_UPPER = {a.upper(): a for a in ACRONYMS}
 
 
+# Research communities by venue: two records of a name publishing in disjoint communities are two people.
+FIELDS: dict[str, frozenset[str]] = {
+    "NLP": frozenset("ACL NAACL EMNLP EACL COLING CONLL LREC CL TACL HLT SEMEVAL WMT IJCNLP AACL ANLP COLM".split()),
+    "ML": frozenset("NIPS ICML ICLR AISTATS UAI COLT ACML JMLR AUTOML".split()),
+    "CV": frozenset("CVPR ICCV ECCV WACV 3DV BMVC MICCAI".split()),
+    "AI": frozenset("AAAI IJCAI".split()),
+    "Robotics": frozenset("RSS CORL ICRA IROS".split()),
+    "IR and data mining": frozenset("SIGIR KDD WWW WSDM CIKM ICDE ICDM SDM VLDB SIGMOD".split()),
+    "Speech": frozenset("INTERSPEECH ICASSP".split()),
+}
+
+
+def field_of(venue: str | None) -> str | None:
+    """The research community of a venue name ("EMNLP" -> "NLP"; Findings go with their conference)."""
+    name = venue_name(venue)
+    if not name:
+        return None
+    key = _key(name.removeprefix("Findings of "))
+    return next((f for f, names in FIELDS.items() if key in names), None)
+
+
 def _fold(text: str | None) -> str:
     text = unicodedata.normalize("NFKD", text or "")
     return " ".join("".join(c for c in text if not unicodedata.combining(c)).lower().split())
@@ -72,7 +93,9 @@ def venue_name(text: str | None) -> str | None:
     if name is None and findings:
         # "Findings of the Association for Computational Linguistics: EMNLP 2021", "findings-acl"
         m = re.search(
-            r"\b(" + "|".join(re.escape(a) for a in sorted(ACRONYMS, key=len, reverse=True)) + r")\b", raw, re.I
+            r"\b(" + "|".join(re.escape(a) for a in sorted(ACRONYMS, key=len, reverse=True)) + r")\b",
+            raw,
+            re.IGNORECASE,
         )
         name = _BY_UPPER.get(m.group(1).upper()) if m else "ACL"
     if name is None:

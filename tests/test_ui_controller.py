@@ -158,3 +158,15 @@ async def test_the_papers_of_an_answer_can_be_kept_and_exported(controller):
     # rating is for paper searches; it says so instead of editing the question's plan
     await controller.rate(ui, ui.results[0].paper.id, up=False)
     assert "Ratings refine a paper search" in ui.chat[-1]["content"] and ui.results
+
+
+async def test_the_clear_button_starts_a_fresh_conversation(controller):
+    """After the trash button, a message that would have been feedback ("only after 2009") is read in a fresh
+    session: there is nothing to narrow, so it is not applied to the search the user can no longer see."""
+    ui = await _searched(controller)
+    assert ui.session.versions
+    controller.clear(ui)
+    assert [m["role"] for m in ui.chat] == ["assistant"] and ui.results == [] and ui.workflow is None
+    await controller.send(ui, "only after 2009")
+    assert ui.workflow is None and ui.results == []
+    assert ui.session.last_message.kind == "unclear" and "which paper" in ui.chat[-1]["content"].lower()

@@ -113,6 +113,17 @@ class Controller:
         ui.say("assistant", self.welcome())
         return ui
 
+    def clear(self, ui: UIState) -> UIState:
+        """The chat's clear (trash) button: a fresh conversation. The session goes too, so the next message is a
+        new request, not feedback on a search the user can no longer see."""
+        ui.session = None
+        ui.chat = []
+        ui.say("assistant", self.welcome())
+        ui.trace = ui.node_run = ui.answer = ui.selected = ui.last_error = ui.stepped_workflow = None
+        ui.ratings, ui.stepped = {}, []
+        ui.params_text = ui.edit_message = ""
+        return ui
+
     def welcome(self) -> str:
         notes = self.startup_notes + (list(getattr(self.runtime, "notes", []) or []) if self.runtime else [])
         text = WELCOME if self.runtime is not None else NO_SOURCE_HELP

@@ -218,6 +218,8 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
         for i, btn in enumerate(options):
             on(btn.click, functools.partial(_choose, controller, index=i), "applying your choice…", [])
         on(search_now.click, controller.search_now, "searching…", [], "search_now")
+        # the trash icon clears the chat in the browser; the conversation behind it must go too
+        on(chatbot.clear, controller.clear, "starting afresh…", [])
         for panel, click in ((results, on_result_click), (dag, on_dag_click)):
             panel.click(click, [state], view_outputs, **queue)
         on(thumbs_up.click, functools.partial(_rate, controller, up=True), "refining…", [rate_pick])
