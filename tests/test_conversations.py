@@ -58,22 +58,11 @@ def named_rows(shared: Path, corpus_slice_rows: list[dict]) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def runtime(shared: Path, named_rows: list[dict], tmp_path_factory) -> Runtime:
-    import numpy as np
-
     from pilot.sources.local import LocalCorpusSource
+    from tests.conftest import corpus_with_vectors
 
     d = tmp_path_factory.mktemp("named-corpus")
-    corpus = d / "named.jsonl.gz"
-    with gzip.open(corpus, "wt", encoding="utf-8") as fh:
-        for r in named_rows:
-            fh.write(json.dumps(r) + "\n")
-    line_of: dict[str, int] = {}
-    with gzip.open(shared / "corpus" / "papers.jsonl.gz", "rt", encoding="utf-8") as fh:
-        for i, line in enumerate(fh):
-            line_of[line[8 : line.index('"', 8)] if line.startswith('{"id": "') else json.loads(line)["id"]] = i
-    full = np.load(shared / "corpus" / "minilm-l6-v2.f16.npy", mmap_mode="r")
-    vectors = d / "named.f16.npy"
-    np.save(vectors, np.asarray(full[[line_of[r["id"]] for r in named_rows]]))
+    corpus, vectors = corpus_with_vectors(shared, named_rows, d)
     source = LocalCorpusSource.open(corpus, d / "cache", vectors=vectors, progress=False)
     return Runtime.for_source(source, Settings(cache_dir=d / "cache", max_turns=4))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from clarifier.policy import facet_question, venue_label  # noqa: F401 - venue_label keeps the policy import path warm
+from clarifier.policy import facet_question
 from pilot.intent import parse_request, subject_of
 from pilot.understand import Context, read
 
