@@ -112,7 +112,8 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         2.5,
     ),
     (
-        r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b|\bwho cites?\b|\bwhat cites\b",
+        r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b|\bwho cites?\b|\bwhat cites\b|"
+        r"\b(?:that|which) cites?\b|\bciting\b",
         "successor",
         3,
     ),
@@ -226,7 +227,7 @@ _REQUEST_WORDS = frozenset(
     cited citing citation citations extend extends extended extending pick picked survey surveys review reviews
     overview overviews tutorial tutorials dataset datasets benchmark benchmarks corpora resources used use uses
     using reproduce evaluate evaluated key standard main important relevant good best influential interesting
-    typical ones one""".split()
+    typical ones one instead too now then again also""".split()
 )
 _PRONOUNS = frozenset(
     {"it", "this", "that", "them", "these", "those", "this one", "that one", "this paper", "that paper"}

@@ -47,7 +47,10 @@ def _title_patterns(name: str) -> tuple[re.Pattern, ...]:
     n = _name_rx(name)
     end = r"(?![\w\-+])"
     return (
-        re.compile(rf"^\s*(?:the\s+)?(?P<n>{n}){end}\s*(?::(?!:)|\s[-–—]\s|\s*$)", re.IGNORECASE),  # "GloVe: …"
+        # "GloVe: …", "Mask R-CNN", "The Penn Discourse TreeBank 2.0."
+        re.compile(
+            rf"^\s*(?:the\s+)?(?P<n>{n}){end}(?:\s+v?\d+(?:\.\d+)*\.?)?\s*(?::(?!:)|\s[-–—]\s|\s*$)", re.IGNORECASE
+        ),
         # "Building a Large … of English: The Penn Treebank"
         re.compile(rf":\s*(?:the\s+)?(?P<n>{n}){end}\s*$", re.IGNORECASE),
         # "The Berkeley FrameNet Project"
@@ -74,7 +77,8 @@ def _abstract_patterns(name: str) -> tuple[re.Pattern, ...]:
         re.compile(
             rf"\b(?:we|this paper|this work|here we)\s+(?:[\w\-]+\s+){{0,2}}?(?:propose|introduce|present|describe|"
             rf"release|develop|build|create|construct)s?\s+(?:here\s+)?(?:the\s+|a\s+|an\s+)?(?:new\s+|novel\s+)?"
-            rf"[\"“']?{n}{end}",
+            # not "we present a new Long Short-Term Memory (LSTM) model": there the name only qualifies a noun
+            rf"[\"“']?{n}{end}(?!\s*\()(?!\s+(?:model|network|layer|unit|cell|architecture|based|module|approach)s?\b)",
             re.IGNORECASE,
         ),
         # "a new simple network architecture, the Transformer, based solely on attention"

@@ -238,8 +238,15 @@ class LocalCorpusSource(Source):
 
     async def named_papers(self, name: str, limit: int = 10) -> list[Paper]:
         text = clean_query(self.name, name)
-        rows = await asyncio.to_thread(self.store.rows_introducing, text)
-        found = [p for p in self.store.papers(rows) if introduces(p, text)]
+
+        def rows() -> list[int]:
+            # the build-time index, and titles that open with the name ("WordNet::Similarity - …", "The X 2.0")
+            found = self.store.rows_introducing(text) + self.store.rows_by_title(text)
+            for prefix in (text, f"the {text}"):
+                found += self.store.rows_by_title_prefix(prefix, limit=50)
+            return list(dict.fromkeys(found))
+
+        found = [p for p in self.store.papers(await asyncio.to_thread(rows)) if introduces(p, text)]
         return sorted(found, key=lambda p: (-introduces(p, text), -impact(p)))[:limit]
 
     def coverage(self) -> str:
