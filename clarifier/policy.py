@@ -240,7 +240,7 @@ def cluster_label(cands: list[Paper], members: list[int], terms: list[str], skip
     counts: Counter = Counter(g for grams in inside for g in grams)
     best, best_score = None, 0.0
     for gram, n in counts.items():
-        if n < 2 or set(gram.split()) <= skip:
+        if n < 2 or set(gram.split()) & skip:  # what every candidate shares names no sub-area
             continue
         out = sum(1 for grams in others if gram in grams)
         score = (n / len(members) - out / max(1, len(others))) * (1 + 0.75 * (len(gram.split()) - 1))
@@ -265,6 +265,7 @@ def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal
     options = []
     seen: set[str] = set()
     skip = set(content_terms(anchor.title, limit=50)) if anchor else set()
+    skip |= set(content_terms(intent.topic or "", limit=50))
     for label, members in clusters:
         text = cluster_label(cands, members, label, skip)
         if text.lower() in seen:

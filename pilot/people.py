@@ -82,26 +82,30 @@ def _key(name: str) -> str:
     return f"{p.first} {p.last}"
 
 
+def _main_field(a: Author) -> str | None:
+    """The research community of the record's most frequent venue that has one (venues come most frequent first)."""
+    return next((f for f in map(field_of, a.venues) if f), None)
+
+
 def same_person(a: Author, b: Author) -> tuple[bool, str]:
     """Whether two author records with variant names are one person, and why (read from their profiles).
 
-    Variants are one person unless what they publish separates them: no coauthor in common *and* disjoint
-    research communities (by venue: NLP, ML, vision, …). Records decades apart share no coauthors (students
-    change) but still publish at the same venues; a homonym in another field does not."""
+    Variants are one person unless what they publish separates them: no coauthor in common, and their main
+    research communities (by venue: NLP, ML, vision, …) differ without shared topics. Records decades apart
+    share no coauthors (students change) but still publish in the same community; a homonym in another field
+    does not. Two people of one field with no coauthor in common cannot be told apart this way."""
     others = {_key(a.name), _key(b.name)}
     shared = sorted(({_key(c) for c in a.coauthors} & {_key(c) for c in b.coauthors}) - others)
     if shared:
         return True, f"they share coauthors ({', '.join(shared[:3])})"
-    fields_a = {f for f in map(field_of, a.venues) if f}
-    fields_b = {f for f in map(field_of, b.venues) if f}
-    if fields_a & fields_b:
-        return True, f"both publish at {'/'.join(sorted(fields_a & fields_b))} venues"
-    if fields_a and fields_b:
-        return (
-            False,
-            f"no shared coauthors, and different fields ({'/'.join(sorted(fields_a))} vs {'/'.join(sorted(fields_b))})",
-        )
-    topics = set(a.topics) & set(b.topics)
+    topics = sorted(set(a.topics) & set(b.topics))
+    field_a, field_b = _main_field(a), _main_field(b)
+    if field_a and field_b:
+        if field_a == field_b:
+            return True, f"both publish mainly at {field_a} venues"
+        if len(topics) >= MIN_SHARED_TOPICS - 1:
+            return True, f"the same topics ({', '.join(topics[:3])}) across {field_a} and {field_b} venues"
+        return False, f"no shared coauthors, and different fields ({field_a} vs {field_b})"
     if len(topics) >= MIN_SHARED_TOPICS:
-        return True, f"the same topics ({', '.join(sorted(topics)[:3])})"
+        return True, f"the same topics ({', '.join(topics[:3])})"
     return False, "no shared coauthors, venues or topics to tell they are one person"

@@ -805,6 +805,12 @@ class Session(BaseModel):
     async def _refine(self, msg: Message) -> Reply:
         if self.workflow is None or msg.feedback is None:
             return self._reply(HELP)
+        if msg.updates and self.question is not None and not self.edited:
+            # it also answers the question offered with the results: the search is induced again with the answer,
+            # as if it had been given before the results
+            self.intent = apply_answer(self.intent, msg.updates, msg.text)
+            self.question = None
+            return await self._search_again(f"your answer: {short(msg.text, 60)}", msg.updates, [])
         self.question = None
         venues = self._known_venues()
         if self._runtime.llm is not None:

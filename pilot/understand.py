@@ -76,7 +76,12 @@ _FOCUS = re.compile(
     r"more\s+(?:about|on)|especially|mostly|prefer(?:ably)?)\b",
     re.IGNORECASE,
 )
-_PRONOUN_ONLY = re.compile(r"^\W*(?:it|this|that|this one|that one|this paper|that paper)\W*$", re.IGNORECASE)
+# how an answer about a sub-topic begins ("Mostly about alignment and phrase tables")
+_ANSWER_PHRASING = re.compile(
+    r"^\W*(?:mostly|mainly|primarily|especially|particularly|above all)?\s*(?:about|on|in|regarding)\b|"
+    r"^\W*(?:mostly|mainly|primarily|especially|particularly)\b|^\W*i(?:'m| am)? (?:care|interested|focus)",
+    re.I,
+)
 
 
 class Context(BaseModel):
@@ -162,6 +167,14 @@ def read(text: str, ctx: Context) -> Message:
     parsed = parse_request(text, ctx.known_venues)
     direction = parsed.intent.direction
     names_paper = parsed.anchor_kind not in ("topic", "current", "none")
+    open_slot = q is not None and q.slot not in ("scope", "fallback", "anchor")
+    # words that set what the open question asks answer it ("Only papers published at EMNLP." to the venue
+    # question, "I need treebanks and shared tasks" to the resource one), though they read like a request; any
+    # words would "set" a sub-topic, so the topic question takes only a bare phrase (below)
+    if open_slot and not names_paper and parsed.anchor_kind != "current":
+        updates = interpret_answer(q, text, ctx.known_venues)
+        if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
+            return _answer(text, q, ctx, updates)
     entity = parse_entity_question(text)
     feedback = read_feedback(text, ctx.known_venues)
     feedback_only = ctx.has_results and _feedback_only(text, feedback, ctx.known_venues)
@@ -181,10 +194,9 @@ def read(text: str, ctx: Context) -> Message:
 
     # words for the open question (a bare phrase, not phrased as a new request); a question offered with
     # the results is answered only by words about what it asks
-    open_slot = q is not None and q.slot not in ("scope", "fallback", "anchor")
     if open_slot and parsed.anchor_kind != "current" and not parsed.request_words and not direction:
         answer = _answer(text, q, ctx)
-        if not (ctx.has_results and answer.kind == "answer" and not _touches_slot(q, answer.updates)):
+        if not (ctx.has_results and answer.kind == "answer"):
             return answer
     # a new request: a paper (id, title, name), a topic phrased as a request, or a new direction for "it"
     if direction and ctx.has_search and parsed.anchor_kind in ("current", "none"):
@@ -210,11 +222,20 @@ def read(text: str, ctx: Context) -> Message:
     return Message(kind="unclear", text=text, why="nothing to search for")
 
 
-def _answer(text: str, q: Question, ctx: Context) -> Message:
-    updates = interpret_answer(q, text, ctx.known_venues)
-    if ctx.has_results and not _touches_slot(q, updates):
-        # a question offered with the results, and words about something else: feedback on the results
+def _answer(text: str, q: Question, ctx: Context, updates: dict[str, Any] | None = None) -> Message:
+    """Words for the open question. With results on screen they are feedback on the results — and, when they
+    set what the question offered with them asks, its answer too (``updates``: the fields they set)."""
+    updates = interpret_answer(q, text, ctx.known_venues) if updates is None else updates
+    if ctx.has_results:
         feedback = read_feedback(text, ctx.known_venues)
+        if _touches_slot(q, updates):
+            return Message(
+                kind="refine",
+                text=text,
+                feedback=feedback,
+                updates=updates,
+                why=f"feedback that answers the {q.slot} question",
+            )
         if feedback.actionable:
             return Message(kind="refine", text=text, feedback=feedback, why="feedback while a question is offered")
     return Message(kind="answer", text=text, updates=updates, why=f"words for the {q.slot} question")
