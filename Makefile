@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 CORPUS ?= $(abspath ../shared/corpus/papers.jsonl.gz)
 TORCH ?= torch==2.13.0
 
-.PHONY: install run test bench clean
+.PHONY: install run check test bench clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -20,7 +20,14 @@ install: $(VENV)/.installed
 run: install
 	PILOT_CORPUS="$(CORPUS)" $(PY) app.py
 
-test: install
+# lint + import order + format, the layering contract of DESIGN.md, types: each must be clean
+check: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
+
+test: install check
 	bash scripts/ensure-browser.sh
 	$(PY) -m pytest -q
 

@@ -6,11 +6,13 @@ once as a warning and the caller simply computes the value again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +94,5 @@ class Cache:
 
     def close(self) -> None:
         if self._cache is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self._cache.close()
-            except Exception:
-                pass

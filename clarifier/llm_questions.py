@@ -18,13 +18,15 @@ from typing import Any
 from clarifier.question import Question
 from pilot.llm import LLM, LLMError
 from pilot.models import Intent, Paper
+from pilot.vocab import DIRECTIONS, FACETS
 
 SYSTEM = (
     "You help a researcher narrow a literature search with ONE multiple-choice question. "
     "Reply with only a JSON object: "
-    '{"slot": "<slot>", "text": "<the question>", "options": [{"label": "<short button text>", "sets": {<intent field>: <value>}}, ...]}. '
+    '{"slot": "<slot>", "text": "<the question>", '
+    '"options": [{"label": "<short button text>", "sets": {<intent field>: <value>}}, ...]}. '
     "Give 3 to 5 options with distinct labels; one option may be a 'no preference' choice with empty sets. "
-    "Intent fields you may set: direction (predecessor|successor|sibling|benchmark|survey), facet (background|method|result), "
+    f"Intent fields you may set: direction ({'|'.join(DIRECTIONS)}), facet ({'|'.join(FACETS)}), "
     "year_min, year_max (integers), venues (list of names), topic_terms (list of words), resource_types (list), "
     "recency (seminal|recent|any), k (integer)."
 )

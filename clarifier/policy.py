@@ -14,23 +14,18 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from clarifier.question import Option, Question
-from pilot.intent import RESOURCE_TYPES, apply_updates, content_terms, parse_constraints
+from pilot.domain import profile
+from pilot.intent import apply_updates, content_terms, detect_direction, parse_constraints
 from pilot.models import Intent, Paper
+from pilot.vocab import DIRECTION_OPTIONS, FACET_OPTIONS
 
 MIN_GAIN = 0.5  # bits; below this no question is worth a turn
 NO_PREFERENCE = "No preference"
-
-DIRECTION_OPTIONS: list[tuple[str, str]] = [
-    ("Earlier work it builds on", "predecessor"),
-    ("Later work that builds on it", "successor"),
-    ("Papers similar to it", "sibling"),
-    ("Datasets and benchmarks it uses", "benchmark"),
-    ("Surveys that cover its area", "survey"),
-]
 
 # how much a well-split question on this slot is worth, per direction (missing = 1.0)
 # (0 = never asked: the datasets a paper uses come before it, so "which period?" means nothing there)
@@ -40,11 +35,17 @@ _PRIORS: dict[str, dict[str, float]] = {
     "topic": {"successor": 0.8, "benchmark": 0.7},
     "resource": {},
     "recency": {"_": 0.45},
-    "k": {"_": 0.0},  # never worth a turn on its own: "how many" does not change which papers come first
 }
 # sibling search: which aspect of the anchor matters re-targets the whole similarity, so it comes first
 # (above the most any 5-option split can score, log2(5) = 2.32 bits)
 FACET_SCORE = 2.5
+# A topic search (no anchor paper) is helped by the period, the sub-area and seminal-vs-recent; a direction,
+# a facet, a venue or a resource type belong to searches around a paper (or were said with the request).
+TOPIC_SLOTS = ("time", "topic", "recency")
+
+
+def is_topic_search(intent: Intent, anchor: Paper | None) -> bool:
+    return anchor is None and bool(intent.topic)
 
 
 def _prior(slot: str, direction: str | None) -> float:
@@ -85,7 +86,7 @@ def direction_question(anchor_title: str | None = None) -> Question:
     return Question(
         slot="direction",
         text=f"What are you looking for around{about}?",
-        options=[Option(label=label, sets={"direction": d}) for label, d in DIRECTION_OPTIONS],
+        options=[Option(label=label, sets={"direction": d}) for d, label in DIRECTION_OPTIONS.items()],
     )
 
 
@@ -94,9 +95,7 @@ def facet_question() -> Question:
         slot="facet",
         text="Similar in which respect?",
         options=[
-            Option(label="The problem it addresses (background)", sets={"facet": "background"}),
-            Option(label="Its method or technique", sets={"facet": "method"}),
-            Option(label="Its results or findings", sets={"facet": "result"}),
+            *(Option(label=label, sets={"facet": facet}) for facet, label in FACET_OPTIONS.items()),
             Option(label="Overall similarity", sets={}),
         ],
     )
@@ -134,21 +133,10 @@ def _time(intent: Intent, cands: list[Paper]) -> Proposal | None:
     return Proposal(q, entropy(labels), f"years {lo}–{hi} split into {len(bounds)} windows")
 
 
-def venue_label(paper: Paper) -> str | None:
-    """The name a user would use for the paper's venue (``pilot.venues.venue_of``); ACL Anthology workshops,
-    whose venue fields are long one-off names, have none (they would make unreadable options)."""
-    from pilot.venues import venue_of
-
-    name = venue_of(paper)
-    if paper.id.startswith("acl:") and paper.id[4:5] == "W" and name != "CoNLL":
-        return None
-    return name
-
-
 def _venue(intent: Intent, cands: list[Paper]) -> Proposal | None:
     if intent.venues:
         return None
-    names = [venue_label(p) for p in cands]
+    names = [profile().venue_label(p) for p in cands]
     counts = Counter(v for v in names if v)
     top = [v for v, c in counts.most_common(4) if c >= 2]
     if len(top) < 2:
@@ -163,14 +151,17 @@ def _texts(cands: list[Paper]) -> list[str]:
     return [f"{p.title}. {(p.abstract or '')[:300]}" for p in cands]
 
 
-def topic_clusters(cands: list[Paper], k: int = 3, anchor: Paper | None = None) -> list[tuple[list[str], list[int]]]:
+def topic_clusters(
+    cands: list[Paper], k: int = 3, anchor: Paper | None = None, topic: str | None = None
+) -> list[tuple[list[str], list[int]]]:
     """KMeans over TF-IDF of titles (+ abstract start); each cluster labelled with its most distinctive terms.
 
-    Returns [(label terms, member indices)], biggest cluster first; terms of the anchor's own title are
-    not used as labels since every candidate shares them.
+    Returns [(label terms, member indices)], biggest cluster first; terms of the anchor's own title (or of
+    the searched topic) are not used as labels since every candidate shares them.
     """
     if len(cands) < 2 * k:
         return []
+    # scikit-learn's clustering pulls in scipy (about a second): only a topic question needs it
     from sklearn.cluster import KMeans
     from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -185,6 +176,7 @@ def topic_clusters(cands: list[Paper], k: int = 3, anchor: Paper | None = None) 
     terms = vec.get_feature_names_out()
     mean = X.mean(axis=0).A1
     skip = set(content_terms(anchor.title, limit=50)) if anchor else set()
+    skip |= set(content_terms(topic or "", limit=50))
     out = []
     for c in range(k):
         members = [i for i, lab in enumerate(km.labels_) if lab == c]
@@ -232,7 +224,9 @@ def _phrases(title: str) -> set[str]:
 LABEL_CHARS = 95
 
 
-def cluster_label(cands: list[Paper], members: list[int], terms: list[str], skip: set[str] = frozenset()) -> str:
+def cluster_label(
+    cands: list[Paper], members: list[int], terms: list[str], skip: frozenset[str] | set[str] = frozenset()
+) -> str:
     """A label a person can read: the phrase most typical of the cluster's titles (more frequent in it than in
     the other candidates, longer phrases preferred) and one of its best-known papers as an example."""
     inside = [_phrases(cands[i].title or "") for i in members]
@@ -259,7 +253,7 @@ def cluster_label(cands: list[Paper], members: list[int], terms: list[str], skip
 def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal | None:
     if intent.topic_terms:
         return None
-    clusters = topic_clusters(cands, anchor=anchor)
+    clusters = topic_clusters(cands, anchor=anchor, topic=intent.topic)
     if len(clusters) < 2:
         return None
     options = []
@@ -290,13 +284,17 @@ def _resource(intent: Intent, cands: list[Paper]) -> Proposal | None:
     for p in cands:
         low = (p.title or "").lower()
         kind = next(
-            (rt for rt, words in RESOURCE_TYPES.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)),
+            (
+                rt
+                for rt, words in profile().resource_types.items()
+                if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
+            ),
             "_other",
         )
         found.append(kind)
     present = [rt for rt, _ in Counter(x for x in found if x != "_other").most_common()]
     # keep the whole taxonomy on offer so the user can name a type the candidates miss
-    kinds = present + [rt for rt in RESOURCE_TYPES if rt not in present]
+    kinds = present + [rt for rt in profile().resource_types if rt not in present]
     options = [Option(label=rt.capitalize(), sets={"resource_types": [rt]}) for rt in kinds[:4]]
     options.append(Option(label="Any kind of resource", sets={}))
     q = Question(slot="resource", text="What kind of resource do you need?", options=options)
@@ -327,20 +325,12 @@ def _recency(intent: Intent, cands: list[Paper]) -> Proposal | None:
     return Proposal(q, entropy(labels), "citation counts vs years")
 
 
-def k_question() -> Question:
-    return Question(
-        slot="k",
-        text="How many papers would you like?",
-        options=[Option(label=f"{k} papers", sets={"k": k}) for k in (10, 20, 50)]
-        + [Option(label="As many as you find", sets={"k": 100})],
-    )
-
-
 def propose(intent: Intent, candidates: list[Paper], anchor: Paper | None = None) -> list[Proposal]:
     """Every question worth considering now, best first (scores already weighted by slot priors)."""
     d = intent.direction
     out: list[Proposal] = []
-    if d == "sibling" and intent.facet is None:
+    topic_search = is_topic_search(intent, anchor)
+    if d == "sibling" and intent.facet is None and not topic_search:
         out.append(Proposal(facet_question(), FACET_SCORE, "sibling search: which aspect is similar"))
     builders: list[tuple[str, Callable[[], Proposal | None]]] = [
         ("resource", lambda: _resource(intent, candidates)),
@@ -350,6 +340,8 @@ def propose(intent: Intent, candidates: list[Paper], anchor: Paper | None = None
         ("recency", lambda: _recency(intent, candidates)),
     ]
     for slot, build in builders:
+        if topic_search and slot not in TOPIC_SLOTS:
+            continue
         prop = build()
         if prop is not None:
             prop.score *= _prior(slot, d)
@@ -369,6 +361,7 @@ def next_question(
     """Ask the best question not asked yet, or finalize (question None) with the reason why."""
     if turns >= max_turns:
         return Decision(None, f"turn limit reached ({max_turns} questions)")
+    # without an anchor there is nothing to be "around" (a topic search has its own questions)
     if intent.direction is None and anchor is not None and "direction" not in asked:
         return Decision(
             direction_question(anchor.title if anchor else None),
@@ -376,7 +369,7 @@ def next_question(
             {"direction": math.inf},
         )
     props = [p for p in propose(intent, candidates, anchor) if p.question.slot not in asked]
-    scores = {p.question.slot: round(p.score, 3) for p in props}
+    scores: dict[str, float] = {p.question.slot: round(p.score, 3) for p in props}
     if not props:
         return Decision(None, "nothing left to ask", scores)
     best = props[0]
@@ -424,8 +417,6 @@ def interpret_answer(question: Question | None, text: str, known_venues: Sequenc
         if terms:
             updates["topic_terms"] = terms
     if slot == "direction" and "direction" not in updates:
-        from pilot.intent import detect_direction
-
         direction, _ = detect_direction(text)
         if direction:
             updates["direction"] = direction

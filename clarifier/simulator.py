@@ -14,12 +14,14 @@ model-based check can veto an answer too (``answer_async``).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from clarifier.question import Question
-from pilot.models import normalize_title
+from pilot.llm import LLMError
+from pilot.text import normalize_title
 
 AnswerT = tuple[Literal["option", "text"], Any]
 GENERIC_ANSWER = "Just the most relevant papers, please."
@@ -181,7 +183,6 @@ class SimulatedUser:
         kind, value = self.answer(question)
         if kind != "text" or self.llm is None or value == GENERIC_ANSWER:
             return kind, value
-        from pilot.llm import LLMError
 
         titles = "\n".join(f"- {t}" for t in (self.case.get("golden_titles") or [])[:20])
         try:

@@ -20,9 +20,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from pilot.intent import ID_KINDS, ParsedRequest
-from pilot.models import Paper, normalize_title
+from pilot.models import Paper
 from pilot.names import impact, introduces
 from pilot.sources.base import NotFound, Source
+from pilot.text import normalize_title
 
 ResolutionKind = Literal["paper", "ask", "missing", "topic"]
 DOMINANCE = 3.0  # a name's paper is taken without asking when it is this many times better known than the next
@@ -38,14 +39,16 @@ class Resolution(BaseModel):
     note: str | None = None
 
 
-def near_exact(query: str, title: str) -> bool:
+def near_exact(query: str, title: str, inside: bool = True) -> bool:
+    """``query`` is ``title`` (give or take a typo, or cut short), or, with ``inside``, a request with the
+    title typed in it."""
     q, t = normalize_title(query), normalize_title(title)
     if not q or not t:
         return False
     if q == t:
         return True
     # an unquoted title typed inside a request ("predecessors of deep residual learning for image recognition")
-    if len(t.split()) >= 4 and f" {t} " in f" {q} ":
+    if inside and len(t.split()) >= 4 and f" {t} " in f" {q} ":
         return True
     # a title cut short ("Bleu: a method for automatic evaluation")
     if len(q.split()) >= 4 and f"{t} ".startswith(f"{q} "):
@@ -134,7 +137,8 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
         # papers around it ("papers like deep residual learning for image recognition")
         relative = parsed.intent.direction in PAPER_DIRECTIONS
         if len(query.split()) >= 4 and (relative or len(query.split()) >= 6):
-            exact = [p for p in await source.match_paper(query, limit=5) if near_exact(query, p.title)]
+            # the topic is a title; a topic that only contains one ("<title> for tagging Chinese") stays a topic
+            exact = [p for p in await source.match_paper(query, limit=5) if near_exact(query, p.title, inside=False)]
             if exact:
                 return Resolution(kind="paper", paper=exact[0])
         if len(query.split()) <= 3 and relative:
@@ -156,7 +160,8 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
     if _typed_as_title(parsed) and len(query.split()) >= 5:
         return Resolution(
             kind="missing",
-            note=f"“{query}” is not in the source, which holds {where}. No title there is close enough to be that paper.",
+            note=f"“{query}” is not in the source, which holds {where}. "
+            "No title there is close enough to be that paper.",
         )
     if found and _quoted(parsed):
         return Resolution(kind="ask", candidates=found[:4])  # a short quoted description: offer what fits it
@@ -187,7 +192,8 @@ async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolut
         return Resolution(
             kind="paper",
             paper=best,
-            note=f"I took {_label(best)} as the paper that introduced {name}{also}; name another paper if you meant a different one.",
+            note=f"I took {_label(best)} as the paper that introduced {name}{also}; "
+            "name another paper if you meant a different one.",
         )
     ranked = sorted(named, key=lambda p: (-introduces(p, name), -impact(p)))
     return Resolution(kind="ask", candidates=ranked[:4])

@@ -8,10 +8,12 @@ from __future__ import annotations
 import os
 import threading
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from cache import Cache, fingerprint
+from pilot.settings import get_settings
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
@@ -28,7 +30,7 @@ class Embedder:
         self.cache = cache
         self.device = device
         self.batch_size = batch_size
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer, loaded on first use (importing it takes seconds)
         self._lock = threading.Lock()
 
     @property
@@ -76,7 +78,5 @@ class Embedder:
 @lru_cache(maxsize=1)
 def default_embedder() -> Embedder:
     """Process-wide embedder (the model is 90 MB; load it once)."""
-    from pilot.settings import get_settings
-
     s = get_settings()
     return Embedder(cache=Cache(s.cache_dir, "embeddings", size_mb=256))

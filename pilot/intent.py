@@ -13,69 +13,17 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any, Iterable, Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from pilot.models import Intent, normalize_title
+from pilot.domain import profile
+from pilot.models import Intent
+from pilot.text import REQUEST_STOPWORDS, normalize_title
 
 AnchorKind = Literal["doi", "arxiv", "s2", "corpus_id", "title", "name", "topic", "current", "none"]
 ID_KINDS: tuple[str, ...] = ("corpus_id", "doi", "arxiv", "s2")
-
-# Venues people name in requests; free-text answers may also name any venue of the candidate set.
-KNOWN_VENUES: tuple[str, ...] = (
-    "ACL",
-    "EMNLP",
-    "NAACL",
-    "COLING",
-    "EACL",
-    "LREC",
-    "CoNLL",
-    "TACL",
-    "HLT",
-    "ANLP",
-    "SemEval",
-    "IJCNLP",
-    "AACL",
-    "Computational Linguistics",
-    "NIPS",
-    "NeurIPS",
-    "ICML",
-    "ICLR",
-    "AAAI",
-    "IJCAI",
-    "CVPR",
-    "ICCV",
-    "ECCV",
-    "KDD",
-    "SIGIR",
-    "WWW",
-    "WSDM",
-    "CIKM",
-    "UAI",
-    "AISTATS",
-    "COLT",
-    "INTERSPEECH",
-    "ICASSP",
-    "WMT",
-)
-# aliases a user may type -> the venue string the corpus uses
-_VENUE_ALIASES = {"neurips": "NIPS", "cl": "CL", "computational linguistics": "CL"}
-
-RESOURCE_TYPES: dict[str, tuple[str, ...]] = {
-    "treebank": ("treebank", "treebanks"),
-    "annotated corpus": ("annotated corpus", "annotated corpora", "annotation", "corpus", "corpora"),
-    "lexical resource": ("lexical resource", "lexicon", "wordnet", "framenet", "propbank", "dictionary"),
-    "shared task / evaluation campaign": (
-        "shared task",
-        "evaluation campaign",
-        "semeval",
-        "bakeoff",
-        "muc",
-        "competition",
-    ),
-    "dataset": ("dataset", "data set", "benchmark", "test set", "test collection"),
-}
 
 _FACETS = {
     "method": ("method", "methods", "approach", "technique", "algorithm", "model", "how they do it"),
@@ -107,13 +55,14 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         3,
     ),
     (
-        r"\b(?:has|have|who) (?:\w+ )?built on\b|\bcit(?:e|ing|ed by)\b.*\bextend|\bcited by\b|\bciting papers?\b|\bextend(?:s|ed)?\b|\bsince then\b",
+        r"\b(?:has|have|who) (?:\w+ )?built on\b|\bcit(?:e|ing|ed by)\b.*\bextend|\bcited by\b"
+        r"|\bciting papers?\b|\bextend(?:s|ed)?\b|\bsince then\b",
         "successor",
         2.5,
     ),
     (
-        r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b|\bwho cites?\b|\bwhat cites\b|"
-        r"\b(?:that|which) cites?\b|\bciting\b",
+        r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b"
+        r"|\bwho cites?\b|\bwhat cites\b|\b(?:that|which) cites?\b|\bciting\b",
         "successor",
         3,
     ),
@@ -125,7 +74,8 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         2,
     ),
     (
-        r"\bdatasets?\b|\bbenchmarks?\b|\bevaluation (?:data|resources?|campaigns?)\b|\bdata resources?\b|\bcorpora\b|\btreebanks?\b",
+        r"\bdatasets?\b|\bbenchmarks?\b|\bevaluation (?:data|resources?|campaigns?)\b"
+        r"|\bdata resources?\b|\bcorpora\b|\btreebanks?\b",
         "benchmark",
         3,
     ),
@@ -136,13 +86,6 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         3.5,
     ),
 ]
-
-_STOP = set(
-    """a an the of for to in on and or with without by from at as is are was were be been this that these those
-    it its my our your me i we you they them which what who whom how why when where please can could would should
-    papers paper work works find show give want need like more some any only about related just also very
-    earlier later recent older newer before after since until between than into onto over under other others""".split()
-)
 
 _QUOTE_RE = re.compile(r"[\"“”«»]([^\"“”«»]{4,})[\"“”«»]")
 _DOI_RE = re.compile(r"\b(10\.\d{4,9}/[^\s\"'<>]+)", re.I)
@@ -171,7 +114,12 @@ class ParsedRequest(BaseModel):
 
 def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
     """(anchor query, kind, text with the anchor cut out)."""
-    for regex, kind in ((_CORPUS_ID_RE, "corpus_id"), (_DOI_RE, "doi"), (_S2_RE, "s2")):
+    id_patterns: tuple[tuple[re.Pattern[str], AnchorKind], ...] = (
+        (_CORPUS_ID_RE, "corpus_id"),
+        (_DOI_RE, "doi"),
+        (_S2_RE, "s2"),
+    )
+    for regex, kind in id_patterns:
         m = regex.search(text)
         if m:
             value = m.group(1).rstrip(".,;)]")
@@ -244,7 +192,8 @@ _CONSTRAINT_PHRASES = [
         r"\b(?:in|from|during|over)?\s*(?:the\s+)?(?:last|past)\s+(?:\d{1,2}|few|couple of)\s+years\b",
         r"\b(?:between|from)\s+(?:19|20)\d\d\s*(?:-|–|to|and|until|through)\s*(?:19|20)\d\d\b",
         r"\b(?:after|since|from|before|until|up to|through|by|in|during|prior to|earlier than|later than|"
-        r"newer than|older than|no later than|starting(?: in)?)\s+(?:the\s+year\s+)?(?:19|20)\d\d(?:\s+on(?:wards?)?)?\b",
+        r"newer than|older than|no later than|starting(?: in)?)\s+(?:the\s+year\s+)?(?:19|20)\d\d"
+        r"(?:\s+on(?:wards?)?)?\b",
         r"\b(?:19|20)\d\d\s*(?:\+|or (?:later|earlier|newer|before)|and (?:later|earlier)|onwards?)",
         r"\b(?:the\s+)?(?:19|20)\d0'?s\b",
         r"\b(?:top|best|first)\s+\d{1,3}\b|\b\d{1,3}\s+(?:papers|results|articles|hits)\b",
@@ -259,7 +208,7 @@ def _cut_constraints(text: str, known_venues: Iterable[str] = ()) -> str:
     for rx in _CONSTRAINT_PHRASES:
         text = rx.sub(" ", text)
     for venue in _venue_updates(text, known_venues):
-        for name in {venue, *(k for k, v in _VENUE_ALIASES.items() if v == venue)}:
+        for name in {venue, *(k for k, v in profile().request_venue_canonical.items() if v == venue)}:
             text = re.sub(_VENUE_PHRASE.format(v=re.escape(name)), " ", text, flags=0 if name.isupper() else re.I)
     return " ".join(text.split())
 
@@ -363,7 +312,8 @@ def _year_updates(low: str) -> dict[str, Any]:
     if m := re.search(rf"\b(?:after|later than|newer than|post)\s+{y}\b", low):
         out["year_min"] = int(m.group(1)) + 1
     elif m := re.search(
-        rf"\b(?:since|from|starting(?: in)?|onwards? from|at least)\s+{y}\b|\b{y}\s*(?:\+|or later|and later|onwards?|or newer)",
+        rf"\b(?:since|from|starting(?: in)?|onwards? from|at least)\s+{y}\b"
+        rf"|\b{y}\s*(?:\+|or later|and later|onwards?|or newer)",
         low,
     ):
         out["year_min"] = int(m.group(1) or m.group(2))
@@ -383,12 +333,13 @@ def _year_updates(low: str) -> dict[str, Any]:
 
 def _venue_updates(text: str, known_venues: Iterable[str]) -> list[str]:
     found: list[str] = []
-    names = list(dict.fromkeys([*KNOWN_VENUES, *(v for v in known_venues if v)]))
+    domain = profile()
+    names = list(dict.fromkeys([*domain.request_venues, *(v for v in known_venues if v)]))
     for name in sorted(names, key=len, reverse=True):
         # short all-caps names must be typed in capitals ("CL" is not "cl" in "class")
         flags = 0 if (name.isupper() and len(name) <= 3) else re.I
         if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, flags):
-            canon = _VENUE_ALIASES.get(name.lower(), name)
+            canon = domain.request_venue_canonical.get(name.lower(), name)
             if canon not in found and not any(canon.lower() in f.lower() for f in found):
                 found.append(canon)
     return found
@@ -399,7 +350,7 @@ def content_terms(text: str, limit: int = 6) -> list[str]:
     words = re.findall(r"[a-z][a-z\-]{2,}", text.lower())
     out: list[str] = []
     for w in words:
-        if w not in _STOP and w not in out:
+        if w not in REQUEST_STOPWORDS and w not in out:
             out.append(w)
     return out[:limit]
 
@@ -427,14 +378,16 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     elif re.search(r"\b(?:recent|latest|newest|new|current)\b", low) and "year_min" not in out:
         out["recency"] = "recent"
     resources = [
-        rt for rt, words in RESOURCE_TYPES.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
+        rt
+        for rt, words in profile().resource_types.items()
+        if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
     ]
     if resources:
         out["resource_types"] = resources
     excl = re.findall(
         r"\b(?:exclude|excluding|without|except|not about|no)\s+([a-z][\w\- ]{2,40}?)(?:[.,;]|$|\band\b)", low
     )
-    terms = [t.strip() for t in excl if t.strip() and t.strip() not in _STOP and not t.strip().isdigit()]
+    terms = [t.strip() for t in excl if t.strip() and t.strip() not in REQUEST_STOPWORDS and not t.strip().isdigit()]
     if terms:
         out["exclude_terms"] = terms
     if m := re.search(r"\b(?:about|on|focus(?:ed|ing)? on|regarding|mostly|especially)\s+([a-z][a-z ,\-]{2,80})", low):

@@ -12,9 +12,12 @@ import json
 import logging
 import os
 import re
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from pilot.settings import get_settings
 
 # litellm fetches a model cost map from the network on import unless told otherwise.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -176,7 +179,8 @@ class LLM:
                     {"role": "assistant", "content": text[:2000]},
                     {
                         "role": "user",
-                        "content": f"That reply was invalid: {last_error}\nReply with only a JSON object that fits the schema.",
+                        "content": f"That reply was invalid: {last_error}"
+                        "\nReply with only a JSON object that fits the schema.",
                     },
                 ]
         raise LLMError(f"invalid reply after {repair + 1} attempts: {last_error}")
@@ -184,8 +188,6 @@ class LLM:
 
 def get_llm(settings=None, model: str | None = None) -> LLM | None:
     """The configured model, or None in deterministic mode."""
-    from pilot.settings import get_settings
-
     s = settings or get_settings()
     name = model or s.llm_model
     if not name:

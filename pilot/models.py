@@ -7,19 +7,11 @@ that results from several sources can sit in one list without colliding.
 
 from __future__ import annotations
 
-import html
-import re
-import unicodedata
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Direction = Literal["predecessor", "successor", "sibling", "benchmark", "survey"]
-DIRECTIONS: tuple[str, ...] = ("predecessor", "successor", "sibling", "benchmark", "survey")
-Facet = Literal["background", "method", "result"]
-# "resource" = dataset, corpus, treebank, benchmark, lexical resource, shared task
-PaperType = Literal["survey", "resource", "method"]
-PAPER_TYPES: tuple[str, ...] = ("survey", "resource", "method")
+from pilot.vocab import Direction, Facet, PaperType
 
 S2_PAPER_URL = "https://www.semanticscholar.org/paper/{id}"
 S2_AUTHOR_URL = "https://www.semanticscholar.org/author/{id}"
@@ -29,21 +21,6 @@ AMINER_VENUE_URL = "https://www.aminer.cn/open/journal/detail/{id}"
 AMINER_ORG_URL = "https://www.aminer.cn/institution/{id}"
 # Local-corpus entities have no web page; a stable URI names them so answers can still cite them.
 LOCAL_URL = "corpus://{kind}/{id}"
-
-
-def normalize_title(title: str | None) -> str:
-    """Lower-case, accent-free, punctuation-free form used to de-duplicate papers across sources."""
-    if not title:
-        return ""
-    text = unicodedata.normalize("NFKD", html.unescape(title))
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    return re.sub(r"[^0-9a-z]+", " ", text.lower()).strip()
-
-
-def slugify(text: str) -> str:
-    """A url-safe, deterministic id fragment for entity names (keeps non-Latin letters)."""
-    text = unicodedata.normalize("NFKC", html.unescape(text or "")).lower().strip()
-    return re.sub(r"[^\w]+", "-", text, flags=re.UNICODE).strip("-") or "unknown"
 
 
 class _Model(BaseModel):
@@ -109,7 +86,7 @@ class Org(_Model):
         return self.url
 
 
-Entity = Annotated[Union[Author, Venue, Org], Field(discriminator="kind")]
+Entity = Annotated[Author | Venue | Org, Field(discriminator="kind")]
 
 
 class Paper(_Model):
@@ -165,11 +142,8 @@ class SearchFilters(_Model):
             return False
         if self.min_citations is not None and (paper.citation_count or 0) < self.min_citations:
             return False
-        if self.fields_of_study and not set(f.lower() for f in self.fields_of_study) & set(
-            f.lower() for f in paper.fields_of_study
-        ):
-            return False
-        return True
+        wanted_fields = {f.lower() for f in self.fields_of_study}
+        return not wanted_fields or bool(wanted_fields & {f.lower() for f in paper.fields_of_study})
 
 
 class SearchHit(_Model):

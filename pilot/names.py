@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from pilot.models import Paper, normalize_title
+from pilot.models import Paper
+from pilot.text import normalize_title
 
 TITLE, ABSTRACT = 2, 1  # how strongly a paper is shown to introduce a name
 _INTRO = r"(?:propose|introduce|present|describe|release|develop|build|create|construct)s?"
@@ -133,7 +134,8 @@ _DEFINED = (
         r"\b(?:called|named|dubbed|termed|coined)\s+(?:it\s+)?(?:the\s+)?[\"“']?([A-Z][\w\-+.]*(?:\s+[A-Z][\w\-+]*){0,2})"
     ),
     re.compile(
-        r"\b(?:[Ww]e|[Tt]his paper|[Tt]his work)\s+(?:[\w\-]+\s+){0,2}?(?:propose|introduce|present|release|develop)s?\s+"
+        r"\b(?:[Ww]e|[Tt]his paper|[Tt]his work)\s+(?:[\w\-]+\s+){0,2}?"
+        r"(?:propose|introduce|present|release|develop)s?\s+"
         r"(?:the\s+|a\s+|an\s+)?(?:new\s+|novel\s+)?[\"“']?([A-Z][A-Za-z0-9\-+]*[A-Z0-9][A-Za-z0-9\-+]*)(?![\w\-])"
     ),
     re.compile(
@@ -141,7 +143,8 @@ _DEFINED = (
         r"approach|algorithm|package|tool|measure)s?\s*,\s*(?:the|called)\s+([A-Z][\w\-+]*(?:\s+[A-Z][\w\-+]*)?)\s*[,(]"
     ),
     re.compile(
-        rf"\b(?:[Ww]e|[Tt]his paper|[Tt]his work)\s[^.]{{0,80}}?{_INTRO}\s[^.]{{0,120}}?\(([A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*)\)"
+        rf"\b(?:[Ww]e|[Tt]his paper|[Tt]his work)\s[^.]{{0,80}}?{_INTRO}\s[^.]{{0,120}}?"
+        r"\(([A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*)\)"
     ),
 )
 

@@ -68,7 +68,7 @@ def _given_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     if not ma or not mb:
         return True
     # middle names: initials must agree as far as both go ("H. S." ~ "H.S." ~ "Hugh")
-    return all(x[0] == y[0] for x, y in zip(ma, mb))
+    return all(x[0] == y[0] for x, y in zip(ma, mb, strict=False))
 
 
 def variant(a: str | None, b: str | None) -> bool:

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
-from typing import Any
 
+from cache import Cache
+from pilot.embed import Embedder
+from pilot.llm import LLM, get_llm
 from pilot.settings import Settings, get_settings
 from pilot.sources.base import Source
+from pilot.sources.factory import open_source
+from workflows.executor import MemoCache, NodeCache
 from workflows.operator import RunContext
 
 log = logging.getLogger(__name__)
@@ -23,21 +27,16 @@ log = logging.getLogger(__name__)
 class Runtime:
     settings: Settings
     source: Source
-    embedder: Any = None  # pilot.embed.Embedder | None
-    llm: Any = None  # pilot.llm.LLM | None
-    node_cache: Any = None  # cache.Cache | workflows.executor.MemoCache | None
+    embedder: Embedder | None = None
+    llm: LLM | None = None
+    node_cache: NodeCache | None = None
     notes: list[str] = field(default_factory=list)
 
     @classmethod
     def from_settings(
         cls, settings: Settings | None = None, *, llm_model: str | None = None, do_probe: bool = True
-    ) -> "Runtime":
+    ) -> Runtime:
         """Open sources, the shared embedder, the node cache and (when configured) the LLM."""
-        from cache import Cache
-        from pilot.embed import Embedder
-        from pilot.llm import get_llm
-        from pilot.sources.factory import open_source
-
         s = settings or get_settings()
         source, notes = open_source(s, do_probe=do_probe)
         embedder = getattr(source, "_embedder", None)
@@ -46,11 +45,9 @@ class Runtime:
             embedder = Embedder(
                 cache=Cache(s.cache_dir, "embeddings", size_mb=256), device=s.device if s.device != "auto" else "cpu"
             )
-        node_cache = Cache(s.cache_dir, "nodes", size_mb=max(64, s.cache_size_mb // 4))
-        if not node_cache.enabled:
-            from workflows.executor import MemoCache
-
-            node_cache = MemoCache()
+        disk = Cache(s.cache_dir, "nodes", size_mb=max(64, s.cache_size_mb // 4))
+        node_cache: NodeCache = disk if disk.enabled else MemoCache()
+        if not disk.enabled:
             notes.append("Node cache directory unusable — re-runs keep results in memory only.")
         llm = get_llm(s, model=llm_model)
         if llm is None:
@@ -61,21 +58,24 @@ class Runtime:
 
     @classmethod
     def for_source(
-        cls, source: Source, settings: Settings | None = None, *, llm: Any = None, embedder: Any = None
-    ) -> "Runtime":
+        cls,
+        source: Source,
+        settings: Settings | None = None,
+        *,
+        llm: LLM | None = None,
+        embedder: Embedder | None = None,
+    ) -> Runtime:
         """A runtime around an already-open source (tests, evaluation) with an in-memory node cache."""
-        from workflows.executor import MemoCache
-
         return cls(settings=settings or Settings(), source=source, embedder=embedder, llm=llm, node_cache=MemoCache())
 
-    def with_source(self, source: Source) -> "Runtime":
+    def with_source(self, source: Source) -> Runtime:
         """Same services, another source (the evaluation wraps the source in a ``HiddenEdgesSource``).
 
         The node cache is shared: its keys include the source fingerprint, so a wrapped source does not
         read another case's values."""
         return replace(self, source=source, notes=list(self.notes))
 
-    def with_llm(self, llm: Any) -> "Runtime":
+    def with_llm(self, llm: LLM | None) -> Runtime:
         return replace(self, llm=llm, notes=list(self.notes))
 
     def context(self) -> RunContext:

@@ -23,26 +23,35 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from clarifier.llm_questions import llm_question
-from clarifier.policy import apply_answer, next_question, option_updates, venue_label
+from clarifier.policy import apply_answer, next_question, option_updates
 from clarifier.question import Option, Question
 from pilot.anchors import resolve
 from pilot.coverage import coverage_notes
+from pilot.domain import profile
 from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction
-from pilot.models import Answer, Intent, Paper, RankedPaper, normalize_title
+from pilot.kg import KGQuery, answer_question
+from pilot.models import Answer, Intent, Paper, RankedPaper
 from pilot.runtime import Runtime
 from pilot.sources.base import RateLimited, SourceError, SourceUnavailable
+from pilot.text import normalize_title
 from pilot.understand import Context, Message, read, read_with_llm
 from pilot.venues import at_venue
-from workflows.diff import diff as workflow_diff, short
+from pilot.vocab import direction_results
+from workflows.diff import diff as workflow_diff
+from workflows.diff import short
 from workflows.edit import apply_edit, describe_edit
+from workflows.executor import RunResult, execute
+from workflows.executor import run_node as exec_run_node
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
-from workflows.refine import Feedback, Refinement, rate as rate_paper, refine, refine_llm
+from workflows.refine import Feedback, Refinement, ResultFilters, filter_results, refine, refine_llm
+from workflows.refine import rate as rate_paper
 from workflows.validate import WorkflowError, validate
 
 log = logging.getLogger(__name__)
@@ -63,15 +72,6 @@ class _SourceDown(Exception):
     def __init__(self, error: SourceError):
         super().__init__(str(error))
         self.error = error
-
-
-DIRECTION_WORDS = {
-    "predecessor": "earlier work it builds on",
-    "successor": "later work that builds on it",
-    "sibling": "similar papers",
-    "benchmark": "datasets and benchmarks for its problem",
-    "survey": "surveys covering its area",
-}
 
 
 class WorkflowVersion(BaseModel):
@@ -127,7 +127,7 @@ def _preview(value: Any, n: int = 5) -> tuple[int, list[str]]:
 
 
 def _paper_label(p: Paper) -> str:
-    meta = ", ".join(str(x) for x in (p.year, venue_label(p)) if x)
+    meta = ", ".join(str(x) for x in (p.year, profile().venue_label(p)) if x)
     return f"{p.title} ({meta})" if meta else p.title
 
 
@@ -187,7 +187,7 @@ class Session(BaseModel):
     pending: Message | None = Field(None, description="a message waiting for the answer to a scope/fallback question")
 
     _runtime: Runtime = PrivateAttr()
-    _last_run: Any = PrivateAttr(default=None)
+    _last_run: RunResult | None = PrivateAttr(default=None)
     _candidates: dict[str, list[Paper]] = PrivateAttr(default_factory=dict)
 
     def __init__(self, runtime: Runtime, **data: Any):
@@ -195,7 +195,7 @@ class Session(BaseModel):
         self._runtime = runtime
 
     @classmethod
-    def restore(cls, data: str | bytes | dict, runtime: Runtime) -> "Session":
+    def restore(cls, data: str | bytes | dict, runtime: Runtime) -> Session:
         payload = json.loads(data) if isinstance(data, (str, bytes)) else dict(data)
         return cls(runtime, **payload)
 
@@ -211,7 +211,7 @@ class Session(BaseModel):
         return None
 
     @property
-    def last_run(self) -> Any:
+    def last_run(self) -> RunResult | None:
         return self._last_run
 
     def keep(self, paper_ids: list[str]) -> None:
@@ -229,7 +229,7 @@ class Session(BaseModel):
         return Reply(message=message, error=message, notes=notes or [], workflow=self.workflow, results=self.results)
 
     def _known_venues(self) -> list[str]:
-        venues = [venue_label(p) for ps in self._candidates.values() for p in ps]
+        venues = [profile().venue_label(p) for ps in self._candidates.values() for p in ps]
         return sorted({v for v in venues if v})
 
     def _context(self) -> Context:
@@ -247,14 +247,23 @@ class Session(BaseModel):
         if not text:
             return self._error("Please type a request, e.g. a paper title in quotes and what you are looking for.")
         self._say("user", text)
+        return await self._turn_boundary(self._message, text)
+
+    async def _message(self, text: str) -> Reply:
+        ctx = self._context()
+        msg = read(text, ctx)
+        if msg.kind == "ambiguous" and self._runtime.llm is not None:
+            msg = await read_with_llm(self._runtime.llm, msg, ctx)
+        self.last_message = msg
+        return await self._dispatch(msg)
+
+    async def _turn_boundary(self, turn: Callable[..., Awaitable[Reply]], *args: Any) -> Reply:
+        """The session's one never-raise boundary (the UI controller and the CLI have theirs): whatever
+        goes wrong below it, the user gets a readable reply and keeps the conversation. A source down
+        before a new search could start undoes the turn; anything else is said in a sentence."""
         saved = self._snapshot()
         try:
-            ctx = self._context()
-            msg = read(text, ctx)
-            if msg.kind == "ambiguous" and self._runtime.llm is not None:
-                msg = await read_with_llm(self._runtime.llm, msg, ctx)
-            self.last_message = msg
-            return await self._dispatch(msg)
+            return await turn(*args)
         except _SourceDown as down:
             # a new search that could not even start must not cost the user the conversation they had
             self._restore(saved)
@@ -264,7 +273,7 @@ class Session(BaseModel):
                 + (f" {err.hint}." if err.hint else "")
                 + " Nothing was changed; send the request again in a moment."
             )
-        except Exception as exc:  # a bug must not kill the conversation; say what happened
+        except Exception as exc:  # noqa: BLE001 - the boundary: a bug must not kill the conversation
             log.exception("turn failed")
             return self._error(f"Something went wrong in this turn ({type(exc).__name__}: {exc}). Please try again.")
 
@@ -276,6 +285,11 @@ class Session(BaseModel):
             if msg.command == "undo":
                 return await self.undo()
             return await self.search_now()
+        if msg.kind == "entity" and msg.request is not None and not await self._knows_person(msg.entity):
+            msg = msg.model_copy(
+                update={"kind": "new_search", "target": "topic", "why": "a topic request (no such person)"}
+            )
+            self.last_message = msg
         if msg.kind == "entity":
             self._reset()
             return await self._entity(msg)
@@ -292,6 +306,17 @@ class Session(BaseModel):
                 f"Please pick an option or type your answer: {self.question.text}", question=self.question
             )
         return self._reply(HELP, results=self.results, workflow=self.workflow)
+
+    async def _knows_person(self, query: KGQuery | None) -> bool:
+        """The source knows someone by exactly the name the question names (capitalised topic words such as
+        "A Unified Framework" only look like a name)."""
+        if query is None or not query.person:
+            return False
+        try:
+            people = await self._runtime.source.search_authors(query.person, limit=5)
+        except SourceError:
+            return False
+        return any(normalize_title(a.name) == normalize_title(query.person) for a in people)
 
     def _snapshot(self) -> tuple[dict[str, Any], Any, Any]:
         # the cached candidates and last run are replaced on a new search, never mutated: references do
@@ -316,15 +341,7 @@ class Session(BaseModel):
         self._say("user", label)
         msg = Message(kind="answer", text=label, option=int(option_index), why="option chosen")
         self.last_message = msg
-        saved = self._snapshot()
-        try:
-            return await self._answer(msg)
-        except _SourceDown as down:
-            self._restore(saved)
-            return self._error(f"I could not reach {down.error.source} ({down.error.message}). Nothing was changed.")
-        except Exception as exc:
-            log.exception("choose failed")
-            return self._error(f"Something went wrong in this turn ({type(exc).__name__}: {exc}). Please try again.")
+        return await self._turn_boundary(self._answer, msg)
 
     async def search_now(self) -> Reply:
         if self.anchor is None and not self.intent.topic and not self.request:
@@ -344,8 +361,29 @@ class Session(BaseModel):
                 "the ones you want, or start a paper search from one of them."
             )
         ref = rate_paper(self.workflow, self.intent, paper_id, up)
-        self._say("user", f"{'👍' if up else '👎'} {paper_id}")
+        self._say("user", f"{'relevant' if up else 'not relevant'}: {paper_id}")
         return await self._apply_refinement(ref)
+
+    async def filter_results(self, filters: ResultFilters) -> Reply:
+        """The results panel's filters, applied as one edit of the workflow (a new version and a diff)."""
+        if self.workflow is None or self.phase == "answer":
+            return self._error("There are no search results to filter yet.")
+        return await self._apply_refinement(filter_results(self.workflow, self.intent, filters))
+
+    async def goto_version(self, version: int) -> Reply:
+        """Make an earlier (or, after an undo, a later) workflow version current again and run it."""
+        index = next((i for i, v in enumerate(self.versions) if v.version == version), None)
+        if index is None:
+            return self._error(f"There is no workflow version v{version}.")
+        if index == self.current_version:
+            return await self.rerun()
+        before = self.workflow
+        self.current_version = index
+        assert before is not None and self.workflow is not None
+        lines = workflow_diff(before, self.workflow).summary()
+        reply = await self._run([f"back to version v{version}"])
+        reply.diff = lines
+        return reply
 
     async def edit(self, edit: Any) -> Reply:
         if self.workflow is None:
@@ -398,8 +436,6 @@ class Session(BaseModel):
         return reply
 
     async def run_node(self, node_id: str) -> NodeRun:
-        from workflows.executor import run_node as exec_run_node
-
         wf = self.workflow
         if wf is None or not wf.has_node(node_id):
             return NodeRun(
@@ -408,14 +444,7 @@ class Session(BaseModel):
         values = self._last_run.values if self._last_run is not None else {}
         node = wf.node(node_id)
         try:
-            outcome = await exec_run_node(
-                wf,
-                node_id,
-                self._runtime.context(),
-                values,
-                self._runtime.node_cache,
-                self._runtime.settings.node_timeout_s,
-            )
+            outcome = await exec_run_node(wf, node_id, self._runtime.context(), values, self._runtime.node_cache)
         except WorkflowError as exc:
             return NodeRun(node_id=node_id, op=node.op, status="failed", error=str(exc))
         inputs = {
@@ -526,8 +555,6 @@ class Session(BaseModel):
         return self._reply(self.question.text, question=self.question, results=self.results, workflow=self.workflow)
 
     async def _entity(self, msg: Message) -> Reply:
-        from pilot.kg import answer_question
-
         text = msg.text
         self.request = text
         self.intent = Intent(kind="entity", request=text)
@@ -671,7 +698,7 @@ class Session(BaseModel):
             terms = pending.request.anchor_query.split() if pending.request else []
             feedback = feedback.model_copy(update={"updates": {**feedback.updates, "topic_terms": terms}})
             return await self._refine(pending.model_copy(update={"kind": "refine", "feedback": feedback}))
-        if choice.get("fallback") == "topic":
+        if choice.get("fallback") == "topic" and pending.request is not None:
             self.last_message = pending
             self._reset()
             return await self._topic_search(pending.request, [])
@@ -772,10 +799,12 @@ class Session(BaseModel):
 
     async def _induce(self, reason: str | None = None) -> list[str]:
         anchor_query = self.anchor.id if self.anchor else ""
-        compact = getattr(self._runtime.settings, "llm_prompt", "full") == "compact"
+        compact = self._runtime.settings.llm_prompt == "compact"
         text = self.request if self.anchor else (self.intent.topic or self.request)
         induction = await induce(self.intent, anchor_query, self._runtime.llm, text, self.anchor, compact)
-        what = DIRECTION_WORDS.get(self.intent.direction or "", "related papers")
+        what = direction_results(self.intent.direction)
+        if self.anchor is None and self.intent.topic:
+            what = f"the literature on “{short(self.intent.topic, 80)}”"
         self._push(induction.workflow, reason or f"{induction.origin} workflow for {what}")
         self.edited = False
         return induction.notes
@@ -789,7 +818,7 @@ class Session(BaseModel):
     async def _search_again(self, reason: str, updates: dict[str, Any], notes: list[str]) -> Reply:
         """An answer given with the results on screen: the search is induced again from the updated request —
         or, when the workflow was edited since, the answer becomes edits of it, so the edits survive."""
-        if not self.edited:
+        if not self.edited or self.workflow is None:
             notes = notes + await self._induce(reason)
             return await self._offer_question(await self._run(notes, coverage=True))
         ref = refine(self.workflow, self.intent, Feedback(text=reason, updates=updates), self.results)
@@ -833,14 +862,12 @@ class Session(BaseModel):
         return await self._run(ref.notes)
 
     async def _run(self, notes: list[str], coverage: bool = False) -> Reply:
-        from workflows.executor import execute
-
         wf = self.workflow
         assert wf is not None
         rt = self._runtime
         version = self.versions[self.current_version]
         try:
-            run = await execute(wf, rt.context(), rt.node_cache, rt.settings.node_timeout_s)
+            run = await execute(wf, rt.context(), rt.node_cache)
         except WorkflowError as exc:  # validated before; kept so a bug is a message, not a crash
             return self._error(f"The workflow cannot run: {exc}", notes)
         self._last_run = run
@@ -862,12 +889,10 @@ class Session(BaseModel):
         self.phase = "results"
         if coverage and error is None:
             notes = coverage_notes(wf, run, self.anchor, self.intent, self.results) + notes
-        what = DIRECTION_WORDS.get(self.intent.direction or "", "related papers")
-        about = (
-            f" for “{self.anchor.title}”"
-            if self.anchor
-            else (f" on “{short(self.intent.topic, 80)}”" if self.intent.topic else "")
-        )
+        what = direction_results(self.intent.direction)
+        about = f" for “{self.anchor.title}”" if self.anchor else ""
+        if self.anchor is None and self.intent.topic:
+            what, about = "papers", f" on “{short(self.intent.topic, 120)}”"
         message = (
             f"Found {len(self.results)} papers — {what}{about} (workflow v{version.version}: {version.reason})."
             if error is None

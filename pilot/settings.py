@@ -40,14 +40,15 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     llm_prompt: Literal["full", "compact"] = Field(
         "full",
-        description="operator registry in the workflow prompt: full param schemas, or compact (defaults as values) for small local models",
+        description="operator registry in the workflow prompt: full param schemas,"
+        " or compact (defaults as values) for small local models",
     )
 
     max_turns: int = Field(4, description="clarification questions asked at most in one search")
     questions_before_results: int = Field(
         2, ge=0, description="questions on search settings asked before the first results; the rest come with them"
     )
-    node_timeout_s: float = 30.0
+    node_timeout_s: float = Field(30.0, gt=0, description="seconds before one workflow step counts as failed")
     ui_concurrency: int = Field(
         4,
         ge=1,

@@ -30,9 +30,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clarifier.policy import interpret_answer, match_option
 from clarifier.question import Question
-from pilot.intent import ParsedRequest, parse_request, subject_of
+from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
+from pilot.topic import read_topic
 from workflows.refine import Feedback, read_feedback
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,8 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
     (
         "search_now",
         re.compile(
-            r"^\W*(?:ok(?:ay)?,?\s+)?(?:just |please )?(?:search|go|skip|search now|go ahead|show (?:me )?(?:the )?results|"
+            r"^\W*(?:ok(?:ay)?,?\s+)?(?:just |please )?"
+            r"(?:search|go|skip|search now|go ahead|show (?:me )?(?:the )?results|"
             r"no more questions|that'?s (?:all|it|enough)|enough questions|skip (?:the )?questions)\W*(?:please)?\W*$",
             re.IGNORECASE,
         ),
@@ -72,7 +74,8 @@ SLOT_FIELDS: dict[str, tuple[str, ...]] = {
 }
 # "only those about X", "focus on X", "more about X": a topic inside the results, not a new search
 _FOCUS = re.compile(
-    r"^\W*(?:(?:only|just)\s+(?:those|the ones|ones|papers|results)?\s*(?:about|on|with|mentioning)|focus(?:ed|ing)?\s+on|"
+    r"^\W*(?:(?:only|just)\s+(?:those|the ones|ones|papers|results)?\s*(?:about|on|with|mentioning)"
+    r"|focus(?:ed|ing)?\s+on|"
     r"more\s+(?:about|on)|especially|mostly|prefer(?:ably)?)\b",
     re.IGNORECASE,
 )
@@ -102,7 +105,9 @@ class Message(BaseModel):
     kind: MessageKind
     text: str
     target: Target | None = None
-    request: ParsedRequest | None = None  # new_search (and answers that name another anchor paper)
+    # new_search (and answers that name another anchor paper); for an entity question that may be a topic
+    # request instead ("papers about Lexical Units …": a person only if the source knows one by that name)
+    request: ParsedRequest | None = None
     feedback: Feedback | None = None  # refine
     option: int | None = None  # answer: the option the text names
     updates: dict[str, Any] = Field(default_factory=dict)  # answer: intent fields the words set
@@ -142,6 +147,30 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
     return not subject_of(rest, known_venues)
 
 
+_QUOTED = re.compile(r"[\"“”«»]")
+
+
+def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
+    """The request read as one for a field's literature ("what should I read on X", "surveys covering X",
+    "I'm new to X - which papers are essential?"; ``pilot.topic``): only the topic is searched, the type words
+    choose the kind of paper. None when it is not phrased so, or names a paper by id, quotes or "it"."""
+    if parsed.anchor_kind in (*ID_KINDS, "current") or _QUOTED.search(text):
+        return None
+    req = read_topic(text)
+    if req is None:
+        return None
+    updates = {"topic": req.topic, "paper_types": req.paper_types, "direction": None, **req.updates}
+    return parsed.model_copy(
+        update={
+            "anchor_query": req.topic,
+            "anchor_kind": "topic",
+            "intent": apply_updates(parsed.intent, updates),
+            "constraints": {**parsed.constraints, **req.updates},
+            "request_words": True,
+        }
+    )
+
+
 def _touches_slot(question: Question, updates: dict[str, Any]) -> bool:
     return any(f in updates for f in SLOT_FIELDS.get(question.slot, ()))
 
@@ -165,13 +194,15 @@ def read(text: str, ctx: Context) -> Message:
             return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1}")
 
     parsed = parse_request(text, ctx.known_venues)
+    topical = _as_topic_request(parsed, text)
+    parsed = topical or parsed
     direction = parsed.intent.direction
     names_paper = parsed.anchor_kind not in ("topic", "current", "none")
     open_slot = q is not None and q.slot not in ("scope", "fallback", "anchor")
     # words that set what the open question asks answer it ("Only papers published at EMNLP." to the venue
     # question, "I need treebanks and shared tasks" to the resource one), though they read like a request; any
     # words would "set" a sub-topic, so the topic question takes only a bare phrase (below)
-    if open_slot and not names_paper and parsed.anchor_kind != "current":
+    if q is not None and open_slot and not names_paper and parsed.anchor_kind != "current":
         updates = interpret_answer(q, text, ctx.known_venues)
         if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
             return _answer(text, q, ctx, updates)
@@ -180,12 +211,16 @@ def read(text: str, ctx: Context) -> Message:
     feedback_only = ctx.has_results and _feedback_only(text, feedback, ctx.known_venues)
     # "only papers published at EACL" with results on screen narrows them; it is not a question about EACL
     venue_filter = entity is not None and entity.shape == "venue_papers" and not entity.person and not names_paper
-    venue_filter = venue_filter and (not entity.topic or parsed.anchor_kind == "none")
+    venue_filter = venue_filter and entity is not None and (not entity.topic or parsed.anchor_kind == "none")
     if feedback_only and not (direction and names_paper) and (entity is None or venue_filter):
         return Message(kind="refine", text=text, feedback=feedback, why="feedback on the results shown")
     # a named paper with a search direction is a paper search, whatever the entity patterns make of the name
     if entity is not None and not (direction and names_paper):
-        return Message(kind="entity", text=text, entity=entity, why=f"entity question ({entity.shape})")
+        # "papers about <Capitalised Words>" is about a person only if the source knows one (the session asks it)
+        alternative = topical if topical is not None and entity.person and not entity.org else None
+        return Message(
+            kind="entity", text=text, entity=entity, request=alternative, why=f"entity question ({entity.shape})"
+        )
 
     # an anchor question is answered by naming the paper better: that is a new look-up, same request
     naming = q is not None and q.slot == "anchor" and parsed.anchor_kind not in ("none", "current")
@@ -194,7 +229,7 @@ def read(text: str, ctx: Context) -> Message:
 
     # words for the open question (a bare phrase, not phrased as a new request); a question offered with
     # the results is answered only by words about what it asks
-    if open_slot and parsed.anchor_kind != "current" and not parsed.request_words and not direction:
+    if q is not None and open_slot and parsed.anchor_kind != "current" and not parsed.request_words and not direction:
         answer = _answer(text, q, ctx)
         if not (ctx.has_results and answer.kind == "answer"):
             return answer

@@ -4,9 +4,10 @@ The corpus and the APIs spell the same conference many ways ("Annual Meeting Of 
 Computational Linguistics", "Proceedings of the 49th Annual Meeting of the Association for Computational
 Linguistics: Human Language Technologies", "ACL"), and the ACL Anthology id says it best (``P05-…`` is ACL).
 Findings papers are published alongside a conference but are not its main track: "Findings of EMNLP" is a
-venue of its own, and "EMNLP" does not include it.
+venue of its own, and "EMNLP" does not include it. The venues themselves (acronyms, spelled-out names, which
+anthology id letter is which conference, research communities) are the domain profile's (``pilot.domain``).
 
-    venue_of(paper)            # "ACL", "Findings of EMNLP", "CoNLL", "NIPS", or the record's own venue string
+    venue_of(paper)            # "ACL", "Findings of EMNLP", "CoNLL", "NeurIPS", or the record's own venue string
     at_venue(paper, "acl")     # the paper appeared at the ACL main conference
 """
 
@@ -14,50 +15,48 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
+from functools import cache
 
+from pilot.domain import profile
 from pilot.models import Paper
 
-# ACL Anthology id prefix -> venue (how the anthology, and the benchmark, name venues).
-ACL_PREFIX = {"P": "ACL", "D": "EMNLP", "N": "NAACL", "C": "COLING", "E": "EACL", "J": "CL", "L": "LREC", "H": "HLT"}
-# Spelled-out names -> the acronym researchers use; longest first so the most specific name wins.
-LONG_NAMES: tuple[tuple[str, str], ...] = (
-    ("north american chapter of the association for computational linguistics", "NAACL"),
-    ("north american association for computational linguistics", "NAACL"),
-    ("european chapter of the association for computational linguistics", "EACL"),
-    ("european association for computational linguistics", "EACL"),
-    ("annual meeting of the association for computational linguistics", "ACL"),
-    ("annual meeting of the association of computational linguistics", "ACL"),
-    ("empirical methods in natural language processing", "EMNLP"),
-    ("international conference on computational linguistics", "COLING"),
-    ("computational natural language learning", "CoNLL"),
-    ("language resources and evaluation", "LREC"),
-    ("neural information processing systems", "NIPS"),
-    ("international conference on machine learning", "ICML"),
-    ("international conference on learning representations", "ICLR"),
-    ("computer vision and pattern recognition", "CVPR"),
-    ("international conference on computer vision", "ICCV"),
-    ("european conference on computer vision", "ECCV"),
-    ("knowledge discovery and data mining", "KDD"),
-    ("aaai conference on artificial intelligence", "AAAI"),
-    ("international joint conference on artificial intelligence", "IJCAI"),
-    ("world wide web", "WWW"),
-)
-# Names that mean the same venue (the conference was renamed).
-SAME = {"NEURIPS": "NIPS"}
-ACRONYMS = frozenset({*ACL_PREFIX.values(), *(a for _, a in LONG_NAMES), "NeurIPS", "TACL", "SemEval", "WMT"})
-_BY_UPPER = {a.upper(): a for a in ACRONYMS}
+
+@dataclass(frozen=True)
+class _Tables:
+    """The domain profile's venues, arranged for reading venue strings (built once)."""
+
+    long_names: tuple[tuple[str, str], ...]  # spelled-out name -> label, longest first (the most specific wins)
+    whole_names: dict[str, str]  # names that count only as the whole venue field ("computational linguistics")
+    by_upper: dict[str, str]  # an acronym in capitals -> its label ("NEURIPS" -> "NeurIPS", "ACL" -> "ACL")
+    key_of: dict[str, str]  # an acronym in capitals -> the venue's identity ("NIPS" and "NEURIPS" -> "nips")
+    communities: dict[str, frozenset[str]]  # research community -> the venue keys in it
 
 
-# Research communities by venue: two records of a name publishing in disjoint communities are two people.
-FIELDS: dict[str, frozenset[str]] = {
-    "NLP": frozenset("ACL NAACL EMNLP EACL COLING CONLL LREC CL TACL HLT SEMEVAL WMT IJCNLP AACL ANLP COLM".split()),
-    "ML": frozenset("NIPS ICML ICLR AISTATS UAI COLT ACML JMLR AUTOML".split()),
-    "CV": frozenset("CVPR ICCV ECCV WACV 3DV BMVC MICCAI".split()),
-    "AI": frozenset("AAAI IJCAI".split()),
-    "Robotics": frozenset("RSS CORL ICRA IROS".split()),
-    "IR and data mining": frozenset("SIGIR KDD WWW WSDM CIKM ICDE ICDM SDM VLDB SIGMOD".split()),
-    "Speech": frozenset("INTERSPEECH ICASSP".split()),
-}
+@cache
+def _tables() -> _Tables:
+    domain = profile()
+    long_names = sorted(
+        ((name, v.label) for v in domain.venues if not v.whole_field for name in v.names), key=lambda t: -len(t[0])
+    )
+    whole = {name: v.label for v in domain.venues if v.whole_field for name in v.names}
+    by_upper: dict[str, str] = {}
+    key_of: dict[str, str] = {}
+    for v in domain.venues:
+        for form in (v.key, *v.aliases, v.label):
+            by_upper.setdefault(form.upper(), v.label)
+            key_of.setdefault(form.upper(), v.key)
+    for name in domain.request_venues:  # acronyms the profile has no entry for (TACL, SemEval, WMT)
+        if " " not in name:
+            by_upper.setdefault(name.upper(), name)
+            key_of.setdefault(name.upper(), name.lower())
+    return _Tables(
+        long_names=tuple(long_names),
+        whole_names=whole,
+        by_upper=by_upper,
+        key_of=key_of,
+        communities={c: frozenset(keys) for c, keys in domain.communities.items()},
+    )
 
 
 def field_of(venue: str | None) -> str | None:
@@ -66,7 +65,7 @@ def field_of(venue: str | None) -> str | None:
     if not name:
         return None
     key = _key(name.removeprefix("Findings of "))
-    return next((f for f, names in FIELDS.items() if key in names), None)
+    return next((f for f, keys in _tables().communities.items() if key in keys), None)
 
 
 def _fold(text: str | None) -> str:
@@ -75,8 +74,8 @@ def _fold(text: str | None) -> str:
 
 
 def _key(name: str) -> str:
-    up = name.upper()
-    return SAME.get(up, up)
+    """The venue's identity: its profile key for a known acronym ("NeurIPS" -> "nips"), else the name folded."""
+    return _tables().key_of.get(name.upper(), name.lower())
 
 
 def venue_name(text: str | None) -> str | None:
@@ -85,19 +84,20 @@ def venue_name(text: str | None) -> str | None:
     raw = " ".join((text or "").split())
     if not raw:
         return None
+    tables = _tables()
     findings = "findings" in raw.lower()
     low = _fold(raw)
-    name = _BY_UPPER.get(raw.upper())
+    name = tables.by_upper.get(raw.upper()) or tables.whole_names.get(low)
     if name is None:
-        name = next((acr for long, acr in LONG_NAMES if long in low), None)
+        name = next((label for long, label in tables.long_names if long in low), None)
     if name is None and findings:
         # "Findings of the Association for Computational Linguistics: EMNLP 2021", "findings-acl"
         m = re.search(
-            r"\b(" + "|".join(re.escape(a) for a in sorted(ACRONYMS, key=len, reverse=True)) + r")\b",
+            r"\b(" + "|".join(re.escape(a) for a in sorted(tables.by_upper, key=len, reverse=True)) + r")\b",
             raw,
             re.IGNORECASE,
         )
-        name = _BY_UPPER.get(m.group(1).upper()) if m else "ACL"
+        name = tables.by_upper[m.group(1).upper()] if m else tables.by_upper.get("ACL", "ACL")
     if name is None:
         return raw
     return f"Findings of {name}" if findings else name
@@ -108,13 +108,20 @@ def is_findings(paper: Paper) -> bool:
 
 
 def venue_of(paper: Paper) -> str | None:
-    """Where the paper appeared, as researchers name it (the ACL Anthology id decides for anthology papers)."""
+    """Where the paper appeared, as researchers name it (an anthology's id decides for its papers)."""
     venue = " ".join((paper.venue or "").split())
-    if paper.id.startswith("acl:") and len(paper.id) > 4:
-        letter = paper.id[4]
-        if letter == "W" and "conll" in venue.lower():
-            return "CoNLL"
-        return ACL_PREFIX.get(letter) or venue or None
+    domain = profile()
+    anthology = domain.anthology_of(paper.id)
+    if anthology is not None and len(paper.id) > len(anthology.id_prefix):
+        letter = paper.id[len(anthology.id_prefix)]
+        # the letter names the venue ("P" is ACL); a workshop letter only with the venue field's word ("CoNLL")
+        by_letter = anthology.venue_by_letter.get(letter)
+        in_field = [k for k in anthology.venue_in_field.get(letter, ()) if k in venue.lower()]
+        for key in [by_letter, *in_field] if by_letter else in_field:
+            v = domain.venue(key)
+            if v is not None:
+                return v.label
+        return venue or None
     name = venue_name(venue) or (None if not is_findings(paper) else "Findings of ACL")
     if name and is_findings(paper) and not name.startswith("Findings"):
         name = f"Findings of {name}"
@@ -133,9 +140,9 @@ def same_venue(a: str | None, b: str | None) -> bool:
 
 
 def known(name: str | None) -> bool:
-    """A venue name the table knows (an acronym or a spelled-out conference), so matching can be exact."""
+    """A venue name the profile knows (an acronym or a spelled-out conference), so matching can be exact."""
     found = venue_name(name)
-    return bool(found) and (found.removeprefix("Findings of ") in ACRONYMS)
+    return found is not None and found.removeprefix("Findings of ").upper() in _tables().by_upper
 
 
 def at_venue(paper: Paper, wanted: str) -> bool:

@@ -47,9 +47,9 @@ def renamed(paper: Paper, old: str, new: str) -> Paper:
     return paper.model_copy(update={"authors": authors})
 
 
-def profile(papers: list[Paper], name: str) -> Author | None:
+def profile(papers: list[Paper], name: str) -> Author:
     ents = derive(papers)
-    return next((a for a, _ in ents.authors if a.id == author_id(name)), None)
+    return next(a for a, _ in ents.authors if a.id == author_id(name))  # the name is on every one of the papers
 
 
 def main_field(papers: list[Paper]) -> str | None:
@@ -75,14 +75,16 @@ def measure(corpus: Path, n: int, seed: int) -> dict:
     ]
     merges = [nm for nm in alone if len(by_name[nm]) >= 8]
     rng.shuffle(merges)
-    merged, why = 0, Counter()
+    merged, why = 0, Counter[str]()
     for name in merges[:n]:
         ps = list(by_name[name])
         rng.shuffle(ps)
         new = variant_spelling(name, rng)
+        if new is None:
+            continue
         half = len(ps) // 2
-        a, b = ps[:half], [renamed(p, name, new) for p in ps[half:]]
-        pa, pb = profile(a, name), profile(b, new)
+        first, second = ps[:half], [renamed(p, name, new) for p in ps[half:]]
+        pa, pb = profile(first, name), profile(second, new)
         same, reason = same_person(pa, pb)
         merged += same
         why[reason.split(" (")[0]] += 1
@@ -102,6 +104,8 @@ def measure(corpus: Path, n: int, seed: int) -> dict:
         if results[kind][1] >= n:
             continue
         new = variant_spelling(x, rng)
+        if new is None:
+            continue
         pa = profile(by_name[x], x)
         pb = profile([renamed(p, y, new) for p in by_name[y]], new)
         same, reason = same_person(pa, pb)

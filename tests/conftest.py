@@ -13,19 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.prereq import shared_dir
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def shared_dir() -> Path:
-    for cand in (os.environ.get("PILOT_SHARED"), ROOT.parent / "shared"):
-        if cand and (Path(cand) / "corpus" / "papers.jsonl.gz").exists():
-            return Path(cand)
-    pytest.skip(
-        "the shared data folder (corpus, bench, fixtures) is not beside the project; set PILOT_SHARED=/path/to/shared"
-    )
 
 
 # Anchors whose neighbourhoods the slice keeps (all appear in the dev benchmark).
@@ -80,7 +71,7 @@ def bench_cases(shared: Path) -> list[dict]:
         return [json.loads(line) for line in fh]
 
 
-def shared_vectors(shared: Path, ids: list[str], dest: Path) -> Path:
+def shared_vectors(shared: Path, ids: list[str], dest: Path, name: str = "corpus.f16.npy") -> Path:
     """The shared precomputed MiniLM vectors of these papers, in this order, as a ``.npy`` file — embedding
     thousands of texts in a test would take longer than the test."""
     import numpy as np
@@ -90,7 +81,7 @@ def shared_vectors(shared: Path, ids: list[str], dest: Path) -> Path:
         for i, line in enumerate(fh):  # ids lead every line; json only for an odd one
             line_of[line[8 : line.index('"', 8)] if line.startswith('{"id": "') else json.loads(line)["id"]] = i
     full = np.load(shared / "corpus" / "minilm-l6-v2.f16.npy", mmap_mode="r")
-    vectors = dest / "corpus.f16.npy"
+    vectors = dest / name
     np.save(vectors, np.asarray(full[[line_of[i] for i in ids]]))
     return vectors
 
@@ -107,17 +98,22 @@ def corpus_with_vectors(
 
 
 @pytest.fixture(scope="session")
-def local_source(shared: Path, corpus_slice: Path, corpus_slice_rows: list[dict], tmp_path_factory):
-    """An opened ``LocalCorpusSource`` over the slice, built into a temporary cache directory.
+def slice_vectors(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> Path:
+    """The shared precomputed MiniLM vectors of the slice's papers, re-ordered to the slice's lines
+    (embedding 3.5k texts would add ~40 s to every session); ``test_local_source`` covers the
+    compute-it-yourself path on a small file."""
+    ids = [r["id"] for r in corpus_slice_rows]
+    return shared_vectors(shared, ids, tmp_path_factory.mktemp("slice-vectors"), "slice.f16.npy")
 
-    Its vectors are the shared precomputed MiniLM vectors of the same papers, re-ordered to the slice's
-    lines (embedding 3.5k texts would add ~40 s to every session); ``test_local_source`` covers the
-    compute-it-yourself path on a small file.
-    """
+
+@pytest.fixture(scope="session")
+def local_source(corpus_slice: Path, slice_vectors: Path, tmp_path_factory):
+    """An opened ``LocalCorpusSource`` over the slice, built into a temporary cache directory."""
     from pilot.sources.local import LocalCorpusSource
 
-    vectors = shared_vectors(shared, [r["id"] for r in corpus_slice_rows], tmp_path_factory.mktemp("slice-vectors"))
-    return LocalCorpusSource.open(corpus_slice, tmp_path_factory.mktemp("pilot-cache"), vectors=vectors, progress=False)
+    return LocalCorpusSource.open(
+        corpus_slice, tmp_path_factory.mktemp("pilot-cache"), vectors=slice_vectors, progress=False
+    )
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,9 @@ scripted replies (e.g. two 429s) that are served before the recording.
 
 Matching: method + path (URL-decoded, case-insensitive, since S2 ids such as ``CorpusID:1`` are).
 Among several recordings of one path, the one agreeing on the most query parameters (``offset``,
-``id``…; a parameter recorded with another value counts against) and on the JSON body wins, so paginated recordings replay page by page. A request
-nothing matches gets a 404 with an S2-style ``{"error": ...}`` body.
+``id``…; a parameter recorded with another value counts against) and on the JSON body wins, so
+paginated recordings replay page by page. A request nothing matches gets a 404 with an S2-style
+``{"error": ...}`` body.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def json(cls, status: int, payload: Any, headers: dict[str, str] | None = None) -> "Reply":
+    def json(cls, status: int, payload: Any, headers: dict[str, str] | None = None) -> Reply:
         return cls(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})})
 
 
@@ -112,7 +113,7 @@ class ReplayServer:
         self._thread: threading.Thread | None = None
 
     # --- configuration ------------------------------------------------------------------------
-    def add_cassette(self, path: Path | str) -> "ReplayServer":
+    def add_cassette(self, path: Path | str) -> ReplayServer:
         self.interactions.extend(load_cassette(path))
         return self
 
@@ -130,7 +131,7 @@ class ReplayServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}"
 
-    def __enter__(self) -> "ReplayServer":
+    def __enter__(self) -> ReplayServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -195,7 +196,7 @@ class ReplayServer:
 class SilentServer:
     """A loopback port that accepts connections and never answers: a hung remote service."""
 
-    def __enter__(self) -> "SilentServer":
+    def __enter__(self) -> SilentServer:
         import socket
 
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

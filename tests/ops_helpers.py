@@ -6,7 +6,11 @@ import dataclasses
 from typing import Any
 
 from pilot.models import Paper, RankedPaper
-from workflows.operator import RunContext, get_operator
+from pilot.store.text import display_name, split_affiliation
+from pilot.text import fold
+from workflows.operator import RunContext
+from workflows.ops.entities import org_matches
+from workflows.registry import get_operator
 
 
 async def run_op(
@@ -15,7 +19,7 @@ async def run_op(
     """Run operator ``op`` with ``params`` on ``inputs`` (port name -> value), as node ``node_id`` (default: op)."""
     cls = get_operator(op)
     node_ctx = dataclasses.replace(ctx, node_id=node_id or op)
-    value = await cls().run(node_ctx, cls.Params.model_validate(params or {}), inputs)
+    value = await cls().run(node_ctx, cls.Params.model_validate(params or {}), cls.Inputs.of(inputs))
     ctx.notes.extend(node_ctx.notes)
     return value
 
@@ -39,9 +43,6 @@ def at_venue_row(row: dict, venue: str) -> bool:
 def wrote_at_org_on_topic(rows: list[dict], name: str, org: str, topic_word: str) -> bool:
     """The raw corpus rows show ``name`` on a paper about ``topic_word``, written while at ``org``
     (an independent check of what the org/topic operators and answers claim)."""
-    from pilot.store.text import display_name, fold, split_affiliation
-    from workflows.ops.entities import org_matches
-
     return any(
         fold(display_name(a["name"])) == fold(name)
         and any(org_matches(org, o) for o in split_affiliation(a["affiliation"]))
@@ -53,7 +54,5 @@ def wrote_at_org_on_topic(rows: list[dict], name: str, org: str, topic_word: str
 
 def authored(rows: list[dict], person: str) -> list[dict]:
     """The raw corpus rows that list ``person`` as an author (names folded the store's way)."""
-    from pilot.store.text import display_name, fold
-
     want = fold(person)
     return [r for r in rows if any(fold(display_name(a["name"])) == want for a in r["authors"])]

@@ -19,7 +19,7 @@ from pilot.models import SearchFilters
 from pilot.settings import Settings
 from pilot.sources.aminer import AMinerSource
 from pilot.sources.base import BadRequest, NotFound, NotSupported, RateLimited, SourceUnavailable
-from tests.http_replay import Reply, ReplayServer
+from tests.http_replay import ReplayServer, Reply
 
 FIXTURES = Path(__file__).parent / "fixtures" / "aminer"
 TOKEN = "test-aminer-token-abcdef"

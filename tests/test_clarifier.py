@@ -12,9 +12,9 @@ from clarifier.policy import (
     option_updates,
     propose,
     topic_clusters,
-    venue_label,
 )
 from clarifier.question import Option, Question
+from pilot.domain import profile
 from pilot.intent import apply_updates, parse_constraints, parse_request
 from pilot.models import Intent, Paper
 
@@ -124,7 +124,7 @@ def test_successor_question_splits_the_citers_and_its_options_filter_them(citers
     assert q.slot in d.scores and d.scores[q.slot] == max(d.scores.values())
     if q.slot == "time":
         # each window keeps a real share of the citers: the question splits them
-        for i, opt in enumerate(q.options[:-1]):
+        for i in range(len(q.options) - 1):
             f = apply_updates(intent, option_updates(q, i)).filters()
             kept = [p for p in citers if f.accepts(p)]
             assert 0 < len(kept) < len(citers)
@@ -134,7 +134,7 @@ def test_all_question_kinds_have_data_driven_options(citers, bleu):
     props = {p.question.slot: p for p in propose(Intent(direction="successor"), citers, anchor=bleu)}
     assert {"time", "venue", "topic"} <= set(props)
     venue_labels = [o.label for o in props["venue"].question.options[:-1]]
-    counts = {v: sum(1 for p in citers if venue_label(p) == v) for v in venue_labels}
+    counts = {v: sum(1 for p in citers if profile().venue_label(p) == v) for v in venue_labels}
     assert "ACL" in venue_labels  # anthology venues by acronym, not by one of their many long spellings
     assert sorted(counts.values(), reverse=True) == list(counts.values())  # most frequent venues first
     # topic labels do not repeat the anchor's own title words

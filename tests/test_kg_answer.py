@@ -18,11 +18,12 @@ from hypothesis import strategies as st
 from pilot.eval.kg_metrics import check_answer_format
 from pilot.kg import answer_question, classify
 from pilot.kg.run import ask
-from pilot.kg.synthesize import urls_in_results
 from pilot.runtime import Runtime
 from pilot.sources.base import Source
-from pilot.store.text import display_name, fold, org_id, split_affiliation
+from pilot.store.text import display_name, org_id, split_affiliation
+from pilot.text import fold
 from tests.ops_helpers import at_venue_row, authored, wrote_at_org_on_topic
+from workflows.ops.answer import urls_in_results
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -436,8 +437,8 @@ async def test_aminer_person_profile(aminer_runtime):
 
 def test_a_cut_paper_list_still_reports_the_real_count():
     """venue_papers keeps the most cited `limit` papers; the answer's count is of all that matched."""
-    from pilot.kg.synthesize import Facts, template_answer
     from pilot.models import Paper
+    from workflows.ops.answer import Facts, template_answer
 
     papers = [Paper(id=f"x:{i}", title=f"T{i}", year=2020, venue="ACL") for i in range(3)]
     complete = template_answer(Facts.collect([], papers, papers_given=True), "paper_list", 10, "")

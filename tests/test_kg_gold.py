@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from pilot.eval.kg_gold import load_questions, report_markdown, run_gold
 from pilot.kg import classify
-from pilot.kg.gold import load_questions, report_markdown, run_gold
 from pilot.runtime import Runtime
-from workflows.operator import get_operator
+from workflows.registry import get_operator
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLD = DATA / "kg_questions.jsonl"

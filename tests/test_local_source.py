@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 from pilot.embed import Embedder
-from pilot.models import SearchFilters, normalize_title
+from pilot.models import SearchFilters
 from pilot.sources.base import BadRequest, NotFound, SourceUnavailable
 from pilot.sources.local import LocalCorpusSource
+from pilot.text import normalize_title
 
 BLEU = "acl:P02-1040"
 TAGGER = "acl:N03-1033"
@@ -39,7 +40,8 @@ async def test_paraphrase_finds_the_known_paper_at_rank_1(local_source, query, e
 
 
 async def test_dense_search_finds_the_penn_treebank_from_a_paraphrase(local_source):
-    # lexical search ranks other treebank papers first here; the embedding gets "big ... syntactic trees" = "Large ... Treebank"
+    # lexical search ranks other treebank papers first here;
+    # the embedding gets "big ... syntactic trees" = "Large ... Treebank"
     hits = await local_source.search_papers(
         "a big English corpus annotated with syntactic trees", mode="dense", limit=3
     )
@@ -228,7 +230,7 @@ async def test_malformed_lines_are_skipped_and_counted(tmp_path, corpus_slice_ro
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(len(lines), 384)).astype(np.float32)
     good_lines = [0, 1, 5, 6, 7, 8]
-    for line_no, pid in zip(good_lines, ids):
+    for line_no, pid in zip(good_lines, ids, strict=False):
         vectors[line_no] = local_source.store.vectors[local_source.store.row_of[pid]]
     np.save(tmp_path / "vecs.npy", vectors.astype(np.float16))
     source = LocalCorpusSource.open(
@@ -237,7 +239,7 @@ async def test_malformed_lines_are_skipped_and_counted(tmp_path, corpus_slice_ro
     assert source.stats["malformed"] == 4 and source.stats["papers"] == 6 and source.stats["lines"] == 10
     assert source.stats["vectors"].startswith("file:")
     assert [p.id for p in await source.get_papers(ids)] == ids
-    for line_no, pid in zip(good_lines, ids):
+    for line_no, pid in zip(good_lines, ids, strict=False):
         stored = source.store.vectors[source.store.row_of[pid]]
         assert np.allclose(stored, vectors[line_no] / np.linalg.norm(vectors[line_no]), atol=2e-3), pid
 

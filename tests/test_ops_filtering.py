@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from tests.ops_helpers import as_ranked, ids, run_op
-from workflows.operator import RunContext, get_operator
+from workflows.registry import get_operator
 
 
 @pytest.fixture()

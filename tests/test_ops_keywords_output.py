@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from pilot.embed import Embedder
 from pilot.llm import LLM
+from pilot.text import QUERY_STOPWORDS
 from tests.ops_helpers import as_ranked, ids, run_op
 from workflows.operator import RunContext
-from workflows.ops.features import STOPWORDS
 from workflows.ports import RelationGraph
 
 
@@ -24,7 +22,7 @@ async def test_keywords_from_papers_are_their_shared_topic(ctx):
     kws = await run_op(ctx, "keywords_from", {"k": 8}, **{"in": citers})
     assert len(kws) == 8
     assert "machine translation" in kws or "translation" in kws
-    assert not any(k in STOPWORDS for k in kws)
+    assert not any(k in QUERY_STOPWORDS for k in kws)
     assert not ("machine translation" in kws and "machine" in kws)  # a phrase subsumes its words
 
 

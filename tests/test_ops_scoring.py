@@ -7,7 +7,8 @@ from pydantic import ValidationError
 
 from pilot.embed import Embedder
 from tests.ops_helpers import ids, run_op
-from workflows.operator import RunContext, get_operator
+from workflows.operator import RunContext
+from workflows.registry import get_operator
 
 ANCHOR = "acl:P03-1054"  # Accurate Unlexicalized Parsing
 

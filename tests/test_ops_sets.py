@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from pilot.models import Paper, RankedPaper
 from tests.ops_helpers import as_ranked, ids, run_op
-from workflows.operator import RunContext
 
 
 def _p(pid: str, title: str | None = None) -> Paper:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from pilot.sources.base import BadRequest
 from tests.ops_helpers import as_ranked, ids, run_op
-from workflows.operator import RunContext, get_operator
+from workflows.operator import OperatorError, RunContext
+from workflows.registry import get_operator
 
 ANCHOR = "acl:N03-1033"  # Feature-Rich Part-Of-Speech Tagging With A Cyclic Dependency Network
 
@@ -84,7 +84,7 @@ async def test_keyword_search_per_keyword_fuses_several_queries(ctx):
 
 
 async def test_search_without_a_query_is_a_clear_error(ctx):
-    with pytest.raises(BadRequest, match="nothing to search for"):
+    with pytest.raises(OperatorError, match="nothing to search for"):
         await run_op(ctx, "keyword_search", {})
 
 

@@ -20,7 +20,7 @@ from pilot.models import SearchFilters
 from pilot.settings import Settings
 from pilot.sources.base import BadRequest, NotFound, RateLimited, SourceUnavailable
 from pilot.sources.s2 import SemanticScholarSource, parse_s2_id
-from tests.http_replay import Reply, ReplayServer, SilentServer
+from tests.http_replay import ReplayServer, Reply, SilentServer
 
 API_KEY = "test-s2-key-0123456789"
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from clarifier.policy import direction_question, facet_question, interpret_answer
 from clarifier.question import Option, Question
 from clarifier.simulator import GENERIC_ANSWER, LeakCheck, SimulatedUser
@@ -11,7 +9,7 @@ from pilot.llm import LLM
 
 
 def _q(slot, *opts):
-    return Question(slot=slot, text="?", options=[Option(label=l, sets=s) for l, s in opts])
+    return Question(slot=slot, text="?", options=[Option(label=label, sets=s) for label, s in opts])
 
 
 VENUES = _q(

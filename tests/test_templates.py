@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pilot.embed import Embedder
-from pilot.models import DIRECTIONS, Intent
+from pilot.models import Intent
+from pilot.vocab import DIRECTIONS
 from workflows.executor import MemoCache, execute
 from workflows.operator import RunContext
 from workflows.templates import TemplateError, generic_workflow, template

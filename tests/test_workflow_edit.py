@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from workflow_testops import edit_st, pipeline, wf
 
+from tests.workflow_testops import edit_st, pipeline, wf
 from workflows.diff import diff
 from workflows.edit import apply_edit, apply_edits, parse_edit, parse_edits
 from workflows.model import AddNode, Edge, ModifyNode, Node, RemoveNode, Rewire
 from workflows.validate import (
     BAD_EDIT,
     BAD_PARAMS,
+    BAD_REFERENCE,
     DUPLICATE_NODE,
     EXTRA_INPUT,
     MISSING_INPUT,
@@ -263,10 +265,8 @@ def test_random_edit_sequences_yield_valid_workflows_or_workflow_errors(edits):
         w = new
     assert pipeline().model_dump() == snapshot
     # the whole sequence at once either works or fails cleanly as well
-    try:
+    with contextlib.suppress(WorkflowError):
         apply_edits(pipeline(), [json.loads(e.model_dump_json()) for e in edits])
-    except WorkflowError:
-        pass
 
 
 def test_diff_of_a_dict_param_names_only_the_keys_that_changed():
@@ -293,3 +293,17 @@ def test_removing_a_node_with_a_self_loop_mid_sequence_is_an_edit_not_a_crash():
     except WorkflowError:
         return
     assert not out.has_node("src1")
+
+
+def test_removing_a_node_a_score_feature_reads_is_refused_with_a_message():
+    from workflows.templates import predecessor
+
+    w = predecessor("some anchor")
+    with pytest.raises(WorkflowError) as err:
+        apply_edit(w, RemoveNode(node_id="cocited"))
+    assert err.value.kinds == {BAD_REFERENCE}
+    assert "'ev:cocited.support'" in str(err.value) and "remove the feature from 'score'" in str(err.value)
+    # dropping the feature and the node together is fine
+    features = {k: v for k, v in w.node("score").params["features"].items() if k != "ev:cocited.support"}
+    new = apply_edits(w, [RemoveNode(node_id="cocited"), ModifyNode(node_id="score", params={"features": features})])
+    assert not new.has_node("cocited")

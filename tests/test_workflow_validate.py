@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from workflow_testops import pipeline, wf
 
+from tests.workflow_testops import pipeline, wf
 from workflows.model import SCHEMA_VERSION, Node, Workflow
 from workflows.validate import (
     BAD_ID,
     BAD_PARAMS,
+    BAD_REFERENCE,
     CYCLE,
     DUPLICATE_EDGE,
     DUPLICATE_NODE,
@@ -221,3 +222,27 @@ def test_parse_workflow_round_trip_and_clear_errors():
     with pytest.raises(WorkflowError) as ei:
         parse_workflow({"nodes": [{"id": "flt", "op": "t_filter", "params": 3}]})
     assert ei.value.problems[0].node_id == "flt"
+
+
+# --- references inside params: a score feature names a node ----------------------------------------
+
+
+def test_a_feature_naming_a_missing_node_is_an_error_that_names_it():
+    from workflows.templates import predecessor
+
+    w = predecessor("some anchor")
+    w.node("score").params["features"]["ev:cocitd.support"] = 1.0  # a typo of "cocited"
+    problems = [p for p in check(w) if p.kind == BAD_REFERENCE]
+    assert [p.node_id for p in problems] == ["score"]
+    assert "'ev:cocitd.support'" in problems[0].message and "'cocitd', which does not exist" in problems[0].message
+    with pytest.raises(WorkflowError, match="cocitd"):
+        validate(w)
+
+
+def test_a_feature_reading_a_node_that_does_not_feed_it_is_an_error():
+    from workflows.templates import predecessor
+
+    w = predecessor("some anchor")
+    w.edges = [e for e in w.edges if not (e.source == "cocited" and e.target == "merge")]
+    problems = [p for p in check(w) if p.kind == BAD_REFERENCE]
+    assert len(problems) == 1 and "does not feed 'score'" in problems[0].message

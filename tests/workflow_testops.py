@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pilot.models import Evidence, Paper, RankedPaper
 from pilot.sources.base import NotSupported
 from workflows.model import AddNode, Edge, ModifyNode, Node, RemoveNode, Rewire, Workflow
-from workflows.operator import REGISTRY, InputPort, Operator, register
+from workflows.operator import REGISTRY, Operator, OperatorInputs, OperatorParams, port, register
 from workflows.ports import PortType
 
 # every run of a t_ operator: (op name, node id, params dict, perf_counter start, perf_counter end)
@@ -26,6 +27,33 @@ def ranked(ids: list[str], node_id: str = "", score: float = 1.0) -> list[Ranked
     return [
         RankedPaper(paper=Paper(id=i, title=f"Paper {i}"), score=score, evidence=Evidence(nodes=[node_id])) for i in ids
     ]
+
+
+@dataclass(kw_only=True)
+class PapersIn(OperatorInputs):
+    papers: list[RankedPaper] = port(PortType.PAPERS, name="in")
+
+
+@dataclass(kw_only=True)
+class ListsIn(OperatorInputs):
+    lists: list[list[RankedPaper]] = port(PortType.PAPERS, many=True, name="in")
+
+
+@dataclass(kw_only=True)
+class SearchIn(OperatorInputs):
+    keywords: list[str] = port(PortType.KEYWORDS, name="in")
+    seeds: list[RankedPaper] | None = port(PortType.PAPERS, optional=True)
+
+
+@dataclass(kw_only=True)
+class RankedIn(OperatorInputs):
+    ranked: list[RankedPaper] = port(PortType.RANKED, name="in")
+
+
+@dataclass(kw_only=True)
+class CollectIn(OperatorInputs):
+    papers: list[list[RankedPaper]] | None = port(PortType.PAPERS, many=True, optional=True)
+    keywords: list[str] | None = port(PortType.KEYWORDS, optional=True)
 
 
 class _Logged(Operator):
@@ -40,8 +68,7 @@ class _Logged(Operator):
         raise NotImplementedError
 
 
-class SourceParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SourceParams(OperatorParams):
     ids: list[str] = Field(default_factory=lambda: ["a", "b"])
     score: float = 1.0
     delay: float = 0.0
@@ -60,8 +87,7 @@ class TSource(_Logged):
         return ranked(params.ids, ctx.node_id, params.score)
 
 
-class KeywordParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class KeywordParams(OperatorParams):
     terms: list[str] = Field(default_factory=lambda: ["parsing"])
 
 
@@ -76,8 +102,7 @@ class TKeywords(_Logged):
         return list(params.terms)
 
 
-class FilterParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FilterParams(OperatorParams):
     k: int = Field(10, ge=1)
     drop: list[str] = Field(default_factory=list)
 
@@ -87,11 +112,11 @@ class TFilter(_Logged):
     family = "filtering"
     description = "test: drop ids, keep the top k, rank"
     Params = FilterParams
-    inputs = {"in": InputPort(PortType.PAPERS)}
+    Inputs = PapersIn
     output = PortType.RANKED
 
     async def body(self, ctx, params, inputs):
-        kept = [r for r in inputs["in"] if r.paper.id not in params.drop][: params.k]
+        kept = [r for r in inputs.papers if r.paper.id not in params.drop][: params.k]
         for r in kept:
             r.evidence.nodes.append(ctx.node_id)  # mutates its input copy on purpose (see executor._isolate)
         return kept
@@ -101,12 +126,12 @@ class TUnion(_Logged):
     name = "t_union"
     family = "sets"
     description = "test: union of paper lists"
-    inputs = {"in": InputPort(PortType.PAPERS, many=True)}
+    Inputs = ListsIn
     output = PortType.PAPERS
 
     async def body(self, ctx, params, inputs):
         seen: dict[str, RankedPaper] = {}
-        for lst in inputs["in"]:
+        for lst in inputs.lists:
             for r in lst:
                 seen.setdefault(r.paper.id, r)
         return list(seen.values())
@@ -116,27 +141,26 @@ class TSearch(_Logged):
     name = "t_search"
     family = "sourcing"
     description = "test: papers named after keywords, plus optional seeds"
-    inputs = {"in": InputPort(PortType.KEYWORDS), "seeds": InputPort(PortType.PAPERS, optional=True)}
+    Inputs = SearchIn
     output = PortType.PAPERS
 
     async def body(self, ctx, params, inputs):
-        seeds = inputs.get("seeds") or []
-        return ranked([f"kw-{t}" for t in inputs["in"]], ctx.node_id) + list(seeds)
+        seeds = inputs.seeds or []
+        return ranked([f"kw-{t}" for t in inputs.keywords], ctx.node_id) + list(seeds)
 
 
 class TAnswer(_Logged):
     name = "t_answer"
     family = "output"
     description = "test: text summary of a ranked list"
-    inputs = {"in": InputPort(PortType.RANKED)}
+    Inputs = RankedIn
     output = PortType.TEXT
 
     async def body(self, ctx, params, inputs):
-        return ", ".join(r.paper.id for r in inputs["in"])
+        return ", ".join(r.paper.id for r in inputs.ranked)
 
 
-class SlowParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SlowParams(OperatorParams):
     seconds: float = 0.2
     tag: str = ""
 
@@ -153,8 +177,7 @@ class TSlow(_Logged):
         return ranked([params.tag or ctx.node_id], ctx.node_id)
 
 
-class FailParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FailParams(OperatorParams):
     kind: str = "source"
 
 
@@ -177,26 +200,24 @@ class TNote(_Logged):
     name = "t_note"
     family = "reranking"
     description = "test: passes papers through and leaves a note"
-    inputs = {"in": InputPort(PortType.PAPERS)}
+    Inputs = PapersIn
     output = PortType.RANKED
 
     async def body(self, ctx, params, inputs):
         ctx.notes.append("LLM unavailable, used embedding fallback")
-        return inputs["in"]
+        return inputs.papers
 
 
 class TCollect(_Logged):
     name = "t_collect"
     family = "output"
     description = "test: describes whatever optional inputs arrived"
-    inputs = {
-        "papers": InputPort(PortType.PAPERS, many=True, optional=True),
-        "keywords": InputPort(PortType.KEYWORDS, optional=True),
-    }
+    Inputs = CollectIn
     output = PortType.TEXT
 
     async def body(self, ctx, params, inputs):
-        return f"{sorted(inputs)} {sum(len(x) for x in inputs.get('papers', []))}"
+        given = sorted(name for name, v in (("papers", inputs.papers), ("keywords", inputs.keywords)) if v is not None)
+        return f"{given} {sum(len(x) for x in inputs.papers or [])}"
 
 
 for _cls in (TSource, TKeywords, TFilter, TUnion, TSearch, TAnswer, TSlow, TFail, TNote, TCollect):

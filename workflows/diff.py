@@ -30,7 +30,7 @@ def short(value: Any, limit: int = _MAX_VALUE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _param_lines(p: "ParamChange") -> str:
+def _param_lines(p: ParamChange) -> str:
     """``year_min 2005 → 2008``; a dict param (score features, caps) shows only its changed keys:
     ``features.dense 1 → 1.5, features.recency +0.5`` rather than two cut-off dicts."""
     if isinstance(p.before, dict) or isinstance(p.after, dict):

@@ -8,13 +8,15 @@ intermediate states (add a node, then wire it) as long as it ends valid.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from workflows.model import AddNode, Edge, Edit, ModifyNode, RemoveNode, Rewire, Workflow
-from workflows.operator import Operator
+from workflows.operator import AnyOperator
 from workflows.ports import PortType, fits
+from workflows.registry import operator_or_none
 from workflows.validate import (
     BAD_EDIT,
     DUPLICATE_NODE,
@@ -22,9 +24,9 @@ from workflows.validate import (
     NO_OUTPUT,
     TYPE_MISMATCH,
     Problem,
+    ProblemKind,
     WorkflowError,
     load_json,
-    operator_or_none,
     validate,
 )
 
@@ -44,7 +46,7 @@ def describe_edit(edit: Any) -> str:
     return "edit"
 
 
-def _fail(kind: str, message: str, node_id: str | None = None) -> WorkflowError:
+def _fail(kind: ProblemKind, message: str, node_id: str | None = None) -> WorkflowError:
     return WorkflowError([Problem(node_id, kind, message)])
 
 
@@ -54,7 +56,7 @@ def _require(wf: Workflow, node_id: str, what: str) -> None:
         raise _fail(MISSING_NODE, f"cannot {what}: there is no node {node_id!r} — existing nodes: {known}", node_id)
 
 
-def _op(wf: Workflow, node_id: str) -> type[Operator] | None:
+def _op(wf: Workflow, node_id: str) -> type[AnyOperator] | None:
     return operator_or_none(wf.node(node_id).op)
 
 
@@ -160,7 +162,7 @@ def _can_stand_in(produced: PortType | None, removed: PortType) -> bool:
     return fits(produced, removed) or (fits(produced, PortType.PAPERS) and fits(removed, PortType.PAPERS))
 
 
-def _remap_ports(wf: Workflow, node_id: str, op_cls: type[Operator]) -> None:
+def _remap_ports(wf: Workflow, node_id: str, op_cls: type[AnyOperator]) -> None:
     """After an operator swap, move edges on ports the new operator lacks to the first free port whose
     type fits (``in`` → ``papers``, say); edges with no such port stay and validation names them."""
     for e in [e for e in wf.edges if e.target == node_id and e.port not in op_cls.inputs]:
@@ -241,12 +243,15 @@ def _apply_rewire(wf: Workflow, edit: Rewire) -> Workflow:
     return new
 
 
-_APPLY = {AddNode: _apply_add, ModifyNode: _apply_modify, RemoveNode: _apply_remove, Rewire: _apply_rewire}
-
-
-def _apply_unchecked(wf: Workflow, edit: Any) -> Workflow:
-    edit = parse_edit(edit)
-    return _APPLY[type(edit)](wf, edit)
+def _apply_unchecked(wf: Workflow, data: Any) -> Workflow:
+    edit = parse_edit(data)
+    if isinstance(edit, AddNode):
+        return _apply_add(wf, edit)
+    if isinstance(edit, ModifyNode):
+        return _apply_modify(wf, edit)
+    if isinstance(edit, RemoveNode):
+        return _apply_remove(wf, edit)
+    return _apply_rewire(wf, edit)
 
 
 def apply_edit(workflow: Workflow, edit: Any) -> Workflow:

@@ -27,17 +27,21 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from cache import fingerprint
 from pilot.models import Paper, RankedPaper
+from pilot.sources.base import SourceError
+from workflows.graph import topo_order
 from workflows.model import NodeTrace, RunTrace, Workflow
-from workflows.operator import Operator, RunContext, get_operator
-from workflows.validate import MISSING_INPUT, Problem, WorkflowError, ancestors, normalized_params, validate
+from workflows.operator import AnyOperator, OperatorError, RunContext
+from workflows.registry import get_operator
+from workflows.validate import MISSING_INPUT, MISSING_NODE, Problem, WorkflowError, normalized_params, validate
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +125,7 @@ class TieredCache:
 
 # Unpickling every node's paper list from disk costs ~1 s per warm run of a template, so each disk cache
 # the executor sees gets a memory front for as long as that cache object lives (weakly keyed: no leak).
-_FRONTS: "weakref.WeakKeyDictionary[Any, MemoCache]" = weakref.WeakKeyDictionary()
+_FRONTS: weakref.WeakKeyDictionary[Any, MemoCache] = weakref.WeakKeyDictionary()
 FRONT_ITEMS = 128  # ~10 template runs; entries share Paper objects, so this stays tens of MB
 
 
@@ -145,12 +149,6 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return not self.errors and self.trace.ok
-
-    def status(self, node_id: str) -> str | None:
-        for n in self.trace.nodes:
-            if n.node_id == node_id:
-                return n.status
-        return None
 
 
 @dataclass
@@ -180,20 +178,17 @@ def value_fingerprint(value: Any) -> str:
 
 
 def context_fingerprint(ctx: RunContext) -> str:
-    """What outside the workflow changes a node's output: the source (and what it hides), LLM, embedder.
+    """What outside the workflow changes a node's output: the source, LLM, embedder.
 
-    A source whose answers depend on more than its name (another corpus file, another API base) should
-    expose a ``cache_key`` attribute that says so. A benchmark wrapper hiding citation edges (pilot's
-    ``HiddenEdgesSource`` keeps the inner name and forwards unknown attributes, ``cache_key`` included)
-    is told apart by its class and its case fields, so two cases never read each other's node values.
+    A source whose answers depend on more than its name (another corpus file, another API base, a wrapper
+    hiding some of the graph) says so in its ``cache_key``, so two sources never read each other's values.
     """
     source = ctx.source
     return fingerprint(
         type(source).__qualname__,
-        getattr(source, "name", ""),
-        str(getattr(source, "cache_key", "")),
-        [str(getattr(source, f, "")) for f in ("anchor_id", "mode", "hidden_edges")],
-        getattr(ctx.llm, "model", None) if ctx.llm is not None else None,
+        source.name,
+        source.cache_key,
+        ctx.llm.model if ctx.llm is not None else None,
         type(ctx.embedder).__name__ if ctx.embedder is not None else None,
     )
 
@@ -218,16 +213,14 @@ def _size(value: Any) -> int:
 
 
 def _describe_exc(exc: BaseException) -> str:
-    from pilot.sources.base import SourceError
-
-    if isinstance(exc, SourceError):
-        return str(exc)  # carries the source name and the hint
+    if isinstance(exc, SourceError | OperatorError):
+        return str(exc)  # a sentence for the user: the source name and hint, or what the node lacks
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 async def _run_op(
-    op_cls: type[Operator],
+    op_cls: type[AnyOperator],
     node_id: str,
     params: BaseModel,
     inputs: dict[str, Any],
@@ -236,7 +229,7 @@ async def _run_op(
 ) -> tuple[Any, list[str]]:
     node_ctx = dataclasses.replace(ctx, node_id=node_id, notes=[])
     own = {name: [_isolate(x) for x in v] if op_cls.inputs[name].many else _isolate(v) for name, v in inputs.items()}
-    coro = op_cls().run(node_ctx, params, own)
+    coro = op_cls().run(node_ctx, params, op_cls.Inputs.of(own))
     value = await (asyncio.wait_for(coro, timeout_s) if timeout_s else coro)
     return value, node_ctx.notes
 
@@ -362,53 +355,9 @@ def _gather_inputs(
 # --- the scheduler ------------------------------------------------------------------------------
 
 
-def topo_order(workflow: Workflow) -> list[str]:
-    """Node ids in a dependency order (ties keep the workflow's node order). Assumes no cycle."""
-    indeg = {n.id: 0 for n in workflow.nodes}
-    for e in workflow.edges:
-        indeg[e.target] += 1
-    order: list[str] = []
-    ready = [n.id for n in workflow.nodes if indeg[n.id] == 0]
-    while ready:
-        nid = ready.pop(0)
-        order.append(nid)
-        for e in workflow.edges:
-            if e.source == nid:
-                indeg[e.target] -= 1
-                if indeg[e.target] == 0:
-                    ready.append(e.target)
-    return order
-
-
-def layers(workflow: Workflow) -> list[list[str]]:
-    """Nodes grouped by longest distance from a sourcing node: each layer depends only on earlier ones.
-
-    Handy for step-by-step execution in the UI: run ``only=set(layer)`` with the values so far.
-    """
-    depth: dict[str, int] = {}
-    for nid in topo_order(workflow):
-        preds = [e.source for e in workflow.edges if e.target == nid]
-        depth[nid] = 1 + max((depth[p] for p in preds), default=-1)
-    out: list[list[str]] = [[] for _ in range(max(depth.values(), default=-1) + 1)]
-    for nid in topo_order(workflow):
-        out[depth[nid]].append(nid)
-    return out
-
-
-def iter_ready(workflow: Workflow, done: set[str]) -> Iterator[str]:
-    """Nodes not yet in ``done`` whose producers all are: what a step-by-step UI can run next."""
-    for nid in topo_order(workflow):
-        if nid not in done and all(e.source in done for e in workflow.edges if e.target == nid):
-            yield nid
-
-
-DEFAULT_TIMEOUT_S = 30.0
-
-
 def _timeout(ctx: RunContext, timeout_s: float | None) -> float:
-    if timeout_s is not None:
-        return timeout_s
-    return float(getattr(ctx.settings, "node_timeout_s", DEFAULT_TIMEOUT_S) or DEFAULT_TIMEOUT_S)
+    """The per-node timeout: the caller's, else the one setting (``PILOT_NODE_TIMEOUT_S``)."""
+    return timeout_s if timeout_s is not None else ctx.settings.node_timeout_s
 
 
 async def _notify(progress: Progress | None, done: int, total: int, node_id: str) -> None:
@@ -433,7 +382,7 @@ async def execute(
 ) -> RunResult:
     """Run the workflow and return every node's value, the trace and the output value.
 
-    ``timeout_s``: per node; None takes ``ctx.settings.node_timeout_s`` (30 s without settings).
+    ``timeout_s``: per node; None takes ``ctx.settings.node_timeout_s``.
     ``only``: run just these nodes plus the upstream nodes they need that are not given in ``values``
     (a UI stepping through the DAG passes the previous run's values). ``values``: already-known node
     values, used as-is and not re-run (they appear in the trace as ``cached``).
@@ -445,7 +394,7 @@ async def execute(
     unknown = [n for n in (only or ()) if not workflow.has_node(n)]
     if unknown:
         raise WorkflowError(
-            [Problem(n, MISSING_INPUT, f"cannot run node {n!r}: there is no such node") for n in unknown]
+            [Problem(n, MISSING_NODE, f"cannot run node {n!r}: there is no such node") for n in unknown]
         )
     order = topo_order(workflow)
     if only is not None:
@@ -538,8 +487,8 @@ async def execute(
                 task.cancel()
             await asyncio.gather(*running, return_exceptions=True)
 
-    trace = RunTrace(nodes=[traces[n] for n in order if n in traces], seconds=time.perf_counter() - started)
-    return RunResult(values=results, trace=trace, output=results.get(workflow.output or ""), errors=errors)
+    run_trace = RunTrace(nodes=[traces[n] for n in order if n in traces], seconds=time.perf_counter() - started)
+    return RunResult(values=results, trace=run_trace, output=results.get(workflow.output or ""), errors=errors)
 
 
 async def run_node(
@@ -557,7 +506,7 @@ async def run_node(
     """
     validate(workflow, context=f"cannot run node {node_id!r}")
     if not workflow.has_node(node_id):
-        raise WorkflowError([Problem(node_id, MISSING_INPUT, f"cannot run node {node_id!r}: there is no such node")])
+        raise WorkflowError([Problem(node_id, MISSING_NODE, f"cannot run node {node_id!r}: there is no such node")])
     needed = sorted({e.source for e in workflow.edges if e.target == node_id})
     missing = [s for s in needed if s not in upstream_values]
     op_cls = get_operator(workflow.node(node_id).op)
@@ -600,8 +549,3 @@ async def run_node(
         notes,
     )
     return NodeOutcome(value, trace)
-
-
-def downstream(workflow: Workflow, node_id: str) -> set[str]:
-    """Nodes whose value depends on ``node_id`` (what an edit of it invalidates)."""
-    return {n.id for n in workflow.nodes if node_id in ancestors(workflow, n.id)}

@@ -18,9 +18,9 @@ from pilot.llm import LLM, LLMError
 from pilot.models import Intent, Paper
 from workflows.edit import apply_edit
 from workflows.model import AddNode, Node, Workflow
-from workflows.operator import all_operators
 from workflows.ports import PortType
-from workflows.templates import generic_workflow, template
+from workflows.registry import all_operators
+from workflows.templates import generic_workflow, template, topic_search
 from workflows.validate import WorkflowError, errors, output_type
 
 MAX_REPAIRS = 2
@@ -36,9 +36,12 @@ class Induction:
 
 # cue words of abstract sentences per facet (CSFCube's background / method / result)
 _FACET_CUES = {
-    "background": r"\b(?:problem|task|challeng\w*|important|difficult|need|motivat\w*|goal|aim|address\w*|issue|question|widely|increasing\w*)\b",
-    "method": r"\b(?:we (?:propose|present|introduce|describe|develop|use|train|apply)|approach|model\w*|algorithm\w*|method\w*|framework|technique\w*|based on|using|architecture|learn\w*)\b",
-    "result": r"\b(?:results?|show\w*|outperform\w*|improv\w*|achiev\w*|accura\w*|experiment\w*|demonstrat\w*|significant\w*|evaluat\w*|perform\w*|state[- ]of[- ]the[- ]art|\d+(?:\.\d+)?\s?%)",
+    "background": r"\b(?:problem|task|challeng\w*|important|difficult|need|motivat\w*|goal|aim|address\w*|issue"
+    r"|question|widely|increasing\w*)\b",
+    "method": r"\b(?:we (?:propose|present|introduce|describe|develop|use|train|apply)|approach|model\w*|algorithm\w*"
+    r"|method\w*|framework|technique\w*|based on|using|architecture|learn\w*)\b",
+    "result": r"\b(?:results?|show\w*|outperform\w*|improv\w*|achiev\w*|accura\w*|experiment\w*|demonstrat\w*"
+    r"|significant\w*|evaluat\w*|perform\w*|state[- ]of[- ]the[- ]art|\d+(?:\.\d+)?\s?%)",
 }
 
 
@@ -75,10 +78,12 @@ def _with_facet(wf: Workflow, intent: Intent, anchor: Paper | None) -> tuple[Wor
 
 
 def deterministic(intent: Intent, anchor_query: str, request_text: str = "", anchor: Paper | None = None) -> Induction:
-    """The direction's template; without a direction (or an anchor), the generic workflow."""
+    """The direction's template; with no anchor but a topic, the topic search; else the generic workflow."""
     if intent.direction and anchor_query.strip():
         wf, notes = _with_facet(template(intent.direction, anchor_query, intent), intent, anchor)
         return Induction(wf, "template", notes)
+    if not anchor_query.strip() and intent.topic:
+        return Induction(topic_search(intent), "template")
     return Induction(generic_workflow(anchor_query, request_text or intent.request, intent), "generic")
 
 
@@ -162,7 +167,8 @@ def workflow_problems(wf: Workflow, anchor_query: str = "") -> list[str]:
 
 SYSTEM = (
     "You design literature-search workflows: a DAG of operators. Reply with only a JSON object "
-    '{"name", "description", "nodes": [{"id", "op", "params", "label"}], "edges": [{"source", "target", "port"}], "output"}. '
+    '{"name", "description", "nodes": [{"id", "op", "params", "label"}],'
+    ' "edges": [{"source", "target", "port"}], "output"}. '
     "Use only the listed operators and params; connect every required input port; an edge's port is the "
     "target's input port name; output is the id of the final paper-list node. No cycles."
 )

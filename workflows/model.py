@@ -6,7 +6,7 @@ evaluation run, diffed between versions and exported as a reusable recipe.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -59,7 +59,7 @@ class Workflow(BaseModel):
         return self.model_dump_json(indent=2)
 
     @classmethod
-    def from_json(cls, text: str) -> "Workflow":
+    def from_json(cls, text: str) -> Workflow:
         return cls.model_validate_json(text)
 
 
@@ -100,7 +100,7 @@ class Rewire(BaseModel):
     output: str | None = None
 
 
-Edit = Annotated[Union[AddNode, ModifyNode, RemoveNode, Rewire], Field(discriminator="action")]
+Edit = Annotated[AddNode | ModifyNode | RemoveNode | Rewire, Field(discriminator="action")]
 
 
 # --- execution records --------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from enum import Enum
 from pydantic import BaseModel, Field
 
 
-class PortType(str, Enum):
+class PortType(str, Enum):  # noqa: UP042 - members print as PortType.X in messages and reprs; keep it so
     PAPERS = "papers"
     RANKED = "ranked"
     EVIDENCE = "evidence"

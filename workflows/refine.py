@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -20,8 +21,11 @@ from pilot.intent import apply_updates, parse_constraints
 from pilot.llm import LLM, LLMError
 from pilot.models import Intent, RankedPaper
 from workflows.edit import apply_edits, parse_edits
+from workflows.graph import ancestors, topo_order
+from workflows.inducer import MAX_REPAIRS, registry_description, workflow_problems
 from workflows.model import AddNode, Edge, ModifyNode, Node, Rewire, Workflow
-from workflows.validate import WorkflowError, ancestors
+from workflows.registry import get_operator
+from workflows.validate import WorkflowError
 
 _ORDINALS = {
     "first": 1,
@@ -53,18 +57,12 @@ class Refinement:
 # --- finding the nodes feedback acts on ---------------------------------------------------------
 
 
-def _order(wf: Workflow) -> list[str]:
-    from workflows.executor import topo_order
-
-    return topo_order(wf)
-
-
 def main_node(wf: Workflow, op: str) -> str | None:
     """The node running ``op`` that feeds the output most directly (latest in topological order)."""
     if wf.output is None:
         return None
     on_path = ancestors(wf, wf.output) | {wf.output}
-    found = [n for n in _order(wf) if n in on_path and wf.node(n).op == op]
+    found = [n for n in topo_order(wf) if n in on_path and wf.node(n).op == op]
     return found[-1] if found else None
 
 
@@ -225,7 +223,7 @@ def refine(
 
         updates = fb.updates
         if updates.get("year_min") is not None or updates.get("year_max") is not None:
-            years = {k: updates[k] for k in ("year_min", "year_max") if k in updates}
+            years: dict[str, Any] = {k: updates[k] for k in ("year_min", "year_max") if k in updates}
             merged = apply_updates(new_intent, years)
             params = {"year_min": merged.year_min, "year_max": merged.year_max}
             plan.modify_filter(params, "years " + _years_text(merged.year_min, merged.year_max))
@@ -396,6 +394,69 @@ def rate(workflow: Workflow, intent: Intent, paper_id: str, up: bool) -> Refinem
     )
 
 
+# --- the results panel's filters ---------------------------------------------------------------
+
+
+class ResultFilters(BaseModel):
+    """What the filter controls beside the results set; each maps to a param of the main filter node."""
+
+    year_min: int | None = Field(None, ge=1000, le=2100)
+    year_max: int | None = Field(None, ge=1000, le=2100)
+    venues: list[str] = Field(default_factory=list)
+    paper_types: list[str] = Field(default_factory=list)
+    min_citations: int | None = Field(None, ge=0)
+
+
+FILTER_KEYS = tuple(ResultFilters.model_fields)
+
+
+def current_filters(workflow: Workflow | None) -> ResultFilters:
+    """The filters the workflow applies now (read from its main filter node), to pre-fill the controls."""
+    fid = main_node(workflow, "filter") if workflow is not None else None
+    if workflow is None or fid is None:
+        return ResultFilters()
+    params = workflow.node(fid).params
+    return ResultFilters.model_validate({k: params[k] for k in FILTER_KEYS if params.get(k) is not None})
+
+
+def describe_filters(f: ResultFilters) -> str:
+    parts = []
+    if f.year_min is not None or f.year_max is not None:
+        parts.append("years " + _years_text(f.year_min, f.year_max))
+    if f.venues:
+        parts.append("venues " + ", ".join(f.venues))
+    if f.paper_types:
+        parts.append("types " + ", ".join(f.paper_types))
+    if f.min_citations:
+        parts.append(f"at least {f.min_citations} citations")
+    return "; ".join(parts) or "no filters"
+
+
+def filter_results(workflow: Workflow, intent: Intent, filters: ResultFilters) -> Refinement:
+    """One edit of the main filter node (inserted if missing) that sets exactly ``filters``: a control
+    left empty removes its constraint. No change when the workflow already filters this way."""
+    if filters.year_min is not None and filters.year_max is not None and filters.year_min > filters.year_max:
+        return Refinement(workflow, intent, [], "", [f"the year range {filters.year_min}–{filters.year_max} is empty"])
+    if current_filters(workflow) == filters:
+        return Refinement(workflow, intent, [], "", ["those filters are already applied"])
+    plan = _Plan(workflow)
+    try:
+        fid = plan.filter_node()
+        known = get_operator(plan.wf.node(fid).op).Params.model_fields
+        wanted = filters.model_dump()
+        if filters.paper_types and "paper_types" not in known:
+            return Refinement(workflow, intent, [], "", ["this version of the filter step cannot select paper types"])
+        params = {k: v for k, v in plan.wf.node(fid).params.items() if k not in FILTER_KEYS}
+        params.update({k: v for k, v in wanted.items() if k in known and v not in (None, [], 0)})
+        plan.do(ModifyNode(node_id=fid, params=params, replace=True), "filters: " + describe_filters(filters))
+    except WorkflowError as exc:
+        return Refinement(workflow, intent, [], "", [f"could not apply the filters: {exc}"])
+    new_intent = apply_updates(
+        intent, {"year_min": filters.year_min, "year_max": filters.year_max, "venues": list(filters.venues)}
+    )
+    return Refinement(plan.wf, new_intent, plan.edits, plan.reasons[-1], plan.notes)
+
+
 # --- LLM path -------------------------------------------------------------------------------------
 
 
@@ -408,7 +469,8 @@ SYSTEM = (
     "You edit a literature-search workflow (a DAG of operators) to follow the user's feedback. Reply with only "
     'a JSON object {"edits": [...], "reason": "..."}. Each edit is one of: '
     '{"action": "modify", "node_id", "params": {...}} (params are merged), '
-    '{"action": "add", "node": {"id", "op", "params"}, "inputs": [{"source", "target", "port"}], "after": "<node id>"}, '
+    '{"action": "add", "node": {"id", "op", "params"},'
+    ' "inputs": [{"source", "target", "port"}], "after": "<node id>"}, '
     '{"action": "remove", "node_id"}, {"action": "rewire", "add": [edges], "remove": [edges]}. '
     "Use only the operators and params shown."
 )
@@ -423,7 +485,6 @@ async def refine_llm(
     known_venues: Iterable[str] = (),
 ) -> Refinement:
     """The model proposes the edits; they must apply to a valid workflow (2 repairs), else deterministic."""
-    from workflows.inducer import MAX_REPAIRS, registry_description, workflow_problems
 
     def problems(plan: _EditPlan) -> list[str]:
         try:

@@ -11,26 +11,14 @@ the filter / score / top_k nodes; nothing is read from the benchmark beyond what
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from pilot.models import DIRECTIONS, Intent
+from pilot.domain import profile
+from pilot.models import Intent
+from pilot.vocab import DIRECTIONS
 from workflows.model import Edge, Node, Workflow
 
-# Title words of data resources and evaluation campaigns (what a "benchmark" reference looks like).
-RESOURCE_TERMS = [
-    "corpus", "corpora", "treebank", "propbank", "nombank", "framenet", "wordnet", "verbnet", "dataset",
-    "data set", "benchmark", "shared task", "semeval", "senseval", "conll", "muc", "trec", "annotation",
-    "annotated", "annotating", "lexicon", "lexical resource", "resource", "bank", "evaluation", "test collection",
-]  # fmt: skip
-# Intent resource types (as the clarifier names them) -> extra title terms.
-RESOURCE_TYPE_TERMS = {
-    "corpus": ["corpus", "corpora"],
-    "treebank": ["treebank", "bank"],
-    "lexical resource": ["wordnet", "framenet", "propbank", "verbnet", "lexicon"],
-    "dataset": ["dataset", "data set", "benchmark"],
-    "shared task / evaluation campaign": ["shared task", "semeval", "senseval", "conll", "muc", "evaluation"],
-    "annotation scheme": ["annotation", "annotated", "annotating", "scheme"],
-}
 SURVEY_TERMS = ["survey", "overview", "review", "tutorial", "state of the art", "introduction to"]
 
 
@@ -43,9 +31,16 @@ class _Builder:
         self.wf = Workflow(name=name, description=description)
 
     def add(
-        self, node_id: str, op: str, params: dict[str, Any] | None = None, label: str | None = None, **inputs: Any
+        self,
+        node_id: str,
+        op: str,
+        params: dict[str, Any] | None = None,
+        label: str | None = None,
+        /,
+        **inputs: str | Sequence[str],
     ) -> str:
-        """Add a node; ``inputs`` maps a port name to a producer id or a list of producer ids."""
+        """Add a node; ``inputs`` maps a port name to a producer id or a list of producer ids (the four
+        named arguments are positional-only, so any port name — ``in`` too — can be a keyword)."""
         self.wf.nodes.append(
             Node(id=node_id, op=op, params={k: v for k, v in (params or {}).items() if v is not None}, label=label)
         )
@@ -100,7 +95,7 @@ def _liked(b: _Builder, intent: Intent | None) -> list[str]:
     """Papers the user marked as good, and more like them: extra inputs of the merge node."""
     if intent is None or not intent.liked_ids:
         return []
-    b.add("liked", "fetch", {"ids": list(intent.liked_ids)}, label="papers you liked")
+    b.add("liked", "fetch", {"ids": list(intent.liked_ids)}, "papers you liked")
     b.add("more_like_liked", "recommend", {"limit": 50}, **{"in": "liked"})
     return ["liked", "more_like_liked"]
 
@@ -119,7 +114,7 @@ def _finish(b: _Builder, intent: Intent | None, ranked_from: str) -> Workflow:
 def _anchor(b: _Builder, anchor_query: str) -> None:
     if not anchor_query or not anchor_query.strip():
         raise TemplateError("a direction template needs an anchor paper (title, DOI or id)")
-    b.add("anchor", "anchor", {"query": anchor_query.strip()}, label="anchor paper")
+    b.add("anchor", "anchor", {"query": anchor_query.strip()}, "anchor paper")
 
 
 def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
@@ -143,7 +138,8 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     # ev:cocited.support = how many of the anchor's citers cite the paper (co-citation), counted while
     # expanding, so scoring needs no further source calls (a remote API would pay one per candidate).
     features = {
-        "dense": 1.0, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "citations": 0.3, "lexical": 0.3, "ev:refs.support": 3.0,
+        "dense": 1.0, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "citations": 0.3, "lexical": 0.3,
+        "ev:refs.support": 3.0,
     }  # fmt: skip
     b.add("score", "score", _score_params(intent, features), **{"in": "filter", "anchor": "anchor"})
     return _finish(b, intent, "score")
@@ -202,9 +198,10 @@ def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
 
 
 def _resource_terms(intent: Intent | None) -> list[str]:
-    terms = list(RESOURCE_TERMS)
+    domain = profile()
+    terms = list(domain.resource_terms)
     for rt in intent.resource_types if intent is not None else []:
-        terms += [t for t in RESOURCE_TYPE_TERMS.get(rt.lower(), [rt]) if t not in terms]
+        terms += [t for t in domain.resource_type_terms.get(rt.lower(), [rt]) if t not in terms]
     return terms
 
 
@@ -222,7 +219,7 @@ def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add(
         "search_resources",
         "keyword_search",
-        {"query": "corpus treebank dataset shared task annotated", "limit": 100},
+        {"query": profile().resource_query, "limit": 100},
         keywords="kw",
     )
     b.add("merge", "union", **{"in": ["refs", "similar_refs", "cocited", "search_resources", *_liked(b, intent)]})
@@ -264,6 +261,61 @@ def survey(anchor_query: str, intent: Intent | None = None) -> Workflow:
         "score", "score", _score_params(intent, features, lexical_field="title"), **{"in": "filter", "anchor": "anchor"}
     )
     return _finish(b, intent, "score")
+
+
+def _type_query(kind: str) -> str | None:
+    """The words papers of a type name in their titles: a topic request's type words add a search for them."""
+    return {"survey": " ".join(SURVEY_TERMS[:4]), "resource": profile().resource_query}.get(kind)
+
+
+def topic_search(intent: Intent) -> Workflow:
+    """A field's literature from a topic alone (no anchor paper): several phrasings of the topic searched
+    (its keywords, the request's noun phrases, dense), the strongest hits taken as seeds, the citation graph
+    followed both ways from them, and every candidate scored by its place in the seeds' neighbourhood
+    (cited by many seeds, cited alongside them, sharing their references) and by closeness to the topic.
+    Type words of the request ("surveys on …") add a search for that type and keep only papers of it."""
+    topic = " ".join((intent.topic or "").split())[:1000]
+    if not topic:
+        raise TemplateError("a topic search needs a topic (what the papers should be about)")
+    b = _Builder("topic", f"the literature on {topic}")
+    period = {"year_min": intent.year_min, "year_max": intent.year_max}
+    b.add("kw", "keywords_from", {"text": topic, "k": 8}, "topic keywords")
+    b.add("phrases", "noun_phrases", {"text": topic}, "the request's noun phrases")
+    b.add("search_kw", "keyword_search", {"limit": 100, **period}, keywords="kw")
+    b.add("search_phrases", "keyword_search", {"limit": 100, "per_keyword": True, **period}, keywords="phrases")
+    b.add("search_dense", "semantic_search", {"query": topic, "limit": 100, **period})
+    searches = ["search_kw", "search_phrases", "search_dense"]
+    for kind in intent.paper_types:
+        if query := _type_query(kind):
+            node = f"search_{kind}s"
+            params = {"query": query, "limit": 100, "per_keyword": True, **period}
+            b.add(node, "keyword_search", params, f"{kind} papers on the topic", keywords="kw")
+            searches.append(node)
+    b.add("hits", "union", **{"in": searches})
+    # a hit that cites nothing in the source leads nowhere in the graph: the seeds are the best of the rest
+    b.add("linked", "filter", {"has_references": True}, "matches that cite something", **{"in": "hits"})
+    b.add("seeds", "top_k", {"k": 30}, "the best matches", **{"in": "linked"})
+    b.add("refs", "citation_expand", {"direction": "references", "max_seeds": 30}, **{"in": "seeds"})
+    b.add(
+        "citers",
+        "citation_expand",
+        {"direction": "citations", "max_seeds": 30, "per_paper_limit": 100},
+        **{"in": "seeds"},
+    )
+    b.add("merge", "union", **{"in": ["hits", "refs", "citers", *_liked(b, intent)]})
+    filt = _filter_params(intent, paper_types=list(intent.paper_types) or None)
+    b.add("filter", "filter", filt, **{"in": "merge"})
+    b.add("graph", "neighbourhood", {"max_seeds": 30}, "place in the seeds' neighbourhood", seeds="seeds",
+          citers="citers", **{"in": "filter"})  # fmt: skip
+    # ev:graph.centrality = how many seeds cite the paper, the best matches weighing most: the field's core.
+    features = {"ev:graph.centrality": 1.0, "ev:graph.cocitation": 0.5, "dense": 1.0, "lexical": 0.3, "citations": 0.3}
+    text = " ".join([topic, *(intent.topic_terms if intent.topic_terms else [])])
+    params = _score_params(intent, features, dense_to="text")
+    params["text"] = text  # the topic, and any sub-area the user added
+    b.add("score", "score", params, **{"in": "graph"})
+    b.add("top", "top_k", {"k": _k(intent)}, **{"in": "score"})
+    b.add("evidence", "extract_evidence", {"text": text}, **{"in": "top"})
+    return b.done("evidence")
 
 
 _TEMPLATES = {

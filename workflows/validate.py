@@ -7,7 +7,8 @@ and the LLM refiner reads it to repair its own edit.
 Severity policy:
   * error   — the workflow cannot run or its result would be meaningless (unknown operator, bad params,
               duplicate id, dangling edge, unknown port, cycle, missing / extra input, type mismatch,
-              missing output, empty workflow, newer schema version).
+              missing output, empty workflow, newer schema version, a param naming a node that does
+              not exist or does not feed the node — e.g. a score feature ``ev:cocited.support``).
   * warning — ``unreachable``: a node whose value never reaches the output. It is harmless to run (the
               executor still runs it and the UI can inspect its value), and it is a normal intermediate
               state while a user edits the graph, so it must not block edits; but it is usually a
@@ -16,42 +17,70 @@ Severity policy:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
 import json
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Final, Literal, get_args
 
 from pydantic import BaseModel, ValidationError
 
+from workflows.graph import ancestors, cycles
 from workflows.model import SCHEMA_VERSION, Workflow
-from workflows.operator import Operator, UnknownOperator, get_operator
+from workflows.operator import AnyOperator, UnknownOperator
 from workflows.ports import PortType, fits
+from workflows.registry import operator_or_none
 
 Severity = Literal["error", "warning"]
 
-# Problem kinds (stable strings: tests, the UI and the refiner match on them).
-UNKNOWN_OPERATOR = "unknown_operator"
-BAD_PARAMS = "bad_params"
-DUPLICATE_NODE = "duplicate_node"
-BAD_ID = "bad_id"
-DUPLICATE_EDGE = "duplicate_edge"
-MISSING_NODE = "missing_node"
-UNKNOWN_PORT = "unknown_port"
-CYCLE = "cycle"
-MISSING_INPUT = "missing_input"
-EXTRA_INPUT = "extra_input"
-TYPE_MISMATCH = "type_mismatch"
-NO_OUTPUT = "no_output"
-UNREACHABLE = "unreachable"
-EMPTY = "empty"
-SCHEMA = "schema_version"
-BAD_EDIT = "bad_edit"
-BAD_WORKFLOW = "bad_workflow"
+# Problem kinds: stable strings that tests, the UI and the refiner match on. The constants below are the
+# names code uses; ``ProblemKind`` is their type, so a misspelt kind is a type error, not a silent miss.
+ProblemKind = Literal[
+    "unknown_operator",
+    "bad_params",
+    "duplicate_node",
+    "bad_id",
+    "duplicate_edge",
+    "missing_node",
+    "unknown_port",
+    "cycle",
+    "missing_input",
+    "extra_input",
+    "type_mismatch",
+    "no_output",
+    "unreachable",
+    "empty",
+    "schema_version",
+    "bad_edit",
+    "bad_workflow",
+    "bad_reference",
+]
+UNKNOWN_OPERATOR: Final = "unknown_operator"
+BAD_PARAMS: Final = "bad_params"
+DUPLICATE_NODE: Final = "duplicate_node"
+BAD_ID: Final = "bad_id"
+DUPLICATE_EDGE: Final = "duplicate_edge"
+MISSING_NODE: Final = "missing_node"
+UNKNOWN_PORT: Final = "unknown_port"
+CYCLE: Final = "cycle"
+MISSING_INPUT: Final = "missing_input"
+EXTRA_INPUT: Final = "extra_input"
+TYPE_MISMATCH: Final = "type_mismatch"
+NO_OUTPUT: Final = "no_output"
+UNREACHABLE: Final = "unreachable"
+EMPTY: Final = "empty"
+SCHEMA: Final = "schema_version"
+BAD_EDIT: Final = "bad_edit"
+BAD_WORKFLOW: Final = "bad_workflow"
+BAD_REFERENCE: Final = "bad_reference"  # a param names a node that does not exist or does not feed this one
+assert {UNKNOWN_OPERATOR, BAD_PARAMS, DUPLICATE_NODE, BAD_ID, DUPLICATE_EDGE, MISSING_NODE, UNKNOWN_PORT, CYCLE,
+        MISSING_INPUT, EXTRA_INPUT, TYPE_MISMATCH, NO_OUTPUT, UNREACHABLE, EMPTY, SCHEMA, BAD_EDIT, BAD_WORKFLOW,
+        BAD_REFERENCE} == set(get_args(ProblemKind))  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Problem:
     node_id: str | None
-    kind: str
+    kind: ProblemKind
     message: str
     severity: Severity = "error"
 
@@ -74,22 +103,15 @@ class WorkflowError(Exception):
         super().__init__(text)
 
     @property
-    def kinds(self) -> set[str]:
+    def kinds(self) -> set[ProblemKind]:
         return {p.kind for p in self.problems}
-
-
-def operator_or_none(name: str) -> type[Operator] | None:
-    try:
-        return get_operator(name)
-    except UnknownOperator:
-        return None
 
 
 def _describe(node_id: str, op: str | None = None) -> str:
     return f"node {node_id!r}" + (f" ({op})" if op else "")
 
 
-def param_problems(node_id: str, op_cls: type[Operator], params: dict) -> list[Problem]:
+def param_problems(node_id: str, op_cls: type[AnyOperator], params: dict) -> list[Problem]:
     try:
         op_cls.Params.model_validate(params)
         return []
@@ -110,71 +132,6 @@ def param_problems(node_id: str, op_cls: type[Operator], params: dict) -> list[P
         return out
 
 
-def _cycles(node_ids: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
-    """Strongly connected components with a cycle (Tarjan, iterative so deep graphs cannot overflow)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[list[str]] = []
-    counter = 0
-    for root in node_ids:
-        if root in index:
-            continue
-        work = [(root, 0)]
-        while work:
-            v, i = work.pop()
-            if i == 0:
-                index[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on_stack.add(v)
-            recurse = False
-            children = succ.get(v, [])
-            while i < len(children):
-                w = children[i]
-                i += 1
-                if w not in index:
-                    work.append((v, i))
-                    work.append((w, 0))
-                    recurse = True
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            if recurse:
-                continue
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                if len(comp) > 1 or v in succ.get(v, []):
-                    order = {n: k for k, n in enumerate(node_ids)}
-                    found.append(sorted(comp, key=order.__getitem__))
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[v])
-    return found
-
-
-def ancestors(workflow: Workflow, node_id: str) -> set[str]:
-    """Every node whose value can flow into ``node_id`` (not including it)."""
-    preds: dict[str, list[str]] = {}
-    for e in workflow.edges:
-        preds.setdefault(e.target, []).append(e.source)
-    seen: set[str] = set()
-    todo = list(preds.get(node_id, []))
-    while todo:
-        n = todo.pop()
-        if n not in seen:
-            seen.add(n)
-            todo.extend(preds.get(n, []))
-    return seen
-
-
 def check(workflow: Workflow) -> list[Problem]:
     """Every problem of the workflow, errors and warnings, in a stable order (by node, then kind)."""
     problems: list[Problem] = []
@@ -191,7 +148,7 @@ def check(workflow: Workflow) -> list[Problem]:
         problems.append(Problem(None, EMPTY, "the workflow has no nodes — add a sourcing node (e.g. keyword_search)"))
         return problems
 
-    ops: dict[str, type[Operator] | None] = {}
+    ops: dict[str, type[AnyOperator] | None] = {}
     seen_ids: set[str] = set()
     for node in workflow.nodes:
         if not node.id.strip() or node.id != node.id.strip():
@@ -293,7 +250,9 @@ def check(workflow: Workflow) -> list[Problem]:
                     )
                 )
 
-    for comp in _cycles([n.id for n in workflow.nodes if n.id in ops], succ):
+    problems.extend(_reference_problems(workflow, ops, seen_ids))
+
+    for comp in cycles([n.id for n in workflow.nodes if n.id in ops], succ):
         path = " → ".join(comp + [comp[0]])
         problems.append(
             Problem(comp[0], CYCLE, f"nodes {path} form a cycle — remove one of these edges so data flows one way")
@@ -327,6 +286,42 @@ def check(workflow: Workflow) -> list[Problem]:
     return problems
 
 
+def _reference_problems(
+    workflow: Workflow, ops: dict[str, type[AnyOperator] | None], node_ids: set[str]
+) -> list[Problem]:
+    """Node ids named inside params (a score feature ``ev:cocited.support`` reads node ``cocited``'s
+    evidence): each must exist and feed the node, or the feature silently reads nothing."""
+    out: list[Problem] = []
+    for node in workflow.nodes:
+        op_cls = ops.get(node.id)
+        if op_cls is None:
+            continue
+        try:
+            params = op_cls.Params.model_validate(node.params)
+        except ValidationError:
+            continue  # reported as bad params
+        for where, ref in op_cls.node_refs(params):
+            head = f"{_describe(node.id, op_cls.name)}: {where} reads the evidence of node {ref!r}"
+            if ref not in node_ids:
+                out.append(
+                    Problem(
+                        node.id,
+                        BAD_REFERENCE,
+                        f"{head}, which does not exist — remove the feature from {node.id!r} or add {ref!r} back",
+                    )
+                )
+            elif ref not in ancestors(workflow, node.id):
+                out.append(
+                    Problem(
+                        node.id,
+                        BAD_REFERENCE,
+                        f"{head}, which does not feed {node.id!r}, so it would always be 0 — connect {ref!r} "
+                        f"upstream of {node.id!r} or remove the feature",
+                    )
+                )
+    return out
+
+
 def errors(workflow: Workflow) -> list[Problem]:
     return [p for p in check(workflow) if p.severity == "error"]
 
@@ -344,7 +339,7 @@ def output_type(workflow: Workflow, node_id: str) -> PortType | None:
     return op_cls.output if op_cls else None
 
 
-def normalized_params(op_cls: type[Operator], params: dict) -> dict:
+def normalized_params(op_cls: type[AnyOperator], params: dict) -> dict:
     """Params with every default filled in (JSON form), so equal settings give equal keys and no diff."""
     model: BaseModel = op_cls.Params.model_validate(params)
     return model.model_dump(mode="json")
@@ -357,15 +352,13 @@ def normalize(workflow: Workflow) -> Workflow:
         op_cls = operator_or_none(node.op)
         params = node.params
         if op_cls is not None:
-            try:
+            with contextlib.suppress(ValidationError):
                 params = normalized_params(op_cls, node.params)
-            except ValidationError:
-                pass
         nodes.append(node.model_copy(update={"params": params}, deep=True))
     return workflow.model_copy(update={"nodes": nodes}, deep=True)
 
 
-def load_json(data: Any, what: str, kind: str, expected: type | tuple[type, ...]) -> Any:
+def load_json(data: Any, what: str, kind: ProblemKind, expected: type | tuple[type, ...]) -> Any:
     """``data`` decoded from JSON text if it is text, checked to be of the ``expected`` type."""
     if isinstance(data, (str, bytes)):
         try:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pilot.commands import app, ask, bench, eval as eval_cmd
+from pilot.commands import app, ask, bench, search
+from pilot.commands import eval as eval_cmd
 
 
 def add_all(sub) -> None:
-    for mod in (bench, eval_cmd, ask, app):
+    for mod in (bench, eval_cmd, ask, search, app):
         mod.add(sub)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from pilot.settings import Settings
+
 
 def add(sub) -> None:
     p = sub.add_parser("app", help="serve the Gradio web app")
@@ -16,7 +18,6 @@ def add(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from pilot.settings import Settings
     from pilot.ui import launch
 
     settings = Settings(corpus=args.corpus) if args.corpus else Settings()

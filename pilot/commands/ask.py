@@ -17,6 +17,11 @@ import os
 import sys
 from typing import Any
 
+from pilot.kg.classify import classify
+from pilot.kg.run import ask
+from pilot.runtime import Runtime
+from pilot.settings import Settings
+
 log = logging.getLogger(__name__)
 
 
@@ -30,8 +35,6 @@ def add(sub) -> None:
 
 
 def _runtime(corpus: str | None, llm: str | None) -> Any:
-    from pilot.settings import Settings
-
     overrides: dict[str, Any] = {}
     if corpus:
         overrides["corpus"] = corpus
@@ -40,7 +43,6 @@ def _runtime(corpus: str | None, llm: str | None) -> Any:
     if llm:
         overrides["llm_model"] = llm
     settings = Settings(**overrides)
-    from pilot.runtime import Runtime
 
     return Runtime.from_settings(settings, llm_model=llm)
 
@@ -60,8 +62,6 @@ def result_json(kind: str, plan: Any, answer: Any, trace: Any, notes: list[str])
 
 
 async def _ask(question: str, corpus: str | None, llm: str | None) -> dict:
-    from pilot.kg.run import ask
-
     runtime = _runtime(corpus, llm)
     try:
         asked = await ask(question, runtime)
@@ -78,16 +78,10 @@ def answer_dict(question: str, corpus: str | None = None, llm: str | None = None
     """The ``--json`` object for ``question``; a failure anywhere becomes its ``answer`` text."""
     try:
         return asyncio.run(_ask(question, corpus, llm))
-    except Exception as exc:  # the contract is one JSON object, never a traceback
+    except Exception as exc:  # noqa: BLE001 - the command's boundary: one JSON object, never a traceback
         log.debug("pilot ask failed", exc_info=True)
-        from pilot.kg.classify import classify
-
-        try:
-            kind = "entity" if classify(question) == "entity" else "papers"
-        except Exception:
-            kind = "papers"
         return {
-            "kind": kind,
+            "kind": "entity" if classify(question) == "entity" else "papers",
             "plan": None,
             "answer": f"I could not answer this: {type(exc).__name__}: {exc}",
             "reference": {},

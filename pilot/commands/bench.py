@@ -22,32 +22,21 @@ import tempfile
 import time
 from pathlib import Path
 
+from pilot.commands.bench_workflows import add_workflows
+from pilot.embed import Embedder
+from pilot.settings import get_settings
+from pilot.sources.base import SourceError
+from pilot.sources.local import LocalCorpusSource
+
 MODES = ("lexical", "dense", "hybrid")
 
 
 def add(sub) -> None:
-    benchmarks = {**BENCHMARKS, **_sibling_benchmarks()}
+    benchmarks = {"corpus": add_corpus, "workflows": add_workflows}
     p = sub.add_parser("bench", help="performance benchmarks (bench corpus, …)", description="Performance benchmarks.")
     bench_sub = p.add_subparsers(dest="bench_command", required=True, metavar="{" + ",".join(benchmarks) + "}")
     for add_one in benchmarks.values():
         add_one(bench_sub)
-
-
-def _sibling_benchmarks() -> dict:
-    """``pilot/commands/bench_<name>.py`` modules with an ``add_<name>(bench_sub)`` register themselves."""
-    import importlib
-    import pkgutil
-
-    import pilot.commands
-
-    found = {}
-    for info in pkgutil.iter_modules(pilot.commands.__path__):
-        if info.name.startswith("bench_"):
-            name = info.name.removeprefix("bench_")
-            adder = getattr(importlib.import_module(f"pilot.commands.{info.name}"), f"add_{name}", None)
-            if adder is not None:
-                found[name] = adder
-    return found
 
 
 def add_corpus(bench_sub) -> None:
@@ -61,11 +50,11 @@ def add_corpus(bench_sub) -> None:
     p.set_defaults(func=run_corpus)
 
 
-# name -> add_<name>(bench_sub); other benchmarks live in bench_<name>.py modules (found at start-up)
-BENCHMARKS = {"corpus": add_corpus}
-from pilot.commands.bench_workflows import add_workflows  # noqa: E402  (its own module, owned separately)
-
-BENCHMARKS["workflows"] = add_workflows
+def _cold_import_s(module: str) -> float:
+    """Seconds a fresh interpreter takes to import ``module`` (this process has imported it long ago)."""
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
@@ -135,8 +124,6 @@ def _percentiles(wall: list[float], cpu: list[float]) -> dict:
 
 
 def run_corpus(args: argparse.Namespace) -> int:
-    from pilot.settings import get_settings
-    from pilot.sources.base import SourceError
 
     settings = get_settings()
     corpus = args.corpus or settings.corpus
@@ -155,11 +142,7 @@ def run_corpus(args: argparse.Namespace) -> int:
         built = _build_in_child(Path(corpus), build_cache, vectors, quiet=args.json)
         measured = "fresh" if built["built"] else "recorded"
 
-        t0 = time.perf_counter()
-        from pilot.sources.local import LocalCorpusSource
-
-        import_s = time.perf_counter() - t0
-        from pilot.embed import Embedder
+        import_s = _cold_import_s("pilot.sources.local")
 
         # no embedding cache: every query is embedded, as a new query would be
         embedder = Embedder(cache=None)
@@ -203,11 +186,13 @@ def run_corpus(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print(
-            f"corpus store: {result['papers']} papers, {result['malformed']} malformed lines, vectors {result['vectors']}"
+            f"corpus store: {result['papers']} papers, {result['malformed']} malformed lines,"
+            f" vectors {result['vectors']}"
         )
         print(f"build           {result['build_s']:.1f} s ({measured}), peak RSS {result['build_peak_rss_mb']:.0f} MB")
         print(
-            f"warm start      {result['warm_start_s']:.2f} s (+ imports {result['import_s']:.2f} s, model {result['model_load_s']:.2f} s)"
+            f"warm start      {result['warm_start_s']:.2f} s "
+            f"(+ imports {result['import_s']:.2f} s, model {result['model_load_s']:.2f} s)"
         )
         print(f"on disk         {result['disk_mb']:.0f} MB")
         print(f"peak RSS        {result['peak_rss_mb']:.0f} MB")

@@ -21,7 +21,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pilot.models import DIRECTIONS
+from pilot.embed import Embedder
+from pilot.eval.metrics import ranking_metrics
+from pilot.settings import get_settings
+from pilot.sources.hidden import HiddenEdgesSource
+from pilot.sources.local import LocalCorpusSource
+from pilot.vocab import DIRECTIONS
+from workflows.edit import apply_edit
+from workflows.executor import MemoCache, execute
+from workflows.model import ModifyNode
+from workflows.operator import RunContext
+from workflows.templates import template
 
 TARGET_WARM_S = 1.0
 
@@ -54,17 +64,10 @@ def _default_cases(corpus: Path | None) -> Path:
 
 
 def _case_source(source, case: dict):
-    from pilot.sources.hidden import HiddenEdgesSource
-
     return HiddenEdgesSource.for_case(source, case) if case.get("hidden_edges") else source
 
 
 async def _time_case(source, embedder, case: dict) -> dict[str, Any]:
-    from workflows.executor import MemoCache, execute
-    from workflows.model import ModifyNode
-    from workflows.edit import apply_edit
-    from workflows.operator import RunContext
-    from workflows.templates import template
 
     ctx = RunContext(source=_case_source(source, case), embedder=embedder)
     wf = template(case["direction"], case["anchor_paper_id"])
@@ -99,10 +102,6 @@ async def _time_case(source, embedder, case: dict) -> dict[str, Any]:
 
 
 async def _quality(source, embedder, cases: list[dict]) -> dict[str, float]:
-    from pilot.eval.metrics import ranking_metrics
-    from workflows.executor import execute
-    from workflows.operator import RunContext
-    from workflows.templates import template
 
     rows = []
     for case in cases:
@@ -115,9 +114,6 @@ async def _quality(source, embedder, cases: list[dict]) -> dict[str, float]:
 
 
 async def _bench(args: argparse.Namespace) -> dict[str, Any]:
-    from pilot.embed import Embedder
-    from pilot.settings import get_settings
-    from pilot.sources.local import LocalCorpusSource
 
     settings = get_settings()
     corpus = args.corpus or settings.corpus
@@ -173,7 +169,8 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
 def _print_table(report: dict[str, Any]) -> None:
     print(f"corpus: {report['corpus']}  (store open {report['store_open_s']} s, model load {report['model_load_s']} s)")
     print(
-        f"{'direction':12s} {'nodes':>5s} {'cold s':>8s} {'warm s':>8s} {'edit s':>8s} {'ms/node':>8s}  slowest cold nodes"
+        f"{'direction':12s} {'nodes':>5s} {'cold s':>8s} {'warm s':>8s}"
+        f" {'edit s':>8s} {'ms/node':>8s}  slowest cold nodes"
     )
     for d, e in report["directions"].items():
         slow = e["runs"][0]["slowest_cold_nodes"] if e["runs"] else {}

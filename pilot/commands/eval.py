@@ -16,6 +16,20 @@ import os
 import sys
 from pathlib import Path
 
+from pilot.eval.harness import EvalConfig, EvalError, run_eval
+from pilot.eval.kg_gold import DEFAULT_QUESTIONS, run_cli
+from pilot.eval.report import (
+    compare_table,
+    load_metrics,
+    load_runs,
+    markdown_report,
+    mode_table,
+    paired_table,
+    plot,
+    pool_table,
+)
+from pilot.sources.base import SourceError
+
 
 def add(sub) -> None:
     p = sub.add_parser(
@@ -72,16 +86,6 @@ def _fail(message: str) -> int:
 
 
 def _compare(dirs: list[str], out: Path | None) -> int:
-    from pilot.eval.report import (
-        compare_table,
-        load_metrics,
-        load_runs,
-        markdown_report,
-        paired_table,
-        plot,
-        pool_table,
-    )
-
     if not dirs:
         return _fail("compare needs one or more --out folders of earlier runs")
     try:
@@ -111,13 +115,13 @@ def run(args: argparse.Namespace) -> int:
     if args.compare and args.compare[0] == "kg":
         if len(args.compare) > 1:
             return _fail(f"unexpected argument {args.compare[1]!r} after `kg`")
-        from pilot.kg.gold import DEFAULT_QUESTIONS, run_cli
 
         return run_cli(args.questions or DEFAULT_QUESTIONS, args.corpus, args.llm, args.prefer_llm, args.out)
     if args.compare and args.compare[0] == "conversations":
         if len(args.compare) > 1:
             return _fail(f"unexpected argument {args.compare[1]!r} after `conversations`")
-        from pilot.eval.conversations import DEFAULT_CONVERSATIONS, run_cli as run_conversations
+        from pilot.eval.conversations import DEFAULT_CONVERSATIONS
+        from pilot.eval.conversations import run_cli as run_conversations
 
         return run_conversations(
             args.conversations or DEFAULT_CONVERSATIONS, args.corpus, args.llm, args.split, args.out
@@ -134,10 +138,6 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"missing {', '.join(missing)}")
     if args.workers < 1:
         return _fail("--workers must be at least 1")
-
-    from pilot.eval.harness import EvalConfig, EvalError, run_eval
-    from pilot.eval.report import mode_table
-    from pilot.sources.base import SourceError
 
     config = EvalConfig(
         cases=args.cases,
@@ -159,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     print(mode_table(metrics))
     print(
-        f"\n{metrics['n_cases']} cases in {metrics['wall_s']:.1f} s; wrote {args.out}/metrics.json, runs.jsonl, report.md, report.png"
+        f"\n{metrics['n_cases']} cases in {metrics['wall_s']:.1f} s;"
+        f" wrote {args.out}/metrics.json, runs.jsonl, report.md, report.png"
     )
     return 0

@@ -34,6 +34,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pilot.eval.report import rate_bars
+from pilot.runtime import Runtime
+from pilot.session import Session
+from pilot.settings import Settings
+
 log = logging.getLogger(__name__)
 
 DEFAULT_CONVERSATIONS = Path(__file__).resolve().parents[2] / "tests" / "data" / "conversations.jsonl"
@@ -208,9 +213,7 @@ def check_turn(expect: dict, obs: dict) -> dict[str, bool]:
     return out
 
 
-async def run_conversation(conv: dict, runtime: Any) -> dict:
-    from pilot.session import Session
-
+async def run_conversation(conv: dict, runtime: Runtime) -> dict:
     session = Session(runtime)
     turns: list[dict] = []
     for i, turn in enumerate(conv["turns"]):
@@ -262,13 +265,15 @@ async def run_conversation(conv: dict, runtime: Any) -> dict:
             "text": "\n".join(_reply_text(r) for r in replies),
         }
         checks = check_turn(expect, obs) if error is None else {k: False for k in expect}
+        intent = obs["intent"]
+        assert isinstance(intent, dict)
         turns.append(
             {
                 "turn": i,
                 "action": {k: turn[k] for k in ACTIONS if k in turn},
                 "expect": expect,
                 "observed": {k: v for k, v in obs.items() if k not in ("intent", "result_ids")}
-                | {"intent": {k: v for k, v in obs["intent"].items() if v not in (None, [], "", "any", 50, "papers")}},
+                | {"intent": {k: v for k, v in intent.items() if v not in (None, [], "", "any", 50, "papers")}},
                 "checks": checks,
                 "passed": error is None and all(checks.values()),
                 "error": error,
@@ -338,40 +343,25 @@ def report_markdown(summary: dict[str, Any], by_split: dict[str, dict[str, Any]]
                 continue
             failed = ", ".join(k for k, ok in t["checks"].items() if not ok) or (t.get("error") or "")
             o = t.get("observed", {})
-            seen = f"kind={o.get('kind')} anchor={o.get('anchor')} q={o.get('questions_before_results')} slot={o.get('open_question')}"
+            seen = (
+                f"kind={o.get('kind')} anchor={o.get('anchor')} q={o.get('questions_before_results')} "
+                f"slot={o.get('open_question')}"
+            )
             act = json.dumps(t["action"], ensure_ascii=False).replace("|", "/")[:80]
             lines.append(f"| {r['id']} | {r['split']} | {t['turn']} | {act} | {failed} | {seen} |")
     return "\n".join(lines) + "\n\n![pass rates by split](report.png)\n"
 
 
 def plot(by_split: dict[str, dict[str, Any]], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     keys = ["turn_pass_rate", "conversation_pass_rate", *(f"check_{k}" for k in CHECKS)]
     keys = [k for k in keys if any(k in s for s in by_split.values())]
-    names = list(by_split)
-    fig, ax = plt.subplots(figsize=(1.5 + 0.65 * len(keys), 3.8))
-    width = 0.8 / max(1, len(names))
-    for i, name in enumerate(names):
-        ax.bar(
-            [x + i * width for x in range(len(keys))],
-            [by_split[name].get(k, 0.0) for k in keys],
-            width,
-            label=f"{name} ({by_split[name]['conversations']} conversations)",
-        )
-    ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(keys))])
-    ax.set_xticklabels([k.replace("check_", "") for k in keys], rotation=35, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.05)
-    ax.set_title("scripted conversations: pass rate per check")
-    ax.legend(fontsize=8, frameon=False, loc="lower left")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return rate_bars(
+        by_split,
+        keys,
+        path,
+        "scripted conversations: pass rate per check",
+        lambda s: f"{s} ({by_split[s]['conversations']} conversations)",
+    )
 
 
 def write_outputs(out: Path, records: list[dict]) -> dict[str, Any]:
@@ -387,16 +377,13 @@ def write_outputs(out: Path, records: list[dict]) -> dict[str, Any]:
     return metrics
 
 
-async def run_all(conversations: list[dict], runtime: Any) -> list[dict]:
+async def run_all(conversations: list[dict], runtime: Runtime) -> list[dict]:
     return [await run_conversation(c, runtime) for c in conversations]
 
 
 def run_cli(path: Path, corpus: Path | None, llm: str | None, split: str | None, out: Path | None) -> int:
     """The body of ``pilot eval conversations``: run, print the summary, write the outputs."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from pilot.runtime import Runtime
-    from pilot.settings import Settings
-
     try:
         conversations = load_conversations(path, split)
     except ConversationError as exc:

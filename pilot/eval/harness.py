@@ -12,7 +12,9 @@ CSFCube pool re-ranking, ``pool``):
 - ``bm25``   — baseline: plain lexical search on the anchor title (no session), for "ahead of BM25".
 
 The anchor is handed over as its corpus id (``acl:…`` / ``s2:…``), so resolution is exact. Cases with
-``hidden_edges`` run against ``HiddenEdgesSource`` wrapped around the shared source. Cases run
+``hidden_edges`` run against ``HiddenEdgesSource`` wrapped around the shared source. Topic cases
+(``direction: topic``, no anchor) send the request alone, exactly as a researcher would type it, against a
+``HiddenPapersSource`` that makes their ``hidden_paper_ids`` (the answer key) not exist. Cases run
 concurrently on one event loop (``--workers`` at a time): the corpus store and the embedding model are
 loaded once, and the CPU-heavy source calls already run in worker threads. A case that raises, times
 out or ends with a session error is *failed*: it scores zero and counts in ``workflow_error_rate``.
@@ -35,12 +37,19 @@ from typing import Any, Literal
 
 import numpy as np
 
-from pilot.eval.metrics import TOP_N, clean_ranking, ranking_metrics, zero_metrics
+from clarifier.simulator import SimulatedUser
+from pilot.eval.metrics import CASE_DIRECTIONS, TOP_N, TOPIC, clean_ranking, ranking_metrics, zero_metrics
 from pilot.eval.pool import pool_metrics, pool_ranking
 from pilot.eval.report import aggregate, write_outputs
 from pilot.eval.workflow_metrics import workflow_similarity
-from pilot.models import DIRECTIONS, as_json
+from pilot.llm import get_llm
+from pilot.models import as_json
+from pilot.runtime import Runtime
+from pilot.session import Session
+from pilot.settings import Settings
+from pilot.sources.hidden import HiddenEdgesSource, HiddenPapersSource
 from workflows.model import Workflow
+from workflows.templates import generic_workflow
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +57,7 @@ Mode = Literal["fixed", "single", "multi", "bm25"]
 MODES: tuple[str, ...] = ("fixed", "single", "multi", "bm25")
 MAX_TURNS = 4
 REQUIRED_FIELDS = ("case_id", "direction", "anchor_paper_id", "user_query")
+TOPIC_FIELDS = tuple(f for f in REQUIRED_FIELDS if f != "anchor_paper_id")  # a topic case names no paper
 # What the system under test may read of a case (bench README, "Rules for systems").
 SYSTEM_FIELDS = ("case_id", "anchor_paper_id", "anchor_title", "user_query", "pool")
 
@@ -100,11 +110,14 @@ def load_cases(path: Path, limit: int | None = None, case_ids: Sequence[str] = (
     for lineno, case in _jsonl(path, "cases"):
         if not isinstance(case, dict):
             raise EvalError(f"{path}:{lineno}: a case must be a JSON object")
-        missing = [k for k in REQUIRED_FIELDS if not case.get(k)]
+        topic = case.get("direction") == TOPIC
+        missing = [k for k in (TOPIC_FIELDS if topic else REQUIRED_FIELDS) if not case.get(k)]
         if missing:
             raise EvalError(f"{path}:{lineno}: case lacks {', '.join(missing)}")
-        if case["direction"] not in DIRECTIONS:
+        if case["direction"] not in CASE_DIRECTIONS:
             raise EvalError(f"{path}:{lineno}: unknown direction {case['direction']!r}")
+        if topic and case.get("anchor_paper_id"):
+            raise EvalError(f"{path}:{lineno}: a topic case has no anchor paper")
         cases.append(case)
     if case_ids:
         wanted = set(case_ids)
@@ -174,8 +187,9 @@ def _session_record(session: Any, out: CaseOutcome, reply: Any) -> None:
     out.error = _reply_error(reply)
 
 
-async def _answer_anchor_question(session: Any, reply: Any, anchor_id: str) -> Any:
-    """The session asked which paper was meant: pick the candidate with the anchor's id."""
+async def _answer_anchor_question(session: Any, reply: Any, anchor_id: str | None) -> Any:
+    """The session asked which paper was meant: pick the candidate with the anchor's id ("none of these"
+    for a topic case, whose user named no paper)."""
     for i, option in enumerate(reply.question.options):
         if option.sets.get("anchor_id") == anchor_id:
             return await session.choose(i)
@@ -186,28 +200,27 @@ async def _answer_anchor_question(session: Any, reply: Any, anchor_id: str) -> A
 
 
 def first_message(case: dict) -> str:
-    """The user's request with the anchor named by its corpus id, so resolving it is exact."""
+    """The user's request with the anchor named by its corpus id, so resolving it is exact; a topic case's
+    request alone."""
+    if not case.get("anchor_paper_id"):
+        return case["user_query"]
     return f"{case['user_query']} [{case['anchor_paper_id']}]"
 
 
 async def run_session_case(runtime: Any, case: dict, mode: str, simulator: Any = None) -> CaseOutcome:
     """Drive a ``pilot.session.Session`` through one case; only ``system_view(case)`` reaches it."""
-    from pilot.session import Session
-
     view = system_view(case)
     session = Session(runtime)
     out = CaseOutcome()
     if mode == "fixed":
-        from workflows.templates import generic_workflow
-
-        wf = generic_workflow(view["anchor_paper_id"], view["user_query"])
+        wf = generic_workflow(view.get("anchor_paper_id") or "", view["user_query"])
         reply = await session.load_workflow(wf)
         _session_record(session, out, reply)
         return out
 
     reply = await session.user_says(first_message(view))
     if reply.question is not None and reply.question.slot == "anchor":
-        reply = await _answer_anchor_question(session, reply, view["anchor_paper_id"])
+        reply = await _answer_anchor_question(session, reply, view.get("anchor_paper_id"))
     if mode == "multi":
         seen_results = bool(getattr(reply, "results", None))
         while reply.question is not None and reply.question.slot != "anchor" and out.turns < MAX_TURNS:
@@ -225,9 +238,9 @@ async def run_session_case(runtime: Any, case: dict, mode: str, simulator: Any =
 
 
 async def run_bm25_case(source: Any, case: dict) -> CaseOutcome:
-    hits = await source.search_papers(
-        case.get("anchor_title") or case["anchor_paper_id"], limit=TOP_N + 1, mode="lexical"
-    )
+    """The anchor's title as the query (its id when untitled); a topic case's request as typed."""
+    query = case.get("anchor_title") or case.get("anchor_paper_id") or case["user_query"]
+    hits = await source.search_papers(query, limit=TOP_N + 1, mode="lexical")
     return CaseOutcome(ranked_ids=[h.paper.id for h in hits])
 
 
@@ -238,7 +251,7 @@ def _stored_vectors(source: Any, ids: Sequence[str]) -> dict[str, np.ndarray] | 
     if lookup is None:
         return None
     vecs = np.asarray(lookup(list(ids)), dtype=np.float32)
-    return {pid: v for pid, v in zip(ids, vecs) if not np.isnan(v).any()}
+    return {pid: v for pid, v in zip(ids, vecs, strict=True) if not np.isnan(v).any()}
 
 
 async def dense_pool_scores(runtime: Any, source: Any, anchor_id: str, pool: Sequence[str]) -> dict[str, float]:
@@ -251,7 +264,7 @@ async def dense_pool_scores(runtime: Any, source: Any, anchor_id: str, pool: Seq
         papers = {p.id: p for p in await source.get_papers([anchor_id, *pool])}
         ids = list(papers)
         encoded = await asyncio.to_thread(embedder.encode, [papers[i].text for i in ids])
-        vecs = dict(zip(ids, encoded))
+        vecs = dict(zip(ids, encoded, strict=True))
     if anchor_id not in vecs:
         return {}
     anchor = vecs[anchor_id]
@@ -271,7 +284,7 @@ def score_case(case: dict, outcome: CaseOutcome | None, failed: bool) -> dict[st
     graded = case.get("graded") or None
     if failed or outcome is None:
         return zero_metrics(graded=graded is not None)
-    return ranking_metrics(outcome.ranked_ids, case.get("golden_paper_ids") or [], case["anchor_paper_id"], graded)
+    return ranking_metrics(outcome.ranked_ids, case.get("golden_paper_ids") or [], case.get("anchor_paper_id"), graded)
 
 
 # --- the run -------------------------------------------------------------------------------------
@@ -284,17 +297,18 @@ class Harness:
         self.config = config
         self.runtime = runtime
         self.references = references or {}
-        from pilot.llm import get_llm
 
         self.simulator_llm = get_llm(model=config.simulator_llm) if config.simulator_llm else None
 
     def _case_runtime(self, case: dict) -> Any:
-        hidden = case.get("hidden_edges")
-        if not hidden:
+        hidden, papers = case.get("hidden_edges"), case.get("hidden_paper_ids")
+        if not hidden and not papers:
             return self.runtime
-        from pilot.sources.hidden import HiddenEdgesSource
 
-        return self.runtime.with_source(HiddenEdgesSource(self.runtime.source, case["anchor_paper_id"], hidden))
+        source = HiddenPapersSource(self.runtime.source, papers) if papers else self.runtime.source
+        if hidden:
+            source = HiddenEdgesSource(source, case["anchor_paper_id"], hidden)
+        return self.runtime.with_source(source)
 
     async def _run_one(self, case: dict) -> dict:
         mode = self.config.mode
@@ -309,14 +323,12 @@ class Harness:
             else:
                 simulator = None
                 if mode == "multi":
-                    from clarifier.simulator import SimulatedUser
-
                     authors = await gold_author_names(self.runtime.source, case)
                     simulator = SimulatedUser(case, llm=self.simulator_llm, gold_authors=authors)
                 coro = run_session_case(rt, case, mode, simulator)
             outcome = await asyncio.wait_for(coro, timeout=self.config.case_timeout_s)
             error = outcome.error
-        except asyncio.TimeoutError:
+        except TimeoutError:
             error = f"timed out after {self.config.case_timeout_s:.0f} s"
         except Exception as exc:  # a crashing case is a failed case, recorded with its traceback
             error = f"{type(exc).__name__}: {exc}"
@@ -329,7 +341,7 @@ class Harness:
             "direction": case["direction"],
             "source": case.get("source"),
             "facet": facet_of(case) if case.get("pool") else None,
-            "anchor_paper_id": case["anchor_paper_id"],
+            "anchor_paper_id": case.get("anchor_paper_id"),
             "user_query": case["user_query"],
             "failed": failed,
             "error": error,
@@ -339,7 +351,7 @@ class Harness:
             "questions_before_results": outcome.questions_before_results if outcome else 0,
             "metrics": score_case(case, outcome, failed),
         }
-        ranked = clean_ranking(outcome.ranked_ids, case["anchor_paper_id"]) if outcome else []
+        ranked = clean_ranking(outcome.ranked_ids, case.get("anchor_paper_id")) if outcome else []
         record["ranked_ids"] = ranked
         trace = outcome.trace if outcome else None
         record["node_failures"] = [n["node_id"] for n in (trace or {}).get("nodes", []) if n.get("status") == "failed"]
@@ -403,8 +415,6 @@ class Harness:
 
 def make_runtime(config: EvalConfig) -> Any:
     """The process-wide services: local corpus only (benchmark ids are corpus ids), optional LLM."""
-    from pilot.runtime import Runtime
-    from pilot.settings import Settings
 
     overrides: dict[str, Any] = {"sources": "local"}
     if config.corpus is not None:

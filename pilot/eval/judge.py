@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from pilot.llm import LLM
+from pilot.llm import LLM, LLMError
 
 SYSTEM_PROMPT = """You grade answers of an academic search assistant about authors, venues, institutions \
 and papers. You are strict and literal. Reply with one JSON object and nothing else:
@@ -90,7 +90,6 @@ async def judge_metrics(llm: LLM | None, question: str, answer: str, gold_answer
     model gives no valid verdict (a dead judge is reported, never turned into a score)."""
     if llm is None:
         return {}
-    from pilot.llm import LLMError
 
     try:
         return (await judge_answer(llm, question, answer, gold_answer, evidence)).as_metrics()

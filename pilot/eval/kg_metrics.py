@@ -255,11 +255,12 @@ def kg_case_metrics(
     else:
         data = answer.model_dump() if isinstance(answer, Answer) else dict(answer)
         out["format_ok"] = 1.0 if check_answer_format(data).ok else 0.0
-        refs = data.get("reference") if isinstance(data.get("reference"), Mapping) else {}
+        given = data.get("reference")
+        refs: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         pr = url_precision_recall([str(u) for u in refs.values()], gold_urls)
         out.update(url_precision=pr["precision"], url_recall=pr["recall"], url_f1=pr["f1"])
     if gold_plan is not None:
-        predicted = plan if plan is not None else []
+        predicted: Workflow | Sequence[Mapping] = plan if plan is not None else []
         out["api_sequence_distance"] = api_sequence_distance(predicted, gold_plan)
         out["parameter_accuracy"] = parameter_accuracy(predicted, gold_plan)
         out["param_f1"] = fuzzy_parameter_f1(predicted, gold_plan)["f1"]

@@ -9,13 +9,12 @@ reference workflow was given.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pilot.eval.metrics import GRADED_KEY, RANK_KEYS, mean
+from pilot.eval.metrics import CASE_DIRECTIONS, GRADED_KEY, RANK_KEYS, mean
 from pilot.eval.pool import aggregate_pool
-from pilot.models import DIRECTIONS
 
 RUN_KEYS = ("workflow_error_rate", "mean_turns", "mean_questions_before_results", "mean_latency_s")
 BLOCK_KEYS: tuple[str, ...] = (*RANK_KEYS, *RUN_KEYS)
@@ -43,7 +42,7 @@ def block(cases: Sequence[dict]) -> dict[str, float]:
 def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``metrics.json`` object for one mode."""
     by_direction: dict[str, dict[str, float]] = {}
-    for direction in DIRECTIONS:
+    for direction in CASE_DIRECTIONS:
         rows = [c for c in cases if c["direction"] == direction]
         if rows:
             by_direction[direction] = block(rows)
@@ -165,7 +164,7 @@ def markdown_report(runs: Sequence[dict]) -> str:
 
 def plot(runs: Sequence[dict], path: Path, metrics: Sequence[str] = PLOT_METRICS) -> Path:
     """Grouped bars: one panel per metric, directions on the x axis, one bar per mode."""
-    import matplotlib
+    import matplotlib  # heavy (about a second): only a run that writes its report needs it
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -173,7 +172,7 @@ def plot(runs: Sequence[dict], path: Path, metrics: Sequence[str] = PLOT_METRICS
     groups = [name for name, _ in _groups(runs[0])] if runs else []
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 4.0), squeeze=False)
     width = 0.8 / max(1, len(runs))
-    for ax, metric in zip(axes[0], metrics):
+    for ax, metric in zip(axes[0], metrics, strict=True):
         for i, m in enumerate(runs):
             blocks = dict(_groups(m))
             vals = [blocks.get(g, {}).get(metric, 0.0) for g in groups]
@@ -185,6 +184,33 @@ def plot(runs: Sequence[dict], path: Path, metrics: Sequence[str] = PLOT_METRICS
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=max(1, len(runs)), fontsize=9, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.92))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def rate_bars(
+    groups: dict[str, dict[str, Any]], keys: Sequence[str], path: Path, title: str, label: Callable[[str], str]
+) -> Path:
+    """One panel of rates in [0, 1]: ``keys`` on the x axis, one bar per group (``label(name)`` in the legend)."""
+    import matplotlib  # heavy (about a second): only a run that writes its report needs it
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(groups)
+    fig, ax = plt.subplots(figsize=(1.5 + 0.75 * len(keys), 3.8))
+    width = 0.8 / max(1, len(names))
+    for i, name in enumerate(names):
+        vals = [groups[name].get(k, 0.0) for k in keys]
+        ax.bar([x + i * width for x in range(len(keys))], vals, width, label=label(name))
+    ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(keys))])
+    ax.set_xticklabels([k.replace("check_", "") for k in keys], rotation=35, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_title(title)
+    ax.legend(fontsize=8, frameon=False, loc="lower left")
+    fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -219,7 +245,7 @@ def paired_table(names: Sequence[str], runs: Sequence[Sequence[dict]], metric: s
             if a["direction"] == "sibling" and a.get("source") in SIBLING_SPLITS.values():
                 groups.setdefault(f"sibling_{a['source']}", []).append((a, b))
             groups.setdefault("overall", []).append((a, b))
-        order = [*DIRECTIONS, *SIBLING_SPLITS, "overall"]
+        order = [*CASE_DIRECTIONS, *SIBLING_SPLITS, "overall"]
         for d, ps in sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)):
             delta = [b["metrics"].get(metric, 0.0) - a["metrics"].get(metric, 0.0) for a, b in ps]
             wins = sum(1 for x in delta if x > 1e-9)

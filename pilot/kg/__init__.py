@@ -10,7 +10,7 @@ readable ``Answer`` (and a trace saying which node failed, when one did).
 from __future__ import annotations
 
 from pilot.kg.classify import KGQuery, classify, parse
-from pilot.kg.run import answer_question, run_plan
 from pilot.kg.planner import Plan, make_plan
+from pilot.kg.run import answer_question, run_plan
 
 __all__ = ["KGQuery", "Plan", "answer_question", "classify", "make_plan", "parse", "run_plan"]

@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from pilot.intent import parse_request
+
 Kind = Literal["entity", "papers", "unsure"]
 Shape = Literal[
     "author_papers",
@@ -157,7 +159,8 @@ _KNOWN_ORG_RE = re.compile(r"(?<![A-Za-z0-9-])(" + "|".join(re.escape(o) for o i
 _CAP = r"(?:[A-Z][\w'’.\-]*|of|the|and|for|de|di|du|del|la|le|von|van|der|&)"
 _ORG_PHRASE = re.compile(
     # ASCII end boundary: "Carnegie Mellon University研究…" still ends the name at the Chinese
-    rf"((?:[A-Z][\w'’.\-]*\s+)*\b(?:{_ORG_WORDS})(?![A-Za-z])(?:\s+{_CAP})*|\b(?:{_ORG_WORDS})\s+of\s+(?:[A-Z][A-Za-z'’.\-]*\s*)+)"
+    rf"((?:[A-Z][\w'’.\-]*\s+)*\b(?:{_ORG_WORDS})(?![A-Za-z])(?:\s+{_CAP})*"
+    rf"|\b(?:{_ORG_WORDS})\s+of\s+(?:[A-Z][A-Za-z'’.\-]*\s*)+)"
 )
 _ZH_ORG = re.compile(r"([\u4e00-\u9fff]{2,12}?(?:大学|学院|研究院|研究所|实验室|科学院|公司|集团))")
 
@@ -194,7 +197,8 @@ _PROFILE = re.compile(
 )
 _PAPERS = re.compile(
     # "works" as a noun ("his works"), not the verb ("works on X")
-    r"\b(?:papers?|publications?|articles?|works?(?!\s+(?:on|with|at|in|for)\b)|published|publish|wrote|written|authored)\b"
+    r"\b(?:papers?|publications?|articles?|works?(?!\s+(?:on|with|at|in|for)\b)"
+    r"|published|publish|wrote|written|authored)\b"
     r"|论文|文章|发表|著作",
     re.I,
 )
@@ -355,13 +359,15 @@ def extract_org(text: str) -> tuple[str | None, str]:
 
 # The cue words are matched case-insensitively ((?i:...)); the name itself must be capitalised.
 _NAME_PATTERNS_EN = [
-    rf"(?i:papers?|publications?|articles?|works?|research)\s+(?i:written\s+|authored\s+|published\s+)?(?i:by)\s+(?P<n>{EN_NAME})",
+    rf"(?i:papers?|publications?|articles?|works?|research)\s+"
+    rf"(?i:written\s+|authored\s+|published\s+)?(?i:by)\s+(?P<n>{EN_NAME})",
     rf"(?i:written|authored|published|co-?authored)\s+(?i:by)\s+(?P<n>{EN_NAME})",
     rf"(?P<n>{EN_NAME})['’]s?\s",
     rf"(?i:co-?authors?|collaborators?|co-?workers?|topics?|interests?|areas?|profile|h-?index|affiliation|"
     rf"(?:most|highest|top)[- ]cited (?:paper|work|publication|article)s?|papers?|publications?|information|info)"
     rf"\s+(?i:of|by|from|about|on)\s+(?P<n>{EN_NAME})",
-    rf"(?i:does|did|has|have|is|was)\s+(?P<n>{EN_NAME})\s+(?i:work|collaborate|publish|write|research|study|focus|co-?author|written|published|been)",
+    rf"(?i:does|did|has|have|is|was)\s+(?P<n>{EN_NAME})"
+    rf"\s+(?i:work|collaborate|publish|write|research|study|focus|co-?author|written|published|been)",
     rf"(?i:who is|who's|tell me about|about|describe|is)\s+(?P<n>{EN_NAME})",
     rf"(?i:who)\s+(?P<n>{EN_NAME})\s+(?i:is|was)\b",  # "tell me who Jane Doe is"
     # "what Jane Doe published", "Jane Doe's" without the s, "Jane Doe ICLR 2017 publications", "Jane Doe: ..."
@@ -376,11 +382,64 @@ _NAME_PATTERNS_EN = [
 ]
 # Capitalised research words: "Knowledge Graph papers" names a topic, not a person.
 _TOPIC_WORDS = frozenset(
-    """learning neural graph graphs knowledge language languages machine deep network networks vision translation
-    model models question questions answering reinforcement data parsing semantic semantics generation retrieval
-    recognition detection segmentation speech text image images video robot robotics optimization bayesian
-    statistical natural processing computer information attention transformer transformers embedding embeddings
-    dialogue summarization classification clustering inference causal adversarial generative federated""".split()
+    [
+        "learning",
+        "neural",
+        "graph",
+        "graphs",
+        "knowledge",
+        "language",
+        "languages",
+        "machine",
+        "deep",
+        "network",
+        "networks",
+        "vision",
+        "translation",
+        "model",
+        "models",
+        "question",
+        "questions",
+        "answering",
+        "reinforcement",
+        "data",
+        "parsing",
+        "semantic",
+        "semantics",
+        "generation",
+        "retrieval",
+        "recognition",
+        "detection",
+        "segmentation",
+        "speech",
+        "text",
+        "image",
+        "images",
+        "video",
+        "robot",
+        "robotics",
+        "optimization",
+        "bayesian",
+        "statistical",
+        "natural",
+        "processing",
+        "computer",
+        "information",
+        "attention",
+        "transformer",
+        "transformers",
+        "embedding",
+        "embeddings",
+        "dialogue",
+        "summarization",
+        "classification",
+        "clustering",
+        "inference",
+        "causal",
+        "adversarial",
+        "generative",
+        "federated",
+    ]
 )
 _NAME_PATTERNS_ZH = [
     rf"(?P<n>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,3}})\s*(?:的|在|于|是谁|和谁|与谁|跟谁|发表|有哪些)",
@@ -477,7 +536,8 @@ def _trim_name(name: str, min_words: int = 2) -> str | None:
 
 _TOPIC_RE = [
     re.compile(
-        r"\b(?:working|work|works|worked|research(?:ing)?|focus(?:ing)?|specializ(?:ing|e)|publish(?:ing)?)\s+(?:on|in|about)\s+(?P<t>.+)",
+        r"\b(?:working|work|works|worked|research(?:ing)?|focus(?:ing)?|specializ(?:ing|e)|publish(?:ing)?)"
+        r"\s+(?:on|in|about)\s+(?P<t>.+)",
         re.I,
     ),
     re.compile(r"\b(?:on|about|regarding|related to|in the (?:area|field) of|concerning)\s+(?P<t>.+)", re.I),
@@ -588,8 +648,6 @@ def parse(text: str) -> KGQuery | None:
 
 
 def _names_a_paper_with_direction(text: str) -> bool:
-    from pilot.intent import parse_request
-
     parsed = parse_request(text)
     return parsed.anchor_kind not in ("topic", "current", "none") and parsed.intent.direction is not None
 

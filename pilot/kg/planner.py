@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from pilot.kg.classify import KGQuery, parse
+from pilot.kg.classify import KGQuery, classify, parse
+from pilot.llm import LLM, LLMError
 from workflows.model import Edge, Node, Workflow
-from workflows.operator import all_operators
-
-if TYPE_CHECKING:
-    from pilot.llm import LLM
+from workflows.registry import all_operators
+from workflows.validate import errors
 
 ENTITY_OPS = (
     "search_author",
@@ -226,8 +225,6 @@ SYSTEM = (
 
 def check_llm_plan(wf: Workflow) -> list[str]:
     """Problems that make an LLM plan unusable (validation errors, foreign operators, wrong output)."""
-    from workflows.validate import errors
-
     problems = [p.message for p in errors(wf)]
     foreign = sorted({n.op for n in wf.nodes} - set(ENTITY_OPS))
     if foreign:
@@ -237,9 +234,7 @@ def check_llm_plan(wf: Workflow) -> list[str]:
     return problems
 
 
-async def llm_plan(llm: "LLM", question: str, notes: list[str]) -> Workflow | None:
-    from pilot.llm import LLMError
-
+async def llm_plan(llm: LLM, question: str, notes: list[str]) -> Workflow | None:
     system = SYSTEM + operator_catalogue()
     user = f"Question: {question}"
     for attempt in range(2):
@@ -275,7 +270,7 @@ async def llm_plan(llm: "LLM", question: str, notes: list[str]) -> Workflow | No
 
 
 async def make_plan(
-    question: str, llm: "LLM | None" = None, prefer_llm: bool = False, query: KGQuery | None = None
+    question: str, llm: LLM | None = None, prefer_llm: bool = False, query: KGQuery | None = None
 ) -> Plan:
     """The plan for ``question``: an entity plan or, for anything else, a paper search.
 
@@ -283,8 +278,6 @@ async def make_plan(
     questions they cannot read, or every entity question with ``prefer_llm`` (to evaluate the LLM
     planner). An LLM plan that stays invalid after one repair falls back to the pattern plan.
     """
-    from pilot.kg.classify import classify
-
     text = " ".join((question or "").split())
     q = query if query is not None else parse(text)
     notes: list[str] = []

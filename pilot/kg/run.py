@@ -1,21 +1,22 @@
 """Execute a knowledge-graph plan and always come back with a readable answer.
 
 When the answer node could not run (a source that cannot do the operation, a name that matches
-nobody, an invalid plan), the answer says why in a sentence taken from the failing node; it never
-raises for a question, whatever the text.
+nobody, an invalid plan), the answer says why in a sentence taken from the failing node. A bug is not a
+question's fault: it propagates to the caller's never-raise boundary (the session, the CLI, the UI).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
-from pilot.models import Answer
 from pilot.kg.classify import KGQuery
 from pilot.kg.planner import Plan, make_plan
+from pilot.models import Answer
+from pilot.runtime import Runtime
 from workflows.executor import RunResult, execute
 from workflows.model import NodeTrace, RunTrace, Workflow
+from workflows.validate import WorkflowError
 
 log = logging.getLogger(__name__)
 
@@ -50,41 +51,32 @@ def failure_answer(plan: Workflow, run: RunResult) -> Answer:
     return Answer(answer="I could not answer this" + (f": {errors}." if errors else "."))
 
 
-async def run_plan(plan: Plan, runtime: Any) -> tuple[RunResult, Answer]:
-    settings = getattr(runtime, "settings", None)
-    timeout = getattr(settings, "node_timeout_s", 30.0) if settings is not None else 30.0
+async def run_plan(plan: Plan, runtime: Runtime) -> tuple[RunResult, Answer]:
     try:
-        run = await execute(plan.workflow, runtime.context(), getattr(runtime, "node_cache", None), timeout)
-    except Exception as exc:  # an invalid plan or a broken service: the user still gets a sentence
-        log.warning("KG plan did not run: %s", exc, exc_info=True)
+        run = await execute(plan.workflow, runtime.context(), runtime.node_cache)
+    except WorkflowError as exc:  # an invalid plan (an LLM's, say): the user still gets a sentence
+        log.warning("KG plan did not run: %s", exc)
         return _empty_run(), Answer(answer=f"I could not run the plan for this question: {exc}")
     if isinstance(run.output, Answer):
         return run, run.output
     return run, failure_answer(plan.workflow, run)
 
 
-async def ask(text: str, runtime: Any, prefer_llm: bool = False, query: KGQuery | None = None) -> Asked:
+async def ask(text: str, runtime: Runtime, prefer_llm: bool = False, query: KGQuery | None = None) -> Asked:
     """Classify, plan, execute and answer ``text``; never raises for any question text. ``query``: the
     question as the caller already read it (the chat's message reader), so it is not parsed again."""
     text = " ".join((text or "").split())
     if not text:
         return Asked("papers", Workflow(name="empty question"), _empty_run(), Answer(answer=EMPTY_HINT))
-    try:
-        plan = await make_plan(text, getattr(runtime, "llm", None), prefer_llm=prefer_llm, query=query)
-    except Exception as exc:  # the pattern planner should never fail; if it does, say so instead of crashing
-        log.warning("KG planning failed: %s", exc, exc_info=True)
-        return Asked(
-            "papers",
-            Workflow(name="no plan"),
-            _empty_run(),
-            Answer(answer=f"I could not plan this question ({type(exc).__name__}: {exc})."),
-        )
+    plan = await make_plan(text, runtime.llm, prefer_llm=prefer_llm, query=query)
     run, answer = await run_plan(plan, runtime)
     notes = list(plan.notes) + [n for t in run.trace.nodes if t.note for n in [f"{t.node_id}: {t.note}"]]
     return Asked(plan.kind, plan.workflow, run, answer, notes)
 
 
-async def answer_question(text: str, runtime: Any, query: KGQuery | None = None) -> tuple[Workflow, RunResult, Answer]:
+async def answer_question(
+    text: str, runtime: Runtime, query: KGQuery | None = None
+) -> tuple[Workflow, RunResult, Answer]:
     """The session's entry point: (plan, execution result, cited answer) for an entity question."""
     asked = await ask(text, runtime, query=query)
     return asked.plan, asked.run, asked.answer

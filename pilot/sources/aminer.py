@@ -92,6 +92,11 @@ def _int(value: Any) -> int | None:
     return n if n > 0 else None
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """A record's nested object, or an empty one when the field is missing or of another type."""
+    return value if isinstance(value, dict) else {}
+
+
 def _text(*values: Any) -> str | None:
     for v in values:
         if isinstance(v, str) and v.strip():
@@ -104,7 +109,7 @@ def _venue_name(d: dict[str, Any]) -> str | None:
     if isinstance(v, str):
         return _text(v, d.get("raw"))
     if isinstance(v, dict):
-        info = v.get("info") if isinstance(v.get("info"), dict) else {}
+        info = _dict(v.get("info"))
         return _text(
             v.get("raw"),
             v.get("name_en"),
@@ -133,7 +138,7 @@ def author_from_aminer(d: dict[str, Any] | None) -> Author | None:
     if not name:
         return None
     aid = _rid(d, "id", "_id", "person_id")
-    indices = d.get("indices") if isinstance(d.get("indices"), dict) else {}
+    indices = _dict(d.get("indices"))
     orgs = [o for o in (d.get("orgs") or []) if isinstance(o, str) and o.strip()]
     org = _text(d.get("org"), orgs[0] if orgs else None, d.get("org_zh"))
     if org and org not in orgs:

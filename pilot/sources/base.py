@@ -68,6 +68,9 @@ class Source:
     """
 
     name: str = "source"
+    # What, beyond the name, changes this source's answers (another corpus file, another API base, a
+    # wrapper hiding edges): part of every node-cache key, so two sources never read each other's values.
+    cache_key: str = ""
 
     def _unsupported(self, what: str) -> NotSupported:
         return NotSupported(self.name, f"{what} is not available from this source")

@@ -21,7 +21,11 @@ import httpx
 
 from cache import Cache, fingerprint
 from pilot.settings import Settings, get_settings
+from pilot.sources.aminer import AMinerSource
 from pilot.sources.base import Source, SourceError, SourceUnavailable
+from pilot.sources.local import LocalCorpusSource
+from pilot.sources.multi import MultiSource
+from pilot.sources.s2 import SemanticScholarSource
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +118,8 @@ def _make_failing(method: str):
 
 for _m in (
     "search_papers", "get_papers", "get_paper", "match_paper", "references", "citations", "recommend",
-    "search_authors", "get_author", "author_papers", "search_venues", "get_venue", "search_orgs", "get_org", "org_authors",
+    "search_authors", "get_author", "author_papers", "search_venues", "get_venue", "search_orgs", "get_org",
+    "org_authors",
 ):  # fmt: skip
     setattr(UnavailableSource, _m, _make_failing(_m))
 
@@ -125,12 +130,11 @@ def _open_local(settings: Settings, notes: list[str], progress: bool) -> Source 
         return None
     if not Path(settings.corpus).is_file():
         notes.append(
-            f"Offline corpus file not found: {settings.corpus} — set PILOT_CORPUS to an existing papers.jsonl(.gz) file."
+            f"Offline corpus file not found: {settings.corpus}"
+            f" — set PILOT_CORPUS to an existing papers.jsonl(.gz) file."
         )
         return None
     try:
-        from pilot.sources.local import LocalCorpusSource  # heavy (index, embeddings): only when asked for
-
         return LocalCorpusSource.open(
             settings.corpus, settings.cache_dir, vectors=settings.corpus_vectors, progress=progress
         )
@@ -139,7 +143,8 @@ def _open_local(settings: Settings, notes: list[str], progress: bool) -> Source 
     except Exception as exc:  # a broken store must not stop the app from starting
         log.exception("opening the offline corpus failed")
         notes.append(
-            f"Offline corpus could not be opened ({type(exc).__name__}: {exc}) — check PILOT_CORPUS and PILOT_CACHE_DIR."
+            f"Offline corpus could not be opened ({type(exc).__name__}: {exc})"
+            f" — check PILOT_CORPUS and PILOT_CACHE_DIR."
         )
     return None
 
@@ -153,7 +158,6 @@ def _open_s2(settings: Settings, notes: list[str], do_probe: bool, have_local: b
             else:
                 notes.append(f"Semantic Scholar unreachable ({verdict.detail}) — {CORPUS_HINT}.")
             return None
-    from pilot.sources.s2 import SemanticScholarSource
 
     return SemanticScholarSource(settings, cache=cache)
 
@@ -167,7 +171,6 @@ def _open_aminer(settings: Settings, notes: list[str], do_probe: bool, cache: Ca
         if not verdict.reachable:
             notes.append(f"AMiner unreachable ({verdict.detail}) — continuing without it.")
             return None
-    from pilot.sources.aminer import AMinerSource
 
     return AMinerSource(settings, cache=cache)
 
@@ -182,7 +185,8 @@ def open_source(
     unknown = [n for n in names if n not in KNOWN]
     if unknown:
         notes.append(
-            f"Unknown source(s) in PILOT_SOURCES: {', '.join(unknown)} — use a comma list of s2, aminer, local (or auto)."
+            f"Unknown source(s) in PILOT_SOURCES: {', '.join(unknown)}"
+            f" — use a comma list of s2, aminer, local (or auto)."
         )
     opened: list[Source] = []
     # One handle on the response cache, shared by the remote sources.
@@ -201,6 +205,5 @@ def open_source(
         return UnavailableSource(message, hint), notes
     if len(opened) == 1:
         return opened[0], notes
-    from pilot.sources.multi import MultiSource
 
     return MultiSource(opened), notes

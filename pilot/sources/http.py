@@ -7,6 +7,7 @@ Nothing here logs headers, so API keys and tokens never reach a log line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import logging
 import random
@@ -76,10 +77,8 @@ class LoopClient:
     async def aclose(self) -> None:
         client, self._client = self._client, None
         if client is not None and not client.is_closed:
-            try:
+            with contextlib.suppress(RuntimeError):  # its loop is already gone; nothing left to release
                 await client.aclose()
-            except RuntimeError:  # its loop is already gone; nothing left to release
-                pass
 
 
 async def send(

@@ -14,16 +14,17 @@ import shutil
 import sqlite3
 import time
 import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
 from pilot.embed import Embedder, default_embedder
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
 from pilot.names import impact, introduces
+from pilot.settings import get_settings
 from pilot.sources.base import BadRequest, NotFound, SearchMode, Source, SourceUnavailable, clean_query
 from pilot.store.build import MANIFEST, build_store, remove_stale, store_key
 from pilot.store.store import CorpusStore
@@ -92,7 +93,7 @@ class LocalCorpusSource(Source):
         vectors: Path | str | None = None,
         embedder: Embedder | None = None,
         progress: bool = True,
-    ) -> "LocalCorpusSource":
+    ) -> LocalCorpusSource:
         """Open the store of a corpus file, building it first when the file is new or has changed."""
         if path is None or not Path(path).is_file():
             raise SourceUnavailable(
@@ -150,9 +151,7 @@ class LocalCorpusSource(Source):
         remove_stale(cache, corpus, keep=dest)
 
     @classmethod
-    def from_settings(cls, settings=None, progress: bool = True) -> "LocalCorpusSource":
-        from pilot.settings import get_settings
-
+    def from_settings(cls, settings=None, progress: bool = True) -> LocalCorpusSource:
         s = settings or get_settings()
         return cls.open(s.corpus, s.cache_dir, s.corpus_vectors, progress=progress)
 
@@ -160,6 +159,8 @@ class LocalCorpusSource(Source):
     def embedder(self) -> Embedder:
         if self._embedder is None:
             self._embedder = default_embedder()
+        elif not isinstance(self._embedder, Embedder):  # a factory: make the embedder on first use
+            self._embedder = self._embedder()
         return self._embedder
 
     async def aclose(self) -> None:
@@ -176,7 +177,7 @@ class LocalCorpusSource(Source):
 
     def _hits(self, ranked: list[tuple[int, float]]) -> list[SearchHit]:
         papers = self.store.papers(r for r, _ in ranked)
-        return [SearchHit(paper=p, score=s) for p, (_, s) in zip(papers, ranked)]
+        return [SearchHit(paper=p, score=s) for p, (_, s) in zip(papers, ranked, strict=False)]
 
     def _rank(self, query: str, filters: SearchFilters | None, limit: int, mode: str) -> list[tuple[int, float]]:
         mask = self.store.mask(filters)

@@ -20,10 +20,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, TypeVar
 
-from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue, normalize_title
+from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
 from pilot.sources.base import (
     BadRequest,
     NotFound,
@@ -35,6 +36,7 @@ from pilot.sources.base import (
     SourceUnavailable,
 )
 from pilot.sources.s2 import parse_s2_id
+from pilot.text import normalize_title
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +51,7 @@ _HEX40 = re.compile(r"^[0-9a-f]{40}$", re.I)
 _ALT_KEY = {"s2": "S2", "aminer": "AMiner", "local": "Corpus"}
 
 
-def most_informative(errors: list[BaseException]) -> BaseException:
+def most_informative(errors: Sequence[BaseException]) -> BaseException:
     def rank(e: BaseException) -> int:
         for i, cls in enumerate(_ERROR_ORDER):
             if isinstance(e, cls):
@@ -193,8 +195,8 @@ class MultiSource(Source):
         """Run ``call`` on every source at once; the successes, or the best error if all failed."""
         results = await asyncio.gather(*(call(s) for s in self.sources), return_exceptions=True)
         ok: list[tuple[str, T]] = []
-        failures: list[BaseException] = []
-        for src, res in zip(self.sources, results):
+        failures: list[SourceError] = []
+        for src, res in zip(self.sources, results, strict=True):
             if isinstance(res, BaseException):
                 if not isinstance(res, Exception):
                     raise res  # cancellation and interrupts are not source failures
@@ -289,7 +291,7 @@ class MultiSource(Source):
             results = await asyncio.gather(
                 *(self.by_name[n].get_papers(batches[n]) for n in names), return_exceptions=True
             )
-            for name, res in zip(names, results):
+            for name, res in zip(names, results, strict=True):
                 if isinstance(res, BaseException) and not isinstance(res, Exception):
                     raise res
                 papers = [] if isinstance(res, BaseException) else res
@@ -340,7 +342,7 @@ class MultiSource(Source):
         )
         ok: list[tuple[str, list[Paper]]] = []
         errors: list[BaseException] = []
-        for name, res in zip(names, results):
+        for name, res in zip(names, results, strict=True):
             if isinstance(res, Exception):
                 errors.append(self._as_source_error(self.by_name[name], res))
             elif isinstance(res, BaseException):

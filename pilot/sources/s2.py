@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Awaitable, TypeVar
+from collections.abc import Awaitable, Sequence
+from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus, urlsplit
 
 import httpx
@@ -168,7 +169,7 @@ def paper_from_s2(d: dict[str, Any] | None) -> Paper | None:
     )
 
 
-def _papers(records: list[dict[str, Any] | None]) -> list[Paper]:
+def _papers(records: Sequence[dict[str, Any] | None]) -> list[Paper]:
     return [p for p in (paper_from_s2(r) for r in records) if p]
 
 
@@ -196,9 +197,10 @@ class _Requester(ApiRequester):
             if cached is not None:
                 return cached
         send_headers = {k: v for k, v in (headers or {}).items() if k.lower() != "x-api-key"}
-        has_key = self._key is not None and bool(self._key.get_secret_value())
+        api_key = self._key.get_secret_value() if self._key is not None else ""
+        has_key = bool(api_key)
         if has_key:
-            send_headers["x-api-key"] = self._key.get_secret_value()
+            send_headers["x-api-key"] = api_key
         r = await send(
             self._http.get(),
             method,

@@ -23,18 +23,18 @@ import os
 import shutil
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import orjson
 
 from pilot.embed import DIM, Embedder
-from pilot.models import normalize_title
 from pilot.names import names_introduced
 from pilot.store.entities import derive
 from pilot.store.records import ParsedCorpus, read_corpus
 from pilot.store.text import lexical_tokens
+from pilot.text import normalize_title
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,10 @@ def spot_check(arr: np.ndarray, parsed: ParsedCorpus, embedder: Embedder) -> str
     theirs /= np.maximum(np.linalg.norm(theirs, axis=1, keepdims=True), 1e-12)
     agreement = float(np.mean(np.sum(mine * theirs, axis=1)))
     if agreement < MIN_AGREEMENT:
-        return f"its vectors do not match all-MiniLM-L6-v2 on sample papers (mean cosine {agreement:.2f} < {MIN_AGREEMENT})"
+        return (
+            "its vectors do not match all-MiniLM-L6-v2 on sample papers"
+            f" (mean cosine {agreement:.2f} < {MIN_AGREEMENT})"
+        )
     return None
 
 
@@ -100,8 +103,9 @@ def _vectors(
 ) -> tuple[np.ndarray, str]:
     if vectors is not None:
         arr, reason = check_vectors(vectors, parsed.lines)
-        reason = reason or spot_check(arr, parsed, embedder())
-        if reason is None:
+        if arr is not None and reason is None:
+            reason = spot_check(arr, parsed, embedder())
+        if arr is not None and reason is None:
             out = np.asarray(arr[np.asarray(parsed.line_of_row, dtype=np.int64)], dtype=np.float32)
             out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)  # in place: 120 MB on the full corpus
             return out, f"file:{vectors}"

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from pilot.models import LOCAL_URL, Author, Org, Paper, Venue
-from pilot.store.text import org_id, split_affiliation, title_terms, top, venue_id
+from pilot.store.text import author_id, org_id, split_affiliation, title_terms, top, venue_id
 
 SOURCE = "local"
 
@@ -71,7 +71,7 @@ def derive(papers: list[Paper]) -> Entities:
             v.people.update(names)
         paper_orgs: set[str] = set()
         for a in paper.authors:
-            agg = authors[a.id]
+            agg = authors[a.id or author_id(a.name)]  # the corpus reader gives every author an id
             agg.names[a.name] += 1
             agg.add_paper(row, paper, terms)
             agg.people.update(n for n in names if n != a.name)
@@ -97,7 +97,7 @@ def _author(aid: str, agg: _Agg) -> Author:
     return Author(
         id=aid,
         name=top(agg.names, 1)[0],
-        affiliation=(top(agg.affiliations, 1) or [None])[0],
+        affiliation=next(iter(top(agg.affiliations, 1)), None),
         url=LOCAL_URL.format(kind="author", id=aid),
         source=SOURCE,
         paper_count=len(agg.rows),

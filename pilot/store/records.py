@@ -7,25 +7,30 @@ counted, and the import goes on. Optional fields of the wrong type are treated a
 from __future__ import annotations
 
 import gzip
+import io
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import Any
 
 import orjson
 
 from pilot.models import LOCAL_URL, Author, Paper
-from pilot.store.text import author_id, display_name, unescape
+from pilot.store.text import author_id, display_name
+from pilot.text import unescape
 
 log = logging.getLogger(__name__)
 
 SOURCE = "local"
 
 
-def open_text(path: Path) -> IO[bytes]:
+def open_text(path: Path) -> io.BufferedIOBase:
     with open(path, "rb") as fh:
         magic = fh.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+    if magic == b"\x1f\x8b":
+        return gzip.GzipFile(path, "rb")
+    return open(path, "rb")  # noqa: SIM115 - the caller closes it
 
 
 def _int(value: Any) -> int | None:

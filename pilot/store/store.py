@@ -10,15 +10,17 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
+from typing import ClassVar
 
 import numpy as np
 import orjson
 
-from pilot.models import Author, Org, Paper, SearchFilters, Venue, normalize_title
+from pilot.models import Author, Org, Paper, SearchFilters, Venue
 from pilot.store.build import MANIFEST
-from pilot.store.text import fold, lexical_tokens
+from pilot.store.text import lexical_tokens
+from pilot.text import fold, normalize_title
 
 
 class CorpusStore:
@@ -154,7 +156,11 @@ class CorpusStore:
         return [(int(i), float(scores[i])) for i in idx if np.isfinite(scores[i])]
 
     # --- entities -----------------------------------------------------------------------------
-    _TABLE = {"author": ("authors", Author), "venue": ("venues", Venue), "org": ("orgs", Org)}
+    _TABLE: ClassVar[dict[str, tuple[str, type[Author] | type[Venue] | type[Org]]]] = {
+        "author": ("authors", Author),
+        "venue": ("venues", Venue),
+        "org": ("orgs", Org),
+    }
 
     def entity(self, kind: str, entity_id: str):
         table, model = self._TABLE[kind]

@@ -1,45 +1,21 @@
-"""Text normalisation shared by the corpus build and its queries (they must agree exactly).
+"""The corpus's own text conventions: "Last, First" names, entity ids, joined affiliations, bm25s tokens.
 
 Corpus strings carry HTML entities (``Haji&#x10D;, Jan``) and AAN names come as "Last, First";
-users type "Jan Hajic". Everything searchable goes through ``fold`` so accents and order do not matter.
+users type "Jan Hajic". Everything searchable goes through ``pilot.text.fold`` so accents and order do
+not matter, in the build and in its queries alike.
 """
 
 from __future__ import annotations
 
-import html
 import re
-import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
-from pilot.models import slugify
+from pilot.text import TITLE_STOPWORDS, fold, slugify, unescape
 
 _NAME_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
-
-# Title words that say nothing about a topic; kept out of author/venue/org "topics".
-TOPIC_STOPWORDS = frozenset(
-    """a an the and or of for in on to with by from via using use based towards toward into over under
-    at as is are be its their our we new approach approaches method methods model models learning
-    system systems paper study analysis task tasks improving improved efficient effective robust
-    large scale deep neural network networks data via without through beyond more less than can
-    how what when why which multi non self semi",
-    """.split()
-)
-
-
-def unescape(text: str | None) -> str:
-    """HTML entities decoded (twice: some records are double-escaped), whitespace collapsed."""
-    if not text:
-        return ""
-    return " ".join(html.unescape(html.unescape(text)).split())
-
-
-def fold(text: str | None) -> str:
-    """Lower-case, accent-free form for matching ("Hajič" -> "hajic")."""
-    text = unicodedata.normalize("NFKD", unescape(text))
-    return "".join(c for c in text if not unicodedata.combining(c)).lower()
 
 
 def display_name(raw: str | None) -> str:
@@ -70,7 +46,7 @@ def split_affiliation(raw: str | None) -> list[str]:
 
 
 def title_terms(title: str) -> list[str]:
-    return [w for w in _WORD.findall(fold(title)) if w not in TOPIC_STOPWORDS and not w.isdigit()]
+    return [w for w in _WORD.findall(fold(title)) if w not in TITLE_STOPWORDS and not w.isdigit()]
 
 
 def top(counter: Counter, n: int) -> list[str]:

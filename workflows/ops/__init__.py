@@ -1,9 +1,16 @@
 """The operator library. Each module registers its operators on import (see ``workflows.operator``)."""
 
-from workflows.ops import filtering, keywords, output, reading, scoring, sets, sourcing  # noqa: F401
+from workflows.ops import answer, entities, filtering, keywords, neighbourhood, output, reading, scoring, sets, sourcing
 
-try:  # the entity operators land in their own change; the paper operators do not depend on them
-    from workflows.ops import entities  # noqa: F401
-except ModuleNotFoundError as exc:
-    if exc.name != "workflows.ops.entities":
-        raise
+__all__ = [
+    "answer",
+    "entities",
+    "filtering",
+    "keywords",
+    "neighbourhood",
+    "output",
+    "reading",
+    "scoring",
+    "sets",
+    "sourcing",
+]

@@ -1,5 +1,5 @@
 """Entity operators (academic knowledge graph): find and describe authors, venues and organisations,
-list their papers, and synthesise a cited answer from whatever the plan's nodes returned.
+and list their papers (``workflows.ops.answer`` turns what they return into a cited answer).
 
 Later steps take their ids from earlier outputs through edges (``search_author`` → ``author_papers``);
 an explicit id param works too, so a plan can start from a known entity. An empty search raises
@@ -10,76 +10,39 @@ which look-up came back empty instead of silently answering about nobody.
 from __future__ import annotations
 
 import asyncio
-import re
-import unicodedata
-from typing import Any, Literal
+import contextlib
+import difflib
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from pilot.models import Author, Org, Paper, RankedPaper, Evidence, SearchFilters, Venue
+from pilot.domain import profile
+from pilot.models import Author, Evidence, Org, Paper, RankedPaper, SearchFilters, Venue
 from pilot.people import same_person, variant
 from pilot.sources.base import NotFound
-from pilot.venues import at_venue, known as known_venue, venue_name
-from workflows.operator import InputPort, Operator, RunContext, register
+from pilot.text import TOPIC_FILTER_STOPWORDS, contains_run, fold, stem, words
+from pilot.venues import at_venue, venue_name
+from pilot.venues import known as known_venue
+from workflows.operator import (
+    NoInputs,
+    Operator,
+    OperatorError,
+    OperatorInputs,
+    OperatorParams,
+    RunContext,
+    port,
+    register,
+)
 from workflows.ports import PortType
 
 # --- matching helpers -------------------------------------------------------------------------------
 
 
-def _aliases(name: str) -> tuple[str, ...]:
-    """Other spellings of a venue the user named by acronym ("NeurIPS" -> "NIPS", "ACL" -> the long name)."""
-    from pilot.venues import LONG_NAMES, SAME
-
-    key = name.upper()
-    out = [long for long, acr in LONG_NAMES if acr.upper() == SAME.get(key, key)]
-    out += [k for k, v in SAME.items() if v == key] + ([SAME[key]] if key in SAME else [])
-    return tuple(o.lower() for o in out)
-
-
-def fold(text: str | None) -> str:
-    """Lower-case, accent-free text for matching names, venues and organisations."""
-    text = unicodedata.normalize("NFKD", text or "")
-    return "".join(c for c in text if not unicodedata.combining(c)).lower()
-
-
-def words(text: str | None) -> list[str]:
-    return re.findall(r"[^\W_]+", fold(text), flags=re.UNICODE)
-
-
-def _stem(word: str) -> str:
-    # Enough to make "graphs"/"graph" and "embeddings"/"embedding" meet; topics are short phrases.
-    for suffix in ("ies", "es", "s"):
-        if len(word) > 4 and word.endswith(suffix):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
-
-def _contains_words(haystack: list[str], needle: list[str]) -> bool:
-    """``needle`` occurs as a contiguous run of whole words in ``haystack``."""
-    n = len(needle)
-    return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
-
-
-def venue_matches(query: str | None, venue: str | None) -> bool:
-    """Whole-word match of a user's venue ("ACL", "NeurIPS") against a paper's venue string, with aliases.
-
-    Whole words keep "ACL" from matching "NAACL"; aliases let "NeurIPS" find "NIPS".
-    """
-    if not query:
-        return True
-    if not venue:
-        return False
-    hay = words(venue)
-    q = words(query)
-    candidates = [q] + [words(a) for a in _aliases(" ".join(q))]
-    return any(_contains_words(hay, c) for c in candidates)
-
-
-_TOPIC_STOP = frozenset("a an the of for in on and or to with by about using based".split())
-
-
 def topic_terms(topic: str | None) -> list[str]:
-    return [_stem(w) for w in words(topic) if w not in _TOPIC_STOP]
+    return [stem(w) for w in words(topic) if w not in TOPIC_FILTER_STOPWORDS]
 
 
 def topic_matches(topic: str | None, paper: Paper) -> bool:
@@ -87,7 +50,7 @@ def topic_matches(topic: str | None, paper: Paper) -> bool:
     terms = topic_terms(topic)
     if not terms:
         return True
-    have = {_stem(w) for w in words(paper.text)}
+    have = {stem(w) for w in words(paper.text)}
     return all(t in have for t in terms)
 
 
@@ -95,7 +58,7 @@ def org_matches(query: str | None, affiliation: str | None) -> bool:
     """The organisation the user named appears, word for word, in an affiliation string."""
     if not query:
         return True
-    return bool(affiliation) and _contains_words(words(affiliation), words(query))
+    return bool(affiliation) and contains_run(words(affiliation), words(query))
 
 
 def person_matches(query: str | None, name: str | None) -> bool:
@@ -112,7 +75,7 @@ def person_matches(query: str | None, name: str | None) -> bool:
 
 
 def author_on_paper(author: Author, paper: Paper) -> Author | None:
-    """The paper's own record of ``author`` (by id, else by folded name)."""
+    """The paper's own record of ``author`` (by id, else by folded name; the person's other spellings too)."""
     ids = {author.id, *author.aliases} - {None}
     for a in paper.authors:
         if a.id in ids:
@@ -124,28 +87,11 @@ def author_on_paper(author: Author, paper: Paper) -> Author | None:
     return None
 
 
-def _flatten(value: Any) -> list:
-    """Inputs on a ``many`` port arrive as a list of lists; a single edge may arrive unwrapped."""
-    if value is None:
-        return []
-    out: list = []
-    for item in value if isinstance(value, list) else [value]:
-        out.extend(_flatten(item) if isinstance(item, list) else [item])
-    return out
+E = TypeVar("E", Author, Venue, Org)
 
 
-def _of_kind(value: Any, cls: type) -> list:
-    return [e for e in _flatten(value) if isinstance(e, cls)]
-
-
-def _papers(value: Any) -> list[Paper]:
-    out = []
-    for item in _flatten(value):
-        if isinstance(item, RankedPaper):
-            out.append(item.paper)
-        elif isinstance(item, Paper):
-            out.append(item)
-    return out
+def of_kind(values: Iterable[object], cls: type[E]) -> list[E]:
+    return [e for e in values if isinstance(e, cls)]
 
 
 def _dedupe_papers(papers: list[Paper]) -> list[Paper]:
@@ -166,11 +112,7 @@ def _by_impact(papers: list[Paper]) -> list[Paper]:
     return sorted(papers, key=lambda p: (-_impact(p), -(p.year or 0), p.title))
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class _PaperFilter(_Params):
+class _PaperFilter(OperatorParams):
     """Filters shared by the operators that list papers (same meaning as ``SearchFilters``)."""
 
     year_min: int | None = Field(None, ge=1000, le=2100)
@@ -219,35 +161,74 @@ def _ranked(papers: list[Paper], reason: str) -> list[RankedPaper]:
     return [RankedPaper(paper=p, score=float(_impact(p)), evidence=Evidence(reason=reason)) for p in papers]
 
 
-def _pick(ctx_inputs: Any, cls: type, explicit_id: str | None, top: int, what: str, how: str) -> list:
-    """Entities to act on: the explicit id wins, else the first ``top`` of that kind from the input."""
-    if explicit_id:
-        return [explicit_id]
-    found = _of_kind(ctx_inputs, cls)
+def _pick(given: list[Entity] | None, cls: type[E], top: int, what: str, how: str) -> list[E]:
+    """The first ``top`` entities of that kind from the input (an explicit id param is the caller's)."""
+    found = of_kind(given or [], cls)
     if not found:
-        raise ValueError(f"no {what} to look up — {how}")
+        raise OperatorError(f"no {what} to look up — {how}")
     return found[:top]
+
+
+K = TypeVar("K")
+T = TypeVar("T")
+
+
+def _first_of_each(items: Iterable[T], key: Callable[[T], K]) -> list[T]:
+    """``items`` without later ones whose key an earlier one had, order kept."""
+    seen: set[K] = set()
+    out = []
+    for item in items:
+        if key(item) not in seen:
+            seen.add(key(item))
+            out.append(item)
+    return out
+
+
+Entity = Author | Venue | Org
+
+
+@dataclass(kw_only=True)
+class AuthorsInputs(OperatorInputs):
+    authors: list[Entity] | None = port(
+        PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)"
+    )
+
+
+@dataclass(kw_only=True)
+class VenuesInputs(OperatorInputs):
+    venues: list[Entity] | None = port(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")
+
+
+@dataclass(kw_only=True)
+class OrgsInputs(OperatorInputs):
+    orgs: list[Entity] | None = port(
+        PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)"
+    )
+
+
+@dataclass(kw_only=True)
+class PapersInputs(OperatorInputs):
+    papers: list[RankedPaper] = port(PortType.PAPERS, description="papers (e.g. from keyword_search)")
 
 
 # --- authors ---------------------------------------------------------------------------------------
 
 
-class SearchAuthorParams(_Params):
+class SearchAuthorParams(OperatorParams):
     name: str = Field(min_length=1, description="the person's name as the user wrote it (any script)")
     org: str | None = Field(None, description="prefer authors affiliated with this organisation")
     limit: int = Field(5, ge=1, le=50)
 
 
 @register
-class SearchAuthor(Operator):
+class SearchAuthor(Operator[SearchAuthorParams, NoInputs]):
     name = "search_author"
     family = "entities"
     description = "Find authors by name (optionally at an organisation); best match first."
     Params = SearchAuthorParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: SearchAuthorParams, inputs: dict[str, Any]) -> list[Author]:
+    async def run(self, ctx: RunContext, params: SearchAuthorParams, inputs: NoInputs) -> list[Author]:
         found = await ctx.source.search_authors(params.name, limit=max(params.limit, 25))
         if not found:
             raise NotFound(
@@ -271,8 +252,6 @@ class SearchAuthor(Operator):
 
 def did_you_mean(name: str, candidates: list[str], cutoff: float = 0.75) -> str | None:
     """The closest of ``candidates`` to a name that matched none of them exactly ("Cristopher Maning")."""
-    import difflib
-
     folded = {" ".join(words(c)): c for c in candidates}
     best = difflib.get_close_matches(" ".join(words(name)), list(folded), n=3, cutoff=cutoff)
     return " or ".join(folded[b] for b in best) if best else None
@@ -314,51 +293,50 @@ def merge_variants(name: str, found: list[Author], notes: list[str]) -> list[Aut
     return [merged] + [a for a in found if a.id not in merged_ids]
 
 
-class AuthorDetailParams(_Params):
+class AuthorDetailParams(OperatorParams):
     author_id: str | None = Field(None, description="look up this id instead of the input's authors")
     top: int = Field(1, ge=1, le=20, description="how many of the input's authors to look up")
 
 
 @register
-class AuthorDetail(Operator):
+class AuthorDetail(Operator[AuthorDetailParams, AuthorsInputs]):
     name = "author_detail"
     family = "entities"
     description = "Profile of authors (affiliation, counts, h-index, venues, topics, coauthors)."
     Params = AuthorDetailParams
-    inputs = {"authors": InputPort(PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)")}
+    Inputs = AuthorsInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: AuthorDetailParams, inputs: dict[str, Any]) -> list[Author]:
-        picked = _pick(
-            inputs.get("authors"),
-            Author,
-            params.author_id,
-            params.top,
-            "author",
-            "connect search_author or set author_id",
-        )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
-        if any(i is None for i in ids):
-            raise ValueError("an input author has no id this source can look up")
-        details = list(await asyncio.gather(*(ctx.source.get_author(i) for i in ids)))
-        out = []
-        for found, given in zip(details, picked):
-            if isinstance(given, Author) and given.aliases:
-                others = list(await asyncio.gather(*(ctx.source.get_author(i) for i in given.aliases)))
-                found = _combined(found, others)
-            out.append(found)
-        return out
+    async def run(self, ctx: RunContext, params: AuthorDetailParams, inputs: AuthorsInputs) -> list[Author]:
+        if params.author_id:
+            ids = [params.author_id]
+        else:
+            authors = _pick(inputs.authors, Author, params.top, "author", "connect search_author or set author_id")
+            if any(a.id is None for a in authors):
+                raise OperatorError("an input author has no id this source can look up")
+            # a person merged from several spellings (search_author) is described from all their records
+            return [await _described(ctx, a) for a in authors]
+        return list(await asyncio.gather(*(ctx.source.get_author(i) for i in ids)))
+
+
+async def _described(ctx: RunContext, given: Author) -> Author:
+    assert given.id is not None  # checked by the caller
+    found = await ctx.source.get_author(given.id)
+    if not given.aliases:
+        return found
+    others = list(await asyncio.gather(*(ctx.source.get_author(i) for i in given.aliases)))
+    return _combined(found, others)
 
 
 def _combined(primary: Author, others: list[Author]) -> Author:
     """One profile from a person's records under several spellings (counts added, lists merged)."""
-    from collections import Counter
 
     def merged(field: str, n: int) -> list[str]:
-        c: Counter = Counter()
+        c: Counter[str] = Counter()
         for a in [primary, *others]:
-            for i, v in enumerate(getattr(a, field)):
-                c[v] += len(getattr(a, field)) - i  # earlier = more frequent
+            values = getattr(a, field)
+            for i, v in enumerate(values):
+                c[v] += len(values) - i  # earlier = more frequent
         return [v for v, _ in c.most_common(n)]
 
     everyone = [primary, *others]
@@ -383,27 +361,24 @@ class AuthorPapersParams(_PaperFilter):
 
 
 @register
-class AuthorPapers(Operator):
+class AuthorPapers(Operator[AuthorPapersParams, AuthorsInputs]):
     name = "author_papers"
     family = "entities"
     description = "Papers of authors, optionally only at a venue, in a year range or on a topic."
     Params = AuthorPapersParams
-    inputs = {"authors": InputPort(PortType.ENTITIES, optional=True, description="authors (e.g. from search_author)")}
+    Inputs = AuthorsInputs
     output = PortType.PAPERS
 
-    async def run(self, ctx: RunContext, params: AuthorPapersParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        picked = _pick(
-            inputs.get("authors"),
-            Author,
-            params.author_id,
-            params.top,
-            "author",
-            "connect search_author or set author_id",
-        )
-        ids = [i for p in picked for i in ([p] if isinstance(p, str) else [p.id, *p.aliases])]
-        lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids if i))
+    async def run(self, ctx: RunContext, params: AuthorPapersParams, inputs: AuthorsInputs) -> list[RankedPaper]:
+        if params.author_id:
+            ids, names = [params.author_id], params.author_id
+        else:
+            authors = _pick(inputs.authors, Author, params.top, "author", "connect search_author or set author_id")
+            # the person's records under other spellings of the name (merged by search_author) count too
+            ids = [i for a in authors for i in (a.id, *a.aliases) if i]
+            names = ", ".join(a.name for a in authors)
+        lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids))
         papers = _dedupe_papers([p for lst in lists for p in lst if params.accepts(p)])
-        names = ", ".join(p if isinstance(p, str) else p.name for p in picked)
         what = params.describe()
         return _ranked(_by_impact(papers), f"paper of {names}" + (f" {what}" if what else ""))
 
@@ -411,56 +386,53 @@ class AuthorPapers(Operator):
 # --- venues ----------------------------------------------------------------------------------------
 
 
-class SearchVenueParams(_Params):
+class SearchVenueParams(OperatorParams):
     name: str = Field(min_length=1, description="venue name or acronym")
     limit: int = Field(5, ge=1, le=50)
 
 
 @register
-class SearchVenue(Operator):
+class SearchVenue(Operator[SearchVenueParams, NoInputs]):
     name = "search_venue"
     family = "entities"
     description = "Find venues (conferences, journals) by name or acronym; best match first."
     Params = SearchVenueParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: SearchVenueParams, inputs: dict[str, Any]) -> list[Venue]:
+    async def run(self, ctx: RunContext, params: SearchVenueParams, inputs: NoInputs) -> list[Venue]:
         found = list(await ctx.source.search_venues(params.name, limit=max(params.limit, 25)))
-        for alias in _aliases(" ".join(words(params.name)))[:1]:
+        for alias in profile().venue_forms(params.name)[:1]:
             # "NeurIPS" is "NIPS" in older data: look the alias up too so the venue is found either way
-            try:
+            with contextlib.suppress(NotFound):
                 found += await ctx.source.search_venues(alias, limit=params.limit)
-            except NotFound:
-                pass
-        seen: set[str] = set()
-        found = [v for v in found if not (v.id in seen or seen.add(v.id))]
+        found = _first_of_each(found, key=lambda v: v.id)
         # whole-word matches first ("ACL" before "NAACL"), then the bigger venue
-        found.sort(key=lambda v: (not venue_matches(params.name, v.name), -(v.paper_count or 0)))
+        found.sort(key=lambda v: (not profile().venue_name_matches(params.name, v.name), -(v.paper_count or 0)))
         if not found:
             raise NotFound(ctx.source.name, f"no venue matching {params.name!r}", "try the acronym or the full name")
         return found[: params.limit]
 
 
-class VenueDetailParams(_Params):
+class VenueDetailParams(OperatorParams):
     venue_id: str | None = None
     top: int = Field(1, ge=1, le=20)
 
 
 @register
-class VenueDetail(Operator):
+class VenueDetail(Operator[VenueDetailParams, VenuesInputs]):
     name = "venue_detail"
     family = "entities"
     description = "Profile of venues (paper count, years, frequent authors, topics)."
     Params = VenueDetailParams
-    inputs = {"venues": InputPort(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")}
+    Inputs = VenuesInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: VenueDetailParams, inputs: dict[str, Any]) -> list[Venue]:
-        picked = _pick(
-            inputs.get("venues"), Venue, params.venue_id, params.top, "venue", "connect search_venue or set venue_id"
-        )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
+    async def run(self, ctx: RunContext, params: VenueDetailParams, inputs: VenuesInputs) -> list[Venue]:
+        if params.venue_id:
+            ids = [params.venue_id]
+        else:
+            venues = _pick(inputs.venues, Venue, params.top, "venue", "connect search_venue or set venue_id")
+            ids = [v.id for v in venues]
         return list(await asyncio.gather(*(ctx.source.get_venue(i) for i in ids)))
 
 
@@ -475,31 +447,30 @@ class VenuePapersParams(_PaperFilter):
 
 
 @register
-class VenuePapers(Operator):
+class VenuePapers(Operator[VenuePapersParams, VenuesInputs]):
     name = "venue_papers"
     family = "entities"
     description = "Papers published at a venue (from the input venues or the venue param), by years and topic."
     Params = VenuePapersParams
-    inputs = {"venues": InputPort(PortType.ENTITIES, optional=True, description="venues (e.g. from search_venue)")}
+    Inputs = VenuesInputs
     output = PortType.PAPERS
 
-    async def run(self, ctx: RunContext, params: VenuePapersParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        venues = _of_kind(inputs.get("venues"), Venue)
+    async def run(self, ctx: RunContext, params: VenuePapersParams, inputs: VenuesInputs) -> list[RankedPaper]:
+        venues = of_kind(inputs.venues or [], Venue)
         if not venues and not params.venue:
-            raise ValueError("no venue given — connect search_venue or set the venue param")
+            raise OperatorError("no venue given — connect search_venue or set the venue param")
         # A known conference ("ACL") is matched paper by paper (the anthology id, Findings apart), over every
         # venue string the source spells it with; another venue by its resolved names, word for word.
         wanted = params.venue or (venue_name(venues[0].name) if venues else None) or ""
-        names = [v.name for v in venues[:3]] or [params.venue]
+        names = [v.name for v in venues[:3]] or [params.venue or ""]  # one of them is given (checked above)
         if known_venue(wanted):
             # every spelling of the conference the source knows ("ACL", "Annual Meeting Of …", "ACL-IJCNLP")
             more = list(venues)
-            for q in (wanted, *_aliases(wanted)[:1]):
-                try:
+            for q in (wanted, *profile().venue_forms(wanted)[:1]):
+                with contextlib.suppress(NotFound):
                     more += await ctx.source.search_venues(q, limit=50)
-                except NotFound:
-                    pass
-            names = list(dict.fromkeys([v.name for v in more if venue_matches(wanted, v.name)] or names))[:25]
+            names = [v.name for v in more if profile().venue_name_matches(wanted, v.name)] or names
+            names = list(dict.fromkeys(names))[:25]
         query = params.query or params.topic
         found: list[Paper] = []
         for name in names:
@@ -531,27 +502,26 @@ class VenuePapers(Operator):
 
 
 def _same_venue(name: str, venue: str | None) -> bool:
-    return bool(venue) and (fold(name) == fold(venue) or venue_matches(name, venue))
+    return bool(venue) and (fold(name) == fold(venue) or profile().venue_name_matches(name, venue))
 
 
 # --- organisations ---------------------------------------------------------------------------------
 
 
-class SearchOrgParams(_Params):
+class SearchOrgParams(OperatorParams):
     name: str = Field(min_length=1, description="organisation name (university, lab, company), any script")
     limit: int = Field(5, ge=1, le=50)
 
 
 @register
-class SearchOrg(Operator):
+class SearchOrg(Operator[SearchOrgParams, NoInputs]):
     name = "search_org"
     family = "entities"
     description = "Find organisations (universities, labs, companies) by name; best match first."
     Params = SearchOrgParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: SearchOrgParams, inputs: dict[str, Any]) -> list[Org]:
+    async def run(self, ctx: RunContext, params: SearchOrgParams, inputs: NoInputs) -> list[Org]:
         found = list(await ctx.source.search_orgs(params.name, limit=max(params.limit, 25)))
         if not found:
             raise NotFound(ctx.source.name, f"no organisation matching {params.name!r}", "try its full official name")
@@ -567,29 +537,30 @@ class SearchOrg(Operator):
         return found[: params.limit]
 
 
-class OrgDetailParams(_Params):
+class OrgDetailParams(OperatorParams):
     org_id: str | None = None
     top: int = Field(1, ge=1, le=20)
 
 
 @register
-class OrgDetail(Operator):
+class OrgDetail(Operator[OrgDetailParams, OrgsInputs]):
     name = "org_detail"
     family = "entities"
     description = "Profile of organisations (paper and author counts, frequent authors, topics)."
     Params = OrgDetailParams
-    inputs = {"orgs": InputPort(PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)")}
+    Inputs = OrgsInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: OrgDetailParams, inputs: dict[str, Any]) -> list[Org]:
-        picked = _pick(
-            inputs.get("orgs"), Org, params.org_id, params.top, "organisation", "connect search_org or set org_id"
-        )
-        ids = [p if isinstance(p, str) else p.id for p in picked]
+    async def run(self, ctx: RunContext, params: OrgDetailParams, inputs: OrgsInputs) -> list[Org]:
+        if params.org_id:
+            ids = [params.org_id]
+        else:
+            orgs = _pick(inputs.orgs, Org, params.top, "organisation", "connect search_org or set org_id")
+            ids = [o.id for o in orgs]
         return list(await asyncio.gather(*(ctx.source.get_org(i) for i in ids)))
 
 
-class OrgAuthorsParams(_Params):
+class OrgAuthorsParams(OperatorParams):
     org_id: str | None = None
     topic: str | None = Field(None, description="keep researchers with a paper on this topic written at the org")
     limit: int = Field(10, ge=1, le=200, description="researchers returned")
@@ -598,19 +569,19 @@ class OrgAuthorsParams(_Params):
 
 
 @register
-class OrgAuthors(Operator):
+class OrgAuthors(Operator[OrgAuthorsParams, OrgsInputs]):
     name = "org_authors"
     family = "entities"
     description = "Researchers of an organisation, optionally only those with papers on a topic written there."
     Params = OrgAuthorsParams
-    inputs = {"orgs": InputPort(PortType.ENTITIES, optional=True, description="organisations (e.g. from search_org)")}
+    Inputs = OrgsInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: OrgAuthorsParams, inputs: dict[str, Any]) -> list[Author]:
+    async def run(self, ctx: RunContext, params: OrgAuthorsParams, inputs: OrgsInputs) -> list[Author]:
         if params.org_id:
             orgs = [await ctx.source.get_org(params.org_id)]
         else:
-            orgs = _pick(inputs.get("orgs"), Org, None, 100, "organisation", "connect search_org or set org_id")
+            orgs = _pick(inputs.orgs, Org, 100, "organisation", "connect search_org or set org_id")
         primary = orgs[0]
         # Affiliation strings split one institution into departments ("Department of CS, Tsinghua
         # University"); the input orgs that contain the first one's name are its units.
@@ -618,8 +589,7 @@ class OrgAuthors(Operator):
         lists = await asyncio.gather(
             *(ctx.source.org_authors(o.id, limit=params.scan if params.topic else params.limit) for o in units)
         )
-        seen: set[str] = set()
-        people = [a for lst in lists for a in lst if not ((a.id or a.name) in seen or seen.add(a.id or a.name))]
+        people = _first_of_each((a for lst in lists for a in lst), key=lambda a: a.id or a.name)
         if not params.topic:
             return people[: params.limit]
         sem = asyncio.Semaphore(16)
@@ -644,24 +614,24 @@ class OrgAuthors(Operator):
         return [people[i].model_copy(update={"paper_count": c}) for c, i in ranked[: params.limit]]
 
 
-class PaperAuthorsParams(_Params):
+class PaperAuthorsParams(OperatorParams):
     org: str | None = Field(None, description="only authors whose affiliation on the paper names this organisation")
     limit: int = Field(10, ge=1, le=200)
 
 
 @register
-class PaperAuthors(Operator):
+class PaperAuthors(Operator[PaperAuthorsParams, PapersInputs]):
     name = "paper_authors"
     family = "entities"
     description = "The authors of a set of papers, those on most of the papers first (e.g. who works on a topic)."
     Params = PaperAuthorsParams
-    inputs = {"papers": InputPort(PortType.PAPERS, description="papers (e.g. from keyword_search)")}
+    Inputs = PapersInputs
     output = PortType.ENTITIES
 
-    async def run(self, ctx: RunContext, params: PaperAuthorsParams, inputs: dict[str, Any]) -> list[Author]:
+    async def run(self, ctx: RunContext, params: PaperAuthorsParams, inputs: PapersInputs) -> list[Author]:
         counts: dict[str, int] = {}
         first: dict[str, Author] = {}
-        for paper in _papers(inputs.get("papers")):
+        for paper in (it.paper for it in inputs.papers):
             for a in paper.authors:
                 if params.org and not org_matches(params.org, a.affiliation):
                     continue
@@ -674,56 +644,3 @@ class PaperAuthors(Operator):
         order = sorted(counts, key=lambda k: (-counts[k], position[k]))
         # the count is of the input papers (e.g. those on the asked topic), not of all the person's papers
         return [first[k].model_copy(update={"paper_count": counts[k]}) for k in order[: params.limit]]
-
-
-# --- answer ----------------------------------------------------------------------------------------
-
-
-class SynthesizeParams(_Params):
-    question: str = Field("", description="the user's question (the LLM answers it; the template ignores it)")
-    template: str = Field(
-        "auto",
-        description="answer shape: auto, paper_list, author_profile, author_topics, "
-        "most_cited, coauthors, org_researchers, org_profile, venue_profile, entity_list",
-    )
-    scope: str = Field("", description="what the listed items are restricted to, e.g. 'at ACL in 2005–2008'")
-    max_items: int = Field(10, ge=1, le=100)
-    use_llm: bool = Field(True, description="let a configured LLM write the answer (checked, else the template)")
-
-    @model_validator(mode="after")
-    def _known_template(self):
-        from pilot.kg.synthesize import TEMPLATES
-
-        if self.template not in TEMPLATES:
-            raise ValueError(f"unknown template {self.template!r}; one of: {', '.join(TEMPLATES)}")
-        return self
-
-
-@register
-class SynthesizeAnswer(Operator):
-    name = "synthesize_answer"
-    family = "entities"
-    description = "Short answer {answer, reference} whose [n] citations are URLs of the input entities/papers."
-    Params = SynthesizeParams
-    inputs = {
-        "entities": InputPort(PortType.ENTITIES, many=True, optional=True, description="authors, venues, orgs"),
-        "papers": InputPort(PortType.PAPERS, many=True, optional=True, description="papers"),
-    }
-    output = PortType.ANSWER
-
-    async def run(self, ctx: RunContext, params: SynthesizeParams, inputs: dict[str, Any]):
-        from pilot.kg.synthesize import Facts, llm_answer, template_answer
-
-        matched = (
-            it.evidence.scores.get(MATCHES, 0.0) for it in _flatten(inputs.get("papers")) if isinstance(it, RankedPaper)
-        )
-        facts = Facts.collect(
-            _of_kind(inputs.get("entities"), (Author, Venue, Org)),
-            _papers(inputs.get("papers")),
-            papers_given="papers" in inputs,
-            paper_total=int(max(matched, default=0.0)),
-        )
-        draft = template_answer(facts, params.template, params.max_items, params.scope)
-        if ctx.llm is None or not params.use_llm:
-            return draft
-        return await llm_answer(ctx.llm, params.question, facts, draft, ctx.notes)

@@ -1,4 +1,4 @@
-"""Shared helpers for the paper operators: tokens, BM25 over a candidate set, vectors, venues, merging.
+"""Shared helpers for the paper operators: tokens, BM25 over a candidate set, vectors, merging.
 
 Kept free of operator classes so scoring, reading, keywords and output share one definition of
 "a term", "lexical overlap" and "the vector of a paper".
@@ -9,32 +9,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
-from pilot.models import Evidence, Paper, RankedPaper, normalize_title
-
-if TYPE_CHECKING:
-    from workflows.operator import RunContext
-
-try:  # scikit-learn is a project dependency; the fallback keeps this module importable without it
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as _SK_STOP
-except ImportError:  # pragma: no cover
-    _SK_STOP = frozenset()
-
-# Words every paper title/abstract uses; they say nothing about the topic.
-ACADEMIC_STOP = frozenset(
-    """paper papers approach approaches method methods methodology result results propose proposed proposes
-    present presents presented show shows shown use used uses using based new novel study studies work
-    works task tasks problem problems performance experiment experiments experimental evaluation evaluate
-    evaluated data set sets introduce introduces introduced describe describes described provide provides
-    improve improved improves improving effective efficient simple first also can may one two three
-    different various several within via towards toward well however thus paper's article case cases
-    significantly significant significantly state art technique techniques framework study investigate
-    investigates report reports recent large small high low like many much often number able given""".split()
-)
-STOPWORDS = frozenset(_SK_STOP) | ACADEMIC_STOP
+from pilot.models import Evidence, Paper, RankedPaper
+from pilot.text import QUERY_STOPWORDS, contains_run
+from workflows.operator import RunContext
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
@@ -45,19 +27,14 @@ def tokens(text: str | None, keep_stop: bool = False) -> list[str]:
     toks = _TOKEN.findall((text or "").lower())
     if keep_stop:
         return toks
-    return [t for t in toks if len(t) > 1 and t not in STOPWORDS and not t.isdigit()]
+    return [t for t in toks if len(t) > 1 and t not in QUERY_STOPWORDS and not t.isdigit()]
 
 
 def phrases_in(text: str | None, phrases: Iterable[str]) -> list[str]:
     """The phrases that occur in ``text`` as whole-word runs ("data set" in "A New Data Set for …"),
     in the order given; the score op's ``title_match`` counts them and ``workflows.explain`` names them."""
     words = tokens(text, keep_stop=True)
-    found = []
-    for phrase in phrases:
-        ph = tokens(phrase, keep_stop=True)
-        if ph and any(words[i : i + len(ph)] == ph for i in range(len(words) - len(ph) + 1)):
-            found.append(phrase)
-    return found
+    return [phrase for phrase in phrases if contains_run(words, tokens(phrase, keep_stop=True))]
 
 
 def terms_of(text: str | Iterable[str] | None) -> list[str]:
@@ -124,7 +101,7 @@ def citation_value(paper: Paper) -> int:
 # --- vectors ------------------------------------------------------------------------------------
 
 
-def text_vector(ctx: "RunContext", text: str) -> np.ndarray | None:
+def text_vector(ctx: RunContext, text: str) -> np.ndarray | None:
     """The embedding of a query text, or None when no embedder is configured."""
     if ctx.embedder is None or not text.strip():
         return None
@@ -164,7 +141,7 @@ def encode(embedder: Any, texts: list[str]) -> np.ndarray:
     return np.concatenate([embedder.encode(texts[i : i + 256]) for i in range(0, len(texts), 256)])
 
 
-def paper_vectors(ctx: "RunContext", papers: list[Paper]) -> np.ndarray | None:
+def paper_vectors(ctx: RunContext, papers: list[Paper]) -> np.ndarray | None:
     """Unit vectors of the papers' title+abstract, shape (n, dim); None when nothing can embed.
 
     Precomputed vectors of the source answer first; the embedder fills the rest.
@@ -177,7 +154,7 @@ def paper_vectors(ctx: "RunContext", papers: list[Paper]) -> np.ndarray | None:
     if lookup is not None:
         try:
             got = lookup([p.id for p in papers])
-        except Exception:  # a vector store problem must not sink a scoring step
+        except (OSError, ValueError, IndexError, KeyError):  # a damaged vector file must not sink a scoring step
             got = None
         if got is not None and len(got) == len(papers):
             out = np.asarray(got, dtype=np.float32)
@@ -195,7 +172,7 @@ def paper_vectors(ctx: "RunContext", papers: list[Paper]) -> np.ndarray | None:
     return out
 
 
-def query_vector(ctx: "RunContext", text: str, anchors: list[Paper]) -> np.ndarray | None:
+def query_vector(ctx: RunContext, text: str, anchors: list[Paper]) -> np.ndarray | None:
     """The dense query: the text when given, else the mean of the anchors' vectors."""
     if text.strip():
         return text_vector(ctx, text)
@@ -209,7 +186,7 @@ def query_vector(ctx: "RunContext", text: str, anchors: list[Paper]) -> np.ndarr
     return None
 
 
-def cosine_to(ctx: "RunContext", papers: list[Paper], text: str, anchors: list[Paper]) -> np.ndarray | None:
+def cosine_to(ctx: RunContext, papers: list[Paper], text: str, anchors: list[Paper]) -> np.ndarray | None:
     q = query_vector(ctx, text, anchors)
     if q is None:
         return None
@@ -219,22 +196,30 @@ def cosine_to(ctx: "RunContext", papers: list[Paper], text: str, anchors: list[P
     return (vecs @ q).astype(np.float32)
 
 
-# --- venues -------------------------------------------------------------------------------------
+# --- evidence scores a node writes under its own id ---------------------------------------------------
+
+SUPPORT = ".support"
 
 
-def venue_keys(paper: Paper) -> set[str]:
-    """Lower-case names a user could use for the paper's venue (``pilot.venues.venue_of``: the anthology id
-    for ACL Anthology papers, Findings apart from the main track)."""
-    from pilot.venues import venue_of
-
-    name = venue_of(paper)
-    return {name.lower()} if name else set()
+def support_key(node_id: str) -> str:
+    """The evidence score a graph-expansion node writes: how many of its seeds link to the paper."""
+    return f"{node_id}{SUPPORT}" if node_id else SUPPORT.lstrip(".")
 
 
-def venue_matches(paper: Paper, wanted: Iterable[str]) -> bool:
-    from pilot.venues import at_venue
+# What a ``neighbourhood`` node writes about each paper relative to its seeds (centrality = rank-weighted votes).
+NEIGHBOURHOOD_SCORES = ("centrality", "seeds_citing", "cocitation", "coupling")
 
-    return any(at_venue(paper, w) for w in wanted if w and w.strip())
+
+def node_score_key(node_id: str, name: str) -> str:
+    """The evidence score ``name`` as a node writes it under its own id ("graph.centrality")."""
+    return f"{node_id}.{name}" if node_id else name
+
+
+def support_node(score_name: str) -> str | None:
+    """The node that wrote an evidence score under its own id ("cocited.support" -> "cocited", "graph.coupling"
+    -> "graph"), else None."""
+    node, dot, rest = score_name.rpartition(".")
+    return node if dot and rest in (SUPPORT.lstrip("."), *NEIGHBOURHOOD_SCORES) and node else None
 
 
 # --- ranked lists -------------------------------------------------------------------------------
@@ -272,13 +257,8 @@ def papers_of(value: Any) -> list[Paper]:
     return [it.paper if isinstance(it, RankedPaper) else it for it in value]
 
 
-def input_list(value: Any) -> list[RankedPaper]:
-    """A paper-list input as a list (``None`` when the optional port is unconnected)."""
-    return list(value or [])
-
-
 def best_sentences(
-    ctx: "RunContext",
+    ctx: RunContext,
     papers: list[Paper],
     query: str,
     anchors: list[Paper],

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from pilot.models import Paper, RankedPaper, normalize_title
-from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import papers_of, input_list, tokens, venue_matches
+from pilot.domain import profile
+from pilot.models import Paper, PaperType, RankedPaper
+from pilot.papertype import paper_type
+from pilot.text import contains_run, normalize_title
+from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
+from workflows.ops.features import papers_of, support_node, tokens
 from workflows.ports import PortType
 
 
-class FilterParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class FilterParams(OperatorParams):
     year_min: int | None = Field(None, ge=1000, le=2100)
     year_max: int | None = Field(None, ge=1000, le=2100)
     relative_to_anchor: Literal["before", "after"] | None = Field(
@@ -24,14 +26,21 @@ class FilterParams(BaseModel):
     venues: list[str] = Field(default_factory=list, description="keep papers at any of these venues (acronym or name)")
     min_citations: int | None = Field(None, ge=0)
     has_abstract: bool | None = None
+    has_references: bool | None = Field(
+        None, description="True: drop papers known to cite nothing in the source (an unknown reference list is kept)"
+    )
     include_terms: list[str] = Field(default_factory=list, description="keep papers containing any of these terms")
     exclude_terms: list[str] = Field(default_factory=list, description="drop papers containing any of these terms")
     terms_in: Literal["title", "text"] = Field("text", description="where include/exclude terms are looked for")
     exclude_ids: list[str] = Field(default_factory=list)
     exclude_anchor: bool = Field(True, description="drop the connected anchor paper(s)")
+    paper_types: list[PaperType] = Field(
+        default_factory=list,
+        description="keep only papers of these types (survey, resource = dataset/corpus/benchmark, method)",
+    )
 
     @model_validator(mode="after")
-    def _range(self) -> "FilterParams":
+    def _range(self) -> FilterParams:
         if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
             raise ValueError(f"year_min {self.year_min} is after year_max {self.year_max}")
         return self
@@ -39,11 +48,7 @@ class FilterParams(BaseModel):
 
 def _phrase_in(phrase: str, words: list[str]) -> bool:
     """A term or multi-word phrase occurs as consecutive tokens (so 'art' does not match 'state of the art' partly)."""
-    want = tokens(phrase, keep_stop=True)
-    if not want:
-        return False
-    n = len(want)
-    return any(words[i : i + n] == want for i in range(len(words) - n + 1))
+    return contains_run(words, tokens(phrase, keep_stop=True))
 
 
 class _Checker:
@@ -68,7 +73,7 @@ class _Checker:
                     return False
             elif (self.lo is not None and paper.year < self.lo) or (self.hi is not None and paper.year > self.hi):
                 return False
-        if p.venues and not venue_matches(paper, p.venues):
+        if p.venues and not profile().venue_matches(paper, p.venues):
             return False
         if (
             p.min_citations is not None
@@ -76,6 +81,10 @@ class _Checker:
         ):
             return False
         if p.has_abstract is not None and bool(paper.abstract) != p.has_abstract:
+            return False
+        if p.has_references is not None and paper.references is not None and bool(paper.references) != p.has_references:
+            return False
+        if p.paper_types and paper_type(paper) not in p.paper_types:
             return False
         if p.include_terms or p.exclude_terms:
             words = tokens(paper.title if p.terms_in == "title" else paper.text, keep_stop=True)
@@ -86,27 +95,32 @@ class _Checker:
         return True
 
 
+@dataclass(kw_only=True)
+class FilterInputs(OperatorInputs):
+    papers: list[RankedPaper] = port(PortType.PAPERS, name="in")
+    anchor: list[RankedPaper] | None = port(
+        PortType.PAPERS, optional=True, description="for exclude_anchor and relative_to_anchor"
+    )
+
+
 @register
-class FilterOp(Operator):
+class FilterOp(Operator[FilterParams, FilterInputs]):
     name = "filter"
     family = "filtering"
     description = (
-        "Keep papers within a year range / venues / citation floor / term constraints; drop the anchor and given ids."
+        "Keep papers within a year range / venues / citation floor / term constraints / paper types; drop the anchor "
+        "and given ids."
     )
     Params = FilterParams
-    inputs = {
-        "in": InputPort(PortType.PAPERS),
-        "anchor": InputPort(PortType.PAPERS, optional=True, description="for exclude_anchor and relative_to_anchor"),
-    }
+    Inputs = FilterInputs
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: FilterParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        check = _Checker(params, papers_of(inputs.get("anchor")))
-        return [it for it in input_list(inputs.get("in")) if check.accepts(it.paper)]
+    async def run(self, ctx: RunContext, params: FilterParams, inputs: FilterInputs) -> list[RankedPaper]:
+        check = _Checker(params, papers_of(inputs.anchor))
+        return [it for it in inputs.papers if check.accepts(it.paper)]
 
 
-class TopKParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class TopKParams(OperatorParams):
     k: int = Field(50, ge=1, le=1000)
     merge_same_work: bool = Field(
         True,
@@ -146,42 +160,51 @@ def merge_same_work(items: list[RankedPaper]) -> list[RankedPaper]:
     return out
 
 
+@dataclass(kw_only=True)
+class RankedInputs(OperatorInputs):
+    ranked: list[RankedPaper] = port(PortType.RANKED, name="in")
+
+
 @register
-class TopKOp(Operator):
+class TopKOp(Operator[TopKParams, RankedInputs]):
     name = "top_k"
     family = "filtering"
     description = "The first k papers of a ranked list (duplicate records of one work folded together)."
     Params = TopKParams
-    inputs = {"in": InputPort(PortType.RANKED)}
+    Inputs = RankedInputs
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: TopKParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        items = input_list(inputs.get("in"))
+    async def run(self, ctx: RunContext, params: TopKParams, inputs: RankedInputs) -> list[RankedPaper]:
+        items = inputs.ranked
         return (merge_same_work(items) if params.merge_same_work else items)[: params.k]
 
 
-class AboveParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class AboveParams(OperatorParams):
     threshold: float = 0.0
     feature: str | None = Field(None, description="an evidence score name; default: the paper's overall score")
     inclusive: bool = True
 
 
 @register
-class AboveOp(Operator):
+class AboveOp(Operator[AboveParams, RankedInputs]):
     name = "above"
     family = "filtering"
     description = "Keep papers whose score (or a named evidence feature) is at least a threshold."
     Params = AboveParams
-    inputs = {"in": InputPort(PortType.RANKED)}
+    Inputs = RankedInputs
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: AboveParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+    @classmethod
+    def node_refs(cls, params: AboveParams) -> list[tuple[str, str]]:
+        node = support_node(params.feature) if params.feature else None
+        return [(f"feature {params.feature!r}", node)] if node else []
+
+    async def run(self, ctx: RunContext, params: AboveParams, inputs: RankedInputs) -> list[RankedPaper]:
         def value(it: RankedPaper) -> float | None:
             return it.score if params.feature is None else it.evidence.scores.get(params.feature)
 
         out = []
-        for it in input_list(inputs.get("in")):
+        for it in inputs.ranked:
             v = value(it)
             if v is not None and (v >= params.threshold if params.inclusive else v > params.threshold):
                 out.append(it)

@@ -3,35 +3,40 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
-from typing import Any
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from itertools import pairwise
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from pilot.llm import LLMError
-from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import STOPWORDS, input_list, tokens
+from pilot.models import RankedPaper
+from pilot.text import QUERY_STOPWORDS
+from pilot.topic import noun_phrases
+from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
+from workflows.ops.features import tokens
 from workflows.ports import PortType
 
 
-class KeywordParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class KeywordParams(OperatorParams):
     text: str = Field("", max_length=4000, description="text to take keywords from (connected text/papers are added)")
     k: int = Field(8, ge=1, le=50)
     bigrams: bool = True
     title_weight: float = Field(2.0, ge=0, le=10, description="a title word counts this many times a body word")
 
 
-_KEYWORD_INPUTS = {
-    "in": InputPort(PortType.PAPERS, optional=True, description="papers to take keywords from"),
-    "text": InputPort(PortType.TEXT, optional=True),
-}
+@dataclass(kw_only=True)
+class KeywordInputs(OperatorInputs):
+    papers: list[RankedPaper] | None = port(
+        PortType.PAPERS, optional=True, name="in", description="papers to take keywords from"
+    )
+    text: str | None = port(PortType.TEXT, optional=True)
 
 
-def _docs(params: KeywordParams, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+def _docs(params: KeywordParams, inputs: KeywordInputs) -> list[tuple[str, str]]:
     """(title-like, body) pairs; free text counts as a body."""
-    docs = [(it.paper.title or "", it.paper.abstract or "") for it in input_list(inputs.get("in"))]
-    for t in (params.text, inputs.get("text") or ""):
+    docs = [(it.paper.title or "", it.paper.abstract or "") for it in inputs.papers or []]
+    for t in (params.text, inputs.text or ""):
         if t and t.strip():
             docs.append(("", t))
     return docs
@@ -39,10 +44,10 @@ def _docs(params: KeywordParams, inputs: dict[str, Any]) -> list[tuple[str, str]
 
 def _grams(text: str, bigrams: bool) -> list[str]:
     words = tokens(text, keep_stop=True)
-    out = [w for w in words if len(w) > 2 and w not in STOPWORDS and not w.isdigit()]
+    out = [w for w in words if len(w) > 2 and w not in QUERY_STOPWORDS and not w.isdigit()]
     if bigrams:
-        for a, b in zip(words, words[1:]):
-            if a in STOPWORDS or b in STOPWORDS or len(a) < 3 or len(b) < 3 or a.isdigit() or b.isdigit():
+        for a, b in pairwise(words):
+            if a in QUERY_STOPWORDS or b in QUERY_STOPWORDS or len(a) < 3 or len(b) < 3 or a.isdigit() or b.isdigit():
                 continue
             out.append(f"{a} {b}")
     return out
@@ -56,7 +61,7 @@ def distinctive_terms(
     Document frequency within the inputs rewards terms many input papers share (their common topic);
     a bigram that beats its own words replaces them so "machine translation" does not also list "machine".
     """
-    tf: Counter[str] = Counter()
+    tf: dict[str, float] = defaultdict(float)
     df: Counter[str] = Counter()
     for title, body in docs:
         seen: set[str] = set()
@@ -89,15 +94,15 @@ def distinctive_terms(
 
 
 @register
-class KeywordsFromOp(Operator):
+class KeywordsFromOp(Operator[KeywordParams, KeywordInputs]):
     name = "keywords_from"
     family = "keywords"
     description = "Distinctive terms and bigrams of the input papers' titles/abstracts or of a text (no LLM)."
     Params = KeywordParams
-    inputs = _KEYWORD_INPUTS
+    Inputs = KeywordInputs
     output = PortType.KEYWORDS
 
-    async def run(self, ctx: RunContext, params: KeywordParams, inputs: dict[str, Any]) -> list[str]:
+    async def run(self, ctx: RunContext, params: KeywordParams, inputs: KeywordInputs) -> list[str]:
         return distinctive_terms(_docs(params, inputs), params.k, params.bigrams, params.title_weight)
 
 
@@ -113,21 +118,21 @@ _SYSTEM = (
 
 
 @register
-class LLMKeywordsOp(Operator):
+class LLMKeywordsOp(Operator[KeywordParams, KeywordInputs]):
     name = "llm_keywords"
     family = "keywords"
     description = "Search keywords proposed by the LLM from papers or text; falls back to keywords_from without one."
     Params = KeywordParams
-    inputs = _KEYWORD_INPUTS
+    Inputs = KeywordInputs
     output = PortType.KEYWORDS
 
-    async def run(self, ctx: RunContext, params: KeywordParams, inputs: dict[str, Any]) -> list[str]:
+    async def run(self, ctx: RunContext, params: KeywordParams, inputs: KeywordInputs) -> list[str]:
         docs = _docs(params, inputs)
         if ctx.llm is not None and docs:
             text = "\n\n".join(f"{t}\n{b}".strip() for t, b in docs[:10])[:6000]
             try:
                 reply = await ctx.llm.json(_SYSTEM, f"Give up to {params.k} keywords for:\n{text}", _LLMKeywords)
-                cleaned = []
+                cleaned: list[str] = []
                 for kw in reply.keywords:
                     kw = " ".join(kw.split())[:60]
                     if kw and tokens(kw) and kw.lower() not in (c.lower() for c in cleaned):
@@ -138,3 +143,27 @@ class LLMKeywordsOp(Operator):
             except LLMError as exc:
                 ctx.notes.append(f"LLM unavailable ({exc}); used keywords_from")
         return distinctive_terms(docs, params.k, params.bigrams, params.title_weight)
+
+
+class PhrasesParams(OperatorParams):
+    text: str = Field("", max_length=2000, description="the request or topic (connected text is added)")
+    k: int = Field(6, ge=1, le=20)
+
+
+@dataclass(kw_only=True)
+class PhrasesInputs(OperatorInputs):
+    text: str | None = port(PortType.TEXT, optional=True)
+
+
+@register
+class NounPhrasesOp(Operator[PhrasesParams, PhrasesInputs]):
+    name = "noun_phrases"
+    family = "keywords"
+    description = "The text's noun phrases (word runs between function words), e.g. one search per phrase."
+    Params = PhrasesParams
+    Inputs = PhrasesInputs
+    output = PortType.KEYWORDS
+
+    async def run(self, ctx: RunContext, params: PhrasesParams, inputs: PhrasesInputs) -> list[str]:
+        text = " ; ".join(t for t in (params.text, inputs.text or "") if t and t.strip())
+        return noun_phrases(text, params.k)

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pilot.models import RankedPaper
-from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import best_sentences, papers_of, input_list
+from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
+from workflows.ops.features import best_sentences, papers_of, support_node
 from workflows.ports import PortType, RelationEdge, RelationGraph
 
 # Evidence scores that are bookkeeping rather than a reason to show the user.
 _QUIET = {"rrf", "hops", "anchor"}
 
 
-class EvidenceParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class EvidenceParams(OperatorParams):
     text: str = Field(
         "", max_length=2000, description="the intent the snippets should support (connected text/keywords added)"
     )
@@ -29,7 +28,7 @@ class EvidenceParams(BaseModel):
 def _telling(kv: tuple[str, float]) -> tuple[int, float]:
     """Graph evidence first (it says how the paper relates), then text similarity, then popularity."""
     name, value = kv
-    if name.endswith(".support") or name in ("coupling", "cocitation", "coupling_cos", "graph_distance"):
+    if support_node(name) is not None or name in ("coupling", "cocitation", "coupling_cos", "graph_distance"):
         rank = 0
     elif name in ("dense", "lexical", "title_match", "rerank", "nli", "fine_read"):
         rank = 1
@@ -51,35 +50,38 @@ def _reason(it: RankedPaper, matched: list[str]) -> str:
     return "; ".join(parts) or "in the input list"
 
 
+@dataclass(kw_only=True)
+class EvidenceInputs(OperatorInputs):
+    ranked: list[RankedPaper] = port(PortType.RANKED, name="in")
+    anchor: list[RankedPaper] | None = port(
+        PortType.PAPERS, optional=True, description="used as the intent when there is no text"
+    )
+    text: str | None = port(PortType.TEXT, optional=True)
+    keywords: list[str] | None = port(PortType.KEYWORDS, optional=True)
+
+
 @register
-class ExtractEvidenceOp(Operator):
+class ExtractEvidenceOp(Operator[EvidenceParams, EvidenceInputs]):
     name = "extract_evidence"
     family = "output"
     description = (
         "For each paper: the title/abstract sentence that best supports the intent, matched terms and a reason."
     )
     Params = EvidenceParams
-    inputs = {
-        "in": InputPort(PortType.RANKED),
-        "anchor": InputPort(PortType.PAPERS, optional=True, description="used as the intent when there is no text"),
-        "text": InputPort(PortType.TEXT, optional=True),
-        "keywords": InputPort(PortType.KEYWORDS, optional=True),
-    }
+    Inputs = EvidenceInputs
     output = PortType.EVIDENCE
 
-    async def run(self, ctx: RunContext, params: EvidenceParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        items = input_list(inputs.get("in"))
+    async def run(self, ctx: RunContext, params: EvidenceParams, inputs: EvidenceInputs) -> list[RankedPaper]:
+        items = inputs.ranked
         head, tail = items[: params.top_n], items[params.top_n :]
-        query = " ".join(
-            x for x in (params.text, inputs.get("text") or "", " ".join(inputs.get("keywords") or [])) if x
-        )
-        anchors = papers_of(inputs.get("anchor"))
+        query = " ".join(x for x in (params.text, inputs.text or "", " ".join(inputs.keywords or [])) if x)
+        anchors = papers_of(inputs.anchor)
         papers = [it.paper for it in head]
         # embedding every sentence of 50 abstracts costs seconds on a CPU; the top few get it, the rest overlap
         best = best_sentences(ctx, papers[: params.dense_top], query.strip(), anchors)
         best += best_sentences(ctx, papers[params.dense_top :], query.strip(), anchors, dense=False)
         out = []
-        for it, matches in zip(head, best):
+        for it, matches in zip(head, best, strict=True):
             sentence, _, matched = matches[0]
             ev = it.evidence.model_copy(deep=True)
             ev.snippet = sentence[:400]
@@ -89,23 +91,27 @@ class ExtractEvidenceOp(Operator):
         return out + tail
 
 
-class GraphParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GraphParams(OperatorParams):
     min_shared: int = Field(2, ge=1, le=50, description="shared references needed for a 'coupled' edge")
     max_papers: int = Field(100, ge=1, le=500)
 
 
+@dataclass(kw_only=True)
+class GraphInputs(OperatorInputs):
+    papers: list[RankedPaper] = port(PortType.PAPERS, name="in")
+
+
 @register
-class BuildGraphOp(Operator):
+class BuildGraphOp(Operator[GraphParams, GraphInputs]):
     name = "build_graph"
     family = "output"
     description = "Citation and bibliographic-coupling relations among the result papers, as a graph."
     Params = GraphParams
-    inputs = {"in": InputPort(PortType.PAPERS)}
+    Inputs = GraphInputs
     output = PortType.GRAPH
 
-    async def run(self, ctx: RunContext, params: GraphParams, inputs: dict[str, Any]) -> RelationGraph:
-        papers = [it.paper for it in input_list(inputs.get("in"))][: params.max_papers]
+    async def run(self, ctx: RunContext, params: GraphParams, inputs: GraphInputs) -> RelationGraph:
+        papers = [it.paper for it in inputs.papers][: params.max_papers]
         ids = {p.id for p in papers}
         edges: list[RelationEdge] = []
         refs = {p.id: set(p.references or []) for p in papers}

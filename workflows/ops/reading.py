@@ -6,26 +6,40 @@ range, no duplicates); anything unusable falls back to the embedding path with a
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from pilot.llm import LLMError
+from pilot.llm import LLM, LLMError
 from pilot.models import Paper, RankedPaper
-from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import best_sentences, cosine_to, papers_of, input_list, minmax
+from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
+from workflows.ops.features import best_sentences, cosine_to, minmax, papers_of
 from workflows.ports import PortType
 
-_READ_INPUTS = {
-    "in": InputPort(PortType.RANKED),
-    "anchor": InputPort(PortType.PAPERS, optional=True, description="the paper the judgement is relative to"),
-    "text": InputPort(PortType.TEXT, optional=True),
-}
+
+@dataclass(kw_only=True)
+class ReadInputs(OperatorInputs):
+    ranked: list[RankedPaper] = port(PortType.RANKED, name="in")
+    anchor: list[RankedPaper] | None = port(
+        PortType.PAPERS, optional=True, description="the paper the judgement is relative to"
+    )
+    text: str | None = port(PortType.TEXT, optional=True)
 
 
-def _query(params_text: str, inputs: dict[str, Any]) -> str:
-    return " ".join(x for x in (params_text, inputs.get("text") or "") if x).strip()
+class ReadParams(OperatorParams):
+    """What every reading operator's params have: which path, how many from the top."""
+
+    method: Literal["auto", "dense", "embedding", "llm"] = "auto"
+    top_n: int = Field(50, ge=1, le=200)
+
+    def query(self) -> str:
+        """The params' own text of what to read for (``text`` or ``question``)."""
+        return ""
+
+
+RP = TypeVar("RP", bound=ReadParams)
 
 
 def _listing(papers: list[Paper], abstract_chars: int = 300) -> str:
@@ -43,25 +57,25 @@ def _about(query: str, anchors: list[Paper]) -> str:
     return "; ".join(parts) or "the user's request"
 
 
-class _ReadingOp(Operator):
+class _ReadingOp(Operator[RP, ReadInputs]):
     """Shared run: the top ``top_n`` papers go to the LLM when configured, else (or when its reply is
     unusable) to the embedding path; the papers below pass through unchanged."""
 
-    inputs = _READ_INPUTS
+    Inputs = ReadInputs
     output = PortType.RANKED
     family = "reranking"
     fallback = "embeddings"
 
-    async def run(self, ctx: RunContext, params: Any, inputs: dict[str, Any]) -> list[RankedPaper]:
-        items = input_list(inputs.get("in"))
+    async def run(self, ctx: RunContext, params: RP, inputs: ReadInputs) -> list[RankedPaper]:
+        items = inputs.ranked
         head, tail = items[: params.top_n], items[params.top_n :]
         if not head:
             return items
-        anchors = papers_of(inputs.get("anchor"))
-        query = _query(getattr(params, "text", "") or getattr(params, "question", ""), inputs)
+        anchors = papers_of(inputs.anchor)
+        query = " ".join(x for x in (params.query(), inputs.text or "") if x).strip()
         if params.method in ("auto", "llm") and ctx.llm is not None:
             try:
-                return await self.with_llm(ctx, params, head, query, anchors) + tail
+                return await self.with_llm(ctx.llm, params, head, query, anchors) + tail
             except LLMError as exc:
                 ctx.notes.append(f"the LLM's answer was unusable ({exc}); used {self.fallback}")
         elif params.method == "llm":
@@ -69,12 +83,12 @@ class _ReadingOp(Operator):
         return self.without_llm(ctx, params, head, query, anchors) + tail
 
     async def with_llm(
-        self, ctx: RunContext, params: Any, head: list[RankedPaper], query: str, anchors: list[Paper]
+        self, llm: LLM, params: RP, head: list[RankedPaper], query: str, anchors: list[Paper]
     ) -> list[RankedPaper]:
         raise NotImplementedError
 
     def without_llm(
-        self, ctx: RunContext, params: Any, head: list[RankedPaper], query: str, anchors: list[Paper]
+        self, ctx: RunContext, params: RP, head: list[RankedPaper], query: str, anchors: list[Paper]
     ) -> list[RankedPaper]:
         raise NotImplementedError
 
@@ -82,12 +96,14 @@ class _ReadingOp(Operator):
 # --- rerank -------------------------------------------------------------------------------------
 
 
-class RerankParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class RerankParams(ReadParams):
     text: str = Field("", max_length=2000, description="what to rank against; default: the anchor")
     method: Literal["auto", "dense", "llm"] = Field("auto", description="auto = LLM when configured, else dense")
     top_n: int = Field(50, ge=1, le=200, description="rerank this many from the top; the rest keep their order below")
     alpha: float = Field(0.5, ge=0.0, le=1.0, description="dense: weight of the upstream score vs the similarity")
+
+    def query(self) -> str:
+        return self.text
 
 
 class _Order(BaseModel):
@@ -95,17 +111,17 @@ class _Order(BaseModel):
 
 
 @register
-class RerankOp(_ReadingOp):
+class RerankOp(_ReadingOp[RerankParams]):
     name = "rerank"
     description = "Re-order the top of a ranked list by relevance to a text/the anchor (LLM listwise, or embeddings)."
     Params = RerankParams
 
     async def with_llm(
-        self, ctx: RunContext, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]
+        self, llm: LLM, params: RerankParams, head: list[RankedPaper], query: str, anchors: list[Paper]
     ) -> list[RankedPaper]:
         system = 'You rank scientific papers by relevance. Reply with JSON {"order": [indexes, most relevant first]}.'
         user = f"Rank these papers by relevance to {_about(query, anchors)}.\n\n{_listing([it.paper for it in head])}"
-        reply = await ctx.llm.json(system, user, _Order)
+        reply = await llm.json(system, user, _Order)
         seen: list[int] = []
         for i in reply.order:
             if 1 <= i <= len(head) and i - 1 not in seen:
@@ -140,8 +156,7 @@ class RerankOp(_ReadingOp):
 # --- nli_filter ---------------------------------------------------------------------------------
 
 
-class NLIParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class NLIParams(ReadParams):
     relation: str = Field(..., min_length=3, max_length=500, description='e.g. "uses the same method as the anchor"')
     method: Literal["auto", "embedding", "llm"] = "auto"
     threshold: float = Field(0.35, ge=-1.0, le=1.0, description="embedding fallback: minimum cosine to keep")
@@ -154,27 +169,27 @@ class _Keep(BaseModel):
 
 
 @register
-class NLIFilterOp(_ReadingOp):
+class NLIFilterOp(_ReadingOp[NLIParams]):
     name = "nli_filter"
     description = "Keep papers that satisfy a stated relation to the anchor (LLM yes/no, else embedding similarity)."
     Params = NLIParams
     fallback = "embedding similarity"
 
-    async def run(self, ctx: RunContext, params: NLIParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        unjudged = len(input_list(inputs.get("in"))) - params.top_n
+    async def run(self, ctx: RunContext, params: NLIParams, inputs: ReadInputs) -> list[RankedPaper]:
+        unjudged = len(inputs.ranked) - params.top_n
         if unjudged > 0:
             ctx.notes.append(f"{unjudged} papers below the first {params.top_n} passed unjudged")
         return await super().run(ctx, params, inputs)
 
     async def with_llm(
-        self, ctx: RunContext, params: NLIParams, head: list[RankedPaper], query: str, anchors: list[Paper]
+        self, llm: LLM, params: NLIParams, head: list[RankedPaper], query: str, anchors: list[Paper]
     ) -> list[RankedPaper]:
         system = 'You judge relations between scientific papers. Reply with JSON {"keep": [indexes]}.'
         user = (
             f"Relation: the paper {params.relation}.\nReference: {_about(query, anchors)}\n\n"
             f"Which papers satisfy it?\n{_listing([it.paper for it in head])}"
         )
-        reply = await ctx.llm.json(system, user, _Keep)
+        reply = await llm.json(system, user, _Keep)
         keep = {i - 1 for i in reply.keep if 1 <= i <= len(head)}
         return [self._mark(it, 1.0) for i, it in enumerate(head) if i in keep]
 
@@ -200,13 +215,15 @@ class NLIFilterOp(_ReadingOp):
 # --- fine_read ----------------------------------------------------------------------------------
 
 
-class FineReadParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FineReadParams(ReadParams):
     question: str = Field(
         "", max_length=1000, description="what to judge each paper on; default: relevance to the anchor"
     )
     method: Literal["auto", "embedding", "llm"] = "auto"
     top_n: int = Field(20, ge=1, le=100, description="read this many from the top")
+
+    def query(self) -> str:
+        return self.question
 
 
 class _Judgement(BaseModel):
@@ -220,7 +237,7 @@ class _Judgements(BaseModel):
 
 
 @register
-class FineReadOp(_ReadingOp):
+class FineReadOp(_ReadingOp[FineReadParams]):
     name = "fine_read"
     description = "Read each top paper's abstract and write a short judgement of how it answers the question."
     Params = FineReadParams
@@ -231,7 +248,7 @@ class FineReadOp(_ReadingOp):
     ) -> list[RankedPaper]:
         best = best_sentences(ctx, [it.paper for it in head], query, anchors)
         out = []
-        for it, matches in zip(head, best):
+        for it, matches in zip(head, best, strict=True):
             sentence, value, _ = matches[0]
             ev = it.evidence.model_copy(deep=True)
             ev.scores["fine_read"] = value
@@ -240,14 +257,14 @@ class FineReadOp(_ReadingOp):
         return out
 
     async def with_llm(
-        self, ctx: RunContext, params: FineReadParams, head: list[RankedPaper], question: str, anchors: list[Paper]
+        self, llm: LLM, params: FineReadParams, head: list[RankedPaper], question: str, anchors: list[Paper]
     ) -> list[RankedPaper]:
         system = (
             "You read paper abstracts and judge them. Reply with JSON "
             '{"judgements": [{"i": index, "relevant": true|false, "why": "one short sentence"}]}.'
         )
         user = f"Judge each paper for: {_about(question, anchors)}\n\n{_listing([it.paper for it in head], 800)}"
-        reply = await ctx.llm.json(system, user, _Judgements)
+        reply = await llm.json(system, user, _Judgements)
         by_index = {j.i - 1: j for j in reply.judgements if 1 <= j.i <= len(head)}
         if not by_index:
             raise LLMError("the reply judged none of the listed papers")

@@ -9,22 +9,23 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import deque
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from pilot.models import Paper, RankedPaper
 from pilot.sources.base import SourceError
-from workflows.operator import InputPort, Operator, RunContext, register
+from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import (
     bm25,
     citation_value,
     cosine_to,
-    input_list,
     minmax,
     papers_of,
     phrases_in,
+    support_node,
     terms_of,
     tokens,
 )
@@ -49,9 +50,7 @@ _MAX_CITERS = 1000
 _CONCURRENCY = 8
 
 
-class ScoreParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ScoreParams(OperatorParams):
     features: dict[str, float] = Field(
         default_factory=lambda: {"dense": 1.0},
         description="feature name -> weight; see FEATURES, or ev:<evidence score>",
@@ -98,7 +97,7 @@ class ScoreParams(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _floors_below_caps(self) -> "ScoreParams":
+    def _floors_below_caps(self) -> ScoreParams:
         for name, floor in self.floors.items():
             if name not in self.caps or floor >= self.caps[name]:
                 raise ValueError(f"floor of {name!r} needs a cap above it")
@@ -158,7 +157,7 @@ def _graph_distance(
     adj: dict[str, set[str]] = {pid: set() for pid in ids}
     for a in anchor_ids:
         adj.setdefault(a, set())
-    for pid, rs in list(zip(ids, refs)) + [(a, anchor_refs) for a in anchor_ids]:
+    for pid, rs in list(zip(ids, refs, strict=True)) + [(a, anchor_refs) for a in anchor_ids]:
         for r in rs:
             if r in adj:
                 adj[pid].add(r)
@@ -248,32 +247,42 @@ def _normalise(name: str, values: np.ndarray, how: str) -> np.ndarray:
     return values.astype(np.float32)
 
 
+@dataclass(kw_only=True)
+class ScoreInputs(OperatorInputs):
+    papers: list[RankedPaper] = port(PortType.PAPERS, name="in")
+    anchor: list[RankedPaper] | None = port(
+        PortType.PAPERS, optional=True, description="the paper(s) similarity and graph features refer to"
+    )
+    text: str | None = port(PortType.TEXT, optional=True)
+    keywords: list[str] | None = port(PortType.KEYWORDS, optional=True)
+
+
 @register
-class ScoreOp(Operator):
+class ScoreOp(Operator[ScoreParams, ScoreInputs]):
     name = "score"
     family = "scoring"
     description = (
         "Rank papers by a declared weighted sum of features (lexical, dense, citations, recency, coupling, …)."
     )
     Params = ScoreParams
-    inputs = {
-        "in": InputPort(PortType.PAPERS),
-        "anchor": InputPort(
-            PortType.PAPERS, optional=True, description="the paper(s) similarity and graph features refer to"
-        ),
-        "text": InputPort(PortType.TEXT, optional=True),
-        "keywords": InputPort(PortType.KEYWORDS, optional=True),
-    }
+    Inputs = ScoreInputs
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: ScoreParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        items = input_list(inputs.get("in"))
+    @classmethod
+    def node_refs(cls, params: ScoreParams) -> list[tuple[str, str]]:
+        names = dict.fromkeys([*params.features, *params.caps, *params.floors])
+        return [
+            (f"feature {name!r}", node)
+            for name in names
+            if name.startswith(EV_PREFIX) and (node := support_node(name[len(EV_PREFIX) :])) is not None
+        ]
+
+    async def run(self, ctx: RunContext, params: ScoreParams, inputs: ScoreInputs) -> list[RankedPaper]:
+        items = inputs.papers
         if not items:
             return []
-        anchors = papers_of(inputs.get("anchor"))
-        text = " ".join(
-            x for x in (params.text, inputs.get("text") or "", " ".join(inputs.get("keywords") or [])) if x
-        ).strip()
+        anchors = papers_of(inputs.anchor)
+        text = " ".join(x for x in (params.text, inputs.text or "", " ".join(inputs.keywords or [])) if x).strip()
         raw = await compute_features(ctx, params, items, anchors, text)
         total = np.zeros(len(items), dtype=np.float32)
         for name, weight in params.features.items():

@@ -7,20 +7,20 @@ says which nodes brought a paper in.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from pilot.models import RankedPaper, normalize_title
-from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import input_list, merge_evidence
+from pilot.models import RankedPaper
+from pilot.text import normalize_title
+from workflows.operator import NoParams, Operator, OperatorInputs, OperatorParams, RunContext, port, register
+from workflows.ops.features import merge_evidence
 from workflows.ports import PortType
 
 RRF_K = 60
 
 
-class FuseParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FuseParams(OperatorParams):
     rrf_k: int = Field(RRF_K, ge=1, le=1000, description="reciprocal-rank-fusion constant")
 
 
@@ -48,72 +48,77 @@ def _fuse(lists: list[list[RankedPaper]], rrf_k: int, keep: set[str] | None = No
     return out
 
 
+@dataclass(kw_only=True)
+class ListsInputs(OperatorInputs):
+    lists: list[list[RankedPaper]] = port(PortType.PAPERS, many=True, name="in", description="paper lists to merge")
+
+
 @register
-class UnionOp(Operator):
+class UnionOp(Operator[FuseParams, ListsInputs]):
     name = "union"
     family = "sets"
     description = "All papers of all inputs, merged by id, ordered by reciprocal-rank fusion of the input orders."
     Params = FuseParams
-    inputs = {"in": InputPort(PortType.PAPERS, many=True, description="paper lists to merge")}
+    Inputs = ListsInputs
     output = PortType.RANKED
 
     def keep(self, lists: list[list[RankedPaper]]) -> set[str] | None:
         return None  # everything
 
-    async def run(self, ctx: RunContext, params: FuseParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        lists = [input_list(v) for v in _many(inputs.get("in"))]
-        return _fuse(lists, params.rrf_k, keep=self.keep(lists)) if lists else []
+    async def run(self, ctx: RunContext, params: FuseParams, inputs: ListsInputs) -> list[RankedPaper]:
+        return _fuse(inputs.lists, params.rrf_k, keep=self.keep(inputs.lists)) if inputs.lists else []
 
 
 @register
 class IntersectOp(UnionOp):
     name = "intersect"
     description = "Papers present in every input, with merged evidence, ordered by reciprocal-rank fusion."
-    inputs = {"in": InputPort(PortType.PAPERS, many=True, description="paper lists to intersect")}
 
     def keep(self, lists: list[list[RankedPaper]]) -> set[str] | None:
         return set.intersection(*({it.paper.id for it in items} for items in lists))
 
 
-class NoParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass(kw_only=True)
+class DifferenceInputs(OperatorInputs):
+    papers: list[RankedPaper] = port(PortType.PAPERS, name="in", description="papers to keep from")
+    minus: list[list[RankedPaper]] = port(PortType.PAPERS, many=True, description="papers to remove")
 
 
 @register
-class DifferenceOp(Operator):
+class DifferenceOp(Operator[NoParams, DifferenceInputs]):
     name = "difference"
     family = "sets"
     description = "Papers of the first input that are not in any 'minus' input (order of the first kept)."
-    Params = NoParams
-    inputs = {
-        "in": InputPort(PortType.PAPERS, description="papers to keep from"),
-        "minus": InputPort(PortType.PAPERS, many=True, description="papers to remove"),
-    }
+    Inputs = DifferenceInputs
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: NoParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        drop = {it.paper.id for v in _many(inputs.get("minus")) for it in input_list(v)}
-        return [it for it in input_list(inputs.get("in")) if it.paper.id not in drop]
+    async def run(self, ctx: RunContext, params: NoParams, inputs: DifferenceInputs) -> list[RankedPaper]:
+        drop = {it.paper.id for items in inputs.minus for it in items}
+        return [it for it in inputs.papers if it.paper.id not in drop]
 
 
-class DedupeParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class DedupeParams(OperatorParams):
     by_title: bool = Field(True, description="also merge records whose normalised titles are equal")
 
 
+@dataclass(kw_only=True)
+class PapersInputs(OperatorInputs):
+    papers: list[RankedPaper] = port(PortType.PAPERS, name="in")
+
+
 @register
-class DedupeOp(Operator):
+class DedupeOp(Operator[DedupeParams, PapersInputs]):
     name = "dedupe"
     family = "sets"
     description = "Merge duplicate records (same id or same normalised title), keeping the first and all evidence."
     Params = DedupeParams
-    inputs = {"in": InputPort(PortType.PAPERS)}
+    Inputs = PapersInputs
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: DedupeParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+    async def run(self, ctx: RunContext, params: DedupeParams, inputs: PapersInputs) -> list[RankedPaper]:
         out: list[RankedPaper] = []
         index: dict[str, int] = {}
-        for it in input_list(inputs.get("in")):
+        for it in inputs.papers:
             keys = [("id", it.paper.id)]
             title = normalize_title(it.paper.title)
             if params.by_title and len(title) > 10:  # very short titles ("Introduction") are not identities
@@ -129,12 +134,3 @@ class DedupeOp(Operator):
                 )
                 index.update({str(k): hit for k in keys})
         return out
-
-
-def _many(value: Any) -> list[Any]:
-    """A many-port's value: a list of lists (one per edge); a single list is accepted as one edge."""
-    if not value:
-        return []
-    if isinstance(value, list) and value and isinstance(value[0], RankedPaper):
-        return [value]
-    return list(value)

@@ -4,38 +4,43 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pilot.models import Paper, RankedPaper, SearchFilters
-from pilot.sources.base import BadRequest, NotFound, SourceError
-from workflows.operator import InputPort, Operator, RunContext, register
-from workflows.ops.features import papers_of, input_list, ranked
+from pilot.sources.base import NotFound, SearchMode, SourceError
+from workflows.operator import (
+    NoInputs,
+    Operator,
+    OperatorError,
+    OperatorInputs,
+    OperatorParams,
+    RunContext,
+    port,
+    register,
+)
+from workflows.ops.features import papers_of, ranked, support_key
 from workflows.ports import PortType
 
 # How many source calls one node keeps in flight (a remote API would rate-limit more).
 _CONCURRENCY = 8
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class AnchorParams(_Params):
+class AnchorParams(OperatorParams):
     query: str = Field(..., min_length=1, max_length=1000, description="title, DOI, arXiv id, S2 id or corpus id")
 
 
 @register
-class AnchorOp(Operator):
+class AnchorOp(Operator[AnchorParams, NoInputs]):
     name = "anchor"
     family = "sourcing"
     description = "Resolve what the user typed (title, DOI, arXiv/S2/corpus id) to the one anchor paper."
     Params = AnchorParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: AnchorParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+    async def run(self, ctx: RunContext, params: AnchorParams, inputs: NoInputs) -> list[RankedPaper]:
         found = await ctx.source.match_paper(params.query, limit=1)
         if not found:
             raise NotFound(
@@ -44,20 +49,19 @@ class AnchorOp(Operator):
         return [ranked(found[0], ctx.node_id, 1.0, anchor=1.0)]
 
 
-class FetchParams(_Params):
+class FetchParams(OperatorParams):
     ids: list[str] = Field(..., min_length=1, max_length=1000, description="paper ids of this source")
 
 
 @register
-class FetchOp(Operator):
+class FetchOp(Operator[FetchParams, NoInputs]):
     name = "fetch"
     family = "sourcing"
     description = "The papers with the given ids (e.g. ones the user liked, or a candidate pool), in that order."
     Params = FetchParams
-    inputs: dict[str, InputPort] = {}
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: FetchParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+    async def run(self, ctx: RunContext, params: FetchParams, inputs: NoInputs) -> list[RankedPaper]:
         papers = await ctx.source.get_papers(list(dict.fromkeys(params.ids)))
         if len(papers) < len(set(params.ids)):
             ctx.notes.append(
@@ -67,7 +71,7 @@ class FetchOp(Operator):
         return [ranked(p, ctx.node_id, (n - i) / n) for i, p in enumerate(papers)]
 
 
-class SearchParams(_Params):
+class SearchParams(OperatorParams):
     query: str = Field("", max_length=1000, description="search text; joined with any connected inputs")
     limit: int = Field(50, ge=1, le=1000)
     year_min: int | None = Field(None, ge=1000, le=2100)
@@ -82,44 +86,44 @@ class KeywordSearchParams(SearchParams):
     )
 
 
-_SEARCH_INPUTS = {
-    "keywords": InputPort(PortType.KEYWORDS, optional=True, description="terms added to the query"),
-    "text": InputPort(PortType.TEXT, optional=True, description="free text added to the query"),
-    "anchor": InputPort(PortType.PAPERS, optional=True, description="papers whose text is the query"),
-}
+@dataclass(kw_only=True)
+class SearchInputs(OperatorInputs):
+    keywords: list[str] | None = port(PortType.KEYWORDS, optional=True, description="terms added to the query")
+    text: str | None = port(PortType.TEXT, optional=True, description="free text added to the query")
+    anchor: list[RankedPaper] | None = port(
+        PortType.PAPERS, optional=True, description="papers whose text is the query"
+    )
 
 
-class _SearchOp(Operator):
+class _SearchOp(Operator[SearchParams, SearchInputs]):
     """Shared body of the lexical and dense searches; they differ in mode and in how much anchor text they use."""
 
     family = "sourcing"
-    inputs = _SEARCH_INPUTS
+    Inputs = SearchInputs
     output = PortType.RANKED
-    mode: str = "lexical"
+    mode: SearchMode = "lexical"
 
     def anchor_text(self, paper: Paper) -> str:
         return paper.title
 
-    def queries(self, params: SearchParams, inputs: dict[str, Any]) -> list[str]:
+    def queries(self, params: SearchParams, inputs: SearchInputs) -> list[str]:
         base = [params.query.strip()] if params.query.strip() else []
-        if inputs.get("text"):
-            base.append(str(inputs["text"]).strip())
-        base += [self.anchor_text(p) for p in papers_of(inputs.get("anchor"))]
-        keywords = [k for k in (inputs.get("keywords") or []) if k and k.strip()]
-        if getattr(params, "per_keyword", False) and keywords:
+        if inputs.text:
+            base.append(inputs.text.strip())
+        base += [self.anchor_text(p) for p in papers_of(inputs.anchor)]
+        keywords = [k for k in (inputs.keywords or []) if k and k.strip()]
+        if isinstance(params, KeywordSearchParams) and params.per_keyword and keywords:
             prefix = " ".join(base)
             return [f"{prefix} {k}".strip() for k in keywords]
         joined = " ".join(base + keywords).strip()
         return [joined] if joined else []
 
-    async def run(self, ctx: RunContext, params: SearchParams, inputs: dict[str, Any]) -> list[RankedPaper]:
+    async def run(self, ctx: RunContext, params: SearchParams, inputs: SearchInputs) -> list[RankedPaper]:
         queries = self.queries(params, inputs)
         if not queries:
-            raise BadRequest(
-                self.name, "nothing to search for", "set params.query or connect keywords / text / an anchor"
-            )
+            raise OperatorError("nothing to search for — set params.query or connect keywords / text / an anchor")
         filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=params.venue)
-        drop = {p.id for p in papers_of(inputs.get("anchor"))} if params.exclude_anchor else set()
+        drop = {p.id for p in papers_of(inputs.anchor)} if params.exclude_anchor else set()
         results = await asyncio.gather(
             *(
                 ctx.source.search_papers(q, filters=filters, limit=params.limit + len(drop), mode=self.mode)
@@ -159,7 +163,7 @@ class SemanticSearchOp(_SearchOp):
         return paper.text
 
 
-class CitationExpandParams(_Params):
+class CitationExpandParams(OperatorParams):
     direction: Literal["references", "citations", "both"] = "references"
     depth: int = Field(1, ge=1, le=2)
     per_paper_limit: int = Field(200, ge=1, le=2000)
@@ -177,17 +181,22 @@ async def neighbours(ctx: RunContext, pid: str, direction: str, limit: int) -> l
     return out
 
 
+@dataclass(kw_only=True)
+class SeedInputs(OperatorInputs):
+    seeds: list[RankedPaper] = port(PortType.PAPERS, name="in", description="seed papers")
+
+
 @register
-class CitationExpandOp(Operator):
+class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
     name = "citation_expand"
     family = "sourcing"
     description = "Follow the citation graph from the input papers: references, citations or both, 1-2 hops."
     Params = CitationExpandParams
-    inputs = {"in": InputPort(PortType.PAPERS, description="seed papers")}
+    Inputs = SeedInputs
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: CitationExpandParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        seeds = [it.paper for it in input_list(inputs.get("in"))][: params.max_seeds]
+    async def run(self, ctx: RunContext, params: CitationExpandParams, inputs: SeedInputs) -> list[RankedPaper]:
+        seeds = [it.paper for it in inputs.seeds][: params.max_seeds]
         seen = {p.id for p in seeds}
         support: dict[str, int] = defaultdict(int)
         hops: dict[str, int] = {}
@@ -225,7 +234,7 @@ class CitationExpandOp(Operator):
             raise errors[0]
         if errors:
             ctx.notes.append(f"{len(errors)} of {calls} lookups failed ({errors[0].message})")
-        key = f"{ctx.node_id}.support" if ctx.node_id else "support"
+        key = support_key(ctx.node_id)
         order = sorted(papers, key=lambda pid: (hops[pid], -support[pid]))
         out = [
             ranked(papers[pid], ctx.node_id, support[pid], **{key: support[pid], "hops": hops[pid]}) for pid in order
@@ -235,28 +244,31 @@ class CitationExpandOp(Operator):
         return out
 
 
-class RecommendParams(_Params):
+class RecommendParams(OperatorParams):
     limit: int = Field(50, ge=1, le=500)
     max_seeds: int = Field(20, ge=1, le=100)
 
 
+@dataclass(kw_only=True)
+class RecommendInputs(OperatorInputs):
+    positive: list[RankedPaper] = port(PortType.PAPERS, name="in", description="positive seeds")
+    negative: list[RankedPaper] | None = port(PortType.PAPERS, optional=True, description="negative seeds")
+
+
 @register
-class RecommendOp(Operator):
+class RecommendOp(Operator[RecommendParams, RecommendInputs]):
     name = "recommend"
     family = "sourcing"
     description = "Papers the source recommends from positive (and optional negative) seed papers."
     Params = RecommendParams
-    inputs = {
-        "in": InputPort(PortType.PAPERS, description="positive seeds"),
-        "negative": InputPort(PortType.PAPERS, optional=True, description="negative seeds"),
-    }
+    Inputs = RecommendInputs
     output = PortType.RANKED
 
-    async def run(self, ctx: RunContext, params: RecommendParams, inputs: dict[str, Any]) -> list[RankedPaper]:
-        pos = [it.paper.id for it in input_list(inputs.get("in"))][: params.max_seeds]
+    async def run(self, ctx: RunContext, params: RecommendParams, inputs: RecommendInputs) -> list[RankedPaper]:
+        pos = [it.paper.id for it in inputs.positive][: params.max_seeds]
         if not pos:
             return []
-        neg = [it.paper.id for it in input_list(inputs.get("negative"))][: params.max_seeds]
+        neg = [it.paper.id for it in inputs.negative or []][: params.max_seeds]
         papers = await ctx.source.recommend(pos, neg or None, limit=params.limit)
         drop = set(pos) | set(neg)
         kept = [p for p in papers if p.id not in drop]

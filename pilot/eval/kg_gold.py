@@ -11,20 +11,22 @@ cited URL came from the execution results, and the gold facts (a title, a venue,
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import logging
 import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from pilot.kg.synthesize import urls_in_results
+from pilot.eval.kg_metrics import kg_case_metrics
+from pilot.eval.report import rate_bars
+from pilot.kg.classify import classify
+from pilot.kg.run import ask
 from pilot.models import Answer
-
-log = logging.getLogger(__name__)
+from pilot.runtime import Runtime
+from pilot.settings import Settings
+from workflows.ops.answer import urls_in_results
 
 
 def load_questions(path: Path | str) -> list[dict]:
@@ -54,11 +56,7 @@ def facts_stated(answer: Answer, facts: dict) -> float:
     return sum(checks) / len(checks)
 
 
-async def run_case(case: dict, runtime: Any, prefer_llm: bool = False) -> dict:
-    from pilot.eval.kg_metrics import kg_case_metrics
-    from pilot.kg.classify import classify
-    from pilot.kg.run import ask
-
+async def run_case(case: dict, runtime: Runtime, prefer_llm: bool = False) -> dict:
     t0 = time.perf_counter()
     asked = await ask(case["question"], runtime, prefer_llm=prefer_llm)
     seconds = time.perf_counter() - t0
@@ -103,7 +101,9 @@ def summarize_by(records: list[dict], key: str) -> dict[str, dict[str, float]]:
     return {name: summarize(rs) for name, rs in sorted(groups.items())}
 
 
-async def run_gold(cases: list[dict], runtime: Any, prefer_llm: bool = False) -> tuple[dict[str, float], list[dict]]:
+async def run_gold(
+    cases: list[dict], runtime: Runtime, prefer_llm: bool = False
+) -> tuple[dict[str, float], list[dict]]:
     records = [await run_case(c, runtime, prefer_llm) for c in cases]
     return summarize(records), records
 
@@ -129,41 +129,18 @@ def report_markdown(summary: dict[str, float], records: list[dict]) -> str:
         m = r["metrics"]
         text = r["answer"]["answer"].replace("|", "/").replace("\n", " ")[:90]
         lines.append(
-            f"| {r['id']} | {r.get('set', 'seen')} | {r['shape']} | {m['url_precision']:.2f} | {m['url_recall']:.2f} | {m['format_ok']:.0f} | "
-            f"{m.get('api_sequence_distance', 0):.2f} | {m.get('parameter_accuracy', 0):.2f} | {m['execution_success']:.0f} | {text} |"
+            f"| {r['id']} | {r.get('set', 'seen')} | {r['shape']} | {m['url_precision']:.2f} |"
+            f" {m['url_recall']:.2f} | {m['format_ok']:.0f} | "
+            f"{m.get('api_sequence_distance', 0):.2f} |"
+            f" {m.get('parameter_accuracy', 0):.2f} | {m['execution_success']:.0f} | {text} |"
         )
     return "\n".join(lines) + "\n"
 
 
 def plot(records: list[dict], path: Path) -> Path:
     """Bars of the main metrics, one group per question set (seen vs held-out paraphrases)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     by_set = summarize_by(records, "set")
-    names = list(by_set)
-    fig, ax = plt.subplots(figsize=(1.2 + 1.3 * len(PLOT_METRICS), 3.8))
-    width = 0.8 / max(1, len(names))
-    for i, name in enumerate(names):
-        vals = [by_set[name].get(m, 0.0) for m in PLOT_METRICS]
-        ax.bar(
-            [x + i * width for x in range(len(PLOT_METRICS))],
-            vals,
-            width,
-            label=f"{name} ({by_set[name]['questions']})",
-        )
-    ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(PLOT_METRICS))])
-    ax.set_xticklabels(PLOT_METRICS, rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.05)
-    ax.set_title("entity questions by set")
-    ax.legend(fontsize=8, frameon=False, loc="lower left")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return rate_bars(by_set, PLOT_METRICS, path, "entity questions by set", lambda s: f"{s} ({by_set[s]['questions']})")
 
 
 PLOT_METRICS = (
@@ -194,11 +171,8 @@ DEFAULT_QUESTIONS = Path(__file__).resolve().parents[2] / "tests" / "data" / "kg
 
 
 def run_cli(questions: Path, corpus: Path | None, llm: str | None, prefer_llm: bool, out: Path | None) -> int:
-    """The body of ``pilot eval kg`` (and ``python -m pilot.kg.gold``): run, print the summary, write outputs."""
+    """The body of ``pilot eval kg``: run, print the summary, write outputs."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from pilot.runtime import Runtime
-    from pilot.settings import Settings
-
     try:
         cases = load_questions(questions)
     except (OSError, ValueError) as exc:
@@ -217,24 +191,3 @@ def run_cli(questions: Path, corpus: Path | None, llm: str | None, prefer_llm: b
     if out:
         print(f"wrote {out}/metrics.json, runs.jsonl, report.md, report.png", file=sys.stderr)
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m pilot.kg.gold",
-        description="score entity questions against gold plans and URLs (same as `pilot eval kg`)",
-    )
-    p.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
-    p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
-    p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
-    p.add_argument(
-        "--prefer-llm", action="store_true", help="let the LLM plan every question (default: patterns first)"
-    )
-    p.add_argument("--out", type=Path, help="folder for metrics.json, runs.jsonl, report.md, report.png")
-    args = p.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    return run_cli(args.questions, args.corpus, args.llm, args.prefer_llm, args.out)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,5 @@
-"""Turn what a plan's nodes returned into a short answer whose every claim cites an entity URL.
+"""The ``synthesize_answer`` operator: what a plan's nodes returned, as a short answer whose every claim
+cites an entity URL.
 
 Output contract (``pilot.models.Answer``): ``reference`` keys are ``[1]``..``[n]`` without gaps, every
 ``[n]`` in the text is a key and every key is cited, and every URL is the canonical URL of an entity
@@ -13,14 +14,17 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from pilot.models import Answer, Author, Org, Paper, Venue
-
-if TYPE_CHECKING:
-    from pilot.llm import LLM
+from pilot.llm import LLM, LLMError
+from pilot.models import Answer, Author, Org, Paper, RankedPaper, Venue
+from pilot.text import words
+from pilot.venues import venue_of
+from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
+from workflows.ops.entities import MATCHES, Entity, author_on_paper
+from workflows.ports import PortType
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +40,7 @@ Template = Literal[
     "venue_profile",
     "entity_list",
 ]
-TEMPLATES: tuple[str, ...] = Template.__args__  # type: ignore[attr-defined]
+TEMPLATES: tuple[Template, ...] = get_args(Template)
 
 _MARK = re.compile(r"\[(\d+)\]")
 _GROUP = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)+)\]")
@@ -58,7 +62,9 @@ class Facts:
     paper_total: int = 0  # papers that matched before a step cut the list (0 = the list is complete)
 
     @classmethod
-    def collect(cls, entities: list, papers: list[Paper], papers_given: bool = False, paper_total: int = 0) -> "Facts":
+    def collect(
+        cls, entities: list[Entity], papers: list[Paper], papers_given: bool = False, paper_total: int = 0
+    ) -> Facts:
         facts = cls(papers_given=papers_given, paper_total=paper_total)
         seen: set[tuple[str, str]] = set()
         for e in entities:
@@ -66,7 +72,12 @@ class Facts:
             if key in seen:
                 continue
             seen.add(key)
-            {"author": facts.authors, "venue": facts.venues, "org": facts.orgs}[e.kind].append(e)
+            if isinstance(e, Author):
+                facts.authors.append(e)
+            elif isinstance(e, Venue):
+                facts.venues.append(e)
+            else:
+                facts.orgs.append(e)
         ids: set[str] = set()
         for p in papers:
             if p.id not in ids:
@@ -76,7 +87,8 @@ class Facts:
 
     def urls(self) -> set[str]:
         """Every URL an answer may cite: canonical URLs of the entities and papers returned."""
-        out = {e.canonical_url for e in [*self.authors, *self.venues, *self.orgs] if e.canonical_url}
+        entities: list[Entity] = [*self.authors, *self.venues, *self.orgs]
+        out = {e.canonical_url for e in entities if e.canonical_url}
         out |= {p.canonical_url for p in self.papers}
         # the authors listed on a returned paper came back from the source too
         out |= {a.canonical_url for p in self.papers for a in p.authors if a.canonical_url}
@@ -85,8 +97,6 @@ class Facts:
 
 def urls_in_results(values: dict) -> set[str]:
     """What an answer may cite, given every node value of a run: canonical URLs of all entities and papers."""
-    from pilot.models import RankedPaper
-
     ents, papers = [], []
     for value in values.values():
         for item in value if isinstance(value, list) else []:
@@ -130,8 +140,7 @@ def _cites(p: Paper) -> str:
 
 
 def _paper_line(p: Paper, refs: Refs) -> str:
-    from pilot.venues import venue_of  # the venue as researchers name it, not the record's spelling
-
+    # the venue as researchers name it, not the record's spelling
     where = ", ".join(str(x) for x in (venue_of(p) or p.venue, p.year) if x)
     return f"“{p.title}”" + (f" ({where})" if where else "") + refs.cite(p.canonical_url)
 
@@ -202,8 +211,6 @@ def _author_topics(facts: Facts, refs: Refs, max_items: int) -> str:
     text = f"{_name(a, refs)}"
     topics = list(a.topics)
     if not topics and facts.papers:
-        from workflows.ops.entities import words  # same tokenisation as the topic filter
-
         counts = Counter(w for p in facts.papers for w in set(words(p.title)) if len(w) > 3)
         topics = [w for w, _ in counts.most_common(8)]
     text += (" works mainly on: " + ", ".join(topics[:8]) + ".") if topics else ": no topics are known in this source."
@@ -233,8 +240,6 @@ def _coauthors(facts: Facts, refs: Refs, max_items: int) -> str:
     a = facts.authors[0] if facts.authors else None
     if a is None:
         return ""
-    from workflows.ops.entities import author_on_paper, words
-
     me = words(a.name)
     counts: Counter = Counter()
     example: dict[str, Paper] = {}
@@ -440,10 +445,8 @@ def facts_prompt(question: str, draft: Answer) -> str:
     )
 
 
-async def llm_answer(llm: "LLM", question: str, facts: Facts, draft: Answer, notes: list[str]) -> Answer:
+async def llm_answer(llm: LLM, question: str, facts: Facts, draft: Answer, notes: list[str]) -> Answer:
     """The LLM's answer if it keeps (or can be repaired to keep) the contract, else the template draft."""
-    from pilot.llm import LLMError
-
     allowed = facts.urls()
     try:
         reply = await llm.json(SYSTEM, facts_prompt(question, draft), _LLMAnswer)
@@ -460,3 +463,46 @@ async def llm_answer(llm: "LLM", question: str, facts: Facts, draft: Answer, not
         return fixed
     notes.append("LLM answer rejected (" + "; ".join(problems) + "); used the template")
     return draft
+
+
+# --- the operator ------------------------------------------------------------------------------------
+
+
+class SynthesizeParams(OperatorParams):
+    question: str = Field("", description="the user's question (the LLM answers it; the template ignores it)")
+    template: Template = Field("auto", description="answer shape; auto picks one from what the inputs hold")
+    scope: str = Field("", description="what the listed items are restricted to, e.g. 'at ACL in 2005–2008'")
+    max_items: int = Field(10, ge=1, le=100)
+    use_llm: bool = Field(True, description="let a configured LLM write the answer (checked, else the template)")
+
+
+@dataclass(kw_only=True)
+class AnswerInputs(OperatorInputs):
+    entities: list[list[Entity]] | None = port(
+        PortType.ENTITIES, many=True, optional=True, description="authors, venues, orgs"
+    )
+    papers: list[list[RankedPaper]] | None = port(PortType.PAPERS, many=True, optional=True, description="papers")
+
+
+@register
+class SynthesizeAnswer(Operator[SynthesizeParams, AnswerInputs]):
+    name = "synthesize_answer"
+    family = "entities"
+    description = "Short answer {answer, reference} whose [n] citations are URLs of the input entities/papers."
+    Params = SynthesizeParams
+    Inputs = AnswerInputs
+    output = PortType.ANSWER
+
+    async def run(self, ctx: RunContext, params: SynthesizeParams, inputs: AnswerInputs) -> Answer:
+        ranked = [it for items in inputs.papers or [] for it in items]
+        matched = (it.evidence.scores.get(MATCHES, 0.0) for it in ranked)
+        facts = Facts.collect(
+            [e for items in inputs.entities or [] for e in items],
+            [it.paper for it in ranked],
+            papers_given=inputs.papers is not None,
+            paper_total=int(max(matched, default=0.0)),
+        )
+        draft = template_answer(facts, params.template, params.max_items, params.scope)
+        if ctx.llm is None or not params.use_llm:
+            return draft
+        return await llm_answer(ctx.llm, params.question, facts, draft, ctx.notes)

@@ -1,0 +1,68 @@
+"""The search vocabulary, declared once: the directions a researcher can search in around an anchor paper
+and the facets of a sibling search, with the words pilot uses for each.
+
+Every tuple of names is derived from its ``Literal`` (``get_args``), so adding a direction is one edit
+here plus its workflow template; the clarifier's buttons, the LLM prompts and the session's messages
+all read the words below.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+Direction = Literal["predecessor", "successor", "sibling", "benchmark", "survey"]
+DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
+
+Facet = Literal["background", "method", "result"]
+FACETS: tuple[Facet, ...] = get_args(Facet)
+
+# What kind of paper it is ("resource" = dataset, corpus, treebank, benchmark, lexical resource, shared task):
+# ``pilot.papertype.paper_type`` decides; a request's type words select one ("surveys on …", "datasets for …").
+PaperType = Literal["survey", "resource", "method"]
+PAPER_TYPES: tuple[PaperType, ...] = get_args(PaperType)
+
+# A request's type words ("surveys on …", "datasets for …") -> the kind of paper it asks for.
+PAPER_TYPE_WORDS: dict[str, PaperType] = {
+    **dict.fromkeys(
+        "survey surveys review reviews overview overviews tutorial tutorials introduction introductions primer".split(),
+        "survey",
+    ),
+    **dict.fromkeys(
+        "dataset datasets data corpus corpora benchmark benchmarks treebank treebanks resource resources lexicon "
+        "lexicons testbed testbeds".split(),
+        "resource",
+    ),
+}
+
+# The button a user clicks to choose a direction (the clarifier's direction question).
+DIRECTION_OPTIONS: dict[Direction, str] = {
+    "predecessor": "Earlier work it builds on",
+    "successor": "Later work that builds on it",
+    "sibling": "Papers similar to it",
+    "benchmark": "Datasets and benchmarks it uses",
+    "survey": "Surveys that cover its area",
+}
+
+# What a result list of that direction is, in a sentence ("Found 50 papers — similar papers for …").
+DIRECTION_RESULTS: dict[Direction, str] = {
+    "predecessor": "earlier work it builds on",
+    "successor": "later work that builds on it",
+    "sibling": "similar papers",
+    "benchmark": "datasets and benchmarks for its problem",
+    "survey": "surveys covering its area",
+}
+
+# The button for each facet of a sibling search ("similar in which respect?").
+FACET_OPTIONS: dict[Facet, str] = {
+    "background": "The problem it addresses (background)",
+    "method": "Its method or technique",
+    "result": "Its results or findings",
+}
+
+assert set(DIRECTION_OPTIONS) == set(DIRECTION_RESULTS) == set(DIRECTIONS)
+assert set(FACET_OPTIONS) == set(FACETS)
+
+
+def direction_results(direction: Direction | None) -> str:
+    """The sentence fragment for a result list; "related papers" when no direction is set."""
+    return DIRECTION_RESULTS[direction] if direction else "related papers"
