@@ -224,11 +224,9 @@ def _phrases(title: str) -> set[str]:
 LABEL_CHARS = 95
 
 
-def cluster_label(
-    cands: list[Paper], members: list[int], terms: list[str], skip: frozenset[str] | set[str] = frozenset()
-) -> str:
-    """A label a person can read: the phrase most typical of the cluster's titles (more frequent in it than in
-    the other candidates, longer phrases preferred) and one of its best-known papers as an example."""
+def cluster_phrase(cands: list[Paper], members: list[int], skip: frozenset[str] | set[str] = frozenset()) -> str | None:
+    """The phrase most typical of the cluster's titles (more frequent in it than in the other candidates,
+    longer phrases preferred), or None when no phrase is shared by two of its titles."""
     inside = [_phrases(cands[i].title or "") for i in members]
     others = [_phrases(p.title or "") for j, p in enumerate(cands) if j not in set(members)]
     counts: Counter = Counter(g for grams in inside for g in grams)
@@ -240,7 +238,11 @@ def cluster_label(
         score = (n / len(members) - out / max(1, len(others))) * (1 + 0.75 * (len(gram.split()) - 1))
         if score > best_score:
             best, best_score = gram, score
-    phrase = best or ", ".join(terms)
+    return best
+
+
+def cluster_label(cands: list[Paper], members: list[int], phrase: str) -> str:
+    """A label a person can read: the cluster's phrase and one of its best-known papers as an example."""
     example = max(
         (cands[i] for i in members), key=lambda p: (p.citation_count or 0) + 20 * (p.in_corpus_citations or 0)
     )
@@ -261,11 +263,14 @@ def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal
     skip = set(content_terms(anchor.title, limit=50)) if anchor else set()
     skip |= set(content_terms(intent.topic or "", limit=50))
     for label, members in clusters:
-        text = cluster_label(cands, members, label, skip)
+        phrase = cluster_phrase(cands, members, skip)
+        text = cluster_label(cands, members, phrase or ", ".join(label))
         if text.lower() in seen:
             continue
         seen.add(text.lower())
-        options.append(Option(label=text, sets={"topic_terms": label}))
+        # the option does what its label says: the phrase a person reads leads the cluster's terms
+        terms = list(dict.fromkeys([*(phrase or "").split(), *label]))
+        options.append(Option(label=text, sets={"topic_terms": terms}))
     if len(options) < 2:
         return None
     options.append(Option(label="No particular sub-topic", sets={}))
