@@ -19,8 +19,10 @@ concurrently on one event loop (``--workers`` at a time): the corpus store and t
 loaded once, and the CPU-heavy source calls already run in worker threads. A case that raises, times
 out or ends with a session error is *failed*: it scores zero and counts in ``workflow_error_rate``.
 
-CSFCube pool re-ranking: the pool is ordered by the session's ranking first; pool papers the session did
-not return follow by MiniLM cosine to the anchor (title + abstract), ties in pool order.
+CSFCube pool re-ranking: the session's final workflow ranks the pool itself (``pool.pool_workflow``: its
+candidate gathering replaced by the pool, its filters, score formula and re-rankers kept); pool papers it
+drops (a filter) follow by MiniLM cosine to the anchor (title + abstract), ties in pool order.
+``pool_metrics_list`` keeps the older protocol: the session's top list first, then the cosine order.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import numpy as np
 
 from clarifier.simulator import SimulatedUser
 from pilot.eval.metrics import CASE_DIRECTIONS, TOP_N, TOPIC, clean_ranking, ranking_metrics, zero_metrics
-from pilot.eval.pool import pool_metrics, pool_ranking
+from pilot.eval.pool import pool_metrics, pool_ranking, pool_workflow
 from pilot.eval.report import aggregate, write_outputs
 from pilot.eval.workflow_metrics import workflow_similarity
 from pilot.llm import get_llm
@@ -48,6 +50,7 @@ from pilot.runtime import Runtime
 from pilot.session import Session
 from pilot.settings import Settings
 from pilot.sources.hidden import HiddenEdgesSource, HiddenPapersSource
+from workflows.executor import execute
 from workflows.model import Workflow
 from workflows.templates import generic_workflow
 
@@ -56,6 +59,9 @@ log = logging.getLogger(__name__)
 Mode = Literal["fixed", "single", "multi", "bm25"]
 MODES: tuple[str, ...] = ("fixed", "single", "multi", "bm25")
 MAX_TURNS = 4
+# per node when the final workflow ranks a CSFCube pool: the sentences of ~100 abstracts embed in minutes on
+# a busy 2-core machine, and the pool's ranking must not depend on how busy it was
+POOL_NODE_TIMEOUT_S = 900.0
 REQUIRED_FIELDS = ("case_id", "direction", "anchor_paper_id", "user_query")
 TOPIC_FIELDS = tuple(f for f in REQUIRED_FIELDS if f != "anchor_paper_id")  # a topic case names no paper
 # What the system under test may read of a case (bench README, "Rules for systems").
@@ -365,8 +371,14 @@ class Harness:
             record["workflow_metrics"] = workflow_similarity(reference, final)
         if case.get("pool"):
             fallback = await self._pool_fallback(case)
-            order = pool_ranking([] if failed else ranked, case["pool"], fallback)
-            record["pool_metrics"] = pool_metrics(order, case.get("graded") or {})
+            graded = case.get("graded") or {}
+            ranked_pool = [] if failed or outcome is None else await self._pool_order(case, outcome, ranked)
+            record["pool_metrics"] = pool_metrics(pool_ranking(ranked_pool, case["pool"], fallback), graded)
+            # the session's own top list, then the rest by the dense fallback (the protocol before the pool
+            # was ranked by the workflow itself): shows how much of the pool the list reaches
+            record["pool_metrics_list"] = pool_metrics(
+                pool_ranking([] if failed else ranked, case["pool"], fallback), graded
+            )
             # the same pool ordered by the dense fallback alone: an in-run floor to compare the session with
             record["pool_metrics_dense"] = pool_metrics(
                 pool_ranking([], case["pool"], fallback), case.get("graded") or {}
@@ -380,6 +392,22 @@ class Harness:
                 simulator_log=outcome.simulator_log,
             )
         return record
+
+    async def _pool_order(self, case: dict, outcome: CaseOutcome, ranked: list[str]) -> list[str]:
+        """The pool ranked by the session's final workflow (``pool_workflow``); the session's own list when
+        the workflow cannot be re-pointed at the pool or fails on it."""
+        if not outcome.versions:
+            return ranked
+        wf = pool_workflow(Workflow.model_validate(outcome.versions[-1]["workflow"]), case["pool"])
+        if wf is None:
+            return ranked
+        rt = self._case_runtime(case)
+        try:
+            result = await execute(wf, rt.context(), cache=rt.node_cache, timeout_s=POOL_NODE_TIMEOUT_S)
+        except Exception as exc:  # the session's list still ranks part of the pool
+            log.warning("pool workflow for %s failed: %s", case["case_id"], exc)
+            return ranked
+        return [it.paper.id for it in result.output or []]
 
     async def _pool_fallback(self, case: dict) -> dict[str, float]:
         try:
