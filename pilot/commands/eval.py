@@ -5,6 +5,7 @@
         --mode multi --out runs/multi
     pilot eval compare runs/bm25 runs/fixed runs/single runs/multi
     pilot eval kg --corpus ../shared/corpus/papers.jsonl.gz --out runs/kg   # entity questions, gold plans
+    pilot eval conversations --corpus ../shared/corpus/papers.jsonl.gz --out runs/conv  # scripted conversations
     pilot eval ablate runs/multi --cases … --corpus … --drop facet --drop paper_type --out runs/ablation
 """
 
@@ -16,6 +17,8 @@ import os
 import sys
 from pathlib import Path
 
+from pilot.eval.conversations import DEFAULT_CONVERSATIONS
+from pilot.eval.conversations import run_cli as run_conversations
 from pilot.eval.harness import EvalConfig, EvalError, run_eval
 from pilot.eval.kg_gold import DEFAULT_QUESTIONS, run_cli
 from pilot.eval.report import (
@@ -35,17 +38,19 @@ from pilot.sources.base import SourceError
 def add(sub) -> None:
     p = sub.add_parser(
         "eval",
-        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ..., eval kg, eval ablate DIR)",
+        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ..., eval kg, eval conversations, "
+        "eval ablate DIR)",
         description="Run benchmark cases through pilot and score them; `pilot eval compare DIR...` compares runs; "
-        "`pilot eval kg` scores the entity-question gold set (plans, cited answers); `pilot eval ablate DIR "
-        "--drop SIGNAL...` re-runs an earlier run's final workflows without each signal.",
+        "`pilot eval kg` scores the entity-question gold set (plans, cited answers); `pilot eval conversations` "
+        "runs the scripted multi-search conversations and scores how each message was read; `pilot eval ablate "
+        "DIR --drop SIGNAL...` re-runs an earlier run's final workflows without each signal.",
     )
     p.add_argument(
         "compare",
         nargs="*",
-        metavar="compare DIR | kg | ablate DIR",
-        help="`compare` followed by --out folders of earlier runs, `kg` for the entity-question gold set, or "
-        "`ablate` and one earlier run's folder",
+        metavar="compare DIR | kg | conversations | ablate DIR",
+        help="`compare` followed by --out folders of earlier runs, `kg` for the entity-question gold set, "
+        "`conversations` for the scripted conversations, or `ablate` and one earlier run's folder",
     )
     p.add_argument(
         "--drop",
@@ -59,6 +64,12 @@ def add(sub) -> None:
     p.add_argument(
         "--questions", type=Path, help="with `kg`: gold entity questions (default: tests/data/kg_questions.jsonl)"
     )
+    p.add_argument(
+        "--conversations",
+        type=Path,
+        help="with `conversations`: the scripted conversations (default: tests/data/conversations.jsonl)",
+    )
+    p.add_argument("--split", default="all", help="with `conversations`: only this split (dev, heldout; default all)")
     p.add_argument("--prefer-llm", action="store_true", help="with `kg`: let the LLM plan every question")
     p.add_argument("--mode", choices=["fixed", "single", "multi", "bm25"], help="how pilot is driven")
     p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
@@ -150,13 +161,19 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"unexpected argument {args.compare[1]!r} after `kg`")
 
         return run_cli(args.questions or DEFAULT_QUESTIONS, args.corpus, args.llm, args.prefer_llm, args.out)
+    if args.compare and args.compare[0] == "conversations":
+        if len(args.compare) > 1:
+            return _fail(f"unexpected argument {args.compare[1]!r} after `conversations`")
+        return run_conversations(
+            args.conversations or DEFAULT_CONVERSATIONS, args.corpus, args.llm, args.split, args.out
+        )
     if args.compare and args.compare[0] == "ablate":
         return _ablate(args)
     if args.compare:
         if args.compare[0] != "compare":
             return _fail(
-                f"unexpected argument {args.compare[0]!r}"
-                f" (did you mean `pilot eval compare DIR ...` or `pilot eval kg`?)"
+                f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...`, "
+                "`pilot eval kg`, `pilot eval conversations` or `pilot eval ablate DIR`?)"
             )
         return _compare(args.compare[1:], args.out)
     missing = [flag for flag, v in (("--cases", args.cases), ("--mode", args.mode), ("--out", args.out)) if v is None]

@@ -169,6 +169,7 @@ def facet_of(case: dict) -> str | None:
 class CaseOutcome:
     ranked_ids: list[str] = field(default_factory=list)
     turns: int = 0
+    questions_before_results: int = 0  # questions answered before the first reply that carried results
     error: str | None = None
     dialogue: list[dict] = field(default_factory=list)
     versions: list[Any] = field(default_factory=list)
@@ -227,10 +228,13 @@ async def run_session_case(runtime: Any, case: dict, mode: str, simulator: Any =
     if reply.question is not None and reply.question.slot == "anchor":
         reply = await _answer_anchor_question(session, reply, view.get("anchor_paper_id"))
     if mode == "multi":
+        seen_results = bool(getattr(reply, "results", None))
         while reply.question is not None and reply.question.slot != "anchor" and out.turns < MAX_TURNS:
             kind, value = await simulator.answer_async(reply.question)
             out.turns += 1
+            out.questions_before_results += 0 if seen_results else 1
             reply = await (session.choose(int(value)) if kind == "option" else session.user_says(str(value)))
+            seen_results = seen_results or bool(getattr(reply, "results", None))
     if not getattr(reply, "results", None) and _reply_error(reply) is None:
         reply = await session.search_now()
     _session_record(session, out, reply)
@@ -350,6 +354,7 @@ class Harness:
             "traceback": tb,
             "latency_s": round(latency, 3),
             "turns": outcome.turns if outcome else 0,
+            "questions_before_results": outcome.questions_before_results if outcome else 0,
             "metrics": score_case(case, outcome, failed),
         }
         ranked = clean_ranking(outcome.ranked_ids, case.get("anchor_paper_id")) if outcome else []

@@ -9,7 +9,7 @@ reference workflow was given.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +227,33 @@ def pool_plot(runs: Sequence[dict], path: Path) -> Path | None:
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=min(6, len(labels)), fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.88))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def rate_bars(
+    groups: dict[str, dict[str, Any]], keys: Sequence[str], path: Path, title: str, label: Callable[[str], str]
+) -> Path:
+    """One panel of rates in [0, 1]: ``keys`` on the x axis, one bar per group (``label(name)`` in the legend)."""
+    import matplotlib  # heavy (about a second): only a run that writes its report needs it
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(groups)
+    fig, ax = plt.subplots(figsize=(1.5 + 0.75 * len(keys), 3.8))
+    width = 0.8 / max(1, len(names))
+    for i, name in enumerate(names):
+        vals = [groups[name].get(k, 0.0) for k in keys]
+        ax.bar([x + i * width for x in range(len(keys))], vals, width, label=label(name))
+    ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(keys))])
+    ax.set_xticklabels([k.replace("check_", "") for k in keys], rotation=35, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_title(title)
+    ax.legend(fontsize=8, frameon=False, loc="lower left")
+    fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
