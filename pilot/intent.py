@@ -182,8 +182,8 @@ _PRONOUNS = frozenset(
     {"it", "this", "that", "them", "these", "those", "this one", "that one", "this paper", "that paper"}
 )
 # "… and used its ideas", "… that cite it": a clause about the subject, not part of it
-_TRAILING_CLAUSE = re.compile(
-    r"\s+(?:and|that|which|who)\s+(?:used?|uses|cite[sd]?|citing|built|build|builds|extends?|extended|follow\w*|"
+_TRAILING_CLAUSE = re.compile(  # (?<!\s): a run of blanks is tried once, from its start (linear on long pastes)
+    r"(?<!\s)\s+(?:and|that|which|who)\s+(?:used?|uses|cite[sd]?|citing|built|build|builds|extends?|extended|follow\w*|"
     r"came|come|improved?|improves)\b.*$",
     re.I,
 )
