@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pilot.commands import app, ask, bench
+from pilot.commands import app, ask, bench, emulate
 from pilot.commands import eval as eval_cmd
 
 
 def add_all(sub) -> None:
-    for mod in (bench, eval_cmd, ask, app):
+    for mod in (bench, eval_cmd, ask, app, emulate):
         mod.add(sub)
