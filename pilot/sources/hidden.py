@@ -14,10 +14,20 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
-from pilot.sources.base import NotFound, SearchMode, Source
+from pilot.sources.base import GraphDirection, GraphProgress, Neighbours, NotFound, SearchMode, Source
 
 HiddenMode = Literal["anchor_outgoing", "anchor_incoming"]
 _ALL = 100_000
+
+
+def _fewer_citations(paper: Paper, n: int) -> dict[str, int]:
+    """The paper's in-degree less ``n`` hidden edges: the in-corpus count, or for a remote source (which has
+    only its own citation count, e.g. Semantic Scholar's ``citationCount``) that count."""
+    if paper.in_corpus_citations is not None:
+        return {"in_corpus_citations": max(0, paper.in_corpus_citations - n)}
+    if paper.citation_count is not None and paper.source != "local":
+        return {"citation_count": max(0, paper.citation_count - n)}
+    return {}
 
 
 class HiddenEdgesSource(Source):
@@ -66,15 +76,14 @@ class HiddenEdgesSource(Source):
 
     def _patch_one(self, paper: Paper, near: frozenset[str]) -> Paper:
         update: dict[str, Any] = {}
-        count = paper.in_corpus_citations
         if self.mode == "anchor_outgoing":
             if paper.id == self.anchor_id:
                 update["references"] = []
-            elif paper.id in near and count is not None:
-                update["in_corpus_citations"] = max(0, count - 1)
+            elif paper.id in near:
+                update.update(_fewer_citations(paper, 1))
         else:
-            if paper.id == self.anchor_id and count is not None:
-                update["in_corpus_citations"] = max(0, count - len(near))
+            if paper.id == self.anchor_id:
+                update.update(_fewer_citations(paper, len(near)))
             elif paper.id in near and paper.references:
                 update["references"] = [r for r in paper.references if r != self.anchor_id]
         return paper.model_copy(update=update) if update else paper
@@ -120,6 +129,20 @@ class HiddenEdgesSource(Source):
 
     async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
         return await self._graph_list(paper_id, limit, self.inner.citations, "anchor_incoming")
+
+    async def linked(
+        self, paper_ids: list[str], direction: GraphDirection, limit: int = 100, progress: GraphProgress | None = None
+    ) -> Neighbours:
+        hiding = "anchor_outgoing" if direction == "references" else "anchor_incoming"
+        own = [pid for pid in paper_ids if self._hides(pid, hiding)]
+        # the anchor's own hidden list is not even asked for: the inner source would spend a request on it
+        got = await self.inner.linked([p for p in paper_ids if p not in own], direction, limit + 1, progress)
+        out = Neighbours(found=dict.fromkeys(own, []), failed=dict(got.failed))
+        for pid, papers in got.found.items():
+            if self.mode is not None and self.mode != hiding:
+                papers = [p for p in papers if p.id != self.anchor_id]
+            out.found[pid] = self._by_citations(await self._patch(papers))[:limit]
+        return out
 
     async def recommend(
         self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50

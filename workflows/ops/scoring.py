@@ -6,7 +6,6 @@ does, and an edit to one weight re-ranks without re-fetching anything upstream.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -47,7 +46,6 @@ FEATURES: dict[str, str] = {
 EV_PREFIX = "ev:"  # "ev:<name>" = log(1 + an evidence score recorded upstream, e.g. ev:refs_of_similar.support)
 _LOG_FEATURES = {"citations", "cocitation", "coupling"}
 _MAX_CITERS = 1000
-_CONCURRENCY = 8
 
 
 class ScoreParams(OperatorParams):
@@ -125,13 +123,20 @@ class _Graph:
             return set(paper.references or [])
 
     async def many_refs(self, papers: list[Paper]) -> list[set[str]]:
-        sem = asyncio.Semaphore(_CONCURRENCY)
-
-        async def one(p: Paper) -> set[str]:
-            async with sem:
-                return await self.refs(p)
-
-        return list(await asyncio.gather(*(one(p) for p in papers)))
+        """Reference lists of the candidates: known ones as they are, the first ``max_lookups`` unknown ones
+        from the source in one batch call (a remote source answers hundreds per request)."""
+        unknown = [p.id for p in papers if p.references is None][: max(0, self.budget)]
+        self.budget -= len(unknown)
+        got = await self.ctx.source.linked(unknown, "references", 2000) if unknown else None
+        if got is not None:
+            self.errors += len(got.failed)
+        out: list[set[str]] = []
+        for p in papers:
+            if p.references is not None:
+                out.append(set(p.references))
+            else:
+                out.append({q.id for q in got.found.get(p.id, [])} if got is not None else set())
+        return out
 
     async def anchor_refs(self, anchors: list[Paper]) -> set[str]:
         # Ask the source rather than trusting the record: a benchmark case may hide the anchor's references.
@@ -141,13 +146,9 @@ class _Graph:
         return out
 
     async def anchor_citers(self, anchors: list[Paper]) -> list[Paper]:
-        out: list[Paper] = []
-        for a in anchors:
-            try:
-                out += await self.ctx.source.citations(a.id, limit=_MAX_CITERS)
-            except SourceError:
-                self.errors += 1
-        return out
+        got = await self.ctx.source.linked([a.id for a in anchors], "citations", _MAX_CITERS)
+        self.errors += len(got.failed)
+        return [p for a in anchors for p in got.found.get(a.id, [])]
 
 
 def _graph_distance(

@@ -1,0 +1,264 @@
+"""One rate limiter per API key: at most N requests in any S seconds, and a pause when the server asks.
+
+    limiter = rate_limiter("s2", key, settings)      # the same object for every source using that key
+    waited = await limiter.acquire()                 # sleeps until this request may go (FIFO)
+    await limiter.penalize(retry_after_s)            # a 429 said "wait": nobody sends before then
+
+Slots are reserved in arrival order, so concurrent callers are served first come, first served and the
+rate is kept without a busy loop. A wait longer than ``max_wait_s`` is refused at once with
+``RateLimited`` (the pool is spent for minutes: the turn returns what it has instead of hanging).
+
+In one process the limiter lives in memory. With ``PILOT_REDIS_URL`` the reservations live in Redis, so
+every replica using the same key shares one window (``RedisRateLimiter``; Redis's own clock decides).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import re
+import threading
+import time
+import uuid
+import weakref
+from collections import deque
+from dataclasses import dataclass
+from typing import Protocol
+
+from pilot.sources.base import RateLimited
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``limit`` requests in any ``period_s`` seconds."""
+
+    limit: int
+    period_s: float
+
+    @classmethod
+    def parse(cls, text: str) -> Rate:
+        """``"1/1"`` (1 per second), ``"100/300"`` (100 per 5 minutes)."""
+        m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*s?\s*", text or "")
+        if not m or int(m.group(1)) < 1 or float(m.group(2)) <= 0:
+            raise ValueError(f"a rate is N/SECONDS such as 1/1 or 100/300, not {text!r}")
+        return cls(int(m.group(1)), float(m.group(2)))
+
+    @property
+    def margin_s(self) -> float:
+        # The server counts arrivals, and an earlier request can reach it later than sent (a busy host, a
+        # slow network) while the next one arrives on time; a margin keeps them a window apart on its clock.
+        return min(0.5, max(0.1, 0.1 * self.period_s / self.limit))
+
+    def __str__(self) -> str:
+        return f"{self.limit}/{self.period_s:g}s"
+
+
+class RateLimiter(Protocol):
+    rate: Rate
+
+    async def acquire(self) -> float:
+        """Wait for this request's slot; the seconds waited. ``RateLimited`` when the wait would be too long."""
+        ...
+
+    async def penalize(self, seconds: float) -> None:
+        """The server answered 429 with ``Retry-After``: no request goes out before that."""
+        ...
+
+
+def _too_long(source: str, wait: float, rate: Rate, hint: str) -> RateLimited:
+    return RateLimited(
+        source,
+        f"the rate limit ({rate}) is used up for the next {wait:.0f} s",
+        hint,
+        retry_after=wait,
+    )
+
+
+class LocalRateLimiter:
+    """Sliding window kept in this process. Safe across event loops and threads (a lock, then a sleep)."""
+
+    def __init__(self, source: str, rate: Rate, max_wait_s: float = 30.0, hint: str = "wait a minute"):
+        self.source = source
+        self.rate = rate
+        self.max_wait_s = max_wait_s
+        self.hint = hint
+        self._slots: deque[float] = deque()  # reserved send times (monotonic), ascending
+        self._blocked_until = 0.0
+        self._lock = threading.Lock()
+
+    def _reserve(self, now: float) -> float:
+        """Reserve the earliest slot from ``now`` on; returns its time (not yet committed if too far)."""
+        r = self.rate
+        while self._slots and self._slots[0] <= now - r.period_s:
+            self._slots.popleft()
+        slot = max(now, self._blocked_until, self._slots[-1] if self._slots else now)
+        if len(self._slots) >= r.limit:
+            slot = max(slot, self._slots[-r.limit] + r.period_s + r.margin_s)
+        return slot
+
+    async def acquire(self) -> float:
+        start = time.monotonic()
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                slot = self._reserve(now)
+                if slot - now > self.max_wait_s:
+                    raise _too_long(self.source, slot - now, self.rate, self.hint)
+                self._slots.append(slot)
+            if slot > now:
+                await asyncio.sleep(slot - now)
+            with self._lock:
+                if time.monotonic() >= self._blocked_until:
+                    return time.monotonic() - start
+                self._slots.remove(slot)  # a 429 arrived while we slept: queue again behind its pause
+
+    async def penalize(self, seconds: float) -> None:
+        with self._lock:
+            self._blocked_until = max(self._blocked_until, time.monotonic() + max(0.0, seconds))
+
+
+# Reserve a slot atomically on Redis's clock. KEYS: slots zset, pause key. ARGV: limit, period ms,
+# margin ms, member, max wait ms. Returns {wait ms, reserved 1|0}.
+_RESERVE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit, period, margin = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - period)
+local slot = now
+local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+if paused > slot then slot = paused end
+local n = redis.call('ZCARD', KEYS[1])
+if n > 0 then
+  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  if tonumber(last[2]) > slot then slot = tonumber(last[2]) end
+end
+if n >= limit then
+  local nth = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
+  local free = tonumber(nth[2]) + period + margin
+  if free > slot then slot = free end
+end
+if slot - now > tonumber(ARGV[5]) then return {slot - now, 0} end
+redis.call('ZADD', KEYS[1], slot, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], math.ceil(slot - now + period + 1000))
+return {slot - now, 1}
+"""
+_PAUSE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local until_ms = now + tonumber(ARGV[1])
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+if until_ms > cur then redis.call('SET', KEYS[1], until_ms, 'PX', tonumber(ARGV[1]) + 1000) end
+return until_ms
+"""
+_STILL_PAUSED = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local paused = tonumber(redis.call('GET', KEYS[1]) or '0')
+if paused > now then redis.call('ZREM', KEYS[2], ARGV[1]) return paused - now end
+return 0
+"""
+
+
+class RedisRateLimiter:
+    """The same window, kept in Redis so every process using the key shares it."""
+
+    def __init__(
+        self, source: str, rate: Rate, url: str, name: str, max_wait_s: float = 30.0, hint: str = "wait a minute"
+    ):
+        self.source = source
+        self.rate = rate
+        self.url = url
+        self.max_wait_s = max_wait_s
+        self.hint = hint
+        self._slots_key = f"pilot:rate:{name}:slots"
+        self._pause_key = f"pilot:rate:{name}:pause"
+        self._clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # one Redis client per event loop
+
+    def _client(self):
+        import redis.asyncio as aioredis
+
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = aioredis.Redis.from_url(self.url, socket_timeout=5, socket_connect_timeout=3)
+            self._clients[loop] = client
+        return client
+
+    async def acquire(self) -> float:
+        from redis.exceptions import RedisError
+
+        start = time.monotonic()
+        r = self.rate
+        try:
+            client = self._client()
+            while True:
+                member = uuid.uuid4().hex
+                wait_ms, reserved = await client.eval(
+                    _RESERVE, 2, self._slots_key, self._pause_key, r.limit, int(r.period_s * 1000),
+                    int(r.margin_s * 1000), member, int(self.max_wait_s * 1000),
+                )  # fmt: skip
+                if not int(reserved):
+                    raise _too_long(self.source, int(wait_ms) / 1000, r, self.hint)
+                if int(wait_ms) > 0:
+                    await asyncio.sleep(int(wait_ms) / 1000)
+                if not int(await client.eval(_STILL_PAUSED, 2, self._pause_key, self._slots_key, member)):
+                    return time.monotonic() - start
+        except RedisError as exc:
+            # A shared limiter that cannot be reached must not stop searches: fall back to this process's
+            # own window (the combined rate of the replicas is then not guaranteed; the log says so).
+            log.warning("rate limiter: Redis unavailable (%s); limiting this process alone", exc)
+            return await _fallback(self).acquire() + (time.monotonic() - start)
+
+    async def penalize(self, seconds: float) -> None:
+        from redis.exceptions import RedisError
+
+        try:
+            await self._client().eval(_PAUSE, 1, self._pause_key, int(max(0.0, seconds) * 1000))
+        except RedisError as exc:
+            log.warning("rate limiter: Redis unavailable (%s); pausing this process alone", exc)
+            await _fallback(self).penalize(seconds)
+
+
+_FALLBACKS: dict[int, LocalRateLimiter] = {}
+
+
+def _fallback(limiter: RedisRateLimiter) -> LocalRateLimiter:
+    key = id(limiter)
+    if key not in _FALLBACKS:
+        _FALLBACKS[key] = LocalRateLimiter(limiter.source, limiter.rate, limiter.max_wait_s, limiter.hint)
+    return _FALLBACKS[key]
+
+
+_LIMITERS: dict[tuple[str, str], RateLimiter] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def key_id(service: str, key: str | None) -> str:
+    """A name for one API key that reveals nothing about it ('anonymous' when there is none)."""
+    if not key:
+        return f"{service}:anonymous"
+    return f"{service}:{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+def rate_limiter(
+    service: str, key: str | None, rate: Rate, redis_url: str | None = None, max_wait_s: float = 30.0,
+    hint: str = "wait a minute",
+) -> RateLimiter:  # fmt: skip
+    """The limiter of this service and key (one per process, or one shared through Redis)."""
+    name = key_id(service, key)
+    registry_key = (name, redis_url or "")
+    with _REGISTRY_LOCK:
+        limiter = _LIMITERS.get(registry_key)
+        if limiter is not None and rate.limit / rate.period_s < limiter.rate.limit / limiter.rate.period_s:
+            log.info("rate limiter %s: a stricter rate was configured (%s instead of %s)", name, rate, limiter.rate)
+            limiter.rate = rate  # one key, one rate: the strictest any user of the key was given
+        if limiter is None:
+            if redis_url:
+                limiter = RedisRateLimiter(service, rate, redis_url, name, max_wait_s, hint)
+            else:
+                limiter = LocalRateLimiter(service, rate, max_wait_s, hint)
+            _LIMITERS[registry_key] = limiter
+        return limiter
