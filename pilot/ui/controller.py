@@ -9,10 +9,12 @@ the editor that keeps the user's text).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import shutil
 import tempfile
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +71,10 @@ class UIState:
     stepped_workflow: str | None = None
     answer: Any = None  # the cited answer of the last entity question (pilot.models.Answer)
     last_error: str | None = None  # why the last session call failed, for the DAG editor's feedback
+    # while a search runs: what it is doing, and a preview of its results from the steps done so far
+    live_status: str = ""
+    live_results: list[RankedPaper] | None = None
+    updates: asyncio.Queue | None = None  # where the running session posts progress (``Controller.stream``)
     tmpdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="pilot-ui-"))
     # Gradio runs events concurrently; one user's clicks must reach their session one at a time.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -85,6 +91,11 @@ class UIState:
     @property
     def results(self) -> list[RankedPaper]:
         return list(self.session.results) if self.session is not None else []
+
+    @property
+    def shown_results(self) -> list[RankedPaper]:
+        """What the results panel shows: a running search's preview, else the last results."""
+        return list(self.live_results) if self.live_results is not None else self.results
 
     @property
     def kept_ids(self) -> list[str]:
@@ -133,8 +144,11 @@ class Controller:
             ui.say("assistant", NO_SOURCE_HELP)
             ui.last_error = "no paper source is configured"
             return None
+        queue = ui.updates
+        watching = session.observing(queue.put_nowait) if queue is not None else contextlib.nullcontext()
         try:
-            reply = await coro_fn(session, *args)
+            with watching:
+                reply = await coro_fn(session, *args)
         except Exception as exc:  # noqa: BLE001 - the user sees a sentence, the log keeps the traceback
             log.exception("%s failed", what)
             ui.last_error = _short(exc)
@@ -172,6 +186,57 @@ class Controller:
             ui.params_text = json.dumps(wf.node(ui.selected).params, indent=2, ensure_ascii=False)
         else:
             ui.params_text = ""
+
+    # --- streaming ----------------------------------------------------------------------------
+
+    async def stream(self, ui: UIState, action, *args, working: str = "working…") -> AsyncIterator[UIState]:
+        """Run one UI action, yielding ``ui`` whenever there is something new to show while it runs: which
+        steps are running ("expanding references: 12 of 40 seeds") and a preview of the results from the
+        steps done so far. The last yield is the finished action."""
+        queue: asyncio.Queue = asyncio.Queue()
+        ui.updates = queue
+        ui.live_status = f"⏳ {working}"
+        ui.live_results = None
+        task = asyncio.ensure_future(action(ui, *args))
+        getter: asyncio.Future | None = None
+        try:
+            yield ui
+            while not task.done():
+                getter = asyncio.ensure_future(queue.get())
+                await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done():
+                    continue
+                updates = [getter.result()]
+                while not queue.empty():
+                    updates.append(queue.get_nowait())
+                if self._absorb_progress(ui, updates):
+                    yield ui
+            await task
+        finally:
+            if getter is not None and not getter.done():
+                getter.cancel()
+            if not task.done():
+                task.cancel()
+            ui.updates = None
+            ui.live_status = ""
+            ui.live_results = None
+        yield ui
+
+    @staticmethod
+    def _absorb_progress(ui: UIState, updates: list) -> bool:
+        """Fold progress updates into the live view; whether the screen changed."""
+        before = (ui.live_status, id(ui.live_results))
+        for upd in updates:
+            if getattr(upd, "final", False):
+                continue  # the reply itself brings the final list
+            line = upd.status_line() if hasattr(upd, "status_line") else str(upd)
+            if line:
+                ui.live_status = f"⏳ {line}"
+            if isinstance(getattr(upd, "preview", None), list) and upd.preview:
+                ui.live_results = upd.preview
+                n = len(upd.preview)
+                ui.live_status += f" · showing the first {n} results while the rest arrive"
+        return (ui.live_status, id(ui.live_results)) != before
 
     # --- chat -------------------------------------------------------------------------------
 

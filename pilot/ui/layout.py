@@ -63,6 +63,7 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                 search_now = gr.Button("Search now", elem_id="pilot-search-now")
             with gr.Column(scale=7, min_width=480), gr.Tabs():
                 with gr.Tab("Results", id="results"):
+                    status = gr.Markdown("", elem_id="pilot-status")
                     results = gr.HTML(
                         render.results_html([]),
                         elem_id="pilot-results",
@@ -117,7 +118,7 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                         load_btn = gr.Button("Load & run", elem_id="pilot-load")
 
         view_outputs = [
-            state, chatbot, *options, results, rate_pick, keep, dl_bib, dl_csv, dl_wf,
+            state, chatbot, *options, status, results, rate_pick, keep, dl_bib, dl_csv, dl_wf,
             dag, node_pick, node_help, params, edit_msg, inspector, versions,
         ]  # fmt: skip
 
@@ -128,7 +129,7 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                 gr.update(value=opts[i].label, visible=True) if i < len(opts) else gr.update(visible=False)
                 for i in range(MAX_OPTIONS)
             ]
-            res = ui.results
+            res = ui.shown_results
             labelled = [(render.paper_label(i, r), r.paper.id) for i, r in enumerate(res, start=1)]
             files = controller.export_files(ui)
             wf = ui.workflow
@@ -141,6 +142,7 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                 ui,
                 [{"role": m["role"], "content": render.chat_text(m["content"])} for m in ui.chat],
                 *option_updates,
+                render.chat_text(ui.live_status),
                 panel,
                 gr.update(choices=labelled, value=None),
                 gr.update(choices=labelled, value=kept),
@@ -162,36 +164,41 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
             return controller.new_state()
 
         def action(fn, desc: str):
-            """Wrap a controller action: lazily create the state, show progress, never leak a traceback."""
+            """Wrap a controller action: lazily create the state, stream what a running search has so far
+            (status line, preview of the results), never leak a traceback."""
 
-            # no functools.wraps: Gradio reads this signature to find the gr.Progress parameter
-            async def handler(ui, *args, progress=gr.Progress()):  # noqa: B008 - how Gradio injects progress
-                progress(0.1, desc=desc)
-                return await _apply(ui, fn, *args)
+            async def handler(ui, *args):
+                async for view in _apply(ui, fn, *args, working=desc):
+                    yield view
 
             return handler
 
-        async def _apply(ui, fn, *args) -> list[Any]:
+        async def _apply(ui, fn, *args, working: str = "working…"):
             ui = _ensure(ui)
             async with ui.lock:
                 ui.edit_message = ""
-                try:
-                    result = fn(ui, *args)
-                    if hasattr(result, "__await__"):
-                        await result
-                except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
-                    log.exception("UI action failed")
-                    ui.say("assistant", f"⚠️ Something went wrong: {exc}")
-                return _view(ui)
+                async for _ in controller.stream(ui, _guarded, fn, *args, working=working):
+                    yield _view(ui)
+
+        async def _guarded(ui: UIState, fn, *args) -> None:
+            try:
+                result = fn(ui, *args)
+                if hasattr(result, "__await__"):
+                    await result
+            except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
+                log.exception("UI action failed")
+                ui.say("assistant", f"⚠️ Something went wrong: {exc}")
 
         # clicks inside the HTML panels carry their data in the event (see render.RESULTS_JS / DAG_JS)
         async def on_result_click(ui, evt: gr.EventData):
             data = getattr(evt, "_data", None) or {}
-            return await _apply(ui, controller.paper_action, data.get("act"), data.get("id"))
+            async for view in _apply(ui, controller.paper_action, data.get("act"), data.get("id")):
+                yield view
 
         async def on_dag_click(ui, evt: gr.EventData):
             data = getattr(evt, "_data", None) or {}
-            return await _apply(ui, controller.select_node, data.get("node"))
+            async for view in _apply(ui, controller.select_node, data.get("node")):
+                yield view
 
         # One queue for every action, served in arrival order by ``concurrency`` workers. A visitor's own
         # actions still run one after another, in the order they were made, because each takes its
