@@ -171,6 +171,13 @@ class Emulator:
         source = LocalCorpusSource.open(corpus, cache_dir, progress=False)
         return cls(source, limits=Limits.from_args(rps, pool), **kw)
 
+    def warm(self) -> None:
+        """Load the embedding model before the first request: a probe or a first search must not wait for it."""
+        try:
+            asyncio.run(self.source.search_papers("warm up", limit=1, mode="dense"))
+        except Exception as exc:  # an emulator without a working embedder still serves lexical answers
+            log.warning("warming up the search failed: %s", exc)
+
     # --- bookkeeping ------------------------------------------------------------------------------
     def reset_stats(self) -> None:
         self.requests: Counter[str] = Counter()
@@ -179,6 +186,7 @@ class Emulator:
         self.fault_counts: Counter[str] = Counter()
         self.rate_limited = 0
         self.started = time.time()
+        self.recent: deque = deque(maxlen=200)  # (seconds since start, caller, status): to see a 429's neighbours
         for w in getattr(self, "_windows", {}).values():
             w.peak = len(w.times)
 
@@ -196,6 +204,7 @@ class Emulator:
             "latency_ms": self.latency_s * 1000,
             "fault_spec": ",".join(str(f) for f in self.faults),
             "since_s": round(time.time() - self.started, 3),
+            "recent": list(self.recent),
         }
 
     def caller(self, request: web.Request) -> tuple[str, RateSpec | None]:
@@ -238,6 +247,7 @@ class Emulator:
             self.requests[endpoint] += 1
             self.by_key[label] += 1
             wait = self.admit(label, spec)
+            self.recent.append((round(time.time() - self.started, 3), label, 429 if wait is not None else 0))
             if wait is not None:
                 self.rate_limited += 1
                 self.statuses[429] += 1
@@ -313,6 +323,7 @@ def retry_after(wait_s: float) -> dict[str, str]:
 # --- serving -------------------------------------------------------------------------------------
 def serve(emulator: Emulator, host: str, port: int) -> None:
     """Serve until interrupted (the ``pilot emulate`` command)."""
+    emulator.warm()
     web.run_app(emulator.app(), host=host, port=port, print=None, access_log=None)
 
 
@@ -332,6 +343,7 @@ class Running:
         return f"http://{self.host}:{self.port}"
 
     def __enter__(self) -> Self:
+        self.emulator.warm()
         ready = threading.Event()
         failure: list[BaseException] = []
 

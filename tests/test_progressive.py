@@ -1,6 +1,6 @@
 """Progressive results: over a slow, rate-limited source the first ranked list shows up while citation
 expansions are still running, the status says what is running, and the final list is the one a plain
-run gives. The source is pilot's Semantic Scholar source on the emulator (300 ms latency, 2 requests/s).
+run gives. The source is pilot's Semantic Scholar source on the emulator (300 ms latency, 1 request/s).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ ANCHOR = "acl:D08-1048"
 
 @pytest.fixture
 def slow_s2(local_source):
-    emu = S2Emulator(local_source, limits=Limits(keyed=RateSpec(2, 1.0)), latency_ms=300)
+    # S2 with a key: 1 request/s, 300 ms away; the expansions then take seconds after the first search is back
+    emu = S2Emulator(local_source, limits=Limits(keyed=RateSpec(1, 1.0)), latency_ms=300)
     with Running(emu) as running:
         yield running.url
 
@@ -35,7 +36,7 @@ def slow_s2(local_source):
 def settings_for(url: str, tmp_path, **kw) -> Settings:
     return Settings(
         _env_file=None, sources="s2", s2_base_url=f"{url}/graph/v1", s2_recommendations_url=f"{url}/recommendations/v1",
-        s2_api_key=SecretStr(f"k-{uuid.uuid4().hex[:8]}"), s2_rate="2/1", cache_dir=tmp_path, http_timeout_s=120,
+        s2_api_key=SecretStr(f"k-{uuid.uuid4().hex[:8]}"), s2_rate="1/1", cache_dir=tmp_path, http_timeout_s=120,
         request_budget=40, **kw,
     )  # fmt: skip
 

@@ -1,12 +1,14 @@
 """One rate limiter per API key: at most N requests in any S seconds, and a pause when the server asks.
 
-    limiter = rate_limiter("s2", key, settings)      # the same object for every source using that key
-    waited = await limiter.acquire()                 # sleeps until this request may go (FIFO)
+    limiter = rate_limiter("s2", key, rate)          # the same object for every source using that key
+    waited = await limiter.acquire()                 # sleeps until this request may go
     await limiter.penalize(retry_after_s)            # a 429 said "wait": nobody sends before then
 
-Slots are reserved in arrival order, so concurrent callers are served first come, first served and the
-rate is kept without a busy loop. A wait longer than ``max_wait_s`` is refused at once with
-``RateLimited`` (the pool is spent for minutes: the turn returns what it has instead of hanging).
+A request takes its place in the window at the moment it may go out, and goes out at once: the server
+counts arrivals, so a slot booked for later and sent late (a busy event loop, a slow host) would crowd
+the next window. A caller that finds the window full sleeps until its oldest request leaves it, then
+asks again. A wait longer than ``max_wait_s`` is refused at once with ``RateLimited`` (the pool is spent
+for minutes: the turn returns what it has instead of hanging).
 
 In one process the limiter lives in memory. With ``PILOT_REDIS_URL`` the reservations live in Redis, so
 every replica using the same key shares one window (``RedisRateLimiter``; Redis's own clock decides).
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import random
 import re
 import threading
 import time
@@ -85,65 +88,59 @@ class LocalRateLimiter:
         self.rate = rate
         self.max_wait_s = max_wait_s
         self.hint = hint
-        self._slots: deque[float] = deque()  # reserved send times (monotonic), ascending
+        self._taken: deque[float] = deque()  # when the requests in the current window went out (monotonic)
         self._blocked_until = 0.0
         self._lock = threading.Lock()
 
-    def _reserve(self, now: float) -> float:
-        """Reserve the earliest slot from ``now`` on; returns its time (not yet committed if too far)."""
+    def _take(self, now: float) -> float:
+        """0 when a request may go now (and it is counted); otherwise the seconds until one might."""
         r = self.rate
-        while self._slots and self._slots[0] <= now - r.period_s:
-            self._slots.popleft()
-        slot = max(now, self._blocked_until, self._slots[-1] if self._slots else now)
-        if len(self._slots) >= r.limit:
-            slot = max(slot, self._slots[-r.limit] + r.period_s + r.margin_s)
-        return slot
+        while self._taken and self._taken[0] <= now - r.period_s - r.margin_s:
+            self._taken.popleft()
+        if now < self._blocked_until:
+            return self._blocked_until - now
+        if len(self._taken) < r.limit:
+            self._taken.append(now)
+            return 0.0
+        return self._taken[0] + r.period_s + r.margin_s - now
 
     async def acquire(self) -> float:
         start = time.monotonic()
         while True:
             with self._lock:
-                now = time.monotonic()
-                slot = self._reserve(now)
-                if slot - now > self.max_wait_s:
-                    raise _too_long(self.source, slot - now, self.rate, self.hint)
-                self._slots.append(slot)
-            if slot > now:
-                await asyncio.sleep(slot - now)
-            with self._lock:
-                if time.monotonic() >= self._blocked_until:
-                    return time.monotonic() - start
-                self._slots.remove(slot)  # a 429 arrived while we slept: queue again behind its pause
+                wait = self._take(time.monotonic())
+            if wait <= 0:
+                return time.monotonic() - start
+            if wait > self.max_wait_s:
+                raise _too_long(self.source, wait, self.rate, self.hint)
+            await asyncio.sleep(wait + _jitter())
 
     async def penalize(self, seconds: float) -> None:
         with self._lock:
             self._blocked_until = max(self._blocked_until, time.monotonic() + max(0.0, seconds))
 
 
-# Reserve a slot atomically on Redis's clock. KEYS: slots zset, pause key. ARGV: limit, period ms,
-# margin ms, member, max wait ms. Returns {wait ms, reserved 1|0}.
-_RESERVE = """
+def _jitter() -> float:
+    # waiters woken by the same expiry spread out a little instead of all asking in the same millisecond
+    return random.uniform(0.0, 0.02)
+
+
+# Take a slot now, atomically on Redis's clock, or say how long until one frees. KEYS: window zset, pause key.
+# ARGV: limit, period ms, margin ms, member. Returns ms to wait (0 = taken).
+_TAKE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit, period, margin = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - period)
-local slot = now
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - period - margin)
 local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
-if paused > slot then slot = paused end
-local n = redis.call('ZCARD', KEYS[1])
-if n > 0 then
-  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-  if tonumber(last[2]) > slot then slot = tonumber(last[2]) end
+if paused > now then return paused - now end
+if redis.call('ZCARD', KEYS[1]) < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], period + margin + 1000)
+  return 0
 end
-if n >= limit then
-  local nth = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
-  local free = tonumber(nth[2]) + period + margin
-  if free > slot then slot = free end
-end
-if slot - now > tonumber(ARGV[5]) then return {slot - now, 0} end
-redis.call('ZADD', KEYS[1], slot, ARGV[4])
-redis.call('PEXPIRE', KEYS[1], math.ceil(slot - now + period + 1000))
-return {slot - now, 1}
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return math.max(1, tonumber(oldest[2]) + period + margin - now)
 """
 _PAUSE = """
 local t = redis.call('TIME')
@@ -152,13 +149,6 @@ local until_ms = now + tonumber(ARGV[1])
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 if until_ms > cur then redis.call('SET', KEYS[1], until_ms, 'PX', tonumber(ARGV[1]) + 1000) end
 return until_ms
-"""
-_STILL_PAUSED = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local paused = tonumber(redis.call('GET', KEYS[1]) or '0')
-if paused > now then redis.call('ZREM', KEYS[2], ARGV[1]) return paused - now end
-return 0
 """
 
 
@@ -173,7 +163,7 @@ class RedisRateLimiter:
         self.url = url
         self.max_wait_s = max_wait_s
         self.hint = hint
-        self._slots_key = f"pilot:rate:{name}:slots"
+        self._window_key = f"pilot:rate:{name}:window"
         self._pause_key = f"pilot:rate:{name}:pause"
         self._clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # one Redis client per event loop
 
@@ -195,17 +185,23 @@ class RedisRateLimiter:
         try:
             client = self._client()
             while True:
-                member = uuid.uuid4().hex
-                wait_ms, reserved = await client.eval(
-                    _RESERVE, 2, self._slots_key, self._pause_key, r.limit, int(r.period_s * 1000),
-                    int(r.margin_s * 1000), member, int(self.max_wait_s * 1000),
-                )  # fmt: skip
-                if not int(reserved):
-                    raise _too_long(self.source, int(wait_ms) / 1000, r, self.hint)
-                if int(wait_ms) > 0:
-                    await asyncio.sleep(int(wait_ms) / 1000)
-                if not int(await client.eval(_STILL_PAUSED, 2, self._pause_key, self._slots_key, member)):
+                wait_ms = int(
+                    await client.eval(
+                        _TAKE,
+                        2,
+                        self._window_key,
+                        self._pause_key,
+                        r.limit,
+                        int(r.period_s * 1000),
+                        int(r.margin_s * 1000),
+                        uuid.uuid4().hex,
+                    )  # fmt: skip
+                )
+                if wait_ms <= 0:
                     return time.monotonic() - start
+                if wait_ms / 1000 > self.max_wait_s:
+                    raise _too_long(self.source, wait_ms / 1000, r, self.hint)
+                await asyncio.sleep(wait_ms / 1000 + _jitter())
         except RedisError as exc:
             # A shared limiter that cannot be reached must not stop searches: fall back to this process's
             # own window (the combined rate of the replicas is then not guaranteed; the log says so).

@@ -6,6 +6,7 @@ does, and an edit to one weight re-ranks without re-fetching anything upstream.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -188,10 +189,11 @@ async def compute_features(
         field = (lambda p: p.title) if params.lexical_field == "title" else (lambda p: p.text)
         out["lexical"] = bm25(query, [tokens(field(p)) for p in papers])
     if "dense" in wanted:
+        # embedding hundreds of candidates is CPU work: off the event loop, so the run's requests keep flowing
         if params.dense_to == "anchor" and anchors:
-            sims = cosine_to(ctx, papers, "", anchors)
+            sims = await asyncio.to_thread(cosine_to, ctx, papers, "", anchors)
         else:
-            sims = cosine_to(ctx, papers, text if params.dense_to != "anchor" else "", anchors)
+            sims = await asyncio.to_thread(cosine_to, ctx, papers, text if params.dense_to != "anchor" else "", anchors)
         if sims is None:
             ctx.notes.append("no embeddings available, dense feature is 0")
             sims = np.zeros(n, dtype=np.float32)
