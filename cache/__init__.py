@@ -13,7 +13,7 @@ import logging
 import pickle
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ class RedisCache(_NeverFails):
         if raw is None:
             return default
         try:
-            return pickle.loads(raw)
+            return pickle.loads(cast(bytes, raw))
         except Exception as exc:  # written by an incompatible version: a miss
             self._warn("decode", exc)
             return default

@@ -256,10 +256,9 @@ class AMinerEmulator(Emulator):
             store_id = self.entity_id("org", str(short))
             org = self.store.entity("org", store_id) if store_id else None
             if org is not None:
-                out.append({
-                    "id": aid(org.id), "name": org.name, "name_en": org.name, "name_zh": "", "acronyms": [], "aliases": [],
-                    "details": "", "type": "", "location": "", "language": "en",
-                })  # fmt: skip
+                names = {"name": org.name, "name_en": org.name, "name_zh": ""}
+                extra = {"acronyms": [], "aliases": [], "details": "", "type": "", "location": "", "language": "en"}
+                out.append({"id": aid(org.id), **names, **extra})
         return envelope(out or None, total=len(out))
 
     async def org_persons(self, request: web.Request) -> web.Response:

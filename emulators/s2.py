@@ -36,13 +36,15 @@ import hashlib
 import json
 import re
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
 from emulators.server import Emulator, json_error, retry_after
-from pilot.models import Paper, SearchFilters, normalize_title
+from pilot.models import Paper, SearchFilters
+from pilot.text import normalize_title
 
 GRAPH = "/graph/v1"
 RECS = "/recommendations/v1"
@@ -88,7 +90,9 @@ class Fields:
     sub: dict[str, list[str]] = field(default_factory=dict)
 
 
-def parse_fields(raw: str | None, allowed: tuple[str, ...], nested: dict[str, tuple[str, ...]], default: list[str]):
+def parse_fields(
+    raw: str | None, allowed: tuple[str, ...], nested: Mapping[str, tuple[str, ...]], default: list[str]
+) -> Fields:
     if raw is None or not raw.strip():
         return Fields(top=list(default))
     out = Fields()
@@ -181,11 +185,11 @@ class S2Emulator(Emulator):
             found = self.store.rows_by_external_id("CorpusId", value)
             return found[0] if found else None
         if key == "acl":
-            row = self.store.row_of.get(f"acl:{value}")
-            if row is None:
-                found = self.store.rows_by_external_id("ACL", value)
-                row = found[0] if found else None
-            return row
+            own = self.store.row_of.get(f"acl:{value}")
+            if own is not None:
+                return own
+            found = self.store.rows_by_external_id("ACL", value)
+            return found[0] if found else None
         if key == "url":
             m = re.search(r"semanticscholar\.org/paper/(?:[^/]+/)?([0-9a-f]{40})", value, re.IGNORECASE)
             return self.row_of_pid.get(m.group(1).lower()) if m else None
@@ -252,9 +256,8 @@ class S2Emulator(Emulator):
             return {"name": paper.venue} if paper.venue else None
         if name == "citationStyles":
             names = " and ".join(a.name for a in paper.authors)
-            return {
-                "bibtex": f"@Inproceedings{{{self.pids[row][:12]},\n author = {{{names}}},\n title = {{{paper.title}}},\n year = {{{paper.year or ''}}}\n}}\n"
-            }
+            fields = f"author = {{{names}}},\n title = {{{paper.title}}},\n year = {{{paper.year or ''}}}"
+            return {"bibtex": f"@Inproceedings{{{self.pids[row][:12]},\n {fields}\n}}\n"}
         if name == "textAvailability":
             return "abstract" if paper.abstract else "none"
         if name == "authors":
@@ -266,7 +269,7 @@ class S2Emulator(Emulator):
             if budget is not None and name == "citations":
                 budget[0] += len(rows)
             nested = Fields(top=sub or ["title"])
-            return [self.paper_json(r, p, nested) for r, p in zip(rows, self.store.papers(rows))]
+            return [self.paper_json(r, p, nested) for r, p in zip(rows, self.store.papers(rows), strict=True)]
         return None  # publicationVenue, openAccessPdf, publicationTypes, embedding, tldr: the corpus has none
 
     def author_json(
@@ -298,7 +301,7 @@ class S2Emulator(Emulator):
                 out[f] = int(getattr(entity, attr) or 0) if entity else 0
             elif f == "papers" and papers is not None:
                 rows = self.store.author_rows(store_id)
-                out[f] = [self.paper_json(r, p, papers) for r, p in zip(rows, self.store.papers(rows))]
+                out[f] = [self.paper_json(r, p, papers) for r, p in zip(rows, self.store.papers(rows), strict=True)]
         return out
 
     # --- replies -------------------------------------------------------------------------------------
@@ -317,7 +320,7 @@ class S2Emulator(Emulator):
         return parse_fields(request.query.get("fields"), PAPER_FIELDS, nested, default or ["title"])
 
     def _papers_json(self, rows: list[int], fields: Fields, budget: list[int] | None = None) -> list[dict[str, Any]]:
-        return [self.paper_json(r, p, fields, budget) for r, p in zip(rows, self.store.papers(rows))]
+        return [self.paper_json(r, p, fields, budget) for r, p in zip(rows, self.store.papers(rows), strict=True)]
 
     # --- search -----------------------------------------------------------------------------------
     async def _ranked(self, query: str, filters: SearchFilters, venues: list[str]) -> list[int]:
@@ -333,7 +336,9 @@ class S2Emulator(Emulator):
         if len(venues) > 1:
             wanted = [v.lower() for v in venues]
             rows = [
-                r for r, p in zip(rows, self.store.papers(rows)) if any(w in (p.venue or "").lower() for w in wanted)
+                r
+                for r, p in zip(rows, self.store.papers(rows), strict=True)
+                if any(w in (p.venue or "").lower() for w in wanted)
             ]
         self._searches[key] = rows
         while len(self._searches) > 256:
@@ -368,7 +373,8 @@ class S2Emulator(Emulator):
             if offset + limit > SEARCH_CAP:
                 return json_error(
                     400,
-                    f"Unacceptable query params: [offset={offset}, limit={limit}]: offset + limit must be <= {SEARCH_CAP}",
+                    f"Unacceptable query params: [offset={offset}, limit={limit}]: "
+                    f"offset + limit must be <= {SEARCH_CAP}",
                 )
             filters, venues, possible = self._filters(request)
         except FieldError as exc:
@@ -433,7 +439,8 @@ class S2Emulator(Emulator):
         if len(ids) > BATCH_IDS:
             return json_error(400, f"Batch size limit exceeded: at most {BATCH_IDS} ids per request, got {len(ids)}")
         rows = [self.resolve(i) for i in ids]
-        found = dict(zip([r for r in rows if r is not None], self.store.papers(r for r in rows if r is not None)))
+        known = [r for r in rows if r is not None]
+        found = dict(zip(known, self.store.papers(known), strict=True))
         budget = [0]
         out = [self.paper_json(r, found[r], fields, budget) if r is not None and r in found else None for r in rows]
         if budget[0] > BATCH_CITATIONS:
@@ -459,7 +466,7 @@ class S2Emulator(Emulator):
         rows, extra = _page(self.store.by_in_corpus_citations(linked).tolist(), offset, limit)
         wrap = "citedPaper" if kind == "references" else "citingPaper"
         data = []
-        for r, p in zip(rows, self.store.papers(rows)):
+        for r, p in zip(rows, self.store.papers(rows), strict=True):
             item: dict[str, Any] = {}
             for f in edge:
                 item[f.strip()] = False if f.strip() == "isInfluential" else []

@@ -11,6 +11,7 @@ bug in the client's limiter must show up as 429s here, not be mirrored.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -27,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from aiohttp import web
+
+from pilot.sources.local import LocalCorpusSource
 
 log = logging.getLogger(__name__)
 
@@ -166,8 +169,6 @@ class Emulator:
         cls, corpus: Any, cache_dir: Any, rps: float | None = None, pool: str | None = None, **kw: Any
     ) -> Emulator:
         """The emulator over a corpus file (its store is built into ``cache_dir`` once, then reused)."""
-        from pilot.sources.local import LocalCorpusSource
-
         source = LocalCorpusSource.open(corpus, cache_dir, progress=False)
         return cls(source, limits=Limits.from_args(rps, pool), **kw)
 
@@ -304,10 +305,8 @@ def _reset(request: web.Request) -> None:
         return
     sock = transport.get_extra_info("socket")
     if sock is not None:
-        try:
+        with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        except OSError:
-            pass
     transport.abort()
 
 

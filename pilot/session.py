@@ -46,6 +46,7 @@ from workflows.executor import RunResult, execute
 from workflows.executor import run_node as exec_run_node
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
+from workflows.progressive import run_progressively
 from workflows.refine import Refinement, referenced_indices, refine, refine_llm
 from workflows.refine import rate as rate_paper
 from workflows.validate import WorkflowError, validate
@@ -111,7 +112,7 @@ def _turn(method):
     and its reply says what the turn spent and, when the budget ran out, what it left out."""
 
     @functools.wraps(method)
-    async def turn(self: "Session", *args: Any, **kwargs: Any) -> Any:
+    async def turn(self: Session, *args: Any, **kwargs: Any) -> Any:
         if current_budget() is not None:  # called from another turn (user_says -> search_now): same budget
             return await method(self, *args, **kwargs)
         with budget_scope(self._runtime.settings.turn_budget()) as budget:
@@ -753,8 +754,6 @@ class Session(BaseModel):
             if self._observer is None:
                 run = await execute(wf, rt.context(), rt.node_cache)
             else:
-                from workflows.progressive import run_progressively  # only a watched run needs previews
-
                 run = await run_progressively(wf, rt.context(), rt.node_cache, None, self._progress_to(self._observer))
         except WorkflowError as exc:  # validated before; kept so a bug is a message, not a crash
             return self._error(f"The workflow cannot run: {exc}", notes)

@@ -46,16 +46,16 @@ def test_answers_have_the_documented_shapes(emulator):
     ids = _ids(emu)
     api = f"{url}{PREFIX}/api"
     cases = [
-        ("paper_search_turing.json", "GET", "/paper/list/by/search/venue", {"keyword": "frame semantics", "page": 0, "size": 10}, None),
+        ("paper_search_turing.json", "GET", "/paper/list/by/search/venue", {"keyword": "frame semantics"}, None),
         ("paper_detail_machinery.json", "GET", "/paper/detail", {"id": ids["paper"]}, None),
         ("paper_detail_missing.json", "GET", "/paper/detail", {"id": "000000000000000000000000"}, None),
         ("paper_relation_machinery.json", "GET", "/paper/relation", {"id": ids["paper"]}, None),
-        ("person_search_turing.json", "POST", "/person/search", None, {"name": ids["surname"], "offset": 0, "size": 10}),
+        ("person_search_turing.json", "POST", "/person/search", None, {"name": ids["surname"], "size": 10}),
         ("person_detail_turing.json", "GET", "/person/detail", {"id": ids["author"]}, None),
         ("person_papers_turing.json", "GET", "/person/paper/relation", {"id": ids["author"]}, None),
         ("org_search_manchester.json", "POST", "/organization/search", None, {"orgs": [ids["org_name"]]}),
         ("org_detail_manchester.json", "POST", "/organization/detail", None, {"ids": [ids["org"]]}),
-        ("org_persons_manchester.json", "GET", "/organization/person/relation", {"org_id": ids["org"], "offset": 0}, None),
+        ("org_persons_manchester.json", "GET", "/organization/person/relation", {"org_id": ids["org"]}, None),
         ("venue_search_mind.json", "POST", "/venue/search", None, {"name": "computational linguistics"}),
         ("venue_detail_mind.json", "POST", "/venue/detail", None, {"id": ids["venue"]}),
     ]  # fmt: skip

@@ -59,7 +59,7 @@ async def test_previews_arrive_before_the_run_ends_and_the_final_list_is_the_pla
     total_s = time.monotonic() - started
     sent = httpx.get(f"{slow_s2}/_stats").json()["total"]
 
-    previews = [(t, u) for t, u in zip(stamps, updates) if u.preview and not u.final]
+    previews = [(t, u) for t, u in zip(stamps, updates, strict=False) if u.preview and not u.final]
     assert previews, "no partial results were shown"
     assert previews[0][0] < total_s - 1.0  # the first list came well before the end of the run
     assert any("steps done" in u.status_line() and u.running for u in updates)

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from tests.emulator_process import ROOT, EmulatorProcess, free_port
+from tests.prereq import missing
 
 KEY = "replica-test-key"
 RPS = 2
@@ -28,7 +29,7 @@ RPS = 2
 def redis_url(tmp_path_factory):
     exe = shutil.which("redis-server")
     if exe is None:
-        pytest.skip("redis-server is not installed (make test installs it: scripts/ensure-redis.sh)")
+        missing("redis-server is not installed and scripts/ensure-redis.sh could not install it")
     import redis
 
     port = free_port()
@@ -86,7 +87,7 @@ class App:
         )
         self.url = f"http://127.0.0.1:{self.port}/"
 
-    def wait(self) -> "App":
+    def wait(self) -> App:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

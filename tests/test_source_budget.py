@@ -126,7 +126,7 @@ async def test_one_key_one_limiter_keeps_the_rate_across_sources(local_source, t
         try:
             ids = slice_ids(local_source, 8)
             # two source objects, one key: one limiter, so together they keep the key's rate
-            await asyncio.gather(*(s.get_paper(i) for s, i in zip([src, other] * 4, ids)))
+            await asyncio.gather(*(s.get_paper(i) for s, i in zip([src, other] * 4, ids, strict=False)))
         finally:
             await src.aclose()
             await other.aclose()

@@ -16,6 +16,7 @@ An optional port left unconnected is ``None``; a ``many`` port holds one value p
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -105,10 +106,8 @@ class RunContext:
 
     def report(self, text: str) -> None:
         if self.on_progress is not None:
-            try:
+            with contextlib.suppress(Exception):  # a broken progress display must not fail the operator
                 self.on_progress(text)
-            except Exception:  # a broken progress display must not fail the operator
-                pass
 
 
 P = TypeVar("P", bound=OperatorParams)

@@ -30,7 +30,8 @@ from typing import Any
 from pilot.sources.base import Source
 from workflows.executor import MemoCache, NodeCache, RunEvent, RunResult, execute
 from workflows.model import Workflow
-from workflows.operator import RunContext, get_operator
+from workflows.operator import RunContext
+from workflows.registry import get_operator
 
 log = logging.getLogger(__name__)
 

@@ -50,7 +50,8 @@ def add(sub) -> None:
         "--sources",
         default="local",
         help="what the session searches: local (default, the corpus), s2, aminer or a comma list; a remote source "
-        "is configured as in the app (PILOT_S2_BASE_URL, PILOT_S2_API_KEY, e.g. `pilot emulate s2` serving the corpus); "
+        "is configured as in the app (PILOT_S2_BASE_URL, PILOT_S2_API_KEY; e.g. `pilot emulate s2` serving the "
+        "corpus); "
         "the corpus still maps the results to the gold's ids",
     )
     p.add_argument(

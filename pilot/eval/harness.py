@@ -542,6 +542,8 @@ def open_corpus(config: EvalConfig, runtime: Any) -> Any:
     for src in getattr(runtime.source, "sources", [runtime.source]):
         if getattr(src, "name", "") == "local":
             return src
+    if config.corpus is None:
+        raise EvalError("runs over remote sources need --corpus: the gold ids are corpus ids")
     return LocalCorpusSource.open(Path(config.corpus), runtime.settings.cache_dir, progress=False)
 
 

@@ -65,7 +65,7 @@ class Neighbours:
     found: dict[str, list[Paper]] = field(default_factory=dict)
     failed: dict[str, SourceError] = field(default_factory=dict)
 
-    def merge(self, other: "Neighbours") -> None:
+    def merge(self, other: Neighbours) -> None:
         self.found.update(other.found)
         for pid, exc in other.failed.items():
             if pid not in self.found:

@@ -133,7 +133,7 @@ class HiddenEdgesSource(Source):
     async def linked(
         self, paper_ids: list[str], direction: GraphDirection, limit: int = 100, progress: GraphProgress | None = None
     ) -> Neighbours:
-        hiding = "anchor_outgoing" if direction == "references" else "anchor_incoming"
+        hiding: HiddenMode = "anchor_outgoing" if direction == "references" else "anchor_incoming"
         own = [pid for pid in paper_ids if self._hides(pid, hiding)]
         # the anchor's own hidden list is not even asked for: the inner source would spend a request on it
         got = await self.inner.linked([p for p in paper_ids if p not in own], direction, limit + 1, progress)

@@ -14,6 +14,7 @@ import email.utils
 import logging
 import random
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +63,17 @@ def error_text(response: httpx.Response) -> str:
     return response.text[:200] or f"HTTP {response.status_code}"
 
 
+# httpx keeps idle connections for 5 s: a request after a longer pause (or the first one) opens a new one
+_KEEPALIVE_S = 4.0
+_LAST_ANSWER: weakref.WeakKeyDictionary[httpx.AsyncClient, float] = weakref.WeakKeyDictionary()
+
+
+def cold_connection(client: httpx.AsyncClient) -> bool:
+    """Will this request open a new connection (a handshake first, so it reaches the server later than sent)?
+    True until the client has had an answer, and again after an idle pause."""
+    return time.monotonic() - _LAST_ANSWER.get(client, -1e9) > _KEEPALIVE_S
+
+
 class LoopClient:
     """An httpx.AsyncClient per event loop: a client belongs to the loop it first ran on, and
     callers that use ``asyncio.run()`` per call would otherwise hit "event loop is closed"."""
@@ -108,14 +120,20 @@ async def send(
     attempt = 0
     while True:
         log.debug("%s %s %s (attempt %d)", source, method, url, attempt + 1)
+        slot = None
+        cold = False
         if limiter is not None:
-            waited = await limiter.acquire()
+            cold = cold_connection(client)
+            slot = await limiter.acquire()
             if budget is not None:
-                budget.usage.rate_wait_s = round(budget.usage.rate_wait_s + waited, 3)
+                budget.usage.rate_wait_s = round(budget.usage.rate_wait_s + slot.waited, 3)
         if attempt and budget is not None:
             budget.retry()
         try:
             r = await client.request(method, url, params=params, json=json, headers=headers)
+            _LAST_ANSWER[client] = time.monotonic()
+            if limiter is not None and slot is not None and cold:
+                await limiter.settle(slot)
         except httpx.TimeoutException as exc:
             raise SourceUnavailable(
                 source, f"{label} did not answer in time ({type(exc).__name__})", OFFLINE_HINT

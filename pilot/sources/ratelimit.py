@@ -1,7 +1,8 @@
 """One rate limiter per API key: at most N requests in any S seconds, and a pause when the server asks.
 
     limiter = rate_limiter("s2", key, rate)          # the same object for every source using that key
-    waited = await limiter.acquire()                 # sleeps until this request may go
+    slot = await limiter.acquire()                   # sleeps until this request may go
+    await limiter.settle(slot)                       # (a cold request) count it as sent at its answer
     await limiter.penalize(retry_after_s)            # a 429 said "wait": nobody sends before then
 
 A request takes its place in the window at the moment it may go out, and goes out at once: the server
@@ -17,6 +18,7 @@ every replica using the same key shares one window (``RedisRateLimiter``; Redis'
 from __future__ import annotations
 
 import asyncio
+import bisect
 import hashlib
 import logging
 import random
@@ -25,7 +27,6 @@ import threading
 import time
 import uuid
 import weakref
-from collections import deque
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -59,11 +60,24 @@ class Rate:
         return f"{self.limit}/{self.period_s:g}s"
 
 
+@dataclass
+class Slot:
+    """One request's place in the window: ``waited`` seconds to get it; ``member`` names it there."""
+
+    waited: float
+    member: str
+
+
 class RateLimiter(Protocol):
     rate: Rate
 
-    async def acquire(self) -> float:
-        """Wait for this request's slot; the seconds waited. ``RateLimited`` when the wait would be too long."""
+    async def acquire(self) -> Slot:
+        """Wait for this request's slot. ``RateLimited`` when the wait would be too long."""
+        ...
+
+    async def settle(self, slot: Slot) -> None:
+        """Count the request as sent now, at its answer, not when its slot was taken: for a request whose
+        way out took unknown time (a new connection's handshake), so the next window cannot crowd it."""
         ...
 
     async def penalize(self, seconds: float) -> None:
@@ -88,36 +102,50 @@ class LocalRateLimiter:
         self.rate = rate
         self.max_wait_s = max_wait_s
         self.hint = hint
-        self._taken: deque[float] = deque()  # when the requests in the current window went out (monotonic)
+        # (when it went out, member) of the requests in the current window, oldest first (monotonic clock)
+        self._taken: list[tuple[float, str]] = []
         self._blocked_until = 0.0
         self._lock = threading.Lock()
 
-    def _take(self, now: float) -> float:
+    def _take(self, now: float, member: str) -> float:
         """0 when a request may go now (and it is counted); otherwise the seconds until one might."""
         r = self.rate
-        while self._taken and self._taken[0] <= now - r.period_s - r.margin_s:
-            self._taken.popleft()
+        while self._taken and self._taken[0][0] <= now - r.period_s - r.margin_s:
+            self._taken.pop(0)
         if now < self._blocked_until:
             return self._blocked_until - now
         if len(self._taken) < r.limit:
-            self._taken.append(now)
+            bisect.insort(self._taken, (now, member))
             return 0.0
-        return self._taken[0] + r.period_s + r.margin_s - now
+        return self._taken[0][0] + r.period_s + r.margin_s - now
 
-    async def acquire(self) -> float:
+    async def acquire(self) -> Slot:
         start = time.monotonic()
+        member = uuid.uuid4().hex
         while True:
             with self._lock:
-                wait = self._take(time.monotonic())
+                wait = self._take(time.monotonic(), member)
             if wait <= 0:
-                return time.monotonic() - start
+                return Slot(time.monotonic() - start, member)
             if wait > self.max_wait_s:
                 raise _too_long(self.source, wait, self.rate, self.hint)
             await asyncio.sleep(wait + _jitter())
 
+    async def settle(self, slot: Slot) -> None:
+        with self._lock:
+            for i, (_, member) in enumerate(self._taken):
+                if member == slot.member:
+                    del self._taken[i]
+                    bisect.insort(self._taken, (time.monotonic(), member))
+                    break
+
     async def penalize(self, seconds: float) -> None:
         with self._lock:
             self._blocked_until = max(self._blocked_until, time.monotonic() + max(0.0, seconds))
+
+
+# Slots given back because this process resumed late, before one is used anyway (the host stays this busy).
+_MAX_STALE = 3
 
 
 def _jitter() -> float:
@@ -142,6 +170,14 @@ end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return math.max(1, tonumber(oldest[2]) + period + margin - now)
 """
+# Move a member still in the window to Redis's now. KEYS: window zset. ARGV: member.
+_SETTLE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
+"""
+# Give a slot back (it was granted during a stall of this process and would go out late). KEYS: window zset.
+_RELEASE = "return redis.call('ZREM', KEYS[1], ARGV[1])"
 _PAUSE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -177,14 +213,17 @@ class RedisRateLimiter:
             self._clients[loop] = client
         return client
 
-    async def acquire(self) -> float:
+    async def acquire(self) -> Slot:
         from redis.exceptions import RedisError
 
         start = time.monotonic()
         r = self.rate
+        member = uuid.uuid4().hex
+        stale = 0
         try:
             client = self._client()
             while True:
+                asked = time.monotonic()
                 wait_ms = int(
                     await client.eval(
                         _TAKE,
@@ -194,11 +233,17 @@ class RedisRateLimiter:
                         r.limit,
                         int(r.period_s * 1000),
                         int(r.margin_s * 1000),
-                        uuid.uuid4().hex,
-                    )  # fmt: skip
+                        member,
+                    )
                 )
                 if wait_ms <= 0:
-                    return time.monotonic() - start
+                    if time.monotonic() - asked <= r.margin_s / 2 or stale >= _MAX_STALE:
+                        return Slot(time.monotonic() - start, member)
+                    # Redis's clock booked the slot when it answered, but this process resumed late (a busy
+                    # host, a long step of another task): sent now, the request would crowd the next window.
+                    stale += 1
+                    await client.eval(_RELEASE, 1, self._window_key, member)
+                    continue
                 if wait_ms / 1000 > self.max_wait_s:
                     raise _too_long(self.source, wait_ms / 1000, r, self.hint)
                 await asyncio.sleep(wait_ms / 1000 + _jitter())
@@ -206,7 +251,16 @@ class RedisRateLimiter:
             # A shared limiter that cannot be reached must not stop searches: fall back to this process's
             # own window (the combined rate of the replicas is then not guaranteed; the log says so).
             log.warning("rate limiter: Redis unavailable (%s); limiting this process alone", exc)
-            return await _fallback(self).acquire() + (time.monotonic() - start)
+            slot = await _fallback(self).acquire()
+            return Slot(slot.waited + (time.monotonic() - start), slot.member)
+
+    async def settle(self, slot: Slot) -> None:
+        from redis.exceptions import RedisError
+
+        try:
+            await self._client().eval(_SETTLE, 1, self._window_key, slot.member)
+        except RedisError:
+            await _fallback(self).settle(slot)
 
     async def penalize(self, seconds: float) -> None:
         from redis.exceptions import RedisError

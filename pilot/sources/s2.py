@@ -396,7 +396,7 @@ class SemanticScholarSource(Source):
     def _page(self, limit: int) -> int:
         return max(1, min(limit, self.page_size))
 
-    def _papers(self, records: list[dict[str, Any] | None]) -> list[Paper]:
+    def _papers(self, records: Sequence[dict[str, Any] | None]) -> list[Paper]:
         """Papers from raw records, remembering each one's reference / citation counts."""
         for r in records:
             if r and r.get("paperId") and ("citationCount" in r or "referenceCount" in r):
@@ -481,7 +481,7 @@ class SemanticScholarSource(Source):
                 continue
             except BudgetExhausted:
                 break  # the budget noted what was skipped; the papers found so far are the answer
-            for sid, rec in zip(chunk, found):
+            for sid, rec in zip(chunk, found, strict=True):
                 records[sid] = rec
                 if self.cache is not None:
                     self.cache.set(fingerprint(NAME, "paper", sid, fields), rec or {})
@@ -603,14 +603,14 @@ class SemanticScholarSource(Source):
             except SourceError as exc:
                 errors.update(dict.fromkeys(chunk, exc))
                 continue
-            for sid, rec in zip(chunk, records):
+            for sid, rec in zip(chunk, records, strict=True):
                 if rec is None:
                     errors[sid] = NotFound(NAME, f"no paper with id {sid!r}")
                     continue
-                raw = [r for r in rec.get(direction) or [] if r]
-                lists[sid] = self._papers(raw)
+                linked = [r for r in rec.get(direction) or [] if r]
+                lists[sid] = self._papers(linked)
                 if self.cache is not None:
-                    self.cache.set(fingerprint(NAME, direction, sid, fields), raw)
+                    self.cache.set(fingerprint(NAME, direction, sid, fields), linked)
             report()
         for sid in heavy:
             try:

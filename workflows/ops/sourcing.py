@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from pilot.models import Paper, RankedPaper, SearchFilters
-from pilot.sources.base import BudgetExhausted, NotFound, SearchMode, SourceError
+from pilot.sources.base import BudgetExhausted, GraphDirection, NotFound, SearchMode, SourceError
 from workflows.operator import (
     NoInputs,
     Operator,
@@ -189,7 +189,9 @@ class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
         support: dict[str, int] = defaultdict(int)
         hops: dict[str, int] = {}
         papers: dict[str, Paper] = {}
-        directions = ["references", "citations"] if params.direction == "both" else [params.direction]
+        directions: list[GraphDirection] = (
+            ["references", "citations"] if params.direction == "both" else [params.direction]
+        )
         frontier = [p.id for p in seeds]
         calls = 0
         failed: dict[str, SourceError] = {}
@@ -200,12 +202,11 @@ class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
             lists: dict[str, list[Paper]] = defaultdict(list)
             for direction in directions:
                 what = f"expanding {direction}" + (f" (hop {hop})" if params.depth > 1 else "")
-                got = await ctx.source.linked(
-                    frontier,
-                    direction,  # type: ignore[arg-type]
-                    params.per_paper_limit,
-                    progress=lambda done, total, what=what: ctx.report(f"{what}: {done} of {total} seeds"),
-                )
+
+                def progress(done: int, total: int, what: str = what) -> None:
+                    ctx.report(f"{what}: {done} of {total} seeds")
+
+                got = await ctx.source.linked(frontier, direction, params.per_paper_limit, progress=progress)
                 for pid in frontier:
                     lists[pid] += got.found.get(pid, [])
                 failed.update({pid: exc for pid, exc in got.failed.items() if pid not in got.found})
