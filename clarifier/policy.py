@@ -36,6 +36,13 @@ _PRIORS: dict[str, dict[str, float]] = {
     "recency": {"_": 0.45},
 }
 FACET_SCORE = 2.0  # sibling search: which aspect of the anchor matters re-targets the whole similarity
+# A topic search (no anchor paper) is helped by the period, the sub-area and seminal-vs-recent; a direction,
+# a facet, a venue or a resource type belong to searches around a paper (or were said with the request).
+TOPIC_SLOTS = ("time", "topic", "recency")
+
+
+def is_topic_search(intent: Intent, anchor: Paper | None) -> bool:
+    return anchor is None and bool(intent.topic)
 
 
 def _prior(slot: str, direction: str | None) -> float:
@@ -141,11 +148,13 @@ def _texts(cands: list[Paper]) -> list[str]:
     return [f"{p.title}. {(p.abstract or '')[:300]}" for p in cands]
 
 
-def topic_clusters(cands: list[Paper], k: int = 3, anchor: Paper | None = None) -> list[tuple[list[str], list[int]]]:
+def topic_clusters(
+    cands: list[Paper], k: int = 3, anchor: Paper | None = None, topic: str | None = None
+) -> list[tuple[list[str], list[int]]]:
     """KMeans over TF-IDF of titles (+ abstract start); each cluster labelled with its most distinctive terms.
 
-    Returns [(label terms, member indices)], biggest cluster first; terms of the anchor's own title are
-    not used as labels since every candidate shares them.
+    Returns [(label terms, member indices)], biggest cluster first; terms of the anchor's own title (or of
+    the searched topic) are not used as labels since every candidate shares them.
     """
     if len(cands) < 2 * k:
         return []
@@ -164,6 +173,7 @@ def topic_clusters(cands: list[Paper], k: int = 3, anchor: Paper | None = None) 
     terms = vec.get_feature_names_out()
     mean = X.mean(axis=0).A1
     skip = set(content_terms(anchor.title, limit=50)) if anchor else set()
+    skip |= set(content_terms(topic or "", limit=50))
     out = []
     for c in range(k):
         members = [i for i, lab in enumerate(km.labels_) if lab == c]
@@ -181,7 +191,7 @@ def topic_clusters(cands: list[Paper], k: int = 3, anchor: Paper | None = None) 
 def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal | None:
     if intent.topic_terms:
         return None
-    clusters = topic_clusters(cands, anchor=anchor)
+    clusters = topic_clusters(cands, anchor=anchor, topic=intent.topic)
     if len(clusters) < 2:
         return None
     options = []
@@ -255,7 +265,8 @@ def propose(intent: Intent, candidates: list[Paper], anchor: Paper | None = None
     """Every question worth considering now, best first (scores already weighted by slot priors)."""
     d = intent.direction
     out: list[Proposal] = []
-    if d == "sibling" and intent.facet is None:
+    topic_search = is_topic_search(intent, anchor)
+    if d == "sibling" and intent.facet is None and not topic_search:
         out.append(Proposal(facet_question(), FACET_SCORE, "sibling search: which aspect is similar"))
     builders: list[tuple[str, Callable[[], Proposal | None]]] = [
         ("resource", lambda: _resource(intent, candidates)),
@@ -265,6 +276,8 @@ def propose(intent: Intent, candidates: list[Paper], anchor: Paper | None = None
         ("recency", lambda: _recency(intent, candidates)),
     ]
     for slot, build in builders:
+        if topic_search and slot not in TOPIC_SLOTS:
+            continue
         prop = build()
         if prop is not None:
             prop.score *= _prior(slot, d)
@@ -284,7 +297,7 @@ def next_question(
     """Ask the best question not asked yet, or finalize (question None) with the reason why."""
     if turns >= max_turns:
         return Decision(None, f"turn limit reached ({max_turns} questions)")
-    if intent.direction is None and "direction" not in asked:
+    if intent.direction is None and "direction" not in asked and not is_topic_search(intent, anchor):
         return Decision(
             direction_question(anchor.title if anchor else None),
             "the request does not say which direction",

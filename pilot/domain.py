@@ -68,6 +68,12 @@ class Profile(_Data):
     resource_type_terms: dict[str, tuple[str, ...]] = Field(
         default_factory=dict, description="resource type -> extra title terms a benchmark search looks for"
     )
+    campaign_names: tuple[str, ...] = Field(
+        (), description="the field's evaluation campaigns, whose overview papers are data resources (paper types)"
+    )
+    resource_names: tuple[str, ...] = Field(
+        (), description="named lexical resources a title may name without a resource word (paper types)"
+    )
 
     # --- venues -----------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pilot.vocab import Direction, Facet
+from pilot.vocab import Direction, Facet, PaperType
 
 S2_PAPER_URL = "https://www.semanticscholar.org/paper/{id}"
 S2_AUTHOR_URL = "https://www.semanticscholar.org/author/{id}"
@@ -179,6 +179,8 @@ class Intent(_Model):
     request: str = ""
     anchor_id: str | None = None
     direction: Direction | None = None
+    topic: str | None = None
+    paper_types: list[PaperType] = Field(default_factory=list)
     facet: Facet | None = None
     year_min: int | None = None
     year_max: int | None = None

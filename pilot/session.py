@@ -33,11 +33,13 @@ from clarifier.question import Option, Question
 from pilot.domain import profile
 from pilot.intent import ParsedRequest, apply_updates, detect_direction, parse_request
 from pilot.kg import answer_question, classify
+from pilot.kg import parse as parse_entity_question
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.runtime import Runtime
 from pilot.sources.base import RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
 from pilot.text import normalize_title
+from pilot.topic import TopicRequest, read_topic
 from pilot.vocab import direction_results
 from workflows.diff import diff as workflow_diff
 from workflows.diff import short
@@ -47,7 +49,7 @@ from workflows.executor import run_node as exec_run_node
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
 from workflows.progressive import run_progressively
-from workflows.refine import Refinement, referenced_indices, refine, refine_llm
+from workflows.refine import Refinement, ResultFilters, filter_results, referenced_indices, refine, refine_llm
 from workflows.refine import rate as rate_paper
 from workflows.validate import WorkflowError, validate
 
@@ -164,14 +166,15 @@ def _paper_label(p: Paper) -> str:
     return f"{p.title} ({meta})" if meta else p.title
 
 
-def _near_exact(query: str, title: str) -> bool:
+def _near_exact(query: str, title: str, inside: bool = True) -> bool:
+    """``query`` is ``title`` (give or take a typo), or, with ``inside``, a request with the title typed in it."""
     q, t = normalize_title(query), normalize_title(title)
     if not q or not t:
         return False
     if q == t:
         return True
     # an unquoted title typed inside a request ("predecessors of deep residual learning for image recognition")
-    if len(t.split()) >= 4 and f" {t} " in f" {q} ":
+    if inside and len(t.split()) >= 4 and f" {t} " in f" {q} ":
         return True
     return difflib.SequenceMatcher(None, q, t).ratio() >= 0.92
 
@@ -380,8 +383,31 @@ class Session(BaseModel):
                 "the ones you want, or start a paper search from one of them."
             )
         ref = rate_paper(self.workflow, self.intent, paper_id, up)
-        self._say("user", f"{'👍' if up else '👎'} {paper_id}")
+        self._say("user", f"{'relevant' if up else 'not relevant'}: {paper_id}")
         return await self._apply_refinement(ref)
+
+    @_turn
+    async def filter_results(self, filters: ResultFilters) -> Reply:
+        """The results panel's filters, applied as one edit of the workflow (a new version and a diff)."""
+        if self.workflow is None or self.phase == "answer":
+            return self._error("There are no search results to filter yet.")
+        return await self._apply_refinement(filter_results(self.workflow, self.intent, filters))
+
+    @_turn
+    async def goto_version(self, version: int) -> Reply:
+        """Make an earlier (or, after an undo, a later) workflow version current again and run it."""
+        index = next((i for i, v in enumerate(self.versions) if v.version == version), None)
+        if index is None:
+            return self._error(f"There is no workflow version v{version}.")
+        if index == self.current_version:
+            return await self.rerun()
+        before = self.workflow
+        self.current_version = index
+        assert before is not None and self.workflow is not None
+        lines = workflow_diff(before, self.workflow).summary()
+        reply = await self._run([f"back to version v{version}"])
+        reply.diff = lines
+        return reply
 
     @_turn
     async def edit(self, edit: Any) -> Reply:
@@ -485,6 +511,9 @@ class Session(BaseModel):
         paper_search = parsed.anchor_kind in _ID_KINDS or (
             parsed.anchor_kind == "title" and parsed.intent.direction is not None
         )
+        topic = None if paper_search else await self._topic_request(parsed)
+        if topic is not None:
+            return await self._topic_search(text, parsed, topic)
         if not paper_search and self._is_entity_question(text):
             return await self._entity(text)
         self.request = text
@@ -494,6 +523,50 @@ class Session(BaseModel):
                 "Please name a paper (its title in quotes, a DOI or an id) and what you are looking for."
             )
         return await self._resolve_anchor(parsed)
+
+    # --- topic requests (no paper named). Kept small and separate: the message reader of issue 12 takes the
+    # decision over; what a topic search does lives in workflows.templates.topic_search.
+    async def _topic_request(self, parsed: ParsedRequest) -> TopicRequest | None:
+        """The topic of a request for a field's literature ("what should I read on X", "surveys covering X"),
+        unless it names a paper after all (the topic is a paper's title), a known person or an institution."""
+        if parsed.anchor_kind != "text":
+            return None
+        req = read_topic(parsed.text)
+        if req is None or await self._names_entity(parsed.text):
+            return None
+        try:
+            found = await self._runtime.source.match_paper(req.topic, limit=3)
+        except (SourceUnavailable, RateLimited) as exc:
+            raise _SourceDown(exc) from exc
+        except SourceError:
+            found = []
+        # the topic is a paper's title: that paper is named. A topic that only contains a title ("joint parsing
+        # and named entity recognition with partly labelled data") is still a topic.
+        return None if any(_near_exact(req.topic, p.title, inside=False) for p in found) else req
+
+    async def _names_entity(self, text: str) -> bool:
+        """An institution in the request, or a person the source knows; capitalised topic words that only look
+        like a name ("A Unified Framework") do not, and a venue is a filter of the topic search ("… at ACL")."""
+        query = parse_entity_question(text)
+        if query is None:
+            return False
+        if query.org:
+            return True
+        if not query.person:
+            return False
+        try:
+            people = await self._runtime.source.search_authors(query.person, limit=5)
+        except SourceError:
+            return False
+        return any(normalize_title(a.name) == normalize_title(query.person) for a in people)
+
+    async def _topic_search(self, text: str, parsed: ParsedRequest, req: TopicRequest) -> Reply:
+        self.request = text
+        # a direction needs a paper to point from; the type words are kept as paper types instead
+        updates = {"topic": req.topic, "paper_types": req.paper_types, "direction": None, **req.updates}
+        self.intent = apply_updates(parsed.intent, updates)
+        kinds = " and ".join(f"{t}s" if t != "method" else "method papers" for t in req.paper_types)
+        return await self._no_anchor([f"Searching for {kinds or 'the literature'} on “{short(req.topic, 120)}”."])
 
     def _is_entity_question(self, text: str) -> bool:
         return classify(text) == "entity"
@@ -614,7 +687,7 @@ class Session(BaseModel):
     # --- clarification ----------------------------------------------------------------------------------
     async def _candidate_set(self, notes: list[str]) -> list[Paper]:
         """A cheap candidate set for the anchor + direction; the clarifier's options come from it."""
-        key = f"{self.anchor.id if self.anchor else self.request}|{self.intent.direction}"
+        key = f"{self.anchor.id if self.anchor else self.intent.topic or self.request}|{self.intent.direction}"
         if key not in self._candidates:
             self._candidates[key] = await self._fetch_candidates(notes)
         cands = self._candidates[key]
@@ -636,7 +709,8 @@ class Session(BaseModel):
         papers: list[Paper] = []
         try:
             if a is None:
-                return [h.paper for h in await src.search_papers(self.request, limit=CANDIDATE_LIMIT)]
+                query = self.intent.topic or self.request  # a topic search never searches its instruction words
+                return [h.paper for h in await src.search_papers(query, limit=CANDIDATE_LIMIT)]
             if d == "successor":
                 papers = await src.citations(a.id, limit=CANDIDATE_LIMIT * 2)
             elif d == "predecessor":
@@ -697,6 +771,8 @@ class Session(BaseModel):
         compact = self._runtime.settings.llm_prompt == "compact"
         induction = await induce(self.intent, anchor_query, self._runtime.llm, self.request, self.anchor, compact)
         what = direction_results(self.intent.direction)
+        if self.anchor is None and self.intent.topic:
+            what = f"the literature on “{short(self.intent.topic, 80)}”"
         self._push(induction.workflow, f"{induction.origin} workflow for {what}")
         return await self._run(notes + induction.notes)
 
@@ -776,6 +852,8 @@ class Session(BaseModel):
         self.phase = "results"
         what = direction_results(self.intent.direction)
         about = f" for “{self.anchor.title}”" if self.anchor else ""
+        if self.anchor is None and self.intent.topic:
+            what, about = "papers", f" on “{short(self.intent.topic, 120)}”"
         message = (
             f"Found {len(self.results)} papers — {what}{about} (workflow v{version.version}: {version.reason})."
             if error is None

@@ -223,6 +223,29 @@ REQUEST_STOPWORDS = FUNCTION_WORDS | frozenset(
     ]
 )
 
+# Words of a request that say what the user wants done ("find", "key papers", "what should I read"), not
+# what it is about: a topic request's topic is what follows them (pilot.topic).
+INSTRUCTION_WORDS = FUNCTION_WORDS | frozenset(
+    """find show give get list recommend suggest search searching look looking need want wanted like would please
+    help me i we us my our you your can could should shall will may might must tell point pointers what which where
+    how is are was were am be been being has have had do does did there exist exists existing available some any
+    all few several main key important essential relevant good best top major basic core must-read canonical
+    seminal classic classical foundational influential landmark standard recent latest newest new current modern
+    state-of-the-art stateoftheart prior previous earlier papers paper work works literature research articles
+    article publications publication studies study references reading readings read published written done
+    known starting start started begin beginning getting into learn learning understand understanding know
+    knowing more out up so far already also other others just guide guides intro""".split()
+)
+
+# Words a noun phrase does not cross ("tree kernels for relation extraction" -> two phrases).
+PHRASE_BREAK_WORDS = FUNCTION_WORDS | frozenset(
+    """without at from into onto via using through over under between across against but vs versus as than
+    toward towards based applied""".split()
+)
+
+# Determiners a noun phrase does not start with.
+DETERMINERS = frozenset("a an the its their our this that these those some any".split())
+
 # Words every paper title/abstract uses; they say nothing about the topic.
 ACADEMIC_WORDS = frozenset(
     [

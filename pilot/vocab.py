@@ -16,6 +16,24 @@ DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
 Facet = Literal["background", "method", "result"]
 FACETS: tuple[Facet, ...] = get_args(Facet)
 
+# What kind of paper it is ("resource" = dataset, corpus, treebank, benchmark, lexical resource, shared task):
+# ``pilot.papertype.paper_type`` decides; a request's type words select one ("surveys on …", "datasets for …").
+PaperType = Literal["survey", "resource", "method"]
+PAPER_TYPES: tuple[PaperType, ...] = get_args(PaperType)
+
+# A request's type words ("surveys on …", "datasets for …") -> the kind of paper it asks for.
+PAPER_TYPE_WORDS: dict[str, PaperType] = {
+    **dict.fromkeys(
+        "survey surveys review reviews overview overviews tutorial tutorials introduction introductions primer".split(),
+        "survey",
+    ),
+    **dict.fromkeys(
+        "dataset datasets data corpus corpora benchmark benchmarks treebank treebanks resource resources lexicon "
+        "lexicons testbed testbeds".split(),
+        "resource",
+    ),
+}
+
 # The button a user clicks to choose a direction (the clarifier's direction question).
 DIRECTION_OPTIONS: dict[Direction, str] = {
     "predecessor": "Earlier work it builds on",

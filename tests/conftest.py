@@ -72,16 +72,11 @@ def bench_cases(shared: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="session")
-def local_source(shared: Path, corpus_slice: Path, corpus_slice_rows: list[dict], tmp_path_factory):
-    """An opened ``LocalCorpusSource`` over the slice, built into a temporary cache directory.
-
-    Its vectors are the shared precomputed MiniLM vectors of the same papers, re-ordered to the slice's
-    lines (embedding 3.5k texts would add ~40 s to every session); ``test_local_source`` covers the
-    compute-it-yourself path on a small file.
-    """
+def slice_vectors(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> Path:
+    """The shared precomputed MiniLM vectors of the slice's papers, re-ordered to the slice's lines
+    (embedding 3.5k texts would add ~40 s to every session); ``test_local_source`` covers the
+    compute-it-yourself path on a small file."""
     import numpy as np
-
-    from pilot.sources.local import LocalCorpusSource
 
     line_of: dict[str, int] = {}
     with gzip.open(shared / "corpus" / "papers.jsonl.gz", "rt", encoding="utf-8") as fh:
@@ -90,7 +85,17 @@ def local_source(shared: Path, corpus_slice: Path, corpus_slice_rows: list[dict]
     full = np.load(shared / "corpus" / "minilm-l6-v2.f16.npy", mmap_mode="r")
     vectors = tmp_path_factory.mktemp("slice-vectors") / "slice.f16.npy"
     np.save(vectors, np.asarray(full[[line_of[r["id"]] for r in corpus_slice_rows]]))
-    return LocalCorpusSource.open(corpus_slice, tmp_path_factory.mktemp("pilot-cache"), vectors=vectors, progress=False)
+    return vectors
+
+
+@pytest.fixture(scope="session")
+def local_source(corpus_slice: Path, slice_vectors: Path, tmp_path_factory):
+    """An opened ``LocalCorpusSource`` over the slice, built into a temporary cache directory."""
+    from pilot.sources.local import LocalCorpusSource
+
+    return LocalCorpusSource.open(
+        corpus_slice, tmp_path_factory.mktemp("pilot-cache"), vectors=slice_vectors, progress=False
+    )
 
 
 @pytest.fixture(scope="session")

@@ -237,3 +237,71 @@ def test_the_simulated_user_never_borrows_the_system_model(tmp_path):
     assert Harness(EvalConfig(**base), runtime=None).simulator_llm is None
     judge = Harness(EvalConfig(**base, simulator_llm="openai/simulator"), runtime=None).simulator_llm
     assert judge is not None and judge.model == "openai/simulator"
+
+
+# --- topic cases: no anchor, the answer key hidden ---
+
+TOPIC_SOURCE = "acl:D08-1048"  # its in-slice references are the gold of a topic case built on the slice
+
+
+@pytest.fixture(scope="module")
+def topic_cases(shared, by_id, tmp_path_factory) -> Path:
+    gold = [r for r in by_id[TOPIC_SOURCE]["references"] if r in by_id]
+    years = [by_id[g]["year"] for g in gold if by_id[g].get("year")]
+    on_slice = {
+        "case_id": f"topic-{TOPIC_SOURCE}",
+        "direction": "topic",
+        "anchor_paper_id": None,
+        "anchor_title": None,
+        "user_query": "Find the literature on automatic induction of FrameNet lexical units.",
+        "golden_paper_ids": gold,
+        "golden_titles": [by_id[g]["title"] for g in gold],
+        "hidden_paper_ids": [TOPIC_SOURCE],
+        "latent_intent": {
+            "year_min": min(years),
+            "year_max": by_id[TOPIC_SOURCE]["year"],
+            "topic_terms": ["semantic", "frame", "lexical"],
+            "description": "The key work on this, up to 2008; mostly about semantic frames.",
+        },
+        "hidden_edges": None,
+        "source": "aan",
+    }
+    with open(shared / "bench" / "dev" / "topic_cases.jsonl", encoding="utf-8") as fh:
+        real = json.loads(fh.readline())  # the benchmark's own schema, though its papers are mostly off the slice
+    return _write_cases(tmp_path_factory.mktemp("topic") / "topic_cases.jsonl", [on_slice, real])
+
+
+@pytest.mark.parametrize("mode", ["fixed", "single", "multi", "bm25"])
+def test_topic_cases_run_end_to_end_in_every_mode(mode, topic_cases, e2e_env, corpus_slice, tmp_path, monkeypatch):
+    _, env = e2e_env
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    out = tmp_path / mode
+    argv = ["eval", "--cases", str(topic_cases), "--corpus", str(corpus_slice), "--mode", mode, "--out", str(out),
+            "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["n_cases"] == 2 and set(metrics["by_direction"]) == {"topic"}
+    assert metrics["by_direction"]["topic"]["workflow_error_rate"] == 0.0
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    cases = [json.loads(line) for line in topic_cases.read_text().splitlines()]
+    for run, case in zip(runs, cases, strict=True):
+        assert not run["failed"], run["error"]
+        assert run["anchor_paper_id"] is None and len(run["ranked_ids"]) <= 50
+        assert not set(case["hidden_paper_ids"]) & set(run["ranked_ids"])  # the answer key is never returned
+        if mode in ("single", "multi"):  # the request exactly as typed: no anchor id added
+            assert run["dialogue"][0]["content"] == case["user_query"]
+            assert not any("Which paper do you mean" in d["content"] for d in run["dialogue"])
+    if mode in ("single", "multi"):
+        assert runs[0]["versions"][-1]["workflow"]["name"] == "topic"
+        assert runs[0]["metrics"]["hit@10"] == 1.0 and runs[0]["metrics"]["recall@50"] >= 0.5
+    if mode == "multi":
+        assert runs[0]["turns"] >= 1 and runs[0]["simulator_log"]
+
+
+def test_a_topic_case_names_no_anchor(tmp_path):
+    case = {"case_id": "t", "direction": "topic", "user_query": "papers on x", "anchor_paper_id": "acl:P02-1040"}
+    with pytest.raises(EvalError, match="a topic case has no anchor paper"):
+        load_cases(_write_cases(tmp_path / "c.jsonl", [case]))
+    del case["anchor_paper_id"]
+    assert load_cases(_write_cases(tmp_path / "c.jsonl", [case]))[0]["case_id"] == "t"

@@ -1,11 +1,13 @@
-"""The benchmark's hidden-edges rule, applied by a wrapper around the real local source (corpus slice)."""
+"""The benchmark's hiding rules (hidden edges, hidden papers), applied by wrappers around the real local
+source (corpus slice)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pilot.sources.base import NotFound
-from pilot.sources.hidden import HiddenEdgesSource
+from pilot.sources.hidden import HiddenEdgesSource, HiddenPapersSource
+from pilot.store.text import author_id
 
 DRAFT = "acl:D08-1048"  # 10 in-slice references and some citers
 BLEU = "acl:P02-1040"  # many in-slice citers
@@ -80,3 +82,52 @@ async def test_for_case_reads_anchor_and_mode_from_a_benchmark_case(local_source
     wrapper = HiddenEdgesSource.for_case(local_source, case)
     assert (wrapper.anchor_id, wrapper.mode) == (case["anchor_paper_id"], "anchor_outgoing")
     assert wrapper.stats is local_source.stats  # source-specific extras stay reachable
+
+
+# --- hidden papers (topic cases): the answer key does not exist for the case ---
+
+
+async def test_a_hidden_paper_is_never_returned_and_its_edges_are_gone(local_source):
+    hidden = HiddenPapersSource(local_source, [DRAFT])
+    paper = await local_source.get_paper(DRAFT)
+    refs = {p.id for p in await local_source.references(DRAFT, limit=1000)}
+    citers = {p.id for p in await local_source.citations(DRAFT, limit=1000)}
+    assert len(refs) >= 5 and citers
+    # not searchable: its own title finds it first in the full source, and not at all here; lists keep their length
+    for mode in ("lexical", "dense", "hybrid"):
+        assert (await local_source.search_papers(paper.title, limit=10, mode=mode))[0].paper.id == DRAFT
+        hits = await hidden.search_papers(paper.title, limit=10, mode=mode)
+        assert DRAFT not in {h.paper.id for h in hits} and len(hits) == 10
+    assert DRAFT not in {p.id for p in await hidden.match_paper(paper.title)}
+    assert DRAFT not in {p.id for p in await hidden.match_paper(DRAFT)}
+    assert [p.id for p in await hidden.get_papers([DRAFT, BLEU])] == [BLEU]
+    with pytest.raises(NotFound):
+        await hidden.get_paper(DRAFT)
+    with pytest.raises(NotFound):
+        await hidden.references(DRAFT)
+    with pytest.raises(NotFound):
+        await hidden.citations(DRAFT)
+    assert DRAFT not in {p.id for p in await hidden.author_papers(author_id(paper.authors[0].name))}
+    assert DRAFT not in {p.id for p in await hidden.recommend(sorted(refs)[:3], limit=100)}
+    # every edge from it: its references lose it as a citer and one in-corpus citation
+    before, after = await _counts(local_source, refs), await _counts(hidden, refs)
+    assert after == {pid: n - 1 for pid, n in before.items()}
+    for pid in refs:
+        citing = await hidden.citations(pid, limit=1000)
+        assert DRAFT not in {p.id for p in citing}
+        assert {p.id for p in citing} == {p.id for p in await local_source.citations(pid, limit=1000)} - {DRAFT}
+    # every edge to it: its citers no longer list it, whichever call returns them
+    for pid in citers:
+        assert DRAFT in (await local_source.get_paper(pid)).references
+        assert DRAFT not in (await hidden.get_paper(pid)).references
+        assert DRAFT not in {p.id for p in await hidden.references(pid, limit=1000)}
+
+
+async def test_hidden_papers_for_case_and_other_papers_pass_through(local_source):
+    hidden = HiddenPapersSource.for_case(local_source, {"hidden_paper_ids": [DRAFT]})
+    assert hidden.hidden == {DRAFT} and hidden.stats is local_source.stats
+    # a paper with no edge to the hidden one comes out unchanged
+    assert await hidden.references(BLEU) == await local_source.references(BLEU)
+    assert await hidden.get_papers([BLEU]) == await local_source.get_papers([BLEU])
+    with pytest.raises(NotFound):
+        await hidden.references("acl:X99-9999")

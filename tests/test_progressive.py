@@ -84,10 +84,11 @@ async def test_the_app_streams_status_and_partial_results_then_the_final_list(sl
     controller = Controller(rt)
     ui = controller.new_state()
     seen = []
-    async for state in controller.stream(ui, controller.send, f"Which older papers does [{ANCHOR}] build on?"):
+    ask = f"Which older papers does [{ANCHOR}] build on?"
+    async for state in controller.stream(ui, controller.send, ask, working="searching"):
         seen.append((state.live_status, list(state.live_results or []), list(state.results)))
     statuses = [s for s, _, _ in seen if s]
-    assert statuses[0].startswith("⏳")
+    assert statuses[0] == "searching"  # at once, before any step is back
     assert any("steps done" in s for s in statuses)  # "4 of 12 steps done — expanding references: …"
     partial = [live for _, live, final in seen if live and not final]
     assert partial, "the results panel never showed a partial list"

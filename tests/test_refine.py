@@ -10,7 +10,15 @@ from pilot.llm import LLM
 from pilot.models import Intent, Paper, RankedPaper
 from workflows.diff import diff
 from workflows.model import Workflow
-from workflows.refine import rate, referenced_indices, refine, refine_llm
+from workflows.refine import (
+    ResultFilters,
+    current_filters,
+    filter_results,
+    rate,
+    referenced_indices,
+    refine,
+    refine_llm,
+)
 from workflows.templates import template
 from workflows.validate import validate
 
@@ -116,3 +124,25 @@ async def test_llm_refinement_valid_invalid_and_fallback(wf):
     ref = await refine_llm(LLM("openai/x", mock_response=["garbage"] * 3), wf, INTENT, "only after 2015", RESULTS)
     assert ref.workflow.node("filter").params["year_min"] == 2016  # the rule-based edits
     assert "LLM refinement not usable" in ref.notes[-1]
+
+
+def test_result_filters_are_one_edit_of_the_filter_step():
+    wf = template("successor", "acl:P02-1040")
+    ref = filter_results(wf, Intent(), ResultFilters(year_min=2005, venues=["EMNLP"], min_citations=3))
+    assert len(ref.edits) == 1 and ref.reason == "filters: years from 2005; venues EMNLP; at least 3 citations"
+    params = ref.workflow.node("filter").params
+    assert params["year_min"] == 2005 and params["venues"] == ["EMNLP"] and params["min_citations"] == 3
+    assert params["relative_to_anchor"] == "after"  # the search's own constraint stays
+    assert current_filters(ref.workflow) == ResultFilters(year_min=2005, venues=["EMNLP"], min_citations=3)
+    (change,) = diff(wf, ref.workflow).modified_nodes
+    assert change.node_id == "filter" and {p.name for p in change.params} == {"year_min", "venues", "min_citations"}
+    assert ref.intent.year_min == 2005 and ref.intent.venues == ["EMNLP"]
+    # an empty control removes its constraint; the same filters again change nothing
+    cleared = filter_results(ref.workflow, ref.intent, ResultFilters(venues=["EMNLP"]))
+    assert "year_min" not in cleared.workflow.node("filter").params
+    assert not filter_results(ref.workflow, ref.intent, current_filters(ref.workflow)).edits
+    assert "empty" in filter_results(wf, Intent(), ResultFilters(year_min=2010, year_max=2001)).notes[0]
+    # paper types go to the filter step's ``paper_types`` (the seam with the topic searches)
+    typed = filter_results(wf, Intent(), ResultFilters(paper_types=["survey"]))
+    assert typed.workflow.node("filter").params["paper_types"] == ["survey"]
+    assert current_filters(typed.workflow).paper_types == ["survey"]

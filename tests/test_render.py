@@ -40,15 +40,15 @@ EVIL = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
 
 
 def ranked(**kw) -> RankedPaper:
-    p = dict(id="acl:P02-1040", title="BLEU", year=2002, venue="ACL", citation_count=12000,
-             authors=[Author(name="Kishore Papineni")], url="https://aclanthology.org/P02-1040")  # fmt: skip
+    p = {"id": "acl:P02-1040", "title": "BLEU", "year": 2002, "venue": "ACL", "citation_count": 12000,
+             "authors": [Author(name="Kishore Papineni")], "url": "https://aclanthology.org/P02-1040"}  # fmt: skip
     ev = kw.pop("evidence", Evidence(nodes=["seed"], snippet="", matched_terms=[]))
     p.update(kw)
     return RankedPaper(paper=Paper(**p), score=0.5, evidence=ev)
 
 
 def test_a_script_title_shows_as_text():
-    evidence = Evidence(nodes=["<node>"], snippet=EVIL, matched_terms=["script"], reason="<u>why</u>")
+    evidence = Evidence(nodes=["<node>"], snippet=EVIL + " again", matched_terms=["script"], reason="<u>why</u>")
     r = ranked(title=EVIL, venue="<b>Venue</b>", authors=[Author(name="<i>Mallory</i>")], evidence=evidence)
     out = render.results_html([r])
     seen = _Tags(out)
@@ -69,14 +69,18 @@ def test_result_shows_link_metadata_evidence_and_nodes():
         "ACL",
         "2002",
         "12000 citations",
-        "score 0.500",
         "seed",
         "cites_of",
-        "kept",
-        "👍",
+        "in library",
+        "relevant",
+        "partial match",  # how well it matches, in words...
     ):
         assert shown in text
+    assert "score 0.500" not in text
+    assert any("score 0.500" in a.get("title", "") for t, a in seen.tags if t == "span")  # ...raw score on hover
     assert seen.marked == ["BLEU", "evaluation"]
+    assert not [t for t, _ in seen.tags if t == "img"]  # icons are inline SVG, not emoji or images
+    assert "👍" not in text and "svg" in seen.names()
 
 
 def test_only_http_links_are_clickable():
@@ -131,9 +135,9 @@ def test_paper_ids_stay_inside_their_attributes():
     evil_id = 'x:1" onclick="alert(1)'
     seen = _Tags(render.results_html([ranked(id=evil_id)], kept_ids=[evil_id]))
     buttons = [a for t, a in seen.tags if t == "button"]
-    assert [b["data-act"] for b in buttons] == ["up", "down", "keep"]
+    assert [b["data-act"] for b in buttons] == ["up", "down", "keep", "cite"]
     assert all(b["data-id"] == evil_id and "onclick" not in b for b in buttons)
-    assert "unkeep" in "".join(seen.text)
+    assert "in library" in "".join(seen.text)
 
 
 def test_with_its_workflow_a_result_says_why_in_words_and_keeps_scores_on_hover():
@@ -154,3 +158,40 @@ def test_with_its_workflow_a_result_says_why_in_words_and_keeps_scores_on_hover(
     evil_wf.node("search_kw").label = EVIL
     ev2 = Evidence(nodes=["search_kw"], scores={})
     assert not _Tags(render.results_html([ranked(evidence=ev2)], workflow=evil_wf)).names() & {"script", "img"}
+
+
+def test_the_list_says_what_a_rerun_changed_and_when_matches_are_weak():
+    weak = ranked(evidence=Evidence(nodes=["seed"], scores={"dense": 0.12}))
+    gone = Paper(id="x:gone", title="<b>Dropped</b> paper", year=1999)
+    out = render.results_html([weak], new_ids=["acl:P02-1040"], removed=[gone], weak=True, about="<x>")
+    seen = _Tags(out)
+    text = "".join(seen.text)
+    assert "These matches are weak" in text and "close to <x>" in text
+    assert "1 new" in text and "1 no longer listed" in text and "<b>Dropped</b> paper (1999)" in text
+    assert "weak match" in text and "&lt;b&gt;Dropped" in out and "x" not in seen.names()
+
+
+def test_versions_mark_the_current_one_and_offer_the_others():
+    from types import SimpleNamespace
+
+    versions = [SimpleNamespace(version=i, reason=f"r{i}", diff=[f"d{i}"]) for i in (1, 2, 3)]
+    seen = _Tags(render.versions_html(versions, current=0))  # after two undos
+    items = [a for t, a in seen.tags if t == "li"]
+    assert [i.get("data-v") for i in items] == ["3", "2", "1"] and items[2]["class"] == "current"
+    assert [a["data-version"] for t, a in seen.tags if t == "button"] == ["3", "2"]
+
+
+def test_the_dag_fits_the_panel_and_highlights_the_selected_step():
+    from workflows.templates import template
+
+    wf = template("sibling", "acl:P02-1040")
+    html = render.workflow_html(wf, None, selected="score")
+    seen = _Tags(html)
+    svg = next(a for t, a in seen.tags if t == "svg")
+    from workflows.draw import to_svg
+
+    sideways = next(a for t, a in _Tags(to_svg(wf)).tags if t == "svg")
+    # top to bottom, with long edges in narrow lanes: a 14-step plan is about as wide as the panel
+    assert int(svg["width"]) <= 1200 < int(sideways["width"])
+    assert [a["data-node"] for t, a in seen.tags if t == "g" and "selected" in a.get("class", "")] == ["score"]
+    assert {a.get("data-zoom") for t, a in seen.tags if t == "button"} == {"in", "out", "fit"}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pilot.runtime import Runtime
 from pilot.session import Session
 from pilot.settings import Settings
+from workflows.explain import why
 from workflows.model import ModifyNode
 
 BLEU = "acl:P02-1040"
@@ -259,3 +262,62 @@ async def test_a_huge_request_is_answered_without_echoing_it_whole(runtime):
     reply = await s.user_says(blob)
     assert reply.error is None and len(reply.message) < 400
     assert s.question is not None and len(s.question.text) < 200
+
+
+# --- topic requests: no paper named ---
+
+TOPIC_QUESTION_SLOTS = {"time", "topic", "recency"}  # period, sub-area, seminal vs recent
+
+
+async def _answer_until_results(s: Session, reply):
+    while reply.question is not None:
+        assert reply.question.slot in TOPIC_QUESTION_SLOTS, reply.question.text
+        reply = await s.choose(len(reply.question.options) - 1)  # the "no preference" option
+    return reply
+
+
+async def test_a_topic_request_searches_the_topic_instead_of_asking_which_paper(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("What should I read on the induction of FrameNet lexical units?")
+    assert reply.error is None and s.anchor is None
+    assert reply.question is None or reply.question.slot in TOPIC_QUESTION_SLOTS  # not "Which paper do you mean?"
+    assert s.intent.topic == "induction of FrameNet lexical units"
+    reply = await _answer_until_results(s, reply)
+    assert reply.error is None and len(reply.results) >= 10
+    assert s.workflow.name == "topic" and "induction of FrameNet lexical units" in reply.message
+    # the instruction words never become search terms
+    searched = " ".join(f"{n.params.get('query', '')} {n.params.get('text', '')}" for n in s.workflow.nodes).lower()
+    assert not {"what", "should", "read"} & set(searched.split())
+    kw = next(t for t in reply.trace.nodes if t.node_id == "kw")
+    assert kw.status in ("ok", "cached")
+
+
+async def test_capitalised_topic_words_are_not_a_person_but_a_known_author_is(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("What should I read on Lexical Units with FrameNet Frames?")
+    assert reply.answer is None and s.intent.topic == "Lexical Units with FrameNet Frames"
+    s = Session(runtime)
+    reply = await s.user_says("papers about Kishore Papineni")
+    assert reply.answer is not None and s.intent.kind == "entity"
+
+
+async def test_a_survey_request_with_no_paper_named_returns_surveys(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("surveys covering paraphrase generation"))
+    assert reply.error is None and reply.results
+    assert reply.results[0].paper.id == "acl:J10-3003"  # "Generating Phrasal and Sentential Paraphrases: A Survey …"
+    for r in reply.results:
+        assert re.search(r"survey|review|overview|tutorial", r.paper.title, re.I), r.paper.title
+    assert any(p.startswith("a survey: title says") for p in why(s.workflow, reply.results[0]))
+    # "covering" and "surveys" select the kind of paper; they are not what the papers are about
+    assert s.intent.topic == "paraphrase generation" and s.intent.paper_types == ["survey"]
+
+
+async def test_a_topic_that_contains_a_title_is_a_topic_but_a_title_alone_names_the_paper(runtime):
+    title = "Feature-Rich Part-Of-Speech Tagging With A Cyclic Dependency Network"  # acl:N03-1033, in the slice
+    s = Session(runtime)
+    reply = await s.user_says(f"What should I read on {title.lower()} for tagging Chinese?")
+    assert s.anchor is None and s.intent.topic and (reply.question is None or reply.question.slot != "direction")
+    s = Session(runtime)
+    reply = await s.user_says(f"What should I read on {title}?")
+    assert s.anchor is not None and s.anchor.id == "acl:N03-1033" and s.intent.topic is None

@@ -152,6 +152,14 @@ def _result_ids(page) -> list[str]:
     return page.locator("#pilot-results li[data-paper-id]").evaluate_all("els => els.map(e => e.dataset.paperId)")
 
 
+def _result_years(page) -> list[int]:
+    return [
+        int(y)
+        for y in page.locator("#pilot-results li[data-paper-id]").evaluate_all("els => els.map(e => e.dataset.year)")
+        if y
+    ]
+
+
 def _wait_idle(page) -> None:
     # While an event runs Gradio shows status overlays (``.wrap.default`` without ``hide``) and a pending
     # chat bubble; callers first wait for a visible effect of their click, then for these to go.
@@ -228,7 +236,9 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     page.get_by_role("option", name=re.compile(r"^filter — filter")).click()
     expect(page.locator("#pilot-inspector h4")).to_have_text("filter — filter", timeout=TIMEOUT_MS)
     _wait_idle(page)
+    page.locator("#pilot-params-json").get_by_text("Advanced: the params as JSON").click()  # the JSON view
     editor = page.locator("#pilot-params .cm-content")
+    expect(editor).to_be_visible(timeout=TIMEOUT_MS)
     params = json.loads(editor.inner_text())
     # a rejected edit explains itself and keeps the text
     editor.click()
@@ -250,10 +260,10 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     page.get_by_role("tab", name="Results").click()
     after = _result_ids(page)
     assert after and after != before, "the year filter did not change the list"
-    years = [int(y) for y in re.findall(r"· ((?:19|20)\d\d) ·", page.locator("#pilot-results").inner_text())]
+    years = _result_years(page)
     assert years and min(years) >= YEAR_CUT, years
 
-    # 5. BibTeX of the whole list, then of one kept paper, read back with a BibTeX parser
+    # 5. BibTeX of the whole list, read back with a BibTeX parser; a kept paper goes to the library
     with page.expect_download() as dl:
         page.locator("#pilot-dl-bib").click()
     entries = bibparse.parse(Path(dl.value.path()).read_text(encoding="utf-8"))
@@ -262,14 +272,16 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     evil = next(e for e in entries if e.get("note", "").endswith("test:evil-title"))
     assert bibparse.to_text(evil["title"]) == EVIL_TITLE
 
-    page.locator("#pilot-keep-box").get_by_text("Select papers to keep").click()
+    page.locator("#pilot-keep-box").get_by_text("Keep several papers at once").click()
     page.locator("#pilot-keep label").first.click()
     _wait_idle(page)
     expect(page.locator("#pilot-results .kept")).to_have_count(1, timeout=TIMEOUT_MS)
+    page.get_by_role("tab", name="Library").click()
     with page.expect_download() as dl:
-        page.locator("#pilot-dl-bib").click()
+        page.locator("#pilot-lib-bib").click()
     kept = bibparse.parse(Path(dl.value.path()).read_text(encoding="utf-8"))
     assert len(kept) == 1 and kept[0]["note"].endswith(after[0])
+    page.get_by_role("tab", name="Results").click()
 
     # 6. the workflow recipe downloads, and loading it in a fresh visit re-runs the same search
     with page.expect_download() as dl:
@@ -343,3 +355,155 @@ def test_without_a_source_the_app_starts_and_says_what_to_set(browser, tmp_path_
         page.goto(url)
         expect(page.locator("#pilot-chat")).to_contain_text("PILOT_CORPUS", timeout=TIMEOUT_MS)
         page.close()
+
+
+# --- the researcher's workspace: library, exports, map, filters, params form -------------------------
+
+PTB = "Building a Large Annotated Corpus of English: The Penn Treebank"
+ARTIFACTS = ROOT / "artifacts"
+
+
+def _search(page, request: str) -> list[str]:
+    """Type a request, skip the questions with "Search now", and return the result ids."""
+    n_messages = page.locator("#pilot-chat .message").count()
+    page.locator("#pilot-input textarea").fill(request)
+    page.locator("#pilot-send").click()
+    page.wait_for_function(
+        f"() => document.querySelectorAll('#pilot-chat .message').length > {n_messages + 1}", timeout=TIMEOUT_MS
+    )
+    _wait_idle(page)
+    if page.locator("[id^=pilot-option-]:visible").count():
+        page.locator("#pilot-search-now").click()
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#pilot-chat .message')]"
+            ".some(m => /Found \\d+ papers/.test(m.innerText))",
+            timeout=TIMEOUT_MS,
+        )
+    _wait_idle(page)
+    expect_ids = _result_ids(page)
+    assert expect_ids, page.locator("#pilot-chat").inner_text()[-500:]
+    return expect_ids
+
+
+def _keep(page, paper_id: str) -> None:
+    from playwright.sync_api import expect
+
+    page.locator(f'#pilot-results button[data-act="keep"][data-id="{paper_id}"]').click()
+    expect(page.locator(f'#pilot-results li[data-paper-id="{paper_id}"] .kept')).to_have_count(1, timeout=TIMEOUT_MS)
+    _wait_idle(page)
+
+
+def _download(page, selector: str) -> str:
+    with page.expect_download(timeout=TIMEOUT_MS) as dl:
+        page.locator(selector).click()
+    return Path(dl.value.path()).read_text(encoding="utf-8")
+
+
+def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
+    import bibtexparser
+    import rispy
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(app_url)
+    expect(page.locator("#pilot-chat")).to_contain_text("anchor paper", timeout=TIMEOUT_MS)
+    assert "PILOT_LLM_MODEL" not in page.locator("#pilot-chat").inner_text()  # configuration is in the status line
+    expect(page.locator("#pilot-about")).to_contain_text("Status", timeout=TIMEOUT_MS)
+
+    # 1. keep papers from two searches; the second search does not lose the first one's
+    first = _search(page, f'later work that builds on "{REQUEST.split(chr(34))[1]}"')
+    _keep(page, first[0])
+    _keep(page, first[1])
+    second = _search(page, f'papers similar to "{PTB}"')
+    assert second != first
+    _keep(page, second[0])
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "ui-results.png"))
+    kept = [first[0], first[1], second[0]]
+
+    # 2. a reload: the library is still there (it lives in this browser), in two groups
+    page.reload()
+    expect(page.locator("#pilot-chat")).to_contain_text("anchor paper", timeout=TIMEOUT_MS)
+    page.get_by_role("tab", name="Library").click()
+    expect(page.locator("#pilot-library li[data-paper-id]")).to_have_count(3, timeout=TIMEOUT_MS)
+    assert page.locator("#pilot-library section").count() == 2
+    assert (
+        page.locator("#pilot-library li[data-paper-id]").evaluate_all("els => els.map(e => e.dataset.paperId)") == kept
+    )
+    # ...and another visitor does not see it
+    other = browser.new_context().new_page()
+    other.goto(app_url)
+    other.get_by_role("tab", name="Library").click()
+    expect(other.locator("#pilot-library")).to_contain_text("Your library is empty", timeout=TIMEOUT_MS)
+    other.context.close()
+
+    # 3. the library in all three formats, each parsed back by the library a reference manager mirrors
+    expect(page.locator("#pilot-lib-bib")).to_be_enabled(timeout=TIMEOUT_MS)
+    bib = bibtexparser.parse_string(_download(page, "#pilot-lib-bib"))
+    assert not bib.failed_blocks
+    assert [e.fields_dict["note"].value.removeprefix("pilot id: ") for e in bib.entries] == kept
+    assert {e.entry_type for e in bib.entries} <= {"inproceedings", "article"}
+    ris = rispy.loads(_download(page, "#pilot-lib-ris"))
+    assert [r["notes"][0].removeprefix("pilot id: ") for r in ris] == kept and all(
+        r.get("secondary_title") for r in ris
+    )
+    csl = json.loads(_download(page, "#pilot-lib-csl"))
+    assert [i["note"].removeprefix("pilot id: ") for i in csl] == kept
+    assert all(i["type"] in ("paper-conference", "article-journal") and i.get("issued") for i in csl)
+
+    # 4. a new search after the reload, then the map: it renders, and a click on a paper opens its card
+    results = _search(page, f'papers similar to "{PTB}"')
+    page.get_by_role("tab", name="Map").click()
+    points = page.locator("#pilot-map .scatterlayer .trace .point")
+    expect(points.first).to_be_visible(timeout=TIMEOUT_MS)
+    assert points.count() >= min(len(results), 10)
+    page.screenshot(path=str(ARTIFACTS / "ui-map.png"))
+    box = points.nth(points.count() // 2).bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(page.locator("#pilot-map-card li[data-paper-id], #pilot-map-card div[data-paper-id]")).to_have_count(
+        1, timeout=TIMEOUT_MS
+    )
+    shown = page.locator("#pilot-map-card [data-paper-id]").get_attribute("data-paper-id")
+    assert shown in results + [ANCHOR, "acl:J93-2004"]
+    _wait_idle(page)
+
+    # 5. a year filter: the list changes, says what it gained and lost, and the workflow has a new version
+    page.get_by_role("tab", name="Results").click()
+    before = _result_ids(page)
+    page.locator("#pilot-filters").get_by_text("Filter the results").click()
+    page.locator("#pilot-f-year-min input").fill("2000")
+    page.locator("#pilot-f-apply").click()
+    expect(page.locator("#pilot-results .pilot-delta")).to_be_visible(timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    after = _result_ids(page)
+    assert after != before and min(_result_years(page)) >= 2000
+    page.get_by_role("tab", name="Workflow").click()
+    expect(page.locator("#pilot-versions li.current")).to_contain_text("filters: years from 2000", timeout=TIMEOUT_MS)
+    assert "year_min" in page.locator("#pilot-versions li.current pre").inner_text()  # the diff
+    assert page.locator("#pilot-versions button[data-version]").count() >= 1  # older versions are clickable
+
+    # 6. the params form edits a step: click the cut-off step in the DAG, set k, apply
+    page.locator('#pilot-dag g[data-node="top"]').click()
+    expect(page.locator('#pilot-dag g.node.selected[data-node="top"]')).to_have_count(1, timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    k_box = page.locator('#pilot-params-form input[name="k"]')
+    expect(k_box).to_be_visible(timeout=TIMEOUT_MS)
+    k_box.fill("12")
+    page.locator("#pilot-params-form .pf-apply").click()
+    expect(page.locator("#pilot-edit-msg")).to_contain_text("Applied to top", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    expect(page.locator("#pilot-versions li.current pre")).to_contain_text("k", timeout=TIMEOUT_MS)
+    page.screenshot(path=str(ARTIFACTS / "ui-workflow.png"), full_page=True)
+    page.get_by_role("tab", name="Results").click()
+    assert len(_result_ids(page)) == 12
+
+    # 7. an earlier version is one click away, and becomes the current one
+    page.get_by_role("tab", name="Workflow").click()
+    page.locator('#pilot-versions button[data-version="1"]').click()
+    expect(page.locator("#pilot-versions li.current")).to_have_attribute("data-v", "1", timeout=TIMEOUT_MS)
+    assert not errors, errors
+    context.close()

@@ -59,7 +59,7 @@ async def test_search_then_bad_edits_keep_the_text_and_the_workflow(controller):
 
     params = {**ui.workflow.node("filter").params, "year_min": 2009}
     await controller.apply_params(ui, json.dumps(params))
-    assert ui.edit_message.startswith("✅"), ui.edit_message
+    assert ui.edit_message.startswith("Done"), ui.edit_message
     assert len(ui.session.versions) == versions + 1
     assert ui.results and all((r.paper.year or 0) >= 2009 for r in ui.results)
     assert ui.trace is not None and any(t.status == "cached" for t in ui.trace.nodes)  # only what changed re-ran
@@ -79,11 +79,11 @@ async def test_add_remove_run_node_and_exports(controller, tmp_path):
     ui = await _searched(controller)
     controller.select_node(ui, "filter")
     await controller.add_node(ui, "top_k")
-    assert ui.edit_message.startswith("✅"), ui.edit_message
+    assert ui.edit_message.startswith("Done"), ui.edit_message
     added = ui.selected
     assert added.startswith("top_k") and ui.workflow.has_node(added)
     await controller.remove_node(ui)
-    assert not ui.workflow.has_node(added) and ui.edit_message.startswith("✅")
+    assert not ui.workflow.has_node(added) and ui.edit_message.startswith("Done")
 
     # "Step" walks the DAG in execution order, one node at a time, each shown in the inspector
     from workflows.graph import topo_order
@@ -104,7 +104,7 @@ async def test_add_remove_run_node_and_exports(controller, tmp_path):
     # "Run all" runs the same version again from the cache: same list, no new version in the history
     versions, ids_before = len(ui.session.versions), [r.paper.id for r in ui.results]
     await controller.run_all(ui)
-    assert ui.edit_message.startswith("✅") and len(ui.session.versions) == versions
+    assert ui.edit_message.startswith("Done") and len(ui.session.versions) == versions
     assert [r.paper.id for r in ui.results] == ids_before
     assert ui.trace is not None and all(t.status == "cached" for t in ui.trace.nodes)
 
@@ -118,13 +118,15 @@ async def test_add_remove_run_node_and_exports(controller, tmp_path):
     ids = [r.paper.id for r in ui.results]
     controller.keep(ui, [ids[2], ids[0], "not-a-result"])
     files = controller.export_files(ui)
-    kept = bibparse.parse(Path(files["bibtex"]).read_text(encoding="utf-8"))
-    assert [e["note"].split(": ", 1)[1] for e in kept] == [ids[0], ids[2]]
-    controller.keep(ui, [ids[1]])  # unticking replaces the selection
+    kept = bibparse.parse(Path(files["library_bibtex"]).read_text(encoding="utf-8"))
+    assert [e["note"].split(": ", 1)[1] for e in kept] == [ids[2], ids[0]]  # the library, in the order kept
+    assert ui.library_changed  # the browser's copy is rewritten after this action
+    results_bib = bibparse.parse(Path(files["bibtex"]).read_text(encoding="utf-8"))
+    assert len(results_bib) == len(ids)  # "export these results" is the whole list, kept or not
+    controller.keep(ui, [ids[1]])  # unticking replaces the selection among this list's papers
     assert ui.kept_ids == [ids[1]]
     controller.keep(ui, [])
-    everything = bibparse.parse(Path(controller.export_files(ui)["bibtex"]).read_text(encoding="utf-8"))
-    assert len(everything) == len(ids)
+    assert controller.export_files(ui)["library_bibtex"] is None and len(ui.library) == 0
 
     # the recipe loads back into a fresh session and reproduces the list
     recipe = tmp_path / "wf.json"
@@ -161,3 +163,63 @@ async def test_the_papers_of_an_answer_can_be_kept_and_exported(controller):
     # rating is for paper searches; it says so instead of editing the question's plan
     await controller.rate(ui, ui.results[0].paper.id, up=False)
     assert "Ratings refine a paper search" in ui.chat[-1]["content"] and ui.results
+
+
+async def test_the_workspace_library_filters_versions_map_and_citation(controller):
+    """What a researcher does around a result list: keep papers from two searches (the library outlives
+    both and a reload), filter by year (a new version with its diff, and the list says what changed),
+    go back to an earlier version, open a card from the map, copy a citation."""
+    ui = await _searched(controller)
+    first = ui.results[0].paper.id
+    controller.toggle_keep(ui, first)
+    await controller.send(ui, 'papers similar to "Building a Large Annotated Corpus of English: The Penn Treebank"')
+    if ui.question is not None:
+        await controller.search_now(ui)
+    assert ui.session.anchor.id == "acl:J93-2004" and ui.results
+    second = ui.results[0].paper.id
+    controller.toggle_keep(ui, second)
+    assert [p.id for p in ui.library.papers()] == [first, second] and len(ui.library.searches()) == 2
+    reloaded = controller.restore_library(controller.new_state(), ui.library.dump())
+    assert [p.id for p in reloaded.library.papers()] == [first, second]
+
+    versions, before = len(ui.session.versions), [r.paper.id for r in ui.results]
+    await controller.apply_filters(ui, 2000, None, [], [], None)
+    assert len(ui.session.versions) == versions + 1
+    assert any("year_min" in line for line in ui.session.versions[-1].diff), ui.session.versions[-1].diff
+    after = [r.paper.id for r in ui.results]
+    assert after != before and all((r.paper.year or 0) >= 2000 for r in ui.results)
+    assert set(ui.new_ids) == set(after) - set(before) and {p.id for p in ui.removed} == set(before) - set(after)
+    assert controller.filter_choices(ui)["active"].year_min == 2000
+    await controller.apply_filters(ui, 2000, None, [], [], None)  # the same filters again: nothing to do
+    assert len(ui.session.versions) == versions + 1
+    await controller.apply_filters(ui, 2010, 2001, [], [], None)
+    assert "empty" in ui.chat[-1]["content"] and len(ui.session.versions) == versions + 1
+
+    await controller.goto_version(ui, f"v{versions}")
+    assert ui.session.current_version == versions - 1 and [r.paper.id for r in ui.results] == before
+    assert "current" in render_versions(ui)
+
+    fig = controller.map_figure(ui)
+    placed = {pid for trace in fig.data for pid in (trace.customdata or [])}
+    assert set(before) <= placed and ui.session.anchor.id in placed
+    assert any(trace.name == "the anchor" and trace.marker.symbol == "star" for trace in fig.data)
+    controller.map_pick(ui, before[3])
+    assert ui.results[3].paper.title in controller.map_card(ui)
+    controller.cite(ui, before[3])
+    assert ui.citation[0] == before[3] and f"({ui.results[3].paper.year})" in ui.citation[1]
+
+
+def render_versions(ui) -> str:
+    from pilot.ui import render
+
+    return render.versions_html(ui.session.versions, ui.session.current_version)
+
+
+def test_the_welcome_has_no_configuration_but_the_status_line_does(controller):
+    from pilot.settings import Settings
+    from pilot.ui.app import make_controller
+
+    assert "PILOT_" not in controller.welcome() and "LLM" not in controller.welcome()
+    assert controller.about().startswith("Status: Sources:") and "no LLM" in controller.about()
+    nothing = make_controller(Settings(sources="local"))  # no corpus, no network: the chat says what to set
+    assert "PILOT_CORPUS" in nothing.welcome() and "PILOT_LLM_MODEL" not in nothing.welcome()

@@ -25,6 +25,8 @@ PAD = 16
 LINE_H = 15
 _PARAMS_CHARS = 30
 
+BUS_W = 28  # width of a lane that only carries long edges (vertical layout)
+SELECTED = "#b8860b"  # the selected node's halo (dark goldenrod), distinct from every status colour
 _STYLE = {  # status -> (fill, stroke, text colour, dash)
     None: ("#ffffff", "#555555", "#222222", ""),
     "ok": ("#edf7ee", "#2e7d32", "#1b3d1f", ""),
@@ -109,24 +111,51 @@ def layout(workflow: Workflow) -> dict[str, tuple[int, int]]:
     return _layout(workflow)[0]
 
 
-def to_svg(workflow: Workflow, trace: RunTrace | None = None) -> str:
+def to_svg(
+    workflow: Workflow, trace: RunTrace | None = None, selected: str | None = None, vertical: bool = False
+) -> str:
+    """The DAG as SVG. ``vertical`` lays the steps out top to bottom (a narrow panel fits a long plan
+    that way: its width is the widest layer, not the number of steps); ``selected`` is drawn highlighted."""
     pos, routes = _layout(workflow)
     traces = _by_node(trace)
     slots = [*pos.values(), *(p for r in routes.values() for p in r)]
     n_cols = max((c for c, _ in slots), default=0) + 1
     n_rows = max((r for _, r in slots), default=0) + 1
-    width = PAD * 2 + n_cols * NODE_W + (n_cols - 1) * GAP_X
-    height = PAD * 2 + n_rows * NODE_H + (n_rows - 1) * GAP_Y
+    gap_x, gap_y = (GAP_Y + 10, GAP_X - 24) if vertical else (GAP_X, GAP_Y)
+    across, down = (n_rows, n_cols) if vertical else (n_cols, n_rows)
+    # top to bottom, a lane that only long edges pass through is as narrow as a line, not a box wide
+    real = {r for _, r in pos.values()}
+    lane_w = [NODE_W if not vertical or r in real else BUS_W for r in range(across)]
+    lane_x = [PAD + sum(lane_w[:r]) + r * gap_x for r in range(across)]
+    width = PAD * 2 + sum(lane_w) + (across - 1) * gap_x
+    height = PAD * 2 + down * NODE_H + (down - 1) * gap_y
 
     def at(c: int, r: int) -> tuple[int, int]:
-        return PAD + c * (NODE_W + GAP_X), PAD + r * (NODE_H + GAP_Y)
+        if vertical:
+            return lane_x[r], PAD + c * (NODE_H + gap_y)
+        return PAD + c * (NODE_W + gap_x), PAD + r * (NODE_H + gap_y)
+
+    def mid(c: int, r: int) -> int:
+        """x of the centre line of a (virtual) slot in the vertical layout."""
+        return at(c, r)[0] + lane_w[r] // 2
 
     def xy(nid: str) -> tuple[int, int]:
         return at(*pos[nid])
 
     def curve(ax: int, ay: int, bx: int, by: int) -> str:
+        if vertical:
+            bend = max(18, (by - ay) // 2)
+            return f"C{ax},{ay + bend} {bx},{by - bend} {bx},{by}"
         bend = max(24, (bx - ax) // 2)
         return f"C{ax + bend},{ay} {bx - bend},{by} {bx},{by}"
+
+    def exit_point(x: int, y: int) -> tuple[int, int]:
+        return (x + NODE_W // 2, y + NODE_H) if vertical else (x + NODE_W, y + NODE_H // 2)
+
+    def entry_point(x: int, y: int, slot: int, of: int) -> tuple[int, int]:
+        if vertical:
+            return x + slot * NODE_W // (of + 1), y
+        return x, y + slot * NODE_H // (of + 1)
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pilot-workflow" width="{width}" height="{height}" '
@@ -140,16 +169,19 @@ def to_svg(workflow: Workflow, trace: RunTrace | None = None) -> str:
     for _, e in drawn:
         incoming.setdefault(e.target, []).append(e)
     for i, e in drawn:
-        (x1, y1), (x2, y2) = xy(e.source), xy(e.target)
-        # spread a node's inputs along its left side (in edge order) so ports stay readable
+        # spread a node's inputs along its entry side (in edge order) so ports stay readable
         siblings = incoming[e.target]
-        slot = (siblings.index(e) + 1) * NODE_H // (len(siblings) + 1)
-        sx, sy, tx, ty = x1 + NODE_W, y1 + NODE_H // 2, x2, y2 + slot
+        sx, sy = exit_point(*xy(e.source))
+        tx, ty = entry_point(*xy(e.target), siblings.index(e) + 1, len(siblings))
         d = [f"M{sx},{sy}"]
-        for c, r in routes.get(i, []):  # through the empty slots of the columns it crosses
+        for c, r in routes.get(i, []):  # through the empty slots of the layers it crosses
             vx, vy = at(c, r)
-            d += [curve(sx, sy, vx, vy + NODE_H // 2), f"L{vx + NODE_W},{vy + NODE_H // 2}"]
-            sx, sy = vx + NODE_W, vy + NODE_H // 2
+            if vertical:
+                d += [curve(sx, sy, mid(c, r), vy), f"L{mid(c, r)},{vy + NODE_H}"]
+                sx, sy = mid(c, r), vy + NODE_H
+            else:
+                d += [curve(sx, sy, vx, vy + NODE_H // 2), f"L{vx + NODE_W},{vy + NODE_H // 2}"]
+                sx, sy = vx + NODE_W, vy + NODE_H // 2
         d.append(curve(sx, sy, tx, ty))
         src_trace = traces.get(e.source)
         src_status = src_trace.status if src_trace is not None else None
@@ -160,8 +192,9 @@ def to_svg(workflow: Workflow, trace: RunTrace | None = None) -> str:
             f'stroke-width="1.4"{dash} marker-end="url(#pilot-arrow)"/>'
         )
         if e.port != "in":
+            lx, ly, anchor = (tx + 4, ty - 4, "start") if vertical else (tx - 6, ty - 6, "end")
             out.append(
-                f'<text x="{tx - 6}" y="{ty - 6}" text-anchor="end" fill="#555" font-size="10">{_esc(e.port)}</text>'
+                f'<text x="{lx}" y="{ly}" text-anchor="{anchor}" fill="#555" font-size="10">{_esc(e.port)}</text>'
             )
     for node in workflow.nodes:
         if node.id not in pos:
@@ -171,14 +204,21 @@ def to_svg(workflow: Workflow, trace: RunTrace | None = None) -> str:
         status = t.status if t else None
         fill, stroke, ink, dash = _STYLE.get(status, _STYLE[None])
         is_out = node.id == workflow.output
+        is_selected = node.id == selected
         op_cls = operator_or_none(node.op)
         what = op_cls.description if op_cls else "unknown operator"
         tip = [f"{node.id} ({node.op}): {what}", json.dumps(node.params, ensure_ascii=False, default=str)]
         if t is not None:
             tip += [x for x in (status_label(t), t.error, t.note) if x]
-        out.append(f'<g class="node status-{status or "none"}" data-node="{_esc(node.id)}">')
+        classes = f"node status-{status or 'none'}" + (" selected" if is_selected else "")
+        out.append(f'<g class="{classes}" data-node="{_esc(node.id)}">')
         out.append(f"<title>{_esc(chr(10).join(tip))}</title>")
-        if is_out:
+        if is_selected:
+            out.append(
+                f'<rect x="{x - 6}" y="{y - 6}" width="{NODE_W + 12}" height="{NODE_H + 12}" rx="11" '
+                f'fill="#ffe58a" fill-opacity="0.55" stroke="{SELECTED}" stroke-width="3"/>'
+            )
+        elif is_out:
             out.append(
                 f'<rect x="{x - 3}" y="{y - 3}" width="{NODE_W + 6}" height="{NODE_H + 6}" rx="9" fill="none" '
                 f'stroke="{stroke}" stroke-width="1"/>'

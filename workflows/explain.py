@@ -13,8 +13,9 @@ meaning changes with edits upstream that leave its output ids (and so its cache 
 from __future__ import annotations
 
 from pilot.models import RankedPaper
+from pilot.papertype import paper_type_reason
 from workflows.model import Workflow
-from workflows.ops.features import phrases_in, support_key
+from workflows.ops.features import node_score_key, phrases_in, support_key
 
 # How many levels of inputs a description follows ("papers citing the anchor's references"); deeper is noise.
 _DEPTH = 2
@@ -91,12 +92,41 @@ def why(wf: Workflow | None, item: RankedPaper, max_phrases: int = 4) -> list[st
         phrase = describe_node(wf, node_id, ev.scores)
         if phrase not in phrases:
             phrases.append(phrase)
+    for phrase in _neighbourhood(wf, item) + _paper_type(wf, item):
+        if phrase not in phrases:
+            phrases.append(phrase)
     named = _title_terms_named(wf, item)
     if named:
         phrases.append("title names " + ", ".join(named[:4]))
     if ev.matched_terms:
         phrases.append("mentions " + ", ".join(ev.matched_terms[:5]))
     return phrases[:max_phrases]
+
+
+def _neighbourhood(wf: Workflow, item: RankedPaper) -> list[str]:
+    """Co-citation and coupling with a ``neighbourhood`` node's seeds ("cited by 3 of the best matches" is
+    already said by the expansion that brought the paper in)."""
+    out: list[str] = []
+    for node in wf.nodes:
+        if node.op != "neighbourhood":
+            continue
+        seeds = [e.source for e in wf.inputs_of(node.id) if e.port == "seeds" and wf.has_node(e.source)]
+        whose = describe_set(wf, seeds[0], 1) if seeds else "the seeds"
+        cocited = int(item.evidence.scores.get(node_score_key(node.id, "cocitation"), 0))
+        coupled = int(item.evidence.scores.get(node_score_key(node.id, "coupling"), 0))
+        if cocited >= 2:
+            out.append(f"co-cited with {whose} by {cocited} papers")
+        if coupled >= 2:
+            out.append(f"shares {coupled} references with {whose}")
+    return out
+
+
+def _paper_type(wf: Workflow, item: RankedPaper) -> list[str]:
+    """Why the paper passed a paper-type filter ("a survey: title says 'a survey of'")."""
+    if not any(n.op == "filter" and n.params.get("paper_types") for n in wf.nodes):
+        return []
+    kind, reason = paper_type_reason(item.paper)
+    return [f"a {kind}: {reason}"]
 
 
 def _title_terms_named(wf: Workflow, item: RankedPaper) -> list[str]:
@@ -106,3 +136,35 @@ def _title_terms_named(wf: Workflow, item: RankedPaper) -> list[str]:
         if node.op == "score" and "title_match" in (node.params.get("features") or {}):
             found += [t for t in phrases_in(item.paper.title, node.params.get("title_terms") or []) if t not in found]
     return found
+
+
+# --- how well a paper matches, in words -----------------------------------------------------------
+# Raw scores are sums of differently scaled features and mean nothing across searches; the two signals
+# that do are the cosine of the paper to the anchor (or query) and a citation relation to the search's
+# seeds (a ``<node>.support`` count from a citation step). The thresholds are MiniLM cosines: ~0.6 is
+# the same problem, ~0.45 a related one, ~0.3 a shared word or two.
+STRENGTHS = ("strong match", "good match", "partial match", "weak match")
+
+
+def match_strength(item: RankedPaper) -> str:
+    scores = item.evidence.scores
+    dense = scores.get("dense")
+    related = any(k.endswith(".support") and v > 0 for k, v in scores.items())
+    if dense is None:
+        return "good match" if related else "partial match"
+    if dense >= 0.6 or (related and dense >= 0.45):
+        return "strong match"
+    if dense >= 0.45 or (related and dense >= 0.3):
+        return "good match"
+    if dense >= 0.3 or related:
+        return "partial match"
+    return "weak match"
+
+
+def weak_results(results: list[RankedPaper], top: int = 10) -> bool:
+    """True when fewer than three of the first ``top`` results are a good or strong match."""
+    head = results[:top]
+    if not head:
+        return False
+    good = sum(match_strength(r) in STRENGTHS[:2] for r in head)
+    return good < min(3, len(head))

@@ -20,7 +20,7 @@ from workflows.edit import apply_edit
 from workflows.model import AddNode, Node, Workflow
 from workflows.ports import PortType
 from workflows.registry import all_operators
-from workflows.templates import generic_workflow, template
+from workflows.templates import generic_workflow, template, topic_search
 from workflows.validate import WorkflowError, errors, output_type
 
 MAX_REPAIRS = 2
@@ -78,10 +78,12 @@ def _with_facet(wf: Workflow, intent: Intent, anchor: Paper | None) -> tuple[Wor
 
 
 def deterministic(intent: Intent, anchor_query: str, request_text: str = "", anchor: Paper | None = None) -> Induction:
-    """The direction's template; without a direction (or an anchor), the generic workflow."""
+    """The direction's template; with no anchor but a topic, the topic search; else the generic workflow."""
     if intent.direction and anchor_query.strip():
         wf, notes = _with_facet(template(intent.direction, anchor_query, intent), intent, anchor)
         return Induction(wf, "template", notes)
+    if not anchor_query.strip() and intent.topic:
+        return Induction(topic_search(intent), "template")
     return Induction(generic_workflow(anchor_query, request_text or intent.request, intent), "generic")
 
 

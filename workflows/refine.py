@@ -24,6 +24,7 @@ from workflows.edit import apply_edits, parse_edits
 from workflows.graph import ancestors, topo_order
 from workflows.inducer import MAX_REPAIRS, registry_description, workflow_problems
 from workflows.model import AddNode, Edge, ModifyNode, Node, Rewire, Workflow
+from workflows.registry import get_operator
 from workflows.validate import WorkflowError
 
 _ORDINALS = {
@@ -350,6 +351,69 @@ def rate(workflow: Workflow, intent: Intent, paper_id: str, up: bool) -> Refinem
     return Refinement(
         plan.wf, new_intent, plan.edits, "; ".join(r for r in dict.fromkeys(plan.reasons) if r), plan.notes
     )
+
+
+# --- the results panel's filters ---------------------------------------------------------------
+
+
+class ResultFilters(BaseModel):
+    """What the filter controls beside the results set; each maps to a param of the main filter node."""
+
+    year_min: int | None = Field(None, ge=1000, le=2100)
+    year_max: int | None = Field(None, ge=1000, le=2100)
+    venues: list[str] = Field(default_factory=list)
+    paper_types: list[str] = Field(default_factory=list)
+    min_citations: int | None = Field(None, ge=0)
+
+
+FILTER_KEYS = tuple(ResultFilters.model_fields)
+
+
+def current_filters(workflow: Workflow | None) -> ResultFilters:
+    """The filters the workflow applies now (read from its main filter node), to pre-fill the controls."""
+    fid = main_node(workflow, "filter") if workflow is not None else None
+    if workflow is None or fid is None:
+        return ResultFilters()
+    params = workflow.node(fid).params
+    return ResultFilters.model_validate({k: params[k] for k in FILTER_KEYS if params.get(k) is not None})
+
+
+def describe_filters(f: ResultFilters) -> str:
+    parts = []
+    if f.year_min is not None or f.year_max is not None:
+        parts.append("years " + _years_text(f.year_min, f.year_max))
+    if f.venues:
+        parts.append("venues " + ", ".join(f.venues))
+    if f.paper_types:
+        parts.append("types " + ", ".join(f.paper_types))
+    if f.min_citations:
+        parts.append(f"at least {f.min_citations} citations")
+    return "; ".join(parts) or "no filters"
+
+
+def filter_results(workflow: Workflow, intent: Intent, filters: ResultFilters) -> Refinement:
+    """One edit of the main filter node (inserted if missing) that sets exactly ``filters``: a control
+    left empty removes its constraint. No change when the workflow already filters this way."""
+    if filters.year_min is not None and filters.year_max is not None and filters.year_min > filters.year_max:
+        return Refinement(workflow, intent, [], "", [f"the year range {filters.year_min}–{filters.year_max} is empty"])
+    if current_filters(workflow) == filters:
+        return Refinement(workflow, intent, [], "", ["those filters are already applied"])
+    plan = _Plan(workflow)
+    try:
+        fid = plan.filter_node()
+        known = get_operator(plan.wf.node(fid).op).Params.model_fields
+        wanted = filters.model_dump()
+        if filters.paper_types and "paper_types" not in known:
+            return Refinement(workflow, intent, [], "", ["this version of the filter step cannot select paper types"])
+        params = {k: v for k, v in plan.wf.node(fid).params.items() if k not in FILTER_KEYS}
+        params.update({k: v for k, v in wanted.items() if k in known and v not in (None, [], 0)})
+        plan.do(ModifyNode(node_id=fid, params=params, replace=True), "filters: " + describe_filters(filters))
+    except WorkflowError as exc:
+        return Refinement(workflow, intent, [], "", [f"could not apply the filters: {exc}"])
+    new_intent = apply_updates(
+        intent, {"year_min": filters.year_min, "year_max": filters.year_max, "venues": list(filters.venues)}
+    )
+    return Refinement(plan.wf, new_intent, plan.edits, plan.reasons[-1], plan.notes)
 
 
 # --- LLM path -------------------------------------------------------------------------------------

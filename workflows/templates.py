@@ -263,6 +263,61 @@ def survey(anchor_query: str, intent: Intent | None = None) -> Workflow:
     return _finish(b, intent, "score")
 
 
+def _type_query(kind: str) -> str | None:
+    """The words papers of a type name in their titles: a topic request's type words add a search for them."""
+    return {"survey": " ".join(SURVEY_TERMS[:4]), "resource": profile().resource_query}.get(kind)
+
+
+def topic_search(intent: Intent) -> Workflow:
+    """A field's literature from a topic alone (no anchor paper): several phrasings of the topic searched
+    (its keywords, the request's noun phrases, dense), the strongest hits taken as seeds, the citation graph
+    followed both ways from them, and every candidate scored by its place in the seeds' neighbourhood
+    (cited by many seeds, cited alongside them, sharing their references) and by closeness to the topic.
+    Type words of the request ("surveys on …") add a search for that type and keep only papers of it."""
+    topic = " ".join((intent.topic or "").split())[:1000]
+    if not topic:
+        raise TemplateError("a topic search needs a topic (what the papers should be about)")
+    b = _Builder("topic", f"the literature on {topic}")
+    period = {"year_min": intent.year_min, "year_max": intent.year_max}
+    b.add("kw", "keywords_from", {"text": topic, "k": 8}, "topic keywords")
+    b.add("phrases", "noun_phrases", {"text": topic}, "the request's noun phrases")
+    b.add("search_kw", "keyword_search", {"limit": 100, **period}, keywords="kw")
+    b.add("search_phrases", "keyword_search", {"limit": 100, "per_keyword": True, **period}, keywords="phrases")
+    b.add("search_dense", "semantic_search", {"query": topic, "limit": 100, **period})
+    searches = ["search_kw", "search_phrases", "search_dense"]
+    for kind in intent.paper_types:
+        if query := _type_query(kind):
+            node = f"search_{kind}s"
+            params = {"query": query, "limit": 100, "per_keyword": True, **period}
+            b.add(node, "keyword_search", params, f"{kind} papers on the topic", keywords="kw")
+            searches.append(node)
+    b.add("hits", "union", **{"in": searches})
+    # a hit that cites nothing in the source leads nowhere in the graph: the seeds are the best of the rest
+    b.add("linked", "filter", {"has_references": True}, "matches that cite something", **{"in": "hits"})
+    b.add("seeds", "top_k", {"k": 30}, "the best matches", **{"in": "linked"})
+    b.add("refs", "citation_expand", {"direction": "references", "max_seeds": 30}, **{"in": "seeds"})
+    b.add(
+        "citers",
+        "citation_expand",
+        {"direction": "citations", "max_seeds": 30, "per_paper_limit": 100},
+        **{"in": "seeds"},
+    )
+    b.add("merge", "union", **{"in": ["hits", "refs", "citers", *_liked(b, intent)]})
+    filt = _filter_params(intent, paper_types=list(intent.paper_types) or None)
+    b.add("filter", "filter", filt, **{"in": "merge"})
+    b.add("graph", "neighbourhood", {"max_seeds": 30}, "place in the seeds' neighbourhood", seeds="seeds",
+          citers="citers", **{"in": "filter"})  # fmt: skip
+    # ev:graph.centrality = how many seeds cite the paper, the best matches weighing most: the field's core.
+    features = {"ev:graph.centrality": 1.0, "ev:graph.cocitation": 0.5, "dense": 1.0, "lexical": 0.3, "citations": 0.3}
+    text = " ".join([topic, *(intent.topic_terms if intent.topic_terms else [])])
+    params = _score_params(intent, features, dense_to="text")
+    params["text"] = text  # the topic, and any sub-area the user added
+    b.add("score", "score", params, **{"in": "graph"})
+    b.add("top", "top_k", {"k": _k(intent)}, **{"in": "score"})
+    b.add("evidence", "extract_evidence", {"text": text}, **{"in": "top"})
+    return b.done("evidence")
+
+
 _TEMPLATES = {
     "predecessor": predecessor,
     "successor": successor,

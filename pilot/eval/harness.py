@@ -12,7 +12,9 @@ CSFCube pool re-ranking, ``pool``):
 - ``bm25``   — baseline: plain lexical search on the anchor title (no session), for "ahead of BM25".
 
 The anchor is handed over as its corpus id (``acl:…`` / ``s2:…``), so resolution is exact. Cases with
-``hidden_edges`` run against ``HiddenEdgesSource`` wrapped around the shared source.
+``hidden_edges`` run against ``HiddenEdgesSource`` wrapped around the shared source. Topic cases
+(``direction: topic``, no anchor) send the request alone, exactly as a researcher would type it, against a
+``HiddenPapersSource`` that makes their ``hidden_paper_ids`` (the answer key) not exist.
 
 ``sources`` (``--sources``, default ``local``) names what the session searches: ``s2`` runs the same
 cases through the Semantic Scholar source (the real API, or ``pilot emulate s2`` serving the corpus —
@@ -47,7 +49,7 @@ from typing import Any, Literal
 import numpy as np
 
 from clarifier.simulator import SimulatedUser
-from pilot.eval.metrics import TOP_N, clean_ranking, ranking_metrics, zero_metrics
+from pilot.eval.metrics import CASE_DIRECTIONS, TOP_N, TOPIC, clean_ranking, ranking_metrics, zero_metrics
 from pilot.eval.pool import pool_metrics, pool_ranking
 from pilot.eval.report import aggregate, write_outputs
 from pilot.eval.workflow_metrics import workflow_similarity
@@ -58,10 +60,9 @@ from pilot.session import Session
 from pilot.settings import Settings
 from pilot.sources.base import SourceError
 from pilot.sources.budget import budget_scope
-from pilot.sources.hidden import HiddenEdgesSource
+from pilot.sources.hidden import HiddenEdgesSource, HiddenPapersSource
 from pilot.sources.local import LocalCorpusSource
 from pilot.sources.s2 import parse_s2_id
-from pilot.vocab import DIRECTIONS
 from workflows.model import Workflow
 from workflows.templates import generic_workflow
 
@@ -71,6 +72,7 @@ Mode = Literal["fixed", "single", "multi", "bm25"]
 MODES: tuple[str, ...] = ("fixed", "single", "multi", "bm25")
 MAX_TURNS = 4
 REQUIRED_FIELDS = ("case_id", "direction", "anchor_paper_id", "user_query")
+TOPIC_FIELDS = tuple(f for f in REQUIRED_FIELDS if f != "anchor_paper_id")  # a topic case names no paper
 # What the system under test may read of a case (bench README, "Rules for systems").
 SYSTEM_FIELDS = ("case_id", "anchor_paper_id", "anchor_title", "user_query", "pool")
 
@@ -133,11 +135,14 @@ def load_cases(path: Path, limit: int | None = None, case_ids: Sequence[str] = (
     for lineno, case in _jsonl(path, "cases"):
         if not isinstance(case, dict):
             raise EvalError(f"{path}:{lineno}: a case must be a JSON object")
-        missing = [k for k in REQUIRED_FIELDS if not case.get(k)]
+        topic = case.get("direction") == TOPIC
+        missing = [k for k in (TOPIC_FIELDS if topic else REQUIRED_FIELDS) if not case.get(k)]
         if missing:
             raise EvalError(f"{path}:{lineno}: case lacks {', '.join(missing)}")
-        if case["direction"] not in DIRECTIONS:
+        if case["direction"] not in CASE_DIRECTIONS:
             raise EvalError(f"{path}:{lineno}: unknown direction {case['direction']!r}")
+        if topic and case.get("anchor_paper_id"):
+            raise EvalError(f"{path}:{lineno}: a topic case has no anchor paper")
         cases.append(case)
     if case_ids:
         wanted = set(case_ids)
@@ -214,8 +219,9 @@ def _usage(out: CaseOutcome, step: str, reply: Any) -> Any:
     return reply
 
 
-async def _answer_anchor_question(session: Any, reply: Any, anchor_id: str, align: Any = None) -> Any:
-    """The session asked which paper was meant: pick the candidate with the anchor's (corpus) id."""
+async def _answer_anchor_question(session: Any, reply: Any, anchor_id: str | None, align: Any = None) -> Any:
+    """The session asked which paper was meant: pick the candidate with the anchor's (corpus) id ("none of
+    these" for a topic case, whose user named no paper)."""
     wanted = {anchor_id} | {
         p.id for p in getattr(reply, "candidates", []) or [] if align is not None and align(p) == anchor_id
     }
@@ -230,7 +236,9 @@ async def _answer_anchor_question(session: Any, reply: Any, anchor_id: str, alig
 
 def first_message(case: dict, anchor: str | None = None) -> str:
     """The user's request with the anchor named by its corpus id (or ``anchor``: how the source names it),
-    so resolving it is exact."""
+    so resolving it is exact; a topic case's request alone."""
+    if not case.get("anchor_paper_id"):
+        return case["user_query"]
     return f"{case['user_query']} [{anchor or case['anchor_paper_id']}]"
 
 
@@ -247,14 +255,14 @@ async def run_session_case(
     out = CaseOutcome()
     with session.observing(lambda update: None) if watch else nullcontext():
         if mode == "fixed":
-            wf = generic_workflow(anchor or view["anchor_paper_id"], view["user_query"])
+            wf = generic_workflow(anchor or view.get("anchor_paper_id") or "", view["user_query"])
             reply = _usage(out, "load_workflow", await session.load_workflow(wf))
             _session_record(session, out, reply, align)
             return out
 
         reply = _usage(out, "first_message", await session.user_says(first_message(view, anchor)))
         if reply.question is not None and reply.question.slot == "anchor":
-            chosen = await _answer_anchor_question(session, reply, view["anchor_paper_id"], align)
+            chosen = await _answer_anchor_question(session, reply, view.get("anchor_paper_id"), align)
             reply = _usage(out, "anchor_choice", chosen)
         if mode == "multi":
             while reply.question is not None and reply.question.slot != "anchor" and out.turns < MAX_TURNS:
@@ -271,9 +279,9 @@ async def run_session_case(
 
 
 async def run_bm25_case(source: Any, case: dict) -> CaseOutcome:
-    hits = await source.search_papers(
-        case.get("anchor_title") or case["anchor_paper_id"], limit=TOP_N + 1, mode="lexical"
-    )
+    """The anchor's title as the query (its id when untitled); a topic case's request as typed."""
+    query = case.get("anchor_title") or case.get("anchor_paper_id") or case["user_query"]
+    hits = await source.search_papers(query, limit=TOP_N + 1, mode="lexical")
     return CaseOutcome(ranked_ids=[h.paper.id for h in hits])
 
 
@@ -359,7 +367,7 @@ def score_case(case: dict, outcome: CaseOutcome | None, failed: bool) -> dict[st
     graded = case.get("graded") or None
     if failed or outcome is None:
         return zero_metrics(graded=graded is not None)
-    return ranking_metrics(outcome.ranked_ids, case.get("golden_paper_ids") or [], case["anchor_paper_id"], graded)
+    return ranking_metrics(outcome.ranked_ids, case.get("golden_paper_ids") or [], case.get("anchor_paper_id"), graded)
 
 
 # --- the run -------------------------------------------------------------------------------------
@@ -380,27 +388,34 @@ class Harness:
 
         self.simulator_llm = get_llm(model=config.simulator_llm) if config.simulator_llm else None
 
-    def _anchor(self, case: dict) -> str:
+    def _anchor(self, case: dict) -> str | None:
+        if not case.get("anchor_paper_id"):
+            return None  # a topic case: the request names no paper
         if self.aligner is None:
             return case["anchor_paper_id"]
         return self.aligner.anchor_reference(case, self.runtime.source)
 
     async def _case_runtime(self, case: dict) -> Any:
         """The case's runtime; with hidden edges, the source wrapped so they are gone (the anchor keyed by its
-        id in that source, the edges across it looked up now, before the session's turns are counted)."""
-        hidden = case.get("hidden_edges")
-        if not hidden:
+        id in that source, the edges across it looked up now, before the session's turns are counted); with
+        hidden papers (a topic case's answer key), wrapped so they do not exist."""
+        hidden, papers = case.get("hidden_edges"), case.get("hidden_paper_ids")
+        if not hidden and not papers:
             return self.runtime
 
+        source = HiddenPapersSource(self.runtime.source, papers) if papers else self.runtime.source
+        if not hidden:
+            return self.runtime.with_source(source)
         anchor_id = case["anchor_paper_id"]
         try:
-            if self.aligner is not None and self.config.remote:
-                found = await self.runtime.source.match_paper(self._anchor(case), limit=1)
+            reference = self._anchor(case)
+            if self.aligner is not None and self.config.remote and reference is not None:
+                found = await self.runtime.source.match_paper(reference, limit=1)
                 anchor_id = found[0].id if found else anchor_id
-            wrapped = HiddenEdgesSource(self.runtime.source, anchor_id, hidden)
+            wrapped = HiddenEdgesSource(source, anchor_id, hidden)
             await wrapped.neighbours()
         except SourceError:  # a source that fails here fails the session's turns too: they say so
-            wrapped = HiddenEdgesSource(self.runtime.source, anchor_id, hidden)
+            wrapped = HiddenEdgesSource(source, anchor_id, hidden)
         return self.runtime.with_source(wrapped)
 
     async def _run_one(self, case: dict) -> dict:
@@ -439,7 +454,7 @@ class Harness:
             "direction": case["direction"],
             "source": case.get("source"),
             "facet": facet_of(case) if case.get("pool") else None,
-            "anchor_paper_id": case["anchor_paper_id"],
+            "anchor_paper_id": case.get("anchor_paper_id"),
             "user_query": case["user_query"],
             "failed": failed,
             "error": error,
@@ -451,7 +466,7 @@ class Harness:
             "source_usage": outcome.usage if outcome else [],
             "harness_usage": harness_usage,
         }
-        ranked = clean_ranking(outcome.ranked_ids, case["anchor_paper_id"]) if outcome else []
+        ranked = clean_ranking(outcome.ranked_ids, case.get("anchor_paper_id")) if outcome else []
         record["ranked_ids"] = ranked
         trace = outcome.trace if outcome else None
         record["node_failures"] = [n["node_id"] for n in (trace or {}).get("nodes", []) if n.get("status") == "failed"]

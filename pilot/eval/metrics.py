@@ -10,7 +10,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+from pilot.vocab import DIRECTIONS
+
 TOP_N = 50  # the benchmark scores a ranked list of up to 50 ids
+# The benchmark's case directions: the search directions around an anchor, and anchor-less topic cases.
+TOPIC = "topic"
+CASE_DIRECTIONS: tuple[str, ...] = (*DIRECTIONS, TOPIC)
 HIT_KS = (5, 10, 15)
 NDCG_KS = (10, 15)
 RANK_KEYS: tuple[str, ...] = (

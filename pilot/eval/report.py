@@ -13,9 +13,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pilot.eval.metrics import GRADED_KEY, RANK_KEYS, mean
+from pilot.eval.metrics import CASE_DIRECTIONS, GRADED_KEY, RANK_KEYS, mean
 from pilot.eval.pool import aggregate_pool
-from pilot.vocab import DIRECTIONS
 
 RUN_KEYS = ("workflow_error_rate", "mean_turns", "mean_latency_s")
 BLOCK_KEYS: tuple[str, ...] = (*RANK_KEYS, *RUN_KEYS)
@@ -75,7 +74,7 @@ def source_summary(cases: Sequence[dict]) -> dict[str, Any]:
 def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``metrics.json`` object for one mode."""
     by_direction: dict[str, dict[str, float]] = {}
-    for direction in DIRECTIONS:
+    for direction in CASE_DIRECTIONS:
         rows = [c for c in cases if c["direction"] == direction]
         if rows:
             by_direction[direction] = block(rows)
@@ -254,7 +253,7 @@ def paired_table(names: Sequence[str], runs: Sequence[Sequence[dict]], metric: s
             if a["direction"] == "sibling" and a.get("source") in SIBLING_SPLITS.values():
                 groups.setdefault(f"sibling_{a['source']}", []).append((a, b))
             groups.setdefault("overall", []).append((a, b))
-        order = [*DIRECTIONS, *SIBLING_SPLITS, "overall"]
+        order = [*CASE_DIRECTIONS, *SIBLING_SPLITS, "overall"]
         for d, ps in sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)):
             delta = [b["metrics"].get(metric, 0.0) - a["metrics"].get(metric, 0.0) for a, b in ps]
             wins = sum(1 for x in delta if x > 1e-9)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
+from pathlib import Path
 
 import gradio as gr
 
@@ -28,11 +30,33 @@ def make_controller(settings: Settings | None = None) -> Controller:
     return Controller(runtime)
 
 
+def storage_secret(cache_dir: Path) -> str | None:
+    """The key the browser-stored libraries are sealed with, kept in the cache directory so that a
+    restarted server still reads the libraries it wrote. Not a security boundary — the browser holds it
+    too; it keeps the stored value opaque to other scripts. None (a fresh key) if the directory is unusable."""
+    path = Path(cache_dir) / "ui-storage-secret"
+    try:
+        if path.exists():
+            return path.read_text(encoding="utf-8").strip() or None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(24)
+        path.write_text(key, encoding="utf-8")
+        path.chmod(0o600)
+        return key
+    except OSError:
+        log.warning("no stable storage secret in %s; libraries will not survive a restart", cache_dir)
+        return None
+
+
 def build_app(settings: Settings | None = None, controller: Controller | None = None) -> gr.Blocks:
     settings = settings or Settings()
     # actions share one FIFO queue with settings.ui_concurrency workers (see layout); sessions stay
     # separate per browser and each session's own actions run in order
-    demo = build_ui(controller or make_controller(settings), concurrency=settings.ui_concurrency)
+    demo = build_ui(
+        controller or make_controller(settings),
+        concurrency=settings.ui_concurrency,
+        storage_secret=storage_secret(settings.cache_dir),
+    )
     demo.queue()
     return demo
 

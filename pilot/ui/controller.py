@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import logging
 import shutil
@@ -22,11 +23,19 @@ from typing import Any
 from pydantic import ValidationError
 
 from pilot import export
-from pilot.models import RankedPaper
+from pilot.domain import profile
+from pilot.library import Library
+from pilot.models import Paper, RankedPaper
 from pilot.runtime import Runtime
 from pilot.session import Reply, Session
+from pilot.sources.factory import UnavailableSource
+from pilot.ui import render
+from pilot.ui.paramform import FormError, form_html, help_markdown, read_form
+from pilot.ui.resultmap import result_map
+from workflows.explain import weak_results
 from workflows.graph import iter_ready
 from workflows.model import AddNode, ModifyNode, Node, RemoveNode, RunTrace, Workflow
+from workflows.refine import ResultFilters, current_filters, describe_filters
 from workflows.registry import operator_or_none
 
 log = logging.getLogger(__name__)
@@ -41,8 +50,11 @@ NO_SOURCE_HELP = (
 WELCOME = (
     "Hi! Name an **anchor paper** (title, or an id such as `acl:P02-1040`) and say what you are looking "
     "for — e.g. *“papers that build on BLEU: a Method for Automatic Evaluation of Machine Translation”*. "
-    "I will ask a few quick questions (click an option or type your own answer), or press **Search now**."
+    "I will ask a few quick questions (click an option or type your own answer), or press **Search now**. "
+    "Press **keep** on a result to put it in your library; it stays across searches."
 )
+EXPORT_KINDS = ("bibtex", "ris", "csljson")
+_EXPORT_FILES = {"bibtex": "bib", "ris": "ris", "csljson": "json"}
 
 
 def format_problems(exc: ValidationError) -> str:
@@ -71,6 +83,16 @@ class UIState:
     stepped_workflow: str | None = None
     answer: Any = None  # the cited answer of the last entity question (pilot.models.Answer)
     last_error: str | None = None  # why the last session call failed, for the DAG editor's feedback
+    # the researcher's library (kept papers), restored from and saved to their browser (see pilot.library)
+    library: Library = field(default_factory=Library)
+    library_changed: bool = False  # the browser's copy must be rewritten after this action
+    library_scope: str = ""  # "" = the whole library, else the search id whose kept papers are exported
+    citation: tuple[str, str] | None = None  # (paper id, APA text) of the open "cite" box
+    map_paper: str | None = None  # the paper whose card shows beside the map
+    map_key: Any = ((), None)  # which list the map on screen was drawn for (the page starts with none)
+    # what the last re-run changed in the list: ids that are new, papers that left
+    new_ids: list[str] = field(default_factory=list)
+    removed: list[Paper] = field(default_factory=list)
     # while a search runs: what it is doing, and a preview of its results from the steps done so far
     live_status: str = ""
     live_results: list[RankedPaper] | None = None
@@ -99,7 +121,13 @@ class UIState:
 
     @property
     def kept_ids(self) -> list[str]:
-        return list(self.session.kept_ids) if self.session is not None else []
+        """The papers of the current list that are in the library."""
+        have = self.library.ids
+        return [r.paper.id for r in self.results if r.paper.id in have]
+
+    @property
+    def search_label(self) -> str:
+        return self.session.request if self.session is not None and self.session.request else ""
 
     @property
     def question(self):
@@ -125,11 +153,26 @@ class Controller:
         return ui
 
     def welcome(self) -> str:
-        notes = self.startup_notes + (list(getattr(self.runtime, "notes", []) or []) if self.runtime else [])
-        text = WELCOME if self.runtime is not None else NO_SOURCE_HELP
-        if notes:
-            text += "\n\n" + "\n".join(f"- {n}" for n in notes)
-        return text
+        """The first chat message: how to start. Configuration is the status line's business (``about``),
+        except when nothing can be searched: then the chat says what to set."""
+        if self.runtime is None:
+            return NO_SOURCE_HELP
+        if isinstance(self.runtime.source, UnavailableSource):
+            return NO_SOURCE_HELP + "\n\n" + "\n".join(f"- {n}" for n in self.runtime.notes if "LLM" not in n)
+        return WELCOME
+
+    def about(self) -> str:
+        """One line on what this server searches with (sources, LLM or rules), and its start-up notes."""
+        if self.runtime is None:
+            return "Status: no paper source — " + "; ".join(self.startup_notes or ["see the chat"])
+        source = getattr(self.runtime.source, "name", "?")
+        llm = getattr(self.runtime.llm, "model", None) if self.runtime.llm is not None else None
+        parts = [
+            f"Sources: {source}",
+            f"LLM: {llm}" if llm else "questions and workflows: deterministic rules (no LLM)",
+        ]
+        notes = [n for n in self.startup_notes + list(self.runtime.notes or []) if "LLM" not in n]
+        return "Status: " + " · ".join(parts + notes)
 
     def _session(self, ui: UIState) -> Session | None:
         if ui.session is None and self.runtime is not None:
@@ -144,18 +187,32 @@ class Controller:
             ui.say("assistant", NO_SOURCE_HELP)
             ui.last_error = "no paper source is configured"
             return None
+        before = (_search_key(session), [r.paper for r in session.results])
         queue = ui.updates
         watching = session.observing(queue.put_nowait) if queue is not None else contextlib.nullcontext()
         try:
             with watching:
                 reply = await coro_fn(session, *args)
-        except Exception as exc:  # noqa: BLE001 - the user sees a sentence, the log keeps the traceback
+        except Exception as exc:
             log.exception("%s failed", what)
             ui.last_error = _short(exc)
-            ui.say("assistant", f"⚠️ Sorry, {what} failed: {ui.last_error}")
+            ui.say("assistant", f"Sorry, {what} failed: {ui.last_error}")
             return None
         self._absorb(ui, reply)
+        self._delta(ui, before)
         return reply
+
+    def _delta(self, ui: UIState, before: tuple[Any, list[Paper]]) -> None:
+        """What a re-run of the same search added to and dropped from the list (nothing for a new search)."""
+        key, old = before
+        session = ui.session
+        now = session.results if session is not None else []
+        ui.new_ids, ui.removed = [], []
+        if key != _search_key(session) or not old or not now:
+            return
+        old_ids, now_ids = {p.id for p in old}, {r.paper.id for r in now}
+        ui.new_ids = [r.paper.id for r in now if r.paper.id not in old_ids]
+        ui.removed = [p for p in old if p.id not in now_ids]
 
     def _absorb(self, ui: UIState, reply: Reply) -> None:
         parts = [reply.message.strip()] if reply.message and reply.message.strip() else []
@@ -163,7 +220,7 @@ class Controller:
         if q is not None and q.text and q.text not in reply.message:
             parts.append(q.text)
         if reply.error and reply.error.strip() not in reply.message:
-            parts.append(f"⚠️ {reply.error}")
+            parts.append(f"**Problem:** {reply.error}")
         if reply.diff:
             parts.append("Changes: " + "; ".join(reply.diff[:6]))
         for note in reply.notes:
@@ -172,6 +229,7 @@ class Controller:
             ui.say("assistant", "\n\n".join(parts))
         if reply.trace is not None:
             ui.trace = reply.trace
+        ui.citation = None
         if reply.answer is not None or reply.results:
             ui.answer = reply.answer  # a new paper list replaces an earlier cited answer and vice versa
         wf = ui.workflow
@@ -195,7 +253,7 @@ class Controller:
         steps done so far. The last yield is the finished action."""
         queue: asyncio.Queue = asyncio.Queue()
         ui.updates = queue
-        ui.live_status = f"⏳ {working}"
+        ui.live_status = working
         ui.live_results = None
         task = asyncio.ensure_future(action(ui, *args))
         getter: asyncio.Future | None = None
@@ -231,7 +289,7 @@ class Controller:
                 continue  # the reply itself brings the final list
             line = upd.status_line() if hasattr(upd, "status_line") else str(upd)
             if line:
-                ui.live_status = f"⏳ {line}"
+                ui.live_status = line
             if isinstance(getattr(upd, "preview", None), list) and upd.preview:
                 ui.live_results = upd.preview
                 n = len(upd.preview)
@@ -266,46 +324,218 @@ class Controller:
 
     async def rate(self, ui: UIState, paper_id: str | None, up: bool) -> UIState:
         if not paper_id or paper_id not in {r.paper.id for r in ui.results}:
-            ui.say("assistant", "Pick a paper from the list first, then press 👍 or 👎.")
+            ui.say("assistant", "Pick a paper from the list first, then press relevant or not relevant.")
             return ui
         ui.ratings[paper_id] = up
         title = next(r.paper.title for r in ui.results if r.paper.id == paper_id)
-        ui.say("user", f"{'👍' if up else '👎'} {title}")
+        ui.say("user", f"{'Relevant' if up else 'Not relevant'}: {title}")
         await self._call(ui, "refining with your rating", lambda s, p, u: s.rate(p, u), paper_id, up)
         return ui
 
     async def paper_action(self, ui: UIState, act: str | None, paper_id: str | None) -> UIState:
-        """A click on a result's own 👍 / 👎 / keep button."""
+        """A click on a card's own button: relevant / not relevant / keep / cite / remove."""
         if act == "keep" and paper_id:
-            kept = ui.kept_ids
-            return self.keep(ui, [p for p in kept if p != paper_id] if paper_id in kept else [*kept, paper_id])
+            return self.toggle_keep(ui, paper_id)
+        if act == "remove" and paper_id:
+            return self.remove_from_library(ui, [paper_id])
+        if act == "cite" and paper_id:
+            return self.cite(ui, paper_id)
         if act in ("up", "down"):
             return await self.rate(ui, paper_id, act == "up")
         return ui
 
-    def keep(self, ui: UIState, paper_ids: list[str]) -> UIState:
-        if ui.session is not None:
-            known = {r.paper.id for r in ui.results}
-            # the checkboxes show the whole selection, so it replaces the kept set (Session.keep only adds)
-            ui.session.kept_ids = []
-            ui.session.keep([p for p in paper_ids if p in known])
+    # --- library ----------------------------------------------------------------------------
+
+    def restore_library(self, ui: UIState, stored: Any) -> UIState:
+        """On page load: the library this browser kept (validated; junk becomes an empty library)."""
+        ui.library = Library.load(stored)
+        ui.library_changed = False
         return ui
 
+    def _paper(self, ui: UIState, paper_id: str) -> Paper | None:
+        for r in ui.results:
+            if r.paper.id == paper_id:
+                return r.paper
+        session = ui.session
+        if session is not None and session.anchor is not None and session.anchor.id == paper_id:
+            return session.anchor
+        return next((p for p in ui.library.papers() if p.id == paper_id), None)
+
+    def toggle_keep(self, ui: UIState, paper_id: str) -> UIState:
+        if paper_id in ui.library:
+            return self.remove_from_library(ui, [paper_id])
+        return self.keep(ui, [*ui.kept_ids, paper_id])
+
+    def keep(self, ui: UIState, paper_ids: list[str]) -> UIState:
+        """Keep these papers of the current list (the ones of the list not named are let go)."""
+        listed = {r.paper.id: r.paper for r in ui.results}
+        wanted = [pid for pid in paper_ids or [] if pid in listed]
+        if len(wanted) < len(paper_ids or []) and not listed:
+            ui.edit_message = "There is no result list to keep papers from."
+        drop = [pid for pid in listed if pid in ui.library and pid not in wanted]
+        added = ui.library.add([listed[pid] for pid in wanted], search=ui.search_label)
+        removed = ui.library.remove(drop)
+        ui.library_changed = ui.library_changed or bool(added or removed)
+        return ui
+
+    def keep_all(self, ui: UIState) -> UIState:
+        return self.keep(ui, [r.paper.id for r in ui.results])
+
+    def remove_from_library(self, ui: UIState, paper_ids: list[str]) -> UIState:
+        if ui.library.remove(paper_ids or []):
+            ui.library_changed = True
+        if ui.citation and ui.citation[0] in (paper_ids or []):
+            ui.citation = None
+        return ui
+
+    def set_library_scope(self, ui: UIState, scope: str | None) -> UIState:
+        known = {sid for sid, _, _ in ui.library.searches()}
+        ui.library_scope = scope if scope in known else ""
+        return ui
+
+    def cite(self, ui: UIState, paper_id: str) -> UIState:
+        """Open (or close) the APA citation of a paper under its card."""
+        if ui.citation and ui.citation[0] == paper_id:
+            ui.citation = None
+            return ui
+        paper = self._paper(ui, paper_id)
+        if paper is None:
+            return ui
+        ui.citation = (paper_id, export.citation(paper))
+        return ui
+
+    # --- exports ----------------------------------------------------------------------------
+
+    def _write(self, ui: UIState, name: str, kind: str, papers: list[Paper]) -> str:
+        writer = {"bibtex": export.to_bibtex, "ris": export.to_ris, "csljson": export.to_csljson}[kind]
+        path = Path(ui.tmpdir) / f"{name}.{_EXPORT_FILES[kind]}"
+        path.write_text(writer(papers), encoding="utf-8")
+        return str(path)
+
     def export_files(self, ui: UIState) -> dict[str, str | None]:
-        """Write the BibTeX / CSV / workflow JSON downloads for the current list; paths by kind."""
-        out: dict[str, str | None] = {"bibtex": None, "csv": None, "workflow": None}
+        """The downloads: this search's results (BibTeX / RIS / CSL-JSON / CSV), its workflow recipe, and
+        the library (whole, or the papers kept from one search) in the three reference formats."""
+        out: dict[str, str | None] = {k: None for k in ("bibtex", "ris", "csljson", "csv", "workflow")}
+        out.update({f"library_{k}": None for k in EXPORT_KINDS})
         results = ui.results
         base = Path(ui.tmpdir)
         if results:
-            chosen = export.export_targets(results, ui.kept_ids)
-            (base / "pilot-papers.bib").write_text(export.to_bibtex([r.paper for r in chosen]), encoding="utf-8")
-            (base / "pilot-papers.csv").write_text(export.to_csv(chosen, ui.kept_ids, ui.workflow), encoding="utf-8")
-            out["bibtex"] = str(base / "pilot-papers.bib")
-            out["csv"] = str(base / "pilot-papers.csv")
+            papers = [r.paper for r in results]
+            for kind in EXPORT_KINDS:
+                out[kind] = self._write(ui, "pilot-results", kind, papers)
+            (base / "pilot-results.csv").write_text(export.to_csv(results, ui.kept_ids, ui.workflow), encoding="utf-8")
+            out["csv"] = str(base / "pilot-results.csv")
         if ui.workflow is not None:
             (base / "pilot-workflow.json").write_text(export.workflow_recipe(ui.workflow), encoding="utf-8")
             out["workflow"] = str(base / "pilot-workflow.json")
+        kept = ui.library.papers(ui.library_scope or None)
+        if kept:
+            for kind in EXPORT_KINDS:
+                out[f"library_{kind}"] = self._write(ui, "pilot-library", kind, kept)
         return out
+
+    # --- filters and the map ------------------------------------------------------------------
+
+    async def apply_filters(
+        self,
+        ui: UIState,
+        year_min: float | None = None,
+        year_max: float | None = None,
+        venues: list[str] | None = None,
+        paper_types: list[str] | None = None,
+        min_citations: float | None = None,
+    ) -> UIState:
+        """The filter controls as one workflow edit (a new version with its diff), then a re-run."""
+        if ui.workflow is None or not ui.results and ui.answer is not None:
+            ui.say("assistant", "Run a paper search first; the filters narrow its results.")
+            return ui
+        try:
+            filters = ResultFilters(
+                year_min=_whole(year_min),
+                year_max=_whole(year_max),
+                venues=[v for v in venues or [] if v],
+                paper_types=[t for t in paper_types or [] if t],
+                min_citations=_whole(min_citations),
+            )
+        except (ValidationError, ValueError) as exc:
+            msg = format_problems(exc) if isinstance(exc, ValidationError) else str(exc)
+            ui.say("assistant", f"Those filters cannot be applied: {msg}. Nothing was changed.")
+            return ui
+        ui.say("user", "Filter the results: " + describe_filters(filters))
+        await self._call(ui, "filtering", lambda s, f: s.filter_results(f), filters)
+        return ui
+
+    async def clear_filters(self, ui: UIState) -> UIState:
+        return await self.apply_filters(ui)
+
+    def filter_choices(self, ui: UIState) -> dict[str, Any]:
+        """What the filter controls offer and show now: venues of the current list, the active filters."""
+        active = current_filters(ui.workflow)
+        venues = sorted({v for v in (profile().venue_label(r.paper) for r in ui.results) if v} | set(active.venues))
+        return {"venues": venues, "active": active}
+
+    def map_figure(self, ui: UIState) -> Any:
+        session = ui.session
+        embedder = getattr(self.runtime, "embedder", None) if self.runtime is not None else None
+        anchor = session.anchor if session is not None else None
+        return result_map(ui.results, anchor, embedder=embedder, query=ui.search_label)
+
+    def map_view(self, ui: UIState) -> Any | None:
+        """The map for the current list, or None when the list has not changed since it was drawn."""
+        session = ui.session
+        key = (tuple(r.paper.id for r in ui.results), session.anchor.id if session and session.anchor else None)
+        if key == ui.map_key:
+            return None
+        ui.map_key = key
+        return self.map_figure(ui)
+
+    def map_card(self, ui: UIState) -> str:
+        if not ui.map_paper:
+            return '<p class="pilot-empty">Click a paper on the map to see its card here.</p>'
+        item = next((r for r in ui.results if r.paper.id == ui.map_paper), None)
+        if item is None:
+            paper = self._paper(ui, ui.map_paper)
+            if paper is None:
+                return '<p class="pilot-empty">That paper is no longer in the list.</p>'
+            item = RankedPaper(paper=paper)
+        rank = next((i for i, r in enumerate(ui.results, start=1) if r.paper.id == ui.map_paper), None)
+        head = f"<p><b>#{rank}</b> in the list</p>" if rank else "<p><b>the anchor</b></p>"
+        card = render.card_html(
+            item,
+            ui.workflow,
+            in_library=item.paper.id in ui.library,
+            rating=ui.ratings.get(item.paper.id),
+            citation=ui.citation[1] if ui.citation and ui.citation[0] == item.paper.id else None,
+            tag="div",
+        )
+        return f'<div class="pilot-results pilot-map-card">{head}{card}</div>'
+
+    def weak(self, ui: UIState) -> bool:
+        return ui.answer is None and weak_results(ui.results)
+
+    def about_search(self, ui: UIState) -> str:
+        session = ui.session
+        if session is not None and session.anchor is not None:
+            return f"the anchor “{session.anchor.title}”"
+        return f"“{ui.search_label}”" if ui.search_label else "your request"
+
+    def map_pick(self, ui: UIState, paper_id: str | None) -> UIState:
+        if paper_id and self._paper(ui, paper_id) is not None:
+            ui.map_paper = paper_id
+        return ui
+
+    # --- versions -----------------------------------------------------------------------------
+
+    async def goto_version(self, ui: UIState, version: Any) -> UIState:
+        try:
+            number = int(str(version).lstrip("v"))
+        except ValueError:
+            ui.edit_message = f"There is no version {version!r}."
+            return ui
+        ui.say("user", f"Go to workflow version v{number}")
+        reply = await self._call(ui, "switching versions", lambda s, v: s.goto_version(v), number)
+        self._edit_feedback(ui, reply, f"v{number} is current again and ran.")
+        return ui
 
     # --- DAG panel --------------------------------------------------------------------------
 
@@ -319,49 +549,72 @@ class Controller:
         return ui
 
     def node_help(self, ui: UIState) -> str:
-        """The selected operator's description and its params (name, type, default) — markdown."""
+        """The selected operator's description and its params (name, type, true default) — markdown."""
         wf = ui.workflow
         if wf is None or not ui.selected or not wf.has_node(ui.selected):
             return ""
         op_cls = operator_or_none(wf.node(ui.selected).op)
         if op_cls is None:
             return f"unknown operator `{wf.node(ui.selected).op}`"
-        schema = op_cls.Params.model_json_schema()
-        rows = []
-        for name, prop in schema.get("properties", {}).items():
-            kind = prop.get("type") or " | ".join(
-                str(a.get("type", a.get("$ref", "?")).split("/")[-1]) for a in prop.get("anyOf", [])
-            )
-            default = json.dumps(prop.get("default")) if "default" in prop else "required"
-            desc = prop.get("description", "")
-            rows.append(f"- `{name}` ({kind}, default {default}){' — ' + desc if desc else ''}")
-        head = f"**{op_cls.name}** — {getattr(op_cls, 'description', '')}"
-        return head + ("\n\n" + "\n".join(rows) if rows else "\n\n(no parameters)")
+        return help_markdown(op_cls)
+
+    def node_form(self, ui: UIState) -> str:
+        """The params form of the selected node (HTML generated from its operator's params model)."""
+        wf = ui.workflow
+        if wf is None or not ui.selected or not wf.has_node(ui.selected):
+            return '<p class="pilot-empty">Select a step of the workflow to edit its parameters.</p>'
+        node = wf.node(ui.selected)
+        op_cls = operator_or_none(node.op)
+        if op_cls is None:
+            return f'<p class="pilot-empty">unknown operator {html.escape(node.op)}: edit it as JSON below.</p>'
+        return form_html(node, op_cls)
+
+    async def apply_form(self, ui: UIState, node_id: str | None, values: Any) -> UIState:
+        """The params form was submitted: typed, validated params replace the node's, then a re-run."""
+        wf = ui.workflow
+        if wf is None or not node_id or not wf.has_node(node_id):
+            ui.edit_message = "That step is no longer in the workflow; select a step again."
+            return ui
+        ui.selected = node_id
+        node = wf.node(node_id)
+        op_cls = operator_or_none(node.op)
+        if op_cls is None:
+            ui.edit_message = f"Unknown operator {node.op!r}: edit its params as JSON."
+            return ui
+        try:
+            params = read_form(op_cls, node.params, values)
+        except FormError as exc:
+            ui.edit_message = f"Not applied — {exc}. Nothing was changed."
+            return ui
+        if params == node.params:
+            ui.edit_message = "Nothing changed in the form."
+            return ui
+        return await self.apply_params(ui, json.dumps(params, ensure_ascii=False))
 
     async def apply_params(self, ui: UIState, text: str) -> UIState:
         ui.params_text = text
         wf = ui.workflow
         if wf is None or not ui.selected or not wf.has_node(ui.selected):
-            ui.edit_message = "⚠️ Select a node first."
+            ui.edit_message = "Select a node first."
             return ui
         node = wf.node(ui.selected)
         try:
             params = json.loads(text or "{}")
         except json.JSONDecodeError as exc:
             ui.edit_message = (
-                f"⚠️ The params are not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})."
+                f"The params are not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})."
                 " Nothing was changed."
             )
             return ui
         if not isinstance(params, dict):
-            ui.edit_message = '⚠️ The params must be a JSON object like {"year_min": 2008}. Nothing was changed.'
+            ui.edit_message = 'The params must be a JSON object like {"year_min": 2008}. Nothing was changed.'
             return ui
         op_cls = operator_or_none(node.op)
         if op_cls is not None:
             try:
                 op_cls.Params.model_validate(params)
             except ValidationError as exc:
-                ui.edit_message = f"⚠️ Invalid params for {node.op}: {format_problems(exc)}. Nothing was changed."
+                ui.edit_message = f"Invalid params for {node.op}: {format_problems(exc)}. Nothing was changed."
                 return ui
         ui.say("user", f"Edit node {node.id}: {json.dumps(params, ensure_ascii=False)}")
         reply = await self._call(
@@ -375,9 +628,9 @@ class Controller:
 
     def _edit_feedback(self, ui: UIState, reply: Reply | None, ok: str, keep_text: str | None = None) -> None:
         if reply is not None and not reply.error:
-            ui.edit_message = "✅ " + ok
+            ui.edit_message = "Done: " + ok
             return
-        ui.edit_message = "⚠️ " + (
+        ui.edit_message = "Not applied: " + (
             reply.error if reply is not None and reply.error else ui.last_error or "the edit failed"
         )
         ui.edit_message += " — nothing was changed." if reply is None else ""
@@ -387,18 +640,18 @@ class Controller:
     async def add_node(self, ui: UIState, op_name: str | None) -> UIState:
         wf = ui.workflow
         if wf is None or not ui.selected:
-            ui.edit_message = "⚠️ Run a search and select a node first; the new node goes after it."
+            ui.edit_message = "Run a search and select a node first; the new node goes after it."
             return ui
         op_cls = operator_or_none(op_name or "")
         if op_cls is None:
-            ui.edit_message = f"⚠️ Choose an operator to add (unknown: {op_name!r})."
+            ui.edit_message = f"Choose an operator to add (unknown: {op_name!r})."
             return ui
         try:
             op_cls.Params.model_validate({})
             params: dict[str, Any] = {}
         except ValidationError as exc:
             ui.edit_message = (
-                f"⚠️ {op_cls.name} needs parameters ({format_problems(exc)}); it cannot be added with defaults."
+                f"{op_cls.name} needs parameters ({format_problems(exc)}); it cannot be added with defaults."
             )
             return ui
         taken = {n.id for n in wf.nodes}
@@ -417,7 +670,7 @@ class Controller:
 
     async def remove_node(self, ui: UIState) -> UIState:
         if ui.workflow is None or not ui.selected:
-            ui.edit_message = "⚠️ Select a node to remove."
+            ui.edit_message = "Select a node to remove."
             return ui
         node_id = ui.selected
         ui.say("user", f"Remove node {node_id}")
@@ -434,7 +687,7 @@ class Controller:
     async def run_all(self, ui: UIState) -> UIState:
         wf = ui.workflow
         if wf is None:
-            ui.edit_message = "⚠️ There is no workflow to run yet."
+            ui.edit_message = "There is no workflow to run yet."
             return ui
         ui.say("user", "Run the whole workflow")
         reply = await self._call(ui, "running the workflow", lambda s: s.rerun())
@@ -444,15 +697,15 @@ class Controller:
     async def run_node(self, ui: UIState) -> UIState:
         session = self._session(ui)
         if session is None or ui.workflow is None or not ui.selected:
-            ui.edit_message = "⚠️ Select a node to run."
+            ui.edit_message = "Select a node to run."
             return ui
         try:
             ui.node_run = await session.run_node(ui.selected)
             ui.edit_message = f"Ran {ui.selected} alone — see the inspector."
-        except Exception as exc:  # noqa: BLE001 - shown beside the inspector, never as a traceback
+        except Exception as exc:
             log.exception("run_node failed")
             ui.node_run = None
-            ui.edit_message = f"⚠️ Could not run {ui.selected}: {_short(exc)}"
+            ui.edit_message = f"Could not run {ui.selected}: {_short(exc)}"
         return ui
 
     async def step(self, ui: UIState) -> UIState:
@@ -460,7 +713,7 @@ class Controller:
         at a time, the way an annotator debugs an API plan."""
         session, wf = self._session(ui), ui.workflow
         if session is None or wf is None:
-            ui.edit_message = "⚠️ There is no workflow to step through yet."
+            ui.edit_message = "There is no workflow to step through yet."
             return ui
         current = wf.to_json()
         if ui.stepped_workflow != current:  # an edit (or a new search) starts the walk again
@@ -482,18 +735,35 @@ class Controller:
 
     async def load_workflow(self, ui: UIState, path: str | None) -> UIState:
         if not path:
-            ui.edit_message = "⚠️ Choose a workflow JSON file first."
+            ui.edit_message = "Choose a workflow JSON file first."
             return ui
         try:
             workflow = export.load_recipe(Path(path).read_bytes())
         except (export.RecipeError, OSError) as exc:
-            ui.edit_message = f"⚠️ {exc}"
-            ui.say("assistant", f"⚠️ Could not load that workflow: {exc}")
+            ui.edit_message = f"{exc}"
+            ui.say("assistant", f"Could not load that workflow: {exc}")
             return ui
         ui.say("user", f"Load workflow {workflow.name or Path(path).name}")
         reply = await self._call(ui, "running the loaded workflow", lambda s, w: s.load_workflow(w), workflow)
         self._edit_feedback(ui, reply, "Loaded the workflow and ran it.")
         return ui
+
+
+def _whole(value: Any) -> int | None:
+    """A number box's value as a whole number; empty is None."""
+    if value is None or value == "":
+        return None
+    number = float(value)
+    if number != int(number):
+        raise ValueError(f"{value} is not a whole number")
+    return int(number)
+
+
+def _search_key(session: Session | None) -> tuple[str, str | None] | None:
+    """What makes two result lists the same search: the request and the anchor."""
+    if session is None:
+        return None
+    return session.request, session.anchor.id if session.anchor is not None else None
 
 
 def _short(exc: BaseException) -> str:

@@ -1,7 +1,13 @@
 """The Gradio Blocks: components and event wiring, nothing else.
 
 Every event runs one ``Controller`` action on the per-browser ``UIState`` (a ``gr.State``) and then
-redraws all panels from that state with ``_view`` — one place decides what the screen shows.
+redraws all panels from that state with ``_view`` — one place decides what the screen shows. The
+library also lives in the browser (``gr.BrowserState``): it is read once when the page loads and
+written back only by the actions that change it.
+
+Every action has a stable ``api_name`` (see the README's "Scripting the app"); clicks inside the HTML
+panels (a card's buttons, a DAG node, a version, a map marker, the params form) carry their data in
+the event and have an API twin that takes the same data as plain inputs.
 """
 
 from __future__ import annotations
@@ -14,16 +20,20 @@ import gradio as gr
 
 from pilot.ui import render
 from pilot.ui.controller import Controller, UIState
+from pilot.ui.paramform import FORM_JS
 from workflows.registry import all_operators
 
 log = logging.getLogger(__name__)
 
 MAX_OPTIONS = 5
+LIBRARY_KEY = "pilot-library"
+PAPER_TYPES = [("surveys", "survey"), ("datasets & benchmarks", "resource"), ("methods", "method")]
 
 CSS = (
     render.CSS
     + """
 #pilot-options button { white-space: normal; }
+#pilot-map-box { width: 100%; }
 """
 )
 
@@ -32,14 +42,19 @@ def _operator_choices() -> list[tuple[str, str]]:
     return [(f"{name} — {cls.description}"[:90], name) for name, cls in sorted(all_operators().items())]
 
 
-def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
-    """``concurrency``: actions of different visitors that may run at once (one visitor's run in order)."""
+def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str | None = None) -> gr.Blocks:
+    """``concurrency``: actions of different visitors that may run at once (one visitor's run in order).
+    ``storage_secret``: what the browser-stored library is sealed with; keep it stable across restarts
+    (``pilot.ui.app`` keeps one in the cache directory) or libraries saved before a restart are not read."""
     with gr.Blocks(title="pilot — literature search") as demo:
         # a callable initial value: Gradio calls it once per browser session, so nobody shares a UIState
         state = gr.State(
             lambda: controller.new_state(), delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None
         )
-        gr.Markdown("## pilot — find papers around an anchor paper")
+        library_store = gr.BrowserState(None, storage_key=LIBRARY_KEY, secret=storage_secret)
+        with gr.Row(equal_height=False):
+            gr.Markdown("## pilot — find papers around a paper or a topic")
+            gr.Markdown(controller.about(), elem_id="pilot-about", elem_classes=["pilot-about"])
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=360):
                 chatbot = gr.Chatbot(
@@ -54,60 +69,129 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                     ]
                 with gr.Row():
                     text = gr.Textbox(
-                        placeholder="Name an anchor paper and what you need, or answer the question…",
+                        placeholder="Name a paper or a topic and what you need, or answer the question…",
                         show_label=False,
                         scale=5,
                         elem_id="pilot-input",
                     )
                     send = gr.Button("Send", variant="primary", scale=1, elem_id="pilot-send")
                 search_now = gr.Button("Search now", elem_id="pilot-search-now")
-            with gr.Column(scale=7, min_width=480), gr.Tabs():
-                with gr.Tab("Results", id="results"):
+            with gr.Column(scale=7, min_width=480), gr.Tabs(elem_id="pilot-tabs"):
+                with gr.Tab("Results", id="results", elem_id="pilot-tab-results"):
                     status = gr.Markdown("", elem_id="pilot-status")
+                    with gr.Accordion("Filter the results", open=False, elem_id="pilot-filters"):
+                        with gr.Row():
+                            f_year_min = gr.Number(label="from year", precision=0, elem_id="pilot-f-year-min")
+                            f_year_max = gr.Number(label="to year", precision=0, elem_id="pilot-f-year-max")
+                            f_min_cit = gr.Number(
+                                label="at least N citations", precision=0, minimum=0, elem_id="pilot-f-min-cit"
+                            )
+                        with gr.Row():
+                            f_venues = gr.Dropdown(
+                                choices=[],
+                                multiselect=True,
+                                label="venues",
+                                allow_custom_value=True,
+                                scale=3,
+                                elem_id="pilot-f-venues",
+                            )
+                            f_types = gr.CheckboxGroup(
+                                choices=PAPER_TYPES, label="paper type", scale=2, elem_id="pilot-f-types"
+                            )
+                        with gr.Row():
+                            f_apply = gr.Button("Apply filters", variant="primary", elem_id="pilot-f-apply")
+                            f_clear = gr.Button("Clear filters", elem_id="pilot-f-clear")
                     results = gr.HTML(
                         render.results_html([]),
                         elem_id="pilot-results",
-                        max_height=640,
+                        max_height=720,
                         js_on_load=render.RESULTS_JS,
                     )
                     with gr.Row():
                         rate_pick = gr.Dropdown(choices=[], label="Rate a paper", scale=4, elem_id="pilot-rate-pick")
-                        thumbs_up = gr.Button("👍 relevant", scale=1, elem_id="pilot-thumbs-up")
-                        thumbs_down = gr.Button("👎 not relevant", scale=1, elem_id="pilot-thumbs-down")
-                    with gr.Accordion("Select papers to keep", open=False, elem_id="pilot-keep-box"):
+                        thumbs_up = gr.Button("Relevant", scale=1, elem_id="pilot-thumbs-up")
+                        thumbs_down = gr.Button("Not relevant", scale=1, elem_id="pilot-thumbs-down")
+                    with gr.Accordion("Keep several papers at once", open=False, elem_id="pilot-keep-box"):
                         keep = gr.CheckboxGroup(
-                            choices=[],
-                            label="Kept papers are exported (none kept = the whole list)",
-                            elem_id="pilot-keep",
+                            choices=[], label="Ticked papers of this list are in your library", elem_id="pilot-keep"
                         )
+                        keep_all = gr.Button("Keep every paper of this list", size="sm", elem_id="pilot-keep-all")
+                    gr.Markdown("**Export these results**", elem_classes=["pilot-about"])
                     with gr.Row():
-                        dl_bib = gr.DownloadButton("BibTeX", value=None, interactive=False, elem_id="pilot-dl-bib")
-                        dl_csv = gr.DownloadButton("CSV", value=None, interactive=False, elem_id="pilot-dl-csv")
-                        dl_wf = gr.DownloadButton(
-                            "Workflow JSON", value=None, interactive=False, elem_id="pilot-dl-workflow"
+                        dl_bib = gr.DownloadButton(
+                            "BibTeX", interactive=False, size="sm", min_width=80, elem_id="pilot-dl-bib"
                         )
-                with gr.Tab("Workflow", id="workflow"):
+                        dl_ris = gr.DownloadButton(
+                            "RIS", interactive=False, size="sm", min_width=80, elem_id="pilot-dl-ris"
+                        )
+                        dl_csl = gr.DownloadButton(
+                            "CSL-JSON", interactive=False, size="sm", min_width=80, elem_id="pilot-dl-csl"
+                        )
+                        dl_csv = gr.DownloadButton(
+                            "CSV", interactive=False, size="sm", min_width=80, elem_id="pilot-dl-csv"
+                        )
+                        dl_wf = gr.DownloadButton(
+                            "Workflow JSON", interactive=False, size="sm", min_width=110, elem_id="pilot-dl-workflow"
+                        )
+                with gr.Tab("Map", id="map", elem_id="pilot-tab-map"):
+                    with gr.HTML(
+                        html_template="@children", js_on_load=render.MAP_JS, elem_id="pilot-map-box"
+                    ) as map_box:
+                        result_map = gr.Plot(show_label=False, elem_id="pilot-map")
+                    map_card = gr.HTML(
+                        '<p class="pilot-empty">Click a paper on the map to see its card here.</p>',
+                        elem_id="pilot-map-card",
+                        elem_classes=["pilot-card-panel"],
+                        js_on_load=render.RESULTS_JS,
+                    )
+                with gr.Tab("Library", id="library", elem_id="pilot-tab-library"):
+                    with gr.Row():
+                        lib_scope = gr.Dropdown(
+                            choices=[("the whole library", "")],
+                            value="",
+                            label="Export",
+                            scale=3,
+                            elem_id="pilot-lib-scope",
+                        )
+                        lib_bib = gr.DownloadButton("BibTeX", interactive=False, size="sm", elem_id="pilot-lib-bib")
+                        lib_ris = gr.DownloadButton("RIS", interactive=False, size="sm", elem_id="pilot-lib-ris")
+                        lib_csl = gr.DownloadButton("CSL-JSON", interactive=False, size="sm", elem_id="pilot-lib-csl")
+                    library = gr.HTML(
+                        render.library_html([], []), elem_id="pilot-library", js_on_load=render.RESULTS_JS
+                    )
+                with gr.Tab("Workflow", id="workflow", elem_id="pilot-tab-workflow"):
                     dag = gr.HTML(render.workflow_html(None), elem_id="pilot-dag", js_on_load=render.DAG_JS)
                     with gr.Row():
-                        node_pick = gr.Dropdown(choices=[], label="Node", scale=3, elem_id="pilot-node-pick")
+                        node_pick = gr.Dropdown(choices=[], label="Step", scale=3, elem_id="pilot-node-pick")
                         op_pick = gr.Dropdown(
                             choices=_operator_choices(), label="Operator to add", scale=3, elem_id="pilot-op-pick"
                         )
-                    node_help = gr.Markdown(elem_id="pilot-node-help")
-                    params = gr.Code(value="", language="json", label="Params (JSON)", lines=6, elem_id="pilot-params")
+                    params_form = gr.HTML(
+                        '<p class="pilot-empty">Select a step of the workflow to edit its parameters.</p>',
+                        elem_id="pilot-params-form",
+                        js_on_load=FORM_JS,
+                    )
                     edit_msg = gr.Markdown(elem_id="pilot-edit-msg")
+                    with gr.Accordion("About this step", open=False):
+                        node_help = gr.Markdown(elem_id="pilot-node-help")
+                    with gr.Accordion("Advanced: the params as JSON", open=False, elem_id="pilot-params-json"):
+                        params = gr.Code(
+                            value="", language="json", label="Params (JSON)", lines=6, elem_id="pilot-params"
+                        )
+                        apply_btn = gr.Button("Apply JSON & re-run", variant="primary", elem_id="pilot-apply")
                     with gr.Row():
-                        apply_btn = gr.Button("Apply & re-run", variant="primary", elem_id="pilot-apply")
                         add_btn = gr.Button("Add after selected", elem_id="pilot-add")
-                        remove_btn = gr.Button("Remove node", elem_id="pilot-remove")
+                        remove_btn = gr.Button("Remove step", elem_id="pilot-remove")
                         undo_btn = gr.Button("Undo", elem_id="pilot-undo")
                     with gr.Row():
-                        step_btn = gr.Button("Step ▶", elem_id="pilot-step")
-                        run_node_btn = gr.Button("Run this node", elem_id="pilot-run-node")
+                        step_btn = gr.Button("Step", elem_id="pilot-step")
+                        run_node_btn = gr.Button("Run this step", elem_id="pilot-run-node")
                         run_all_btn = gr.Button("Run all", elem_id="pilot-run-all")
                     inspector = gr.HTML(render.inspector_html(None, None, None), elem_id="pilot-inspector")
                     with gr.Accordion("Versions", open=True):
-                        versions = gr.HTML(render.versions_html([]), elem_id="pilot-versions")
+                        versions = gr.HTML(
+                            render.versions_html([]), elem_id="pilot-versions", js_on_load=render.VERSIONS_JS
+                        )
                     with gr.Row():
                         upload = gr.File(
                             label="Load a workflow JSON",
@@ -116,11 +200,49 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                             elem_id="pilot-upload",
                         )
                         load_btn = gr.Button("Load & run", elem_id="pilot-load")
+        # API twins of the clicks inside HTML panels: the same actions, with their data as plain inputs
+        with gr.Row(visible=False):
+            api_paper = gr.Textbox()
+            api_version = gr.Textbox()
+            api_values = gr.JSON()
+            api_cite, api_remove, api_toggle, api_show = (gr.Button() for _ in range(4))
+            api_version_btn, api_form_btn = gr.Button(), gr.Button()
 
         view_outputs = [
-            state, chatbot, *options, status, results, rate_pick, keep, dl_bib, dl_csv, dl_wf,
-            dag, node_pick, node_help, params, edit_msg, inspector, versions,
-        ]  # fmt: skip
+            state,
+            library_store,
+            chatbot,
+            *options,
+            status,
+            results,
+            rate_pick,
+            keep,
+            dl_bib,
+            dl_ris,
+            dl_csl,
+            dl_csv,
+            dl_wf,
+            f_year_min,
+            f_year_max,
+            f_min_cit,
+            f_venues,
+            f_types,
+            result_map,
+            map_card,
+            lib_scope,
+            lib_bib,
+            lib_ris,
+            lib_csl,
+            library,
+            dag,
+            node_pick,
+            params_form,
+            node_help,
+            params,
+            edit_msg,
+            inspector,
+            versions,
+        ]
 
         def _view(ui: UIState) -> list[Any]:
             q = ui.question
@@ -134,28 +256,65 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
             files = controller.export_files(ui)
             wf = ui.workflow
             node_choices = [(f"{n.id} — {n.op}", n.id) for n in wf.nodes] if wf else []
-            kept = [p for p in ui.kept_ids if any(p == pid for _, pid in labelled)]
+            kept = ui.kept_ids
             panel = render.answer_html(ui.answer)
             if res or ui.answer is None:
-                panel += render.results_html(res, ui.kept_ids, ui.ratings, wf)
+                weak = controller.weak(ui)
+                panel += render.results_html(
+                    res,
+                    kept,
+                    ui.ratings,
+                    wf,
+                    new_ids=ui.new_ids,
+                    removed=ui.removed,
+                    citation=ui.citation,
+                    weak=weak,
+                    about=controller.about_search(ui),
+                )
+            filters = controller.filter_choices(ui)
+            active = filters["active"]
+            searches = ui.library.searches()
+            scopes = [("the whole library", "")] + [
+                (f"kept from: {label[:60] or '—'} ({n})", sid) for sid, label, n in searches
+            ]
+            store = gr.skip()
+            if ui.library_changed:
+                store, ui.library_changed = ui.library.dump(), False
+
+            def download(path: str | None) -> Any:
+                return gr.update(value=path, interactive=path is not None)
+
             return [
                 ui,
+                store,
                 [{"role": m["role"], "content": render.chat_text(m["content"])} for m in ui.chat],
                 *option_updates,
                 render.chat_text(ui.live_status),
                 panel,
                 gr.update(choices=labelled, value=None),
                 gr.update(choices=labelled, value=kept),
-                gr.update(value=files["bibtex"], interactive=files["bibtex"] is not None),
-                gr.update(value=files["csv"], interactive=files["csv"] is not None),
-                gr.update(value=files["workflow"], interactive=files["workflow"] is not None),
-                render.workflow_html(wf, ui.trace),
+                *(download(files[k]) for k in ("bibtex", "ris", "csljson", "csv", "workflow")),
+                active.year_min,
+                active.year_max,
+                active.min_citations,
+                gr.update(choices=filters["venues"], value=active.venues),
+                active.paper_types,
+                _or_skip(controller.map_view(ui)),
+                controller.map_card(ui),
+                gr.update(choices=scopes, value=ui.library_scope),
+                *(download(files[f"library_{k}"]) for k in ("bibtex", "ris", "csljson")),
+                render.library_html(ui.library.entries, searches, ui.citation),
+                render.workflow_html(wf, ui.trace, ui.selected),
                 gr.update(choices=node_choices, value=ui.selected if wf is not None else None),
+                controller.node_form(ui),
                 controller.node_help(ui),
                 ui.params_text,
                 ui.edit_message,
                 render.inspector_html(ui.selected, wf, ui.trace, ui.node_run),
-                render.versions_html(ui.session.versions if ui.session is not None else []),
+                render.versions_html(
+                    ui.session.versions if ui.session is not None else [],
+                    ui.session.current_version if ui.session is not None else None,
+                ),
             ]
 
         def _ensure(ui: UIState | None) -> UIState:
@@ -185,19 +344,35 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
                 result = fn(ui, *args)
                 if hasattr(result, "__await__"):
                     await result
-            except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
+            except Exception as exc:
                 log.exception("UI action failed")
-                ui.say("assistant", f"⚠️ Something went wrong: {exc}")
+                ui.say("assistant", f"Something went wrong: {exc}")
 
-        # clicks inside the HTML panels carry their data in the event (see render.RESULTS_JS / DAG_JS)
+        # clicks inside the HTML panels carry their data in the event (see render.RESULTS_JS / DAG_JS / …)
+        def _data(evt: gr.EventData) -> dict[str, Any]:
+            data = getattr(evt, "_data", None)
+            return data if isinstance(data, dict) else {}
+
         async def on_result_click(ui, evt: gr.EventData):
-            data = getattr(evt, "_data", None) or {}
+            data = _data(evt)
             async for view in _apply(ui, controller.paper_action, data.get("act"), data.get("id")):
                 yield view
 
         async def on_dag_click(ui, evt: gr.EventData):
-            data = getattr(evt, "_data", None) or {}
-            async for view in _apply(ui, controller.select_node, data.get("node")):
+            async for view in _apply(ui, controller.select_node, _data(evt).get("node")):
+                yield view
+
+        async def on_version_click(ui, evt: gr.EventData):
+            async for view in _apply(ui, controller.goto_version, _data(evt).get("version")):
+                yield view
+
+        async def on_map_click(ui, evt: gr.EventData):
+            async for view in _apply(ui, controller.map_pick, _data(evt).get("paper")):
+                yield view
+
+        async def on_form_submit(ui, evt: gr.EventData):
+            data = _data(evt)
+            async for view in _apply(ui, controller.apply_form, data.get("node"), data.get("values")):
                 yield view
 
         # One queue for every action, served in arrival order by ``concurrency`` workers. A visitor's own
@@ -206,29 +381,71 @@ def build_ui(controller: Controller, concurrency: int = 4) -> gr.Blocks:
         # applies after it. Different visitors run side by side, so one slow search holds up nobody else.
         queue: dict[str, Any] = dict(concurrency_id="pilot-actions", concurrency_limit=concurrency)
 
-        def on(trigger, fn, desc: str, inputs: list, api_name: str | None = None) -> Any:
-            return trigger(action(fn, desc), [state, *inputs], view_outputs, api_name=api_name, **queue)
+        def on(trigger, fn, desc: str, inputs: list, api_name: str, **kw: Any) -> Any:
+            return trigger(action(fn, desc), [state, *inputs], view_outputs, api_name=api_name, **queue, **kw)
 
-        for trigger, api in ((send.click, "send"), (text.submit, None)):
-            on(trigger, controller.send, "thinking…", [text], api).then(lambda: "", None, text)
+        demo.load(
+            action(controller.restore_library, "opening your library…"),
+            [state, library_store],
+            view_outputs,
+            api_name="restore_library",
+            **queue,
+        )
+        on(send.click, controller.send, "thinking…", [text], "send").then(lambda: "", None, text)
+        on(text.submit, controller.send, "thinking…", [text], "send_enter", api_visibility="undocumented").then(
+            lambda: "", None, text
+        )
         for i, btn in enumerate(options):
-            on(btn.click, functools.partial(_choose, controller, index=i), "applying your choice…", [])
+            on(btn.click, functools.partial(_choose, controller, index=i), "applying your choice…", [], f"choose_{i}")
         on(search_now.click, controller.search_now, "searching…", [], "search_now")
-        for panel, click in ((results, on_result_click), (dag, on_dag_click)):
-            panel.click(click, [state], view_outputs, **queue)
-        on(thumbs_up.click, functools.partial(_rate, controller, up=True), "refining…", [rate_pick])
-        on(thumbs_down.click, functools.partial(_rate, controller, up=False), "refining…", [rate_pick])
-        on(keep.input, controller.keep, "updating exports…", [keep])
-        on(node_pick.input, controller.select_node, "…", [node_pick])
-        on(apply_btn.click, controller.apply_params, "re-running…", [params])
-        on(add_btn.click, controller.add_node, "re-running…", [op_pick])
-        on(remove_btn.click, controller.remove_node, "re-running…", [])
-        on(undo_btn.click, controller.undo, "re-running…", [])
-        on(step_btn.click, controller.step, "running the next step…", [])
-        on(run_node_btn.click, controller.run_node, "running the node…", [])
-        on(run_all_btn.click, controller.run_all, "running the workflow…", [])
-        on(load_btn.click, controller.load_workflow, "running the loaded workflow…", [upload])
+        private: dict[str, Any] = dict(api_visibility="private")
+        results.click(on_result_click, [state], view_outputs, **queue, **private)
+        library.click(on_result_click, [state], view_outputs, **queue, **private)
+        map_card.click(on_result_click, [state], view_outputs, **queue, **private)
+        dag.click(on_dag_click, [state], view_outputs, **queue, **private)
+        versions.click(on_version_click, [state], view_outputs, **queue, **private)
+        map_box.click(on_map_click, [state], view_outputs, **queue, **private)
+        params_form.submit(on_form_submit, [state], view_outputs, **queue, **private)
+        on(thumbs_up.click, functools.partial(_rate, controller, up=True), "refining…", [rate_pick], "rate_up")
+        on(thumbs_down.click, functools.partial(_rate, controller, up=False), "refining…", [rate_pick], "rate_down")
+        on(keep.input, controller.keep, "updating your library…", [keep], "keep")
+        on(keep_all.click, controller.keep_all, "updating your library…", [], "keep_all")
+        filter_inputs = [f_year_min, f_year_max, f_venues, f_types, f_min_cit]
+        on(f_apply.click, controller.apply_filters, "filtering…", filter_inputs, "filter_results")
+        on(f_clear.click, controller.clear_filters, "clearing the filters…", [], "clear_filters")
+        on(lib_scope.input, controller.set_library_scope, "…", [lib_scope], "library_scope")
+        on(node_pick.input, controller.select_node, "…", [node_pick], "select_node")
+        on(apply_btn.click, controller.apply_params, "re-running…", [params], "edit_node")
+        on(add_btn.click, controller.add_node, "re-running…", [op_pick], "add_node")
+        on(remove_btn.click, controller.remove_node, "re-running…", [], "remove_node")
+        on(undo_btn.click, controller.undo, "re-running…", [], "undo")
+        on(step_btn.click, controller.step, "running the next step…", [], "step")
+        on(run_node_btn.click, controller.run_node, "running the step…", [], "run_node")
+        on(run_all_btn.click, controller.run_all, "running the workflow…", [], "run_all")
+        on(load_btn.click, controller.load_workflow, "running the loaded workflow…", [upload], "load_workflow")
+        on(api_cite.click, controller.cite, "…", [api_paper], "cite")
+        on(
+            api_remove.click,
+            lambda ui, pid: controller.remove_from_library(ui, [pid]),
+            "…",
+            [api_paper],
+            "remove_from_library",
+        )
+        on(api_toggle.click, controller.toggle_keep, "…", [api_paper], "toggle_keep")
+        on(api_show.click, controller.map_pick, "…", [api_paper], "show_card")
+        on(api_version_btn.click, controller.goto_version, "re-running…", [api_version], "goto_version")
+        on(
+            api_form_btn.click,
+            lambda ui, v: controller.apply_form(ui, ui.selected, v),
+            "re-running…",
+            [api_values],
+            "edit_node_form",
+        )
     return demo
+
+
+def _or_skip(value: Any) -> Any:
+    return gr.skip() if value is None else value
 
 
 async def _choose(controller: Controller, ui: UIState, *, index: int) -> UIState:

@@ -11,53 +11,102 @@ import html
 import json
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
-from pilot.models import Answer, RankedPaper, as_json
+from pilot.models import Answer, Paper, RankedPaper, as_json
+from pilot.text import normalize_title
 from workflows.draw import to_svg
-from workflows.explain import why
+from workflows.explain import match_strength, why
 from workflows.model import RunTrace, Workflow
 
 esc = html.escape
 
-CSS = """
-.pilot-results ol { padding-left: 1.6em; margin: 0; }
-.pilot-results li { margin-bottom: 0.9em; }
-.pilot-results .title { font-weight: 600; }
-.pilot-results .meta, .pilot-results .nodes { color: #555; font-size: 0.9em; }
-.pilot-results .why { font-size: 0.9em; color: #1d4e89; }
-.pilot-results .snippet { font-size: 0.92em; margin-top: 0.2em; }
-.pilot-results mark { background: #fff3a3; padding: 0 1px; }
-.pilot-results .kept { color: #0a7a2f; font-weight: 600; }
-.pilot-results .rated-up { color: #0a7a2f; } .pilot-results .rated-down { color: #b00020; }
-.pilot-answer .refs { font-size: 0.9em; }
-.pilot-answer a { padding: 0; }  /* gradio pads links 2px 8px, which splits "…(ICML, 2016) [2];" apart */
-.pilot-inspector pre, .pilot-versions pre {
-  white-space: pre-wrap; font-size: 0.85em; max-height: 22em; overflow: auto; }
-.pilot-empty { color: #777; font-style: italic; }
-.pilot-results .acts button { font-size: 0.8em; margin-right: 0.3em; padding: 0 0.5em; border: 1px solid #ccc;
-  border-radius: 4px; background: #f7f7f7; cursor: pointer; }
-.pilot-dag g.node { cursor: pointer; }
-.pilot-dag { overflow-x: auto; max-width: 100%; }
-.pilot-dag svg { max-width: none; }
-.pilot-dag::-webkit-scrollbar { height: 10px; }
-.pilot-dag::-webkit-scrollbar-thumb { background: #bbb; border-radius: 5px; }
-"""
+# The page's own styles live in a stylesheet of their own, beside this module (package data).
+CSS = (Path(__file__).with_name("pilot.css")).read_text(encoding="utf-8")
 
 
 # Delegated click handlers for gr.HTML (``js_on_load`` runs once; the listener survives value updates).
 # They only forward ids that the server rendered; the server checks them again before acting.
 RESULTS_JS = """
 element.addEventListener('click', (e) => {
+  const copy = e.target.closest('[data-copy]');
+  if (copy) {
+    const text = copy.parentElement.querySelector('.cite-text').innerText;
+    const done = () => { copy.querySelector('span').innerText = 'copied'; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, () => {});
+    } else {  // plain http on another host: select the text so Ctrl+C copies it
+      const range = document.createRange(); range.selectNodeContents(copy.parentElement.querySelector('.cite-text'));
+      const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);
+      try { document.execCommand('copy'); done(); } catch (err) {}
+    }
+    return;
+  }
   const b = e.target.closest('[data-act]');
   if (b) { e.preventDefault(); trigger('click', {act: b.dataset.act, id: b.dataset.id}); }
 });
 """
 DAG_JS = """
+let drag = null, moved = false;
+const view = () => element.querySelector('.dag-view svg');
+const box = (svg) => svg.viewBox.baseVal;
+const full = (svg) => [0, 0, +svg.getAttribute('width'), +svg.getAttribute('height')];
+function zoom(svg, f) {
+  const b = box(svg), cx = b.x + b.width / 2, cy = b.y + b.height / 2;
+  b.width *= f; b.height *= f; b.x = cx - b.width / 2; b.y = cy - b.height / 2;
+}
 element.addEventListener('click', (e) => {
+  const z = e.target.closest('[data-zoom]'), svg = view();
+  if (z && svg) {
+    if (z.dataset.zoom === 'fit') {
+      const [x, y, w, h] = full(svg); Object.assign(box(svg), {x, y, width: w, height: h});
+    }
+    else zoom(svg, z.dataset.zoom === 'in' ? 0.8 : 1.25);
+    return;
+  }
+  if (moved) return;
   const g = e.target.closest('[data-node]');
   if (g) { trigger('click', {node: g.dataset.node}); }
 });
+element.addEventListener('wheel', (e) => {
+  const svg = view(); if (!svg || !e.target.closest('.dag-view')) return;
+  e.preventDefault(); zoom(svg, e.deltaY < 0 ? 0.9 : 1.1);
+}, {passive: false});
+element.addEventListener('pointerdown', (e) => {
+  const svg = view(); if (!svg || !e.target.closest('.dag-view')) return;
+  drag = {x: e.clientX, y: e.clientY}; moved = false;
+});
+window.addEventListener('pointermove', (e) => {
+  const svg = view(); if (!drag || !svg) return;
+  const b = box(svg), k = b.width / svg.getBoundingClientRect().width;
+  const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+  if (Math.abs(dx) + Math.abs(dy) > 3) moved = true;
+  b.x -= dx * k; b.y -= dy * k; drag = {x: e.clientX, y: e.clientY};
+});
+window.addEventListener('pointerup', () => { drag = null; setTimeout(() => { moved = false; }, 0); });
+"""
+VERSIONS_JS = """
+element.addEventListener('click', (e) => {
+  const b = e.target.closest('[data-version]');
+  if (b) { trigger('click', {version: b.dataset.version}); }
+});
+"""
+# Wraps the gr.Plot of the map: a click on a marker sends its paper id (plotly ``customdata``).
+MAP_JS = """
+const hook = () => {
+  element.querySelectorAll('.js-plotly-plot').forEach((gd) => {
+    if (gd.__pilotHooked || typeof gd.on !== 'function') return;
+    gd.__pilotHooked = true;
+    gd.on('plotly_click', (ev) => {
+      const pt = ev && ev.points && ev.points[0];
+      if (pt && pt.customdata) trigger('click', {paper: String(pt.customdata)});
+    });
+  });
+};
+new MutationObserver(hook).observe(element, {childList: true, subtree: true});
+setInterval(hook, 1000);
+hook();
 """
 
 
@@ -102,10 +151,10 @@ def chat_text(text: str) -> str:
     return esc(text or "", quote=False)
 
 
-def _authors(r: RankedPaper, limit: int = 6) -> str:
-    names = [a.name for a in r.paper.authors if a.name]
+def _authors(p: Paper, limit: int = 6) -> str:
+    names = [a.name for a in p.authors if a.name]
     shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
-    return esc(shown) if shown else "unknown authors"
+    return esc(shown) if shown else "authors not listed"
 
 
 def paper_label(rank: int, r: RankedPaper, width: int = 70) -> str:
@@ -115,55 +164,200 @@ def paper_label(rank: int, r: RankedPaper, width: int = 70) -> str:
     return f"{rank}. {title}" + (f" ({r.paper.year})" if r.paper.year else "")
 
 
+# Inline SVG icons (Material Design paths): they render the same everywhere, with or without emoji fonts.
+_ICONS = {
+    "up": "M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 7.59 "
+    "7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z",
+    "down": "M15 3H6c-.83 0-1.54.5-1.84 1.22l-3.02 7.05c-.09.23-.14.47-.14.73v2c0 1.1.9 2 2 2h6.31l-.95 "
+    "4.57-.03.32c0 .41.17.79.44 1.06L9.83 23l6.59-6.59c.36-.36.58-.86.58-1.41V5c0-1.1-.9-2-2-2zm4 0v12h4V3h-4z",
+    "keep": "M17 3H7c-1.1 0-1.99.9-1.99 2L5 21l7-3 7 3V5c0-1.1-.9-2-2-2z",
+    "cite": "M6 17h3l2-4V7H5v6h3zm8 0h3l2-4V7h-6v6h3z",
+    "remove": "M6 19c0 1.1.9 2 2 2h8c1.1 0 2-.9 2-2V7H6v12zM19 4h-3.5l-1-1h-5l-1 1H5v2h14V4z",
+    "copy": (
+        "M16 1H4c-1.1 0-2 .9-2 2v14h2V3h12V1zm3 4H8c-1.1 0-2 .9-2 2v14c0 1.1.9 2 2 2h11"
+        "c1.1 0 2-.9 2-2V7c0-1.1-.9-2-2-2zm0 16H8V7h11v14z"
+    ),
+    "check": "M9 16.17 4.83 12l-1.42 1.41L9 19 21 7l-1.41-1.41z",
+    "warn": "M1 21h22L12 2 1 21zm12-3h-2v-2h2v2zm0-4h-2v-4h2v4z",
+}
+
+
+def icon(name: str, size: int = 14) -> str:
+    return (
+        f'<svg class="icon" width="{size}" height="{size}" viewBox="0 0 24 24" aria-hidden="true">'
+        f'<path fill="currentColor" d="{_ICONS[name]}"/></svg>'
+    )
+
+
+def _button(act: str, pid: str, label: str, ico: str, title: str, pressed: bool | None = None) -> str:
+    state = "" if pressed is None else f' aria-pressed="{"true" if pressed else "false"}"'
+    return (
+        f'<button type="button" data-act="{act}" data-id="{pid}" title="{esc(title, quote=True)}"{state}>'
+        f"{icon(ico)}<span>{esc(label)}</span></button>"
+    )
+
+
+def _raw_scores(r: RankedPaper) -> str:
+    parts = [f"score {r.score:.3f}"] + [f"{k} {v:.3g}" for k, v in r.evidence.scores.items()]
+    return " · ".join(parts)
+
+
+def card_html(
+    r: RankedPaper,
+    workflow: Workflow | None = None,
+    *,
+    in_library: bool = False,
+    rating: bool | None = None,
+    is_new: bool = False,
+    citation: str | None = None,
+    actions: Sequence[str] = ("up", "down", "keep", "cite"),
+    tag: str = "li",
+) -> str:
+    """One paper as a researcher reads it: title, who/where/when, how well it matches (in words; raw
+    scores on hover), why it is there, a snippet with the matched words marked, and its buttons."""
+    p, ev = r.paper, r.evidence
+    meta = [_authors(p), esc(p.venue) if p.venue else None, str(p.year) if p.year else None]
+    if p.citation_count is not None:
+        meta.append(f"{p.citation_count} citations")
+    badges = []
+    if is_new:
+        badges.append('<span class="badge new">new</span>')
+    if in_library:
+        badges.append(f'<span class="kept" title="in your library">{icon("check", 12)} in library</span>')
+    if rating is not None:
+        badges.append(
+            f'<span class="rated-up">{icon("up", 12)} relevant</span>'
+            if rating
+            else f'<span class="rated-down">{icon("down", 12)} not relevant</span>'
+        )
+    strength = match_strength(r) if (ev.scores or ev.nodes) else None
+    strength_html = (
+        f'<span class="strength s-{strength.split()[0]}" title="{esc(_raw_scores(r), quote=True)}">'
+        f"{esc(strength)}</span>"
+        if strength
+        else ""
+    )
+    snippet = ev.snippet or (p.abstract[:300] + "…" if p.abstract and len(p.abstract) > 300 else p.abstract)
+    if snippet and normalize_title(snippet) == normalize_title(p.title):
+        snippet = None  # no abstract: the "snippet" would only repeat the title
+    snippet_html = f'<div class="snippet">{highlight(snippet, ev.matched_terms)}</div>' if snippet else ""
+    phrases = why(workflow, r)
+    why_html = f'<div class="why">{strength_html} why: {esc(" · ".join(phrases))}</div>' if phrases else ""
+    if not phrases and strength_html:
+        why_html = f'<div class="why">{strength_html}</div>'
+    nodes = ", ".join(f"<code>{esc(n)}</code>" for n in ev.nodes)
+    reason = "" if phrases else (f" — {esc(ev.reason)}" if ev.reason else "")
+    attr = f' title="{esc(ev.reason, quote=True)}"' if phrases and ev.reason else ""
+    pid = esc(p.id, quote=True)
+    labels = {
+        "up": ("relevant", "up", "more like this: re-rank towards it", rating is True),
+        "down": ("not relevant", "down", "drop it and re-run", rating is False),
+        "keep": (
+            "in library" if in_library else "keep",
+            "keep",
+            "remove from your library" if in_library else "keep in your library",
+            in_library,
+        ),
+        "cite": ("cite", "cite", "show an APA citation to copy", None),
+        "remove": ("remove", "remove", "remove from your library", None),
+    }
+    acts = "".join(_button(a, pid, *labels[a]) for a in actions if a in labels)
+    cite_box = ""
+    if citation:
+        cite_box = (
+            f'<div class="cite-box"><span class="cite-text">{esc(citation)}</span>'
+            f'<button type="button" data-copy="1" title="copy to the clipboard">{icon("copy")}'
+            "<span>copy</span></button></div>"
+        )
+    nodes_html = f'<div class="nodes"{attr}>found by: {nodes}{reason}</div>' if nodes else ""
+    return (
+        f'<{tag} class="card" data-paper-id="{pid}" data-year="{p.year or ""}">'
+        f'<div class="title">{link(p.canonical_url, p.title or p.id)} {" ".join(badges)}</div>'
+        f'<div class="meta">{" · ".join(m for m in meta if m)}</div>'
+        f"{why_html}{snippet_html}"
+        f'<div class="acts">{acts}</div>{cite_box}{nodes_html}'
+        f"</{tag}>"
+    )
+
+
 def results_html(
     results: Sequence[RankedPaper],
     kept_ids: Iterable[str] = (),
     ratings: dict[str, bool] | None = None,
     workflow: Workflow | None = None,
+    *,
+    new_ids: Iterable[str] = (),
+    removed: Sequence[Paper] = (),
+    citation: tuple[str, str] | None = None,
+    weak: bool = False,
+    about: str = "",
 ) -> str:
-    """The ranked list; with the workflow that produced it, each paper also says why it is there in words."""
+    """The ranked list of cards. ``kept_ids``: papers in the library; ``new_ids`` / ``removed``: what the
+    last re-run added and dropped; ``citation``: (paper id, text) of an open "cite" box; ``weak``: show
+    the banner that says the matches are weak."""
     if not results:
         return '<div class="pilot-results"><p class="pilot-empty">No results yet.</p></div>'
-    kept = set(kept_ids)
+    kept, new = set(kept_ids), set(new_ids)
     ratings = ratings or {}
-    items = []
-    for r in results:
-        p, ev = r.paper, r.evidence
-        meta = [esc(p.venue) if p.venue else None, str(p.year) if p.year else None]
-        if p.citation_count is not None:
-            meta.append(f"{p.citation_count} citations")
-        meta.append(f"score {r.score:.3f}")
-        marks = []
-        if p.id in kept:
-            marks.append('<span class="kept" title="kept for export">✔ kept</span>')
-        if p.id in ratings:
-            marks.append('<span class="rated-up">👍</span>' if ratings[p.id] else '<span class="rated-down">👎</span>')
-        snippet = ev.snippet or (p.abstract[:300] + "…" if p.abstract and len(p.abstract) > 300 else p.abstract)
-        snippet_html = f'<div class="snippet">{highlight(snippet, ev.matched_terms)}</div>' if snippet else ""
-        nodes = ", ".join(f"<code>{esc(n)}</code>" for n in ev.nodes) or "—"
-        phrases = why(workflow, r)
-        why_html = f'<div class="why">why: {esc(" · ".join(phrases))}</div>' if phrases else ""
-        if phrases:  # the raw scores stay one hover away for whoever tunes the workflow
-            attr, reason = (f' title="{esc(ev.reason, quote=True)}"' if ev.reason else ""), ""
-        else:
-            attr, reason = "", (f" — {esc(ev.reason)}" if ev.reason else "")
-        pid = esc(p.id, quote=True)
-        acts = (
-            f'<span class="acts"><button type="button" data-act="up" data-id="{pid}" title="relevant">👍</button>'
-            f'<button type="button" data-act="down" data-id="{pid}" title="not relevant">👎</button>'
-            f'<button type="button" data-act="keep" data-id="{pid}">'
-            f"{'unkeep' if p.id in kept else 'keep'}</button></span>"
+    parts = []
+    if weak:
+        parts.append(
+            f'<div class="pilot-banner" role="status">{icon("warn")} <b>These matches are weak.</b> Few of the top '
+            f"papers are close to {esc(about or 'your request')}: the source may cover it thinly. Try the exact "
+            "title of a paper you know, other words for the topic, or wider filters.</div>"
         )
-        items.append(
-            f'<li data-paper-id="{pid}">'
-            f'<div class="title">{link(p.canonical_url, p.title or p.id)} {" ".join(marks)}</div>'
-            f"{acts}"
-            f'<div class="meta">{_authors(r)} · {" · ".join(m for m in meta if m)}</div>'
-            f"{snippet_html}{why_html}"
-            f'<div class="nodes"{attr}>found by: {nodes}{reason}</div>'
-            "</li>"
+    if new or removed:
+        gone = "".join(f"<li>{esc(p.title)}{f' ({p.year})' if p.year else ''}</li>" for p in removed[:20])
+        more = f"<li>… and {len(removed) - 20} more</li>" if len(removed) > 20 else ""
+        dropped = (
+            f"<details><summary>{len(removed)} no longer listed</summary><ul>{gone}{more}</ul></details>"
+            if removed
+            else "<span>none dropped</span>"
         )
-    return f'<div class="pilot-results"><ol>{"".join(items)}</ol></div>'
+        parts.append(f'<div class="pilot-delta"><b>This run:</b> {len(new)} new · {dropped}</div>')
+    items = [
+        card_html(
+            r,
+            workflow,
+            in_library=r.paper.id in kept,
+            rating=ratings.get(r.paper.id),
+            is_new=r.paper.id in new,
+            citation=citation[1] if citation and citation[0] == r.paper.id else None,
+        )
+        for r in results
+    ]
+    parts.append(f'<ol class="cards">{"".join(items)}</ol>')
+    return f'<div class="pilot-results">{"".join(parts)}</div>'
+
+
+def library_html(
+    entries: Sequence[Any], searches: Sequence[tuple[str, str, int]], citation: tuple[str, str] | None = None
+) -> str:
+    """The library, one group per search the papers were kept from (``entries``: ``LibraryEntry``)."""
+    if not entries:
+        return (
+            '<div class="pilot-results pilot-library"><p class="pilot-empty">Your library is empty. Press '
+            "<b>keep</b> on a result to keep it here; it stays across searches and page reloads (stored in this "
+            "browser only).</p></div>"
+        )
+    groups = []
+    for sid, label, n in searches:
+        cards = "".join(
+            card_html(
+                RankedPaper(paper=e.paper),
+                None,
+                actions=("cite", "remove"),
+                citation=citation[1] if citation and citation[0] == e.paper.id else None,
+            )
+            for e in entries
+            if e.search_id == sid
+        )
+        head = esc(label or "kept without a search")
+        groups.append(
+            f'<section data-search="{esc(sid, quote=True)}"><h4>{head} <small>({n})</small></h4>'
+            f'<ul class="cards">{cards}</ul></section>'
+        )
+    return f'<div class="pilot-results pilot-library">{"".join(groups)}</div>'
 
 
 def answer_html(answer: Answer | None) -> str:
@@ -197,15 +391,28 @@ def answer_html(answer: Answer | None) -> str:
     return f'<div class="pilot-answer"><p>{text}</p><ol class="refs" style="list-style:none">{refs}</ol></div>'
 
 
-def workflow_html(workflow: Workflow | None, trace: RunTrace | None = None) -> str:
-    """The DAG drawing from ``workflows.draw`` (which escapes its labels), or an escaped text outline."""
+def workflow_html(workflow: Workflow | None, trace: RunTrace | None = None, selected: str | None = None) -> str:
+    """The DAG drawing from ``workflows.draw`` (which escapes its labels), laid out top to bottom and
+    scaled to the panel's width, with zoom and pan controls (see ``DAG_JS``); or an escaped outline."""
     if workflow is None:
         return '<p class="pilot-empty">No workflow yet — it appears after the first search.</p>'
     try:
-        # wide DAGs scroll sideways rather than shrink: node labels stay readable
-        return f'<div class="pilot-dag" style="overflow-x:auto;max-width:100%">{to_svg(workflow, trace)}</div>'
+        svg = to_svg(workflow, trace, selected=selected, vertical=True)
     except Exception:  # noqa: BLE001 - the outline below is always available, a drawing bug must not hide the DAG
         return _workflow_outline(workflow, trace)
+    tools = "".join(
+        f'<button type="button" data-zoom="{z}" title="{t}">{label}</button>'
+        for z, label, t in (
+            ("in", "+", "zoom in"),
+            ("out", "&minus;", "zoom out"),
+            ("fit", "fit", "show the whole plan"),
+        )
+    )
+    hint = "drag to pan, wheel or +/&minus; to zoom; click a step to edit it"
+    return (
+        f'<div class="pilot-dag"><div class="dag-tools">{tools}<span class="dag-hint">{hint}</span></div>'
+        f'<div class="dag-view">{svg}</div></div>'
+    )
 
 
 def _workflow_outline(workflow: Workflow, trace: RunTrace | None) -> str:
@@ -223,16 +430,27 @@ def _workflow_outline(workflow: Workflow, trace: RunTrace | None) -> str:
     return f'<div class="pilot-dag"><ol>{"".join(rows)}</ol></div>'
 
 
-def versions_html(versions: Sequence[Any]) -> str:
-    """Each workflow version with its reason and diff lines, newest first."""
+def versions_html(versions: Sequence[Any], current: int | None = None) -> str:
+    """Each workflow version with its reason and diff lines, newest first; ``current`` (an index into
+    ``versions``) is marked, and every other version is a button that makes it current again."""
     if not versions:
         return '<p class="pilot-empty">No versions yet.</p>'
     items = []
-    for v in reversed(list(versions)):
+    current = len(versions) - 1 if current is None else current
+    for i, v in reversed(list(enumerate(versions))):
+        number = esc(str(getattr(v, "version", i + 1)))
         diff = "\n".join(getattr(v, "diff", []) or []) or "(first version)"
+        is_current = i == current
+        mark = '<span class="badge current">current</span>' if is_current else ""
+        head = (
+            f"<b>v{number}</b>"
+            if is_current
+            else f'<button type="button" data-version="{number}" title="make v{number} current and re-run">'
+            f"v{number}</button>"
+        )
         items.append(
-            f"<li><b>v{esc(str(getattr(v, 'version', '?')))}</b> {esc(getattr(v, 'reason', '') or '')}"
-            f"<pre>{esc(diff)}</pre></li>"
+            f'<li class="{"current" if is_current else ""}" data-v="{number}">{head} {mark} '
+            f"{esc(getattr(v, 'reason', '') or '')}<pre>{esc(diff)}</pre></li>"
         )
     return f'<div class="pilot-versions"><ul>{"".join(items)}</ul></div>'
 

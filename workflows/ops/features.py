@@ -206,10 +206,20 @@ def support_key(node_id: str) -> str:
     return f"{node_id}{SUPPORT}" if node_id else SUPPORT.lstrip(".")
 
 
+# What a ``neighbourhood`` node writes about each paper relative to its seeds (centrality = rank-weighted votes).
+NEIGHBOURHOOD_SCORES = ("centrality", "seeds_citing", "cocitation", "coupling")
+
+
+def node_score_key(node_id: str, name: str) -> str:
+    """The evidence score ``name`` as a node writes it under its own id ("graph.centrality")."""
+    return f"{node_id}.{name}" if node_id else name
+
+
 def support_node(score_name: str) -> str | None:
-    """The node whose support an evidence score name is ("cocited.support" -> "cocited"), else None."""
+    """The node that wrote an evidence score under its own id ("cocited.support" -> "cocited", "graph.coupling"
+    -> "graph"), else None."""
     node, dot, rest = score_name.rpartition(".")
-    return node if dot and rest == SUPPORT.lstrip(".") and node else None
+    return node if dot and rest in (SUPPORT.lstrip("."), *NEIGHBOURHOOD_SCORES) and node else None
 
 
 # --- ranked lists -------------------------------------------------------------------------------

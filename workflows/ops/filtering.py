@@ -8,7 +8,8 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from pilot.domain import profile
-from pilot.models import Paper, RankedPaper
+from pilot.models import Paper, PaperType, RankedPaper
+from pilot.papertype import paper_type
 from pilot.text import contains_run, normalize_title
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import papers_of, support_node, tokens
@@ -25,11 +26,18 @@ class FilterParams(OperatorParams):
     venues: list[str] = Field(default_factory=list, description="keep papers at any of these venues (acronym or name)")
     min_citations: int | None = Field(None, ge=0)
     has_abstract: bool | None = None
+    has_references: bool | None = Field(
+        None, description="True: drop papers known to cite nothing in the source (an unknown reference list is kept)"
+    )
     include_terms: list[str] = Field(default_factory=list, description="keep papers containing any of these terms")
     exclude_terms: list[str] = Field(default_factory=list, description="drop papers containing any of these terms")
     terms_in: Literal["title", "text"] = Field("text", description="where include/exclude terms are looked for")
     exclude_ids: list[str] = Field(default_factory=list)
     exclude_anchor: bool = Field(True, description="drop the connected anchor paper(s)")
+    paper_types: list[PaperType] = Field(
+        default_factory=list,
+        description="keep only papers of these types (survey, resource = dataset/corpus/benchmark, method)",
+    )
 
     @model_validator(mode="after")
     def _range(self) -> FilterParams:
@@ -74,6 +82,10 @@ class _Checker:
             return False
         if p.has_abstract is not None and bool(paper.abstract) != p.has_abstract:
             return False
+        if p.has_references is not None and paper.references is not None and bool(paper.references) != p.has_references:
+            return False
+        if p.paper_types and paper_type(paper) not in p.paper_types:
+            return False
         if p.include_terms or p.exclude_terms:
             words = tokens(paper.title if p.terms_in == "title" else paper.text, keep_stop=True)
             if p.include_terms and not any(_phrase_in(t, words) for t in p.include_terms):
@@ -96,7 +108,8 @@ class FilterOp(Operator[FilterParams, FilterInputs]):
     name = "filter"
     family = "filtering"
     description = (
-        "Keep papers within a year range / venues / citation floor / term constraints; drop the anchor and given ids."
+        "Keep papers within a year range / venues / citation floor / term constraints / paper types; drop the anchor "
+        "and given ids."
     )
     Params = FilterParams
     Inputs = FilterInputs

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from pilot.llm import LLMError
 from pilot.models import RankedPaper
 from pilot.text import QUERY_STOPWORDS
+from pilot.topic import noun_phrases
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import tokens
 from workflows.ports import PortType
@@ -142,3 +143,27 @@ class LLMKeywordsOp(Operator[KeywordParams, KeywordInputs]):
             except LLMError as exc:
                 ctx.notes.append(f"LLM unavailable ({exc}); used keywords_from")
         return distinctive_terms(docs, params.k, params.bigrams, params.title_weight)
+
+
+class PhrasesParams(OperatorParams):
+    text: str = Field("", max_length=2000, description="the request or topic (connected text is added)")
+    k: int = Field(6, ge=1, le=20)
+
+
+@dataclass(kw_only=True)
+class PhrasesInputs(OperatorInputs):
+    text: str | None = port(PortType.TEXT, optional=True)
+
+
+@register
+class NounPhrasesOp(Operator[PhrasesParams, PhrasesInputs]):
+    name = "noun_phrases"
+    family = "keywords"
+    description = "The text's noun phrases (word runs between function words), e.g. one search per phrase."
+    Params = PhrasesParams
+    Inputs = PhrasesInputs
+    output = PortType.KEYWORDS
+
+    async def run(self, ctx: RunContext, params: PhrasesParams, inputs: PhrasesInputs) -> list[str]:
+        text = " ; ".join(t for t in (params.text, inputs.text or "") if t and t.strip())
+        return noun_phrases(text, params.k)

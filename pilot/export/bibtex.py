@@ -1,25 +1,21 @@
-"""Exports of a result list: BibTeX, CSV, and the workflow JSON recipe (which loads back to re-run).
-
-BibTeX is written for classic ``bibtex`` as well as biber: LaTeX specials are escaped with commands
-that keep braces balanced (BibTeX counts ``\\{`` as a brace too), accented Latin letters become accent
-commands, anything else non-ASCII stays UTF-8, and keys are pure ASCII.
+"""BibTeX for classic ``bibtex`` as well as biber, written by bibtexparser: LaTeX specials are escaped
+with commands that keep braces balanced (BibTeX counts ``\\{`` as a brace too), accented Latin letters
+become accent commands, anything else non-ASCII stays UTF-8, and keys are pure ASCII. The entry type and
+the venue's full name come from :func:`pilot.export.venues.publication`.
 """
 
 from __future__ import annotations
 
-import csv
 import html
-import io
-import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from pydantic import ValidationError
+import bibtexparser
+from bibtexparser.model import Entry, Field
 
-from pilot.models import Paper, RankedPaper
-from workflows.explain import why
-from workflows.model import Workflow
+from pilot.export.venues import publication
+from pilot.models import Paper
 
 # --- LaTeX escaping ---------------------------------------------------------------------------
 
@@ -181,7 +177,12 @@ def _suffixes() -> Iterable[str]:
 
 # --- BibTeX -----------------------------------------------------------------------------------
 
-_JOURNAL_HINTS = ("journal", "transactions", "computational linguistics", "letters", "review", "jmlr", "tacl")
+_BIBTEX_TYPES = {
+    "conference": "inproceedings",
+    "workshop": "inproceedings",
+    "journal": "article",
+    "preprint": "article",
+}
 
 
 def _author_field(paper: Paper) -> str:
@@ -201,104 +202,52 @@ def _author_field(paper: Paper) -> str:
     return " and ".join(names)
 
 
-def bibtex_entry(paper: Paper, key: str) -> str:
-    venue = html.unescape(paper.venue or "").strip()
-    if venue and any(h in venue.lower() for h in _JOURNAL_HINTS):
-        kind, venue_field = "article", "journal"
-    elif venue:
-        kind, venue_field = "inproceedings", "booktitle"
-    else:
-        kind, venue_field = "misc", ""
+def _url_field(url: str) -> str:
+    # \url-style fields take the raw string; only characters that would break the entry are escaped
+    return url.replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
+
+
+def bibtex_fields(paper: Paper) -> tuple[str, list[tuple[str, str]]]:
+    """(entry type, fields) of a paper. The type follows where it appeared (see ``pilot.venues``), never
+    whether the source listed its authors: a conference paper is ``@inproceedings`` with the full
+    proceedings name, a journal paper ``@article``, an arXiv preprint ``@article`` in "arXiv preprint …";
+    only a paper whose venue nobody recorded is ``@misc``."""
+    pub = publication(paper)
+    kind = _BIBTEX_TYPES.get(pub.kind, "misc")
     fields: list[tuple[str, str]] = [("title", _protect_caps(latex_escape(paper.title)))]
     if authors := _author_field(paper):
         fields.append(("author", authors))
-    if venue_field:
-        fields.append((venue_field, latex_escape(venue)))
+    if pub.container:
+        name = {"inproceedings": "booktitle", "article": "journal"}.get(kind, "howpublished")
+        fields.append((name, latex_escape(pub.container)))
+    if pub.publisher and kind == "inproceedings":
+        fields.append(("publisher", latex_escape(pub.publisher)))
     if paper.year:
         fields.append(("year", str(paper.year)))
     if paper.doi:
         fields.append(("doi", latex_escape(paper.doi)))
-    url = paper.canonical_url
-    if url.startswith(("http://", "https://")):
-        # \url-style fields take the raw string; only characters that would break the entry are escaped
-        fields.append(("url", url.replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")))
+    if pub.arxiv_id:
+        fields += [("eprint", latex_escape(pub.arxiv_id)), ("archiveprefix", "arXiv")]
+    if pub.url:
+        fields.append(("url", _url_field(pub.url)))
     fields.append(("note", "pilot id: " + latex_escape(paper.id)))
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-    return f"@{kind}{{{key},\n{body}\n}}\n"
+    return kind, fields
+
+
+def bibtex_entry(paper: Paper, key: str) -> str:
+    return to_bibtex_entries([(paper, key)])
+
+
+def to_bibtex_entries(papers_keys: Sequence[tuple[Paper, str]]) -> str:
+    library = bibtexparser.Library()
+    for paper, key in papers_keys:
+        kind, fields = bibtex_fields(paper)
+        library.add(Entry(kind, key, [Field(name, value) for name, value in fields]))
+    return bibtexparser.write_string(library)
 
 
 def to_bibtex(papers: Sequence[Paper]) -> str:
-    """A .bib file for ``papers`` (in the given order), with unique, stable keys."""
+    """A .bib file for ``papers`` (in the given order), with unique, stable keys; written by bibtexparser."""
     unique = list({p.id: p for p in papers}.values())
     keys = bibtex_keys(unique)
-    return "\n".join(bibtex_entry(p, keys[p.id]) for p in unique)
-
-
-# --- CSV --------------------------------------------------------------------------------------
-
-CSV_COLUMNS = (
-    "rank", "id", "title", "authors", "year", "venue", "citation_count", "score",
-    "doi", "url", "nodes", "why", "matched_terms", "snippet", "kept",
-)  # fmt: skip
-
-
-def _cell(value: object) -> object:
-    # Spreadsheet apps execute cells that start with these characters; a quote makes them plain text.
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
-def to_csv(results: Sequence[RankedPaper], kept_ids: Iterable[str] = (), workflow: Workflow | None = None) -> str:
-    """One row per paper; with the workflow that found them, a "why" column in words (see workflows.explain)."""
-    kept = set(kept_ids)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for rank, r in enumerate(results, start=1):
-        p = r.paper
-        row = [
-            rank, p.id, html.unescape(p.title), "; ".join(a.name for a in p.authors), p.year or "",
-            p.venue or "", "" if p.citation_count is None else p.citation_count, f"{r.score:.4f}",
-            p.doi or "", p.canonical_url, " ".join(r.evidence.nodes), "; ".join(why(workflow, r)),
-            "; ".join(r.evidence.matched_terms), r.evidence.snippet or "", "yes" if p.id in kept else "",
-        ]  # fmt: skip
-        writer.writerow([_cell(v) for v in row])
-    return buf.getvalue()
-
-
-# --- workflow recipe --------------------------------------------------------------------------
-
-
-class RecipeError(ValueError):
-    """A workflow JSON file that cannot be loaded; the message says what is wrong, for the UI."""
-
-
-def workflow_recipe(workflow: Workflow) -> str:
-    return workflow.to_json()
-
-
-def load_recipe(text: str | bytes) -> Workflow:
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError:
-            raise RecipeError("the workflow file is not UTF-8 text") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecipeError(f"the workflow file is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    if isinstance(data, dict) and isinstance(data.get("workflow"), dict):
-        data = data["workflow"]  # tolerate a wrapper such as an evaluation run record
-    try:
-        return Workflow.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(top)'}: {e['msg']}" for e in exc.errors()[:5])
-        raise RecipeError(f"the file is not a pilot workflow: {problems}") from None
-
-
-def export_targets(results: Sequence[RankedPaper], kept_ids: Iterable[str]) -> list[RankedPaper]:
-    """What an export covers: the kept papers (in rank order) when any are kept, else the whole list."""
-    kept = set(kept_ids)
-    chosen = [r for r in results if r.paper.id in kept]
-    return chosen or list(results)
+    return to_bibtex_entries([(p, keys[p.id]) for p in unique])

@@ -1,0 +1,176 @@
+"""Topic requests: a subject to read up on, with no paper named.
+
+"Find the literature on discriminative word alignment", "surveys covering neural machine translation",
+"I'm starting to work on X - what are the key papers?", "recent work on dependency parsing for low-resource
+languages". The request is instruction words, then a cue preposition, then the topic. Only the topic is
+ever searched for: the instruction words ("find", "literature", "key papers", "covering") are not the
+subject, the type words ("surveys", "datasets") select what kind of paper to return, and the period or
+recency words ("recent", "since 2015") become constraints.
+
+    req = read_topic("surveys covering neural machine translation")
+    req.topic, req.paper_types          # "neural machine translation", ["survey"]
+    noun_phrases("reverse feature engineering of syntactic tree kernels")
+                                        # ["reverse feature engineering", "syntactic tree kernels"]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pilot.intent import parse_constraints
+from pilot.text import DETERMINERS, INSTRUCTION_WORDS, PHRASE_BREAK_WORDS
+from pilot.vocab import PAPER_TYPE_WORDS, PaperType
+
+# What separates the instruction from the topic. "to" only after a type word ("an introduction to X") or
+# one of _TO_AFTER ("I'm new to X", "a guide to X").
+_CUES = frozenset("on about regarding concerning covering into in for of around re".split())
+_TO_AFTER = frozenset(["new", "guide", "pointers", "intro", "introduce", "introduced"])
+_MULTI_CUES = (("related", "to"), ("dealing", "with"), ("with", "respect", "to"), ("in", "the", "area", "of"))
+_RECENT = frozenset("recent latest newest new current modern".split())
+_SEMINAL = frozenset("seminal classic classical foundational influential landmark canonical".split())
+_YEARS = re.compile(
+    r"\b(?:(?:published\s+)?(?:after|before|since|until|from|between|in|during|up to|prior to|through)\s+"
+    r"(?:the\s+)?(?:19|20)\d\d'?s?(?:\s*(?:-|–|to|and|until)\s*(?:19|20)\d\d'?s?)?"
+    r"|(?:in\s+)?the\s+(?:last|past)\s+(?:\d{1,2}|few|several|two|three|five|ten)\s+years"
+    r"|(?:19|20)\d\d\s*(?:or later|onwards?|and later|or earlier|and earlier))\b",
+    re.IGNORECASE,
+)
+_SPLIT_CLAUSES = re.compile(r"\s+[-–—]+\s+|[?!;]+\s*|\.\s+(?=[A-Z])|\.$")
+_WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
+
+
+@dataclass
+class TopicRequest:
+    topic: str  # the subject in the user's words
+    paper_types: list[PaperType] = field(default_factory=list)
+    updates: dict[str, Any] = field(default_factory=dict)  # intent fields the instruction words set (recency, years)
+    instruction: str = ""  # the words before the topic, for notes and tests
+
+
+def _words(text: str) -> list[str]:
+    text = re.sub(r"\bstate[- ]of[- ]the[- ]art\b", "stateoftheart", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(i|you|we|they)['’](m|re|ve|d|ll)\b", r"\1", text, flags=re.IGNORECASE)
+    return _WORD.findall(text)
+
+
+def _is_lead(word: str) -> bool:
+    return word.lower().strip("'’") in INSTRUCTION_WORDS or word.lower() in PAPER_TYPE_WORDS
+
+
+def _cue_at(words: list[str], i: int) -> int:
+    """Length of the cue starting at ``words[i]`` (0 when there is none)."""
+    low = [w.lower() for w in words]
+    for multi in _MULTI_CUES:
+        if tuple(low[i : i + len(multi)]) == multi:
+            return len(multi)
+    if low[i] in _CUES:
+        return 1
+    if low[i] == "to" and i > 0 and (low[i - 1] in PAPER_TYPE_WORDS or low[i - 1] in _TO_AFTER):
+        return 1
+    return 0
+
+
+def _split(words: list[str]) -> tuple[list[str], list[str]] | None:
+    """(instruction words, topic words) at the first cue that only instruction words precede."""
+    for i in range(1, len(words)):
+        if not _is_lead(words[i - 1]):
+            return None
+        n = _cue_at(words, i)
+        if n and i + n < len(words):
+            return words[:i], words[i + n :]
+    return None
+
+
+def _clean(words: list[str]) -> list[str]:
+    while words and (words[-1].lower() in INSTRUCTION_WORDS or words[-1].lower() in _CUES):
+        words = words[:-1]  # "… parsing papers", "… published"
+    while words and words[0].lower() in DETERMINERS:
+        words = words[1:]
+    return words
+
+
+def _span(clause: str, words: list[str]) -> str:
+    """The topic as the user typed it (its punctuation kept: "preference grammars: softening …")."""
+    m = re.search(r"\W+".join(re.escape(w) for w in words), clause)
+    return m.group(0) if m else " ".join(words)
+
+
+def read_topic(text: str) -> TopicRequest | None:
+    """The topic of a request that asks for a field's literature, or None when the request is not one
+    (it names no cue, or something other than instruction words comes before it: "papers similar to X",
+    "who works on X", "papers by X")."""
+    text = " ".join((text or "").split())
+    if not text:
+        return None
+    years = _YEARS.findall(text)
+    body = _YEARS.sub(" ", text)
+    for clause in _SPLIT_CLAUSES.split(body):
+        words = _words(clause)
+        parts = _split(words)
+        if parts is None:
+            continue
+        lead, topic = parts
+        # "a list of papers on X", "an overview of the work on X": the cue found first was still instruction
+        while (again := _split(topic)) is not None and all(_is_lead(w) for w in again[0]):
+            lead, topic = lead + again[0], again[1]
+        topic = _clean(topic)
+        if not topic or all(w.lower() in INSTRUCTION_WORDS for w in topic):
+            continue
+        # "I'm new to X" is a newcomer, not a wish for recent work
+        low = {w.lower() for i, w in enumerate(lead) if not (w.lower() == "new" and i + 1 == len(lead))}
+        types = list(dict.fromkeys(PAPER_TYPE_WORDS[w] for w in (x.lower() for x in lead) if w in PAPER_TYPE_WORDS))
+        updates: dict[str, Any] = {}
+        if low & _SEMINAL:
+            updates["recency"] = "seminal"
+        elif low & _RECENT or "stateoftheart" in low:
+            updates["recency"] = "recent"
+        if years:
+            found = parse_constraints(" ".join(years))
+            updates.update({k: v for k, v in found.items() if k in ("year_min", "year_max")})
+            if "year_min" in updates or "year_max" in updates:
+                updates.pop("recency", None)  # an explicit period says more than "recent"
+        subject, venue_updates = _without_venues(_span(clause, topic))
+        if not subject:
+            continue
+        return TopicRequest(subject, types, {**updates, **venue_updates}, " ".join(lead))
+    return None
+
+
+def _without_venues(topic: str) -> tuple[str, dict[str, Any]]:
+    """ "parsing at ACL 2005": the venue (and its year) is a filter, not a search term."""
+    venues = parse_constraints(topic).get("venues") or []
+    updates: dict[str, Any] = {}
+    for venue in venues:
+        m = re.search(
+            rf"\s*\b(?:(?:published|presented|appearing)\s+)?(?:at|in|from)\s+{re.escape(venue)}(?:\s+((?:19|20)\d\d))?\b",
+            topic,
+            re.IGNORECASE,
+        )
+        if m is None:
+            continue  # the venue's name is part of the topic ("SemEval tasks"), not where the papers appeared
+        topic = (topic[: m.start()] + topic[m.end() :]).strip()
+        updates.setdefault("venues", []).append(venue)
+        if m.group(1):
+            updates["year_min"] = updates["year_max"] = int(m.group(1))
+    return topic, updates
+
+
+def noun_phrases(text: str, limit: int = 6) -> list[str]:
+    """The request's noun phrases: runs of words between function words and punctuation, each naming one
+    part of the topic ("tree kernels", "semantic role labeling"); longer runs first."""
+    phrases: list[str] = []
+    for chunk in re.split(r"[,:;()\[\]{}\"“”?!]|\s[-–—]\s", text or ""):
+        run: list[str] = []
+        for word in [*_WORD.findall(chunk), "of"]:  # a closing function word flushes the last run
+            if word.lower() in PHRASE_BREAK_WORDS:
+                while run and run[0].lower() in DETERMINERS:
+                    run = run[1:]
+                if run:
+                    phrases.append(" ".join(run))
+                run = []
+            else:
+                run.append(word)
+    ordered = [p for p in phrases if " " in p] + [p for p in phrases if " " not in p]
+    return list(dict.fromkeys(p.lower() for p in ordered))[:limit]

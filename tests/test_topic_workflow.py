@@ -1,0 +1,124 @@
+"""The topic workflow: its neighbourhood scores, its DAG (every step an operator the user can see and edit),
+its questions, and a run on the slice with the answer key hidden."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from clarifier.policy import TOPIC_SLOTS, next_question, propose
+from pilot.embed import Embedder
+from pilot.models import Intent, Paper, RankedPaper
+from pilot.sources.hidden import HiddenPapersSource
+from tests.ops_helpers import as_ranked, ids, run_op
+from workflows.executor import execute
+from workflows.explain import why
+from workflows.inducer import deterministic
+from workflows.operator import RunContext
+from workflows.templates import TemplateError, topic_search
+from workflows.validate import ancestors, check
+
+DRAFT = "acl:D08-1048"  # "Automatic induction of FrameNet lexical units": 10 in-slice references
+
+
+def _p(pid: str, refs: list[str] | None) -> Paper:
+    return Paper(id=pid, title=f"paper {pid}", references=refs)
+
+
+async def test_neighbourhood_scores_centrality_cocitation_and_coupling(ctx):
+    seeds = as_ranked([_p("s1", ["a", "b"]), _p("s2", ["a", "c"]), _p("s3", ["a"])])
+    citers = as_ranked([_p("x", ["a", "d"]), _p("y", ["d", "s1"])])
+    cands = as_ranked([_p("a", []), _p("b", []), _p("c", []), _p("d", ["b", "c", "e"]), _p("e", [])])
+    out = await run_op(ctx, "neighbourhood", {"rank_decay": 10}, node_id="graph", seeds=seeds, citers=citers,
+                       **{"in": cands})  # fmt: skip
+    assert ids(out) == ["a", "b", "c", "d", "e"]  # scores are added, the order is the score node's job
+    ev = {it.paper.id: it.evidence.scores for it in out}
+    assert ev["a"]["graph.seeds_citing"] == 3 and ev["b"]["graph.seeds_citing"] == 1
+    # the best match's vote counts most: b (cited by seed 1) is more central than c (cited by seed 2)
+    assert ev["a"]["graph.centrality"] > ev["b"]["graph.centrality"] > ev["c"]["graph.centrality"] > 0
+    assert ev["d"]["graph.cocitation"] == 2 and ev["a"]["graph.cocitation"] == 1  # cited alongside the seeds
+    assert ev["d"]["graph.coupling"] == 2 and ev["e"]["graph.coupling"] == 0  # shares b and c with the seeds
+    ranked = await run_op(ctx, "score", {"features": {"ev:graph.centrality": 1.0}}, **{"in": out})
+    assert ids(ranked)[:3] == ["a", "b", "c"]
+
+
+async def test_neighbourhood_looks_up_unknown_reference_lists_within_its_budget(ctx, by_id):
+    seed = Paper(id=DRAFT, title="t")  # references unknown, as in a search hit from a remote API
+    cands = as_ranked([Paper(id=r, title="t", references=[]) for r in by_id[DRAFT]["references"] if r in by_id])
+    out = await run_op(ctx, "neighbourhood", {}, node_id="graph", seeds=as_ranked([seed]), **{"in": cands})
+    assert out and all(it.evidence.scores["graph.seeds_citing"] == 1 for it in out)
+    none = await run_op(ctx, "neighbourhood", {"max_lookups": 0}, node_id="graph", seeds=as_ranked([seed]),
+                        **{"in": cands})  # fmt: skip
+    assert all(it.evidence.scores["graph.seeds_citing"] == 0 for it in none)
+
+
+def test_the_topic_workflow_is_all_visible_operators():
+    wf = topic_search(Intent(topic="semantic role labeling"))
+    assert check(wf) == [] and wf.output == "evidence" and not wf.has_node("anchor")
+    # no hidden branch: every node feeds the output, and every step is a registered operator in the DAG
+    assert ancestors(wf, "evidence") | {"evidence"} == {n.id for n in wf.nodes}
+    ops = {n.op for n in wf.nodes}
+    assert {"keywords_from", "noun_phrases", "keyword_search", "semantic_search", "citation_expand"} <= ops
+    assert {"neighbourhood", "score", "top_k", "extract_evidence"} <= ops
+    assert {(e.source, e.port) for e in wf.inputs_of("graph")} == {("filter", "in"), ("seeds", "seeds"),
+                                                                   ("citers", "citers")}  # fmt: skip
+    directions = {n.params.get("direction") for n in wf.nodes if n.op == "citation_expand"}
+    assert directions == {"references", "citations"}  # expansion both ways from the seeds
+    # the topic is the only text searched: no instruction words reach a search
+    texts = [str(n.params.get("query", "")) + str(n.params.get("text", "")) for n in wf.nodes]
+    assert all("find" not in t and "literature" not in t for t in texts)
+
+
+def test_intent_shapes_the_topic_workflow():
+    intent = Intent(topic="dialogue systems", paper_types=["survey"], year_min=2000, year_max=2010,
+                    topic_terms=["reinforcement"], recency="recent", k=20, disliked_ids=["acl:X"])  # fmt: skip
+    wf = topic_search(intent)
+    assert check(wf) == []
+    assert wf.node("filter").params["paper_types"] == ["survey"] and wf.node("filter").params["exclude_ids"] == [
+        "acl:X"
+    ]
+    assert wf.has_node("search_surveys") and "search_surveys" in {e.source for e in wf.inputs_of("hits")}
+    for node in ("search_kw", "search_phrases", "search_dense"):  # the seeds come from the user's period
+        assert (wf.node(node).params["year_min"], wf.node(node).params["year_max"]) == (2000, 2010)
+    assert wf.node("score").params["text"] == "dialogue systems reinforcement"
+    assert wf.node("score").params["features"]["recency"] > 0 and wf.node("top").params["k"] == 20
+    with pytest.raises(TemplateError):
+        topic_search(Intent(topic="  "))
+    # the inducer picks it when there is a topic and no anchor, whatever direction word came with the request
+    assert deterministic(Intent(topic="dialogue systems", direction="survey"), "").workflow.name == "topic"
+    assert deterministic(Intent(direction="survey"), "acl:P02-1040").workflow.name == "survey"
+
+
+def test_topic_questions_are_period_sub_area_and_recency_only(corpus_slice_rows):
+    cands = [Paper.model_validate(r) for r in corpus_slice_rows if r.get("year")][:300]
+    intent = Intent(topic="machine translation")
+    slots = {p.question.slot for p in propose(intent, cands)}
+    assert slots and slots <= set(TOPIC_SLOTS)
+    d = next_question(intent, cands)
+    assert d.question is not None and d.question.slot in TOPIC_SLOTS  # never "which direction?"
+    asked = list(TOPIC_SLOTS)
+    assert next_question(intent, cands, asked=asked).question is None
+    # the sub-area options do not repeat the topic's own words
+    topic_q = next(p.question for p in propose(intent, cands) if p.question.slot == "topic")
+    assert not {t for o in topic_q.options for t in o.sets.get("topic_terms", [])} & {"machine", "translation"}
+
+
+async def test_topic_workflow_finds_a_hidden_papers_bibliography(local_source, by_id):
+    source = HiddenPapersSource(local_source, [DRAFT])
+    ctx = RunContext(source=source, embedder=Embedder())
+    await source.search_papers("warm up", limit=1, mode="dense")  # loading the model is not a step's time
+    wf = topic_search(Intent(topic="automatic induction of FrameNet lexical units"))
+    run = await execute(wf, ctx, None, 120)
+    assert run.errors == {}
+    ranked: list[RankedPaper] = run.output
+    gold = {r for r in by_id[DRAFT]["references"] if r in by_id}
+    found = [i for i, it in enumerate(ranked) if it.paper.id in gold]
+    lists = [v for v in run.values.values() if isinstance(v, list) and v and isinstance(v[0], RankedPaper)]
+    assert len(lists) > 10 and all(DRAFT not in ids(v) for v in lists)  # no step ever saw the answer key
+    assert found and found[0] < 10 and len(found) >= len(gold) // 2
+    assert all(it.evidence.nodes and it.evidence.snippet for it in ranked)
+    # the evidence says why each paper is there, in the words of the neighbourhood
+    phrases = [p for it in ranked[:10] for p in why(wf, it)]
+    assert any(re.fullmatch(r"cited by (?:one|\d+) of the best matches", p) for p in phrases), phrases
+    assert any(re.fullmatch(r"co-cited with the best matches by \d+ papers", p) for p in phrases), phrases

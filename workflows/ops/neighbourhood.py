@@ -1,0 +1,130 @@
+"""The ``neighbourhood`` operator: how central each candidate is to the citation neighbourhood of a seed set.
+
+A field's literature is a citation neighbourhood. Given the strongest text matches for a topic (the seeds),
+the papers that matter to the topic are the ones many seeds cite (centrality: each seed's vote weighted by
+its rank, so the best matches count most), the ones cited alongside the seeds by later work (co-citation),
+and the ones whose references overlap the seeds' (bibliographic coupling). The raw counts go into the
+evidence, where the ``score`` operator reads them as ``ev:<node>.centrality`` and so on, and where the user
+sees them ("cited by 7 of the 30 strongest matches").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from dataclasses import dataclass
+
+from pydantic import Field
+
+from pilot.models import Paper, RankedPaper
+from pilot.sources.base import SourceError
+from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
+from workflows.ops.features import NEIGHBOURHOOD_SCORES, node_score_key
+from workflows.ports import PortType
+
+_CONCURRENCY = 8
+
+
+class NeighbourhoodParams(OperatorParams):
+    max_seeds: int = Field(30, ge=1, le=500, description="use this many seeds, best first")
+    rank_decay: float = Field(
+        10.0, gt=0, le=10_000, description="the seed at rank r votes 1 / (1 + r / rank_decay); large = equal votes"
+    )
+    max_lookups: int = Field(
+        60,
+        ge=0,
+        le=2000,
+        description="at most this many source calls for seeds / citers whose reference lists are unknown",
+    )
+    per_paper_limit: int = Field(
+        200, ge=1, le=2000, description="references per lookup (citation_expand's default: its cached calls are reused)"
+    )
+
+
+class _References:
+    """Reference lists: the record's own when the source gave one, else one budgeted source call."""
+
+    def __init__(self, ctx: RunContext, budget: int, limit: int):
+        self.ctx = ctx
+        self.budget = budget
+        self.limit = limit
+        self.failed = 0
+        self.sem = asyncio.Semaphore(_CONCURRENCY)
+
+    async def of(self, paper: Paper) -> set[str]:
+        if paper.references is not None:
+            return set(paper.references)
+        if self.budget <= 0:
+            return set()
+        self.budget -= 1
+        async with self.sem:
+            try:
+                return {p.id for p in await self.ctx.source.references(paper.id, limit=self.limit)}
+            except SourceError:
+                self.failed += 1
+                return set()
+
+    async def many(self, papers: list[Paper]) -> list[set[str]]:
+        return list(await asyncio.gather(*(self.of(p) for p in papers)))
+
+
+@dataclass(kw_only=True)
+class NeighbourhoodInputs(OperatorInputs):
+    papers: list[RankedPaper] = port(PortType.PAPERS, name="in", description="the candidates to score")
+    seeds: list[RankedPaper] = port(PortType.PAPERS, description="the strongest matches, best first")
+    citers: list[RankedPaper] | None = port(
+        PortType.PAPERS, optional=True, description="papers citing the seeds (for co-citation)"
+    )
+
+
+@register
+class NeighbourhoodOp(Operator[NeighbourhoodParams, NeighbourhoodInputs]):
+    name = "neighbourhood"
+    family = "scoring"
+    description = (
+        "Score papers by their place in the seeds' citation neighbourhood: cited by many seeds (centrality, "
+        "rank-weighted), cited alongside them (co-citation), sharing their references (coupling)."
+    )
+    Params = NeighbourhoodParams
+    Inputs = NeighbourhoodInputs
+    output = PortType.RANKED
+
+    async def run(self, ctx: RunContext, params: NeighbourhoodParams, inputs: NeighbourhoodInputs) -> list[RankedPaper]:
+        items = inputs.papers
+        seeds = [it.paper for it in inputs.seeds][: params.max_seeds]
+        citers = [it.paper for it in inputs.citers or []]
+        if not items:
+            return []
+        refs = _References(ctx, params.max_lookups, params.per_paper_limit)
+        centrality: dict[str, float] = defaultdict(float)
+        seeds_citing: dict[str, int] = defaultdict(int)
+        seed_refs: set[str] = set()
+        for rank, cited in enumerate(await refs.many(seeds)):
+            for pid in cited:
+                centrality[pid] += 1.0 / (1.0 + rank / params.rank_decay)
+                seeds_citing[pid] += 1
+            seed_refs |= cited
+        seed_ids = {p.id for p in seeds}
+        cocitation: dict[str, int] = defaultdict(int)
+        for cited in await refs.many([p for p in citers if p.id not in seed_ids]):
+            for pid in cited:
+                cocitation[pid] += 1
+        # unknown lists only while the budget lasts; a paper never counts as sharing a reference to itself
+        listed = await refs.many([it.paper for it in items])
+        own = [cited - {it.paper.id} for it, cited in zip(items, listed, strict=True)]
+        if refs.failed:
+            ctx.notes.append(f"{refs.failed} reference lookups failed; neighbourhood scores are partial")
+        out = []
+        for it, cited in zip(items, own, strict=True):
+            pid = it.paper.id
+            counts = (
+                centrality.get(pid, 0.0),
+                seeds_citing.get(pid, 0),
+                cocitation.get(pid, 0),
+                len(cited & seed_refs),
+            )
+            values = dict(zip(NEIGHBOURHOOD_SCORES, counts, strict=True))
+            ev = it.evidence.model_copy(deep=True)
+            ev.scores.update({node_score_key(ctx.node_id, k): round(float(v), 4) for k, v in values.items()})
+            out.append(it.model_copy(update={"evidence": ev}))
+        return out
