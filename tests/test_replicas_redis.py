@@ -142,6 +142,7 @@ def test_replicas_share_answers_and_one_rate_budget(local_source, redis_url, tmp
             # two researchers searching at once, one per replica, share the key's rate (survey searches: many
             # requests, few candidates to embed, so the test spends its time on the rate, not on the CPU)
             ca, cb = a.client(), b.client()
+            start = stats(emulator)["since_s"]
             ja = ca.submit("Which surveys cover [acl:N03-1033]?", api_name="/send")
             jb = cb.submit("Which surveys cover [acl:P03-1054]?", api_name="/send")
             assert "Found " in chat_text(ja.result(timeout=600))
@@ -152,7 +153,16 @@ def test_replicas_share_answers_and_one_rate_budget(local_source, redis_url, tmp
             b.stop()
     sent = s["total"] - before
     assert sent > 4 * RPS  # enough requests for the rate to matter
-    # The service counts arrivals: on a loaded machine an occasional late arrival shares a window with the next
-    # request (refused, then retried after Retry-After). Two replicas each keeping the rate alone are refused
-    # all the time: without Redis this run drew 7 refusals in 29 requests (24%).
-    assert s["rate_limited"] <= max(2, 0.1 * sent), s
+    # Every arrival of the concurrent phase, refused ones too, on the service's clock.
+    arrivals = [t for t, _, _ in s["recent"] if t >= start]
+    assert len(arrivals) == sent
+    # The service counts arrivals, and on a loaded machine (2 cores, load 7) a request can arrive late and share
+    # a window with the next one, drawing a 429 that is retried after Retry-After. So the claim is measured where
+    # such jitter washes out: over the whole phase and over any 3 s, the two replicas together stay within the
+    # key's rate (plus one window's worth that arrived late). Each replica keeping the rate alone does not:
+    # PILOT_TEST_REPLICAS_WITHOUT_REDIS=1 runs that control.
+    span = arrivals[-1] - arrivals[0]
+    assert len(arrivals) <= RPS * span + RPS, (len(arrivals), span, s)
+    busiest = max(sum(1 for u in arrivals if t <= u < t + 3) for t in arrivals)
+    assert busiest <= 3 * RPS + RPS, (busiest, s)
+    assert s["rate_limited"] <= 0.2 * sent, s
