@@ -28,14 +28,17 @@ MIN_GAIN = 0.5  # bits; below this no question is worth a turn
 NO_PREFERENCE = "No preference"
 
 # how much a well-split question on this slot is worth, per direction (missing = 1.0)
+# (0 = never asked: the datasets a paper uses come before it, so "which period?" means nothing there)
 _PRIORS: dict[str, dict[str, float]] = {
-    "time": {"survey": 0.6},
+    "time": {"survey": 0.6, "benchmark": 0.0},
     "venue": {"predecessor": 0.7, "benchmark": 0.5, "survey": 0.5},
     "topic": {"successor": 0.8, "benchmark": 0.7},
     "resource": {},
     "recency": {"_": 0.45},
 }
-FACET_SCORE = 2.0  # sibling search: which aspect of the anchor matters re-targets the whole similarity
+# sibling search: which aspect of the anchor matters re-targets the whole similarity, so it comes first
+# (above the most any 5-option split can score, log2(5) = 2.32 bits)
+FACET_SCORE = 2.5
 # A topic search (no anchor paper) is helped by the period, the sub-area and seminal-vs-recent; a direction,
 # a facet, a venue or a resource type belong to searches around a paper (or were said with the request).
 TOPIC_SLOTS = ("time", "topic", "recency")
@@ -188,6 +191,67 @@ def topic_clusters(
     return out
 
 
+_PHRASE_STOP = frozenset(
+    """a an the of for in on and or to with by from via at as is are be its into using based towards toward new
+    approach approaches method methods model models system systems paper study analysis improving improved
+    efficient effective robust towards""".split()
+)
+# words too general to name a sub-area on their own ("learning", "language"): fine inside a phrase
+_GENERIC = frozenset(
+    """learning language languages word words sentence sentences text texts task tasks neural network networks deep
+    data information natural processing machine automatic statistical model models training large scale multi
+    semantic semantics using toward towards""".split()
+)
+
+
+def _phrases(title: str) -> set[str]:
+    """The 1-3 word phrases of a title that neither start nor end with a function word."""
+    words = re.findall(r"[a-z][a-z0-9\-]+", title.lower())
+    out = set()
+    for n in (1, 2, 3):
+        for i in range(len(words) - n + 1):
+            gram = words[i : i + n]
+            if (
+                gram[0] in _PHRASE_STOP
+                or gram[-1] in _PHRASE_STOP
+                or (n == 1 and (len(gram[0]) < 4 or gram[0] in _GENERIC))
+            ):
+                continue
+            out.add(" ".join(gram))
+    return out
+
+
+LABEL_CHARS = 95
+
+
+def cluster_phrase(cands: list[Paper], members: list[int], skip: frozenset[str] | set[str] = frozenset()) -> str | None:
+    """The phrase most typical of the cluster's titles (more frequent in it than in the other candidates,
+    longer phrases preferred), or None when no phrase is shared by two of its titles."""
+    inside = [_phrases(cands[i].title or "") for i in members]
+    others = [_phrases(p.title or "") for j, p in enumerate(cands) if j not in set(members)]
+    counts: Counter = Counter(g for grams in inside for g in grams)
+    best, best_score = None, 0.0
+    for gram, n in counts.items():
+        if n < 2 or set(gram.split()) & skip:  # what every candidate shares names no sub-area
+            continue
+        out = sum(1 for grams in others if gram in grams)
+        score = (n / len(members) - out / max(1, len(others))) * (1 + 0.75 * (len(gram.split()) - 1))
+        if score > best_score:
+            best, best_score = gram, score
+    return best
+
+
+def cluster_label(cands: list[Paper], members: list[int], phrase: str) -> str:
+    """A label a person can read: the cluster's phrase and one of its best-known papers as an example."""
+    example = max(
+        (cands[i] for i in members), key=lambda p: (p.citation_count or 0) + 20 * (p.in_corpus_citations or 0)
+    )
+    room = max(20, LABEL_CHARS - len(phrase) - 10)  # a button stays one or two lines
+    title = example.title.replace('"', "'")
+    title = title if len(title) <= room else title[: room - 1].rstrip() + "…"
+    return f"{phrase} — e.g. “{title}”"
+
+
 def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal | None:
     if intent.topic_terms:
         return None
@@ -196,12 +260,17 @@ def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal
         return None
     options = []
     seen: set[str] = set()
-    for label, _ in clusters:
-        text = ", ".join(label)
+    skip = set(content_terms(anchor.title, limit=50)) if anchor else set()
+    skip |= set(content_terms(intent.topic or "", limit=50))
+    for label, members in clusters:
+        phrase = cluster_phrase(cands, members, skip)
+        text = cluster_label(cands, members, phrase or ", ".join(label))
         if text.lower() in seen:
             continue
         seen.add(text.lower())
-        options.append(Option(label=text, sets={"topic_terms": label}))
+        # the option does what its label says: the phrase a person reads leads the cluster's terms
+        terms = list(dict.fromkeys([*(phrase or "").split(), *label]))
+        options.append(Option(label=text, sets={"topic_terms": terms}))
     if len(options) < 2:
         return None
     options.append(Option(label="No particular sub-topic", sets={}))
@@ -297,7 +366,8 @@ def next_question(
     """Ask the best question not asked yet, or finalize (question None) with the reason why."""
     if turns >= max_turns:
         return Decision(None, f"turn limit reached ({max_turns} questions)")
-    if intent.direction is None and "direction" not in asked and not is_topic_search(intent, anchor):
+    # without an anchor there is nothing to be "around" (a topic search has its own questions)
+    if intent.direction is None and anchor is not None and "direction" not in asked:
         return Decision(
             direction_question(anchor.title if anchor else None),
             "the request does not say which direction",

@@ -6,7 +6,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-Slot = Literal["direction", "facet", "time", "venue", "topic", "recency", "k", "anchor", "resource"]
+# "scope": refine the results or start a new search?  "fallback": search a missing paper's words as a topic?
+Slot = Literal[
+    "direction", "facet", "time", "venue", "topic", "recency", "k", "anchor", "resource", "scope", "fallback"
+]
 
 
 class Option(BaseModel):
@@ -18,7 +21,7 @@ class Option(BaseModel):
 class Question(BaseModel):
     slot: Slot
     text: str
-    options: list[Option] = Field(min_length=3, max_length=5)
+    options: list[Option] = Field(min_length=2, max_length=5)
     allow_free_text: bool = True
 
     @field_validator("options")

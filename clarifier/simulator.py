@@ -117,7 +117,9 @@ class SimulatedUser:
             terms = {t.lower() for t in L.get("topic_terms", [])}
             if not terms:
                 return 0.4 if not sets else 0.0
-            opt = {t.lower() for t in sets.get("topic_terms", [])} | set(re.findall(r"[a-z\-]+", label.lower()))
+            # an option means what it sets and its name, not the example paper a label may show ("… — e.g. “…”")
+            name = label.split(" — e.g.")[0]
+            opt = {t.lower() for t in sets.get("topic_terms", [])} | set(re.findall(r"[a-z\-]+", name.lower()))
             return len(terms & opt) / len(terms) if sets else 0.05
         if slot == "resource":
             want = {t.lower() for t in L.get("resource_types", [])}

@@ -56,6 +56,11 @@ class Profile(_Data):
     description: str = ""
     venues: tuple[VenueName, ...] = ()
     anthologies: tuple[Anthology, ...] = ()
+    communities: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict,
+        description="research community -> its venues (lower-case acronyms); a name publishing in two disjoint "
+        "communities is two people (pilot.people)",
+    )
     request_venues: tuple[str, ...] = Field((), description="venue names the request parser recognises")
     request_venue_canonical: dict[str, str] = Field(
         default_factory=dict, description="lower-case name a user types -> the venue string the corpus uses"

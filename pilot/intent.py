@@ -14,14 +14,16 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from pydantic import BaseModel, Field
 
 from pilot.domain import profile
 from pilot.models import Intent
-from pilot.text import REQUEST_STOPWORDS
+from pilot.text import REQUEST_STOPWORDS, normalize_title
 
-AnchorKind = Literal["doi", "arxiv", "s2", "corpus_id", "title", "text", "none"]
+AnchorKind = Literal["doi", "arxiv", "s2", "corpus_id", "title", "name", "topic", "current", "none"]
+ID_KINDS: tuple[str, ...] = ("corpus_id", "doi", "arxiv", "s2")
 
 _FACETS = {
     "method": ("method", "methods", "approach", "technique", "algorithm", "model", "how they do it"),
@@ -31,7 +33,12 @@ _FACETS = {
 
 # (pattern, direction, weight). Matched against the request with the anchor removed; highest total wins.
 _DIRECTION_RULES: list[tuple[str, str, float]] = [
-    (r"\bprior work\b|\bearlier (?:work|papers?)\b|\bolder papers?\b|\bpredecessors?\b", "predecessor", 3),
+    (
+        r"\bprior work\b|\bearlier (?:work|papers?)\b|\bolder papers?\b|\bpredecessors?\b|\bcame before\b|"
+        r"\bpreceded\b|\bprecursors?\b|\bwhat led to\b|\bled up to\b|\binspired\b",
+        "predecessor",
+        3,
+    ),
     (
         r"\bbuilds? (?:up)?on\b|\bbased on\b|\bbackground literature\b|\bfoundational\b|\bkey references\b",
         "predecessor",
@@ -55,7 +62,7 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
     ),
     (
         r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b"
-        r"|\bwho cites?\b|\bwhat cites\b",
+        r"|\bwho cites?\b|\bwhat cites\b|\b(?:that|which) cites?\b|\bciting\b",
         "successor",
         3,
     ),
@@ -87,16 +94,22 @@ _S2_RE = re.compile(r"\b([0-9a-f]{40})\b")
 _CORPUS_ID_RE = re.compile(r"\b((?:acl|s2|pc|aminer):[\w.\-:]+)")
 
 
-@dataclass
-class ParsedRequest:
-    """The first message, taken apart. ``anchor_query`` is what the source should resolve."""
+class ParsedRequest(BaseModel):
+    """A request, taken apart once. ``anchor_query`` is what names the paper (or the topic) searched.
+
+    ``anchor_kind`` says how it was named: an identifier (``doi``, ``arxiv``, ``s2``, ``corpus_id``), a quoted
+    or title-like ``title``, a short ``name`` ("GloVe", "the Penn Treebank", "the CIDEr paper"), a ``topic``
+    in plain words, ``current`` for a pronoun ("what came after it?") or ``none``.
+    """
 
     text: str
     anchor_query: str
     anchor_kind: AnchorKind
     intent: Intent
     rest: str = ""  # the request without the anchor: what direction/constraints were read from
-    direction_scores: dict[str, float] = field(default_factory=dict)
+    direction_scores: dict[str, float] = Field(default_factory=dict)
+    constraints: dict[str, Any] = Field(default_factory=dict, description="intent fields the words around it set")
+    request_words: bool = False  # phrased as a request ("papers on X", "what came before X"), not a bare phrase
 
 
 def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
@@ -120,24 +133,142 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
         title = max(quoted, key=len).strip()
         return title, "title", _QUOTE_RE.sub(" ", text)
     stripped = " ".join(text.split())
-    return (_strip_request_words(stripped), "text", stripped) if stripped else ("", "none", "")
+    if not stripped:
+        return "", "none", ""
+    subject = subject_of(stripped)
+    if not subject:
+        return "", "none", stripped
+    if subject.lower() in _PRONOUNS:
+        return "", "current", _cut(stripped, subject)
+    return subject, subject_form(subject), _cut(stripped, subject)
 
 
-_FILLER_RE = re.compile(
-    r"^(?:(?:please|can you|could you|find|show|give|get|recommend|me|i|want|need|to|see|papers?|works?|the|some|"
-    r"all|any|articles?|more|other|what|which|who|are|is|there|that|similar|related|like|on|about|for|of|"
-    r"later|earlier|prior|older|follow[- ]?ups?|cite|citing|cited|by|extend|build|builds|built|surveys?|"
-    r"datasets?|benchmarks?|reviews?|literature|closely|predecessors?|successors?|siblings?|ancestors?|"
-    r"covering|covers?|uses?|used|using|around|upon|building|based|foundations?|references?)\b[\s,:]*)+",
+def _cut(text: str, part: str) -> str:
+    i = text.find(part)
+    return f"{text[:i]} {text[i + len(part) :]}".strip() if i >= 0 else text
+
+
+# --- what a free-text request is about --------------------------------------------------------------
+# A request is instruction words around a subject: "What came before [BERT]?", "[surveys covering]
+# [neural machine translation]", "Papers that build on [Attention Is All You Need] after 2019". The
+# subject is what is left when the constraint phrases (years, venues, counts, recency) and the request
+# words at its edges are cut off; words inside it stay ("Sequence to Sequence Learning with …").
+
+_REQUEST_PHRASES = re.compile(
+    r"\b(?:data ?sets?|test sets?|shared tasks?|evaluation (?:data|resources?|campaigns?|sets?)|data resources?|"
+    r"state of the art|literature reviews?|review articles?|follow[- ]?ups?|follow[- ]?up work|related work|"
+    r"the same (?:topic|problem|area)|along the same lines|in the same vein|what about|how about|"
+    r"(?:has|have) been (?:published|written|done)|is there|are there|i(?:'d| would) like|point me to|"
+    r"tell me|show me|give me|look(?:ing)? for|search(?:ing)? for|came (?:before|after)|come (?:before|after)|"
+    r"picked up|built up ?on|builds? up ?on|based on|used by|cited by|in the field of|in the area of)\b",
     re.I,
+)
+_REQUEST_WORDS = frozenset(
+    """what which who whom whose where when how why is are was were be been being do does did has have had can could
+    would should will may might must please show give find get list search look point tell recommend suggest want need
+    like see read know me i we my our us you your some any all the a an and or of for to in on at by with from into
+    about regarding covering cover covers concerning around that this these those there than then also just only
+    more other others paper papers work works article articles publication publications literature research
+    came come comes before after earlier later prior previous older newer predecessor predecessors successor
+    successors ancestor ancestors descendants follow follows followed following followup followups
+    similar related comparable closely sibling siblings build builds built building upon onto based cite cites
+    cited citing citation citations extend extends extended extending pick picked survey surveys review reviews
+    overview overviews tutorial tutorials dataset datasets benchmark benchmarks corpora resources used use uses
+    using reproduce evaluate evaluated key standard main important relevant good best influential interesting
+    typical ones one instead too now then again also""".split()
+)
+_PRONOUNS = frozenset(
+    {"it", "this", "that", "them", "these", "those", "this one", "that one", "this paper", "that paper"}
+)
+# "… and used its ideas", "… that cite it": a clause about the subject, not part of it
+_TRAILING_CLAUSE = re.compile(
+    r"\s+(?:and|that|which|who)\s+(?:used?|uses|cite[sd]?|citing|built|build|builds|extends?|extended|follow\w*|"
+    r"came|come|improved?|improves)\b.*$",
+    re.I,
+)
+_CONSTRAINT_PHRASES = [
+    re.compile(p, re.I)
+    for p in (
+        r"\b(?:in|from|during|over)?\s*(?:the\s+)?(?:last|past)\s+(?:\d{1,2}|few|couple of)\s+years\b",
+        r"\b(?:between|from)\s+(?:19|20)\d\d\s*(?:-|–|to|and|until|through)\s*(?:19|20)\d\d\b",
+        r"\b(?:after|since|from|before|until|up to|through|by|in|during|prior to|earlier than|later than|"
+        r"newer than|older than|no later than|starting(?: in)?)\s+(?:the\s+year\s+)?(?:19|20)\d\d"
+        r"(?:\s+on(?:wards?)?)?\b",
+        r"\b(?:19|20)\d\d\s*(?:\+|or (?:later|earlier|newer|before)|and (?:later|earlier)|onwards?)",
+        r"\b(?:the\s+)?(?:19|20)\d0'?s\b",
+        r"\b(?:top|best|first)\s+\d{1,3}\b|\b\d{1,3}\s+(?:papers|results|articles|hits)\b",
+        r"\b(?:most recent|latest|newest|recent|seminal|classic|classics|foundational|highly[- ]cited|"
+        r"influential|landmark|most cited)\b",
+    )
+]
+_VENUE_PHRASE = r"\b(?:published\s+|presented\s+|appeared\s+)?(?:at|in|from)\s+(?:the\s+)?{v}\b|\b{v}\b"
+
+
+def _cut_constraints(text: str, known_venues: Iterable[str] = ()) -> str:
+    for rx in _CONSTRAINT_PHRASES:
+        text = rx.sub(" ", text)
+    for venue in _venue_updates(text, known_venues):
+        for name in {venue, *(k for k, v in profile().request_venue_canonical.items() if v == venue)}:
+            text = re.sub(_VENUE_PHRASE.format(v=re.escape(name)), " ", text, flags=0 if name.isupper() else re.I)
+    return " ".join(text.split())
+
+
+def _is_request_token(token: str, first: bool) -> bool:
+    word = token.strip(".,;:!?()[]\"'“”’").lower()
+    word = re.sub(r"['’]s$", "", word)
+    if not word:
+        return True
+    if word not in _REQUEST_WORDS:
+        return False
+    # a capitalised request word inside the text belongs to a title ("Attention Is All You Need")
+    return first or token[:1].islower() or not token[:1].isalpha()
+
+
+def subject_of(text: str, known_venues: Iterable[str] = ()) -> str:
+    """What a request is about, in the user's words: the text without constraint phrases and without the
+    request words at its edges. "" when nothing is left ("only after 2010", "show me more")."""
+    cut = _REQUEST_PHRASES.sub(" ", _cut_constraints(text, known_venues))
+    tokens = cut.split()
+    start = 0
+    while start < len(tokens) and _is_request_token(tokens[start], first=start == 0):
+        start += 1
+    end = len(tokens)
+    while end > start and _is_request_token(tokens[end - 1], first=False):
+        end -= 1
+    subject = " ".join(tokens[start:end]).strip(" ?.!,;:")
+    subject = _TRAILING_CLAUSE.sub("", subject)
+    subject = re.sub(r"['’]s$", "", subject).strip(" ?.!,;:\"'“”")
+    return subject
+
+
+_FUNCTION_WORDS = frozenset(
+    "a an the of for to in on and or with by from via at as is are be its into over under".split()
 )
 
 
-def _strip_request_words(text: str) -> str:
-    """ "papers similar to BLEU a method for …" -> "BLEU a method for …" (what the search should match)."""
-    text = re.sub(r"\b(?:after|before|since|between|from)\s+(?:19|20)\d\d\b.*$", "", text, flags=re.I).strip()
-    cut = _FILLER_RE.sub("", text).strip(" ?.!,")
-    return cut or text
+def _name_like(word: str) -> bool:
+    """BERT, GloVe, FrameNet, R-CNN, YOLO9000, Moses: how systems, models and resources are written."""
+    core = word.strip(".,;:!?()\"'“”’")
+    if not core or not core[0].isalnum():
+        return False
+    return core[0].isupper() or any(c.isupper() for c in core[1:]) or any(c.isdigit() for c in core)
+
+
+def subject_form(subject: str) -> AnchorKind:
+    """``name`` for a short capitalised name ("GloVe", "Penn Treebank", "Mask R-CNN"), ``title`` for a
+    title-like phrase (a colon, or mostly capitalised words), ``topic`` for plain words."""
+    words = subject.split()
+    content = [w for w in words if w.lower() not in _FUNCTION_WORDS]
+    if not content:
+        return "topic"
+    capitalised = [w for w in content if _name_like(w)]
+    if len(words) <= 4 and len(capitalised) == len(content):
+        return "name"
+    if ":" in subject and len(content) >= 3:
+        return "title"
+    if len(content) >= 3 and len(capitalised) >= 0.6 * len(content) and words[0][:1].isupper():
+        return "title"
+    return "topic"
 
 
 # "papers that build on X" asks for successors; "what does X build on?" for predecessors. Only the full
@@ -290,25 +421,54 @@ def apply_updates(intent: Intent, updates: dict[str, Any], note: str | None = No
     return Intent.model_validate(data)
 
 
+# type words of a topic request: "surveys on X" asks for surveys, "datasets for X" for resources
+_TOPIC_TYPES = {"survey": "survey", "benchmark": "resource"}
+# what a paper direction means when there is no paper: older classics, or the latest work
+_TOPIC_RECENCY = {"predecessor": "seminal", "successor": "recent"}
+
+
 def parse_request(text: str, known_venues: Iterable[str] = ()) -> ParsedRequest:
-    """The first message of a conversation, taken apart into anchor, direction and constraints."""
+    """A request taken apart into what it is about (a paper or a topic), direction and constraints."""
     text = text or ""
     anchor_query, kind, rest = _find_anchor(text)
-    direction, scores = detect_direction(rest if kind != "text" else text, full_text=text)
+    if kind in ("name", "title", "topic"):
+        rest = _cut(" ".join(text.split()), anchor_query)
+    direction, scores = detect_direction(rest, full_text=text)
     intent = Intent(request=text, direction=direction)
-    # a bare title/free text carries no constraints; read them only from words around a delimited anchor
-    if kind == "text":
-        years = _year_updates(" ".join(text.lower().split()))
-        if years and years.get("year_min") != years.get("year_max"):  # "in 2010" may be part of a title
-            intent = apply_updates(intent, years)
-    else:
-        updates = parse_constraints(rest, known_venues)
-        updates.pop("topic_terms", None)  # "work on X" in a request names the anchor's topic, not a filter
-        if direction != "sibling":
-            updates.pop("facet", None)  # "method" in "a method for…" is not a facet choice outside sibling search
-        if direction == "benchmark":
-            updates.pop("resource_types", None)  # "datasets or benchmarks" is the direction, not a type filter
-        intent = apply_updates(intent, updates)
+    updates = parse_constraints(rest, known_venues)
+    updates.pop("topic_terms", None)  # "work on X" in a request names the anchor's topic, not a filter
+    if direction != "sibling":
+        updates.pop("facet", None)  # "method" in "a method for…" is not a facet choice outside sibling search
+    if direction == "benchmark":
+        updates.pop("resource_types", None)  # "datasets or benchmarks" is the direction, not a type filter
+    if kind == "topic":
+        # no paper named: the direction words say which papers of the topic are wanted
+        updates.pop("resource_types", None)
+        updates["topic"] = anchor_query
+        if direction in _TOPIC_TYPES:
+            updates["paper_types"] = [_TOPIC_TYPES[direction]]
+        if direction in _TOPIC_RECENCY and "recency" not in updates and "year_min" not in updates:
+            updates["recency"] = _TOPIC_RECENCY[direction]
+    intent = apply_updates(intent, updates)
+    request_words = bool(anchor_query) and normalize_title(anchor_query) != normalize_title(text)
     return ParsedRequest(
-        text=text, anchor_query=anchor_query, anchor_kind=kind, intent=intent, rest=rest, direction_scores=scores
+        text=text,
+        anchor_query=anchor_query,
+        anchor_kind=kind,
+        intent=intent,
+        rest=rest,
+        direction_scores=scores,
+        constraints={k: v for k, v in updates.items() if k not in ("topic", "paper_types")},
+        request_words=request_words,
     )
+
+
+def as_topic(parsed: ParsedRequest) -> ParsedRequest:
+    """The same request read as a topic search (a named paper the source does not hold, a title-like topic)."""
+    direction = parsed.intent.direction
+    updates: dict[str, Any] = {"topic": parsed.anchor_query, "direction": None, "anchor_id": None}
+    if direction in _TOPIC_TYPES:
+        updates["paper_types"] = [_TOPIC_TYPES[direction]]
+    if direction in _TOPIC_RECENCY and parsed.intent.recency == "any" and parsed.intent.year_min is None:
+        updates["recency"] = _TOPIC_RECENCY[direction]
+    return parsed.model_copy(update={"anchor_kind": "topic", "intent": apply_updates(parsed.intent, updates)})

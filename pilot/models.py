@@ -43,6 +43,10 @@ class Author(_Model):
     venues: list[str] = Field(default_factory=list, description="most frequent venues, most frequent first")
     topics: list[str] = Field(default_factory=list)
     coauthors: list[str] = Field(default_factory=list, description="most frequent coauthor names")
+    aliases: list[str] = Field(
+        default_factory=list, description="ids of the same person's records under other spellings of the name"
+    )
+    alias_names: list[str] = Field(default_factory=list, description="those other spellings")
 
     @property
     def canonical_url(self) -> str | None:
@@ -179,8 +183,10 @@ class Intent(_Model):
     request: str = ""
     anchor_id: str | None = None
     direction: Direction | None = None
+    # a search with no anchor and a topic is a topic search: the topic in the user's words, without the
+    # instruction words ("find", "recent work on") and the type words ("surveys on", "datasets for")
     topic: str | None = None
-    paper_types: list[PaperType] = Field(default_factory=list)
+    paper_types: list[PaperType] = Field(default_factory=list, description="only papers of these types")
     facet: Facet | None = None
     year_min: int | None = None
     year_max: int | None = None

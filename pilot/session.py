@@ -7,6 +7,12 @@
     reply.results                               # ranked papers with evidence
     reply = await session.user_says("only after 2008")   # feedback -> workflow edit -> new version -> re-run
 
+Every message is read once, against the state of the conversation (``pilot.understand.read``): a new
+search (another paper, person, topic or direction), feedback on the results, the answer to the open
+question, an entity question or a command. The session dispatches on that reading; nothing downstream reads
+the text again. Results come after at most ``questions_before_results`` questions; the questions still
+worth asking are offered with the results, one at a time, to refine them.
+
 The session is a pydantic model: ``model_dump_json()`` saves it, ``Session.restore(json, runtime)``
 brings it back. The runtime (sources, models, caches) is never serialised. No method raises for user
 input: problems come back as ``Reply.error`` in plain words, fallbacks as ``Reply.notes``.
@@ -14,11 +20,9 @@ input: problems come back as ``Reply.error`` in plain words, fallbacks as ``Repl
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import logging
-import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -28,18 +32,20 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from clarifier.llm_questions import llm_question
-from clarifier.policy import apply_answer, interpret_answer, match_option, next_question, option_updates
+from clarifier.policy import apply_answer, next_question, option_updates
 from clarifier.question import Option, Question
+from pilot.anchors import resolve
+from pilot.coverage import coverage_notes
 from pilot.domain import profile
-from pilot.intent import ParsedRequest, apply_updates, detect_direction, parse_request
-from pilot.kg import answer_question, classify
-from pilot.kg import parse as parse_entity_question
+from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction
+from pilot.kg import KGQuery, answer_question
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.runtime import Runtime
 from pilot.sources.base import RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
 from pilot.text import normalize_title
-from pilot.topic import TopicRequest, read_topic
+from pilot.understand import Context, Message, read, read_with_llm
+from pilot.venues import at_venue
 from pilot.vocab import direction_results
 from workflows.diff import diff as workflow_diff
 from workflows.diff import short
@@ -49,7 +55,7 @@ from workflows.executor import run_node as exec_run_node
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
 from workflows.progressive import run_progressively
-from workflows.refine import Refinement, ResultFilters, filter_results, referenced_indices, refine, refine_llm
+from workflows.refine import Feedback, Refinement, ResultFilters, filter_results, refine, refine_llm
 from workflows.refine import rate as rate_paper
 from workflows.validate import WorkflowError, validate
 
@@ -57,12 +63,12 @@ log = logging.getLogger(__name__)
 
 Phase = Literal["start", "anchor", "clarify", "results", "answer"]
 CANDIDATE_LIMIT = 150
-_SKIP_RE = re.compile(
-    r"^\W*(?:just |please )?(?:search|go|skip|search now|show (?:me )?(?:the )?results"
-    r"|no more questions|that'?s (?:all|it))\W*$",
-    re.I,
+# questions that are not about the search's settings: which paper, which direction, refine-or-new, fallback
+_META_SLOTS = ("anchor", "direction", "scope", "fallback")
+HELP = (
+    "Tell me which paper (a title, a name like “TextRank”, an id) or which topic to search, and what you need: "
+    "earlier work, later work, similar papers, datasets, surveys — or ask about people and venues."
 )
-_ID_KINDS = ("corpus_id", "doi", "arxiv", "s2")
 
 
 class _SourceDown(Exception):
@@ -166,32 +172,28 @@ def _paper_label(p: Paper) -> str:
     return f"{p.title} ({meta})" if meta else p.title
 
 
-def _near_exact(query: str, title: str, inside: bool = True) -> bool:
-    """``query`` is ``title`` (give or take a typo), or, with ``inside``, a request with the title typed in it."""
-    q, t = normalize_title(query), normalize_title(title)
-    if not q or not t:
-        return False
-    if q == t:
-        return True
-    # an unquoted title typed inside a request ("predecessors of deep residual learning for image recognition")
-    if inside and len(t.split()) >= 4 and f" {t} " in f" {q} ":
-        return True
-    return difflib.SequenceMatcher(None, q, t).ratio() >= 0.92
-
-
-def _cited_papers(answer: Answer, values: dict[str, Any]) -> list[RankedPaper]:
-    """The papers an answer cites, in citation order, each saying which citation it is."""
+def _answer_papers(answer: Answer, values: dict[str, Any]) -> list[RankedPaper]:
+    """Every paper an answer is about: those it cites first (saying which citation each is), then the
+    rest of what it counted ("and 11 more"), so that each one can be opened, kept and exported."""
     by_url: dict[str, RankedPaper] = {}
+    counted: list[RankedPaper] = []
     for value in values.values():
         for item in value if isinstance(value, list) else []:
-            if isinstance(item, RankedPaper) and item.paper.canonical_url:
-                by_url.setdefault(item.paper.canonical_url, item)
+            if isinstance(item, RankedPaper):
+                counted.append(item)
+                if item.paper.canonical_url:
+                    by_url.setdefault(item.paper.canonical_url, item)
     out: list[RankedPaper] = []
     for key, url in answer.reference.items():  # keys are numbered from 1 in order of first use
         item = by_url.get(url)
         if item is not None and all(r.paper.id != item.paper.id for r in out):
             ev = item.evidence.model_copy(update={"reason": f"cited as [{key.strip('[]')}] in the answer"})
             out.append(item.model_copy(update={"evidence": ev}))
+    seen = {r.paper.id for r in out}
+    for item in counted:
+        if item.paper.id not in seen:
+            seen.add(item.paper.id)
+            out.append(item)
     return out
 
 
@@ -200,16 +202,6 @@ def _direction_without_title(request: str, title: str | None) -> str | None:
     if not t or f" {t} " not in f" {req} ":
         return None
     return detect_direction(f" {req} ".replace(f" {t} ", " "), full_text=request)[0]
-
-
-def _id_matches(query: str, paper: Paper) -> bool:
-    q = query.strip().lower()
-    values = {
-        paper.id.lower(),
-        paper.id.split(":", 1)[-1].lower(),
-        *(str(v).lower() for v in paper.external_ids.values()),
-    }
-    return q in values or q.split(":", 1)[-1] in values
 
 
 class Session(BaseModel):
@@ -225,11 +217,15 @@ class Session(BaseModel):
     question: Question | None = None
     asked: list[str] = Field(default_factory=list)
     turns: int = 0
+    asked_before_results: int = Field(0, description="questions on search settings asked before the first results")
     versions: list[WorkflowVersion] = Field(default_factory=list)
     current_version: int = -1
+    edited: bool = Field(False, description="the workflow was changed by hand or by feedback since it was induced")
     results: list[RankedPaper] = Field(default_factory=list)
     answer: Answer | None = None
     kept_ids: list[str] = Field(default_factory=list)
+    last_message: Message | None = Field(None, description="how the last message was read")
+    pending: Message | None = Field(None, description="a message waiting for the answer to a scope/fallback question")
 
     _runtime: Runtime = PrivateAttr()
     _last_run: RunResult | None = PrivateAttr(default=None)
@@ -290,6 +286,15 @@ class Session(BaseModel):
         venues = [profile().venue_label(p) for ps in self._candidates.values() for p in ps]
         return sorted({v for v in venues if v})
 
+    def _context(self) -> Context:
+        return Context(
+            phase=self.phase,
+            question=self.question,
+            has_results=self.phase == "results" and self.workflow is not None,
+            has_search=self.phase in ("clarify", "results") and (self.anchor is not None or bool(self.intent.topic)),
+            known_venues=self._known_venues(),
+        )
+
     # --- the conversation ---------------------------------------------------------------------------
     @_turn
     async def user_says(self, text: str) -> Reply:
@@ -300,21 +305,12 @@ class Session(BaseModel):
         return await self._turn_boundary(self._message, text)
 
     async def _message(self, text: str) -> Reply:
-        if self.phase in ("start", "answer"):
-            return await self._first_message(text)
-        if self.phase == "anchor":
-            return await self._anchor_text(text)
-        parsed = parse_request(text)
-        if parsed.anchor_kind in ("title", *_ID_KINDS) and parsed.intent.direction:
-            self._reset()  # a new paper and direction: a new search, whatever state we were in
-            return await self._first_message(text)
-        if self.phase == "clarify" and self.question is not None:
-            if _SKIP_RE.match(text):
-                return await self.search_now()
-            return await self._answer_text(text)
-        if self.phase == "results":
-            return await self._feedback(text)
-        return await self._first_message(text)
+        ctx = self._context()
+        msg = read(text, ctx)
+        if msg.kind == "ambiguous" and self._runtime.llm is not None:
+            msg = await read_with_llm(self._runtime.llm, msg, ctx)
+        self.last_message = msg
+        return await self._dispatch(msg)
 
     async def _turn_boundary(self, turn: Callable[..., Awaitable[Reply]], *args: Any) -> Reply:
         """The session's one never-raise boundary (the UI controller and the CLI have theirs): whatever
@@ -336,6 +332,47 @@ class Session(BaseModel):
             log.exception("turn failed")
             return self._error(f"Something went wrong in this turn ({type(exc).__name__}: {exc}). Please try again.")
 
+    async def _dispatch(self, msg: Message) -> Reply:
+        if msg.kind == "command":
+            if msg.command == "reset":
+                self.reset()
+                return self._reply("Started afresh. " + HELP)
+            if msg.command == "undo":
+                return await self.undo()
+            return await self.search_now()
+        if msg.kind == "entity" and msg.request is not None and not await self._knows_person(msg.entity):
+            msg = msg.model_copy(
+                update={"kind": "new_search", "target": "topic", "why": "a topic request (no such person)"}
+            )
+            self.last_message = msg
+        if msg.kind == "entity":
+            self._reset()
+            return await self._entity(msg)
+        if msg.kind == "new_search":
+            return await self._new_search(msg)
+        if msg.kind == "answer":
+            return await self._answer(msg)
+        if msg.kind == "refine":
+            return await self._refine(msg)
+        if msg.kind == "ambiguous":
+            return self._ask_scope(msg)
+        if self.question is not None:
+            return self._reply(
+                f"Please pick an option or type your answer: {self.question.text}", question=self.question
+            )
+        return self._reply(HELP, results=self.results, workflow=self.workflow)
+
+    async def _knows_person(self, query: KGQuery | None) -> bool:
+        """The source knows someone by exactly the name the question names (capitalised topic words such as
+        "A Unified Framework" only look like a name)."""
+        if query is None or not query.person:
+            return False
+        try:
+            people = await self._runtime.source.search_authors(query.person, limit=5)
+        except SourceError:
+            return False
+        return any(normalize_title(a.name) == normalize_title(query.person) for a in people)
+
     def _snapshot(self) -> tuple[dict[str, Any], Any, Any]:
         # the cached candidates and last run are replaced on a new search, never mutated: references do
         return self.model_dump(mode="json"), self._candidates, self._last_run
@@ -353,25 +390,24 @@ class Session(BaseModel):
         if q is None:
             return self._error("There is no open question to choose an option for.")
         try:
-            updates = option_updates(q, int(option_index))
+            option_updates(q, int(option_index))
         except (IndexError, ValueError) as exc:
             return self._error(str(exc))
-        self._say("user", q.options[int(option_index)].label)
-        return await self._turn_boundary(self._chosen, q, updates)
-
-    async def _chosen(self, q: Question, updates: dict[str, Any]) -> Reply:
-        if q.slot == "anchor":
-            return await self._anchor_chosen(updates.get("anchor_id"))
-        self.intent = apply_answer(self.intent, updates)
-        self.question = None
-        return await self._clarify_or_search([])
+        label = q.options[int(option_index)].label
+        self._say("user", label)
+        msg = Message(kind="answer", text=label, option=int(option_index), why="option chosen")
+        self.last_message = msg
+        return await self._turn_boundary(self._answer, msg)
 
     @_turn
     async def search_now(self) -> Reply:
-        if self.anchor is None and not self.request:
+        if self.anchor is None and not self.intent.topic and not self.request:
             return self._error("Tell me first which paper (or topic) to start from.")
+        if self.phase == "results" and self.workflow is not None:
+            self.question = None  # the results are already there; the offered question is simply dropped
+            return self._reply("These are the results.", results=self.results, workflow=self.workflow)
         self.question = None
-        return await self._search([])
+        return await self._search([], offer=False)  # "just search": no more questions, not even with the results
 
     @_turn
     async def rate(self, paper_id: str, up: bool) -> Reply:
@@ -419,6 +455,7 @@ class Session(BaseModel):
         except WorkflowError as exc:
             return self._error(f"That edit was not applied: {exc}")
         self._push(new, reason)
+        self.edited = True
         return await self._run([])
 
     @_turn
@@ -438,6 +475,7 @@ class Session(BaseModel):
             return self._error(f"That workflow cannot run: {exc}")
         self.question = None
         self._push(wf, f"loaded workflow {wf.name or ''}".strip())
+        self.edited = True
         return await self._run([])
 
     @_turn
@@ -492,9 +530,14 @@ class Session(BaseModel):
             output_preview=prev,
         )
 
-    # --- first message: entity question, or anchor + direction ----------------------------------------
-    def _reset(self) -> None:
-        keep = {"id", "history", "kept_ids"}
+    # --- starting over --------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """A fresh conversation in the same session: what the chat's clear button does. Only the kept
+        papers (the user's selection for export) survive."""
+        self._reset(keep_history=False)
+
+    def _reset(self, keep_history: bool = True) -> None:
+        keep = {"id", "kept_ids", "last_message"} | ({"history"} if keep_history else set())
         fresh = Session(self._runtime)
         for name in type(self).model_fields:
             if name not in keep:
@@ -502,84 +545,94 @@ class Session(BaseModel):
         self._candidates = {}
         self._last_run = None
 
-    async def _first_message(self, text: str) -> Reply:
-        if self.phase == "answer":
-            self._reset()
-        parsed = parse_request(text)
-        # a named paper plus a search direction is a paper search, whatever the entity classifier thinks
-        # ("Who has built on "X"?" reads like a question about people)
-        paper_search = parsed.anchor_kind in _ID_KINDS or (
-            parsed.anchor_kind == "title" and parsed.intent.direction is not None
-        )
-        topic = None if paper_search else await self._topic_request(parsed)
-        if topic is not None:
-            return await self._topic_search(text, parsed, topic)
-        if not paper_search and self._is_entity_question(text):
-            return await self._entity(text)
-        self.request = text
+    # --- new searches -----------------------------------------------------------------------------------
+    async def _new_search(self, msg: Message) -> Reply:
+        parsed = msg.request
+        assert parsed is not None
+        if msg.target == "current":
+            return await self._same_subject(parsed)
+        self._reset()
+        self.request = parsed.text
         self.intent = parsed.intent
-        if parsed.anchor_kind == "none":
-            return self._error(
-                "Please name a paper (its title in quotes, a DOI or an id) and what you are looking for."
-            )
-        return await self._resolve_anchor(parsed)
+        return await self._resolve(parsed)
 
-    # --- topic requests (no paper named). Kept small and separate: the message reader of issue 12 takes the
-    # decision over; what a topic search does lives in workflows.templates.topic_search.
-    async def _topic_request(self, parsed: ParsedRequest) -> TopicRequest | None:
-        """The topic of a request for a field's literature ("what should I read on X", "surveys covering X"),
-        unless it names a paper after all (the topic is a paper's title), a known person or an institution."""
-        if parsed.anchor_kind != "text":
-            return None
-        req = read_topic(parsed.text)
-        if req is None or await self._names_entity(parsed.text):
-            return None
+    async def _same_subject(self, parsed: ParsedRequest) -> Reply:
+        """ "And what came after it?": the paper (or topic) of the current search, in a new direction."""
+        anchor, topic = self.anchor, self.intent.topic
+        self._reset()
+        self.request = parsed.text
+        if anchor is not None:
+            self.intent = apply_updates(parsed.intent, {"anchor_id": anchor.id})
+            return await self._anchor_chosen_paper(anchor, [])
+        topical = as_topic(parsed.model_copy(update={"anchor_query": topic or ""}))
+        return await self._topic_search(topical, [])
+
+    async def _resolve(self, parsed: ParsedRequest, notes: list[str] | None = None) -> Reply:
+        notes = list(notes or [])
         try:
-            found = await self._runtime.source.match_paper(req.topic, limit=3)
+            res = await resolve(self._runtime.source, parsed)
         except (SourceUnavailable, RateLimited) as exc:
             raise _SourceDown(exc) from exc
-        except SourceError:
-            found = []
-        # the topic is a paper's title: that paper is named. A topic that only contains a title ("joint parsing
-        # and named entity recognition with partly labelled data") is still a topic.
-        return None if any(_near_exact(req.topic, p.title, inside=False) for p in found) else req
+        except SourceError as exc:
+            if parsed.anchor_kind in ("doi", "arxiv", "s2", "corpus_id"):
+                return self._error(
+                    f"Could not look up the paper ({exc.message})." + (f" {exc.hint}" if exc.hint else "")
+                )
+            return await self._topic_search(as_topic(parsed), notes + [f"Could not look up the paper ({exc.message})."])
+        if res.kind == "paper":
+            assert res.paper is not None
+            return await self._anchor_chosen_paper(res.paper, notes + ([res.note] if res.note else []))
+        if res.kind == "ask":
+            return self._ask_anchor(res.candidates, parsed)
+        if res.kind == "missing":
+            return self._missing(parsed, res.note or "That paper is not in the source.")
+        return await self._topic_search(as_topic(parsed), notes)
 
-    async def _names_entity(self, text: str) -> bool:
-        """An institution in the request, or a person the source knows; capitalised topic words that only look
-        like a name ("A Unified Framework") do not, and a venue is a filter of the topic search ("… at ACL")."""
-        query = parse_entity_question(text)
-        if query is None:
-            return False
-        if query.org:
-            return True
-        if not query.person:
-            return False
-        try:
-            people = await self._runtime.source.search_authors(query.person, limit=5)
-        except SourceError:
-            return False
-        return any(normalize_title(a.name) == normalize_title(query.person) for a in people)
+    def _missing(self, parsed: ParsedRequest, note: str) -> Reply:
+        """Say that the paper is not there; offer a search of its words as a topic instead of near misses."""
+        if parsed.anchor_kind in ("doi", "arxiv", "s2", "corpus_id"):
+            return self._error(note)
+        words = short(parsed.anchor_query, 60)
+        self.pending = Message(kind="new_search", text=parsed.text, target="topic", request=as_topic(parsed))
+        self.question = Question(
+            slot="fallback",
+            text=f"Search for papers about “{words}” instead?",
+            options=[
+                Option(label=f"Yes, search papers about “{words}”", sets={"fallback": "topic"}),
+                Option(label="No, I will name the paper differently", sets={}),
+            ],
+        )
+        self.phase = "start"
+        return self._reply(note, question=self.question)
 
-    async def _topic_search(self, text: str, parsed: ParsedRequest, req: TopicRequest) -> Reply:
-        self.request = text
-        # a direction needs a paper to point from; the type words are kept as paper types instead
-        updates = {"topic": req.topic, "paper_types": req.paper_types, "direction": None, **req.updates}
-        self.intent = apply_updates(parsed.intent, updates)
-        kinds = " and ".join(f"{t}s" if t != "method" else "method papers" for t in req.paper_types)
-        return await self._no_anchor([f"Searching for {kinds or 'the literature'} on “{short(req.topic, 120)}”."])
+    def _ask_scope(self, msg: Message) -> Reply:
+        """A bare topic while results are shown: it could narrow them or start over. Asked once."""
+        self.pending = msg
+        words = short(msg.request.anchor_query if msg.request else msg.text, 60)
+        self.question = Question(
+            slot="scope",
+            text=f"Should “{words}” refine these results or start a new search?",
+            options=[
+                Option(label=f"Refine these results (focus on “{words}”)", sets={"scope": "refine"}),
+                Option(label=f"Start a new search on “{words}”", sets={"scope": "new"}),
+            ],
+        )
+        return self._reply(self.question.text, question=self.question, results=self.results, workflow=self.workflow)
 
-    def _is_entity_question(self, text: str) -> bool:
-        return classify(text) == "entity"
-
-    async def _entity(self, text: str) -> Reply:
+    async def _entity(self, msg: Message) -> Reply:
+        text = msg.text
         self.request = text
         self.intent = Intent(kind="entity", request=text)
-        wf, run, answer = await answer_question(text, self._runtime)
+        wf, run, answer = await answer_question(text, self._runtime, query=msg.entity)
         self._last_run = run
         self.answer = answer
-        self.results = _cited_papers(answer, run.values)  # so the papers of an answer can be kept and exported
+        self.results = _answer_papers(answer, run.values)  # so every paper an answer counts can be opened
         self.phase = "answer"
         notes: list[str] = []
+        if len(self.results) > len(answer.reference):
+            notes.append(
+                f"All {len(self.results)} papers the answer counts are in the results list, to open, keep or export."
+            )
         if wf.nodes:
             self._push(wf, "plan for your question")
         if run.errors:
@@ -593,39 +646,7 @@ class Session(BaseModel):
             results=self.results,
         )
 
-    async def _resolve_anchor(self, parsed: ParsedRequest) -> Reply:
-        src = self._runtime.source
-        try:
-            found = await src.match_paper(parsed.anchor_query, limit=5)
-        except (SourceUnavailable, RateLimited) as exc:
-            raise _SourceDown(exc) from exc
-        except SourceError as exc:
-            found = []
-            note = f"Could not look up the paper ({exc.message})."
-            if parsed.anchor_kind in _ID_KINDS:
-                return self._error(note + (f" {exc.hint}" if exc.hint else ""))
-            return await self._no_anchor([note])
-        if parsed.anchor_kind in _ID_KINDS:
-            hit = next((p for p in found if _id_matches(parsed.anchor_query, p)), None)
-            if hit is None:
-                kind = {"doi": "DOI", "arxiv": "arXiv id", "s2": "Semantic Scholar id"}.get(parsed.anchor_kind, "id")
-                return self._error(
-                    f"I could not find a paper with the {kind} {parsed.anchor_query!r} in the source ({src.name}). "
-                    "Name it by its title instead (in quotes if it is long)."
-                )
-            return await self._anchor_chosen_paper(hit, [])
-        exact = [p for p in found if _near_exact(parsed.anchor_query, p.title)]
-        if exact:
-            return await self._anchor_chosen_paper(exact[0], [])
-        if not found:
-            return await self._no_anchor(
-                [f"No paper matches “{short(parsed.anchor_query, 120)}”; searching by your words instead."]
-            )
-        if len(found) == 1:
-            return await self._anchor_chosen_paper(found[0], [f"I took “{found[0].title}” as the paper you mean."])
-        return self._ask_anchor(found[:4], parsed.anchor_query)
-
-    def _ask_anchor(self, papers: list[Paper], query: str) -> Reply:
+    def _ask_anchor(self, papers: list[Paper], parsed: ParsedRequest) -> Reply:
         options, seen = [], set()
         for p in papers:
             label = _paper_label(p)
@@ -635,28 +656,21 @@ class Session(BaseModel):
             options.append(Option(label=label, sets={"anchor_id": p.id}))
         options.append(Option(label="None of these — search by my words", sets={}))
         self.anchor_candidates = papers
+        self.pending = Message(kind="new_search", text=parsed.text, target="topic", request=as_topic(parsed))
         self.question = Question(
-            slot="anchor", text=f"Which paper do you mean by “{short(query, 120)}”?", options=options
+            slot="anchor", text=f"Which paper do you mean by “{short(parsed.anchor_query, 120)}”?", options=options
         )
         self.phase = "anchor"
         return self._reply(self.question.text, question=self.question, candidates=papers)
 
-    async def _anchor_text(self, text: str) -> Reply:
-        assert self.question is not None
-        idx = match_option(self.question, text)
-        if idx is not None:
-            return await self._anchor_chosen(self.question.options[idx].sets.get("anchor_id"))
-        parsed = parse_request(text)
-        self.intent = apply_updates(
-            self.intent,
-            {k: v for k, v in parsed.intent.model_dump(exclude_defaults=True).items() if k not in ("request", "notes")},
-        )
-        return await self._resolve_anchor(parsed)
-
     async def _anchor_chosen(self, anchor_id: str | None) -> Reply:
         self.question = None
         if not anchor_id:
-            return await self._no_anchor(["Searching by your words, without an anchor paper."])
+            pending, self.pending = self.pending, None
+            if pending is None or pending.request is None:
+                return self._reply(HELP)
+            self.last_message = pending
+            return await self._topic_search(pending.request, ["Searching by your words, without an anchor paper."])
         paper = next((p for p in self.anchor_candidates if p.id == anchor_id), None)
         if paper is None:
             try:
@@ -668,7 +682,7 @@ class Session(BaseModel):
     async def _anchor_chosen_paper(self, paper: Paper, notes: list[str]) -> Reply:
         self.anchor = paper
         self.anchor_candidates = []
-        self.intent = apply_updates(self.intent, {"anchor_id": paper.id})
+        self.intent = apply_updates(self.intent, {"anchor_id": paper.id, "topic": None, "paper_types": []})
         if self.intent.direction is None:
             # an unquoted title's own words ("… Corpus of English: The Penn Treebank") may have drowned the
             # direction word; read the request again without them
@@ -678,11 +692,83 @@ class Session(BaseModel):
         self.phase = "clarify"
         return await self._clarify_or_search(notes)
 
-    async def _no_anchor(self, notes: list[str]) -> Reply:
+    async def _topic_search(self, parsed: ParsedRequest, notes: list[str]) -> Reply:
+        """No paper: search the topic. Words that match nothing in the source get "nothing matches", not a list."""
         self.anchor = None
         self.anchor_candidates = []
+        self.request = parsed.text or self.request
+        self.intent = apply_updates(parsed.intent, {"anchor_id": None, "direction": None})
+        topic = self.intent.topic or parsed.anchor_query or self.request
+        if self.last_message is not None and self.last_message.kind in ("new_search", "answer"):
+            self.last_message = self.last_message.model_copy(update={"target": "topic"})
+        src = self._runtime.source
+        try:
+            probe = await src.search_papers(topic, limit=5, mode="lexical")
+        except (SourceUnavailable, RateLimited) as exc:
+            raise _SourceDown(exc) from exc
+        except SourceError:
+            probe = None  # a source without lexical search: let the search itself find out
+        if probe is not None and not probe:
+            self.phase = "start"
+            return self._reply(
+                f"Nothing in the source matches “{short(topic, 80)}” (it holds {src.coverage()}). "
+                "Try other words, a paper title or a name like “TextRank”.",
+                notes=notes,
+            )
         self.phase = "clarify"
         return await self._clarify_or_search(notes)
+
+    # --- answers ----------------------------------------------------------------------------------------
+    async def _answer(self, msg: Message) -> Reply:
+        q = self.question
+        if q is None:
+            return self._reply(HELP)
+        if q.slot == "anchor":
+            if msg.option is not None:
+                return await self._anchor_chosen(q.options[msg.option].sets.get("anchor_id"))
+            assert msg.request is not None  # the user named the paper better: look it up again, same request
+            keep = {
+                k: v
+                for k, v in msg.request.intent.model_dump(exclude_defaults=True).items()
+                if k not in ("request", "notes", "topic", "paper_types")
+            }
+            self.intent = apply_updates(self.intent, keep)
+            self.question = None
+            return await self._resolve(msg.request)
+        if q.slot in ("scope", "fallback"):
+            return await self._answer_pending(q, msg)
+        updates = option_updates(q, msg.option) if msg.option is not None else msg.updates
+        self.intent = apply_answer(self.intent, updates, None if msg.option is not None else msg.text)
+        self.question = None
+        notes = (
+            []
+            if updates or msg.option is not None
+            else [f"I kept “{msg.text}” as a note; it did not change a search setting."]
+        )
+        if self.phase == "results" and self.workflow is not None:
+            return await self._search_again(f"your answer: {short(msg.text, 60)}", updates, notes)
+        return await self._clarify_or_search(notes)
+
+    async def _answer_pending(self, q: Question, msg: Message) -> Reply:
+        pending, self.pending, self.question = self.pending, None, None
+        choice = q.options[msg.option].sets if msg.option is not None else {}
+        if pending is None:
+            return self._reply(HELP)
+        if q.slot == "scope":
+            if choice.get("scope") == "new":
+                new = pending.model_copy(update={"kind": "new_search", "target": "topic"})
+                self.last_message = new
+                return await self._new_search(new)
+            feedback = pending.feedback or Feedback(text=pending.text)
+            terms = pending.request.anchor_query.split() if pending.request else []
+            feedback = feedback.model_copy(update={"updates": {**feedback.updates, "topic_terms": terms}})
+            return await self._refine(pending.model_copy(update={"kind": "refine", "feedback": feedback}))
+        if choice.get("fallback") == "topic" and pending.request is not None:
+            self.last_message = pending
+            self._reset()
+            return await self._topic_search(pending.request, [])
+        self.phase = "start"
+        return self._reply("Name the paper by its exact title (in quotes), a DOI or an id — or tell me the topic.")
 
     # --- clarification ----------------------------------------------------------------------------------
     async def _candidate_set(self, notes: list[str]) -> list[Paper]:
@@ -695,13 +781,7 @@ class Session(BaseModel):
         f.venue = None  # venues are matched by acronym below, not by substring of the long names
         out = [p for p in cands if f.accepts(p)]
         if self.intent.venues:
-            wanted = {v.lower() for v in self.intent.venues}
-            out = [
-                p
-                for p in out
-                if (profile().venue_label(p) or "").lower() in wanted
-                or any(w in (p.venue or "").lower() for w in wanted)
-            ]
+            out = [p for p in out if any(at_venue(p, v) for v in self.intent.venues)]
         return out
 
     async def _fetch_candidates(self, notes: list[str]) -> list[Paper]:
@@ -709,7 +789,7 @@ class Session(BaseModel):
         papers: list[Paper] = []
         try:
             if a is None:
-                query = self.intent.topic or self.request  # a topic search never searches its instruction words
+                query = self.intent.topic or self.request
                 return [h.paper for h in await src.search_papers(query, limit=CANDIDATE_LIMIT)]
             if d == "successor":
                 papers = await src.citations(a.id, limit=CANDIDATE_LIMIT * 2)
@@ -731,30 +811,47 @@ class Session(BaseModel):
                 papers = [p for p in papers if not p.year or p.year >= a.year]
         return list({p.id: p for p in papers}.values())
 
-    async def _answer_text(self, text: str) -> Reply:
-        q = self.question
-        assert q is not None
-        updates = interpret_answer(q, text, self._known_venues())
-        self.intent = apply_answer(self.intent, updates, text)
-        self.question = None
-        notes = [] if updates else [f"I kept “{text}” as a note; it did not change a search setting."]
-        return await self._clarify_or_search(notes)
-
-    async def _clarify_or_search(self, notes: list[str]) -> Reply:
+    async def _next_question(self, notes: list[str]) -> tuple[Question | None, str]:
         max_turns = self._runtime.settings.max_turns
         cands = await self._candidate_set(notes) if self.turns < max_turns else []
         decision = next_question(self.intent, cands, self.asked, self.turns, max_turns, self.anchor)
-        if decision.question is None:
-            return await self._search(notes + [f"Searching now: {decision.reason}."])
         q = decision.question
-        if self._runtime.llm is not None:
+        if q is not None and self._runtime.llm is not None:
             q, more = await llm_question(self._runtime.llm, self.intent, self.anchor, cands, q)
-            notes = notes + more
+            notes.extend(more)
+        return q, decision.reason
+
+    def _ask(self, q: Question) -> None:
         self.question = q
         self.asked.append(q.slot)
         self.turns += 1
+        if q.slot not in _META_SLOTS and self.phase != "results":
+            self.asked_before_results += 1
+
+    async def _clarify_or_search(self, notes: list[str]) -> Reply:
+        q, reason = await self._next_question(notes)
+        budget = self._runtime.settings.questions_before_results
+        if q is None or (q.slot not in _META_SLOTS and self.asked_before_results >= budget):
+            why = (
+                f"Searching now: {reason}."
+                if q is None
+                else f"Searching now; {q.slot} and other questions can refine the results."
+            )
+            return await self._search(notes + [why])
+        self._ask(q)
         self.phase = "clarify"
         return self._reply(q.text, question=q, notes=notes)
+
+    async def _offer_question(self, reply: Reply) -> Reply:
+        """After results: the next question worth asking, offered to refine them (one at a time)."""
+        if reply.error is not None or not reply.results:
+            return reply
+        q, _ = await self._next_question(reply.notes)
+        if q is None or q.slot in _META_SLOTS:
+            return reply
+        self._ask(q)
+        reply.question = q
+        return reply
 
     # --- workflows and runs -----------------------------------------------------------------------------
     def _push(self, wf: Workflow, reason: str) -> WorkflowVersion:
@@ -765,37 +862,58 @@ class Session(BaseModel):
         self.current_version = len(self.versions) - 1
         return v
 
-    async def _search(self, notes: list[str]) -> Reply:
-        self.question = None
+    async def _induce(self, reason: str | None = None) -> list[str]:
         anchor_query = self.anchor.id if self.anchor else ""
         compact = self._runtime.settings.llm_prompt == "compact"
-        induction = await induce(self.intent, anchor_query, self._runtime.llm, self.request, self.anchor, compact)
+        text = self.request if self.anchor else (self.intent.topic or self.request)
+        induction = await induce(self.intent, anchor_query, self._runtime.llm, text, self.anchor, compact)
         what = direction_results(self.intent.direction)
         if self.anchor is None and self.intent.topic:
             what = f"the literature on “{short(self.intent.topic, 80)}”"
-        self._push(induction.workflow, f"{induction.origin} workflow for {what}")
-        return await self._run(notes + induction.notes)
+        self._push(induction.workflow, reason or f"{induction.origin} workflow for {what}")
+        self.edited = False
+        return induction.notes
 
-    async def _feedback(self, text: str) -> Reply:
-        if self.workflow is None:
-            return await self._first_message(text)
+    async def _search(self, notes: list[str], offer: bool = True) -> Reply:
+        self.question = None
+        notes = notes + await self._induce()
+        reply = await self._run(notes, coverage=True)
+        return await self._offer_question(reply) if offer else reply
+
+    async def _search_again(self, reason: str, updates: dict[str, Any], notes: list[str]) -> Reply:
+        """An answer given with the results on screen: the search is induced again from the updated request —
+        or, when the workflow was edited since, the answer becomes edits of it, so the edits survive."""
+        if not self.edited or self.workflow is None:
+            notes = notes + await self._induce(reason)
+            return await self._offer_question(await self._run(notes, coverage=True))
+        ref = refine(self.workflow, self.intent, Feedback(text=reason, updates=updates), self.results)
+        if not ref.changed:
+            return self._reply(
+                "Your answer is noted; it does not map onto the edited workflow. Start the search again to apply it.",
+                results=self.results,
+                workflow=self.workflow,
+            )
+        self._push(ref.workflow, ref.reason)
+        return await self._run(notes + ref.notes)
+
+    async def _refine(self, msg: Message) -> Reply:
+        if self.workflow is None or msg.feedback is None:
+            return self._reply(HELP)
+        if msg.updates and self.question is not None and not self.edited:
+            # it also answers the question offered with the results: the search is induced again with the answer,
+            # as if it had been given before the results
+            self.intent = apply_answer(self.intent, msg.updates, msg.text)
+            self.question = None
+            return await self._search_again(f"your answer: {short(msg.text, 60)}", msg.updates, [])
+        self.question = None
         venues = self._known_venues()
         if self._runtime.llm is not None:
-            ref = await refine_llm(self._runtime.llm, self.workflow, self.intent, text, self.results, venues)
+            ref = await refine_llm(self._runtime.llm, self.workflow, self.intent, msg.feedback, self.results, venues)
         else:
-            ref = refine(self.workflow, self.intent, text, self.results, known_venues=venues)
-        return await self._apply_refinement(ref, text)
+            ref = refine(self.workflow, self.intent, msg.feedback, self.results)
+        return await self._apply_refinement(ref)
 
-    async def _apply_refinement(self, ref: Refinement, text: str | None = None) -> Reply:
-        if (
-            not ref.changed
-            and text
-            and not referenced_indices(text)
-            and (parse_request(text).intent.direction is not None or self._is_entity_question(text))
-        ):
-            # not feedback on these results but a new search ("papers similar to …") or an entity question
-            self._reset()
-            return await self._first_message(text)
+    async def _apply_refinement(self, ref: Refinement) -> Reply:
         if not ref.changed:
             return self._reply(
                 " ".join(ref.notes) or "Nothing to change.",
@@ -805,6 +923,7 @@ class Session(BaseModel):
             )
         self.intent = ref.intent
         self._push(ref.workflow, ref.reason)
+        self.edited = True
         return await self._run(ref.notes)
 
     def _progress_to(self, observer: Callable[[Any], None]) -> Callable[[Any], None]:
@@ -821,7 +940,7 @@ class Session(BaseModel):
 
         return forward
 
-    async def _run(self, notes: list[str]) -> Reply:
+    async def _run(self, notes: list[str], coverage: bool = False) -> Reply:
         wf = self.workflow
         assert wf is not None
         rt = self._runtime
@@ -850,6 +969,8 @@ class Session(BaseModel):
             if self.results:  # a failed re-run (a source down, a step timing out) must not cost the list the user had
                 error += " The previous results are still shown; run the workflow again when the problem is gone."
         self.phase = "results"
+        if coverage and error is None:
+            notes = coverage_notes(wf, run, self.anchor, self.intent, self.results) + notes
         what = direction_results(self.intent.direction)
         about = f" for “{self.anchor.title}”" if self.anchor else ""
         if self.anchor is None and self.intent.topic:

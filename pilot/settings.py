@@ -54,7 +54,10 @@ class Settings(BaseSettings):
         " or compact (defaults as values) for small local models",
     )
 
-    max_turns: int = 4
+    max_turns: int = Field(4, description="clarification questions asked at most in one search")
+    questions_before_results: int = Field(
+        2, ge=0, description="questions on search settings asked before the first results; the rest come with them"
+    )
     node_timeout_s: float = Field(30.0, gt=0, description="seconds before one workflow step counts as failed")
     ui_concurrency: int = Field(
         4,

@@ -71,11 +71,9 @@ def bench_cases(shared: Path) -> list[dict]:
         return [json.loads(line) for line in fh]
 
 
-@pytest.fixture(scope="session")
-def slice_vectors(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> Path:
-    """The shared precomputed MiniLM vectors of the slice's papers, re-ordered to the slice's lines
-    (embedding 3.5k texts would add ~40 s to every session); ``test_local_source`` covers the
-    compute-it-yourself path on a small file."""
+def shared_vectors(shared: Path, ids: list[str], dest: Path, name: str = "corpus.f16.npy") -> Path:
+    """The shared precomputed MiniLM vectors of these papers, in this order, as a ``.npy`` file — embedding
+    thousands of texts in a test would take longer than the test."""
     import numpy as np
 
     line_of: dict[str, int] = {}
@@ -83,9 +81,29 @@ def slice_vectors(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory)
         for i, line in enumerate(fh):  # ids lead every line; json only for an odd one
             line_of[line[8 : line.index('"', 8)] if line.startswith('{"id": "') else json.loads(line)["id"]] = i
     full = np.load(shared / "corpus" / "minilm-l6-v2.f16.npy", mmap_mode="r")
-    vectors = tmp_path_factory.mktemp("slice-vectors") / "slice.f16.npy"
-    np.save(vectors, np.asarray(full[[line_of[r["id"]] for r in corpus_slice_rows]]))
+    vectors = dest / name
+    np.save(vectors, np.asarray(full[[line_of[i] for i in ids]]))
     return vectors
+
+
+def corpus_with_vectors(
+    shared: Path, rows: list[dict], dest: Path, vector_ids: list[str] | None = None
+) -> tuple[Path, Path]:
+    """``rows`` as a corpus file in ``dest`` and their vectors (``vector_ids``: whose vector each row borrows)."""
+    corpus = dest / "corpus.jsonl.gz"
+    with gzip.open(corpus, "wt", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r) + "\n")
+    return corpus, shared_vectors(shared, vector_ids or [r["id"] for r in rows], dest)
+
+
+@pytest.fixture(scope="session")
+def slice_vectors(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> Path:
+    """The shared precomputed MiniLM vectors of the slice's papers, re-ordered to the slice's lines
+    (embedding 3.5k texts would add ~40 s to every session); ``test_local_source`` covers the
+    compute-it-yourself path on a small file."""
+    ids = [r["id"] for r in corpus_slice_rows]
+    return shared_vectors(shared, ids, tmp_path_factory.mktemp("slice-vectors"), "slice.f16.npy")
 
 
 @pytest.fixture(scope="session")

@@ -32,6 +32,14 @@ def ids(items: list[RankedPaper]) -> list[str]:
     return [it.paper.id for it in items]
 
 
+def at_venue_row(row: dict, venue: str) -> bool:
+    """A raw corpus row appeared at ``venue`` by the corpus's venue rule (``pilot.venues.at_venue``: the ACL
+    Anthology id decides for anthology papers; Findings are not the main conference)."""
+    from pilot.venues import at_venue
+
+    return at_venue(Paper.model_validate(row), venue)
+
+
 def wrote_at_org_on_topic(rows: list[dict], name: str, org: str, topic_word: str) -> bool:
     """The raw corpus rows show ``name`` on a paper about ``topic_word``, written while at ``org``
     (an independent check of what the org/topic operators and answers claim)."""

@@ -83,7 +83,7 @@ def test_identifiers_are_recognised_as_anchors():
     )
     assert parse_request("what cites acl:P02-1040?").anchor_query == "acl:P02-1040"
     free = parse_request("find follow-ups of BLEU a method for automatic evaluation of machine translation since 2005")
-    assert free.anchor_kind == "text" and free.anchor_query.startswith("BLEU")
+    assert free.anchor_kind == "topic" and free.anchor_query.startswith("BLEU")
     assert free.intent.direction == "successor" and free.intent.year_min == 2005
 
 
@@ -304,3 +304,27 @@ async def test_an_llm_option_whose_words_and_sets_disagree_is_repaired_or_replac
     lying = {**_LLM_Q, "options": [{"label": "After 2015", "sets": {"year_min": 2001}}, *_LLM_Q["options"][1:]]}
     q, notes = await llm_question(LLM("openai/x", mock_response=[json.dumps(lying)] * 2), Intent(), None, [], _FALLBACK)
     assert q == _FALLBACK and "data-driven question" in notes[0]
+
+
+def test_a_topic_option_searches_for_the_phrase_its_label_shows(monkeypatch):
+    """A person picks the sub-area by the phrase they read; the option must search for that phrase, not only
+    for the cluster's TF-IDF words (which can be other words: "statistical machine" vs "minimum bayes-risk")."""
+    import clarifier.policy as policy
+
+    titles = [
+        "Statistical Machine Translation with Minimum Bayes-Risk Decoding",
+        "Efficient Statistical Machine Translation Lattices",
+        "Statistical Machine Translation by Consensus",
+        "Syntax Based Forest Rescoring",
+        "Syntax Based Tree Transducers",
+        "Syntax Based Reordering Rules",
+    ]
+    cands = [Paper(id=f"x:{i}", title=t, year=2008) for i, t in enumerate(titles)]
+    clusters = [(["minimum", "bayes-risk"], [0, 1, 2]), (["forest", "transducers"], [3, 4, 5])]
+    monkeypatch.setattr(policy, "topic_clusters", lambda *a, **k: clusters)
+    prop = policy._topic(Intent(direction="successor"), cands, None)
+    assert prop is not None
+    phrases = [o.label.split(" — e.g. ")[0] for o in prop.question.options[:-1]]
+    assert phrases[0] == "statistical machine translation"
+    for phrase, option in zip(phrases, prop.question.options, strict=False):
+        assert set(phrase.split()) <= set(option.sets["topic_terms"]), option

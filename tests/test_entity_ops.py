@@ -7,7 +7,8 @@ import pytest
 from pilot.domain import profile
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, Venue
 from pilot.sources.base import NotFound, NotSupported, Source
-from tests.ops_helpers import authored, run_op, wrote_at_org_on_topic
+from pilot.venues import at_venue
+from tests.ops_helpers import at_venue_row, authored, run_op, wrote_at_org_on_topic
 from workflows.operator import OperatorError, RunContext
 from workflows.ops.entities import org_matches, topic_matches
 from workflows.registry import get_operator
@@ -66,7 +67,7 @@ async def test_author_papers_filters_by_venue_and_years(ctx, corpus_slice_rows):
     expected = {
         r["id"]
         for r in authored(corpus_slice_rows, "Christopher D. Manning")
-        if r["year"] and 2005 <= r["year"] <= 2010 and venue_matches("ACL", r["venue"])
+        if r["year"] and 2005 <= r["year"] <= 2010 and at_venue_row(r, "ACL")
     }
     assert expected, "the slice has such papers"
     assert {rp.paper.id for rp in got} == expected
@@ -127,7 +128,7 @@ async def test_venue_papers_on_a_topic(ctx, corpus_slice_rows):
     got = await run_op(ctx, "venue_papers", dict(venue="EMNLP", topic="translation", limit=500))
     assert got
     for rp in got:
-        assert venue_matches("EMNLP", rp.paper.venue) and topic_matches("translation", rp.paper)
+        assert at_venue(rp.paper, "EMNLP") and topic_matches("translation", rp.paper)
 
 
 # --- organisations -----------------------------------------------------------------------------------

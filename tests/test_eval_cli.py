@@ -90,6 +90,9 @@ def test_compare_prints_modes_side_by_side(tmp_path, capsys):
     assert "| multi vs single | overall | 1 | 1 | 0 | 0.250 |" in out
     assert (tmp_path / "compare.png").stat().st_size > 1000
     assert "## modes side by side" in (tmp_path / "compare.md").read_text()
+    # the CSFCube pool per facet and mode, against the published results
+    assert (tmp_path / "compare-pool.png").stat().st_size > 1000
+    assert "(compare-pool.png)" in (tmp_path / "compare.md").read_text()
     assert main(["eval", "compare", str(tmp_path / "missing")]) == 2
 
 

@@ -122,9 +122,8 @@ async def test_rate_limited_model_falls_back_with_the_reason():
     assert llm.calls == 3  # first try + 2 retries on the rate limit
 
 
-def test_sibling_facet_reranks_by_the_anchor_sentences_on_that_aspect():
+def test_sibling_facet_matches_the_anchor_sentence_by_sentence_on_that_aspect():
     from pilot.models import Paper
-    from workflows.inducer import facet_text
 
     anchor = Paper(
         id="x",
@@ -134,12 +133,10 @@ def test_sibling_facet_reranks_by_the_anchor_sentences_on_that_aspect():
             "model using word clusters. Experiments show that our method outperforms the baseline by 3% F1."
         ),
     )
-    assert facet_text(anchor, "background").startswith("Named entity recognition")
-    assert "outperforms" in facet_text(anchor, "result") and "important task" not in facet_text(anchor, "result")
     ind = deterministic(Intent(direction="sibling", facet="method"), "x", anchor=anchor)
     node = validate(ind.workflow).node("facet")
-    assert node.op == "rerank" and "semi-supervised CRF" in node.params["text"]
+    assert node.op == "facet_match" and node.params["facet"] == "method" and ind.notes == []
     assert [e.source for e in ind.workflow.inputs_of("top")] == ["facet"]
-    # no abstract: the plain template, and the user is told why
+    # no abstract: the title is all there is to match, and the user is told why
     plain = deterministic(Intent(direction="sibling", facet="method"), "x", anchor=Paper(id="x", title="t"))
-    assert not plain.workflow.has_node("facet") and "no abstract" in plain.notes[0]
+    assert plain.workflow.has_node("facet") and "no abstract" in plain.notes[0]

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pilot.domain import profile
 from pilot.eval.kg_metrics import check_answer_format
 from pilot.kg import answer_question, classify
 from pilot.kg.run import ask
@@ -23,7 +22,7 @@ from pilot.runtime import Runtime
 from pilot.sources.base import Source
 from pilot.store.text import display_name, org_id, split_affiliation
 from pilot.text import fold
-from tests.ops_helpers import authored, wrote_at_org_on_topic
+from tests.ops_helpers import at_venue_row, authored, wrote_at_org_on_topic
 from workflows.ops.answer import urls_in_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +57,7 @@ async def test_author_papers_at_venue_in_years(runtime, corpus_slice_rows):
     expected = [
         r
         for r in authored(corpus_slice_rows, "Christopher D. Manning")
-        if r["year"] and 2005 <= r["year"] <= 2010 and profile().venue_name_matches("ACL", r["venue"])
+        if r["year"] and 2005 <= r["year"] <= 2010 and at_venue_row(r, "ACL")
     ]
     cited = [urls[u] for u in answer.reference.values() if u in urls]
     assert {r["id"] for r in cited} == {r["id"] for r in expected}  # all of them (fewer than 10), nothing else
@@ -173,7 +172,7 @@ async def test_venue_papers_in_a_year(runtime, corpus_slice_rows):
     assert_grounded(run, answer)
     urls = by_url(corpus_slice_rows)
     listed = [urls[u] for u in answer.reference.values() if u in urls]
-    assert listed and all(r["year"] == 2010 and profile().venue_name_matches("EMNLP", r["venue"]) for r in listed)
+    assert listed and all(r["year"] == 2010 and at_venue_row(r, "EMNLP") for r in listed)
     found = int(re.search(r"(\d+) papers? found", answer.answer).group(1))
     assert found == len(run.values["papers"]) >= len(listed)
 

@@ -132,7 +132,8 @@ async def test_new_request_after_results_starts_a_new_search(runtime):
     reply = await s.user_says("Only papers published at EACL.")  # feedback, although it reads like a venue question
     assert s.workflow.node("filter").params["venues"] == ["EACL"] and reply.answer is None
     reply = await s.user_says("papers similar to statistical phrase-based translation")
-    assert s.intent.direction == "sibling" and len(s.versions) <= 1
+    # no paper is named: a new topic search, not a filter on the old one
+    assert s.intent.topic == "statistical phrase-based translation" and s.anchor is None and len(s.versions) <= 1
 
 
 async def test_skip_words_search_at_once_and_a_new_paper_restarts(runtime):
@@ -172,15 +173,15 @@ def test_citing_and_like_phrasings_name_the_direction(request_text, direction):
     assert parsed.intent.direction == direction and parsed.anchor_query == "BLEU"
 
 
-async def test_a_paper_called_by_its_name_is_the_first_option(local_source):
-    """ "BLEU" is what people call "Bleu: A Method for Automatic Evaluation of Machine Translation", though many
-    later titles mention BLEU too; the named paper must lead the "which paper do you mean" options."""
+async def test_a_paper_called_by_its_name_is_taken_and_said(local_source):
+    """ "BLEU" is what people call "Bleu: A Method for Automatic Evaluation of Machine Translation", though later
+    titles mention BLEU too ("BLEU+: …"): the paper that introduced the name is taken, and the reply says so."""
     from pilot.runtime import Runtime
 
     s = Session(Runtime.for_source(local_source))
     reply = await s.user_says("papers citing BLEU")
-    assert reply.question is not None and reply.question.slot == "anchor"
-    assert reply.question.options[0].sets == {"anchor_id": "acl:P02-1040"}, [o.label for o in reply.question.options]
+    assert s.anchor is not None and s.anchor.id == "acl:P02-1040"
+    assert any("introduced BLEU" in n for n in reply.notes), reply.notes
 
 
 async def test_an_unquoted_title_inside_the_request_is_taken_without_asking(local_source):

@@ -25,8 +25,9 @@ def test_facet_keeps_node_ids_and_only_drops_citers():
     plain = template("sibling", ANCHOR)
     faceted = template("sibling", ANCHOR, Intent(direction="sibling", facet="method"))
     assert check(faceted) == []
-    # an edited plain workflow and a faceted one must diff node by node
-    assert [n.id for n in faceted.nodes] == [n.id for n in plain.nodes]
+    # an edited plain workflow and a faceted one must diff node by node: the facet adds one step
+    assert [n.id for n in faceted.nodes if n.id != "facet"] == [n.id for n in plain.nodes]
+    assert faceted.node("facet").op == "facet_match"
     assert {e.source for e in faceted.inputs_of("merge")} >= {"refs"}
     assert "refs" not in {e.source for e in plain.inputs_of("merge")}
     minus = lambda wf: {e.source for e in wf.inputs_of("not_linked") if e.port == "minus"}  # noqa: E731

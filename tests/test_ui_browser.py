@@ -9,7 +9,6 @@ Needs chromium: ``bash scripts/ensure-browser.sh`` installs it (``make test`` ru
 from __future__ import annotations
 
 import contextlib
-import gzip
 import json
 import os
 import re
@@ -58,7 +57,7 @@ def _free_port() -> int:
 def ui_corpus(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> tuple[Path, Path]:
     """The corpus slice plus one paper with HTML in its title that cites BLEU after the year cut, and
     the matching rows of the shared precomputed vectors (so the app does not embed 3.5k texts)."""
-    import numpy as np
+    from tests.conftest import corpus_with_vectors
 
     d = tmp_path_factory.mktemp("ui-corpus")
     bleu = next(r for r in corpus_slice_rows if r["id"] == ANCHOR)
@@ -69,20 +68,8 @@ def ui_corpus(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> 
         "citation_count": 5000, "in_corpus_citations": 0, "external_ids": {}, "url": None, "source": "test",
     }  # fmt: skip
     rows = corpus_slice_rows + [evil]
-    corpus = d / "ui-slice.jsonl.gz"
-    with gzip.open(corpus, "wt", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps(r) + "\n")
-    line_of: dict[str, int] = {}
-    with gzip.open(shared / "corpus" / "papers.jsonl.gz", "rt", encoding="utf-8") as fh:
-        for i, line in enumerate(fh):
-            line_of[json.loads(line)["id"]] = i
-    full = np.load(shared / "corpus" / "minilm-l6-v2.f16.npy", mmap_mode="r")
     # the extra paper borrows BLEU's vector: the test is about what the UI shows, not about ranking
-    order = [line_of[r["id"]] for r in corpus_slice_rows] + [line_of[bleu["id"]]]
-    vectors = d / "ui-slice.f16.npy"
-    np.save(vectors, np.asarray(full[order]))
-    return corpus, vectors
+    return corpus_with_vectors(shared, rows, d, [r["id"] for r in corpus_slice_rows] + [bleu["id"]])
 
 
 @contextlib.contextmanager

@@ -153,16 +153,29 @@ async def test_the_papers_of_an_answer_can_be_kept_and_exported(controller):
     cited = set(answer.reference.values())
     assert ui.results and all(r.paper.canonical_url in cited for r in ui.results)
     assert ui.results[0].evidence.reason.startswith("cited as [")
-    from pilot.domain import profile
+    from pilot.venues import at_venue
 
-    assert all(
-        2005 <= (r.paper.year or 0) <= 2010 and profile().venue_name_matches("ACL", r.paper.venue) for r in ui.results
-    )
+    assert all(2005 <= (r.paper.year or 0) <= 2010 and at_venue(r.paper, "ACL") for r in ui.results)
     entries = bibparse.parse(Path(controller.export_files(ui)["bibtex"]).read_text(encoding="utf-8"))
     assert [e["note"].split(": ", 1)[1] for e in entries] == [r.paper.id for r in ui.results]
     # rating is for paper searches; it says so instead of editing the question's plan
     await controller.rate(ui, ui.results[0].paper.id, up=False)
     assert "Ratings refine a paper search" in ui.chat[-1]["content"] and ui.results
+
+
+async def test_the_clear_button_starts_a_fresh_conversation(controller):
+    """After the trash button, a message that would have been feedback ("only after 2009") is read in a fresh
+    session: there is nothing to narrow, so it is not applied to the search the user can no longer see."""
+    ui = await _searched(controller)
+    assert ui.session.versions
+    kept = ui.results[0].paper.id
+    controller.toggle_keep(ui, kept)
+    controller.clear(ui)
+    assert [m["role"] for m in ui.chat] == ["assistant"] and ui.results == [] and ui.workflow is None
+    assert [p.id for p in ui.library.papers()] == [kept]  # the library is the user's, not the conversation's
+    await controller.send(ui, "only after 2009")
+    assert ui.workflow is None and ui.results == []
+    assert ui.session.last_message.kind == "unclear" and "which paper" in ui.chat[-1]["content"].lower()
 
 
 async def test_the_workspace_library_filters_versions_map_and_citation(controller):

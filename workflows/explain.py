@@ -92,7 +92,7 @@ def why(wf: Workflow | None, item: RankedPaper, max_phrases: int = 4) -> list[st
         phrase = describe_node(wf, node_id, ev.scores)
         if phrase not in phrases:
             phrases.append(phrase)
-    for phrase in _neighbourhood(wf, item) + _paper_type(wf, item):
+    for phrase in _neighbourhood(wf, item) + _paper_type(wf, item) + _facet_match(wf, item):
         if phrase not in phrases:
             phrases.append(phrase)
     named = _title_terms_named(wf, item)
@@ -121,12 +121,29 @@ def _neighbourhood(wf: Workflow, item: RankedPaper) -> list[str]:
     return out
 
 
+_TYPE_NAMES = {"resource": "a data resource", "survey": "a survey", "method": "a method paper"}
+
+
 def _paper_type(wf: Workflow, item: RankedPaper) -> list[str]:
-    """Why the paper passed a paper-type filter ("a survey: title says 'a survey of'")."""
-    if not any(n.op == "filter" and n.params.get("paper_types") for n in wf.nodes):
+    """What kind of paper it is, when a step weighed that: a paper-type filter let it through ("a survey: title
+    says 'a survey of'"), or a score step rewarded its type ("a data resource: title names 'treebank'")."""
+    filtered = any(n.op == "filter" and n.params.get("paper_types") for n in wf.nodes)
+    rewarded = item.evidence.scores.get("paper_type") and any(
+        n.op == "score" and "paper_type" in (n.params.get("features") or {}) for n in wf.nodes
+    )
+    if not (filtered or rewarded):
         return []
     kind, reason = paper_type_reason(item.paper)
-    return [f"a {kind}: {reason}"]
+    return [f"{_TYPE_NAMES.get(kind, 'a ' + kind)}: {reason}"]
+
+
+def _facet_match(wf: Workflow, item: RankedPaper) -> list[str]:
+    """The sentence-level match on the chosen facet, when a ``facet_match`` step scored the paper."""
+    if "facet_match" not in item.evidence.scores:
+        return []
+    facets = [n.params.get("facet") for n in wf.nodes if n.op == "facet_match"]
+    aspect = f"the anchor's {facets[0]}" if facets and facets[0] else "the anchor"
+    return [f"matches {aspect} sentence by sentence ({item.evidence.scores['facet_match']:.2f})"]
 
 
 def _title_terms_named(wf: Workflow, item: RankedPaper) -> list[str]:

@@ -10,18 +10,16 @@ runs an invalid workflow.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pilot.llm import LLM, LLMError
 from pilot.models import Intent, Paper
-from workflows.edit import apply_edit
-from workflows.model import AddNode, Node, Workflow
+from workflows.model import Workflow
 from workflows.ports import PortType
 from workflows.registry import all_operators
 from workflows.templates import generic_workflow, template, topic_search
-from workflows.validate import WorkflowError, errors, output_type
+from workflows.validate import errors, output_type
 
 MAX_REPAIRS = 2
 RESULT_TYPES = {PortType.RANKED, PortType.EVIDENCE, PortType.PAPERS}
@@ -34,54 +32,13 @@ class Induction:
     notes: list[str] = field(default_factory=list)
 
 
-# cue words of abstract sentences per facet (CSFCube's background / method / result)
-_FACET_CUES = {
-    "background": r"\b(?:problem|task|challeng\w*|important|difficult|need|motivat\w*|goal|aim|address\w*|issue"
-    r"|question|widely|increasing\w*)\b",
-    "method": r"\b(?:we (?:propose|present|introduce|describe|develop|use|train|apply)|approach|model\w*|algorithm\w*"
-    r"|method\w*|framework|technique\w*|based on|using|architecture|learn\w*)\b",
-    "result": r"\b(?:results?|show\w*|outperform\w*|improv\w*|achiev\w*|accura\w*|experiment\w*|demonstrat\w*"
-    r"|significant\w*|evaluat\w*|perform\w*|state[- ]of[- ]the[- ]art|\d+(?:\.\d+)?\s?%)",
-}
-
-
-def facet_text(anchor: Paper, facet: str) -> str:
-    """The anchor's abstract sentences about one facet (its problem, its method or its results)."""
-    if not anchor.abstract or facet not in _FACET_CUES:
-        return ""
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", anchor.abstract) if len(s.strip()) > 20]
-    scored = [(len(re.findall(_FACET_CUES[facet], s.lower())), i, s) for i, s in enumerate(sentences)]
-    picked = sorted((t for t in scored if t[0] > 0), key=lambda t: (-t[0], t[1]))[:3]
-    if not picked and facet == "background" and sentences:
-        picked = [(0, 0, sentences[0])]  # abstracts open with the problem
-    return " ".join(s for _, _, s in sorted(picked, key=lambda t: t[1]))[:1500]
-
-
-def _with_facet(wf: Workflow, intent: Intent, anchor: Paper | None) -> tuple[Workflow, list[str]]:
-    """Sibling search by one aspect: re-rank the scored list by similarity to the anchor's sentences on
-    that aspect (half the weight; the full-paper similarity and the citation features keep the rest)."""
-    if intent.direction != "sibling" or not intent.facet or anchor is None or not wf.has_node("score"):
-        return wf, []
-    text = facet_text(anchor, intent.facet)
-    if not text:
-        return wf, [f"the anchor has no abstract to tell its {intent.facet} apart; ranked by overall similarity"]
-    node = Node(
-        id="facet",
-        op="rerank",
-        params={"text": text, "method": "dense", "alpha": 0.5, "top_n": 200},
-        label=f"closer to the anchor's {intent.facet}",
-    )
-    try:
-        return apply_edit(wf, AddNode(node=node, after="score")), []
-    except WorkflowError as exc:  # an unexpected template shape: keep the plain template
-        return wf, [f"could not add the {intent.facet} re-ranking ({exc})"]
-
-
 def deterministic(intent: Intent, anchor_query: str, request_text: str = "", anchor: Paper | None = None) -> Induction:
     """The direction's template; with no anchor but a topic, the topic search; else the generic workflow."""
     if intent.direction and anchor_query.strip():
-        wf, notes = _with_facet(template(intent.direction, anchor_query, intent), intent, anchor)
-        return Induction(wf, "template", notes)
+        notes = []
+        if intent.direction == "sibling" and intent.facet and anchor is not None and not anchor.abstract:
+            notes.append(f"the anchor has no abstract to tell its {intent.facet} apart; matched on its title")
+        return Induction(template(intent.direction, anchor_query, intent), "template", notes)
     if not anchor_query.strip() and intent.topic:
         return Induction(topic_search(intent), "template")
     return Induction(generic_workflow(anchor_query, request_text or intent.request, intent), "generic")

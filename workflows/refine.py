@@ -136,57 +136,105 @@ def _paper_at(results: list[RankedPaper], idx: int) -> str | None:
     return results[idx - 1].paper.id if 1 <= idx <= len(results) else None
 
 
+_SIZE = [
+    (
+        "narrower",
+        r"\btoo (?:broad|general|wide|many|unfocused)\b|\bnarrow(?:er)? (?:it )?down\b|\bmore (?:focused|specific)\b",
+    ),
+    ("broader", r"\btoo (?:narrow|specific|few)\b|\bbroader\b|\bwiden\b"),
+    ("fewer", r"\b(?:fewer|less|shorter list)\b"),
+]
+
+
+class Feedback(BaseModel):
+    """Free text about the current results, read once: which results it points at and what it changes."""
+
+    text: str
+    refs: list[int] = Field(default_factory=list, description="1-based result numbers it points at")
+    this_one: bool = False  # "this one" / "that paper": the selected (or top) result
+    negative: bool = False  # "not #2", "drop the third"
+    positive: bool = False  # "more like #3", "#1 is great"
+    updates: dict[str, Any] = Field(default_factory=dict, description="intent fields the words set")
+    size: str | None = None  # fewer | more | narrower | broader
+    any_year: bool = False
+    any_venue: bool = False
+
+    @property
+    def actionable(self) -> bool:
+        return bool(self.refs or self.this_one or self.updates or self.size or self.any_year or self.any_venue)
+
+
+def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
+    """What a piece of feedback says, without applying it (the session's reader calls this once)."""
+    low = " ".join((text or "").lower().split())
+    size = next((name for name, rx in _SIZE if re.search(rx, low)), None)
+    if (
+        size is None
+        and re.search(r"\bmore\b", low)
+        and not re.search(r"\bmore like\b|\bmore (?:recent|cited|focused|specific)\b", low)
+    ):
+        size = "more"
+    return Feedback(
+        text=text,
+        refs=referenced_indices(low),
+        this_one=bool(re.search(r"\bth(?:is|at) (?:one|paper)\b", low)),
+        # negative references: "not #2", "drop the third", "remove this one", "no more like #4"
+        negative=bool(re.search(r"\b(?:not|no|drop|remove|exclude|hide|irrelevant|wrong|bad)\b", low))
+        and not re.search(r"\bmore like\b", low),
+        positive=bool(re.search(r"\b(?:like|similar|more of|good|relevant|great|yes)\b", low)),
+        # everything else only reads the words outside "#n" references
+        updates=parse_constraints(re.sub(r"#\s*\d+", " ", text or ""), known_venues),
+        size=size,
+        any_year=bool(re.search(r"\bany (?:year|time)\b|\bno (?:year|date) (?:limit|filter)\b", low)),
+        any_venue=bool(re.search(r"\bany venue\b|\ball venues\b", low)),
+    )
+
+
 def refine(
     workflow: Workflow,
     intent: Intent,
-    feedback: str,
+    feedback: Feedback | str,
     results: list[RankedPaper] | None = None,
     focus_id: str | None = None,
     known_venues: Iterable[str] = (),
 ) -> Refinement:
     """Deterministic refinement. ``focus_id``: the paper "this one" refers to (the UI's selection);
     without it "this one" means the top result. Unactionable feedback gives no edits and a note."""
+    fb = feedback if isinstance(feedback, Feedback) else read_feedback(feedback, known_venues)
     results = results or []
-    low = " ".join(feedback.lower().split())
     plan = _Plan(workflow)
     new_intent = intent
     try:
-        refs = referenced_indices(low)
-        this_one = focus_id or (_paper_at(results, 1) if re.search(r"\bth(?:is|at) (?:one|paper)\b", low) else None)
-        # negative references: "not #2", "drop the third", "remove this one", "no more like #4"
-        negative = bool(
-            re.search(r"\b(?:not|no|drop|remove|exclude|hide|irrelevant|wrong|bad)\b", low)
-        ) and not re.search(r"\bmore like\b", low)
+        refs = fb.refs
+        this_one = focus_id or (_paper_at(results, 1) if fb.this_one else None)
         targets = [pid for pid in (_paper_at(results, i) for i in refs) if pid] + (
             [this_one] if this_one and not refs else []
         )
         if refs and not targets:
             plan.notes.append(f"there is no result {', '.join('#' + str(i) for i in refs)} to refer to")
-        if targets and negative:
+        if targets and fb.negative:
             r = _exclude_papers(plan, targets)
-            new_intent = apply_updates(new_intent, {"disliked_ids": targets}, note=feedback)
+            new_intent = apply_updates(new_intent, {"disliked_ids": targets}, note=fb.text)
             plan.reasons[-1] = r
-        elif targets and re.search(r"\b(?:like|similar|more of|good|relevant|great|yes)\b", low):
+        elif targets and fb.positive:
             for pid in targets:
                 _like_paper(plan, pid)
-            new_intent = apply_updates(new_intent, {"liked_ids": targets}, note=feedback)
+            new_intent = apply_updates(new_intent, {"liked_ids": targets}, note=fb.text)
 
-        # everything else only reads the words outside "#n" references
-        text = re.sub(r"#\s*\d+", " ", feedback)
-        updates = parse_constraints(text, known_venues)
+        updates = fb.updates
         if updates.get("year_min") is not None or updates.get("year_max") is not None:
             years: dict[str, Any] = {k: updates[k] for k in ("year_min", "year_max") if k in updates}
             merged = apply_updates(new_intent, years)
             params = {"year_min": merged.year_min, "year_max": merged.year_max}
             plan.modify_filter(params, "years " + _years_text(merged.year_min, merged.year_max))
             new_intent = merged
-        if re.search(r"\bany (?:year|time)\b|\bno (?:year|date) (?:limit|filter)\b", low):
+        if fb.any_year:
             plan.modify_filter({"year_min": None, "year_max": None}, "removed the year limits")
             new_intent = apply_updates(new_intent, {"year_min": None, "year_max": None})
         if updates.get("venues"):
             plan.modify_filter({"venues": updates["venues"]}, "only " + ", ".join(updates["venues"]))
             new_intent = apply_updates(new_intent, {"venues": updates["venues"]})
-        elif re.search(r"\bany venue\b|\ball venues\b", low):
+        elif fb.any_venue:
             plan.modify_filter({"venues": []}, "any venue")
             new_intent = apply_updates(new_intent, {"venues": []})
         if updates.get("exclude_terms") and not targets:
@@ -195,7 +243,7 @@ def refine(
             plan.modify_filter({"exclude_terms": terms}, "excluding " + ", ".join(updates["exclude_terms"]))
             new_intent = apply_updates(new_intent, {"exclude_terms": updates["exclude_terms"]})
         new_intent = _score_preferences(plan, new_intent, updates)
-        new_intent = _size(plan, new_intent, low, updates)
+        new_intent = _size(plan, new_intent, fb)
     except WorkflowError as exc:
         return Refinement(workflow, intent, [], "", [f"could not apply that feedback: {exc}"])
     if not plan.edits:
@@ -204,8 +252,8 @@ def refine(
             "'more like #3', 'not #2', 'fewer', 'too broad' or 'exclude speech'"
         )
         return Refinement(workflow, intent, [], "", plan.notes)
-    if feedback not in new_intent.notes:
-        new_intent = apply_updates(new_intent, {}, note=feedback)
+    if fb.text not in new_intent.notes:
+        new_intent = apply_updates(new_intent, {}, note=fb.text)
     return Refinement(plan.wf, new_intent, plan.edits, "; ".join(dict.fromkeys(plan.reasons)), plan.notes)
 
 
@@ -297,17 +345,14 @@ def _score_preferences(plan: _Plan, intent: Intent, updates: dict[str, Any]) -> 
     return intent
 
 
-def _size(plan: _Plan, intent: Intent, low: str, updates: dict[str, Any]) -> Intent:
+def _size(plan: _Plan, intent: Intent, fb: Feedback) -> Intent:
     """How many results, and how focused: "fewer", "more", "too broad", "too narrow", "top 10"."""
     tid = main_node(plan.wf, "top_k")
     k_now = int(plan.wf.node(tid).params.get("k", intent.k)) if tid else intent.k
     k_new = None
-    if "k" in updates:
-        k_new = updates["k"]
-    elif re.search(
-        r"\btoo (?:broad|general|wide|many|unfocused)\b|\bnarrow(?:er)? (?:it )?down\b|\bmore (?:focused|specific)\b",
-        low,
-    ):
+    if "k" in fb.updates:
+        k_new = fb.updates["k"]
+    elif fb.size == "narrower":
         k_new = max(5, k_now // 2)
         sp = plan.score_params()
         if sp:
@@ -319,14 +364,10 @@ def _size(plan: _Plan, intent: Intent, low: str, updates: dict[str, Any]) -> Int
             plan.do(
                 ModifyNode(node_id=sid, params={"features": features}), "too broad: weigh closeness to the anchor more"
             )
-    elif re.search(r"\btoo (?:narrow|specific|few)\b|\bbroader\b|\bwiden\b", low):
+    elif fb.size in ("broader", "more"):
         k_new = min(200, k_now * 2)
-    elif re.search(r"\b(?:fewer|less|shorter list)\b", low):
+    elif fb.size == "fewer":
         k_new = max(5, k_now // 2)
-    elif re.search(r"\bmore\b", low) and not re.search(
-        r"\bmore like\b|\bmore (?:recent|cited|focused|specific)\b", low
-    ):
-        k_new = min(200, k_now * 2)
     if k_new is None or k_new == k_now:
         return intent
     if tid is None:
@@ -439,7 +480,7 @@ async def refine_llm(
     llm: LLM,
     workflow: Workflow,
     intent: Intent,
-    feedback: str,
+    feedback: Feedback | str,
     results: list[RankedPaper] | None = None,
     known_venues: Iterable[str] = (),
 ) -> Refinement:
@@ -452,9 +493,10 @@ async def refine_llm(
             return [str(exc)]
         return workflow_problems(new) or ([] if plan.edits else ["no edits given"])
 
+    fb = feedback if isinstance(feedback, Feedback) else read_feedback(feedback, known_venues)
     user = json.dumps(
         {
-            "feedback": feedback,
+            "feedback": fb.text,
             "workflow": json.loads(workflow.model_dump_json()),
             "results": [
                 {"n": i + 1, "id": r.paper.id, "title": r.paper.title, "year": r.paper.year}
@@ -464,7 +506,7 @@ async def refine_llm(
         },
         ensure_ascii=False,
     )
-    fallback = refine(workflow, intent, feedback, results, known_venues=known_venues)
+    fallback = refine(workflow, intent, fb, results)
     try:
         plan = await llm.json(SYSTEM, user, _EditPlan, repair=MAX_REPAIRS, check=problems)
     except LLMError as exc:

@@ -19,6 +19,9 @@ from pilot.models import Intent
 from pilot.vocab import DIRECTIONS
 from workflows.model import Edge, Node, Workflow
 
+# Share of the chosen facet's sentences in the anchor's sentence weights (facet_match): the rest spreads
+# over all sentences, because cue words misread some sentences and the whole abstract still says a lot.
+FACET_WEIGHT = 0.3
 SURVEY_TERMS = ["survey", "overview", "review", "tutorial", "state of the art", "introduction to"]
 
 
@@ -117,29 +120,50 @@ def _anchor(b: _Builder, anchor_query: str) -> None:
     b.add("anchor", "anchor", {"query": anchor_query.strip()}, "anchor paper")
 
 
+def _authors_earlier_refs(b: _Builder) -> list[str]:
+    """What the anchor's authors cited in their earlier papers, and those papers themselves: researchers
+    build on what they built on before, and a draft's reference list is never visible. Counted per
+    paper as ``ev:author_refs.support`` (how many of the authors' earlier papers cite it)."""
+    b.add("authors", "paper_authors", {"limit": 10}, "the anchor's authors", papers="anchor")
+    b.add("authors_papers", "author_papers", {"top": 10}, authors="authors")
+    b.add(
+        "authors_earlier",
+        "filter",
+        {"relative_to_anchor": "before"},
+        "the anchor's authors' earlier papers",
+        **{"in": "authors_papers", "anchor": "anchor"},
+    )
+    b.add("author_refs", "citation_expand", {"direction": "references", "max_seeds": 60}, **{"in": "authors_earlier"})
+    return ["author_refs", "authors_earlier"]
+
+
 def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     """Older work the anchor builds on. Its references may be unknown (a draft), so candidates come from
-    what is similar to it and from what its citers and its look-alikes cite, scored by how often."""
+    what is similar to it, what its citers cite with it, what its field (its 200 closest papers) cites and
+    what its authors cited in their earlier papers, scored by how often, closeness and citation count;
+    each result names the evidence it rests on (workflows.explain)."""
     b = _Builder("predecessor", "older papers the anchor builds on")
     _anchor(b, anchor_query)
     b.add("kw", "keywords_from", {"k": 8}, **{"in": "anchor"})
-    b.add("search_dense", "semantic_search", {"limit": 100}, anchor="anchor")
+    b.add("search_dense", "semantic_search", {"limit": 200}, anchor="anchor")
     b.add("search_kw", "keyword_search", {"limit": 100}, keywords="kw")
     b.add("refs", "citation_expand", {"direction": "references"}, **{"in": "anchor"})
     b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "anchor"})
     b.add("cocited", "citation_expand", {"direction": "references", "max_seeds": 100}, **{"in": "citers"})
-    b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 40}, **{"in": "search_dense"})
-    b.add(
-        "merge", "union", **{"in": ["refs", "cocited", "similar_refs", "search_dense", "search_kw", *_liked(b, intent)]}
-    )
+    # what the anchor's 200 closest papers cite: citations within its field, the foundations as its neighbours
+    # see them (one reference look-up per neighbour)
+    b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 200}, **{"in": "search_dense"})
+    authored = _authors_earlier_refs(b)
+    merged = ["refs", "cocited", "similar_refs", "search_dense", "search_kw", *authored, *_liked(b, intent)]
+    b.add("merge", "union", **{"in": merged})
     b.add(
         "filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"}
     )
     # ev:cocited.support = how many of the anchor's citers cite the paper (co-citation), counted while
     # expanding, so scoring needs no further source calls (a remote API would pay one per candidate).
     features = {
-        "dense": 1.0, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "citations": 0.3, "lexical": 0.3,
-        "ev:refs.support": 3.0,
+        "dense": 1.0, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "ev:author_refs.support": 1.0,
+        "citations": 0.3, "lexical": 0.3, "ev:refs.support": 3.0,
     }  # fmt: skip
     b.add("score", "score", _score_params(intent, features), **{"in": "filter", "anchor": "anchor"})
     return _finish(b, intent, "score")
@@ -188,13 +212,27 @@ def sibling(anchor_query: str, intent: Intent | None = None) -> Workflow:
     # Sharing one or two references is common between any two papers of a field; from the third on it
     # says "same literature behind them" (absolute scale: floor 2, saturating at 5).
     # ev:coupled.support = how many of the anchor's references the paper cites: bibliographic coupling.
+    # rrf: found by several of the searches and expansions at once (text, keywords, coupling, co-citation,
+    # the anchor's references) — agreement between signals that each see a different side of the paper
     if faceted:
-        features = {"ev:coupled.support": 0.5, "dense": 1.5, "lexical": 0.5}
+        features = {"ev:coupled.support": 0.5, "dense": 1.5, "lexical": 0.5, "rrf": 0.5}
     else:
         features = {"ev:coupled.support": 2.0, "dense": 1.0}
     params = _score_params(intent, features, caps={"ev:coupled.support": 5}, floors={"ev:coupled.support": 2})
     b.add("score", "score", params, **{"in": "filter", "anchor": "anchor"})
-    return _finish(b, intent, "score")
+    if not faceted:
+        return _finish(b, intent, "score")
+    # Likeness on one aspect is read sentence by sentence (facet_match): the anchor's sentences about its
+    # problem / method / results weigh more, each looking for its best match in the candidate's abstract.
+    facet = intent.facet if intent is not None else None
+    b.add(
+        "facet",
+        "facet_match",
+        {"facet": facet, "facet_weight": FACET_WEIGHT, "alpha": 0.5, "top_n": 30},
+        f"sentence by sentence, on the anchor's {facet}",
+        **{"in": "score", "anchor": "anchor"},
+    )
+    return _finish(b, intent, "facet")
 
 
 def _resource_terms(intent: Intent | None) -> list[str]:
@@ -222,20 +260,25 @@ def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
         {"query": profile().resource_query, "limit": 100},
         keywords="kw",
     )
-    b.add("merge", "union", **{"in": ["refs", "similar_refs", "cocited", "search_resources", *_liked(b, intent)]})
+    authored = _authors_earlier_refs(b)
+    merged = ["refs", "similar_refs", "cocited", "search_resources", *authored, *_liked(b, intent)]
+    b.add("merge", "union", **{"in": merged})
     b.add(
         "filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"}
     )
-    # Being cited by the anchor counts (it used the resource) but must not outweigh looking like a resource:
-    # an anchor cites far more methods than datasets, so at 3.0 its parsers outranked its treebank.
+    # Resources first, methods after: paper_type (1 for a dataset, corpus, treebank, lexical resource or
+    # shared task, by pilot.papertype) outweighs every relevance signal together, so a parser the anchor's
+    # neighbours all cite ranks below the treebank they were evaluated on; among resources, how many of
+    # the anchor's neighbours, citers and authors used it decides. Being cited by the anchor counts (it used
+    # the resource) but no more than the others: an anchor cites far more methods than datasets.
     features = {
-        "title_match": 1.5, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0, "dense": 0.7, "citations": 0.7,
-        "ev:refs.support": 1.0,
+        "paper_type": 6.0, "title_match": 0.5, "ev:similar_refs.support": 1.0, "ev:cocited.support": 1.0,
+        "ev:author_refs.support": 1.0, "dense": 0.7, "citations": 0.7, "ev:refs.support": 1.0,
     }  # fmt: skip
     b.add(
         "score",
         "score",
-        _score_params(intent, features, title_terms=_resource_terms(intent)),
+        _score_params(intent, features, title_terms=_resource_terms(intent), paper_types=["resource"]),
         **{"in": "filter", "anchor": "anchor"},
     )
     return _finish(b, intent, "score")

@@ -5,6 +5,8 @@
         --mode multi --out runs/multi
     pilot eval compare runs/bm25 runs/fixed runs/single runs/multi
     pilot eval kg --corpus ../shared/corpus/papers.jsonl.gz --out runs/kg   # entity questions, gold plans
+    pilot eval conversations --corpus ../shared/corpus/papers.jsonl.gz --out runs/conv  # scripted conversations
+    pilot eval ablate runs/multi --cases … --corpus … --drop facet --drop paper_type --out runs/ablation
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import os
 import sys
 from pathlib import Path
 
+from pilot.eval.conversations import DEFAULT_CONVERSATIONS
+from pilot.eval.conversations import run_cli as run_conversations
 from pilot.eval.harness import EvalConfig, EvalError, run_eval
 from pilot.eval.kg_gold import DEFAULT_QUESTIONS, run_cli
 from pilot.eval.report import (
@@ -26,6 +30,7 @@ from pilot.eval.report import (
     mode_table,
     paired_table,
     plot,
+    pool_plot,
     pool_table,
 )
 from pilot.sources.base import SourceError
@@ -34,15 +39,26 @@ from pilot.sources.base import SourceError
 def add(sub) -> None:
     p = sub.add_parser(
         "eval",
-        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ..., eval kg)",
+        help="evaluate on benchmark cases (or: eval compare DIR1 DIR2 ..., eval kg, eval conversations, "
+        "eval ablate DIR)",
         description="Run benchmark cases through pilot and score them; `pilot eval compare DIR...` compares runs; "
-        "`pilot eval kg` scores the entity-question gold set (plans, cited answers).",
+        "`pilot eval kg` scores the entity-question gold set (plans, cited answers); `pilot eval conversations` "
+        "runs the scripted multi-search conversations and scores how each message was read; `pilot eval ablate "
+        "DIR --drop SIGNAL...` re-runs an earlier run's final workflows without each signal.",
     )
     p.add_argument(
         "compare",
         nargs="*",
-        metavar="compare DIR | kg",
-        help="`compare` followed by --out folders of earlier runs, or `kg` for the entity-question gold set",
+        metavar="compare DIR | kg | conversations | ablate DIR",
+        help="`compare` followed by --out folders of earlier runs, `kg` for the entity-question gold set, "
+        "`conversations` for the scripted conversations, or `ablate` and one earlier run's folder",
+    )
+    p.add_argument(
+        "--drop",
+        action="append",
+        default=[],
+        metavar="SIGNAL",
+        help="with `ablate`: a score feature or node id to leave out (repeatable, one ablation each; a+b together)",
     )
     p.add_argument("--cases", type=Path, help="benchmark cases (JSONL)")
     p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
@@ -57,6 +73,12 @@ def add(sub) -> None:
     p.add_argument(
         "--questions", type=Path, help="with `kg`: gold entity questions (default: tests/data/kg_questions.jsonl)"
     )
+    p.add_argument(
+        "--conversations",
+        type=Path,
+        help="with `conversations`: the scripted conversations (default: tests/data/conversations.jsonl)",
+    )
+    p.add_argument("--split", default="all", help="with `conversations`: only this split (dev, heldout; default all)")
     p.add_argument("--prefer-llm", action="store_true", help="with `kg`: let the LLM plan every question")
     p.add_argument("--mode", choices=["fixed", "single", "multi", "bm25"], help="how pilot is driven")
     p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
@@ -101,11 +123,42 @@ def _compare(dirs: list[str], out: Path | None) -> int:
         print("\nper-case MRR, each run against the one before it\n" + paired)
     folder = out or Path(dirs[0]).parent
     plot(runs, folder / "compare.png")
+    pool_png = pool_plot(runs, folder / "compare-pool.png")
     report = markdown_report(runs) + (
         f"\n## per-case MRR, each run against the one before it\n\n{paired}\n" if paired else ""
     )
+    if pool_png:
+        report += f"\n![CSFCube pool MAP and NDCG%20 per facet, with the published results]({pool_png.name})\n"
     (folder / "compare.md").write_text(report, encoding="utf-8")
-    print(f"\nwrote {folder / 'compare.md'} and {folder / 'compare.png'}")
+    print(f"\nwrote {folder / 'compare.md'} and {folder / 'compare.png'}" + (f" and {pool_png}" if pool_png else ""))
+    return 0
+
+
+def _ablate(args: argparse.Namespace) -> int:
+    if len(args.compare) != 2:
+        return _fail("ablate needs exactly one folder of an earlier run: `pilot eval ablate DIR --drop SIGNAL ...`")
+    missing = [flag for flag, v in (("--cases", args.cases), ("--out", args.out), ("--drop", args.drop)) if not v]
+    if missing:
+        return _fail(f"ablate needs {', '.join(missing)}")
+    from pilot.eval.ablation import run_ablation
+    from pilot.eval.harness import EvalConfig, EvalError
+    from pilot.sources.base import SourceError
+
+    config = EvalConfig(
+        cases=args.cases,
+        mode="multi",
+        out=args.out,
+        corpus=args.corpus,
+        limit=args.limit,
+        workers=args.workers,
+        progress=False,
+        case_ids=args.case_ids,
+    )
+    try:
+        print(run_ablation(Path(args.compare[1]), config, args.drop))
+    except (EvalError, SourceError) as exc:
+        return _fail(str(exc))
+    print(f"\nwrote {args.out}/ablation.md and ablation.json")
     return 0
 
 
@@ -117,11 +170,19 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"unexpected argument {args.compare[1]!r} after `kg`")
 
         return run_cli(args.questions or DEFAULT_QUESTIONS, args.corpus, args.llm, args.prefer_llm, args.out)
+    if args.compare and args.compare[0] == "conversations":
+        if len(args.compare) > 1:
+            return _fail(f"unexpected argument {args.compare[1]!r} after `conversations`")
+        return run_conversations(
+            args.conversations or DEFAULT_CONVERSATIONS, args.corpus, args.llm, args.split, args.out
+        )
+    if args.compare and args.compare[0] == "ablate":
+        return _ablate(args)
     if args.compare:
         if args.compare[0] != "compare":
             return _fail(
-                f"unexpected argument {args.compare[0]!r}"
-                f" (did you mean `pilot eval compare DIR ...` or `pilot eval kg`?)"
+                f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...`, "
+                "`pilot eval kg`, `pilot eval conversations` or `pilot eval ablate DIR`?)"
             )
         return _compare(args.compare[1:], args.out)
     missing = [flag for flag, v in (("--cases", args.cases), ("--mode", args.mode), ("--out", args.out)) if v is None]

@@ -29,8 +29,10 @@ concurrently on one event loop (``--workers`` at a time): the corpus store and t
 loaded once, and the CPU-heavy source calls already run in worker threads. A case that raises, times
 out or ends with a session error is *failed*: it scores zero and counts in ``workflow_error_rate``.
 
-CSFCube pool re-ranking: the pool is ordered by the session's ranking first; pool papers the session did
-not return follow by MiniLM cosine to the anchor (title + abstract), ties in pool order.
+CSFCube pool re-ranking: the session's final workflow ranks the pool itself (``pool.pool_workflow``: its
+candidate gathering replaced by the pool, its filters, score formula and re-rankers kept); pool papers it
+drops (a filter) follow by MiniLM cosine to the anchor (title + abstract), ties in pool order.
+``pool_metrics_list`` keeps the older protocol: the session's top list first, then the cosine order.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ import numpy as np
 
 from clarifier.simulator import SimulatedUser
 from pilot.eval.metrics import CASE_DIRECTIONS, TOP_N, TOPIC, clean_ranking, ranking_metrics, zero_metrics
-from pilot.eval.pool import pool_metrics, pool_ranking
+from pilot.eval.pool import pool_metrics, pool_ranking, pool_workflow
 from pilot.eval.report import aggregate, write_outputs
 from pilot.eval.workflow_metrics import workflow_similarity
 from pilot.llm import get_llm
@@ -63,6 +65,7 @@ from pilot.sources.budget import budget_scope
 from pilot.sources.hidden import HiddenEdgesSource, HiddenPapersSource
 from pilot.sources.local import LocalCorpusSource
 from pilot.sources.s2 import parse_s2_id
+from workflows.executor import execute
 from workflows.model import Workflow
 from workflows.templates import generic_workflow
 
@@ -71,6 +74,9 @@ log = logging.getLogger(__name__)
 Mode = Literal["fixed", "single", "multi", "bm25"]
 MODES: tuple[str, ...] = ("fixed", "single", "multi", "bm25")
 MAX_TURNS = 4
+# per node when the final workflow ranks a CSFCube pool: the sentences of ~100 abstracts embed in minutes on
+# a busy 2-core machine, and the pool's ranking must not depend on how busy it was
+POOL_NODE_TIMEOUT_S = 900.0
 REQUIRED_FIELDS = ("case_id", "direction", "anchor_paper_id", "user_query")
 TOPIC_FIELDS = tuple(f for f in REQUIRED_FIELDS if f != "anchor_paper_id")  # a topic case names no paper
 # What the system under test may read of a case (bench README, "Rules for systems").
@@ -189,6 +195,7 @@ class CaseOutcome:
     ranked_ids: list[str] = field(default_factory=list)
     usage: list[dict] = field(default_factory=list)  # per turn: what it spent at the sources (SourceUsage)
     turns: int = 0
+    questions_before_results: int = 0  # questions answered before the first reply that carried results
     error: str | None = None
     dialogue: list[dict] = field(default_factory=list)
     versions: list[Any] = field(default_factory=list)
@@ -265,11 +272,14 @@ async def run_session_case(
             chosen = await _answer_anchor_question(session, reply, view.get("anchor_paper_id"), align)
             reply = _usage(out, "anchor_choice", chosen)
         if mode == "multi":
+            seen_results = bool(getattr(reply, "results", None))
             while reply.question is not None and reply.question.slot != "anchor" and out.turns < MAX_TURNS:
                 kind, value = await simulator.answer_async(reply.question)
                 out.turns += 1
+                out.questions_before_results += 0 if seen_results else 1
                 answer = session.choose(int(value)) if kind == "option" else session.user_says(str(value))
                 reply = _usage(out, "answer", await answer)
+                seen_results = seen_results or bool(getattr(reply, "results", None))
         if not getattr(reply, "results", None) and _reply_error(reply) is None:
             reply = _usage(out, "search_now", await session.search_now())
     _session_record(session, out, reply, align)
@@ -461,6 +471,7 @@ class Harness:
             "traceback": tb,
             "latency_s": round(latency, 3),
             "turns": outcome.turns if outcome else 0,
+            "questions_before_results": outcome.questions_before_results if outcome else 0,
             "metrics": score_case(case, outcome, failed),
             "sources": self.config.sources,
             "source_usage": outcome.usage if outcome else [],
@@ -480,8 +491,14 @@ class Harness:
             record["workflow_metrics"] = workflow_similarity(reference, final)
         if case.get("pool"):
             fallback = await self._pool_fallback(case)
-            order = pool_ranking([] if failed else ranked, case["pool"], fallback)
-            record["pool_metrics"] = pool_metrics(order, case.get("graded") or {})
+            graded = case.get("graded") or {}
+            ranked_pool = [] if failed or outcome is None else await self._pool_order(case, outcome, ranked)
+            record["pool_metrics"] = pool_metrics(pool_ranking(ranked_pool, case["pool"], fallback), graded)
+            # the session's own top list, then the rest by the dense fallback (the protocol before the pool
+            # was ranked by the workflow itself): shows how much of the pool the list reaches
+            record["pool_metrics_list"] = pool_metrics(
+                pool_ranking([] if failed else ranked, case["pool"], fallback), graded
+            )
             # the same pool ordered by the dense fallback alone: an in-run floor to compare the session with
             record["pool_metrics_dense"] = pool_metrics(
                 pool_ranking([], case["pool"], fallback), case.get("graded") or {}
@@ -495,6 +512,22 @@ class Harness:
                 simulator_log=outcome.simulator_log,
             )
         return record
+
+    async def _pool_order(self, case: dict, outcome: CaseOutcome, ranked: list[str]) -> list[str]:
+        """The pool ranked by the session's final workflow (``pool_workflow``); the session's own list when
+        the workflow cannot be re-pointed at the pool or fails on it."""
+        if not outcome.versions:
+            return ranked
+        wf = pool_workflow(Workflow.model_validate(outcome.versions[-1]["workflow"]), case["pool"])
+        if wf is None:
+            return ranked
+        rt = await self._case_runtime(case)
+        try:
+            result = await execute(wf, rt.context(), cache=rt.node_cache, timeout_s=POOL_NODE_TIMEOUT_S)
+        except Exception as exc:  # the session's list still ranks part of the pool
+            log.warning("pool workflow for %s failed: %s", case["case_id"], exc)
+            return ranked
+        return [it.paper.id for it in result.output or []]
 
     async def _pool_fallback(self, case: dict) -> dict[str, float]:
         # over a remote source the pool is still ordered with the corpus's vectors: the fallback is the same

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pilot.eval.kg_metrics import kg_case_metrics
+from pilot.eval.report import rate_bars
 from pilot.kg.classify import classify
 from pilot.kg.run import ask
 from pilot.models import Answer
@@ -138,33 +139,8 @@ def report_markdown(summary: dict[str, float], records: list[dict]) -> str:
 
 def plot(records: list[dict], path: Path) -> Path:
     """Bars of the main metrics, one group per question set (seen vs held-out paraphrases)."""
-    import matplotlib  # heavy (about a second): only a run that writes its report needs it
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     by_set = summarize_by(records, "set")
-    names = list(by_set)
-    fig, ax = plt.subplots(figsize=(1.2 + 1.3 * len(PLOT_METRICS), 3.8))
-    width = 0.8 / max(1, len(names))
-    for i, name in enumerate(names):
-        vals = [by_set[name].get(m, 0.0) for m in PLOT_METRICS]
-        ax.bar(
-            [x + i * width for x in range(len(PLOT_METRICS))],
-            vals,
-            width,
-            label=f"{name} ({by_set[name]['questions']})",
-        )
-    ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(PLOT_METRICS))])
-    ax.set_xticklabels(PLOT_METRICS, rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.05)
-    ax.set_title("entity questions by set")
-    ax.legend(fontsize=8, frameon=False, loc="lower left")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return rate_bars(by_set, PLOT_METRICS, path, "entity questions by set", lambda s: f"{s} ({by_set[s]['questions']})")
 
 
 PLOT_METRICS = (

@@ -18,9 +18,23 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+from annotated_types import Le
+
+from workflows.graph import ancestors
+from workflows.model import Node, Workflow
+from workflows.ops.features import support_node
+from workflows.ops.scoring import EV_PREFIX
+from workflows.registry import get_operator
+
 RELEVANT_GRADE = 2
 NDCG_FRACTION = 0.20
 FACETS = ("background", "method", "result")
+# The best published CSFCube results, all facets (test fold; Mysore et al., Aspire, NAACL 2022), and
+# SPECTER: the lines the pool plot draws. Only the best of each metric is kept.
+PUBLISHED: dict[str, dict[str, float]] = {
+    "best published (tsAspire MAP, otAspire NDCG%20)": {"map": 0.4133, "ndcg%20": 0.6181},
+    "SPECTER": {"map": 0.3423, "ndcg%20": 0.5328},
+}
 
 
 def pool_ranking(
@@ -99,3 +113,77 @@ def aggregate_pool(per_case: Iterable[tuple[str | None, dict[str, float]]]) -> d
             "n": len(rows),
         }
     return out
+
+
+POOL_NODE = "judged_pool"
+
+
+def _bound(op: str, param: str) -> float | None:
+    """The largest value the operator's params model allows for ``param`` (None: not a param of it)."""
+    field = get_operator(op).Params.model_fields.get(param)
+    if field is None:
+        return None
+    return next((float(m.le) for m in field.metadata if isinstance(m, Le)), 10.0**6)  # type: ignore[arg-type]
+
+
+# score features that read what the replaced union computed: its rank fusion of the searches (on the pool,
+# with no fusion, ``rrf`` would fall back to the fetch order — sorted ids — and rank by id)
+_UNION_FEATURES = {"rrf"}
+
+
+def _reads_replaced(feature: str, kept: set[str]) -> bool:
+    if feature in _UNION_FEATURES:
+        return True
+    node = support_node(feature[len(EV_PREFIX) :]) if feature.startswith(EV_PREFIX) else None
+    return node is not None and node not in kept
+
+
+def _forget_replaced(wf: Workflow) -> None:
+    """Score steps no longer weigh what the pool replaced: the evidence of expansions that are gone and the
+    union's fusion. Those are the same for every pool paper (0), so the ranking keeps its meaning and the
+    workflow stays valid (a score step left with no feature keeps its own)."""
+    kept = {n.id for n in wf.nodes}
+    for node in wf.nodes:
+        features = node.params.get("features")
+        if node.op != "score" or not isinstance(features, dict):
+            continue
+        if not any(not _reads_replaced(f, kept) for f in features):
+            continue
+        for key in ("features", "caps", "floors"):
+            table = node.params.get(key) or {}
+            node.params[key] = {name: v for name, v in table.items() if not _reads_replaced(name, kept)}
+
+
+def pool_workflow(wf: Workflow, pool: Sequence[str]) -> Workflow | None:
+    """The session's workflow re-pointed at a judged pool, so the system itself ranks every candidate.
+
+    The last ``union`` on the way to the output — where searches and expansions meet — is replaced by a
+    ``fetch`` of the pool (ids sorted, so the pool's own order says nothing); everything downstream of it
+    (filters, the score formula, re-rankers) ranks the pool, and no cut-off (``top_k``'s k, a re-ranker's
+    ``top_n``) is smaller than the pool. Nodes that fed only the replaced union are dropped. ``None`` when
+    the workflow has no single such union (a hand-built shape): then the session's own list is used."""
+    wf = wf.model_copy(deep=True)
+    unions = [n.id for n in wf.nodes if n.op == "union"]
+    above = {u: ancestors(wf, u) for u in unions}
+    last = [u for u in unions if not any(u in above[v] for v in unions if v != u)]
+    if len(last) != 1 or wf.output is None:
+        return None
+    wf.nodes.append(Node(id=POOL_NODE, op="fetch", params={"ids": sorted(set(pool))}, label="the judged pool"))
+    for e in wf.edges:
+        if e.source == last[0]:
+            e.source = POOL_NODE
+    keep = ancestors(wf, wf.output) | {wf.output}
+    wf.nodes = [n for n in wf.nodes if n.id in keep]
+    wf.edges = [e for e in wf.edges if e.source in keep and e.target in keep]
+    _forget_replaced(wf)
+    for node in wf.nodes:
+        # top_k's k is a cut-off; other ops' k (keywords_from's) is not
+        param = "k" if node.op == "top_k" else "top_n"
+        bound = _bound(node.op, param)
+        if bound is not None:
+            node.params[param] = int(min(bound, max(int(node.params.get(param, 0)), len(pool))))
+        # a time budget would make the ranking depend on the machine's load: an evaluation waits instead
+        bound = _bound(node.op, "budget_s")
+        if bound is not None:
+            node.params["budget_s"] = bound
+    return wf

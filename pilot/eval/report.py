@@ -9,12 +9,12 @@ reference workflow was given.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pilot.eval.metrics import CASE_DIRECTIONS, GRADED_KEY, RANK_KEYS, mean
-from pilot.eval.pool import aggregate_pool
+from pilot.eval.pool import PUBLISHED, aggregate_pool
 
 RUN_KEYS = ("workflow_error_rate", "mean_turns", "mean_latency_s")
 BLOCK_KEYS: tuple[str, ...] = (*RANK_KEYS, *RUN_KEYS)
@@ -87,7 +87,11 @@ def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = N
     compared = [c["workflow_metrics"] for c in cases if c.get("workflow_metrics")]
     if compared:
         out["workflow_similarity"] = {k: mean(m[k] for m in compared) for k in compared[0]} | {"n": len(compared)}
-    for key, field in (("csfcube_pool", "pool_metrics"), ("csfcube_pool_dense_only", "pool_metrics_dense")):
+    for key, field in (
+        ("csfcube_pool", "pool_metrics"),
+        ("csfcube_pool_list", "pool_metrics_list"),
+        ("csfcube_pool_dense_only", "pool_metrics_dense"),
+    ):
         pooled = [(c.get("facet"), c[field]) for c in cases if c.get(field)]
         if pooled:
             out[key] = aggregate_pool(pooled)
@@ -130,12 +134,16 @@ def pool_table(runs: Sequence[dict]) -> str:
     rows = []
     for m in runs:
         dense = m.get("csfcube_pool_dense_only", {})
+        listed = m.get("csfcube_pool_list", {})
         for facet, vals in m.get("csfcube_pool", {}).items():
-            floor = dense.get(facet, {})
+            floor, lst = dense.get(facet, {}), listed.get(facet, {})
             rows.append(
-                [m["mode"], facet, vals["map"], vals["ndcg%20"], floor.get("map"), floor.get("ndcg%20"), vals["n"]]
-            )
-    header = ["mode", "facet", "MAP", "NDCG%20", "MAP dense-only", "NDCG%20 dense-only", "n"]
+                [m["mode"], facet, vals["map"], vals["ndcg%20"], lst.get("map"), lst.get("ndcg%20"),
+                 floor.get("map"), floor.get("ndcg%20"), vals["n"]]
+            )  # fmt: skip
+    header = [
+        "mode", "facet", "MAP", "NDCG%20", "MAP list", "NDCG%20 list", "MAP dense-only", "NDCG%20 dense-only", "n",
+    ]  # fmt: skip
     return _table(header, rows) if rows else ""
 
 
@@ -161,9 +169,10 @@ CONVENTIONS = (
     "case (exception, timeout or session error) scores 0 and counts in `workflow_error_rate`; "
     "`node_failure_rate` = cases with a failed node that still returned results (scored as returned). "
     "`graded_ndcg@15` is the mean over CSFCube cases only. `sibling_csfcube` / `sibling_aan` split the sibling "
-    "direction by where its gold comes from. CSFCube pool: the pool ordered by the session's ranking, then the "
-    "rest by MiniLM cosine to the anchor; MAP (grade >= 2) and NDCG%20 as CSFCube's `ranking_eval.py`; "
-    "`dense-only` = the pool ordered by that cosine alone."
+    "direction by where its gold comes from. CSFCube pool: the session's final workflow ranks the whole pool "
+    "(its candidate gathering replaced by the pool), papers it filters out follow by MiniLM cosine to the anchor; "
+    "`list` = the session's own top list first, then the rest by that cosine (the protocol before); MAP "
+    "(grade >= 2) and NDCG%20 as CSFCube's `ranking_eval.py`; `dense-only` = the pool ordered by that cosine alone."
 )
 
 
@@ -219,6 +228,69 @@ def plot(runs: Sequence[dict], path: Path, metrics: Sequence[str] = PLOT_METRICS
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=max(1, len(runs)), fontsize=9, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.92))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def pool_plot(runs: Sequence[dict], path: Path) -> Path | None:
+    """CSFCube pool MAP and NDCG%20 per facet, one bar per mode (and the dense-only floor of the first run),
+    with the published results as dashed lines on the "all" group. None when no run has pool metrics."""
+    runs = [m for m in runs if m.get("csfcube_pool")]
+    if not runs:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bars = [(m["mode"], m["csfcube_pool"]) for m in runs] + [("dense only", runs[0].get("csfcube_pool_dense_only", {}))]
+    groups = [g for g in ("background", "method", "result", "all") if any(g in vals for _, vals in bars)]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.0), squeeze=False)
+    width = 0.8 / len(bars)
+    for ax, metric, title in zip(axes[0], ("map", "ndcg%20"), ("MAP", "NDCG%20"), strict=True):
+        for i, (name, vals) in enumerate(bars):
+            ys = [vals.get(g, {}).get(metric, 0.0) for g in groups]
+            ax.bar([x + i * width for x in range(len(groups))], ys, width, label=name)
+        if "all" in groups:
+            x0 = groups.index("all") - 0.1
+            for (label, ref), style in zip(PUBLISHED.items(), ("--", ":"), strict=False):
+                ax.hlines(ref[metric], x0, x0 + 1.0, colors="black", linestyles=style, label=label)
+        ax.set_title(f"CSFCube pool {title}")
+        ax.set_ylim(0, 1)
+        ax.set_xticks([x + width * (len(bars) - 1) / 2 for x in range(len(groups))])
+        ax.set_xticklabels(groups, fontsize=9)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=min(6, len(labels)), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.88))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def rate_bars(
+    groups: dict[str, dict[str, Any]], keys: Sequence[str], path: Path, title: str, label: Callable[[str], str]
+) -> Path:
+    """One panel of rates in [0, 1]: ``keys`` on the x axis, one bar per group (``label(name)`` in the legend)."""
+    import matplotlib  # heavy (about a second): only a run that writes its report needs it
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(groups)
+    fig, ax = plt.subplots(figsize=(1.5 + 0.75 * len(keys), 3.8))
+    width = 0.8 / max(1, len(names))
+    for i, name in enumerate(names):
+        vals = [groups[name].get(k, 0.0) for k in keys]
+        ax.bar([x + i * width for x in range(len(keys))], vals, width, label=label(name))
+    ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(keys))])
+    ax.set_xticklabels([k.replace("check_", "") for k in keys], rotation=35, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_title(title)
+    ax.legend(fontsize=8, frameon=False, loc="lower left")
+    fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)

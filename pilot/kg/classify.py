@@ -311,7 +311,13 @@ def _cut(text: str, m: re.Match) -> str:
     return (head + " " + text[m.end() :]).strip()
 
 
+_FINDINGS_RE = re.compile(r"\bfindings\s+of\s+(?:the\s+)?" + _VENUE_RE.pattern, re.I)
+
+
 def extract_venue(text: str) -> tuple[str | None, str]:
+    m = _FINDINGS_RE.search(text)
+    if m:  # "Findings of EMNLP" is a venue of its own, not EMNLP
+        return "Findings of " + _VENUE_CANON.get(m.group(1).lower(), m.group(1)), _cut_prep(text, m)
     m = _VENUE_RE.search(text)
     if m:
         return _VENUE_CANON.get(m.group(1).lower(), m.group(1)), _cut_prep(text, m)
@@ -643,7 +649,7 @@ def parse(text: str) -> KGQuery | None:
 
 def _names_a_paper_with_direction(text: str) -> bool:
     parsed = parse_request(text)
-    return parsed.anchor_kind not in ("text", "none") and parsed.intent.direction is not None
+    return parsed.anchor_kind not in ("topic", "current", "none") and parsed.intent.direction is not None
 
 
 def classify(text: str) -> Kind:

@@ -269,7 +269,9 @@ async def llm_plan(llm: LLM, question: str, notes: list[str]) -> Workflow | None
     return None
 
 
-async def make_plan(question: str, llm: LLM | None = None, prefer_llm: bool = False) -> Plan:
+async def make_plan(
+    question: str, llm: LLM | None = None, prefer_llm: bool = False, query: KGQuery | None = None
+) -> Plan:
     """The plan for ``question``: an entity plan or, for anything else, a paper search.
 
     A question the patterns read gets the pattern plan (exact and free); the LLM plans the entity
@@ -277,7 +279,7 @@ async def make_plan(question: str, llm: LLM | None = None, prefer_llm: bool = Fa
     planner). An LLM plan that stays invalid after one repair falls back to the pattern plan.
     """
     text = " ".join((question or "").split())
-    q = parse(text)
+    q = query if query is not None else parse(text)
     notes: list[str] = []
     if q is not None:
         wf = plan_for(q, text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from pilot.kg.classify import KGQuery
 from pilot.kg.planner import Plan, make_plan
 from pilot.models import Answer
 from pilot.runtime import Runtime
@@ -61,18 +62,21 @@ async def run_plan(plan: Plan, runtime: Runtime) -> tuple[RunResult, Answer]:
     return run, failure_answer(plan.workflow, run)
 
 
-async def ask(text: str, runtime: Runtime, prefer_llm: bool = False) -> Asked:
-    """Classify, plan, execute and answer ``text``; never raises for any question text."""
+async def ask(text: str, runtime: Runtime, prefer_llm: bool = False, query: KGQuery | None = None) -> Asked:
+    """Classify, plan, execute and answer ``text``; never raises for any question text. ``query``: the
+    question as the caller already read it (the chat's message reader), so it is not parsed again."""
     text = " ".join((text or "").split())
     if not text:
         return Asked("papers", Workflow(name="empty question"), _empty_run(), Answer(answer=EMPTY_HINT))
-    plan = await make_plan(text, runtime.llm, prefer_llm=prefer_llm)
+    plan = await make_plan(text, runtime.llm, prefer_llm=prefer_llm, query=query)
     run, answer = await run_plan(plan, runtime)
     notes = list(plan.notes) + [n for t in run.trace.nodes if t.note for n in [f"{t.node_id}: {t.note}"]]
     return Asked(plan.kind, plan.workflow, run, answer, notes)
 
 
-async def answer_question(text: str, runtime: Runtime) -> tuple[Workflow, RunResult, Answer]:
+async def answer_question(
+    text: str, runtime: Runtime, query: KGQuery | None = None
+) -> tuple[Workflow, RunResult, Answer]:
     """The session's entry point: (plan, execution result, cited answer) for an entity question."""
-    asked = await ask(text, runtime)
+    asked = await ask(text, runtime, query=query)
     return asked.plan, asked.run, asked.answer

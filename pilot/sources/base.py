@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
+from pilot.names import impact, introduces
 
 SearchMode = Literal["lexical", "dense", "hybrid"]
 GraphDirection = Literal["references", "citations"]
@@ -119,6 +120,17 @@ class Source:
         """Resolve what a user typed (title, DOI, arXiv id, S2 id, corpus id) to candidate papers."""
         hits = await self.search_papers(text, limit=limit)
         return [h.paper for h in hits]
+
+    async def named_papers(self, name: str, limit: int = 10) -> list[Paper]:
+        """Papers that introduce ``name`` — a system, model, metric or resource ("GloVe", "the Penn Treebank"):
+        its title is built around the name or its abstract defines it (``pilot.names``), best known first."""
+        hits = await self.search_papers(name, limit=max(4 * limit, 40))
+        found = [h.paper for h in hits if introduces(h.paper, name)]
+        return sorted(found, key=lambda p: (-introduces(p, name), -impact(p)))[:limit]
+
+    def coverage(self) -> str:
+        """What the source holds, as a noun phrase ("… is not in the source, which holds <coverage>")."""
+        return f"what {self.name} indexes"
 
     async def references(self, paper_id: str, limit: int = 100) -> list[Paper]:
         raise self._unsupported("references")

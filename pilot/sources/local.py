@@ -23,6 +23,7 @@ import numpy as np
 
 from pilot.embed import Embedder, default_embedder
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
+from pilot.names import impact, introduces
 from pilot.settings import get_settings
 from pilot.sources.base import BadRequest, NotFound, SearchMode, Source, SourceUnavailable, clean_query
 from pilot.store.build import MANIFEST, build_store, remove_stale, store_key
@@ -236,6 +237,25 @@ class LocalCorpusSource(Source):
             rows = list(dict.fromkeys(rows))
         return self.store.papers(rows[:limit])
 
+    async def named_papers(self, name: str, limit: int = 10) -> list[Paper]:
+        text = clean_query(self.name, name)
+
+        def rows() -> list[int]:
+            # the build-time index, and titles that open with the name ("WordNet::Similarity - …", "The X 2.0")
+            found = self.store.rows_introducing(text) + self.store.rows_by_title(text)
+            for prefix in (text, f"the {text}"):
+                found += self.store.rows_by_title_prefix(prefix, limit=50)
+            return list(dict.fromkeys(found))
+
+        found = [p for p in self.store.papers(await asyncio.to_thread(rows)) if introduces(p, text)]
+        return sorted(found, key=lambda p: (-introduces(p, text), -impact(p)))[:limit]
+
+    def coverage(self) -> str:
+        """Counts by collection and the years, from the store ("78,036 papers from 1969–2025: …")."""
+        if "coverage" not in self.stats:
+            self.stats["coverage"] = _describe(self.store)
+        return self.stats["coverage"]
+
     async def references(self, paper_id: str, limit: int = 100) -> list[Paper]:
         rows = self.store.by_in_corpus_citations(self.store.references(self._row(paper_id)))
         return self.store.papers(rows[:limit])
@@ -316,6 +336,21 @@ class LocalCorpusSource(Source):
     async def org_authors(self, org_id: str, limit: int = 50) -> list[Author]:
         self._entity("org", org_id)
         return self.store.authors(self.store.org_author_ids(org_id, limit))
+
+
+_COLLECTIONS = {"acl": "the ACL Anthology", "pc": "conference paper lists", "s2": "Semantic Scholar records"}
+
+
+def _describe(store: CorpusStore) -> str:
+    from collections import Counter
+
+    prefixes = Counter(i.split(":", 1)[0] for i in store.ids)
+    years = np.sort(store.year[store.year > 0])
+    # the 0.1% quantile: one mis-dated record ("801") should not stretch the span
+    span = f" from {int(years[len(years) // 1000])}–{int(years[-1])}" if len(years) else ""
+    parts = [f"{_COLLECTIONS.get(p, p)} ({n:,})" for p, n in prefixes.most_common()]
+    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else ""
+    return f"{len(store):,} papers{span}" + (f": {listed}" if listed else "")
 
 
 _NAME_WORDS = 4  # longer queries are descriptions or titles, not a system's name

@@ -270,6 +270,13 @@ class MultiSource(Source):
         ok = await self._fan_out(lambda s: s.match_paper(text, limit))
         return [p for p, _, _ in fuse(ok, limit)]
 
+    async def named_papers(self, name: str, limit: int = 10) -> list[Paper]:
+        ok = await self._fan_out(lambda s: s.named_papers(name, limit))
+        return [p for p, _, _ in fuse(ok, limit)]
+
+    def coverage(self) -> str:
+        return "; ".join(s.coverage() for s in self.sources)
+
     async def _along_routes(
         self,
         pending: dict[str, list[Source]],

@@ -30,6 +30,7 @@ import numpy as np
 import orjson
 
 from pilot.embed import DIM, Embedder
+from pilot.names import names_introduced
 from pilot.store.entities import derive
 from pilot.store.records import ParsedCorpus, read_corpus
 from pilot.store.text import lexical_tokens
@@ -37,7 +38,8 @@ from pilot.text import normalize_title
 
 log = logging.getLogger(__name__)
 
-STORE_VERSION = 1
+# 2: the intro_names table (which paper introduces which name: pilot.names)
+STORE_VERSION = 2
 MANIFEST = "manifest.json"
 
 
@@ -126,6 +128,7 @@ def _write_sqlite(db: Path, parsed: ParsedCorpus) -> None:
         CREATE TABLE venues(id TEXT PRIMARY KEY, name TEXT, paper_count INTEGER, json BLOB);
         CREATE TABLE orgs(id TEXT PRIMARY KEY, name TEXT, paper_count INTEGER, json BLOB);
         CREATE TABLE org_authors(org_id TEXT, author_id TEXT, n INTEGER);
+        CREATE TABLE intro_names(name TEXT, row INTEGER);
         CREATE VIRTUAL TABLE names USING fts5(kind UNINDEXED, id UNINDEXED, name,
                                               tokenize='unicode61 remove_diacritics 2');
         """
@@ -137,6 +140,10 @@ def _write_sqlite(db: Path, parsed: ParsedCorpus) -> None:
     con.executemany(
         "INSERT INTO ext_ids VALUES (?,?,?)",
         ((k.lower(), str(v).strip().lower(), i) for i, p in enumerate(papers) for k, v in p.external_ids.items()),
+    )
+    con.executemany(
+        "INSERT INTO intro_names VALUES (?,?)",
+        ((name, i) for i, p in enumerate(papers) for name in names_introduced(p.title, p.abstract)),
     )
     ents = derive(papers)
     con.executemany(
@@ -164,7 +171,7 @@ def _write_sqlite(db: Path, parsed: ParsedCorpus) -> None:
         """
         CREATE INDEX papers_id ON papers(id); CREATE INDEX papers_title ON papers(title_norm);
         CREATE INDEX ext_kv ON ext_ids(key, value); CREATE INDEX ap_author ON author_papers(author_id);
-        CREATE INDEX oa_org ON org_authors(org_id);
+        CREATE INDEX oa_org ON org_authors(org_id); CREATE INDEX intro_name ON intro_names(name);
         """
     )
     con.commit()

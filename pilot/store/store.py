@@ -81,6 +81,12 @@ class CorpusStore:
         sql = "SELECT row FROM papers WHERE title_norm >= ? AND title_norm < ? LIMIT ?"
         return [r for (r,) in self._query(sql, [norm + " ", norm + "!", limit])]
 
+    def rows_introducing(self, name: str) -> list[int]:
+        """Rows of the papers whose title or abstract introduces ``name`` ("GloVe", "Penn Treebank"), from the
+        ``intro_names`` table written at build time (``pilot.names.names_introduced``)."""
+        key = normalize_title(name)
+        return [r for (r,) in self._query("SELECT row FROM intro_names WHERE name = ?", [key])] if key else []
+
     def rows_by_external_id(self, key: str, value: str) -> list[int]:
         return [
             r
@@ -168,8 +174,13 @@ class CorpusStore:
             return []
         table, model = self._TABLE[kind]
         wanted = " ".join(sorted(words))
-        for joiner in (" AND ", " OR "):  # every word first; any word when that finds nothing
-            match = joiner.join(f'"{w}"' for w in words)
+        # every word first; then any word, or any word's beginning (a misspelt name still finds its neighbours,
+        # so the caller can ask "did you mean …?")
+        stems = [f'"{w[:4]}"*' for w in words if len(w) >= 5]
+        for match in (
+            " AND ".join(f'"{w}"' for w in words),
+            " OR ".join([*(f'"{w}"' for w in words), *stems]),
+        ):
             rows = self._query(
                 f"SELECT t.json, t.name, t.paper_count FROM names JOIN {table} t ON t.id = names.id "
                 f"WHERE names MATCH ? AND names.kind = ? ORDER BY names.rank LIMIT ?",

@@ -152,6 +152,20 @@ class Controller:
         ui.say("assistant", self.welcome())
         return ui
 
+    def clear(self, ui: UIState) -> UIState:
+        """The chat's clear (trash) button: a fresh conversation. The session goes too, so the next message is a
+        new request, not feedback on a search the user can no longer see."""
+        ui.session = None
+        ui.chat = []
+        ui.say("assistant", self.welcome())
+        ui.trace = ui.node_run = ui.answer = ui.selected = ui.last_error = ui.stepped_workflow = None
+        ui.ratings, ui.stepped = {}, []
+        ui.params_text = ui.edit_message = ""
+        # the library is the user's, not the conversation's: it stays
+        ui.citation = ui.map_paper = None
+        ui.new_ids, ui.removed = [], []
+        return ui
+
     def welcome(self) -> str:
         """The first chat message: how to start. Configuration is the status line's business (``about``),
         except when nothing can be searched: then the chat says what to set."""

@@ -398,6 +398,8 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         for i, btn in enumerate(options):
             on(btn.click, functools.partial(_choose, controller, index=i), "applying your choice…", [], f"choose_{i}")
         on(search_now.click, controller.search_now, "searching…", [], "search_now")
+        # the trash icon clears the chat in the browser; the conversation behind it must go too
+        on(chatbot.clear, controller.clear, "starting afresh…", [], "clear_chat")
         private: dict[str, Any] = dict(api_visibility="private")
         results.click(on_result_click, [state], view_outputs, **queue, **private)
         library.click(on_result_click, [state], view_outputs, **queue, **private)

@@ -5,8 +5,9 @@
 The questions and the entities they name were picked by hand from the corpus; the gold answers are
 computed here from the raw corpus rows (not by pilot's operators), with the corpus's entity identity
 rules: an author is a folded display name ("Manning, Christopher D." = "Christopher D. Manning"), an
-organisation a folded affiliation part, a venue a folded venue string. "At a venue" uses the
-whole-word / alias rule of ``pilot.domain.Profile.venue_name_matches`` and "on a topic" means every
+organisation a folded affiliation part, a venue a folded venue string. "At a venue" is the venue rule of
+``pilot.venues.at_venue`` (a known conference by the anthology id or any of its spellings, Findings and
+workshops apart; another venue word for word) and "on a topic" means every
 content word of the topic occurs in the title or abstract. Gold URLs are what a correct answer cites:
 the subject entity, plus the listed items (every item, so each question has at most ten).
 """
@@ -22,13 +23,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from pilot.domain import profile  # noqa: E402
 from pilot.models import LOCAL_URL, Paper  # noqa: E402
 from pilot.store.text import author_id, display_name, org_id, split_affiliation, venue_id  # noqa: E402
 from pilot.text import unescape  # noqa: E402
+from pilot.venues import at_venue  # noqa: E402
 from workflows.ops.entities import org_matches, topic_matches  # noqa: E402
 
-venue_matches = profile().venue_name_matches
+
+def at(venue: str | None, r: dict) -> bool:
+    return not venue or at_venue(Paper(id=r["id"], title=unescape(r["title"]), venue=unescape(r["venue"])), venue)
+
 
 OUT = Path(__file__).with_name("kg_questions.jsonl")
 MAX_ITEMS = 10
@@ -82,7 +86,7 @@ def author_papers(
         for r in rows
         if (year_min is None or (r["year"] or 0) >= year_min)
         and (year_max is None or (r["year"] or 9999) <= year_max)
-        and venue_matches(venue, unescape(r["venue"]))
+        and at(venue, r)
         and topic_matches(topic, as_paper(r))
     ]
     assert 1 <= len(rows) <= MAX_ITEMS, (q, len(rows))
@@ -187,7 +191,7 @@ def venue_papers(c: Corpus, q: str, venue: str, year_min=None, year_max=None, to
     rows = [
         r
         for r in c.rows
-        if venue_matches(venue, unescape(r["venue"]))
+        if at(venue, r)
         and (year_min is None or (r["year"] or 0) >= year_min)
         and (year_max is None or (r["year"] or 9999) <= year_max)
         and topic_matches(topic, as_paper(r))

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from pilot.llm import LLM, LLMError
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, Venue
 from pilot.text import words
+from pilot.venues import venue_of
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.entities import MATCHES, Entity, author_on_paper
 from workflows.ports import PortType
@@ -139,7 +140,8 @@ def _cites(p: Paper) -> str:
 
 
 def _paper_line(p: Paper, refs: Refs) -> str:
-    where = ", ".join(str(x) for x in (p.venue, p.year) if x)
+    # the venue as researchers name it, not the record's spelling
+    where = ", ".join(str(x) for x in (venue_of(p) or p.venue, p.year) if x)
     return f"“{p.title}”" + (f" ({where})" if where else "") + refs.cite(p.canonical_url)
 
 
@@ -277,7 +279,12 @@ def _org_researchers(facts: Facts, refs: Refs, max_items: int, scope: str) -> st
     if not facts.authors:
         return f"{head}: none found in this source."
     shown = facts.authors[:max_items]
-    items = [_name(a, refs) + (f" ({a.paper_count} papers)" if a.paper_count else "") for a in shown]
+    # with a topic the counts are of the papers on it ("working on X" -> "papers on X"), not of all papers
+    on = f" on {scope[len('working on ') :]}" if scope.startswith("working on ") else ""
+    items = [
+        _name(a, refs) + (f" ({a.paper_count} paper{'s' if a.paper_count != 1 else ''}{on})" if a.paper_count else "")
+        for a in shown
+    ]
     return f"{head}: " + _list(items, len(facts.authors), len(shown))
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import difflib
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -19,8 +21,11 @@ from pydantic import Field, model_validator
 
 from pilot.domain import profile
 from pilot.models import Author, Evidence, Org, Paper, RankedPaper, SearchFilters, Venue
+from pilot.people import same_person, variant
 from pilot.sources.base import NotFound
 from pilot.text import TOPIC_FILTER_STOPWORDS, contains_run, fold, stem, words
+from pilot.venues import at_venue, venue_name
+from pilot.venues import known as known_venue
 from workflows.operator import (
     NoInputs,
     Operator,
@@ -70,13 +75,14 @@ def person_matches(query: str | None, name: str | None) -> bool:
 
 
 def author_on_paper(author: Author, paper: Paper) -> Author | None:
-    """The paper's own record of ``author`` (by id, else by folded name)."""
+    """The paper's own record of ``author`` (by id, else by folded name; the person's other spellings too)."""
+    ids = {author.id, *author.aliases} - {None}
     for a in paper.authors:
-        if author.id and a.id == author.id:
+        if a.id in ids:
             return a
-    name = words(author.name)
+    names = [words(n) for n in (author.name, *author.alias_names)]
     for a in paper.authors:
-        if words(a.name) == name:
+        if words(a.name) in names:
             return a
     return None
 
@@ -127,7 +133,7 @@ class _PaperFilter(OperatorParams):
         years = SearchFilters(year_min=self.year_min, year_max=self.year_max)
         return (
             years.accepts(paper)
-            and profile().venue_name_matches(self.venue, paper.venue)
+            and (not self.venue or at_venue(paper, self.venue))
             and topic_matches(self.topic, paper)
             and (not self.coauthor or any(person_matches(self.coauthor, a.name) for a in paper.authors))
         )
@@ -231,13 +237,60 @@ class SearchAuthor(Operator[SearchAuthorParams, NoInputs]):
         wanted = words(params.name)
         # an exact (accent- and case-insensitive) name match beats a partial one, whatever the source's order
         found = sorted(found, key=lambda a: words(a.name) != wanted)
+        if not any(variant(params.name, a.name) for a in found):
+            close = did_you_mean(params.name, [a.name for a in found])
+            if close:
+                raise NotFound(ctx.source.name, f"no author named {params.name!r}", f"did you mean {close}?")
         if params.org:
             at_org = [a for a in found if any(org_matches(params.org, o) for o in [a.affiliation, *a.orgs])]
             if at_org:
                 found = at_org
             else:
                 ctx.notes.append(f"no author named {params.name!r} is affiliated with {params.org!r}; kept all matches")
-        return found[: params.limit]
+        return merge_variants(params.name, found, ctx.notes)[: params.limit]
+
+
+def did_you_mean(name: str, candidates: list[str], cutoff: float = 0.75) -> str | None:
+    """The closest of ``candidates`` to a name that matched none of them exactly ("Cristopher Maning")."""
+    folded = {" ".join(words(c)): c for c in candidates}
+    best = difflib.get_close_matches(" ".join(words(name)), list(folded), n=3, cutoff=cutoff)
+    return " or ".join(folded[b] for b in best) if best else None
+
+
+def merge_variants(name: str, found: list[Author], notes: list[str]) -> list[Author]:
+    """One author for the person the user named: the records under variant spellings of the name that the
+    profiles show to be the same person (shared coauthors, or the same venues and topics) are merged into the
+    best-known one; variants that look like someone else are kept apart, and the notes say so."""
+    variants = [a for a in found if a.id and variant(name, a.name)]
+    if len(variants) < 2:
+        return found
+    primary = max(variants, key=lambda a: a.paper_count or 0)  # the best-known record names the person
+    group = [primary]
+    for other in variants:
+        if other is primary:
+            continue
+        same, why = same_person(primary, other)
+        if same:
+            group.append(other)
+            continue
+        if other.paper_count and other.paper_count > 1:
+            notes.append(f"kept {other.name} ({other.paper_count} papers) apart from {primary.name}: {why}")
+    if len(group) == 1:
+        return found
+    merged = primary.model_copy(
+        update={
+            "aliases": [a.id for a in group[1:] if a.id],
+            "alias_names": list(dict.fromkeys(a.name for a in group[1:] if a.name != primary.name)),
+            "paper_count": sum(a.paper_count or 0 for a in group),
+            "citation_count": sum(a.citation_count or 0 for a in group),
+        }
+    )
+    notes.append(
+        f"{primary.name} also appears as {', '.join(merged.alias_names) or 'another record'}; "
+        f"merged: {same_person(primary, group[1])[1]}"
+    )
+    merged_ids = {a.id for a in group}
+    return [merged] + [a for a in found if a.id not in merged_ids]
 
 
 class AuthorDetailParams(OperatorParams):
@@ -259,10 +312,46 @@ class AuthorDetail(Operator[AuthorDetailParams, AuthorsInputs]):
             ids = [params.author_id]
         else:
             authors = _pick(inputs.authors, Author, params.top, "author", "connect search_author or set author_id")
-            ids = [a.id for a in authors if a.id is not None]
-            if len(ids) < len(authors):
+            if any(a.id is None for a in authors):
                 raise OperatorError("an input author has no id this source can look up")
+            # a person merged from several spellings (search_author) is described from all their records
+            return [await _described(ctx, a) for a in authors]
         return list(await asyncio.gather(*(ctx.source.get_author(i) for i in ids)))
+
+
+async def _described(ctx: RunContext, given: Author) -> Author:
+    assert given.id is not None  # checked by the caller
+    found = await ctx.source.get_author(given.id)
+    if not given.aliases:
+        return found
+    others = list(await asyncio.gather(*(ctx.source.get_author(i) for i in given.aliases)))
+    return _combined(found, others)
+
+
+def _combined(primary: Author, others: list[Author]) -> Author:
+    """One profile from a person's records under several spellings (counts added, lists merged)."""
+
+    def merged(field: str, n: int) -> list[str]:
+        c: Counter[str] = Counter()
+        for a in [primary, *others]:
+            values = getattr(a, field)
+            for i, v in enumerate(values):
+                c[v] += len(values) - i  # earlier = more frequent
+        return [v for v, _ in c.most_common(n)]
+
+    everyone = [primary, *others]
+    return primary.model_copy(
+        update={
+            "paper_count": sum(a.paper_count or 0 for a in everyone),
+            "citation_count": sum(a.citation_count or 0 for a in everyone),
+            "h_index": max((a.h_index or 0 for a in everyone), default=0) or None,
+            "venues": merged("venues", 5),
+            "topics": merged("topics", 8),
+            "coauthors": merged("coauthors", 10),
+            "aliases": [a.id for a in others if a.id],
+            "alias_names": list(dict.fromkeys(a.name for a in others if a.name != primary.name)),
+        }
+    )
 
 
 class AuthorPapersParams(_PaperFilter):
@@ -285,7 +374,9 @@ class AuthorPapers(Operator[AuthorPapersParams, AuthorsInputs]):
             ids, names = [params.author_id], params.author_id
         else:
             authors = _pick(inputs.authors, Author, params.top, "author", "connect search_author or set author_id")
-            ids, names = [a.id for a in authors if a.id], ", ".join(a.name for a in authors)
+            # the person's records under other spellings of the name (merged by search_author) count too
+            ids = [i for a in authors for i in (a.id, *a.aliases) if i]
+            names = ", ".join(a.name for a in authors)
         lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids))
         papers = _dedupe_papers([p for lst in lists for p in lst if params.accepts(p)])
         what = params.describe()
@@ -368,12 +459,22 @@ class VenuePapers(Operator[VenuePapersParams, VenuesInputs]):
         venues = of_kind(inputs.venues or [], Venue)
         if not venues and not params.venue:
             raise OperatorError("no venue given — connect search_venue or set the venue param")
-        # Prefer the resolved venue names (exact strings the source uses); the user's spelling is the fallback.
+        # A known conference ("ACL") is matched paper by paper (the anthology id, Findings apart), over every
+        # venue string the source spells it with; another venue by its resolved names, word for word.
+        wanted = params.venue or (venue_name(venues[0].name) if venues else None) or ""
         names = [v.name for v in venues[:3]] or [params.venue or ""]  # one of them is given (checked above)
+        if known_venue(wanted):
+            # every spelling of the conference the source knows ("ACL", "Annual Meeting Of …", "ACL-IJCNLP")
+            more = list(venues)
+            for q in (wanted, *profile().venue_forms(wanted)[:1]):
+                with contextlib.suppress(NotFound):
+                    more += await ctx.source.search_venues(q, limit=50)
+            names = [v.name for v in more if profile().venue_name_matches(wanted, v.name)] or names
+            names = list(dict.fromkeys(names))[:25]
         query = params.query or params.topic
         found: list[Paper] = []
         for name in names:
-            # the source narrows to the venue (its own substring rule); the whole-word check below is ours
+            # the source narrows to the venue (its own substring rule); the check below is ours
             filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=name)
             hits = await ctx.source.search_papers(
                 query or name, filters=filters, limit=min(max(params.limit * 4, 2000), 20000)
@@ -382,7 +483,7 @@ class VenuePapers(Operator[VenuePapersParams, VenuesInputs]):
         keep = [
             p
             for p in _dedupe_papers(found)
-            if any(_same_venue(n, p.venue) for n in names)
+            if (at_venue(p, wanted) if known_venue(wanted) else any(_same_venue(n, p.venue) for n in names))
             and topic_matches(params.topic, p)
             and SearchFilters(year_min=params.year_min, year_max=params.year_max).accepts(p)
         ]
@@ -509,7 +610,8 @@ class OrgAuthors(Operator[OrgAuthorsParams, OrgsInputs]):
 
         counts = await asyncio.gather(*(on_topic(a) for a in people))
         ranked = sorted(((c, i) for i, c in enumerate(counts) if c > 0), key=lambda t: (-t[0], t[1]))
-        return [people[i] for _, i in ranked[: params.limit]]
+        # the count an answer gives is of the papers on the topic written there, not of all their papers
+        return [people[i].model_copy(update={"paper_count": c}) for c, i in ranked[: params.limit]]
 
 
 class PaperAuthorsParams(OperatorParams):
@@ -540,4 +642,5 @@ class PaperAuthors(Operator[PaperAuthorsParams, PapersInputs]):
                 first.setdefault(key, a)
         position = {k: i for i, k in enumerate(first)}
         order = sorted(counts, key=lambda k: (-counts[k], position[k]))
-        return [first[k] for k in order[: params.limit]]
+        # the count is of the input papers (e.g. those on the asked topic), not of all the person's papers
+        return [first[k].model_copy(update={"paper_count": counts[k]}) for k in order[: params.limit]]

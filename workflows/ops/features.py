@@ -250,6 +250,23 @@ def merge_evidence(a: Evidence, b: Evidence) -> Evidence:
     )
 
 
+def blend(
+    head: list[RankedPaper], sims: np.ndarray, alpha: float, name: str, snippets: list[str | None] | None = None
+) -> list[RankedPaper]:
+    """``head`` re-ordered by ``alpha`` x its upstream score + (1 - ``alpha``) x ``sims`` (both min-max
+    scaled); each paper's similarity is written to its evidence as ``name`` (and a snippet, when given)."""
+    prior = minmax(np.array([it.score for it in head], dtype=np.float32))
+    total = alpha * prior + (1 - alpha) * minmax(np.asarray(sims, dtype=np.float32))
+    out = []
+    for i in sorted(range(len(head)), key=lambda i: -float(total[i])):
+        ev = head[i].evidence.model_copy(deep=True)
+        ev.scores[name] = round(float(sims[i]), 4)
+        if snippets is not None and snippets[i]:
+            ev.snippet = snippets[i]
+        out.append(head[i].model_copy(update={"score": round(float(total[i]), 6), "evidence": ev}))
+    return out
+
+
 def papers_of(value: Any) -> list[Paper]:
     """Papers of an optional anchor-like input (a ranked list, or nothing)."""
     if not value:

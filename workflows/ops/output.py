@@ -86,7 +86,8 @@ class ExtractEvidenceOp(Operator[EvidenceParams, EvidenceInputs]):
         for it, matches in zip(head, best, strict=True):
             sentence, _, matched = matches[0]
             ev = it.evidence.model_copy(deep=True)
-            ev.snippet = sentence[:400]
+            # a passage picked upstream (facet_match's best-matching sentence) says more than term overlap
+            ev.snippet = ev.snippet or sentence[:400]
             ev.matched_terms = matched
             ev.reason = ev.reason or _reason(it, matched)
             out.append(it.model_copy(update={"evidence": ev}))

@@ -9,13 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from pilot.llm import LLM, LLMError
 from pilot.models import Paper, RankedPaper
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
-from workflows.ops.features import best_sentences, cosine_to, minmax, papers_of
+from workflows.ops.features import best_sentences, blend, cosine_to, papers_of
 from workflows.ports import PortType
 
 
@@ -143,14 +142,7 @@ class RerankOp(_ReadingOp[RerankParams]):
         if sims is None:
             ctx.notes.append("no embeddings and no LLM; order kept")
             return head
-        prior = minmax(np.array([it.score for it in head], dtype=np.float32))
-        total = params.alpha * prior + (1 - params.alpha) * minmax(sims)
-        out = []
-        for i in sorted(range(len(head)), key=lambda i: -float(total[i])):
-            ev = head[i].evidence.model_copy(deep=True)
-            ev.scores["rerank"] = round(float(sims[i]), 4)
-            out.append(head[i].model_copy(update={"score": round(float(total[i]), 6), "evidence": ev}))
-        return out
+        return blend(head, sims, params.alpha, "rerank")
 
 
 # --- nli_filter ---------------------------------------------------------------------------------

@@ -16,7 +16,9 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from pilot.models import Paper, RankedPaper
+from pilot.papertype import paper_type
 from pilot.sources.base import SourceError
+from pilot.vocab import PaperType
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import (
     bm25,
@@ -43,6 +45,7 @@ FEATURES: dict[str, str] = {
     "rrf": "reciprocal-rank fusion score from upstream (or 1/(60+rank) of the input order)",
     "prior": "the score the paper arrived with",
     "title_match": "how many of params.title_terms occur in the title",
+    "paper_type": "1 when the paper is of one of params.paper_types (survey / resource / method, by pilot.papertype)",
 }
 EV_PREFIX = "ev:"  # "ev:<name>" = log(1 + an evidence score recorded upstream, e.g. ev:refs_of_similar.support)
 _LOG_FEATURES = {"citations", "cocitation", "coupling"}
@@ -62,6 +65,10 @@ class ScoreParams(OperatorParams):
         "auto", description="auto = the text when given, else the anchor"
     )
     title_terms: list[str] = Field(default_factory=list, description="terms/phrases counted by title_match")
+    paper_types: list[PaperType] = Field(
+        default_factory=lambda: list[PaperType](["resource"]),
+        description="the kinds of paper the paper_type feature rewards",
+    )
     normalize: Literal["minmax", "rank", "none"] = "minmax"
     caps: dict[str, float] = Field(
         default_factory=dict,
@@ -228,6 +235,9 @@ async def compute_features(
         out["prior"] = np.array([it.score for it in items], dtype=np.float32)
     if "title_match" in wanted:
         out["title_match"] = np.array([len(phrases_in(p.title, params.title_terms)) for p in papers], dtype=np.float32)
+    if "paper_type" in wanted:
+        kinds = set(params.paper_types)
+        out["paper_type"] = np.array([1.0 if paper_type(p) in kinds else 0.0 for p in papers], dtype=np.float32)
     for name in wanted:
         if name.startswith(EV_PREFIX):
             key = name[len(EV_PREFIX) :]

@@ -1,0 +1,199 @@
+"""From what the user called a paper to the paper — or an honest "that paper is not here".
+
+Researchers name papers by an id, by a (partial) title, by the name the paper introduced ("GloVe", "the Penn
+Treebank", "the Transformer paper"), or they name a topic. ``resolve`` turns a parsed request into one of:
+
+- ``paper``: found, taken (an exact title, an id, or a name one paper clearly introduced — with a note
+  saying which paper was taken, so a wrong guess is visible);
+- ``ask``: several papers fit about equally; the best first;
+- ``missing``: a title or name the source does not hold — said, with what the source covers, instead of
+  offering near misses as if they fitted;
+- ``topic``: the words read better as a topic than as a paper.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from pilot.intent import ID_KINDS, ParsedRequest
+from pilot.models import Paper
+from pilot.names import impact, introduces
+from pilot.sources.base import NotFound, Source
+from pilot.text import normalize_title
+
+ResolutionKind = Literal["paper", "ask", "missing", "topic"]
+DOMINANCE = 3.0  # a name's paper is taken without asking when it is this many times better known than the next
+ASK_SIMILARITY = 0.6  # a title this close to a candidate is worth a "which paper do you mean?"
+LONG_TITLE_SIMILARITY = 0.75  # for a long title: sharing half the words is another paper, not this one
+PAPER_DIRECTIONS = ("predecessor", "successor", "sibling")
+
+
+class Resolution(BaseModel):
+    kind: ResolutionKind
+    paper: Paper | None = None
+    candidates: list[Paper] = Field(default_factory=list)
+    note: str | None = None
+
+
+def near_exact(query: str, title: str, inside: bool = True) -> bool:
+    """``query`` is ``title`` (give or take a typo, or cut short), or, with ``inside``, a request with the
+    title typed in it."""
+    q, t = normalize_title(query), normalize_title(title)
+    if not q or not t:
+        return False
+    if q == t:
+        return True
+    # an unquoted title typed inside a request ("predecessors of deep residual learning for image recognition")
+    if inside and len(t.split()) >= 4 and f" {t} " in f" {q} ":
+        return True
+    # a title cut short ("Bleu: a method for automatic evaluation")
+    if len(q.split()) >= 4 and f"{t} ".startswith(f"{q} "):
+        return True
+    return difflib.SequenceMatcher(None, q, t).ratio() >= 0.92
+
+
+def similarity(query: str, title: str) -> float:
+    return difflib.SequenceMatcher(None, normalize_title(query), normalize_title(title)).ratio()
+
+
+def _id_matches(query: str, paper: Paper) -> bool:
+    q = query.strip().lower()
+    values = {
+        paper.id.lower(),
+        paper.id.split(":", 1)[-1].lower(),
+        *(str(v).lower() for v in paper.external_ids.values()),
+    }
+    return q in values or q.split(":", 1)[-1] in values
+
+
+def _label(p: Paper) -> str:
+    return f"“{p.title}” ({p.year})" if p.year else f"“{p.title}”"
+
+
+def dominant(candidates: list[Paper], name: str) -> Paper | None:
+    """The paper that introduced ``name``, when one clearly stands out: the only one whose title (rather than
+    abstract) is built around it, or by far the best known (``DOMINANCE``), or the first by two years or more
+    and about as well known (names are introduced once; later papers reuse them)."""
+    tiers = {p.id: introduces(p, name) for p in candidates}
+    top = max(tiers.values(), default=0)
+    if top == 0:
+        return None
+    primary: dict[str, Paper] = {}
+    for p in sorted((p for p in candidates if tiers[p.id] == top), key=lambda p: (-impact(p), p.year or 9999)):
+        primary.setdefault(normalize_title(p.title), p)  # the same title twice (a re-issue): the better known one
+    ranked = list(primary.values())
+    if len(ranked) == 1:
+        return ranked[0]
+    first, second = ranked[0], ranked[1]
+    if impact(first) > 0 and impact(first) >= DOMINANCE * impact(second):
+        return first
+    earliest = min(ranked, key=lambda p: p.year or 9999)
+    if (
+        earliest.year
+        and all((p.year or 0) >= earliest.year + 2 for p in ranked if p is not earliest)
+        and impact(earliest) >= 0.5 * impact(first)
+    ):
+        return earliest
+    return None
+
+
+def _quoted(parsed: ParsedRequest) -> bool:
+    return bool(re.search(r"[\"“«]\s*" + re.escape(parsed.anchor_query), parsed.text))
+
+
+def _typed_as_title(parsed: ParsedRequest) -> bool:
+    """A title the user clearly typed as one: quoted, with a colon, or long and capitalised."""
+    q = parsed.anchor_query
+    return _quoted(parsed) or ":" in q or (len(q.split()) >= 6 and q[:1].isupper())
+
+
+async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = None) -> Resolution:
+    """What paper (or topic) ``parsed`` names. Source errors propagate: the caller decides what a dead
+    source means for the turn."""
+    kind, query = parsed.anchor_kind, parsed.anchor_query
+    where = coverage or source.coverage()
+    if kind in ID_KINDS:
+        try:
+            found = await source.match_paper(query, limit=5)
+        except NotFound:
+            found = []
+        hit = next((p for p in found if _id_matches(query, p)), None)
+        if hit is None:
+            what = {"doi": "DOI", "arxiv": "arXiv id", "s2": "Semantic Scholar id"}.get(kind, "id")
+            return Resolution(
+                kind="missing",
+                note=f"I could not find a paper with the {what} {query!r} in the source ({source.name}). "
+                "Name it by its title instead (in quotes if it is long).",
+            )
+        return Resolution(kind="paper", paper=hit)
+    if kind == "name":
+        return await _by_name(source, parsed, where)
+    if kind == "topic":
+        # plain words are a topic, unless they are a whole title typed in lower case and the request is about
+        # papers around it ("papers like deep residual learning for image recognition")
+        relative = parsed.intent.direction in PAPER_DIRECTIONS
+        if len(query.split()) >= 4 and (relative or len(query.split()) >= 6):
+            # the topic is a title; a topic that only contains one ("<title> for tagging Chinese") stays a topic
+            exact = [p for p in await source.match_paper(query, limit=5) if near_exact(query, p.title, inside=False)]
+            if exact:
+                return Resolution(kind="paper", paper=exact[0])
+        if len(query.split()) <= 3 and relative:
+            named = await _by_name(source, parsed, where)  # "what came before pointnet" (a name in lower case)
+            if named.kind == "paper":
+                return named
+        return Resolution(kind="topic")
+    found = await source.match_paper(query, limit=5)
+    exact = [p for p in found if near_exact(query, p.title)]
+    if exact:
+        return Resolution(kind="paper", paper=exact[0])
+    # a title: close titles are asked about; a title typed as one that matches nothing is said to be missing
+    threshold = ASK_SIMILARITY if len(query.split()) < 5 else LONG_TITLE_SIMILARITY
+    close = sorted(
+        (p for p in found if similarity(query, p.title) >= threshold), key=lambda p: -similarity(query, p.title)
+    )
+    if close:
+        return Resolution(kind="ask", candidates=close[:4])
+    if _typed_as_title(parsed) and len(query.split()) >= 5:
+        return Resolution(
+            kind="missing",
+            note=f"“{query}” is not in the source, which holds {where}. "
+            "No title there is close enough to be that paper.",
+        )
+    if found and _quoted(parsed):
+        return Resolution(kind="ask", candidates=found[:4])  # a short quoted description: offer what fits it
+    return Resolution(kind="topic")
+
+
+async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolution:
+    name = parsed.anchor_query
+    named = await source.named_papers(name, limit=10)
+    if not named:
+        # a short title typed as a name ("Latent Dirichlet Allocation") is still a title
+        found = await source.match_paper(name, limit=5)
+        exact = [p for p in found if near_exact(name, p.title)]
+        if exact:
+            return Resolution(kind="paper", paper=exact[0])
+        return Resolution(
+            kind="missing",
+            note=f"No paper in the source introduces “{name}”; the source holds {where}.",
+        )
+    best = dominant(named, name)
+    if best is not None:
+        others = len({normalize_title(p.title) for p in named}) - 1
+        also = (
+            f" ({others} other paper{'s' if others > 1 else ''} also use{'' if others > 1 else 's'} the name)"
+            if others
+            else ""
+        )
+        return Resolution(
+            kind="paper",
+            paper=best,
+            note=f"I took {_label(best)} as the paper that introduced {name}{also}; "
+            "name another paper if you meant a different one.",
+        )
+    ranked = sorted(named, key=lambda p: (-introduces(p, name), -impact(p)))
+    return Resolution(kind="ask", candidates=ranked[:4])

@@ -1,0 +1,304 @@
+"""Read a message once, against the state of the conversation: what is the user asking for?
+
+    msg = read("What came before GloVe?", Context(phase="results", has_results=True, ...))
+    msg.kind       # "new_search"
+    msg.request    # the parsed request: anchor "GloVe" (a name), direction "predecessor"
+
+Kinds:
+
+- ``new_search``: a different paper, person, topic or direction — whatever was going on, a new search
+  starts (``target``: ``paper``, ``topic``, or ``current`` for "and what came after it?");
+- ``refine``: feedback on the results on screen ("only after 2010", "not #2", "fewer", "exclude speech");
+- ``answer``: the answer to the open question (an option, or words that set what it asks);
+- ``entity``: a question about people, venues or institutions;
+- ``command``: "search now", "start over", "undo";
+- ``ambiguous``: a bare topic while results are shown — refine them, or start a new search? (asked once);
+- ``unclear``: nothing to act on (constraints with nothing to search, or no words at all).
+
+Everything downstream (anchor resolution, answer handling, refinement, the entity planner) takes the
+parsed parts from the ``Message``; nothing reads the text again. An LLM (optional) is only asked about
+messages the rules find ambiguous; its reply must be one of the kinds, else the rules' reading stands.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clarifier.policy import interpret_answer, match_option
+from clarifier.question import Question
+from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
+from pilot.kg.classify import KGQuery
+from pilot.kg.classify import parse as parse_entity_question
+from pilot.topic import read_topic
+from workflows.refine import Feedback, read_feedback
+
+log = logging.getLogger(__name__)
+
+MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "ambiguous", "unclear"]
+Target = Literal["paper", "topic", "current"]
+Command = Literal["search_now", "reset", "undo"]
+
+_COMMANDS: list[tuple[Command, re.Pattern]] = [
+    (
+        "search_now",
+        re.compile(
+            r"^\W*(?:ok(?:ay)?,?\s+)?(?:just |please )?"
+            r"(?:search|go|skip|search now|go ahead|show (?:me )?(?:the )?results|"
+            r"no more questions|that'?s (?:all|it|enough)|enough questions|skip (?:the )?questions)\W*(?:please)?\W*$",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "reset",
+        re.compile(
+            r"^\W*(?:start (?:over|again|afresh)|new search|reset|clear(?: all)?|forget (?:it|that|everything))\W*$",
+            re.IGNORECASE,
+        ),
+    ),
+    ("undo", re.compile(r"^\W*(?:undo|go back|back|revert)(?: (?:that|the last change|one step))?\W*$", re.IGNORECASE)),
+]
+# the intent fields each question slot asks for: text that sets them answers the question
+SLOT_FIELDS: dict[str, tuple[str, ...]] = {
+    "time": ("year_min", "year_max"),
+    "venue": ("venues",),
+    "topic": ("topic_terms",),
+    "facet": ("facet",),
+    "recency": ("recency",),
+    "resource": ("resource_types",),
+    "direction": ("direction",),
+    "k": ("k",),
+}
+# "only those about X", "focus on X", "more about X": a topic inside the results, not a new search
+_FOCUS = re.compile(
+    r"^\W*(?:(?:only|just)\s+(?:those|the ones|ones|papers|results)?\s*(?:about|on|with|mentioning)"
+    r"|focus(?:ed|ing)?\s+on|"
+    r"more\s+(?:about|on)|especially|mostly|prefer(?:ably)?)\b",
+    re.IGNORECASE,
+)
+# how an answer about a sub-topic begins ("Mostly about alignment and phrase tables")
+_ANSWER_PHRASING = re.compile(
+    r"^\W*(?:mostly|mainly|primarily|especially|particularly|above all)?\s*(?:about|on|in|regarding)\b|"
+    r"^\W*(?:mostly|mainly|primarily|especially|particularly)\b|^\W*i(?:'m| am)? (?:care|interested|focus)",
+    re.I,
+)
+
+
+class Context(BaseModel):
+    """What the reader needs to know about the conversation."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    phase: str = "start"
+    question: Question | None = None
+    has_results: bool = False
+    has_search: bool = False  # an anchor or a topic is being searched (for "what came after it?")
+    known_venues: list[str] = Field(default_factory=list)
+
+
+class Message(BaseModel):
+    """One message, read: its kind and the parsed parts the session acts on."""
+
+    kind: MessageKind
+    text: str
+    target: Target | None = None
+    # new_search (and answers that name another anchor paper); for an entity question that may be a topic
+    # request instead ("papers about Lexical Units …": a person only if the source knows one by that name)
+    request: ParsedRequest | None = None
+    feedback: Feedback | None = None  # refine
+    option: int | None = None  # answer: the option the text names
+    updates: dict[str, Any] = Field(default_factory=dict)  # answer: intent fields the words set
+    entity: KGQuery | None = None  # entity
+    command: Command | None = None
+    why: str = ""  # how the reading was reached, for traces and evaluation reports
+
+
+def _command(text: str) -> Command | None:
+    return next((name for name, rx in _COMMANDS if rx.match(text)), None)
+
+
+def _target(parsed: ParsedRequest) -> Target:
+    if parsed.anchor_kind == "current":
+        return "current"
+    return "topic" if parsed.anchor_kind == "topic" else "paper"
+
+
+def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bool:
+    """The text only says how to change the results: nothing is left once its feedback words are cut."""
+    if not feedback.actionable and not _FOCUS.match(text):
+        return False
+    rest = re.sub(r"#\s*\d+", " ", text)
+    rest = re.sub(
+        r"\b(?:not|no|drop|remove|exclude|excluding|without|except|hide|more like|less like|like|fewer|less|more|"
+        r"too (?:broad|narrow|general|specific|many|few)|narrow(?:er)?(?: it)? down|broader|widen|the (?:first|second|"
+        r"third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?: one)?|number \d+|any (?:year|time|venue)|all venues|"
+        r"this one|that one|is (?:great|good|relevant|irrelevant|wrong|bad)|please|thanks?|thank you)\b",
+        " ",
+        rest,
+        flags=re.IGNORECASE,
+    )
+    for term in feedback.updates.get("exclude_terms", []):
+        rest = re.sub(re.escape(term), " ", rest, flags=re.IGNORECASE)
+    if _FOCUS.match(text):
+        return True
+    return not subject_of(rest, known_venues)
+
+
+_QUOTED = re.compile(r"[\"“”«»]")
+
+
+def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
+    """The request read as one for a field's literature ("what should I read on X", "surveys covering X",
+    "I'm new to X - which papers are essential?"; ``pilot.topic``): only the topic is searched, the type words
+    choose the kind of paper. None when it is not phrased so, or names a paper by id, quotes or "it"."""
+    if parsed.anchor_kind in (*ID_KINDS, "current") or _QUOTED.search(text):
+        return None
+    req = read_topic(text)
+    if req is None:
+        return None
+    updates = {"topic": req.topic, "paper_types": req.paper_types, "direction": None, **req.updates}
+    return parsed.model_copy(
+        update={
+            "anchor_query": req.topic,
+            "anchor_kind": "topic",
+            "intent": apply_updates(parsed.intent, updates),
+            "constraints": {**parsed.constraints, **req.updates},
+            "request_words": True,
+        }
+    )
+
+
+def _touches_slot(question: Question, updates: dict[str, Any]) -> bool:
+    return any(f in updates for f in SLOT_FIELDS.get(question.slot, ()))
+
+
+def read(text: str, ctx: Context) -> Message:
+    """The deterministic reading of one message (see the module docstring for the kinds)."""
+    text = " ".join((text or "").split())
+    if not text:
+        return Message(kind="unclear", text=text, why="empty message")
+    command = _command(text)
+    if command is not None:
+        return Message(kind="command", text=text, command=command, why=f"command: {command}")
+    q = ctx.question
+    if q is not None and q.slot not in ("scope", "fallback"):
+        idx = match_option(q, text)
+        if idx is not None:
+            return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1} of the {q.slot} question")
+    elif q is not None:
+        idx = match_option(q, text)
+        if idx is not None:
+            return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1}")
+
+    parsed = parse_request(text, ctx.known_venues)
+    topical = _as_topic_request(parsed, text)
+    parsed = topical or parsed
+    direction = parsed.intent.direction
+    names_paper = parsed.anchor_kind not in ("topic", "current", "none")
+    open_slot = q is not None and q.slot not in ("scope", "fallback", "anchor")
+    # words that set what the open question asks answer it ("Only papers published at EMNLP." to the venue
+    # question, "I need treebanks and shared tasks" to the resource one), though they read like a request; any
+    # words would "set" a sub-topic, so the topic question takes only a bare phrase (below)
+    if q is not None and open_slot and not names_paper and parsed.anchor_kind != "current":
+        updates = interpret_answer(q, text, ctx.known_venues)
+        if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
+            return _answer(text, q, ctx, updates)
+    entity = parse_entity_question(text)
+    feedback = read_feedback(text, ctx.known_venues)
+    feedback_only = ctx.has_results and _feedback_only(text, feedback, ctx.known_venues)
+    # "only papers published at EACL" with results on screen narrows them; it is not a question about EACL
+    venue_filter = entity is not None and entity.shape == "venue_papers" and not entity.person and not names_paper
+    venue_filter = venue_filter and entity is not None and (not entity.topic or parsed.anchor_kind == "none")
+    if feedback_only and not (direction and names_paper) and (entity is None or venue_filter):
+        return Message(kind="refine", text=text, feedback=feedback, why="feedback on the results shown")
+    # a named paper with a search direction is a paper search, whatever the entity patterns make of the name
+    if entity is not None and not (direction and names_paper):
+        # "papers about <Capitalised Words>" is about a person only if the source knows one (the session asks it)
+        alternative = topical if topical is not None and entity.person and not entity.org else None
+        return Message(
+            kind="entity", text=text, entity=entity, request=alternative, why=f"entity question ({entity.shape})"
+        )
+
+    # an anchor question is answered by naming the paper better: that is a new look-up, same request
+    naming = q is not None and q.slot == "anchor" and parsed.anchor_kind not in ("none", "current")
+    if naming and not direction and not parsed.constraints:
+        return Message(kind="answer", text=text, request=parsed, why="names the paper the anchor question asks for")
+
+    # words for the open question (a bare phrase, not phrased as a new request); a question offered with
+    # the results is answered only by words about what it asks
+    if q is not None and open_slot and parsed.anchor_kind != "current" and not parsed.request_words and not direction:
+        answer = _answer(text, q, ctx)
+        if not (ctx.has_results and answer.kind == "answer"):
+            return answer
+    # a new request: a paper (id, title, name), a topic phrased as a request, or a new direction for "it"
+    if direction and ctx.has_search and parsed.anchor_kind in ("current", "none"):
+        return Message(
+            kind="new_search", text=text, target="current", request=parsed, why=f"{direction} of the same paper"
+        )
+    if names_paper:
+        return Message(
+            kind="new_search", text=text, target="paper", request=parsed, why=f"names a paper ({parsed.anchor_kind})"
+        )
+    if parsed.anchor_kind == "topic":
+        if parsed.request_words or direction or not ctx.has_results:
+            return Message(kind="new_search", text=text, target="topic", request=parsed, why="a topic request")
+        return Message(
+            kind="ambiguous", text=text, request=parsed, feedback=feedback, why="a bare topic while results are shown"
+        )
+
+    # no subject: constraints or words for the open question, or feedback
+    if q is not None and q.slot not in ("scope", "fallback"):
+        return _answer(text, q, ctx)
+    if ctx.has_results and feedback.actionable:
+        return Message(kind="refine", text=text, feedback=feedback, why="feedback on the results shown")
+    return Message(kind="unclear", text=text, why="nothing to search for")
+
+
+def _answer(text: str, q: Question, ctx: Context, updates: dict[str, Any] | None = None) -> Message:
+    """Words for the open question. With results on screen they are feedback on the results — and, when they
+    set what the question offered with them asks, its answer too (``updates``: the fields they set)."""
+    updates = interpret_answer(q, text, ctx.known_venues) if updates is None else updates
+    if ctx.has_results:
+        feedback = read_feedback(text, ctx.known_venues)
+        if _touches_slot(q, updates):
+            return Message(
+                kind="refine",
+                text=text,
+                feedback=feedback,
+                updates=updates,
+                why=f"feedback that answers the {q.slot} question",
+            )
+        if feedback.actionable:
+            return Message(kind="refine", text=text, feedback=feedback, why="feedback while a question is offered")
+    return Message(kind="answer", text=text, updates=updates, why=f"words for the {q.slot} question")
+
+
+# --- the optional LLM reading of ambiguous messages ------------------------------------------------------
+
+
+class _LLMReading(BaseModel):
+    kind: Literal["refine", "new_search"]
+
+
+async def read_with_llm(llm: Any, msg: Message, ctx: Context) -> Message:
+    """Let a model settle an ambiguous message (refine vs new search); any failure keeps the rules' reading."""
+    if llm is None or msg.kind != "ambiguous":
+        return msg
+    from pilot.llm import LLMError
+
+    system = (
+        "A researcher is looking at a list of papers from a literature search and types a message. Decide whether "
+        'it refines the current results or starts a new search. Reply with JSON {"kind": "refine" | "new_search"}.'
+    )
+    try:
+        verdict = await llm.json(system, f"Current search: {ctx.phase}\nMessage: {msg.text}", _LLMReading)
+    except LLMError as exc:
+        log.info("LLM reading unavailable: %s", exc)
+        return msg
+    if verdict.kind == "new_search":
+        return msg.model_copy(update={"kind": "new_search", "target": "topic", "why": "the model read a new search"})
+    feedback = msg.feedback or read_feedback(msg.text, ctx.known_venues)
+    return msg.model_copy(update={"kind": "refine", "feedback": feedback, "why": "the model read feedback"})

@@ -1,0 +1,116 @@
+"""facet_match: sentence-by-sentence likeness to the anchor, on the facet the user chose; sentence vectors
+come from the embedding cache the second time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cache import Cache
+from pilot.embed import Embedder
+from pilot.models import Intent, Paper
+from tests.ops_helpers import as_ranked, ids, run_op
+from workflows.operator import RunContext
+from workflows.ops.facets import facet_text, facet_weights
+from workflows.templates import template
+
+ANCHOR = Paper(
+    id="a",
+    title="Semi-supervised named entity recognition",
+    abstract=(
+        "Named entity recognition in biomedical text remains a difficult problem because annotated data are scarce. "
+        "We propose a conditional random field trained with word clusters learned from unlabelled text. "
+        "Experiments show that the model outperforms a supervised baseline by 3% F1."
+    ),
+)
+# same method, another problem / same problem, another method
+SAME_METHOD = Paper(
+    id="m",
+    title="Chunking noisy transcripts",
+    abstract=(
+        "Spoken transcripts lack punctuation. We train a conditional random field with word clusters induced "
+        "from unlabelled text. The approach is evaluated on two call-centre corpora."
+    ),
+)
+SAME_PROBLEM = Paper(
+    id="b",
+    title="Gazetteers for biomedical entities",
+    abstract=(
+        "Finding named entities in biomedical text is hard when little annotated data exists. "
+        "We compile dictionaries of gene and protein names and match them with hand-written rules. "
+        "Coverage is reported on a small test set."
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return Embedder()
+
+
+def test_facet_weights_favour_the_facets_sentences_but_keep_the_rest():
+    sents = [ANCHOR.title, *[s for s in ANCHOR.abstract.split(". ")]]
+    even = facet_weights(sents, None, 0.3)
+    assert np.allclose(even, 1 / len(sents))
+    method = facet_weights(sents, "method", 0.3)
+    assert method.sum() == pytest.approx(1.0)
+    assert method.argmax() == 2 and method.min() > 0  # "We propose a conditional random field …"
+    assert facet_weights(sents, "result", 0.3).argmax() == 3
+    assert facet_weights(sents, "background", 0.3).argmax() == 1
+    assert np.allclose(facet_weights(sents, "method", 0.0), even)
+    assert "conditional random field" in facet_text(ANCHOR, "method", k=1)
+
+
+@pytest.mark.parametrize("facet, first", [("method", "m"), ("background", "b")])
+async def test_the_chosen_facet_decides_which_paper_is_closer(local_source, embedder, facet, first):
+    ctx = RunContext(source=local_source, embedder=embedder)
+    params = {"facet": facet, "facet_weight": 1.0, "alpha": 0.0}
+    out = await run_op(ctx, "facet_match", params, **{"in": as_ranked([SAME_PROBLEM, SAME_METHOD]), "anchor": [ANCHOR]})
+    assert ids(out)[0] == first
+    assert all("facet_match" in it.evidence.scores for it in out)
+    assert out[0].evidence.snippet and out[0].evidence.snippet in out[0].paper.abstract
+
+
+async def test_optimal_transport_variant_and_cut_off(local_source, embedder):
+    ctx = RunContext(source=local_source, embedder=embedder)
+    items = as_ranked([SAME_PROBLEM, SAME_METHOD, Paper(id="z", title="Unrelated")])
+    out = await run_op(
+        ctx,
+        "facet_match",
+        {"method": "ot", "facet": "method", "alpha": 0.0, "top_n": 2},
+        **{"in": items, "anchor": [ANCHOR]},
+    )
+    assert ids(out)[:2] == ["m", "b"] and ids(out)[2] == "z"  # below top_n: passed through, unscored
+    assert "facet_match" not in out[2].evidence.scores
+
+
+async def test_sentence_vectors_come_from_the_cache_the_second_time(local_source, tmp_path):
+    embedder = Embedder(cache=Cache(tmp_path, "embeddings"))
+    ctx = RunContext(source=local_source, embedder=embedder)
+    inputs = {"in": as_ranked([SAME_PROBLEM, SAME_METHOD]), "anchor": [ANCHOR]}
+    first = await run_op(ctx, "facet_match", {"facet": "method"}, **inputs)
+
+    class NoModel:
+        def encode(self, *a, **k):
+            raise AssertionError("the model was asked again for cached sentences")
+
+    embedder._model = NoModel()
+    again = await run_op(ctx, "facet_match", {"facet": "result"}, **inputs)
+    assert sorted(ids(again)) == sorted(ids(first))
+
+
+async def test_no_embedder_keeps_the_order_with_a_note(local_source):
+    ctx = RunContext(source=local_source, embedder=None)
+    items = as_ranked([SAME_PROBLEM, SAME_METHOD])
+    out = await run_op(ctx, "facet_match", {"facet": "method"}, **{"in": items, "anchor": [ANCHOR]})
+    assert ids(out) == ["b", "m"] and any("no embeddings" in n for n in ctx.notes)
+
+
+def test_a_facet_answer_adds_the_sentence_matching_step_to_sibling_search():
+    plain = template("sibling", "acl:P03-1054")
+    faceted = template("sibling", "acl:P03-1054", Intent(direction="sibling", facet="result"))
+    assert not plain.has_node("facet")
+    node = faceted.node("facet")
+    assert node.op == "facet_match" and node.params["facet"] == "result"
+    assert [e.source for e in faceted.inputs_of("top")] == ["facet"]
+    assert {e.source for e in faceted.inputs_of("facet")} == {"score", "anchor"}

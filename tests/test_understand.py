@@ -1,0 +1,132 @@
+"""Reading a message once, against the state of the conversation (``pilot.understand.read``).
+
+No source is needed: the reading decides *what kind* of message it is and takes its request apart; which
+paper a name means is decided later (``pilot.anchors``). Papers, people and topics here are others than the
+issue's examples, on purpose.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from clarifier.policy import facet_question
+from pilot.intent import parse_request, subject_of
+from pilot.understand import Context, read
+
+FRESH = Context()
+RESULTS = Context(phase="results", has_results=True, has_search=True, known_venues=["NAACL", "EMNLP"])
+ASKING = Context(phase="clarify", question=facet_question(), has_search=True)
+OFFERED = Context(phase="results", question=facet_question(), has_results=True, has_search=True)
+
+
+@pytest.mark.parametrize(
+    "text, kind, target, anchor, direction",
+    [
+        ("What came before Mamba?", "new_search", "paper", "Mamba", "predecessor"),
+        ("papers like CCNet", "new_search", "paper", "CCNet", "sibling"),
+        ("Which papers came after the Mask R-CNN paper?", "new_search", "paper", "Mask R-CNN", "successor"),
+        (
+            "Show me later work that builds on PointPillars and used its ideas",
+            "new_search",
+            "paper",
+            "PointPillars",
+            "successor",
+        ),
+        (
+            "Papers that build on Convolutional Sequence to Sequence Learning after 2018",
+            "new_search",
+            "paper",
+            "Convolutional Sequence to Sequence Learning",
+            "successor",
+        ),
+    ],
+)
+def test_request_words_never_become_the_anchor_query(text, kind, target, anchor, direction):
+    for ctx in (FRESH, RESULTS):  # the same reading whether or not results are on screen
+        msg = read(text, ctx)
+        assert (msg.kind, msg.target, msg.request.anchor_query, msg.request.intent.direction) == (
+            kind,
+            target,
+            anchor,
+            direction,
+        ), msg.why
+
+
+def test_constraints_of_a_new_request_are_its_own_filters():
+    msg = read("Papers that build on Convolutional Sequence to Sequence Learning after 2018", RESULTS)
+    assert msg.kind == "new_search" and msg.request.intent.year_min == 2019
+
+
+@pytest.mark.parametrize(
+    "text, topic, types, recency",
+    [
+        (
+            "surveys on question answering over knowledge bases",
+            "question answering over knowledge bases",
+            ["survey"],
+            "any",
+        ),
+        ("benchmarks for optical flow estimation", "optical flow estimation", ["resource"], "any"),
+        ("recent work on image captioning", "image captioning", [], "recent"),
+        (
+            "Find the literature on semi-supervised word sense disambiguation",
+            "semi-supervised word sense disambiguation",
+            [],
+            "any",
+        ),
+    ],
+)
+def test_topic_requests_have_no_anchor_and_no_instruction_words(text, topic, types, recency):
+    msg = read(text, FRESH)
+    assert msg.kind == "new_search" and msg.target == "topic"
+    intent = msg.request.intent
+    assert (msg.request.anchor_query, intent.topic, intent.paper_types, intent.recency) == (
+        topic,
+        topic,
+        types,
+        recency,
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["only after 2012", "not #3", "fewer", "exclude speech", "too broad", "more like the second one", "only NAACL"],
+)
+def test_feedback_on_the_results_refines_them(text):
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.actionable, msg.why
+
+
+def test_an_entity_question_after_results_is_not_a_filter():
+    msg = read("Which papers did Dan Jurafsky publish at NAACL?", RESULTS)
+    assert msg.kind == "entity" and msg.entity.person == "Dan Jurafsky" and msg.entity.venue == "NAACL"
+
+
+def test_a_new_direction_for_the_same_paper_is_a_new_search():
+    msg = read("and what about surveys covering it?", RESULTS)
+    assert (msg.kind, msg.target, msg.request.intent.direction) == ("new_search", "current", "survey")
+
+
+def test_a_bare_topic_over_results_is_ambiguous_and_before_results_a_search():
+    assert read("image captioning", RESULTS).kind == "ambiguous"
+    assert read("image captioning", FRESH).kind == "new_search"
+
+
+def test_answers_commands_and_nothing_to_act_on():
+    assert read("2", ASKING).kind == "answer" and read("2", ASKING).option == 1
+    assert read("its method", ASKING).option == 1
+    assert read("just search", ASKING).command == "search_now"
+    assert read("start over", RESULTS).command == "reset"
+    assert read("only after 2010", FRESH).kind == "unclear"  # nothing to narrow yet
+    # a question offered with the results, answered with something else: that is feedback on the results
+    assert read("only after 2010", OFFERED).kind == "refine"
+    # while a question is open, a new request is still a new request
+    assert read("What came before PointPillars?", ASKING).kind == "new_search"
+
+
+def test_subject_forms():
+    forms = {t: parse_request(t).anchor_kind for t in ["papers like CCNet", "papers like Penn Discourse Treebank"]}
+    assert forms == {"papers like CCNet": "name", "papers like Penn Discourse Treebank": "name"}
+    assert parse_request("What came after Sequence to Sequence Learning with Neural Networks?").anchor_kind == "title"
+    assert parse_request("papers on coreference with neural networks").anchor_kind == "topic"
+    assert subject_of("Which papers at EMNLP in the last 5 years cite the Seq2Seq paper?", ["EMNLP"]) == "Seq2Seq"
