@@ -88,6 +88,8 @@ def test_compare_prints_modes_side_by_side(tmp_path, capsys):
     assert "| multi vs single | predecessor | 1 | 0 | 0 | 0.500 |" in out
     assert "| multi vs single | sibling | 0 | 1 | 0 | 0.000 |" in out
     assert "| multi vs single | overall | 1 | 1 | 0 | 0.250 |" in out
+    # fewer questions before the first results is reported per direction (older runs: every question)
+    assert "| predecessor | mean_questions_before_results | 1.000 | 1.000 |" in out
     assert (tmp_path / "compare.png").stat().st_size > 1000
     assert "## modes side by side" in (tmp_path / "compare.md").read_text()
     # the CSFCube pool per facet and mode, against the published results

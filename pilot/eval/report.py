@@ -16,7 +16,7 @@ from typing import Any
 from pilot.eval.metrics import CASE_DIRECTIONS, GRADED_KEY, RANK_KEYS, mean
 from pilot.eval.pool import PUBLISHED, aggregate_pool
 
-RUN_KEYS = ("workflow_error_rate", "mean_turns", "mean_latency_s")
+RUN_KEYS = ("workflow_error_rate", "mean_turns", "mean_questions_before_results", "mean_latency_s")
 BLOCK_KEYS: tuple[str, ...] = (*RANK_KEYS, *RUN_KEYS)
 # The sibling direction mixes two kinds of gold (human CSFCube judgements, AAN co-citation); report both.
 SIBLING_SPLITS = {"sibling_csfcube": "csfcube", "sibling_aan": "aan"}
@@ -32,6 +32,8 @@ def block(cases: Sequence[dict]) -> dict[str, float]:
     out["workflow_error_rate"] = mean(1.0 if c["failed"] else 0.0 for c in cases)
     out["node_failure_rate"] = mean(1.0 if c.get("node_failures") else 0.0 for c in cases)
     out["mean_turns"] = mean(float(c["turns"]) for c in cases)
+    # runs from before this field existed showed results only after every question
+    out["mean_questions_before_results"] = mean(float(c.get("questions_before_results", c["turns"])) for c in cases)
     out["mean_latency_s"] = mean(float(c["latency_s"]) for c in cases)
     out["n"] = len(cases)
     return out
