@@ -29,6 +29,7 @@ check: install
 
 test: install check
 	bash scripts/ensure-browser.sh
+	bash scripts/ensure-redis.sh
 	$(PY) -m pytest -q
 
 bench: install

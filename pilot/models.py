@@ -206,6 +206,25 @@ class Intent(_Model):
         )
 
 
+class SourceUsage(_Model):
+    """What one turn spent at remote sources: requests sent, answers reused, waits, and what it left out."""
+
+    budget: int | None = Field(None, description="requests this turn may send (PILOT_REQUEST_BUDGET); None = no cap")
+    requests: int = Field(0, description="HTTP requests sent, retries included")
+    cache_hits: int = Field(0, description="answers taken from the response cache instead of a request")
+    shared: int = Field(0, description="answers shared with an identical request already in flight")
+    rate_wait_s: float = Field(0.0, description="seconds spent waiting for the rate limiter")
+    rate_limited: int = Field(0, description="429 answers received (then waited out and retried, or given up)")
+    retries: int = 0
+    skipped: list[str] = Field(default_factory=list, description="what was left out, in words")
+    seconds: float = 0.0
+    first_results_s: float | None = Field(None, description="seconds until the first partial results were shown")
+
+    @property
+    def exhausted(self) -> bool:
+        return self.budget is not None and self.requests >= self.budget
+
+
 def as_json(obj: Any) -> Any:
     """JSON-ready form of a model or a list of models (for traces, run logs, the UI inspector)."""
     if isinstance(obj, BaseModel):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 
-from cache import Cache
+from cache import Cache, open_cache
 from pilot.embed import Embedder
 from pilot.llm import LLM, get_llm
 from pilot.settings import Settings, get_settings
@@ -45,7 +45,8 @@ class Runtime:
             embedder = Embedder(
                 cache=Cache(s.cache_dir, "embeddings", size_mb=256), device=s.device if s.device != "auto" else "cpu"
             )
-        disk = Cache(s.cache_dir, "nodes", size_mb=max(64, s.cache_size_mb // 4))
+        # with PILOT_REDIS_URL the replicas share node outputs too (an identical search is a cache hit anywhere)
+        disk = open_cache(s.cache_dir, "nodes", size_mb=max(64, s.cache_size_mb // 4), redis_url=s.redis())
         node_cache: NodeCache = disk if disk.enabled else MemoCache()
         if not disk.enabled:
             notes.append("Node cache directory unusable — re-runs keep results in memory only.")

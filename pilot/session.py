@@ -20,10 +20,13 @@ input: problems come back as ``Reply.error`` in plain words, fallbacks as ``Repl
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -36,9 +39,10 @@ from pilot.coverage import coverage_notes
 from pilot.domain import profile
 from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction
 from pilot.kg import KGQuery, answer_question
-from pilot.models import Answer, Intent, Paper, RankedPaper
+from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.runtime import Runtime
 from pilot.sources.base import RateLimited, SourceError, SourceUnavailable
+from pilot.sources.budget import budget_scope, current_budget
 from pilot.text import normalize_title
 from pilot.understand import Context, Message, read, read_with_llm
 from pilot.venues import at_venue
@@ -50,6 +54,7 @@ from workflows.executor import RunResult, execute
 from workflows.executor import run_node as exec_run_node
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
+from workflows.progressive import run_progressively
 from workflows.refine import Feedback, Refinement, ResultFilters, filter_results, refine, refine_llm
 from workflows.refine import rate as rate_paper
 from workflows.validate import WorkflowError, validate
@@ -107,6 +112,42 @@ class Reply(BaseModel):
     diff: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     error: str | None = None
+    usage: SourceUsage | None = Field(None, description="what this turn spent at remote sources")
+
+
+def _turn(method):
+    """A user action is one turn: everything it fetches spends one request budget (``PILOT_REQUEST_BUDGET``),
+    and its reply says what the turn spent and, when the budget ran out, what it left out."""
+
+    @functools.wraps(method)
+    async def turn(self: Session, *args: Any, **kwargs: Any) -> Any:
+        if current_budget() is not None:  # called from another turn (user_says -> search_now): same budget
+            return await method(self, *args, **kwargs)
+        with budget_scope(self._runtime.settings.turn_budget()) as budget:
+            self._turn_budget = budget
+            try:
+                reply = await method(self, *args, **kwargs)
+            finally:
+                self._turn_budget = None
+        usage = budget.finish()
+        if isinstance(reply, Reply):
+            if usage.first_results_s is None and reply.results:
+                usage.first_results_s = usage.seconds
+            reply.usage = usage
+            if usage.skipped:
+                reply.notes.append(_skipped_note(usage))
+        return reply
+
+    return turn
+
+
+def _skipped_note(usage: SourceUsage) -> str:
+    shown = "; ".join(usage.skipped[:4]) + (f"; and {len(usage.skipped) - 4} more" if len(usage.skipped) > 4 else "")
+    return (
+        f"These results are partial: the turn used its request budget ({usage.budget} requests to the paper "
+        f"source) and skipped {shown}. Ask again to continue (what was fetched is cached and free), or raise "
+        "PILOT_REQUEST_BUDGET."
+    )
 
 
 def _preview(value: Any, n: int = 5) -> tuple[int, list[str]]:
@@ -189,6 +230,8 @@ class Session(BaseModel):
     _runtime: Runtime = PrivateAttr()
     _last_run: RunResult | None = PrivateAttr(default=None)
     _candidates: dict[str, list[Paper]] = PrivateAttr(default_factory=dict)
+    _observer: Callable[[Any], None] | None = PrivateAttr(default=None)
+    _turn_budget: Any = PrivateAttr(default=None)
 
     def __init__(self, runtime: Runtime, **data: Any):
         super().__init__(**data)
@@ -213,6 +256,17 @@ class Session(BaseModel):
     @property
     def last_run(self) -> RunResult | None:
         return self._last_run
+
+    @contextmanager
+    def observing(self, observer: Callable[[Any], None]) -> Iterator[None]:
+        """While open, workflow runs report progress and previews of their results to ``observer``
+        (``workflows.progressive.Update``, the preview already without the anchor paper). Called on the
+        event loop; it must be quick."""
+        self._observer = observer
+        try:
+            yield
+        finally:
+            self._observer = None
 
     def keep(self, paper_ids: list[str]) -> None:
         self.kept_ids = list(dict.fromkeys([*self.kept_ids, *paper_ids]))
@@ -242,6 +296,7 @@ class Session(BaseModel):
         )
 
     # --- the conversation ---------------------------------------------------------------------------
+    @_turn
     async def user_says(self, text: str) -> Reply:
         text = " ".join((text or "").split())
         if not text:
@@ -329,6 +384,7 @@ class Session(BaseModel):
             if name != "history":  # the user's message and pilot's apology stay in the conversation
                 setattr(self, name, getattr(before, name))
 
+    @_turn
     async def choose(self, option_index: int) -> Reply:
         q = self.question
         if q is None:
@@ -343,6 +399,7 @@ class Session(BaseModel):
         self.last_message = msg
         return await self._turn_boundary(self._answer, msg)
 
+    @_turn
     async def search_now(self) -> Reply:
         if self.anchor is None and not self.intent.topic and not self.request:
             return self._error("Tell me first which paper (or topic) to start from.")
@@ -352,6 +409,7 @@ class Session(BaseModel):
         self.question = None
         return await self._search([], offer=False)  # "just search": no more questions, not even with the results
 
+    @_turn
     async def rate(self, paper_id: str, up: bool) -> Reply:
         if self.workflow is None:
             return self._error("There are no results to rate yet.")
@@ -364,12 +422,14 @@ class Session(BaseModel):
         self._say("user", f"{'relevant' if up else 'not relevant'}: {paper_id}")
         return await self._apply_refinement(ref)
 
+    @_turn
     async def filter_results(self, filters: ResultFilters) -> Reply:
         """The results panel's filters, applied as one edit of the workflow (a new version and a diff)."""
         if self.workflow is None or self.phase == "answer":
             return self._error("There are no search results to filter yet.")
         return await self._apply_refinement(filter_results(self.workflow, self.intent, filters))
 
+    @_turn
     async def goto_version(self, version: int) -> Reply:
         """Make an earlier (or, after an undo, a later) workflow version current again and run it."""
         index = next((i for i, v in enumerate(self.versions) if v.version == version), None)
@@ -385,6 +445,7 @@ class Session(BaseModel):
         reply.diff = lines
         return reply
 
+    @_turn
     async def edit(self, edit: Any) -> Reply:
         if self.workflow is None:
             return self._error("There is no workflow to edit yet.")
@@ -397,6 +458,7 @@ class Session(BaseModel):
         self.edited = True
         return await self._run([])
 
+    @_turn
     async def load_workflow(self, workflow: Workflow | dict | str) -> Reply:
         try:
             wf = (
@@ -416,6 +478,7 @@ class Session(BaseModel):
         self.edited = True
         return await self._run([])
 
+    @_turn
     async def rerun(self) -> Reply:
         """Run the current version again without recording a new one: nothing in the workflow changed."""
         if self.workflow is None:
@@ -424,6 +487,7 @@ class Session(BaseModel):
         reply.diff = []
         return reply
 
+    @_turn
     async def undo(self) -> Reply:
         if self.current_version <= 0:
             return self._error("There is no earlier version to go back to.")
@@ -435,6 +499,7 @@ class Session(BaseModel):
         reply.diff = lines
         return reply
 
+    @_turn
     async def run_node(self, node_id: str) -> NodeRun:
         wf = self.workflow
         if wf is None or not wf.has_node(node_id):
@@ -860,13 +925,30 @@ class Session(BaseModel):
         self.edited = True
         return await self._run(ref.notes)
 
+    def _progress_to(self, observer: Callable[[Any], None]) -> Callable[[Any], None]:
+        """Progress updates for ``observer``: previews without the anchor, the first one timed for the turn."""
+        anchor_id = self.anchor.id if self.anchor else None
+        budget = self._turn_budget
+
+        def forward(update: Any) -> None:
+            if isinstance(update.preview, list):
+                update.preview = [r for r in update.preview if isinstance(r, RankedPaper) and r.paper.id != anchor_id]
+                if update.preview and budget is not None and budget.usage.first_results_s is None:
+                    budget.usage.first_results_s = round(time.perf_counter() - budget.started, 3)
+            observer(update)
+
+        return forward
+
     async def _run(self, notes: list[str], coverage: bool = False) -> Reply:
         wf = self.workflow
         assert wf is not None
         rt = self._runtime
         version = self.versions[self.current_version]
         try:
-            run = await execute(wf, rt.context(), rt.node_cache)
+            if self._observer is None:
+                run = await execute(wf, rt.context(), rt.node_cache)
+            else:
+                run = await run_progressively(wf, rt.context(), rt.node_cache, None, self._progress_to(self._observer))
         except WorkflowError as exc:  # validated before; kept so a bug is a message, not a crash
             return self._error(f"The workflow cannot run: {exc}", notes)
         self._last_run = run

@@ -33,6 +33,16 @@ class Settings(BaseSettings):
     aminer_base_url: str = "https://datacenter.aminer.cn/gateway/open_platform"
     http_timeout_s: float = 20.0
     connect_timeout_s: float = 3.0
+    request_budget: int | None = Field(
+        20, description="remote requests one turn may send (cache hits are free); unset or 0 = no cap"
+    )
+    s2_rate: str | None = Field(
+        None, description="N/SECONDS Semantic Scholar allows this key; default 1/1 with a key, 100/300 without"
+    )
+    aminer_rate: str | None = Field(None, description="N/SECONDS AMiner allows this token; default: no client-side cap")
+    redis_url: SecretStr | None = Field(
+        None, description="redis://… shared by replicas: one response cache and one rate budget per key"
+    )
 
     llm_model: str | None = Field(None, description="any litellm model name; unset = deterministic mode")
     llm_api_base: str | None = None
@@ -56,6 +66,13 @@ class Settings(BaseSettings):
         description="UI actions running at once across all visitors; one visitor's actions always run in order",
     )
     device: Literal["cpu", "cuda", "auto"] = "cpu"
+
+    def turn_budget(self) -> int | None:
+        """Requests per turn, None when uncapped."""
+        return self.request_budget if self.request_budget and self.request_budget > 0 else None
+
+    def redis(self) -> str | None:
+        return self.redis_url.get_secret_value().strip() or None if self.redis_url is not None else None
 
     def source_names(self) -> list[str]:
         """Which sources to open, resolving ``auto`` from what is configured."""

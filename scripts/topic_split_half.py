@@ -50,7 +50,7 @@ METRICS = ("ndcg@10", "recall@50", "hit@10")
 async def case_features(harness: Harness, case: dict, wf: Workflow) -> dict:
     """Normalised feature values of the score node's candidates for every neighbourhood setting, plus what
     the workflow was set to."""
-    rt = harness._case_runtime(case)
+    rt = await harness._case_runtime(case)
     ctx = rt.context()
     score, graph = wf.node("score"), wf.node("graph")
     run = await execute(Workflow(nodes=wf.nodes, edges=wf.edges, output="graph"), ctx, rt.node_cache, 120)

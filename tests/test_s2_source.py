@@ -89,11 +89,12 @@ async def test_search_sends_filters_and_escapes_the_query(replay):
     assert q["fieldsOfStudy"] == "Computer Science"
 
 
-async def test_lexical_mode_uses_bulk_search(replay):
-    server, s2 = replay("test_search_paper_bulk_retrieval.yaml")
+async def test_every_mode_is_a_ranked_relevance_search(replay):
+    """The bulk endpoint returns its matches unranked: a keyword search must not take the top 30 of those."""
+    server, s2 = replay("test_search_paper_with_relevance_and_sort.yaml", "test_search_paper_bulk_retrieval.yaml")
     hits = await s2.search_papers("kubernetes", limit=30, mode="lexical")
     assert len(hits) == 30
-    assert server.requests[-1].path == "/graph/v1/paper/search/bulk"
+    assert [r.path for r in server.requests] == ["/graph/v1/paper/search"]
 
 
 async def test_get_paper_by_doi(replay):
@@ -131,7 +132,7 @@ async def test_references_of_a_paper(replay):
 
 
 async def test_citations_page_through_results(replay):
-    server, s2 = replay("test_get_paper_citations.yaml")
+    server, s2 = replay("test_get_paper_citations.yaml", graph_page=100)  # recorded in pages of 100
     cites = await s2.citations("CorpusId:14514057", limit=250)
     assert len(cites) == 250
     assert len({p.id for p in cites}) == 250

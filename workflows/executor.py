@@ -65,6 +65,26 @@ def code_version() -> str:
 Progress = Callable[[int, int, str], Any]
 
 
+@dataclass
+class RunEvent:
+    """What a run reports as it goes: a node started, said how far it got, or finished (with its value).
+
+    ``done`` / ``total`` count finished nodes of the run. Handlers are called on the run's event loop and
+    must be quick; an exception in one is logged and ignored."""
+
+    kind: str  # "started" | "progress" | "finished"
+    node_id: str
+    op: str
+    done: int
+    total: int
+    status: str | None = None  # finished: ok | cached | failed | skipped
+    text: str | None = None  # progress: "expanding references: 12 of 40 seeds"
+    value: Any = None  # finished: the node's value (None when it failed)
+
+
+OnEvent = Callable[[RunEvent], Any]
+
+
 class NodeCache(Protocol):
     """What the executor needs from a cache: ``cache.Cache`` and ``MemoCache`` both fit."""
 
@@ -226,8 +246,9 @@ async def _run_op(
     inputs: dict[str, Any],
     ctx: RunContext,
     timeout_s: float | None,
+    on_progress: Callable[[str], None] | None = None,
 ) -> tuple[Any, list[str]]:
-    node_ctx = dataclasses.replace(ctx, node_id=node_id, notes=[])
+    node_ctx = dataclasses.replace(ctx, node_id=node_id, notes=[], on_progress=on_progress or ctx.on_progress)
     own = {name: [_isolate(x) for x in v] if op_cls.inputs[name].many else _isolate(v) for name, v in inputs.items()}
     coro = op_cls().run(node_ctx, params, op_cls.Inputs.of(own))
     value = await (asyncio.wait_for(coro, timeout_s) if timeout_s else coro)
@@ -244,6 +265,7 @@ async def _execute_node(
     timeout_s: float | None,
     ctx_fp: str,
     extra_notes: list[str],
+    on_progress: Callable[[str], None] | None = None,
 ) -> tuple[Any, NodeTrace, str | None]:
     """Run (or fetch from cache) one node. Returns (value, trace, output fingerprint or None if failed)."""
     node = workflow.node(node_id)
@@ -264,7 +286,7 @@ async def _execute_node(
             trace.seconds = time.perf_counter() - started
             return value, trace, fp
     try:
-        value, notes = await _run_op(op_cls, node_id, params_model, inputs, ctx, timeout_s)
+        value, notes = await _run_op(op_cls, node_id, params_model, inputs, ctx, timeout_s, on_progress)
     except asyncio.CancelledError as exc:
         task = asyncio.current_task()
         if task is None or task.cancelling():
@@ -371,6 +393,15 @@ async def _notify(progress: Progress | None, done: int, total: int, node_id: str
         log.warning("progress callback failed: %s", exc)
 
 
+def _emit(on_event: OnEvent | None, event: RunEvent) -> None:
+    if on_event is None:
+        return
+    try:
+        on_event(event)
+    except Exception as exc:  # a broken UI callback must not sink the run
+        log.warning("run event handler failed: %s", exc)
+
+
 async def execute(
     workflow: Workflow,
     ctx: RunContext,
@@ -379,13 +410,18 @@ async def execute(
     only: set[str] | None = None,
     progress: Progress | None = None,
     values: dict[str, Any] | None = None,
+    on_event: OnEvent | None = None,
+    absent: dict[str, str] | None = None,
 ) -> RunResult:
     """Run the workflow and return every node's value, the trace and the output value.
 
     ``timeout_s``: per node; None takes ``ctx.settings.node_timeout_s``.
     ``only``: run just these nodes plus the upstream nodes they need that are not given in ``values``
     (a UI stepping through the DAG passes the previous run's values). ``values``: already-known node
-    values, used as-is and not re-run (they appear in the trace as ``cached``).
+    values, used as-is and not re-run (they appear in the trace as ``cached``). ``on_event``: told when
+    each node starts, reports progress and finishes (``RunEvent``). ``absent``: nodes not to run at all,
+    node -> why; their consumers run without them as without a failed input (a preview of the output
+    while those nodes are still running elsewhere).
     """
     validate(workflow, context="cannot run the workflow")
     timeout_s = _timeout(ctx, timeout_s)
@@ -438,6 +474,16 @@ async def execute(
             results[nid] = value
             fps[nid] = fp or value_fingerprint(value)
 
+    for nid, why in (absent or {}).items():
+        if nid in pending and nid not in given:
+            pending.discard(nid)
+            traces[nid] = NodeTrace(node_id=nid, op=workflow.node(nid).op, status="skipped", error=why)
+            failed[nid] = why
+            done += 1
+
+    def report(nid: str, op: str):
+        return lambda text: _emit(on_event, RunEvent("progress", nid, op, done, total, text=text))
+
     try:
         while pending or running:
             for nid in [n for n in order if n in pending and preds[n] <= traces.keys()]:
@@ -464,12 +510,16 @@ async def execute(
                 if skip:
                     finish(nid, None, NodeTrace(node_id=nid, op=node.op, status="skipped", error=skip), None)
                     done += 1
+                    _emit(on_event, RunEvent("finished", nid, node.op, done, total, status="skipped"))
                     await _notify(progress, done, total, nid)
                     continue
                 task = asyncio.create_task(
-                    _execute_node(workflow, nid, inputs, in_fps, ctx, cache, timeout_s, ctx_fp, notes)
+                    _execute_node(
+                        workflow, nid, inputs, in_fps, ctx, cache, timeout_s, ctx_fp, notes, report(nid, node.op)
+                    )
                 )
                 running[task] = nid
+                _emit(on_event, RunEvent("started", nid, node.op, done, total))
             if not running:
                 if pending and not any(preds[n] <= traces.keys() for n in pending):
                     raise RuntimeError(f"executor stalled with {sorted(pending)} pending")  # a bug, not user error
@@ -480,6 +530,7 @@ async def execute(
                 value, trace, fp = task.result()
                 finish(nid, value, trace, fp)
                 done += 1
+                _emit(on_event, RunEvent("finished", nid, trace.op, done, total, status=trace.status, value=value))
                 await _notify(progress, done, total, nid)
     finally:
         if running:  # the caller was cancelled (or a bug raised): leave no orphan operator tasks behind

@@ -16,7 +16,9 @@ An optional port left unconnected is ``None``; a ``many`` port holds one value p
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
 
@@ -98,6 +100,14 @@ class RunContext:
     node_id: str = ""
     # free-form notes an operator leaves for the trace (e.g. "LLM unavailable, used embedding fallback")
     notes: list[str] = field(default_factory=list)
+    # where a long-running operator says how far it got ("expanding references: 12 of 40 seeds"); the
+    # executor points it at the run's progress events (a UI shows it while the node runs)
+    on_progress: Callable[[str], None] | None = None
+
+    def report(self, text: str) -> None:
+        if self.on_progress is not None:
+            with contextlib.suppress(Exception):  # a broken progress display must not fail the operator
+                self.on_progress(text)
 
 
 P = TypeVar("P", bound=OperatorParams)

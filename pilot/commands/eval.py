@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -61,6 +62,14 @@ def add(sub) -> None:
     )
     p.add_argument("--cases", type=Path, help="benchmark cases (JSONL)")
     p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
+    p.add_argument(
+        "--sources",
+        default="local",
+        help="what the session searches: local (default, the corpus), s2, aminer or a comma list; a remote source "
+        "is configured as in the app (PILOT_S2_BASE_URL, PILOT_S2_API_KEY; e.g. `pilot emulate s2` serving the "
+        "corpus); "
+        "the corpus still maps the results to the gold's ids",
+    )
     p.add_argument(
         "--questions", type=Path, help="with `kg`: gold entity questions (default: tests/data/kg_questions.jsonl)"
     )
@@ -195,12 +204,15 @@ def run(args: argparse.Namespace) -> int:
         case_ids=args.case_ids,
         reference=args.reference,
         simulator_llm=args.simulator_llm,
+        sources=args.sources,
     )
     try:
         metrics = run_eval(config)
     except (EvalError, SourceError) as exc:
         return _fail(str(exc))
     print(mode_table(metrics))
+    if metrics.get("source_usage"):
+        print("\nsource usage per search: " + json.dumps(metrics["source_usage"]))
     print(
         f"\n{metrics['n_cases']} cases in {metrics['wall_s']:.1f} s;"
         f" wrote {args.out}/metrics.json, runs.jsonl, report.md, report.png"

@@ -87,7 +87,7 @@ def _without_feature(wf: Workflow, name: str) -> Workflow:
 
 async def _one(harness: Harness, case: dict, wf: Workflow) -> dict[str, Any]:
     """Metrics of ``wf`` run on one case (and its pool, for CSFCube cases)."""
-    rt = harness._case_runtime(case)
+    rt = await harness._case_runtime(case)
     failed = False
     try:
         result = await execute(wf, rt.context(), cache=rt.node_cache)

@@ -14,7 +14,17 @@ CSFCube pool re-ranking, ``pool``):
 The anchor is handed over as its corpus id (``acl:…`` / ``s2:…``), so resolution is exact. Cases with
 ``hidden_edges`` run against ``HiddenEdgesSource`` wrapped around the shared source. Topic cases
 (``direction: topic``, no anchor) send the request alone, exactly as a researcher would type it, against a
-``HiddenPapersSource`` that makes their ``hidden_paper_ids`` (the answer key) not exist. Cases run
+``HiddenPapersSource`` that makes their ``hidden_paper_ids`` (the answer key) not exist.
+
+``sources`` (``--sources``, default ``local``) names what the session searches: ``s2`` runs the same
+cases through the Semantic Scholar source (the real API, or ``pilot emulate s2`` serving the corpus —
+``PILOT_S2_BASE_URL``). The corpus is then still read, never searched: to name each anchor in a form the
+source understands (``ACL:…``, ``CorpusId:…``, else its title), to map the source's papers back to the
+corpus ids of the gold (external ids, then the exact title), and for the pool fallback's vectors. The
+hidden edges are removed by the same wrapper around the remote source, keyed by the anchor's id there.
+Every turn's requests, cache hits, 429s, waits and seconds (to the first previewed results and to the
+complete turn) go to ``runs.jsonl``; the harness's own look-ups (hidden edges, gold authors) are counted
+apart, so the two add up to what the service saw. Cases run
 concurrently on one event loop (``--workers`` at a time): the corpus store and the embedding model are
 loaded once, and the CPU-heavy source calls already run in worker threads. A case that raises, times
 out or ends with a session error is *failed*: it scores zero and counts in ``workflow_error_rate``.
@@ -33,6 +43,7 @@ import logging
 import time
 import traceback
 from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -49,7 +60,11 @@ from pilot.models import as_json
 from pilot.runtime import Runtime
 from pilot.session import Session
 from pilot.settings import Settings
+from pilot.sources.base import SourceError
+from pilot.sources.budget import budget_scope
 from pilot.sources.hidden import HiddenEdgesSource, HiddenPapersSource
+from pilot.sources.local import LocalCorpusSource
+from pilot.sources.s2 import parse_s2_id
 from workflows.executor import execute
 from workflows.model import Workflow
 from workflows.templates import generic_workflow
@@ -90,6 +105,16 @@ class EvalConfig:
     # the simulated user's own model (its LLM leak check); never the system's, so the system under test
     # cannot grade its own dialogue. None = the deterministic leak check only.
     simulator_llm: str | None = None
+    # what the session searches: "local" (the corpus), "s2", "local,s2", … (PILOT_SOURCES syntax)
+    sources: str = "local"
+
+    @property
+    def remote(self) -> bool:
+        return any(name.strip() != "local" for name in self.sources.split(","))
+
+    @property
+    def label(self) -> str:
+        return self.mode if self.sources == "local" else f"{self.mode}@{self.sources}"
 
 
 # --- cases ---------------------------------------------------------------------------------------
@@ -168,6 +193,7 @@ def facet_of(case: dict) -> str | None:
 @dataclass
 class CaseOutcome:
     ranked_ids: list[str] = field(default_factory=list)
+    usage: list[dict] = field(default_factory=list)  # per turn: what it spent at the sources (SourceUsage)
     turns: int = 0
     questions_before_results: int = 0  # questions answered before the first reply that carried results
     error: str | None = None
@@ -182,62 +208,81 @@ def _reply_error(reply: Any) -> str | None:
     return getattr(reply, "error", None) or None
 
 
-def _session_record(session: Any, out: CaseOutcome, reply: Any) -> None:
+def _session_record(session: Any, out: CaseOutcome, reply: Any, align: Any = None) -> None:
     out.dialogue = list(getattr(session, "history", []) or [])
     out.versions = [as_json(v) for v in getattr(session, "versions", []) or []]
     trace = getattr(reply, "trace", None)
     out.trace = as_json(trace) if trace is not None else None
     out.notes = list(getattr(reply, "notes", []) or [])
     results = getattr(reply, "results", None) or getattr(session, "results", None) or []
-    out.ranked_ids = [r.paper.id for r in results]
+    out.ranked_ids = [align(r.paper) if align is not None else r.paper.id for r in results]
     out.error = _reply_error(reply)
 
 
-async def _answer_anchor_question(session: Any, reply: Any, anchor_id: str | None) -> Any:
-    """The session asked which paper was meant: pick the candidate with the anchor's id ("none of these"
-    for a topic case, whose user named no paper)."""
+def _usage(out: CaseOutcome, step: str, reply: Any) -> Any:
+    usage = getattr(reply, "usage", None)
+    if usage is not None:
+        out.usage.append({"step": step, "results": len(getattr(reply, "results", None) or []), **as_json(usage)})
+    return reply
+
+
+async def _answer_anchor_question(session: Any, reply: Any, anchor_id: str | None, align: Any = None) -> Any:
+    """The session asked which paper was meant: pick the candidate with the anchor's (corpus) id ("none of
+    these" for a topic case, whose user named no paper)."""
+    wanted = {anchor_id} | {
+        p.id for p in getattr(reply, "candidates", []) or [] if align is not None and align(p) == anchor_id
+    }
     for i, option in enumerate(reply.question.options):
-        if option.sets.get("anchor_id") == anchor_id:
+        if option.sets.get("anchor_id") in wanted:
             return await session.choose(i)
     for i, paper in enumerate(getattr(reply, "candidates", []) or []):
-        if paper.id == anchor_id:
+        if paper.id in wanted:
             return await session.choose(i)
     return reply
 
 
-def first_message(case: dict) -> str:
-    """The user's request with the anchor named by its corpus id, so resolving it is exact; a topic case's
-    request alone."""
+def first_message(case: dict, anchor: str | None = None) -> str:
+    """The user's request with the anchor named by its corpus id (or ``anchor``: how the source names it),
+    so resolving it is exact; a topic case's request alone."""
     if not case.get("anchor_paper_id"):
         return case["user_query"]
-    return f"{case['user_query']} [{case['anchor_paper_id']}]"
+    return f"{case['user_query']} [{anchor or case['anchor_paper_id']}]"
 
 
-async def run_session_case(runtime: Any, case: dict, mode: str, simulator: Any = None) -> CaseOutcome:
-    """Drive a ``pilot.session.Session`` through one case; only ``system_view(case)`` reaches it."""
+async def run_session_case(
+    runtime: Any, case: dict, mode: str, simulator: Any = None, *, anchor: str | None = None, align: Any = None,
+    watch: bool = False,
+) -> CaseOutcome:  # fmt: skip
+    """Drive a ``pilot.session.Session`` through one case; only ``system_view(case)`` reaches it.
+
+    ``anchor``: how to name the anchor to this source (default its corpus id); ``align``: paper -> corpus id
+    for scoring; ``watch``: run workflows progressively (previews), so the time to first results is known."""
     view = system_view(case)
     session = Session(runtime)
     out = CaseOutcome()
-    if mode == "fixed":
-        wf = generic_workflow(view.get("anchor_paper_id") or "", view["user_query"])
-        reply = await session.load_workflow(wf)
-        _session_record(session, out, reply)
-        return out
+    with session.observing(lambda update: None) if watch else nullcontext():
+        if mode == "fixed":
+            wf = generic_workflow(anchor or view.get("anchor_paper_id") or "", view["user_query"])
+            reply = _usage(out, "load_workflow", await session.load_workflow(wf))
+            _session_record(session, out, reply, align)
+            return out
 
-    reply = await session.user_says(first_message(view))
-    if reply.question is not None and reply.question.slot == "anchor":
-        reply = await _answer_anchor_question(session, reply, view.get("anchor_paper_id"))
-    if mode == "multi":
-        seen_results = bool(getattr(reply, "results", None))
-        while reply.question is not None and reply.question.slot != "anchor" and out.turns < MAX_TURNS:
-            kind, value = await simulator.answer_async(reply.question)
-            out.turns += 1
-            out.questions_before_results += 0 if seen_results else 1
-            reply = await (session.choose(int(value)) if kind == "option" else session.user_says(str(value)))
-            seen_results = seen_results or bool(getattr(reply, "results", None))
-    if not getattr(reply, "results", None) and _reply_error(reply) is None:
-        reply = await session.search_now()
-    _session_record(session, out, reply)
+        reply = _usage(out, "first_message", await session.user_says(first_message(view, anchor)))
+        if reply.question is not None and reply.question.slot == "anchor":
+            chosen = await _answer_anchor_question(session, reply, view.get("anchor_paper_id"), align)
+            reply = _usage(out, "anchor_choice", chosen)
+        if mode == "multi":
+            seen_results = bool(getattr(reply, "results", None))
+            while reply.question is not None and reply.question.slot != "anchor" and out.turns < MAX_TURNS:
+                kind, value = await simulator.answer_async(reply.question)
+                out.turns += 1
+                out.questions_before_results += 0 if seen_results else 1
+                answer = session.choose(int(value)) if kind == "option" else session.user_says(str(value))
+                reply = _usage(out, "answer", await answer)
+                seen_results = seen_results or bool(getattr(reply, "results", None))
+        if not getattr(reply, "results", None) and _reply_error(reply) is None:
+            reply = _usage(out, "search_now", await session.search_now())
+    _session_record(session, out, reply, align)
     if simulator is not None:
         out.simulator_log = list(simulator.log)
     return out
@@ -286,6 +331,48 @@ async def gold_author_names(source: Any, case: dict) -> list[str]:
     return sorted({a.name for p in papers for a in p.authors if a.name})
 
 
+class CorpusAligner:
+    """Maps papers from any source to the corpus ids the gold uses: the corpus's own ids as they are; others
+    by external id (ACL, CorpusId, DOI, ArXiv), then by exact normalised title (the nearest year)."""
+
+    def __init__(self, store: Any):
+        self.store = store
+
+    def __call__(self, paper: Any) -> str:
+        store = self.store
+        if paper.id in store.row_of:
+            return paper.id
+        ext = {k.lower(): str(v) for k, v in (paper.external_ids or {}).items() if v not in (None, "")}
+        if "corpus" in ext and ext["corpus"] in store.row_of:  # a merged copy of a corpus paper
+            return ext["corpus"]
+        if ext.get("acl") and f"acl:{ext['acl']}" in store.row_of:
+            return f"acl:{ext['acl']}"
+        for key, name in (("corpusid", "CorpusId"), ("doi", "DOI"), ("arxiv", "ArXiv"), ("acl", "ACL")):
+            if ext.get(key):
+                rows = store.rows_by_external_id(name, ext[key])
+                if rows:
+                    return store.ids[rows[0]]
+        rows = store.rows_by_title(paper.title or "")
+        if rows:
+            year = paper.year or 0
+            return store.ids[min(rows, key=lambda r: abs(int(store.year[r]) - year) if year else 0)]
+        return paper.id
+
+    def anchor_reference(self, case: dict, source: Any) -> str:
+        """How to name the case's anchor to ``source``: its corpus id where the source takes that form, else an
+        external id the source resolves (ACL:…, CorpusId:…, DOI), else its title in quotes."""
+        anchor = case["anchor_paper_id"]
+        if getattr(source, "name", "") in ("local", "multi") or parse_s2_id(anchor) is not None:
+            return anchor
+        row = self.store.row_of.get(anchor)
+        paper = self.store.papers([row])[0] if row is not None else None
+        for key, prefix in (("ACL", "ACL:"), ("CorpusId", "CorpusId:"), ("DOI", "")):
+            value = paper.external_ids.get(key) if paper is not None else None
+            if value:
+                return prefix + str(value)
+        return f'"{case.get("anchor_title") or (paper.title if paper else anchor)}"'
+
+
 def score_case(case: dict, outcome: CaseOutcome | None, failed: bool) -> dict[str, float]:
     graded = case.get("graded") or None
     if failed or outcome is None:
@@ -299,22 +386,47 @@ def score_case(case: dict, outcome: CaseOutcome | None, failed: bool) -> dict[st
 class Harness:
     """One evaluation run: a runtime (loaded once), the cases, and the mode."""
 
-    def __init__(self, config: EvalConfig, runtime: Any, references: dict[str, Workflow] | None = None):
+    def __init__(
+        self, config: EvalConfig, runtime: Any, references: dict[str, Workflow] | None = None, corpus: Any = None
+    ):
+        """``corpus``: the corpus store the gold ids come from, needed when the sources are remote."""
         self.config = config
         self.runtime = runtime
         self.references = references or {}
+        self.aligner = CorpusAligner(corpus.store) if corpus is not None else None
+        self.corpus = corpus
 
         self.simulator_llm = get_llm(model=config.simulator_llm) if config.simulator_llm else None
 
-    def _case_runtime(self, case: dict) -> Any:
+    def _anchor(self, case: dict) -> str | None:
+        if not case.get("anchor_paper_id"):
+            return None  # a topic case: the request names no paper
+        if self.aligner is None:
+            return case["anchor_paper_id"]
+        return self.aligner.anchor_reference(case, self.runtime.source)
+
+    async def _case_runtime(self, case: dict) -> Any:
+        """The case's runtime; with hidden edges, the source wrapped so they are gone (the anchor keyed by its
+        id in that source, the edges across it looked up now, before the session's turns are counted); with
+        hidden papers (a topic case's answer key), wrapped so they do not exist."""
         hidden, papers = case.get("hidden_edges"), case.get("hidden_paper_ids")
         if not hidden and not papers:
             return self.runtime
 
         source = HiddenPapersSource(self.runtime.source, papers) if papers else self.runtime.source
-        if hidden:
-            source = HiddenEdgesSource(source, case["anchor_paper_id"], hidden)
-        return self.runtime.with_source(source)
+        if not hidden:
+            return self.runtime.with_source(source)
+        anchor_id = case["anchor_paper_id"]
+        try:
+            reference = self._anchor(case)
+            if self.aligner is not None and self.config.remote and reference is not None:
+                found = await self.runtime.source.match_paper(reference, limit=1)
+                anchor_id = found[0].id if found else anchor_id
+            wrapped = HiddenEdgesSource(source, anchor_id, hidden)
+            await wrapped.neighbours()
+        except SourceError:  # a source that fails here fails the session's turns too: they say so
+            wrapped = HiddenEdgesSource(source, anchor_id, hidden)
+        return self.runtime.with_source(wrapped)
 
     async def _run_one(self, case: dict) -> dict:
         mode = self.config.mode
@@ -322,16 +434,21 @@ class Harness:
         outcome: CaseOutcome | None = None
         error: str | None = None
         tb: str | None = None
+        harness_usage: dict[str, Any] = {}
         try:
-            rt = self._case_runtime(case)
+            with budget_scope(None) as machinery:  # the harness's own look-ups, counted apart from the turns
+                rt = await self._case_runtime(case)
+                authors = await gold_author_names(self.runtime.source, case) if mode == "multi" else []
+            harness_usage = as_json(machinery.finish())
             if mode == "bm25":
                 coro = run_bm25_case(rt.source, case)
             else:
                 simulator = None
                 if mode == "multi":
-                    authors = await gold_author_names(self.runtime.source, case)
                     simulator = SimulatedUser(case, llm=self.simulator_llm, gold_authors=authors)
-                coro = run_session_case(rt, case, mode, simulator)
+                coro = run_session_case(
+                    rt, case, mode, simulator, anchor=self._anchor(case), align=self.aligner, watch=self.config.remote
+                )
             outcome = await asyncio.wait_for(coro, timeout=self.config.case_timeout_s)
             error = outcome.error
         except TimeoutError:
@@ -356,6 +473,9 @@ class Harness:
             "turns": outcome.turns if outcome else 0,
             "questions_before_results": outcome.questions_before_results if outcome else 0,
             "metrics": score_case(case, outcome, failed),
+            "sources": self.config.sources,
+            "source_usage": outcome.usage if outcome else [],
+            "harness_usage": harness_usage,
         }
         ranked = clean_ranking(outcome.ranked_ids, case.get("anchor_paper_id")) if outcome else []
         record["ranked_ids"] = ranked
@@ -401,7 +521,7 @@ class Harness:
         wf = pool_workflow(Workflow.model_validate(outcome.versions[-1]["workflow"]), case["pool"])
         if wf is None:
             return ranked
-        rt = self._case_runtime(case)
+        rt = await self._case_runtime(case)
         try:
             result = await execute(wf, rt.context(), cache=rt.node_cache, timeout_s=POOL_NODE_TIMEOUT_S)
         except Exception as exc:  # the session's list still ranks part of the pool
@@ -410,8 +530,11 @@ class Harness:
         return [it.paper.id for it in result.output or []]
 
     async def _pool_fallback(self, case: dict) -> dict[str, float]:
+        # over a remote source the pool is still ordered with the corpus's vectors: the fallback is the same
+        # in every run, so runs differ only in what the session returned
+        source = self.corpus if self.corpus is not None else self.runtime.source
         try:
-            return await dense_pool_scores(self.runtime, self.runtime.source, case["anchor_paper_id"], case["pool"])
+            return await dense_pool_scores(self.runtime, source, case["anchor_paper_id"], case["pool"])
         except Exception as exc:  # the pool is still ranked, in pool order
             log.warning("dense pool scores for %s unavailable: %s", case["case_id"], exc)
             return {}
@@ -442,21 +565,40 @@ class Harness:
 
 
 def make_runtime(config: EvalConfig) -> Any:
-    """The process-wide services: local corpus only (benchmark ids are corpus ids), optional LLM."""
+    """The process-wide services: the configured sources (default the local corpus; benchmark ids are
+    corpus ids), optional LLM."""
 
-    overrides: dict[str, Any] = {"sources": "local"}
+    overrides: dict[str, Any] = {"sources": config.sources}
     if config.corpus is not None:
         if not Path(config.corpus).is_file():
             raise EvalError(f"corpus file not found: {config.corpus}")
         overrides["corpus"] = Path(config.corpus)
     settings = Settings(**overrides)
     if settings.corpus is None:
-        raise EvalError("no corpus: pass --corpus FILE (or set PILOT_CORPUS)")
-    return Runtime.from_settings(settings, llm_model=config.llm)
+        raise EvalError("no corpus: pass --corpus FILE (or set PILOT_CORPUS); the gold ids are corpus ids")
+    runtime = Runtime.from_settings(settings, llm_model=config.llm)
+    unusable = [n for n in runtime.notes if "unreachable" in n.lower() or "no paper source" in n.lower()]
+    if config.remote and (unusable or getattr(runtime.source, "name", "none") == "none"):
+        raise EvalError("the sources to evaluate are not usable: " + "; ".join(unusable or runtime.notes))
+    return runtime
 
 
-def run_eval(config: EvalConfig, runtime: Any = None) -> dict:
-    """Run the cases, write ``runs.jsonl``, ``metrics.json``, ``report.md`` and ``report.png``; return the metrics."""
+def open_corpus(config: EvalConfig, runtime: Any) -> Any:
+    """The corpus store the gold ids refer to, for runs over remote sources (None for local-only runs)."""
+    if not config.remote:
+        return None
+    for src in getattr(runtime.source, "sources", [runtime.source]):
+        if getattr(src, "name", "") == "local":
+            return src
+    if config.corpus is None:
+        raise EvalError("runs over remote sources need --corpus: the gold ids are corpus ids")
+    return LocalCorpusSource.open(Path(config.corpus), runtime.settings.cache_dir, progress=False)
+
+
+def run_eval(config: EvalConfig, runtime: Any = None, corpus: Any = None) -> dict:
+    """Run the cases, write ``runs.jsonl``, ``metrics.json``, ``report.md`` and ``report.png``; return the metrics.
+
+    ``runtime`` / ``corpus``: already-open services (tests); by default they are opened from the config."""
     if config.mode not in MODES:
         raise EvalError(f"unknown mode {config.mode!r}; one of {', '.join(MODES)}")
     cases = load_cases(config.cases, config.limit, config.case_ids)
@@ -464,8 +606,9 @@ def run_eval(config: EvalConfig, runtime: Any = None) -> dict:
     config.out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     runtime = runtime if runtime is not None else make_runtime(config)
+    corpus = corpus if corpus is not None else open_corpus(config, runtime)
     load_s = time.perf_counter() - t0
-    records = asyncio.run(Harness(config, runtime, references).run(cases))
+    records = asyncio.run(Harness(config, runtime, references, corpus).run(cases))
     wall = time.perf_counter() - t0
     with (config.out / "runs.jsonl").open("w", encoding="utf-8") as fh:
         for rec in records:
@@ -481,6 +624,8 @@ def run_eval(config: EvalConfig, runtime: Any = None) -> dict:
             "simulator_llm": config.simulator_llm,
             "cases_file": str(config.cases),
             "corpus": str(config.corpus) if config.corpus else None,
+            "sources": config.sources,
+            "label": config.label,
             "reference": str(config.reference) if config.reference else None,
         },
     )

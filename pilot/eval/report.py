@@ -39,6 +39,40 @@ def block(cases: Sequence[dict]) -> dict[str, float]:
     return out
 
 
+def _spread(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    ordered = sorted(values)
+
+    def q(p: float) -> float:  # nearest-rank percentile
+        return float(ordered[min(len(ordered) - 1, max(0, int(round(p * len(ordered) + 0.5)) - 1))])
+
+    return {"median": q(0.5), "p95": q(0.95), "mean": round(sum(values) / len(values), 3), "max": ordered[-1]}
+
+
+def source_summary(cases: Sequence[dict]) -> dict[str, Any]:
+    """What the runs spent at remote sources, per search (one case = one search, all its turns): requests,
+    seconds to the first previewed results and to the complete search turn, 429s and retries, skipped work.
+    Empty when no case recorded usage (offline runs send no request)."""
+    rows = [c for c in cases if c.get("source_usage")]
+    if not rows or not any(t.get("requests") or t.get("cache_hits") for c in rows for t in c["source_usage"]):
+        return {}
+    per_search = [float(sum(t.get("requests", 0) for t in c["source_usage"])) for c in rows]
+    searches = [next((t for t in reversed(c["source_usage"]) if t.get("results")), None) for c in rows]
+    searched = [t for t in searches if t is not None]
+    return {
+        "searches": len(rows),
+        "requests_per_search": _spread(per_search),
+        "first_results_s": _spread([t["first_results_s"] for t in searched if t.get("first_results_s") is not None]),
+        "search_turn_s": _spread([float(t.get("seconds", 0.0)) for t in searched]),
+        "rate_limited_429": int(sum(t.get("rate_limited", 0) for c in rows for t in c["source_usage"])),
+        "retries": int(sum(t.get("retries", 0) for c in rows for t in c["source_usage"])),
+        "rate_wait_s": round(sum(t.get("rate_wait_s", 0.0) for c in rows for t in c["source_usage"]), 1),
+        "searches_with_skipped_work": sum(1 for c in rows if any(t.get("skipped") for t in c["source_usage"])),
+        "harness_requests": int(sum((c.get("harness_usage") or {}).get("requests", 0) for c in rows)),
+    }
+
+
 def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``metrics.json`` object for one mode."""
     by_direction: dict[str, dict[str, float]] = {}
@@ -63,6 +97,9 @@ def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = N
         pooled = [(c.get("facet"), c[field]) for c in cases if c.get(field)]
         if pooled:
             out[key] = aggregate_pool(pooled)
+    usage = source_summary(cases)
+    if usage:
+        out["source_usage"] = usage
     if extra:
         out.update(extra)
     return out
@@ -114,7 +151,7 @@ def pool_table(runs: Sequence[dict]) -> str:
 
 def compare_table(runs: Sequence[dict], keys: Sequence[str] = BLOCK_KEYS) -> str:
     """Several modes side by side: a row per (direction, metric), a column per run."""
-    names = [m["mode"] for m in runs]
+    names = [m.get("label") or m["mode"] for m in runs]
     directions: list[str] = []
     for m in runs:
         for name, _ in _groups(m):

@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from cache import Cache, fingerprint
+from cache import fingerprint, open_cache
 from pilot.models import (
     AMINER_AUTHOR_URL,
     AMINER_ORG_URL,
@@ -44,7 +44,8 @@ from pilot.models import (
 )
 from pilot.settings import Settings, get_settings
 from pilot.sources.base import BadRequest, NotFound, RateLimited, SearchMode, Source, SourceUnavailable, clean_query
-from pilot.sources.http import LoopClient, RetryPolicy, json_body, send
+from pilot.sources.http import Remote, RetryPolicy
+from pilot.sources.ratelimit import Rate, rate_limiter
 
 log = logging.getLogger(__name__)
 
@@ -214,52 +215,60 @@ class AMinerSource(Source):
         self,
         settings: Settings | None = None,
         *,
-        cache: Cache | None = None,
+        cache: Any = None,
         max_retries: int = 3,
         backoff_s: float = 1.0,
         max_wait_s: float = 30.0,
     ):
         settings = settings or get_settings()
         if cache is None:
-            cache = Cache(settings.cache_dir, "api", ttl_s=settings.api_ttl_s, size_mb=settings.cache_size_mb)
+            cache = open_cache(
+                settings.cache_dir, "api", ttl_s=settings.api_ttl_s, size_mb=settings.cache_size_mb,
+                redis_url=settings.redis(),
+            )  # fmt: skip
         self.cache = cache
         self._token = settings.aminer_token
         self._base = settings.aminer_base_url.rstrip("/")
         self.cache_key = f"aminer|{self._base}"  # for node caches; never the token
-        self._http = LoopClient(httpx.Timeout(settings.http_timeout_s, connect=settings.connect_timeout_s))
-        self._policy = RetryPolicy(max_retries, backoff_s, max_wait_s)
+        token = self._token.get_secret_value().strip() if self._token is not None else ""
+        limiter = None
+        if settings.aminer_rate:  # the platform publishes no rate; a configured one is kept per token
+            limiter = rate_limiter(
+                f"aminer|{self._base}", token, Rate.parse(settings.aminer_rate), settings.redis(), max_wait_s
+            )
+        self._remote = Remote(
+            NAME,
+            "AMiner",
+            httpx.Timeout(settings.http_timeout_s, connect=settings.connect_timeout_s),
+            RetryPolicy(max_retries, backoff_s, max_wait_s),
+            cache,
+            limiter,
+        )
 
     async def _call(self, method: str, path: str, *, params: dict | None = None, body: dict | None = None) -> Any:
         """The ``data`` of one endpoint's answer (cached), or a typed error."""
         token = self._token.get_secret_value().strip() if self._token is not None else ""
         if not token:
             raise SourceUnavailable(NAME, "AMiner needs an API token", TOKEN_HINT)
-        key = fingerprint(NAME, method, path, params, body)
-        if self.cache is not None:
-            cached = self.cache.get(key)
-            if cached is not None:
-                return cached
-        r = await send(
-            self._http.get(),
+
+        def unwrap(payload: Any) -> Any:
+            if isinstance(payload, dict) and (
+                payload.get("success") is False or str(payload.get("code", 200)) not in ("0", "200")
+            ):
+                self._raise_envelope(payload)
+            return payload.get("data") if isinstance(payload, dict) else payload
+
+        return await self._remote.fetch(
             method,
             self._base + path,
-            source=NAME,
-            label="AMiner",
-            policy=self._policy,
-            auth_hint="check PILOT_AMINER_TOKEN",
+            key=fingerprint(NAME, method, path, params, body),
+            what=f"AMiner {path.rsplit('/api/', 1)[-1]}",
+            decode=unwrap,
             params=params,
             json=body,
             headers={"Authorization": token},
+            auth_hint="check PILOT_AMINER_TOKEN",
         )
-        payload = json_body(r, NAME, "AMiner")
-        if isinstance(payload, dict) and (
-            payload.get("success") is False or str(payload.get("code", 200)) not in ("0", "200")
-        ):
-            self._raise_envelope(payload)
-        data = payload.get("data") if isinstance(payload, dict) else payload
-        if self.cache is not None and data is not None:
-            self.cache.set(key, data)
-        return data
 
     @staticmethod
     def _raise_envelope(payload: dict[str, Any]) -> None:
@@ -390,4 +399,4 @@ class AMinerSource(Source):
         return await self._one("venue", venue_id, venue_from_aminer, "POST", "/api/venue/detail", body={"id": key})
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self._remote.aclose()

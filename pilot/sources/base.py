@@ -7,12 +7,18 @@ every method here), which the executor and the UI show as a plain sentence.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
 from pilot.names import impact, introduces
 
 SearchMode = Literal["lexical", "dense", "hybrid"]
+GraphDirection = Literal["references", "citations"]
+# (papers done, papers asked for): how a many-paper call reports its progress
+GraphProgress = Callable[[int, int], None]
 
 
 class SourceError(Exception):
@@ -49,7 +55,27 @@ class SourceUnavailable(SourceError):
     """Network down, timeout, 5xx after retries, or a missing token/file."""
 
 
+class BudgetExhausted(SourceError):
+    """This turn's request budget is spent: the request was not sent (what it would have fetched is skipped)."""
+
+
+@dataclass
+class Neighbours:
+    """The reference (or citation) lists of several papers: what was found, and why the rest was not."""
+
+    found: dict[str, list[Paper]] = field(default_factory=dict)
+    failed: dict[str, SourceError] = field(default_factory=dict)
+
+    def merge(self, other: Neighbours) -> None:
+        self.found.update(other.found)
+        for pid, exc in other.failed.items():
+            if pid not in self.found:
+                self.failed[pid] = exc
+
+
 MAX_QUERY_CHARS = 1000
+# How many single-paper calls the default many-paper implementation keeps in flight.
+PER_PAPER_CONCURRENCY = 8
 
 
 def clean_query(source: str, query: str | None) -> str:
@@ -112,6 +138,17 @@ class Source:
     async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
         raise self._unsupported("citations")
 
+    async def linked(
+        self, paper_ids: list[str], direction: GraphDirection, limit: int = 100, progress: GraphProgress | None = None
+    ) -> Neighbours:
+        """References or citations of many papers at once, most valuable (first) papers first.
+
+        Remote sources override this with batch requests (Semantic Scholar: one ``POST /paper/batch`` for
+        up to 500 papers); the default asks per paper, a few at a time. Failures are per paper, in
+        ``Neighbours.failed``; nothing raises for one bad id."""
+        single = self.references if direction == "references" else self.citations
+        return await each_paper(paper_ids, lambda pid: single(pid, limit), progress)
+
     async def recommend(
         self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50
     ) -> list[Paper]:
@@ -144,3 +181,27 @@ class Source:
 
     async def aclose(self) -> None:
         """Release connections / files. Safe to call twice."""
+
+
+async def each_paper(
+    paper_ids: list[str], call: Callable[[str], Awaitable[list[Paper]]], progress: GraphProgress | None = None
+) -> Neighbours:
+    """``call`` for each id (a few in flight, in the given order), collected into a ``Neighbours``."""
+    ids = list(dict.fromkeys(paper_ids))
+    out = Neighbours()
+    gate = asyncio.Semaphore(PER_PAPER_CONCURRENCY)
+    done = 0
+
+    async def one(pid: str) -> None:
+        nonlocal done
+        async with gate:
+            try:
+                out.found[pid] = await call(pid)
+            except SourceError as exc:
+                out.failed[pid] = exc
+        done += 1
+        if progress is not None:
+            progress(done, len(ids))
+
+    await asyncio.gather(*(one(pid) for pid in ids))
+    return out

@@ -16,10 +16,11 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-from cache import Cache, fingerprint
+from cache import Cache, fingerprint, open_cache
 from pilot.settings import Settings, get_settings
 from pilot.sources.aminer import AMinerSource
 from pilot.sources.base import Source, SourceError, SourceUnavailable
@@ -149,7 +150,7 @@ def _open_local(settings: Settings, notes: list[str], progress: bool) -> Source 
     return None
 
 
-def _open_s2(settings: Settings, notes: list[str], do_probe: bool, have_local: bool, cache: Cache) -> Source | None:
+def _open_s2(settings: Settings, notes: list[str], do_probe: bool, have_local: bool, cache: Any) -> Source | None:
     if do_probe:
         verdict = probe(settings.s2_base_url.rstrip("/") + "/paper/search?query=test&limit=1&fields=title", settings)
         if not verdict.reachable:
@@ -162,7 +163,7 @@ def _open_s2(settings: Settings, notes: list[str], do_probe: bool, have_local: b
     return SemanticScholarSource(settings, cache=cache)
 
 
-def _open_aminer(settings: Settings, notes: list[str], do_probe: bool, cache: Cache) -> Source | None:
+def _open_aminer(settings: Settings, notes: list[str], do_probe: bool, cache: Any) -> Source | None:
     if settings.aminer_token is None or not settings.aminer_token.get_secret_value().strip():
         notes.append("AMiner not used — set PILOT_AMINER_TOKEN to add it.")
         return None
@@ -189,8 +190,10 @@ def open_source(
             f" — use a comma list of s2, aminer, local (or auto)."
         )
     opened: list[Source] = []
-    # One handle on the response cache, shared by the remote sources.
-    api_cache = Cache(settings.cache_dir, "api", ttl_s=settings.api_ttl_s, size_mb=settings.cache_size_mb)
+    # One handle on the response cache, shared by the remote sources (and by every replica, through Redis).
+    api_cache = open_cache(
+        settings.cache_dir, "api", ttl_s=settings.api_ttl_s, size_mb=settings.cache_size_mb, redis_url=settings.redis()
+    )
     if "local" in names and (src := _open_local(settings, notes, progress)):
         opened.append(src)
     if "s2" in names and (src := _open_s2(settings, notes, do_probe, bool(opened), api_cache)):

@@ -22,10 +22,20 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
-from pilot.sources.base import NotFound, SearchMode, Source
+from pilot.sources.base import GraphDirection, GraphProgress, Neighbours, NotFound, SearchMode, Source
 
 HiddenMode = Literal["anchor_outgoing", "anchor_incoming"]
 _ALL = 100_000
+
+
+def _fewer_citations(paper: Paper, n: int) -> dict[str, int]:
+    """The paper's in-degree less ``n`` hidden edges: the in-corpus count, or for a remote source (which has
+    only its own citation count, e.g. Semantic Scholar's ``citationCount``) that count."""
+    if paper.in_corpus_citations is not None:
+        return {"in_corpus_citations": max(0, paper.in_corpus_citations - n)}
+    if paper.citation_count is not None and paper.source != "local":
+        return {"citation_count": max(0, paper.citation_count - n)}
+    return {}
 
 
 class _CaseSource(Source):
@@ -112,15 +122,14 @@ class HiddenEdgesSource(_CaseSource):
 
     def _patch_one(self, paper: Paper, near: frozenset[str]) -> Paper:
         update: dict[str, Any] = {}
-        count = paper.in_corpus_citations
         if self.mode == "anchor_outgoing":
             if paper.id == self.anchor_id:
                 update["references"] = []
-            elif paper.id in near and count is not None:
-                update["in_corpus_citations"] = max(0, count - 1)
+            elif paper.id in near:
+                update.update(_fewer_citations(paper, 1))
         else:
-            if paper.id == self.anchor_id and count is not None:
-                update["in_corpus_citations"] = max(0, count - len(near))
+            if paper.id == self.anchor_id:
+                update.update(_fewer_citations(paper, len(near)))
             elif paper.id in near and paper.references:
                 update["references"] = [r for r in paper.references if r != self.anchor_id]
         return paper.model_copy(update=update) if update else paper
@@ -159,6 +168,20 @@ class HiddenEdgesSource(_CaseSource):
 
     async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
         return await self._graph_list(paper_id, limit, self.inner.citations, "anchor_incoming")
+
+    async def linked(
+        self, paper_ids: list[str], direction: GraphDirection, limit: int = 100, progress: GraphProgress | None = None
+    ) -> Neighbours:
+        hiding: HiddenMode = "anchor_outgoing" if direction == "references" else "anchor_incoming"
+        own = [pid for pid in paper_ids if self._hides(pid, hiding)]
+        # the anchor's own hidden list is not even asked for: the inner source would spend a request on it
+        got = await self.inner.linked([p for p in paper_ids if p not in own], direction, limit + 1, progress)
+        out = Neighbours(found=dict.fromkeys(own, []), failed=dict(got.failed))
+        for pid, papers in got.found.items():
+            if self.mode is not None and self.mode != hiding:
+                papers = [p for p in papers if p.id != self.anchor_id]
+            out.found[pid] = self._by_citations(await self._patch(papers))[:limit]
+        return out
 
     async def recommend(
         self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50
@@ -255,6 +278,20 @@ class HiddenPapersSource(_CaseSource):
 
     async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:
         return await self._visible(await self.inner.author_papers(author_id, limit + self._spare), limit)
+
+    async def linked(
+        self, paper_ids: list[str], direction: GraphDirection, limit: int = 100, progress: GraphProgress | None = None
+    ) -> Neighbours:
+        # one batch call to the inner source for the visible papers (a remote source spends one request)
+        asked = [pid for pid in paper_ids if pid.strip() not in self.hidden]
+        got = await self.inner.linked(asked, direction, limit + self._spare, progress)
+        out = Neighbours(failed=dict(got.failed))
+        for pid in paper_ids:
+            if pid.strip() in self.hidden:
+                out.failed[pid] = NotFound(self.name, f"no paper with id {pid!r}")
+        for pid, papers in got.found.items():
+            out.found[pid] = self._by_citations(await self._visible(papers))[:limit]
+        return out
 
     def paper_vectors(self, ids: list[str]):
         """The inner source's stored vectors, none (NaN rows) for hidden papers."""

@@ -1,5 +1,7 @@
-"""The HTTP plumbing the remote sources share: one pooled client per event loop, bounded backoff
-that honours ``Retry-After``, and HTTP failures turned into the protocol's typed errors.
+"""The HTTP plumbing the remote sources share: one pooled client per event loop, the order a request
+goes through (response cache → identical request already in flight → the turn's request budget → the
+key's rate limiter → the network, with bounded retries that honour ``Retry-After``), and HTTP failures
+turned into the protocol's typed errors.
 
 Nothing here logs headers, so API keys and tokens never reach a log line.
 """
@@ -12,12 +14,15 @@ import email.utils
 import logging
 import random
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from pilot.sources.base import BadRequest, NotFound, RateLimited, SourceUnavailable
+from pilot.sources.budget import RequestBudget, current_budget
+from pilot.sources.ratelimit import RateLimiter
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +63,17 @@ def error_text(response: httpx.Response) -> str:
     return response.text[:200] or f"HTTP {response.status_code}"
 
 
+# httpx keeps idle connections for 5 s: a request after a longer pause (or the first one) opens a new one
+_KEEPALIVE_S = 4.0
+_LAST_ANSWER: weakref.WeakKeyDictionary[httpx.AsyncClient, float] = weakref.WeakKeyDictionary()
+
+
+def cold_connection(client: httpx.AsyncClient) -> bool:
+    """Will this request open a new connection (a handshake first, so it reaches the server later than sent)?
+    True until the client has had an answer, and again after an idle pause."""
+    return time.monotonic() - _LAST_ANSWER.get(client, -1e9) > _KEEPALIVE_S
+
+
 class LoopClient:
     """An httpx.AsyncClient per event loop: a client belongs to the loop it first ran on, and
     callers that use ``asyncio.run()`` per call would otherwise hit "event loop is closed"."""
@@ -94,13 +110,30 @@ async def send(
     params: Any = None,
     json: Any = None,
     headers: dict[str, str] | None = None,
+    limiter: RateLimiter | None = None,
+    budget: RequestBudget | None = None,
 ) -> httpx.Response:
-    """One request with retries on 429/5xx; a 2xx response, or a typed error naming ``label``."""
+    """One request with retries on 429/5xx; a 2xx response, or a typed error naming ``label``.
+
+    ``limiter``: waited on before every attempt, and told about a 429's ``Retry-After`` so that every
+    request with this key pauses, not just this one. ``budget``: retries are counted in its usage."""
     attempt = 0
     while True:
         log.debug("%s %s %s (attempt %d)", source, method, url, attempt + 1)
+        slot = None
+        cold = False
+        if limiter is not None:
+            cold = cold_connection(client)
+            slot = await limiter.acquire()
+            if budget is not None:
+                budget.usage.rate_wait_s = round(budget.usage.rate_wait_s + slot.waited, 3)
+        if attempt and budget is not None:
+            budget.retry()
         try:
             r = await client.request(method, url, params=params, json=json, headers=headers)
+            _LAST_ANSWER[client] = time.monotonic()
+            if limiter is not None and slot is not None and cold:
+                await limiter.settle(slot)
         except httpx.TimeoutException as exc:
             raise SourceUnavailable(
                 source, f"{label} did not answer in time ({type(exc).__name__})", OFFLINE_HINT
@@ -119,6 +152,8 @@ async def send(
         if status != 429 and status < 500:
             raise SourceUnavailable(source, f"unexpected HTTP {status} from {label}: {error_text(r)}")
         asked = retry_after_s(r)
+        if status == 429 and budget is not None:
+            budget.usage.rate_limited += 1
         wait = asked if asked is not None else policy.backoff_s * (2**attempt) * (1 + random.random() / 4)
         if attempt >= policy.max_retries or wait > policy.max_wait_s:
             tries = f"after {attempt + 1} {'try' if attempt == 0 else 'tries'}"
@@ -128,7 +163,10 @@ async def send(
                 )
             raise SourceUnavailable(source, f"{label} is failing (HTTP {status} {tries})", "try again later")
         log.info("%s: HTTP %d from %s; retrying in %.1fs", source, status, label, wait)
-        await asyncio.sleep(wait)
+        if status == 429 and limiter is not None:
+            await limiter.penalize(wait)  # the limiter holds back this and every other request with the key
+        else:
+            await asyncio.sleep(wait)
         attempt += 1
 
 
@@ -137,3 +175,81 @@ def json_body(response: httpx.Response, source: str, label: str) -> Any:
         return response.json()
     except ValueError:
         raise SourceUnavailable(source, f"{label} sent a response that is not JSON") from None
+
+
+class Remote:
+    """How one remote source spends requests: every call goes through ``fetch``.
+
+    Order: the response cache (free) → an identical request already in flight in this event loop (its
+    answer is shared, free) → the turn's request budget (``BudgetExhausted`` when spent) → the key's rate
+    limiter → the network with retries. A successful answer is cached for every later caller (and every
+    replica, when the cache is Redis)."""
+
+    def __init__(
+        self,
+        source: str,
+        label: str,
+        timeout: httpx.Timeout,
+        policy: RetryPolicy,
+        cache: Any = None,
+        limiter: RateLimiter | None = None,
+    ):
+        self.source = source
+        self.label = label
+        self.http = LoopClient(timeout)
+        self.policy = policy
+        self.cache = cache
+        self.limiter = limiter
+        self._inflight: dict[tuple[int, str], asyncio.Future] = {}
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    def cached(self, key: str) -> Any:
+        """The cached answer for ``key`` (None when absent); counts as a cache hit of the turn."""
+        if self.cache is None:
+            return None
+        data = self.cache.get(key)
+        if data is not None and (budget := current_budget()) is not None:
+            budget.usage.cache_hits += 1
+        return data
+
+    async def fetch(self, method: str, url: str, *, key: str, what: str, decode=None, **kw: Any) -> Any:
+        """The JSON answer of one request (``decode`` may check it before it is cached); ``what`` names it
+        in the turn's list of skipped work when the budget refuses it."""
+        data = self.cached(key)
+        if data is not None:
+            return data
+        budget = current_budget()
+        loop = asyncio.get_running_loop()
+        slot = (id(loop), key)
+        shared = self._inflight.get(slot)
+        if shared is not None:
+            if budget is not None:
+                budget.usage.shared += 1
+            return await asyncio.shield(shared)
+        future: asyncio.Future = loop.create_future()
+        self._inflight[slot] = future
+        try:
+            if budget is not None:
+                budget.spend(self.source, what)
+            r = await send(
+                self.http.get(), method, url, source=self.source, label=self.label, policy=self.policy,
+                limiter=self.limiter, budget=budget, **kw,
+            )  # fmt: skip
+            data = json_body(r, self.source, self.label)
+            if decode is not None:
+                data = decode(data)
+            if self.cache is not None and data is not None:
+                self.cache.set(key, data)
+            future.set_result(data)
+            return data
+        except BaseException as exc:
+            if isinstance(exc, Exception):
+                future.set_exception(exc)
+                future.exception()  # retrieved here: sharers re-raise it, nobody else needs to
+            else:
+                future.cancel()
+            raise
+        finally:
+            self._inflight.pop(slot, None)

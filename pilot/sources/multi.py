@@ -27,6 +27,9 @@ from typing import Any, TypeVar
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
 from pilot.sources.base import (
     BadRequest,
+    GraphDirection,
+    GraphProgress,
+    Neighbours,
     NotFound,
     NotSupported,
     RateLimited,
@@ -274,6 +277,30 @@ class MultiSource(Source):
     def coverage(self) -> str:
         return "; ".join(s.coverage() for s in self.sources)
 
+    async def _along_routes(
+        self,
+        pending: dict[str, list[Source]],
+        ask: Callable[[Source, list[str]], Awaitable[Any]],
+        settle: Callable[[str, list[str], Any], set[str]],
+    ) -> None:
+        """Ask each id's first source, one batch call per source; ``settle(source name, ids, answer or
+        exception)`` keeps what was found and returns the ids to try at the next source of their route."""
+        while pending:
+            batches: dict[str, list[str]] = {}
+            for pid, chain in pending.items():
+                batches.setdefault(chain[0].name, []).append(pid)
+            names = list(batches)
+            results = await asyncio.gather(*(ask(self.by_name[n], batches[n]) for n in names), return_exceptions=True)
+            for name, res in zip(names, results, strict=True):
+                if isinstance(res, BaseException) and not isinstance(res, Exception):
+                    raise res
+                retry = settle(name, batches[name], res)
+                for pid in batches[name]:
+                    if pid in retry and len(pending[pid]) > 1:
+                        pending[pid] = pending[pid][1:]
+                    else:
+                        pending.pop(pid)
+
     async def get_papers(self, ids: list[str]) -> list[Paper]:
         found: dict[str, Paper] = {}
         failures: list[SourceError] = []
@@ -283,30 +310,19 @@ class MultiSource(Source):
                 pending[pid] = self.route(pid)
             except NotSupported:
                 log.info("multi: no source for id %r", pid)
-        while pending:
-            batches: dict[str, list[str]] = {}
-            for pid, chain in pending.items():
-                batches.setdefault(chain[0].name, []).append(pid)
-            names = list(batches)
-            results = await asyncio.gather(
-                *(self.by_name[n].get_papers(batches[n]) for n in names), return_exceptions=True
-            )
-            for name, res in zip(names, results, strict=True):
-                if isinstance(res, BaseException) and not isinstance(res, Exception):
-                    raise res
-                papers = [] if isinstance(res, BaseException) else res
-                if isinstance(res, BaseException):
-                    # Missing ids are left out (the protocol), but the UI can still say why.
-                    failures.append(self._as_source_error(self.by_name[name], res))
-                for pid in batches[name]:
-                    hit = next((p for p in papers if _satisfies(p, pid)), None)
-                    if hit is not None:
-                        found[pid] = hit
-                        pending.pop(pid)
-                    else:
-                        pending[pid] = pending[pid][1:]
-                        if not pending[pid]:
-                            pending.pop(pid)
+
+        def settle(name: str, batch: list[str], res: Any) -> set[str]:
+            if isinstance(res, Exception):
+                # Missing ids are left out (the protocol), but the UI can still say why.
+                failures.append(self._as_source_error(self.by_name[name], res))
+            papers = [] if isinstance(res, Exception) else res
+            for pid in batch:
+                hit = next((p for p in papers if _satisfies(p, pid)), None)
+                if hit is not None:
+                    found[pid] = hit
+            return {pid for pid in batch if pid not in found}
+
+        await self._along_routes(pending, lambda src, batch: src.get_papers(batch), settle)
         self.last_failures = [f for f in failures if not isinstance(f, NotSupported)]
         out: list[Paper] = []
         for pid in ids:
@@ -323,6 +339,42 @@ class MultiSource(Source):
 
     async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
         return await self._routed(paper_id, lambda s: s.citations(paper_id, limit))
+
+    async def linked(
+        self, paper_ids: list[str], direction: GraphDirection, limit: int = 100, progress: GraphProgress | None = None
+    ) -> Neighbours:
+        """Each id goes to the sources its route names, in turn; each source gets its ids in one batch call."""
+        out = Neighbours()
+        pending: dict[str, list[Source]] = {}
+        for pid in dict.fromkeys(paper_ids):
+            try:
+                pending[pid] = self.route(pid)
+            except NotSupported as exc:
+                out.failed[pid] = exc
+        total = len(pending)
+
+        def settle(name: str, batch: list[str], res: Any) -> set[str]:
+            got = res if isinstance(res, Neighbours) else Neighbours()
+            retry: set[str] = set()
+            for pid in batch:
+                if pid in got.found:
+                    out.found[pid] = got.found[pid]
+                    out.failed.pop(pid, None)
+                    continue
+                exc = got.failed.get(pid) or (
+                    self._as_source_error(self.by_name[name], res)
+                    if isinstance(res, Exception)
+                    else NotFound(name, f"no {direction} known for {pid!r}")
+                )
+                out.failed[pid] = exc
+                if isinstance(exc, NotFound):
+                    retry.add(pid)  # the next source in the route may know it
+            if progress is not None:
+                progress(len(out.found) + len(out.failed), total)
+            return retry
+
+        await self._along_routes(pending, lambda src, batch: src.linked(batch, direction, limit), settle)
+        return out
 
     async def recommend(
         self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50

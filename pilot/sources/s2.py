@@ -3,8 +3,21 @@
 The package builds the endpoint URLs, pages through results and wraps records. Its HTTP layer
 (``ApiRequester``) is replaced by :class:`_Requester` because the stock one logs request headers at
 debug level (which would print the API key), ignores ``Retry-After``, retries 429 for minutes,
-opens a new connection per request and drops the key on paginated calls. Ours keeps one pooled
-httpx client, a short connect timeout, bounded backoff, the response cache, and typed errors.
+opens a new connection per request and drops the key on paginated calls. Ours goes through
+``pilot.sources.http.Remote``: the response cache, sharing of an identical request in flight, the turn's
+request budget, the key's rate limiter (by default 1 request/s with a key, 100 per 5 minutes without),
+bounded retries that honour ``Retry-After``, and typed errors.
+
+Requests are the scarce resource (at 1 request/s a turn waits for every one of them), so:
+
+- the reference / citation lists of many papers come from ``POST /paper/batch`` with nested
+  ``references.*`` / ``citations.*`` fields: up to 500 papers per request, chunked (most valuable papers
+  first) so that an answer stays under the documented caps (9,999 citations, 10 MB); only a paper known
+  to be cited thousands of times is paged through ``/citations`` on its own;
+- each paper's list and record is cached on its own, so a later, overlapping batch asks only for the
+  papers not seen yet;
+- only the first page of a search is sure to be fetched; deeper pages are optional and give way when the
+  turn's budget runs low (``pilot.sources.budget``).
 """
 
 from __future__ import annotations
@@ -13,18 +26,32 @@ import logging
 import re
 from collections.abc import Awaitable, Sequence
 from typing import Any, TypeVar
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 import httpx
 from semanticscholar.ApiRequester import ApiRequester
 from semanticscholar.AsyncSemanticScholar import AsyncSemanticScholar
 from semanticscholar.SemanticScholarException import NoMorePagesException, SemanticScholarException
 
-from cache import Cache, fingerprint
+from cache import fingerprint, open_cache
 from pilot.models import S2_AUTHOR_URL, S2_PAPER_URL, Author, Paper, SearchFilters, SearchHit
 from pilot.settings import Settings, get_settings
-from pilot.sources.base import BadRequest, NotFound, SearchMode, Source, SourceError, SourceUnavailable, clean_query
-from pilot.sources.http import LoopClient, RetryPolicy, json_body, send
+from pilot.sources.base import (
+    BadRequest,
+    BudgetExhausted,
+    GraphDirection,
+    GraphProgress,
+    Neighbours,
+    NotFound,
+    SearchMode,
+    Source,
+    SourceError,
+    SourceUnavailable,
+    clean_query,
+)
+from pilot.sources.budget import current_budget, optional_requests
+from pilot.sources.http import Remote, RetryPolicy
+from pilot.sources.ratelimit import Rate, rate_limiter
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +66,25 @@ PAPER_FIELDS = [
     "venue",
     "year",
     "citationCount",
+    "referenceCount",
     "authors",
     "fieldsOfStudy",
 ]
+# Fields of the papers nested in a batch answer's references / citations (``paperId`` always comes).
+NESTED_FIELDS = [f for f in PAPER_FIELDS if f != "paperId"]
 AUTHOR_FIELDS = ["authorId", "name", "url", "affiliations", "paperCount", "citationCount", "hIndex"]
 
 T = TypeVar("T")
+
+BATCH_IDS = 500  # documented: ids per POST /paper/batch
+BATCH_CITATIONS = 9999  # documented: citations per batch answer
+BATCH_NESTED = 4000  # nested papers per answer: well under the documented 10 MB, abstracts included
+GRAPH_PAGE = 1000  # documented: references / citations per page
+SEARCH_PAGE = 100  # documented: relevance-search results per page
+HEAVY_CITATIONS = 2000  # a paper cited more often than this is paged on its own, not nested in a batch
+GUESS_LINKS = 40  # list length assumed for a paper whose counts no answer has shown yet
+DEFAULT_RATE_WITH_KEY = "1/1"
+DEFAULT_RATE_WITHOUT_KEY = "100/300"
 
 # --- ids ---------------------------------------------------------------------------------------
 _HEX40 = re.compile(r"^[0-9a-f]{40}$", re.I)
@@ -169,55 +209,75 @@ def paper_from_s2(d: dict[str, Any] | None) -> Paper | None:
     )
 
 
+_ALIAS_PREFIX = {"ACL": "ACL:", "ArXiv": "ARXIV:", "CorpusId": "CorpusId:", "DOI": "", "MAG": "MAG:", "PubMed": "PMID:"}
+
+
+def _aliases(record: dict[str, Any]) -> list[str]:
+    """The id forms ``parse_s2_id`` gives for this paper: its paperId and its external ids."""
+    out = [str(record["paperId"]).lower()]
+    for name, value in (record.get("externalIds") or {}).items():
+        if name in _ALIAS_PREFIX and value not in (None, ""):
+            out.append(_ALIAS_PREFIX[name] + str(value))
+    return out
+
+
 def _papers(records: Sequence[dict[str, Any] | None]) -> list[Paper]:
     return [p for p in (paper_from_s2(r) for r in records) if p]
 
 
 # --- HTTP --------------------------------------------------------------------------------------
-class _Requester(ApiRequester):
-    """The package's requester interface over a pooled httpx client, with cache, backoff and typed errors."""
+def _describe(url: str, params: str, payload: dict | None) -> str:
+    """What a request would have fetched, in words, for the turn's list of skipped work."""
+    path = urlsplit(url).path
+    query = dict(parse_qsl(params))
+    if path.endswith(("/paper/search", "/author/search")):
+        page = int(query.get("offset") or 0) // max(1, int(query.get("limit") or SEARCH_PAGE)) + 1
+        what = "paper" if "/paper/" in path else "author"
+        return f"{what} search “{query.get('query', '')[:60]}” (page {page})"
+    if path.endswith("/paper/batch"):
+        return f"details of {len((payload or {}).get('ids') or [])} papers"
+    if path.endswith(("/references", "/citations")):
+        return f"{path.rsplit('/', 1)[-1]} of one paper"
+    return path.split("/v1/", 1)[-1]
 
-    def __init__(self, settings: Settings, cache: Cache | None, policy: RetryPolicy):
+
+class _Requester(ApiRequester):
+    """The package's requester interface over ``Remote`` (cache, sharing, budget, rate limit, retries)."""
+
+    def __init__(self, settings: Settings, remote: Remote):
         super().__init__(timeout=settings.http_timeout_s, retry=False)
         self._key = settings.s2_api_key
-        self._http = LoopClient(httpx.Timeout(settings.http_timeout_s, connect=settings.connect_timeout_s))
-        self._label = f"Semantic Scholar ({urlsplit(settings.s2_base_url).netloc or settings.s2_base_url})"
-        self.cache = cache
-        self.policy = policy
+        self.remote = remote
+
+    @property
+    def has_key(self) -> bool:
+        return self._key is not None and bool(self._key.get_secret_value())
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self.remote.aclose()
 
-    async def get_data_async(self, url: str, parameters: str, headers: dict, payload: dict | None = None) -> Any:
+    async def get_data_async(
+        self, url: str, parameters: str, headers: dict, payload: dict | None = None, what: str | None = None
+    ) -> Any:
         params = (parameters or "").lstrip("&")
         method = "POST" if payload is not None else "GET"
-        key = fingerprint(NAME, method, url, params, payload)
-        if self.cache is not None:
-            cached = self.cache.get(key)
-            if cached is not None:
-                return cached
         send_headers = {k: v for k, v in (headers or {}).items() if k.lower() != "x-api-key"}
         api_key = self._key.get_secret_value() if self._key is not None else ""
-        has_key = bool(api_key)
-        if has_key:
+        if api_key:
             send_headers["x-api-key"] = api_key
-        r = await send(
-            self._http.get(),
+        return await self.remote.fetch(
             method,
             url,
-            source=NAME,
-            label=self._label,
-            policy=self.policy,
+            key=fingerprint(NAME, method, url, params, payload),
+            what=what or _describe(url, params, payload),
             params=params,
             json=payload,
             headers=send_headers,
-            auth_hint="check PILOT_S2_API_KEY" if has_key else "set PILOT_S2_API_KEY or try again later",
-            rate_hint="wait a minute" if has_key else "set PILOT_S2_API_KEY for a higher rate limit, or wait a minute",
+            auth_hint="check PILOT_S2_API_KEY" if self.has_key else "set PILOT_S2_API_KEY or try again later",
+            rate_hint="wait a minute"
+            if self.has_key
+            else "set PILOT_S2_API_KEY for a higher rate limit, or wait a minute",
         )
-        data = json_body(r, NAME, self._label)
-        if self.cache is not None:
-            self.cache.set(key, data)
-        return data
 
 
 class _Client(AsyncSemanticScholar):
@@ -244,15 +304,17 @@ async def _take(results: Any, limit: int) -> list[dict[str, Any]]:
     """Raw records from a PaginatedResults, fetching further pages until ``limit``.
 
     Not ``async for``: on an answer without ``data`` (S2's empty result) the package's iterator
-    asks for the same page again forever. A page that adds nothing ends the walk here.
+    asks for the same page again forever. A page that adds nothing ends the walk here. Pages after
+    the first are optional requests: when the turn's budget runs low they are skipped (and said so).
     """
     items = results.items
     out = [item.raw_data for item in items[:limit]]
     seen = len(items)
     while len(out) < limit and seen:
         try:
-            await results.async_next_page()
-        except NoMorePagesException:
+            with optional_requests():
+                await results.async_next_page()
+        except (NoMorePagesException, BudgetExhausted):
             break
         items = results.items
         if len(items) == seen:
@@ -277,25 +339,46 @@ class SemanticScholarSource(Source):
         self,
         settings: Settings | None = None,
         *,
-        cache: Cache | None = None,
+        cache: Any = None,
         max_retries: int = 3,
         backoff_s: float = 1.0,
         max_wait_s: float = 30.0,
-        page_size: int = 100,
+        page_size: int = SEARCH_PAGE,
+        graph_page: int = GRAPH_PAGE,
         rec_pool: str = "all-cs",
     ):
         settings = settings or get_settings()
         if cache is None:
-            cache = Cache(settings.cache_dir, "api", ttl_s=settings.api_ttl_s, size_mb=settings.cache_size_mb)
+            cache = open_cache(
+                settings.cache_dir, "api", ttl_s=settings.api_ttl_s, size_mb=settings.cache_size_mb,
+                redis_url=settings.redis(),
+            )  # fmt: skip
         self.cache = cache
-        self._requester = _Requester(settings, cache, RetryPolicy(max_retries, backoff_s, max_wait_s))
+        key = settings.s2_api_key.get_secret_value() if settings.s2_api_key is not None else ""
+        rate = Rate.parse(settings.s2_rate or (DEFAULT_RATE_WITH_KEY if key else DEFAULT_RATE_WITHOUT_KEY))
+        hint = "wait a minute" if key else "set PILOT_S2_API_KEY for a higher rate limit, or wait a few minutes"
+        # one limiter per key (per process, or shared by every replica through Redis)
+        self.limiter = rate_limiter(f"s2|{settings.s2_base_url}", key, rate, settings.redis(), max_wait_s, hint)
+        remote = Remote(
+            NAME,
+            f"Semantic Scholar ({urlsplit(settings.s2_base_url).netloc or settings.s2_base_url})",
+            httpx.Timeout(settings.http_timeout_s, connect=settings.connect_timeout_s),
+            RetryPolicy(max_retries, backoff_s, max_wait_s),
+            cache,
+            self.limiter,
+        )
+        self._requester = _Requester(settings, remote)
         self._client = _Client(
             self._requester, settings.s2_base_url, settings.s2_recommendations_url, settings.http_timeout_s
         )
-        self.page_size = max(1, min(page_size, 100))
+        self._graph_url = settings.s2_base_url.rstrip("/")
+        self.page_size = max(1, min(page_size, SEARCH_PAGE))
+        self.graph_page = max(1, min(graph_page, GRAPH_PAGE))
         # Tells node caches which service answered (never the key itself).
         self.cache_key = f"s2|{settings.s2_base_url}|{settings.s2_recommendations_url}|{rec_pool}"
         self.rec_pool = rec_pool
+        # (references, citations) counts of papers seen in any answer: they size the batch requests
+        self._counts: dict[str, tuple[int | None, int | None]] = {}
 
     async def _call(self, coro: Awaitable[T]) -> T:
         """Run a package call, turning its own exceptions into the protocol's typed errors."""
@@ -313,6 +396,17 @@ class SemanticScholarSource(Source):
     def _page(self, limit: int) -> int:
         return max(1, min(limit, self.page_size))
 
+    def _papers(self, records: Sequence[dict[str, Any] | None]) -> list[Paper]:
+        """Papers from raw records, remembering each one's reference / citation counts."""
+        for r in records:
+            if r and r.get("paperId") and ("citationCount" in r or "referenceCount" in r):
+                if len(self._counts) > 200_000:
+                    self._counts.clear()
+                counts = (r.get("referenceCount"), r.get("citationCount"))
+                for alias in _aliases(r):  # a caller may name the paper by any of its ids
+                    self._counts[alias] = counts
+        return _papers(records)
+
     # --- papers -------------------------------------------------------------------------------
     async def search_papers(
         self, query: str, filters: SearchFilters | None = None, limit: int = 50, mode: SearchMode = "hybrid"
@@ -329,35 +423,69 @@ class SemanticScholarSource(Source):
             kwargs["min_citation_count"] = f.min_citations
         if f.fields_of_study:
             kwargs["fields_of_study"] = [quote_plus(x) for x in f.fields_of_study]
-        # The package pastes the query into the URL unescaped; escape it so '&' or '#' stay text.
+        # The package pastes the query into the URL unescaped; escape it so '&' or '#' stay text. Every mode is
+        # a relevance search: the bulk endpoint returns its matches unranked, and S2 has no dense search.
         results = await self._call(
-            self._client.search_paper(
-                quote_plus(text), fields=PAPER_FIELDS, limit=self._page(limit), bulk=(mode == "lexical"), **kwargs
-            )
+            self._client.search_paper(quote_plus(text), fields=PAPER_FIELDS, limit=self._page(limit), **kwargs)
         )
-        papers = _papers(await self._call(_take(results, limit)))
+        papers = self._papers(await self._call(_take(results, limit)))
         # S2 returns no scores; a rank-derived score keeps the order meaningful to downstream fusion.
         return [SearchHit(paper=p, score=1.0 / (1 + i)) for i, p in enumerate(papers)]
 
-    async def get_papers(self, ids: list[str]) -> list[Paper]:
-        wanted: list[str] = []
+    def _s2_ids(self, ids: list[str]) -> dict[str, str]:
+        """Given id -> S2 id, in order, for the ids S2 understands (the rest are logged and left out)."""
+        out: dict[str, str] = {}
         for raw in ids:
             sid = parse_s2_id(raw)
             if sid is None:
                 log.info("s2: skipping %r, not a Semantic Scholar paper id", raw)
-            elif sid not in wanted:
-                wanted.append(sid)
-        out: list[Paper] = []
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
+            elif raw not in out:
+                out[raw] = sid
+        return out
+
+    async def _batch(self, sids: list[str], fields: str, what: str) -> list[dict[str, Any] | None]:
+        """One ``POST /paper/batch``: a record (None for an unknown id) per id, in order."""
+        data = await self._call(
+            self._requester.get_data_async(
+                f"{self._graph_url}/paper/batch", f"fields={fields}", {}, {"ids": sids}, what=what
+            )
+        )
+        if not isinstance(data, list):
+            raise SourceUnavailable(NAME, "unexpected answer shape from Semantic Scholar's batch endpoint")
+        if len(data) == len(sids):
+            return data
+        # One record per id, in order, is the contract; an answer that breaks it is matched by paperId.
+        log.warning("s2: batch answer has %d records for %d ids; matching them by paperId", len(data), len(sids))
+        by_id = {r["paperId"]: r for r in data if isinstance(r, dict) and r.get("paperId")}
+        return [by_id.get(sid.lower()) for sid in sids]
+
+    async def get_papers(self, ids: list[str]) -> list[Paper]:
+        """Records of many papers: cached ones free, the rest 500 per request (unknown ids are left out)."""
+        wanted = self._s2_ids(ids)
+        fields = ",".join(PAPER_FIELDS)
+        records: dict[str, dict[str, Any] | None] = {}
+        todo: list[str] = []
+        for sid in dict.fromkeys(wanted.values()):
+            hit = self._requester.remote.cached(fingerprint(NAME, "paper", sid, fields))
+            if hit is not None:
+                records[sid] = hit or None  # {} = known not to exist
+            else:
+                todo.append(sid)
+        for start in range(0, len(todo), BATCH_IDS):
+            chunk = todo[start : start + BATCH_IDS]
             try:
-                found = await self._call(self._client.get_papers(chunk, fields=PAPER_FIELDS))
+                found = await self._batch(chunk, fields, f"details of {len(chunk)} papers")
             except BadRequest as exc:
                 # S2 answers 400 when none of the ids is valid; for a batch that means "none found".
                 log.info("s2: batch lookup of %d ids found nothing (%s)", len(chunk), exc.message)
                 continue
-            out.extend(_papers([p.raw_data for p in found]))
-        return out
+            except BudgetExhausted:
+                break  # the budget noted what was skipped; the papers found so far are the answer
+            for sid, rec in zip(chunk, found, strict=True):
+                records[sid] = rec
+                if self.cache is not None:
+                    self.cache.set(fingerprint(NAME, "paper", sid, fields), rec or {})
+        return self._papers([records.get(sid) for sid in dict.fromkeys(wanted.values())])
 
     async def get_paper(self, paper_id: str) -> Paper:
         sid = to_s2_id(paper_id)
@@ -373,20 +501,129 @@ class SemanticScholarSource(Source):
                 return [await self.get_paper(text)]
             except NotFound:
                 return []
+        if limit == 1:  # one paper by its title: the title-match endpoint answers in one small request
+            try:
+                data = await self._call(
+                    self._requester.get_data_async(
+                        f"{self._graph_url}/paper/search/match",
+                        f"query={quote_plus(clean_query(NAME, text))}&fields={','.join(PAPER_FIELDS)}",
+                        {},
+                        what=f"title match “{text[:60]}”",
+                    )
+                )
+                found = self._papers((data or {}).get("data") or [])
+                if found:
+                    return found[:1]
+            except NotFound:
+                pass  # no title close enough: a relevance search may still find it
         hits = await self.search_papers(text, limit=limit)
         return [h.paper for h in hits]
 
     async def references(self, paper_id: str, limit: int = 100) -> list[Paper]:
-        sid = quote(to_s2_id(paper_id), safe="/:")
-        results = await self._call(self._client.get_paper_references(sid, fields=PAPER_FIELDS, limit=self._page(limit)))
-        rows = await self._call(_take(results, limit))
-        return _papers([r.get("citedPaper") for r in rows])
+        return await self._graph_page(paper_id, "references", limit)
 
     async def citations(self, paper_id: str, limit: int = 100) -> list[Paper]:
+        return await self._graph_page(paper_id, "citations", limit)
+
+    async def _graph_page(self, paper_id: str, direction: GraphDirection, limit: int) -> list[Paper]:
         sid = quote(to_s2_id(paper_id), safe="/:")
-        results = await self._call(self._client.get_paper_citations(sid, fields=PAPER_FIELDS, limit=self._page(limit)))
+        call = self._client.get_paper_references if direction == "references" else self._client.get_paper_citations
+        results = await self._call(call(sid, fields=PAPER_FIELDS, limit=max(1, min(limit, self.graph_page))))
         rows = await self._call(_take(results, limit))
-        return _papers([r.get("citingPaper") for r in rows])
+        return self._papers([r.get("citedPaper" if direction == "references" else "citingPaper") for r in rows])
+
+    # --- many papers' references / citations in batch requests --------------------------------------
+    def _expected(self, sid: str, direction: GraphDirection) -> int:
+        refs, cites = self._counts.get(sid, (None, None))
+        n = refs if direction == "references" else cites
+        return GUESS_LINKS if n is None else int(n)
+
+    def _chunks(self, sids: list[str], direction: GraphDirection) -> list[list[str]]:
+        """Consecutive chunks (most valuable papers first) whose answers stay under the documented caps."""
+        cap = min(BATCH_NESTED, BATCH_CITATIONS)
+        chunks: list[list[str]] = []
+        size = 0
+        for sid in sids:
+            n = self._expected(sid, direction)
+            if not chunks or len(chunks[-1]) >= BATCH_IDS or (chunks[-1] and size + n > cap):
+                chunks.append([])
+                size = 0
+            chunks[-1].append(sid)
+            size += n
+        return chunks
+
+    async def linked(
+        self, paper_ids: list[str], direction: GraphDirection, limit: int = 100, progress: GraphProgress | None = None
+    ) -> Neighbours:
+        """Reference / citation lists of many papers from ``POST /paper/batch`` with nested fields, cached per
+        paper. When the budget runs out, the papers not fetched yet fail with ``BudgetExhausted``."""
+        out = Neighbours()
+        wanted = self._s2_ids(paper_ids)
+        for raw in paper_ids:
+            if raw not in wanted:
+                out.failed[raw] = BadRequest(NAME, f"{raw!r} is not a Semantic Scholar paper id")
+        fields = ",".join(f"{direction}.{f}" for f in NESTED_FIELDS)
+        lists: dict[str, list[Paper]] = {}
+        errors: dict[str, SourceError] = {}
+        todo: list[str] = []
+        heavy: list[str] = []
+        for sid in dict.fromkeys(wanted.values()):
+            hit = self._requester.remote.cached(fingerprint(NAME, direction, sid, fields))
+            if hit is not None:
+                lists[sid] = self._papers(hit)
+            elif direction == "citations" and self._expected(sid, direction) > HEAVY_CITATIONS:
+                heavy.append(sid)  # nested in a batch, a list this long would crowd the others out
+            else:
+                todo.append(sid)
+        total = len(lists) + len(todo) + len(heavy)
+
+        def report() -> None:
+            if progress is not None:
+                progress(len(lists) + len(errors), total)
+
+        queue = self._chunks(todo, direction)
+        while queue:
+            chunk = queue.pop(0)
+            try:
+                records = await self._batch(chunk, fields, f"{direction} of {len(chunk)} papers")
+            except BudgetExhausted as exc:
+                rest = chunk + [sid for c in queue for sid in c] + heavy
+                errors.update(dict.fromkeys(rest, exc))
+                if (budget := current_budget()) is not None:
+                    budget.skip(f"{direction} of {len(rest)} papers")
+                heavy = []
+                break
+            except BadRequest as exc:
+                if "exceed" in exc.message.lower() and len(chunk) > 1:
+                    half = len(chunk) // 2  # the answer would be too big after all: ask for each half
+                    queue[:0] = [chunk[:half], chunk[half:]]
+                    continue
+                errors.update(dict.fromkeys(chunk, exc))
+                continue
+            except SourceError as exc:
+                errors.update(dict.fromkeys(chunk, exc))
+                continue
+            for sid, rec in zip(chunk, records, strict=True):
+                if rec is None:
+                    errors[sid] = NotFound(NAME, f"no paper with id {sid!r}")
+                    continue
+                linked = [r for r in rec.get(direction) or [] if r]
+                lists[sid] = self._papers(linked)
+                if self.cache is not None:
+                    self.cache.set(fingerprint(NAME, direction, sid, fields), linked)
+            report()
+        for sid in heavy:
+            try:
+                lists[sid] = await self.citations(sid, limit)
+            except SourceError as exc:
+                errors[sid] = exc
+            report()
+        for raw_id, sid in wanted.items():
+            if sid in lists:
+                out.found[raw_id] = lists[sid][:limit]
+            elif sid in errors:
+                out.failed[raw_id] = errors[sid]
+        return out
 
     async def recommend(
         self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50
@@ -406,7 +643,7 @@ class SemanticScholarSource(Source):
             found = await self._call(
                 self._client.get_recommended_papers_from_lists(pos, neg or None, fields=PAPER_FIELDS, limit=limit)
             )
-        return _papers([p.raw_data for p in found])[:limit]
+        return self._papers([p.raw_data for p in found])[:limit]
 
     # --- authors ------------------------------------------------------------------------------
     async def search_authors(self, query: str, limit: int = 10) -> list[Author]:
@@ -428,7 +665,7 @@ class SemanticScholarSource(Source):
     async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:
         aid = _author_key(author_id)
         results = await self._call(self._client.get_author_papers(aid, fields=PAPER_FIELDS, limit=self._page(limit)))
-        return _papers(await self._call(_take(results, limit)))
+        return self._papers(await self._call(_take(results, limit)))
 
     async def aclose(self) -> None:
         await self._requester.aclose()

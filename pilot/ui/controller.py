@@ -9,11 +9,13 @@ the editor that keeps the user's text).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import json
 import logging
 import shutil
 import tempfile
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,6 +93,10 @@ class UIState:
     # what the last re-run changed in the list: ids that are new, papers that left
     new_ids: list[str] = field(default_factory=list)
     removed: list[Paper] = field(default_factory=list)
+    # while a search runs: what it is doing, and a preview of its results from the steps done so far
+    live_status: str = ""
+    live_results: list[RankedPaper] | None = None
+    updates: asyncio.Queue | None = None  # where the running session posts progress (``Controller.stream``)
     tmpdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="pilot-ui-"))
     # Gradio runs events concurrently; one user's clicks must reach their session one at a time.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -107,6 +113,11 @@ class UIState:
     @property
     def results(self) -> list[RankedPaper]:
         return list(self.session.results) if self.session is not None else []
+
+    @property
+    def shown_results(self) -> list[RankedPaper]:
+        """What the results panel shows: a running search's preview, else the last results."""
+        return list(self.live_results) if self.live_results is not None else self.results
 
     @property
     def kept_ids(self) -> list[str]:
@@ -191,8 +202,11 @@ class Controller:
             ui.last_error = "no paper source is configured"
             return None
         before = (_search_key(session), [r.paper for r in session.results])
+        queue = ui.updates
+        watching = session.observing(queue.put_nowait) if queue is not None else contextlib.nullcontext()
         try:
-            reply = await coro_fn(session, *args)
+            with watching:
+                reply = await coro_fn(session, *args)
         except Exception as exc:
             log.exception("%s failed", what)
             ui.last_error = _short(exc)
@@ -244,6 +258,57 @@ class Controller:
             ui.params_text = json.dumps(wf.node(ui.selected).params, indent=2, ensure_ascii=False)
         else:
             ui.params_text = ""
+
+    # --- streaming ----------------------------------------------------------------------------
+
+    async def stream(self, ui: UIState, action, *args, working: str = "working…") -> AsyncIterator[UIState]:
+        """Run one UI action, yielding ``ui`` whenever there is something new to show while it runs: which
+        steps are running ("expanding references: 12 of 40 seeds") and a preview of the results from the
+        steps done so far. The last yield is the finished action."""
+        queue: asyncio.Queue = asyncio.Queue()
+        ui.updates = queue
+        ui.live_status = working
+        ui.live_results = None
+        task = asyncio.ensure_future(action(ui, *args))
+        getter: asyncio.Future | None = None
+        try:
+            yield ui
+            while not task.done():
+                getter = asyncio.ensure_future(queue.get())
+                await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done():
+                    continue
+                updates = [getter.result()]
+                while not queue.empty():
+                    updates.append(queue.get_nowait())
+                if self._absorb_progress(ui, updates):
+                    yield ui
+            await task
+        finally:
+            if getter is not None and not getter.done():
+                getter.cancel()
+            if not task.done():
+                task.cancel()
+            ui.updates = None
+            ui.live_status = ""
+            ui.live_results = None
+        yield ui
+
+    @staticmethod
+    def _absorb_progress(ui: UIState, updates: list) -> bool:
+        """Fold progress updates into the live view; whether the screen changed."""
+        before = (ui.live_status, id(ui.live_results))
+        for upd in updates:
+            if getattr(upd, "final", False):
+                continue  # the reply itself brings the final list
+            line = upd.status_line() if hasattr(upd, "status_line") else str(upd)
+            if line:
+                ui.live_status = line
+            if isinstance(getattr(upd, "preview", None), list) and upd.preview:
+                ui.live_results = upd.preview
+                n = len(upd.preview)
+                ui.live_status += f" · showing the first {n} results while the rest arrive"
+        return (ui.live_status, id(ui.live_results)) != before
 
     # --- chat -------------------------------------------------------------------------------
 

@@ -78,6 +78,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                 search_now = gr.Button("Search now", elem_id="pilot-search-now")
             with gr.Column(scale=7, min_width=480), gr.Tabs(elem_id="pilot-tabs"):
                 with gr.Tab("Results", id="results", elem_id="pilot-tab-results"):
+                    status = gr.Markdown("", elem_id="pilot-status")
                     with gr.Accordion("Filter the results", open=False, elem_id="pilot-filters"):
                         with gr.Row():
                             f_year_min = gr.Number(label="from year", precision=0, elem_id="pilot-f-year-min")
@@ -212,6 +213,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             library_store,
             chatbot,
             *options,
+            status,
             results,
             rate_pick,
             keep,
@@ -249,7 +251,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                 gr.update(value=opts[i].label, visible=True) if i < len(opts) else gr.update(visible=False)
                 for i in range(MAX_OPTIONS)
             ]
-            res = ui.results
+            res = ui.shown_results
             labelled = [(render.paper_label(i, r), r.paper.id) for i, r in enumerate(res, start=1)]
             files = controller.export_files(ui)
             wf = ui.workflow
@@ -287,6 +289,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                 store,
                 [{"role": m["role"], "content": render.chat_text(m["content"])} for m in ui.chat],
                 *option_updates,
+                render.chat_text(ui.live_status),
                 panel,
                 gr.update(choices=labelled, value=None),
                 gr.update(choices=labelled, value=kept),
@@ -320,27 +323,30 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             return controller.new_state()
 
         def action(fn, desc: str):
-            """Wrap a controller action: lazily create the state, show progress, never leak a traceback."""
+            """Wrap a controller action: lazily create the state, stream what a running search has so far
+            (status line, preview of the results), never leak a traceback."""
 
-            # no functools.wraps: Gradio reads this signature to find the gr.Progress parameter
-            async def handler(ui, *args, progress=gr.Progress()):  # noqa: B008 - how Gradio injects progress
-                progress(0.1, desc=desc)
-                return await _apply(ui, fn, *args)
+            async def handler(ui, *args):
+                async for view in _apply(ui, fn, *args, working=desc):
+                    yield view
 
             return handler
 
-        async def _apply(ui, fn, *args) -> list[Any]:
+        async def _apply(ui, fn, *args, working: str = "working…"):
             ui = _ensure(ui)
             async with ui.lock:
                 ui.edit_message = ""
-                try:
-                    result = fn(ui, *args)
-                    if hasattr(result, "__await__"):
-                        await result
-                except Exception as exc:
-                    log.exception("UI action failed")
-                    ui.say("assistant", f"Something went wrong: {exc}")
-                return _view(ui)
+                async for _ in controller.stream(ui, _guarded, fn, *args, working=working):
+                    yield _view(ui)
+
+        async def _guarded(ui: UIState, fn, *args) -> None:
+            try:
+                result = fn(ui, *args)
+                if hasattr(result, "__await__"):
+                    await result
+            except Exception as exc:
+                log.exception("UI action failed")
+                ui.say("assistant", f"Something went wrong: {exc}")
 
         # clicks inside the HTML panels carry their data in the event (see render.RESULTS_JS / DAG_JS / …)
         def _data(evt: gr.EventData) -> dict[str, Any]:
@@ -349,20 +355,25 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
 
         async def on_result_click(ui, evt: gr.EventData):
             data = _data(evt)
-            return await _apply(ui, controller.paper_action, data.get("act"), data.get("id"))
+            async for view in _apply(ui, controller.paper_action, data.get("act"), data.get("id")):
+                yield view
 
         async def on_dag_click(ui, evt: gr.EventData):
-            return await _apply(ui, controller.select_node, _data(evt).get("node"))
+            async for view in _apply(ui, controller.select_node, _data(evt).get("node")):
+                yield view
 
         async def on_version_click(ui, evt: gr.EventData):
-            return await _apply(ui, controller.goto_version, _data(evt).get("version"))
+            async for view in _apply(ui, controller.goto_version, _data(evt).get("version")):
+                yield view
 
         async def on_map_click(ui, evt: gr.EventData):
-            return await _apply(ui, controller.map_pick, _data(evt).get("paper"))
+            async for view in _apply(ui, controller.map_pick, _data(evt).get("paper")):
+                yield view
 
         async def on_form_submit(ui, evt: gr.EventData):
             data = _data(evt)
-            return await _apply(ui, controller.apply_form, data.get("node"), data.get("values"))
+            async for view in _apply(ui, controller.apply_form, data.get("node"), data.get("values")):
+                yield view
 
         # One queue for every action, served in arrival order by ``concurrency`` workers. A visitor's own
         # actions still run one after another, in the order they were made, because each takes its

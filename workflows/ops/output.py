@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from pydantic import Field
@@ -78,7 +79,8 @@ class ExtractEvidenceOp(Operator[EvidenceParams, EvidenceInputs]):
         anchors = papers_of(inputs.anchor)
         papers = [it.paper for it in head]
         # embedding every sentence of 50 abstracts costs seconds on a CPU; the top few get it, the rest overlap
-        best = best_sentences(ctx, papers[: params.dense_top], query.strip(), anchors)
+        # sentence embeddings are CPU work: off the event loop, so a running search's requests keep flowing
+        best = await asyncio.to_thread(best_sentences, ctx, papers[: params.dense_top], query.strip(), anchors)
         best += best_sentences(ctx, papers[params.dense_top :], query.strip(), anchors, dense=False)
         out = []
         for it, matches in zip(head, best, strict=True):

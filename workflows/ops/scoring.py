@@ -50,7 +50,6 @@ FEATURES: dict[str, str] = {
 EV_PREFIX = "ev:"  # "ev:<name>" = log(1 + an evidence score recorded upstream, e.g. ev:refs_of_similar.support)
 _LOG_FEATURES = {"citations", "cocitation", "coupling"}
 _MAX_CITERS = 1000
-_CONCURRENCY = 8
 
 
 class ScoreParams(OperatorParams):
@@ -132,13 +131,20 @@ class _Graph:
             return set(paper.references or [])
 
     async def many_refs(self, papers: list[Paper]) -> list[set[str]]:
-        sem = asyncio.Semaphore(_CONCURRENCY)
-
-        async def one(p: Paper) -> set[str]:
-            async with sem:
-                return await self.refs(p)
-
-        return list(await asyncio.gather(*(one(p) for p in papers)))
+        """Reference lists of the candidates: known ones as they are, the first ``max_lookups`` unknown ones
+        from the source in one batch call (a remote source answers hundreds per request)."""
+        unknown = [p.id for p in papers if p.references is None][: max(0, self.budget)]
+        self.budget -= len(unknown)
+        got = await self.ctx.source.linked(unknown, "references", 2000) if unknown else None
+        if got is not None:
+            self.errors += len(got.failed)
+        out: list[set[str]] = []
+        for p in papers:
+            if p.references is not None:
+                out.append(set(p.references))
+            else:
+                out.append({q.id for q in got.found.get(p.id, [])} if got is not None else set())
+        return out
 
     async def anchor_refs(self, anchors: list[Paper]) -> set[str]:
         # Ask the source rather than trusting the record: a benchmark case may hide the anchor's references.
@@ -148,13 +154,9 @@ class _Graph:
         return out
 
     async def anchor_citers(self, anchors: list[Paper]) -> list[Paper]:
-        out: list[Paper] = []
-        for a in anchors:
-            try:
-                out += await self.ctx.source.citations(a.id, limit=_MAX_CITERS)
-            except SourceError:
-                self.errors += 1
-        return out
+        got = await self.ctx.source.linked([a.id for a in anchors], "citations", _MAX_CITERS)
+        self.errors += len(got.failed)
+        return [p for a in anchors for p in got.found.get(a.id, [])]
 
 
 def _graph_distance(
@@ -194,10 +196,11 @@ async def compute_features(
         field = (lambda p: p.title) if params.lexical_field == "title" else (lambda p: p.text)
         out["lexical"] = bm25(query, [tokens(field(p)) for p in papers])
     if "dense" in wanted:
+        # embedding hundreds of candidates is CPU work: off the event loop, so the run's requests keep flowing
         if params.dense_to == "anchor" and anchors:
-            sims = cosine_to(ctx, papers, "", anchors)
+            sims = await asyncio.to_thread(cosine_to, ctx, papers, "", anchors)
         else:
-            sims = cosine_to(ctx, papers, text if params.dense_to != "anchor" else "", anchors)
+            sims = await asyncio.to_thread(cosine_to, ctx, papers, text if params.dense_to != "anchor" else "", anchors)
         if sims is None:
             ctx.notes.append("no embeddings available, dense feature is 0")
             sims = np.zeros(n, dtype=np.float32)

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from pilot.models import Paper, RankedPaper, SearchFilters
-from pilot.sources.base import NotFound, SearchMode, SourceError
+from pilot.sources.base import BudgetExhausted, GraphDirection, NotFound, SearchMode, SourceError
 from workflows.operator import (
     NoInputs,
     Operator,
@@ -23,9 +23,6 @@ from workflows.operator import (
 )
 from workflows.ops.features import papers_of, ranked, support_key
 from workflows.ports import PortType
-
-# How many source calls one node keeps in flight (a remote API would rate-limit more).
-_CONCURRENCY = 8
 
 
 class AnchorParams(OperatorParams):
@@ -171,16 +168,6 @@ class CitationExpandParams(OperatorParams):
     include_seeds: bool = False
 
 
-async def neighbours(ctx: RunContext, pid: str, direction: str, limit: int) -> list[Paper]:
-    """References and/or citations of one paper; a direction the source lacks yields nothing, not an error."""
-    out: list[Paper] = []
-    if direction in ("references", "both"):
-        out += await ctx.source.references(pid, limit=limit)
-    if direction in ("citations", "both"):
-        out += await ctx.source.citations(pid, limit=limit)
-    return out
-
-
 @dataclass(kw_only=True)
 class SeedInputs(OperatorInputs):
     seeds: list[RankedPaper] = port(PortType.PAPERS, name="in", description="seed papers")
@@ -196,32 +183,36 @@ class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
     output = PortType.RANKED
 
     async def run(self, ctx: RunContext, params: CitationExpandParams, inputs: SeedInputs) -> list[RankedPaper]:
+        # seeds arrive best first; a source that must ration requests expands them in that order
         seeds = [it.paper for it in inputs.seeds][: params.max_seeds]
         seen = {p.id for p in seeds}
         support: dict[str, int] = defaultdict(int)
         hops: dict[str, int] = {}
         papers: dict[str, Paper] = {}
-        errors: list[SourceError] = []
-        sem = asyncio.Semaphore(_CONCURRENCY)
-
-        async def one(pid: str) -> list[Paper]:
-            async with sem:
-                try:
-                    return await neighbours(ctx, pid, params.direction, params.per_paper_limit)
-                except SourceError as exc:
-                    errors.append(exc)
-                    return []
-
+        directions: list[GraphDirection] = (
+            ["references", "citations"] if params.direction == "both" else [params.direction]
+        )
         frontier = [p.id for p in seeds]
         calls = 0
+        failed: dict[str, SourceError] = {}
         for hop in range(1, params.depth + 1):
             if not frontier:
                 break
             calls += len(frontier)
-            found = await asyncio.gather(*(one(pid) for pid in frontier))
+            lists: dict[str, list[Paper]] = defaultdict(list)
+            for direction in directions:
+                what = f"expanding {direction}" + (f" (hop {hop})" if params.depth > 1 else "")
+
+                def progress(done: int, total: int, what: str = what) -> None:
+                    ctx.report(f"{what}: {done} of {total} seeds")
+
+                got = await ctx.source.linked(frontier, direction, params.per_paper_limit, progress=progress)
+                for pid in frontier:
+                    lists[pid] += got.found.get(pid, [])
+                failed.update({pid: exc for pid, exc in got.failed.items() if pid not in got.found})
             nxt: list[str] = []
-            for linked in found:
-                for p in {q.id: q for q in linked}.values():  # one seed counts once per target
+            for pid in frontier:
+                for p in {q.id: q for q in lists[pid]}.values():  # one seed counts once per target
                     if p.id in seen and p.id not in papers:
                         continue  # a seed itself
                     support[p.id] += 1
@@ -230,10 +221,17 @@ class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
                         hops[p.id] = hop
                         nxt.append(p.id)
             frontier = nxt[: params.max_seeds]
-        if errors and len(errors) >= calls:
-            raise errors[0]
-        if errors:
-            ctx.notes.append(f"{len(errors)} of {calls} lookups failed ({errors[0].message})")
+        if failed and len(failed) >= calls and not papers:
+            raise next(iter(failed.values()))
+        spent = [pid for pid, exc in failed.items() if isinstance(exc, BudgetExhausted)]
+        if spent:
+            ctx.notes.append(
+                f"{len(spent)} of {calls} seeds not expanded: the turn's request budget was spent "
+                f"({', '.join(directions)} of the lower-ranked seeds skipped)"
+            )
+        others = [exc for exc in failed.values() if not isinstance(exc, BudgetExhausted)]
+        if others:
+            ctx.notes.append(f"{len(others)} of {calls} lookups failed ({others[0].message})")
         key = support_key(ctx.node_id)
         order = sorted(papers, key=lambda pid: (hops[pid], -support[pid]))
         out = [

@@ -1,0 +1,105 @@
+"""The per-turn request budget: remote requests are the scarce resource, so each turn gets a number of them.
+
+    with budget_scope(settings.request_budget) as budget:   # the session opens one per turn
+        ...                                                  # remote sources call spend() per request
+    budget.usage        # SourceUsage: requests, cache hits, shared answers, rate waits, 429s, skipped
+
+A scope is carried by a context variable, so every task the turn starts (the executor's node tasks) spends
+from the same budget; an inner scope joins the outer one. Outside any scope nothing is capped (usage is
+not recorded either). Only requests that would go over the network count: cache hits and answers shared
+with an identical request in flight are free.
+
+Deeper pages of a result list are *optional*: they are fetched only while more than a quarter of the
+budget is left, so the first page of every search and expansion comes before the second page of any.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from pilot.models import SourceUsage
+from pilot.sources.base import BudgetExhausted
+
+_CURRENT: contextvars.ContextVar[RequestBudget | None] = contextvars.ContextVar("pilot_request_budget", default=None)
+_OPTIONAL: contextvars.ContextVar[bool] = contextvars.ContextVar("pilot_optional_request", default=False)
+
+BUDGET_HINT = "raise PILOT_REQUEST_BUDGET, or ask again: everything fetched so far is cached and costs nothing"
+
+
+class RequestBudget:
+    def __init__(self, limit: int | None):
+        self.usage = SourceUsage(budget=limit if limit is None else max(0, int(limit)))
+        self.started = time.perf_counter()
+        self._lock = threading.Lock()
+
+    @property
+    def limit(self) -> int | None:
+        return self.usage.budget
+
+    @property
+    def remaining(self) -> int | None:
+        return None if self.limit is None else max(0, self.limit - self.usage.requests)
+
+    def reserve(self) -> int:
+        return 0 if self.limit is None else max(1, self.limit // 4)
+
+    def spend(self, source: str, what: str) -> None:
+        """Count one new request, or raise ``BudgetExhausted`` (and note ``what`` as skipped) when none is left."""
+        optional = _OPTIONAL.get()
+        with self._lock:
+            left = self.remaining
+            if left is not None and (left <= 0 or (optional and left <= self.reserve())):
+                self.skip(what)
+                why = "only a reserve is left for first pages" if optional and left > 0 else "none is left"
+                raise BudgetExhausted(
+                    source, f"the request budget of this turn ({self.limit} requests) is spent: {why}", BUDGET_HINT
+                )
+            self.usage.requests += 1
+
+    def retry(self) -> None:
+        """A retry of a request already admitted: counted, never refused (the caller is waiting on it)."""
+        with self._lock:
+            self.usage.requests += 1
+            self.usage.retries += 1
+
+    def skip(self, what: str) -> None:
+        if what and what not in self.usage.skipped:
+            self.usage.skipped.append(what)
+
+    def finish(self) -> SourceUsage:
+        self.usage.seconds = round(time.perf_counter() - self.started, 3)
+        return self.usage
+
+
+def current_budget() -> RequestBudget | None:
+    return _CURRENT.get()
+
+
+@contextmanager
+def budget_scope(limit: int | None) -> Iterator[RequestBudget]:
+    """A fresh budget for this turn, or the enclosing turn's when one is open."""
+    outer = _CURRENT.get()
+    if outer is not None:
+        yield outer
+        return
+    budget = RequestBudget(limit)
+    token = _CURRENT.set(budget)
+    try:
+        yield budget
+    finally:
+        _CURRENT.reset(token)
+        budget.finish()
+
+
+@contextmanager
+def optional_requests() -> Iterator[None]:
+    """Requests made inside are deeper pages: they yield to first pages when the budget runs low."""
+    token = _OPTIONAL.set(True)
+    try:
+        yield
+    finally:
+        _OPTIONAL.reset(token)

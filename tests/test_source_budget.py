@@ -1,0 +1,229 @@
+"""Requests as a scarce resource: pilot's Semantic Scholar source against the emulator on 127.0.0.1.
+
+The emulator (``emulators.s2``) serves the corpus slice with S2's shapes and limits and counts what it
+receives (``/_stats``), so each test checks what the service saw: batch requests instead of one per
+seed, nothing sent twice, the turn's budget kept (and what it skipped named to the user), 429 +
+``Retry-After`` waited out, an exhausted pool failing fast, faults mid-turn leaving the session usable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from emulators.s2 import S2Emulator
+from emulators.server import Limits, RateSpec, Running
+from pilot.runtime import Runtime
+from pilot.session import Session
+from pilot.settings import Settings
+from pilot.sources.base import RateLimited
+from pilot.sources.budget import budget_scope
+from pilot.sources.s2 import SemanticScholarSource
+from tests.emulator_process import EmulatorProcess
+
+ANCHOR = "acl:D08-1048"  # "Automatic induction of FrameNet lexical units": references and citers in the slice
+CITED = "acl:J93-2004"  # the Penn Treebank: many citers in the slice
+
+
+def s2_settings(url: str, cache_dir: Path, key: str | None = "", **kw) -> Settings:
+    """Settings for a source on the emulator; every test gets its own key, so its own rate limiter."""
+    key = f"k-{uuid.uuid4().hex[:8]}" if key == "" else key
+    return Settings(
+        _env_file=None,
+        sources="s2",
+        s2_base_url=f"{url}/graph/v1",
+        s2_recommendations_url=f"{url}/recommendations/v1",
+        s2_api_key=SecretStr(key) if key else None,
+        cache_dir=cache_dir,
+        http_timeout_s=120,  # the first search loads the embedding model inside the emulator
+        **kw,
+    )
+
+
+def stats(url: str) -> dict:
+    return httpx.get(f"{url}/_stats", timeout=10).json()
+
+
+@pytest.fixture
+def emulator(local_source):
+    """An unlimited, instant emulator over the slice; tests that need limits start their own."""
+    with Running(S2Emulator(local_source)) as running:
+        yield running.url
+
+
+def slice_ids(local_source, n: int) -> list[str]:
+    """Corpus ids (ACL papers: S2 resolves them as ACL:…) that have in-corpus references."""
+    store = local_source.store
+    out = [pid for row, pid in enumerate(store.ids) if pid.startswith("acl:") and len(store.references(row))]
+    return out[:n]
+
+
+async def test_references_of_many_seeds_come_in_one_batch_request_and_are_cached_per_paper(
+    emulator, local_source, tmp_path
+):
+    seeds = slice_ids(local_source, 120)
+    src = SemanticScholarSource(s2_settings(emulator, tmp_path))
+    try:
+        # seeds arrive as papers some earlier answer described (their reference counts size the batches)
+        await src.get_papers(seeds)
+        got = await src.linked(seeds, "references", limit=500)
+        assert not got.failed and set(got.found) == set(seeds)
+        for pid in seeds[:20]:  # the same lists as the corpus's own graph
+            local = {p.title for p in await local_source.references(pid, limit=500)}
+            assert {p.title for p in got.found[pid]} == local
+        assert stats(emulator)["requests"] == {"POST /graph/v1/paper/batch": 2}  # the details, then the lists
+
+        again = await src.linked(seeds[:60], "references", limit=500)  # all cached: nothing sent
+        assert set(again.found) == set(seeds[:60])
+        more = slice_ids(local_source, 200)[120:]
+        await src.get_papers(more)
+        await src.linked(seeds[60:] + more, "references", limit=500)  # only the 80 new ones are asked for
+        s = stats(emulator)
+        assert s["requests"] == {"POST /graph/v1/paper/batch": 4}
+    finally:
+        await src.aclose()
+
+
+async def test_identical_requests_in_flight_are_sent_once(local_source, tmp_path):
+    with Running(S2Emulator(local_source, latency_ms=300)) as running:
+        src = SemanticScholarSource(s2_settings(running.url, tmp_path))
+        try:
+            with budget_scope(None) as budget:
+                papers = await asyncio.gather(*(src.get_paper(ANCHOR) for _ in range(5)))
+            assert {p.title for p in papers} == {"Automatic induction of FrameNet lexical units"}
+            assert stats(running.url)["total"] == 1
+            assert budget.usage.requests == 1 and budget.usage.shared == 4
+        finally:
+            await src.aclose()
+
+
+async def test_answers_are_cached_on_disk_for_the_next_process(emulator, tmp_path):
+    first = SemanticScholarSource(s2_settings(emulator, tmp_path))
+    await first.search_papers("frame semantic parsing", limit=20)
+    await first.linked([ANCHOR], "citations")
+    await first.aclose()
+    before = stats(emulator)["total"]
+    second = SemanticScholarSource(s2_settings(emulator, tmp_path))  # a new process would open the same cache
+    with budget_scope(None) as budget:
+        hits = await second.search_papers("frame semantic parsing", limit=20)
+        cites = await second.linked([ANCHOR], "citations")
+    await second.aclose()
+    assert len(hits) == 20 and cites.found[ANCHOR]
+    assert stats(emulator)["total"] == before and budget.usage.cache_hits == 2
+
+
+async def test_one_key_one_limiter_keeps_the_rate_across_sources(local_source, tmp_path):
+    with EmulatorProcess(local_source.store.dir, rps=2) as url:
+        src = SemanticScholarSource(s2_settings(url, tmp_path, s2_rate="2/1"))
+        other = SemanticScholarSource(s2_settings(url, tmp_path / "other", key=src_key(src), s2_rate="2/1"))
+        started = time.monotonic()
+        try:
+            ids = slice_ids(local_source, 8)
+            # two source objects, one key: one limiter, so together they keep the key's rate
+            await asyncio.gather(*(s.get_paper(i) for s, i in zip([src, other] * 4, ids, strict=False)))
+        finally:
+            await src.aclose()
+            await other.aclose()
+        s = stats(url)
+    # The service counts arrivals; on a loaded machine one request can arrive late enough to share a window
+    # with the next pair, and is then refused and retried after Retry-After. More than one refusal means the
+    # two sources did not keep the key's rate together (with one limiter each, 8 requests draw 4+ refusals).
+    assert s["rate_limited"] <= 1 and s["total"] == 8 + s["rate_limited"], s
+    assert time.monotonic() - started >= 2.9  # 8 requests at 2 per second
+
+
+def src_key(src: SemanticScholarSource) -> str:
+    return src._requester._key.get_secret_value()  # the test's own key, to open a second source with it
+
+
+async def test_429_with_retry_after_pauses_every_request_with_the_key(local_source, tmp_path):
+    """The client believes it may send 20/s; the service allows 2/s and says Retry-After: 1. The client must
+    wait that out (all of its requests, not only the refused one) instead of hammering until it gives up."""
+    emu = S2Emulator(local_source, limits=Limits(keyed=RateSpec(2, 1.0)))
+    with Running(emu) as running:
+        src = SemanticScholarSource(s2_settings(running.url, tmp_path, s2_rate="20/1"), backoff_s=0.01)
+        try:
+            with budget_scope(None) as budget:
+                papers = await asyncio.gather(*(src.get_paper(i) for i in slice_ids(local_source, 6)))
+        finally:
+            await src.aclose()
+        s = stats(running.url)
+    assert len(papers) == 6  # all recovered
+    assert 1 <= s["rate_limited"] <= 6 and budget.usage.rate_limited == s["rate_limited"]
+    assert budget.usage.retries == s["rate_limited"]
+    assert budget.usage.rate_wait_s >= 1.0  # the pause came from Retry-After, through the limiter
+
+
+async def test_an_exhausted_pool_fails_fast_with_a_hint(local_source, tmp_path):
+    emu = S2Emulator(local_source, limits=Limits(anonymous=RateSpec(3, 300.0)))
+    with Running(emu) as running:
+        src = SemanticScholarSource(s2_settings(running.url, tmp_path, key=None, s2_rate="3/300"))
+        ids = slice_ids(local_source, 4)
+        try:
+            for pid in ids[:3]:
+                await src.get_paper(pid)
+            started = time.monotonic()
+            with pytest.raises(RateLimited) as info:
+                await src.get_paper(ids[3])
+            assert time.monotonic() - started < 1.0  # no minutes-long hang inside a turn
+            assert "PILOT_S2_API_KEY" in (info.value.hint or "")
+        finally:
+            await src.aclose()
+        assert stats(running.url)["total"] == 3  # the refused request was never sent
+
+
+# --- whole turns --------------------------------------------------------------------------------------
+def s2_runtime(url: str, cache_dir: Path, **kw) -> Runtime:
+    settings = s2_settings(url, cache_dir, max_turns=0, **kw)
+    return Runtime.for_source(SemanticScholarSource(settings), settings)
+
+
+BUDGET = 5
+
+
+async def test_a_spent_budget_returns_partial_results_and_names_what_it_skipped(emulator, tmp_path):
+    # enough for the anchor and the first page of a search or two, far from the whole sibling search
+    rt = s2_runtime(emulator, tmp_path, request_budget=BUDGET)
+    s = Session(rt)
+    reply = await s.user_says(f"Papers similar to [{ANCHOR}]")  # max_turns=0: searches at once
+    assert reply.error is None and reply.results, reply.message
+    usage = reply.usage
+    assert usage is not None and usage.budget == BUDGET
+    assert usage.requests - usage.retries <= BUDGET
+    assert usage.skipped  # named: what the budget left out
+    note = next(n for n in reply.notes if "request budget" in n)
+    assert any(word in note for word in ("references of", "citations of", "search"))
+    assert stats(emulator)["total"] <= BUDGET
+
+    # asking again continues where the turn stopped: the steps that finished are not fetched again, the new
+    # budget buys (some of) the rest
+    first = stats(emulator)["total"]
+    again = await s.rerun()
+    assert 1 <= again.usage.requests <= BUDGET
+    assert stats(emulator)["total"] == first + again.usage.requests
+    assert len(again.results) >= len(reply.results)
+    await rt.source.aclose()
+
+
+async def test_faults_mid_turn_leave_the_session_usable(local_source, tmp_path):
+    with Running(S2Emulator(local_source, seed=7)) as running:
+        rt = s2_runtime(running.url, tmp_path, request_budget=40)
+        s = Session(rt)
+        first = await s.user_says(f"Which older papers does [{ANCHOR}] build on?")
+        assert first.error is None and first.results
+        httpx.post(f"{running.url}/_faults", json={"spec": "503:0.6,reset:0.3"})
+        hurt = await s.user_says(f"Papers similar to [{CITED}]")
+        assert isinstance(hurt.message, str) and hurt.message  # an answer, not an exception
+        httpx.post(f"{running.url}/_faults", json={"spec": ""})
+        healed = await s.user_says(f"Which papers came after [{CITED}]?")
+        assert healed.error is None and healed.results
+        assert s.anchor is not None and "Penn Treebank" in s.anchor.title
+        faults = stats(running.url)["faults"]
+        assert faults.get("503", 0) + faults.get("reset", 0) >= 1
+        await rt.source.aclose()
