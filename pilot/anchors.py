@@ -24,6 +24,7 @@ from pilot.models import Paper
 from pilot.names import impact, introduces
 from pilot.sources.base import NotFound, Source
 from pilot.text import normalize_title
+from workflows.diff import short
 
 ResolutionKind = Literal["paper", "ask", "missing", "topic"]
 DOMINANCE = 3.0  # a name's paper is taken without asking when it is this many times better known than the next
@@ -155,6 +156,15 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
     close = sorted(
         (p for p in found if similarity(query, p.title) >= threshold), key=lambda p: -similarity(query, p.title)
     )
+    if close and _typed_as_title(parsed) and len(query.split()) >= 5:
+        # a whole title with no exact match is not in the source; near misses are other papers that share
+        # words with it, offered only in case the user misremembered the title
+        return Resolution(
+            kind="ask",
+            candidates=close[:4],
+            note=f"“{short(query, 120)}” is not in the source under that title (it holds {where}). "
+            "Titles there that share words with it:",
+        )
     if close:
         return Resolution(kind="ask", candidates=close[:4])
     if _typed_as_title(parsed) and len(query.split()) >= 5:

@@ -600,7 +600,7 @@ class Session(BaseModel):
             assert res.paper is not None
             return await self._anchor_chosen_paper(res.paper, notes + ([res.note] if res.note else []))
         if res.kind == "ask":
-            return self._ask_anchor(res.candidates, parsed)
+            return self._ask_anchor(res.candidates, parsed, res.note)
         if res.kind == "missing":
             return self._missing(parsed, res.note or "That paper is not in the source.")
         return await self._topic_search(as_topic(parsed), notes)
@@ -663,7 +663,7 @@ class Session(BaseModel):
             results=self.results,
         )
 
-    def _ask_anchor(self, papers: list[Paper], parsed: ParsedRequest) -> Reply:
+    def _ask_anchor(self, papers: list[Paper], parsed: ParsedRequest, note: str | None = None) -> Reply:
         options, seen = [], set()
         for p in papers:
             label = _paper_label(p)
@@ -674,9 +674,8 @@ class Session(BaseModel):
         options.append(Option(label="None of these — search by my words", sets={}))
         self.anchor_candidates = papers
         self.pending = Message(kind="new_search", text=parsed.text, target="topic", request=as_topic(parsed))
-        self.question = Question(
-            slot="anchor", text=f"Which paper do you mean by “{short(parsed.anchor_query, 120)}”?", options=options
-        )
+        asked = f"Which paper do you mean by “{short(parsed.anchor_query, 120)}”?"
+        self.question = Question(slot="anchor", text=f"{note} Is it one of these?" if note else asked, options=options)
         self.phase = "anchor"
         return self._reply(self.question.text, question=self.question, candidates=papers)
 

@@ -123,6 +123,22 @@ async def test_a_title_the_source_does_not_hold_is_said_to_be_missing(runtime):
     assert s.anchor is None and s.intent.topic and reply.results
 
 
+async def test_an_unquoted_title_the_source_lacks_is_said_missing_before_near_misses_are_offered(runtime):
+    # typed as a title (long, capitalised) but held by no paper: say so, then offer the near misses as
+    # what they are — other papers sharing its words — never as if they were the paper
+    s = Session(runtime)
+    reply = await s.user_says(
+        "What came after Feature-Rich Part-of-Speech Tagging with Bidirectional Dependency Networks?"
+    )
+    assert "not in the source under that title" in reply.message and s.anchor is None and not reply.results
+    assert reply.question is not None and reply.question.slot == "anchor"
+    assert TAGGING in [o.sets.get("anchor_id") for o in reply.question.options]
+    # picking the near miss is still possible: the user may have misremembered the title
+    pick = next(i for i, o in enumerate(reply.question.options) if o.sets.get("anchor_id") == TAGGING)
+    await _settle(s, await s.choose(pick))
+    assert s.anchor is not None and s.anchor.id == TAGGING
+
+
 async def test_gibberish_gets_nothing_matches_not_a_list(runtime):
     s = Session(runtime)
     reply = await s.user_says("blorft quazzle wimbix")
