@@ -43,8 +43,12 @@ def free_port() -> int:
 
 class EmulatorProcess:
     def __init__(self, store_dir: Path, rps: float | None = None, pool: str | None = None, latency_ms: float = 0,
-                 faults: str | None = None):  # fmt: skip
+                 faults: str | None = None, warm: bool = False):  # fmt: skip
         self.args = [str(store_dir), "", str(rps or ""), pool or "", str(latency_ms), faults or ""]
+        # The emulator loads its search index on the first search, which takes seconds on a loaded machine;
+        # clients that probe the service at start-up with a short read timeout would then call it dead.
+        # ``warm`` sends one search before handing out the URL (it counts in ``/_stats``).
+        self.warm = warm
         self.proc: subprocess.Popen | None = None
         self.url = ""
 
@@ -63,9 +67,15 @@ class EmulatorProcess:
                 raise RuntimeError(f"emulator exited: {self.proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
             try:
                 httpx.get(f"{self.url}/_stats", timeout=1)
-                return self.url
             except httpx.HTTPError:
                 time.sleep(0.2)
+                continue
+            if self.warm:
+                params = {"query": "warm up", "limit": 1, "fields": "title"}
+                httpx.get(
+                    f"{self.url}/graph/v1/paper/search", params=params, timeout=max(1.0, deadline - time.monotonic())
+                )
+            return self.url
         raise RuntimeError("emulator did not start within 120 s")
 
     def __exit__(self, *exc: Any) -> None:

@@ -123,7 +123,7 @@ def stats(url: str) -> dict:
 
 
 def test_replicas_share_answers_and_one_rate_budget(local_source, redis_url, tmp_path):
-    with EmulatorProcess(local_source.store.dir, rps=RPS) as emulator:
+    with EmulatorProcess(local_source.store.dir, rps=RPS, warm=True) as emulator:
         shared = None if os.environ.get("PILOT_TEST_REPLICAS_WITHOUT_REDIS") else redis_url  # the control run
         a = App(emulator, shared, tmp_path / "a")
         b = App(emulator, shared, tmp_path / "b")
