@@ -74,6 +74,9 @@ class App:
             "PILOT_REQUEST_BUDGET": "20",
             "PILOT_HTTP_TIMEOUT_S": "120",
             "PILOT_NODE_TIMEOUT_S": "120",  # a loaded test machine embeds slowly; timeouts are not under test
+            # nor is the start-up probe: two replicas importing torch at once on a loaded machine can starve its
+            # thread past the 3 s default (the full suite failed so in a clean clone, "No paper source")
+            "PILOT_CONNECT_TIMEOUT_S": "20",
         }
         env.pop("PILOT_REDIS_URL", None)
         if redis_url:
