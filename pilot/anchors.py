@@ -156,18 +156,14 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
     close = sorted(
         (p for p in found if similarity(query, p.title) >= threshold), key=lambda p: -similarity(query, p.title)
     )
-    if close and _typed_as_title(parsed) and len(query.split()) >= 5:
+    whole_title = _typed_as_title(parsed) and len(query.split()) >= 5
+    if close:
         # a whole title with no exact match is not in the source; near misses are other papers that share
         # words with it, offered only in case the user misremembered the title
-        return Resolution(
-            kind="ask",
-            candidates=close[:4],
-            note=f"“{short(query, 120)}” is not in the source under that title (it holds {where}). "
-            "Titles there that share words with it:",
-        )
-    if close:
-        return Resolution(kind="ask", candidates=close[:4])
-    if _typed_as_title(parsed) and len(query.split()) >= 5:
+        missing = f"“{short(query, 120)}” is not in the source under that title (it holds {where}). "
+        note = missing + "Titles there that share words with it:" if whole_title else None
+        return Resolution(kind="ask", candidates=close[:4], note=note)
+    if whole_title:
         return Resolution(
             kind="missing",
             note=f"“{query}” is not in the source, which holds {where}. "
