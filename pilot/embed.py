@@ -32,6 +32,10 @@ class Embedder:
         self.batch_size = batch_size
         self._model: Any = None  # a SentenceTransformer, loaded on first use (importing it takes seconds)
         self._lock = threading.Lock()
+        # One model call at a time: a progressive run's preview and the run itself often embed the same
+        # candidates; the second caller waits, then finds them in the cache instead of embedding them again
+        # (the model uses every core either way, so nothing is lost by taking turns).
+        self._encoding = threading.Lock()
 
     @property
     def model(self):
@@ -49,30 +53,59 @@ class Embedder:
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         out = np.zeros((len(texts), DIM), dtype=np.float32)
-        todo: list[int] = []
         keys = [fingerprint(MODEL_NAME, t) for t in texts]
-        for i, key in enumerate(keys):
-            hit = self.cache.get(key) if self.cache is not None else None
+        todo = self._from_cache(keys, out, range(len(texts)))
+        if not todo:
+            return out
+        with self._encoding:
+            todo = self._from_cache(keys, out, todo)  # another caller may have embedded them meanwhile
+            if todo:
+                vecs = self.model.encode(
+                    [texts[i] for i in todo],
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=show_progress,
+                ).astype(np.float32)
+                for j, i in enumerate(todo):
+                    out[i] = vecs[j]
+                    if self.cache is not None and len(todo) <= 256:  # bulk index builds are stored by the store
+                        self.cache.set(keys[i], vecs[j])
+        return out
+
+    def _from_cache(self, keys: list[str], out: np.ndarray, rows: Any) -> list[int]:
+        """Fill ``out`` rows whose vector is cached; the rows still to embed."""
+        todo: list[int] = []
+        for i in rows:
+            hit = self.cache.get(keys[i]) if self.cache is not None else None
             if hit is not None:
                 out[i] = hit
             else:
                 todo.append(i)
-        if todo:
-            vecs = self.model.encode(
-                [texts[i] for i in todo],
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=show_progress,
-            ).astype(np.float32)
-            for j, i in enumerate(todo):
-                out[i] = vecs[j]
-                if self.cache is not None and len(todo) <= 256:  # bulk index builds are stored by the store
-                    self.cache.set(keys[i], vecs[j])
+        return todo
+
+    def cached(self, texts: list[str]) -> np.ndarray:
+        """The cached vectors of ``texts`` (a zero row for each text not embedded yet): never runs the model."""
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return out
+        self._from_cache([fingerprint(MODEL_NAME, t) for t in texts], out, range(len(texts)))
         return out
 
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
+
+
+class CachedVectors(Embedder):
+    """An embedder that only looks vectors up (zero rows for texts never embedded): for a quick first
+    preview of a run, which must not wait for the model."""
+
+    def __init__(self, inner: Embedder):
+        super().__init__(cache=inner.cache, device=inner.device, batch_size=inner.batch_size)
+        self.inner = inner
+
+    def encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+        return self.inner.cached(texts)
 
 
 @lru_cache(maxsize=1)

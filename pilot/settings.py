@@ -59,6 +59,12 @@ class Settings(BaseSettings):
         2, ge=0, description="questions on search settings asked before the first results; the rest come with them"
     )
     node_timeout_s: float = Field(30.0, gt=0, description="seconds before one workflow step counts as failed")
+    embed_at_most: int | None = Field(
+        200,
+        ge=0,
+        description="papers without stored vectors (from a remote source) one scoring step embeds, the best by "
+        "its other features first (stored vectors of the offline corpus are not counted)",
+    )
     ui_concurrency: int = Field(
         4,
         ge=1,

@@ -39,6 +39,7 @@ from cache.codec import register_models
 from pilot import limits
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, SearchHit, Venue
 from pilot.sources.base import SourceError
+from pilot.sources.budget import counting_waits
 from workflows.graph import topo_order
 from workflows.model import NodeTrace, RunTrace, Workflow
 from workflows.operator import AnyOperator, OperatorError, RunContext
@@ -224,6 +225,7 @@ def context_fingerprint(ctx: RunContext) -> str:
         source.cache_key,
         ctx.llm.model if ctx.llm is not None else None,
         type(ctx.embedder).__name__ if ctx.embedder is not None else None,
+        ctx.settings.embed_at_most,  # how many remote candidates a scoring step embeds
     )
 
 
@@ -265,8 +267,29 @@ async def _run_op(
     node_ctx = dataclasses.replace(ctx, node_id=node_id, notes=[], on_progress=on_progress or ctx.on_progress)
     own = {name: [_isolate(x) for x in v] if op_cls.inputs[name].many else _isolate(v) for name, v in inputs.items()}
     coro = op_cls().run(node_ctx, params, op_cls.Inputs.of(own))
-    value = await (asyncio.wait_for(coro, timeout_s) if timeout_s else coro)
+    value = await (_bounded(coro, timeout_s) if timeout_s else coro)
     return value, node_ctx.notes
+
+
+async def _bounded(coro: Any, timeout_s: float) -> Any:
+    """``coro``'s value, or ``TimeoutError`` after ``timeout_s`` seconds not counting the time it waited for a
+    rate-limited source (a 429's ``Retry-After`` included): at 1 request/s, a step's turn in the queue is not
+    the step being slow."""
+    with counting_waits() as waited:
+        task = asyncio.ensure_future(coro)  # the task takes the context with the wait counter
+    started = time.perf_counter()
+    try:
+        while True:
+            left = timeout_s + waited[0] - (time.perf_counter() - started)
+            if left <= 0:
+                raise TimeoutError
+            done, _ = await asyncio.wait({task}, timeout=left)
+            if done:
+                return task.result()
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
 
 async def _execute_node(

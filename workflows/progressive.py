@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pilot.embed import CachedVectors, Embedder
 from pilot.sources.base import Source
 from workflows.executor import MemoCache, NodeCache, RunEvent, RunResult, execute
 from workflows.model import Workflow
@@ -82,11 +83,16 @@ def _families(workflow: Workflow) -> dict[str, str]:
     return {n.id: getattr(get_operator(n.op), "family", "") for n in workflow.nodes}
 
 
-def preview(workflow: Workflow, ctx: RunContext, finished: dict[str, Any], timeout_s: float | None = None) -> RunResult:
-    """The workflow's output from the steps finished so far (blocking: call it in a worker thread)."""
+def preview(
+    workflow: Workflow, ctx: RunContext, finished: dict[str, Any], timeout_s: float | None = None, quick: bool = False
+) -> RunResult:
+    """The workflow's output from the steps finished so far (blocking: call it in a worker thread).
+
+    ``quick``: embed nothing (vectors already cached or stored only): the first list must not wait for the model."""
     families = _families(workflow)
     absent = {nid: STILL_RUNNING for nid, fam in families.items() if fam in FETCHING and nid not in finished}
-    quiet = dataclasses.replace(ctx, source=_NoRequests(ctx.source), on_progress=None, notes=[])
+    embedder = CachedVectors(ctx.embedder) if quick and isinstance(ctx.embedder, Embedder) else ctx.embedder
+    quiet = dataclasses.replace(ctx, source=_NoRequests(ctx.source), embedder=embedder, on_progress=None, notes=[])
     return asyncio.run(execute(workflow, quiet, MemoCache(), timeout_s, values=finished, absent=absent))
 
 
@@ -125,6 +131,7 @@ async def run_progressively(
         publish()
 
     async def previews() -> None:
+        first = True
         while True:
             await wanted.wait()
             wanted.clear()
@@ -132,13 +139,16 @@ async def run_progressively(
                 return
             snapshot = dict(finished)
             try:
-                result = await asyncio.to_thread(preview, workflow, ctx, snapshot, timeout_s)
+                # the first list from cached vectors only, at once; later ones embed (which also warms the
+                # embedding cache for the run's own scoring step while it still waits for requests)
+                result = await asyncio.to_thread(preview, workflow, ctx, snapshot, timeout_s, first)
             except Exception as exc:  # a preview is a courtesy: the run goes on without it
                 log.warning("preview failed: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
                 continue
             if workflow.output in finished:
                 return  # the run itself finished while the preview was computed
             if result.output:
+                first = False
                 publish(preview=result.output)
 
     task = asyncio.create_task(previews())

@@ -26,6 +26,7 @@ from pilot.sources.base import BudgetExhausted
 
 _CURRENT: contextvars.ContextVar[RequestBudget | None] = contextvars.ContextVar("pilot_request_budget", default=None)
 _OPTIONAL: contextvars.ContextVar[bool] = contextvars.ContextVar("pilot_optional_request", default=False)
+_WAITS: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("pilot_rate_waits", default=None)
 
 BUDGET_HINT = "raise PILOT_REQUEST_BUDGET, or ask again: everything fetched so far is cached and costs nothing"
 
@@ -103,3 +104,22 @@ def optional_requests() -> Iterator[None]:
         yield
     finally:
         _OPTIONAL.reset(token)
+
+
+def note_wait(seconds: float) -> None:
+    """A request of this task waited ``seconds`` for the rate limit (or a server's ``Retry-After``)."""
+    box = _WAITS.get()
+    if box is not None and seconds > 0:
+        box[0] += seconds
+
+
+@contextmanager
+def counting_waits() -> Iterator[list[float]]:
+    """Tasks created inside add their rate-limit waits to ``box[0]``: a workflow step's timeout leaves out
+    the time it only stood in the queue of a rate-limited source."""
+    box = [0.0]
+    token = _WAITS.set(box)
+    try:
+        yield box
+    finally:
+        _WAITS.reset(token)

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from pilot.sources.base import BadRequest, NotFound, RateLimited, SourceUnavailable
-from pilot.sources.budget import RequestBudget, current_budget
+from pilot.sources.budget import RequestBudget, current_budget, note_wait
 from pilot.sources.ratelimit import RateLimiter
 
 log = logging.getLogger(__name__)
@@ -125,6 +125,7 @@ async def send(
         if limiter is not None:
             cold = cold_connection(client)
             slot = await limiter.acquire()
+            note_wait(slot.waited)
             if budget is not None:
                 budget.usage.rate_wait_s = round(budget.usage.rate_wait_s + slot.waited, 3)
         if attempt and budget is not None:
@@ -166,6 +167,7 @@ async def send(
         if status == 429 and limiter is not None:
             await limiter.penalize(wait)  # the limiter holds back this and every other request with the key
         else:
+            note_wait(wait)
             await asyncio.sleep(wait)
         attempt += 1
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -136,15 +136,25 @@ def _vector_lookup(source: Any, depth: int = 0):
     return None
 
 
+EMBED_CHUNK = 64
+
+
 def encode(embedder: Any, texts: list[str]) -> np.ndarray:
-    """Embed in chunks of <= 256 texts, so the embedder's per-text cache keeps them (bigger batches are not cached)."""
-    return np.concatenate([embedder.encode(texts[i : i + 256]) for i in range(0, len(texts), 256)])
+    """Embed in chunks: the embedder's per-text cache keeps them (batches over 256 are not cached), and another
+    caller waiting for the model (a run's scoring step behind its preview) gets its turn between chunks."""
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    return np.concatenate([embedder.encode(texts[i : i + EMBED_CHUNK]) for i in range(0, len(texts), EMBED_CHUNK)])
 
 
-def paper_vectors(ctx: RunContext, papers: list[Paper]) -> np.ndarray | None:
+def paper_vectors(
+    ctx: RunContext, papers: list[Paper], at_most: int | None = None, order: Sequence[int] | None = None
+) -> np.ndarray | None:
     """Unit vectors of the papers' title+abstract, shape (n, dim); None when nothing can embed.
 
-    Precomputed vectors of the source answer first; the embedder fills the rest.
+    Precomputed vectors of the source answer first; the embedder fills the rest — only the first ``at_most``
+    of them in ``order`` (default: the papers' order) when given: the others are NaN rows. Embedding is the
+    slow part of ranking papers from a remote source, which ships no vectors.
     """
     if not papers:
         return np.zeros((0, 384), dtype=np.float32)
@@ -165,10 +175,21 @@ def paper_vectors(ctx: RunContext, papers: list[Paper]) -> np.ndarray | None:
                 return None
             out[missing] = 0.0
             return out
-        filled = encode(ctx.embedder, [papers[i].text for i in missing])
+        left: list[int] = []
+        if at_most is not None and len(missing) > at_most:
+            rank = {i: r for r, i in enumerate(order if order is not None else range(len(papers)))}
+            missing = sorted(missing, key=lambda i: rank.get(i, len(rank)))
+            missing, left = missing[: max(0, at_most)], missing[max(0, at_most) :]
+            ctx.notes.append(
+                f"{len(left)} of {len(papers)} papers without stored vectors were not embedded (at most {at_most}"
+                " per step, the best by the other signals first); they get the lowest similarity"
+            )
+        filled = encode(ctx.embedder, [papers[i].text for i in missing]) if missing else None
         if out is None:
-            out = np.zeros((len(papers), filled.shape[1]), dtype=np.float32)
-        out[missing] = filled
+            out = np.zeros((len(papers), 384 if filled is None else filled.shape[1]), dtype=np.float32)
+        if filled is not None:
+            out[missing] = filled
+        out[left] = np.nan
     return out
 
 
@@ -186,14 +207,23 @@ def query_vector(ctx: RunContext, text: str, anchors: list[Paper]) -> np.ndarray
     return None
 
 
-def cosine_to(ctx: RunContext, papers: list[Paper], text: str, anchors: list[Paper]) -> np.ndarray | None:
+def cosine_to(
+    ctx: RunContext, papers: list[Paper], text: str, anchors: list[Paper], at_most: int | None = None,
+    order: Sequence[int] | None = None,
+) -> np.ndarray | None:  # fmt: skip
+    """Cosine of each paper to the text (else the anchors); with ``at_most`` (see ``paper_vectors``) the papers
+    left unembedded get the lowest cosine of the others, so they are neither helped nor sunk below all."""
     q = query_vector(ctx, text, anchors)
     if q is None:
         return None
-    vecs = paper_vectors(ctx, papers)
+    vecs = paper_vectors(ctx, papers, at_most, order)
     if vecs is None:
         return None
-    return (vecs @ q).astype(np.float32)
+    sims = (vecs @ q).astype(np.float32)
+    unknown = ~np.isfinite(sims)
+    if unknown.any():
+        sims[unknown] = float(sims[~unknown].min()) if (~unknown).any() else 0.0
+    return sims
 
 
 # --- evidence scores a node writes under its own id ---------------------------------------------------

@@ -195,16 +195,6 @@ async def compute_features(
         query = terms_of(text) or terms_of(" ".join(a.title for a in anchors))
         field = (lambda p: p.title) if params.lexical_field == "title" else (lambda p: p.text)
         out["lexical"] = bm25(query, [tokens(field(p)) for p in papers])
-    if "dense" in wanted:
-        # embedding hundreds of candidates is CPU work: off the event loop, so the run's requests keep flowing
-        if params.dense_to == "anchor" and anchors:
-            sims = await asyncio.to_thread(cosine_to, ctx, papers, "", anchors)
-        else:
-            sims = await asyncio.to_thread(cosine_to, ctx, papers, text if params.dense_to != "anchor" else "", anchors)
-        if sims is None:
-            ctx.notes.append("no embeddings available, dense feature is 0")
-            sims = np.zeros(n, dtype=np.float32)
-        out["dense"] = sims
     if "citations" in wanted:
         out["citations"] = np.array([citation_value(p) for p in papers], dtype=np.float32)
     if "recency" in wanted:
@@ -244,7 +234,41 @@ async def compute_features(
             out[name] = np.array([it.evidence.scores.get(key, 0.0) for it in items], dtype=np.float32)
     if graph.errors:
         ctx.notes.append(f"{graph.errors} citation-graph lookups failed; graph features are partial")
+    if "dense" in wanted:
+        # Last, so that the other features can choose which candidates to embed: a remote source ships no
+        # vectors, and embedding hundreds of abstracts on a CPU takes longer than the requests. Only the
+        # ``PILOT_EMBED_AT_MOST`` best by the rest of the formula are embedded (the others get the lowest cosine).
+        cap = ctx.settings.embed_at_most
+        order = _by_total(params, out, n) if cap is not None and n > cap else None
+        sims = await asyncio.to_thread(  # CPU work off the event loop, so the run's requests keep flowing
+            cosine_to, ctx, papers, text if params.dense_to != "anchor" else "", anchors, cap, order
+        )
+        if sims is None:
+            ctx.notes.append("no embeddings available, dense feature is 0")
+            sims = np.zeros(n, dtype=np.float32)
+        out["dense"] = sims
     return {k: v for k, v in out.items() if k in wanted}
+
+
+def _by_total(params: ScoreParams, raw: dict[str, np.ndarray], n: int) -> list[int]:
+    """Indices by the formula's total over the features computed so far, best first (ties in input order)."""
+    total = _total(params, raw, n)
+    return sorted(range(n), key=lambda i: -float(total[i]))
+
+
+def _total(params: ScoreParams, raw: dict[str, np.ndarray], n: int) -> np.ndarray:
+    """The formula: each feature normalised (or scaled between its floor and cap), weighted, summed."""
+    total = np.zeros(n, dtype=np.float32)
+    for name, weight in params.features.items():
+        if name not in raw:
+            continue
+        if name in params.caps:
+            # an absolute scale: "3 shared references" means the same whatever the other candidates have
+            lo, hi = params.floors.get(name, 0.0), params.caps[name]
+            total += weight * np.clip((raw[name] - lo) / (hi - lo), 0.0, 1.0)
+        else:
+            total += weight * _normalise(name, raw[name], params.normalize)
+    return total
 
 
 def _normalise(name: str, values: np.ndarray, how: str) -> np.ndarray:
@@ -297,14 +321,7 @@ class ScoreOp(Operator[ScoreParams, ScoreInputs]):
         anchors = papers_of(inputs.anchor)
         text = " ".join(x for x in (params.text, inputs.text or "", " ".join(inputs.keywords or [])) if x).strip()
         raw = await compute_features(ctx, params, items, anchors, text)
-        total = np.zeros(len(items), dtype=np.float32)
-        for name, weight in params.features.items():
-            if name in params.caps:
-                # an absolute scale: "3 shared references" means the same whatever the other candidates have
-                lo, hi = params.floors.get(name, 0.0), params.caps[name]
-                total += weight * np.clip((raw[name] - lo) / (hi - lo), 0.0, 1.0)
-            else:
-                total += weight * _normalise(name, raw[name], params.normalize)
+        total = _total(params, raw, len(items))
         order = sorted(range(len(items)), key=lambda i: -float(total[i]))  # stable: ties keep the input order
         out = []
         for i in order:
