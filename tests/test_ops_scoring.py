@@ -117,3 +117,35 @@ async def test_caps_and_floors_put_a_feature_on_an_absolute_scale(ctx):
         assert it.score == pytest.approx(min(max(shared - 1, 0), 3) / 3, abs=1e-5)
     with pytest.raises(ValidationError, match="needs a cap above it"):
         get_operator("score").Params.model_validate({"features": {"coupling": 1}, "floors": {"coupling": 1}})
+
+
+async def test_candidates_from_a_remote_source_embed_only_the_best_by_the_other_features(ctx, tmp_path):
+    # A remote source ships no vectors: embedding every candidate's abstract on a CPU took longer than the
+    # requests (and failed the step at its timeout). Only the best few by the rest of the formula are embedded.
+    from cache import Cache, fingerprint
+    from pilot.embed import MODEL_NAME
+    from pilot.settings import Settings
+    from pilot.sources.base import Source
+    from workflows.ops.features import citation_value
+
+    _, _, refs = await _neighbourhood(ctx)
+    refs = refs[:40]
+    assert len(refs) > 12
+    embedder = Embedder(cache=Cache(tmp_path, "embeddings"))
+    remote = RunContext(source=Source(), embedder=embedder, settings=Settings(_env_file=None, embed_at_most=6))
+    params = {"features": {"citations": 1.0, "dense": 1.0}, "text": "statistical parsing"}
+    out = await run_op(remote, "score", params, **{"in": refs})
+
+    def embedded(it) -> bool:
+        return embedder.cache.get(fingerprint(MODEL_NAME, it.paper.text)) is not None
+
+    best = sorted(range(len(refs)), key=lambda i: -citation_value(refs[i].paper))[:6]
+    assert {it.paper.id for it in refs if embedded(it)} == {refs[i].paper.id for i in best}
+    dense = {it.paper.id: it.evidence.scores["dense"] for it in out}
+    floor = min(dense[refs[i].paper.id] for i in best)
+    assert all(dense[it.paper.id] == pytest.approx(floor) for it in refs if not embedded(it))
+    assert any("were not embedded" in n for n in remote.notes)
+    # the offline corpus's stored vectors are not capped: every candidate has its own similarity
+    local = RunContext(source=ctx.source, embedder=embedder, settings=Settings(_env_file=None, embed_at_most=6))
+    stored = await run_op(local, "score", params, **{"in": refs})
+    assert len({it.evidence.scores["dense"] for it in stored}) > 6

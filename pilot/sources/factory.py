@@ -79,6 +79,10 @@ def _probe_now(url: str, settings: Settings, headers: dict[str, str]) -> Probe:
             with httpx.Client(timeout=timeout) as client:
                 r = client.get(url, headers=headers)
             box.append(Probe(True, f"HTTP {r.status_code}"))
+        except httpx.ReadTimeout:
+            # connected, but the answer is slow (a cold index, a long queue): a slow service is still there,
+            # and calling it unreachable would turn every search away
+            box.append(Probe(True, f"connected; no answer within {time.monotonic() - started:.1f}s"))
         except httpx.HTTPError as exc:
             box.append(Probe(False, f"{type(exc).__name__} after {time.monotonic() - started:.1f}s"))
 

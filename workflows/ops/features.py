@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -148,13 +149,15 @@ def encode(embedder: Any, texts: list[str]) -> np.ndarray:
 
 
 def paper_vectors(
-    ctx: RunContext, papers: list[Paper], at_most: int | None = None, order: Sequence[int] | None = None
-) -> np.ndarray | None:
+    ctx: RunContext, papers: list[Paper], at_most: int | None = None, order: Sequence[int] | None = None,
+    within_s: float | None = None,
+) -> np.ndarray | None:  # fmt: skip
     """Unit vectors of the papers' title+abstract, shape (n, dim); None when nothing can embed.
 
     Precomputed vectors of the source answer first; the embedder fills the rest — only the first ``at_most``
-    of them in ``order`` (default: the papers' order) when given: the others are NaN rows. Embedding is the
-    slow part of ranking papers from a remote source, which ships no vectors.
+    of them in ``order`` (default: the papers' order) when given, and only while ``within_s`` seconds last:
+    the others are NaN rows. Embedding is the slow part of ranking papers from a remote source, which ships
+    no vectors, and on a busy machine it must not take a step past its timeout.
     """
     if not papers:
         return np.zeros((0, 384), dtype=np.float32)
@@ -184,11 +187,17 @@ def paper_vectors(
                 f"{len(left)} of {len(papers)} papers without stored vectors were not embedded (at most {at_most}"
                 " per step, the best by the other signals first); they get the lowest similarity"
             )
-        filled = encode(ctx.embedder, [papers[i].text for i in missing]) if missing else None
         if out is None:
-            out = np.zeros((len(papers), 384 if filled is None else filled.shape[1]), dtype=np.float32)
-        if filled is not None:
-            out[missing] = filled
+            out = np.zeros((len(papers), 384), dtype=np.float32)
+        deadline = None if within_s is None else time.perf_counter() + within_s
+        for lo in range(0, len(missing), EMBED_CHUNK):
+            if deadline is not None and time.perf_counter() > deadline:
+                late = missing[lo:]
+                left += late
+                ctx.notes.append(f"{len(late)} papers not embedded: embedding reached its {within_s:g} s budget")
+                break
+            chunk = missing[lo : lo + EMBED_CHUNK]
+            out[chunk] = ctx.embedder.encode([papers[i].text for i in chunk])
         out[left] = np.nan
     return out
 
@@ -209,14 +218,14 @@ def query_vector(ctx: RunContext, text: str, anchors: list[Paper]) -> np.ndarray
 
 def cosine_to(
     ctx: RunContext, papers: list[Paper], text: str, anchors: list[Paper], at_most: int | None = None,
-    order: Sequence[int] | None = None,
+    order: Sequence[int] | None = None, within_s: float | None = None,
 ) -> np.ndarray | None:  # fmt: skip
-    """Cosine of each paper to the text (else the anchors); with ``at_most`` (see ``paper_vectors``) the papers
-    left unembedded get the lowest cosine of the others, so they are neither helped nor sunk below all."""
+    """Cosine of each paper to the text (else the anchors); the papers ``paper_vectors`` leaves unembedded
+    (``at_most``, ``within_s``) get the lowest cosine of the others, so they are neither helped nor sunk below all."""
     q = query_vector(ctx, text, anchors)
     if q is None:
         return None
-    vecs = paper_vectors(ctx, papers, at_most, order)
+    vecs = paper_vectors(ctx, papers, at_most, order, within_s)
     if vecs is None:
         return None
     sims = (vecs @ q).astype(np.float32)
