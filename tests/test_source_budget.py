@@ -227,3 +227,29 @@ async def test_faults_mid_turn_leave_the_session_usable(local_source, tmp_path):
         faults = stats(running.url)["faults"]
         assert faults.get("503", 0) + faults.get("reset", 0) >= 1
         await rt.source.aclose()
+
+
+async def test_a_step_waiting_its_turn_at_the_rate_limit_is_not_timed_out(local_source, tmp_path):
+    # At 1 request/s, eight look-ups started together wait 0, 1, …, 7 s for their slot. That queue is the
+    # key's limit, not a slow step: with a 3 s step timeout every one of them must still finish.
+    from workflows.executor import MemoCache, execute
+    from workflows.model import Edge, Node, Workflow
+
+    emu = S2Emulator(local_source, limits=Limits(keyed=RateSpec(1, 1.0)))
+    with Running(emu) as running:
+        settings = s2_settings(running.url, tmp_path, s2_rate="1/1", node_timeout_s=3.0, request_budget=None)
+        src = SemanticScholarSource(settings)
+        ids = slice_ids(local_source, 8)
+        nodes = [Node(id=f"f{i}", op="fetch", params={"ids": [pid]}) for i, pid in enumerate(ids)]
+        wf = Workflow(
+            nodes=[*nodes, Node(id="all", op="union")],
+            edges=[Edge(source=n.id, target="all") for n in nodes],
+            output="all",
+        )
+        rt = Runtime.for_source(src, settings, embedder=None)
+        started = time.monotonic()
+        run = await execute(wf, rt.context(), MemoCache())
+        assert time.monotonic() - started >= 6.5  # they did queue
+        assert run.errors == {} and len(run.output) == 8
+        assert stats(running.url)["rate_limited"] == 0
+        await src.aclose()

@@ -125,7 +125,6 @@ async def send(
         if limiter is not None:
             cold = cold_connection(client)
             slot = await limiter.acquire()
-            note_wait(slot.waited)
             if budget is not None:
                 budget.usage.rate_wait_s = round(budget.usage.rate_wait_s + slot.waited, 3)
         if attempt and budget is not None:

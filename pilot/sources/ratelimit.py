@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from pilot.sources.base import RateLimited
+from pilot.sources.budget import note_wait
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +130,7 @@ class LocalRateLimiter:
                 return Slot(time.monotonic() - start, member)
             if wait > self.max_wait_s:
                 raise _too_long(self.source, wait, self.rate, self.hint)
-            await asyncio.sleep(wait + _jitter())
+            await _queue(wait + _jitter())
 
     async def settle(self, slot: Slot) -> None:
         with self._lock:
@@ -146,6 +147,12 @@ class LocalRateLimiter:
 
 # Slots given back because this process resumed late, before one is used anyway (the host stays this busy).
 _MAX_STALE = 3
+
+
+async def _queue(seconds: float) -> None:
+    """Wait for the window, said beforehand to the step that is waiting: its timeout leaves the queue out."""
+    note_wait(seconds)
+    await asyncio.sleep(seconds)
 
 
 def _jitter() -> float:
@@ -246,7 +253,7 @@ class RedisRateLimiter:
                     continue
                 if wait_ms / 1000 > self.max_wait_s:
                     raise _too_long(self.source, wait_ms / 1000, r, self.hint)
-                await asyncio.sleep(wait_ms / 1000 + _jitter())
+                await _queue(wait_ms / 1000 + _jitter())
         except RedisError as exc:
             # A shared limiter that cannot be reached must not stop searches: fall back to this process's
             # own window (the combined rate of the replicas is then not guaranteed; the log says so).
