@@ -50,27 +50,51 @@ def _spread(values: list[float]) -> dict[str, float]:
     return {"median": q(0.5), "p95": q(0.95), "mean": round(sum(values) / len(values), 3), "max": ordered[-1]}
 
 
-def source_summary(cases: Sequence[dict]) -> dict[str, Any]:
-    """What the runs spent at remote sources, per search (one case = one search, all its turns): requests,
-    seconds to the first previewed results and to the complete search turn, 429s and retries, skipped work.
-    Empty when no case recorded usage (offline runs send no request)."""
-    rows = [c for c in cases if c.get("source_usage")]
-    if not rows or not any(t.get("requests") or t.get("cache_hits") for c in rows for t in c["source_usage"]):
-        return {}
+def _search_turn(case: dict) -> dict | None:
+    """The turn in which the user waited for the search: the first one that came back with results."""
+    return next((t for t in case.get("source_usage") or [] if t.get("results")), None)
+
+
+def _gave_up_on_rate(case: dict) -> bool:
+    """The case lost something to a rate limit it could not wait out (a step failed or work was skipped)."""
+    texts = [n.get("error") or "" for n in (case.get("trace") or {}).get("nodes", [])] + list(case.get("notes") or [])
+    return any("rate-limiting" in t or "rate limit" in t for t in texts)
+
+
+def _usage_block(rows: Sequence[dict]) -> dict[str, Any]:
     per_search = [float(sum(t.get("requests", 0) for t in c["source_usage"])) for c in rows]
-    searches = [next((t for t in reversed(c["source_usage"]) if t.get("results")), None) for c in rows]
-    searched = [t for t in searches if t is not None]
+    searched = [t for t in (_search_turn(c) for c in rows) if t is not None]
+    seen = int(sum(t.get("rate_limited", 0) for c in rows for t in c["source_usage"]))
     return {
         "searches": len(rows),
         "requests_per_search": _spread(per_search),
         "first_results_s": _spread([t["first_results_s"] for t in searched if t.get("first_results_s") is not None]),
         "search_turn_s": _spread([float(t.get("seconds", 0.0)) for t in searched]),
-        "rate_limited_429": int(sum(t.get("rate_limited", 0) for c in rows for t in c["source_usage"])),
+        # every turn that answered with results (follow-up answers re-run the workflow, mostly from the cache)
+        "turn_with_results_s": _spread(
+            [float(t.get("seconds", 0.0)) for c in rows for t in c["source_usage"] if t.get("results")]
+        ),
+        "rate_limited_429": seen,
+        "searches_losing_work_to_429": sum(1 for c in rows if _gave_up_on_rate(c)),
         "retries": int(sum(t.get("retries", 0) for c in rows for t in c["source_usage"])),
         "rate_wait_s": round(sum(t.get("rate_wait_s", 0.0) for c in rows for t in c["source_usage"]), 1),
         "searches_with_skipped_work": sum(1 for c in rows if any(t.get("skipped") for t in c["source_usage"])),
         "harness_requests": int(sum((c.get("harness_usage") or {}).get("requests", 0) for c in rows)),
     }
+
+
+def source_summary(cases: Sequence[dict]) -> dict[str, Any]:
+    """What the runs spent at remote sources, per search (one case = one search, all its turns): requests,
+    seconds to the first previewed results and to the end of the turn that searched (the first turn with
+    results), 429s and retries, skipped work; overall and per direction.
+    Empty when no case recorded usage (offline runs send no request)."""
+    rows = [c for c in cases if c.get("source_usage")]
+    if not rows or not any(t.get("requests") or t.get("cache_hits") for c in rows for t in c["source_usage"]):
+        return {}
+    out = _usage_block(rows)
+    directions = dict.fromkeys(c["direction"] for c in rows)
+    out["by_direction"] = {d: _usage_block([c for c in rows if c["direction"] == d]) for d in directions}
+    return out
 
 
 def aggregate(mode: str, cases: Sequence[dict], extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -178,6 +202,30 @@ CONVENTIONS = (
 )
 
 
+USAGE_HEADER = [
+    "run", "direction", "searches", "requests median", "p95", "max", "first results s median", "p95",
+    "search turn s median", "p95", "429s", "lost to 429", "rate wait s", "skipped work",
+]  # fmt: skip
+
+
+def usage_table(usage: Sequence[tuple[str, dict]]) -> str:
+    """Requests, seconds and 429s per search, overall and per direction (one case = one search)."""
+
+    def row(name: str, direction: str, u: dict) -> list[Any]:
+        req, first, turn = u["requests_per_search"], u.get("first_results_s") or {}, u.get("search_turn_s") or {}
+        return [
+            name, direction, u["searches"], req.get("median"), req.get("p95"), req.get("max"), first.get("median"),
+            first.get("p95"), turn.get("median"), turn.get("p95"), u["rate_limited_429"],
+            u.get("searches_losing_work_to_429", 0), u["rate_wait_s"], u["searches_with_skipped_work"],
+        ]  # fmt: skip
+
+    rows = []
+    for name, u in usage:
+        rows.append(row(name, "overall", u))
+        rows += [row(name, d, b) for d, b in (u.get("by_direction") or {}).items()]
+    return _table(USAGE_HEADER, rows)
+
+
 def markdown_report(runs: Sequence[dict]) -> str:
     parts = ["# pilot evaluation", "", CONVENTIONS, ""]
     for m in runs:
@@ -193,6 +241,9 @@ def markdown_report(runs: Sequence[dict]) -> str:
     pool = pool_table(runs)
     if pool:
         parts += ["## CSFCube pool re-ranking (fold1_dev protocol)", "", pool, ""]
+    usage = [(m.get("label") or m["mode"], m["source_usage"]) for m in runs if m.get("source_usage")]
+    if usage:
+        parts += ["## source usage per search (remote sources)", "", usage_table(usage), ""]
     sims = [(m["mode"], m["workflow_similarity"]) for m in runs if m.get("workflow_similarity")]
     if sims:
         keys = list(sims[0][1])
@@ -342,3 +393,42 @@ def write_outputs(directory: Path, metrics: dict) -> None:
     (directory / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
     (directory / "report.md").write_text(markdown_report([metrics]), encoding="utf-8")
     plot([metrics], directory / "report.png")
+    runs_file = directory / "runs.jsonl"
+    if metrics.get("source_usage") and runs_file.is_file():
+        timing_plot(load_runs(directory), directory / "report-sources.png")
+
+
+def timing_plot(cases: Sequence[dict], path: Path) -> Path | None:
+    """Per search, sorted: seconds to the first results and to the end of the search turn, with the requests
+    it sent (right axis), against the goal lines of 3 s and 20 s."""
+    turns = sorted(
+        ((c, t) for c in cases if (t := _search_turn(c)) is not None), key=lambda ct: float(ct[1].get("seconds", 0))
+    )
+    if not turns:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = range(len(turns))
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.28 * len(turns)), 4.0))
+    ax.bar(xs, [float(t.get("seconds", 0)) for _, t in turns], color="#9ecae1", label="search turn (s)")
+    ax.bar(xs, [float(t.get("first_results_s") or 0) for _, t in turns], width=0.4, color="#08519c",
+           label="first results (s)")  # fmt: skip
+    for y, style in ((3, ":"), (20, "--")):
+        ax.axhline(y, color="grey", linestyle=style, linewidth=1)
+    ax.set_ylabel("seconds")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([c["direction"][:4] for c, _ in turns], rotation=90, fontsize=7)
+    right = ax.twinx()
+    right.plot(list(xs), [sum(t.get("requests", 0) for t in c["source_usage"]) for c, _ in turns], "o", color="#d94801",
+               markersize=3, label="requests per search")  # fmt: skip
+    right.set_ylabel("requests")
+    (h1, l1), (h2, l2) = ax.get_legend_handles_labels(), right.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, loc="upper left", fontsize=8, frameon=False)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
