@@ -131,3 +131,36 @@ async def test_hidden_papers_for_case_and_other_papers_pass_through(local_source
     assert await hidden.get_papers([BLEU]) == await local_source.get_papers([BLEU])
     with pytest.raises(NotFound):
         await hidden.references("acl:X99-9999")
+
+
+async def test_hidden_papers_linked_asks_once_and_drops_the_hidden_paper_from_every_list(local_source):
+    # ``linked`` is how expansions ask for many papers' lists at once (one batch request on Semantic Scholar):
+    # the hidden paper's own list fails as unknown, it is gone from its citers' reference lists and its
+    # references' citer lists, and the inner source is asked once, for the visible papers only.
+    calls: list[list[str]] = []
+
+
+    inner_linked = local_source.linked
+
+    async def counted(ids, direction, limit=100, progress=None):
+        calls.append(list(ids))
+        return await inner_linked(ids, direction, limit, progress)
+
+    refs = sorted(p.id for p in await local_source.references(DRAFT, limit=1000))[:4]
+    citers = sorted(p.id for p in await local_source.citations(DRAFT, limit=1000))[:4]
+    hidden = HiddenPapersSource(local_source, [DRAFT])
+    local_source.linked = counted  # the network edge of this wrapper: what it asks the inner source
+    try:
+        up = await hidden.linked([DRAFT, *citers], "references", limit=1000)
+        down = await hidden.linked([DRAFT, *refs], "citations", limit=1000)
+    finally:
+        del local_source.linked
+    assert calls == [citers, refs]
+    assert isinstance(up.failed[DRAFT], NotFound) and isinstance(down.failed[DRAFT], NotFound)
+    assert DRAFT not in up.found and DRAFT not in down.found
+    for pid in citers:
+        full = {p.id for p in await local_source.references(pid, limit=1000)}
+        assert DRAFT in full and {p.id for p in up.found[pid]} == full - {DRAFT}
+    for pid in refs:
+        full = {p.id for p in await local_source.citations(pid, limit=1000)}
+        assert DRAFT in full and {p.id for p in down.found[pid]} == full - {DRAFT}

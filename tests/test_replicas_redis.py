@@ -169,3 +169,36 @@ def test_replicas_share_answers_and_one_rate_budget(local_source, redis_url, tmp
     busiest = max(sum(1 for u in arrivals if t <= u < t + 3) for t in arrivals)
     assert busiest <= 3 * RPS + RPS, (busiest, s)
     assert s["rate_limited"] <= 0.2 * sent, s
+
+
+@pytest.mark.parametrize("stalls", [1, 10])
+async def test_a_slot_granted_while_this_process_stalled_is_given_back(redis_url, stalls):
+    # Redis books a slot at the moment it answers; a process that reads the answer late (a busy host, another
+    # task's long step) would send its request late and crowd the next window. Such a slot is given back and
+    # asked for again, at most three times (a host that is always this busy still gets to send).
+    import uuid
+
+    import redis
+
+    from pilot.sources.ratelimit import _MAX_STALE, _RELEASE, _TAKE, Rate, RedisRateLimiter
+
+    name = f"stall-{uuid.uuid4().hex[:8]}"
+    limiter = RedisRateLimiter("s2", Rate(1, 1.0), redis_url, name)
+    client = limiter._client()
+    real_eval = client.eval
+    scripts: list[str] = []
+
+    async def late_eval(script, *args):
+        out = await real_eval(script, *args)
+        scripts.append(script)
+        if script == _TAKE and scripts.count(_TAKE) <= stalls:
+            time.sleep(0.3)  # the whole process stalls (blocking), as when the host is busy
+        return out
+
+    client.eval = late_eval
+    slot = await limiter.acquire()
+    released = min(stalls, _MAX_STALE)
+    assert scripts == [_TAKE, _RELEASE] * released + [_TAKE]
+    window = redis.Redis.from_url(redis_url).zrange(f"pilot:rate:{name}:window", 0, -1)
+    assert window == [slot.member.encode()]  # the given-back slots are not counted against the key
+    await client.aclose()
