@@ -332,9 +332,15 @@ def _year_updates(low: str) -> dict[str, Any]:
     return out
 
 
+# A paper id typed or pasted into a request ("[ACL:2024.naacl-long.131]", "arXiv:1706.03762"): its prefix names
+# an id scheme, not a venue to filter by.
+_PAPER_ID = re.compile(r"(?<![\w-])(?:acl|arxiv|doi|corpusid|mag|pmid|pmcid|s2|pc)\s?:\s?(?=[^\s\]]*\d)[^\s\]]+", re.I)
+
+
 def _venue_updates(text: str, known_venues: Iterable[str]) -> list[str]:
     found: list[str] = []
     domain = profile()
+    text = _PAPER_ID.sub(" ", text)
     names = list(dict.fromkeys([*domain.request_venues, *(v for v in known_venues if v)]))
     for name in sorted(names, key=len, reverse=True):
         # short all-caps names must be typed in capitals ("CL" is not "cl" in "class")

@@ -328,3 +328,12 @@ def test_a_topic_option_searches_for_the_phrase_its_label_shows(monkeypatch):
     assert phrases[0] == "statistical machine translation"
     for phrase, option in zip(phrases, prop.question.options, strict=False):
         assert set(phrase.split()) <= set(option.sets["topic_terms"]), option
+
+
+def test_a_paper_id_in_the_request_is_not_a_venue_to_filter_by():
+    # A request naming its paper by an id ("[ACL:2024.naacl-long.131]", how an ACL Anthology paper is named to
+    # Semantic Scholar) restricted the results to the venue ACL; the venue typed as a word still counts.
+    assert "venues" not in parse_constraints('Is there a survey covering "POLYIE"? [ACL:2024.naacl-long.131]')
+    assert "venues" not in parse_constraints("Which older papers does acl:P02-1040 build on?")
+    assert parse_constraints("Papers like [ACL:P02-1040] published at EMNLP")["venues"] == ["EMNLP"]
+    assert parse_constraints("ACL papers like arXiv:1706.03762")["venues"] == ["ACL"]

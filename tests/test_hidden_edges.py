@@ -139,7 +139,6 @@ async def test_hidden_papers_linked_asks_once_and_drops_the_hidden_paper_from_ev
     # references' citer lists, and the inner source is asked once, for the visible papers only.
     calls: list[list[str]] = []
 
-
     inner_linked = local_source.linked
 
     async def counted(ids, direction, limit=100, progress=None):
