@@ -253,3 +253,30 @@ async def test_a_step_waiting_its_turn_at_the_rate_limit_is_not_timed_out(local_
         assert run.errors == {} and len(run.output) == 8
         assert stats(running.url)["rate_limited"] == 0
         await src.aclose()
+
+
+async def test_papers_of_several_authors_come_in_one_batch_request(emulator, tmp_path):
+    # The predecessor and benchmark workflows read the anchor's authors' papers: one request per author cost
+    # a predecessor search five of its ~12 requests at 1 request/s.
+    from tests.ops_helpers import run_op
+    from workflows.operator import RunContext
+
+    src = SemanticScholarSource(s2_settings(emulator, tmp_path / "a"))
+    anchor = await src.get_paper(ANCHOR)
+    authors = [a for a in anchor.authors if a.id]
+    assert len(authors) >= 2
+    one_by_one = {a.id: {p.id for p in await src.author_papers(a.id, limit=500)} for a in authors}
+
+    batch_src = SemanticScholarSource(s2_settings(emulator, tmp_path / "b"))
+    before = stats(emulator)["requests"].get("POST /graph/v1/author/batch", 0)
+    ctx = RunContext(source=batch_src)
+    out = await run_op(ctx, "author_papers", {"limit": 500, "top": len(authors)}, authors=authors)
+    after = stats(emulator)["requests"]
+    assert after.get("POST /graph/v1/author/batch", 0) - before == 1
+    assert {it.paper.id for it in out} == set().union(*one_by_one.values())
+    # asked again (another search of the session): cached per author, no request
+    again = await batch_src.authors_papers([a.id for a in authors], limit=500)
+    assert stats(emulator)["requests"] == after
+    assert {aid: {p.id for p in ps} for aid, ps in again.items()} == one_by_one
+    await src.aclose()
+    await batch_src.aclose()

@@ -168,6 +168,15 @@ class Source:
     async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:
         raise self._unsupported("an author's papers")
 
+    async def authors_papers(self, author_ids: list[str], limit: int = 100) -> dict[str, list[Paper]]:
+        """Papers of several authors at once, by author id (an author the source does not know is left out).
+
+        Remote sources override this with a batch request (Semantic Scholar: one ``POST /author/batch`` with
+        nested ``papers.*`` fields); the default asks per author, all at once."""
+        ids = list(dict.fromkeys(author_ids))
+        lists = await asyncio.gather(*(self.author_papers(a, limit) for a in ids))
+        return dict(zip(ids, lists, strict=True))
+
     async def search_venues(self, query: str, limit: int = 10) -> list[Venue]:
         raise self._unsupported("venue search")
 

@@ -191,6 +191,10 @@ class HiddenEdgesSource(_CaseSource):
     async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:
         return await self._patch(await self.inner.author_papers(author_id, limit))
 
+    async def authors_papers(self, author_ids: list[str], limit: int = 100) -> dict[str, list[Paper]]:
+        got = await self.inner.authors_papers(author_ids, limit)
+        return {aid: await self._patch(papers) for aid, papers in got.items()}
+
 
 class HiddenPapersSource(_CaseSource):
     def __init__(self, inner: Source, paper_ids: Iterable[str]):
@@ -278,6 +282,10 @@ class HiddenPapersSource(_CaseSource):
 
     async def author_papers(self, author_id: str, limit: int = 100) -> list[Paper]:
         return await self._visible(await self.inner.author_papers(author_id, limit + self._spare), limit)
+
+    async def authors_papers(self, author_ids: list[str], limit: int = 100) -> dict[str, list[Paper]]:
+        got = await self.inner.authors_papers(author_ids, limit + self._spare)
+        return {aid: await self._visible(papers, limit) for aid, papers in got.items()}
 
     async def linked(
         self, paper_ids: list[str], direction: GraphDirection, limit: int = 100, progress: GraphProgress | None = None

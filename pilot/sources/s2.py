@@ -77,6 +77,7 @@ AUTHOR_FIELDS = ["authorId", "name", "url", "affiliations", "paperCount", "citat
 T = TypeVar("T")
 
 BATCH_IDS = 500  # documented: ids per POST /paper/batch
+BATCH_AUTHORS = 100  # authors per POST /author/batch (1,000 allowed): their nested paper lists stay small enough
 BATCH_CITATIONS = 9999  # documented: citations per batch answer
 BATCH_NESTED = 4000  # nested papers per answer: well under the documented 10 MB, abstracts included
 GRAPH_PAGE = 1000  # documented: references / citations per page
@@ -666,6 +667,36 @@ class SemanticScholarSource(Source):
         aid = _author_key(author_id)
         results = await self._call(self._client.get_author_papers(aid, fields=PAPER_FIELDS, limit=self._page(limit)))
         return self._papers(await self._call(_take(results, limit)))
+
+    async def authors_papers(self, author_ids: list[str], limit: int = 100) -> dict[str, list[Paper]]:
+        """Papers of many authors from ``POST /author/batch`` with nested ``papers.*`` fields (one request for up
+        to ``BATCH_AUTHORS``), cached per author; unknown authors are left out."""
+        keys = {raw: _author_key(raw) for raw in dict.fromkeys(author_ids)}
+        fields = ",".join(["name", *(f"papers.{f}" for f in NESTED_FIELDS)])
+        records: dict[str, list[dict[str, Any]] | None] = {}
+        todo: list[str] = []
+        for aid in dict.fromkeys(keys.values()):
+            hit = self._requester.remote.cached(fingerprint(NAME, "author_papers", aid, fields))
+            if hit is not None:
+                records[aid] = hit or None
+            else:
+                todo.append(aid)
+        for start in range(0, len(todo), BATCH_AUTHORS):
+            chunk = todo[start : start + BATCH_AUTHORS]
+            data = await self._call(
+                self._requester.get_data_async(
+                    f"{self._graph_url}/author/batch", f"fields={fields}", {}, {"ids": chunk},
+                    what=f"papers of {len(chunk)} authors",
+                )
+            )  # fmt: skip
+            if not isinstance(data, list) or len(data) != len(chunk):
+                raise SourceUnavailable(NAME, "unexpected answer shape from Semantic Scholar's author batch endpoint")
+            for aid, rec in zip(chunk, data, strict=True):
+                papers = [r for r in (rec or {}).get("papers") or [] if r] if rec else None
+                records[aid] = papers
+                if self.cache is not None:
+                    self.cache.set(fingerprint(NAME, "author_papers", aid, fields), papers or [])
+        return {raw: self._papers(found)[:limit] for raw, aid in keys.items() if (found := records.get(aid))}
 
     async def aclose(self) -> None:
         await self._requester.aclose()

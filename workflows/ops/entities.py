@@ -377,7 +377,10 @@ class AuthorPapers(Operator[AuthorPapersParams, AuthorsInputs]):
             # the person's records under other spellings of the name (merged by search_author) count too
             ids = [i for a in authors for i in (a.id, *a.aliases) if i]
             names = ", ".join(a.name for a in authors)
-        lists = await asyncio.gather(*(ctx.source.author_papers(i, limit=params.limit) for i in ids))
+        if params.author_id:
+            lists = [await ctx.source.author_papers(params.author_id, limit=params.limit)]
+        else:  # one batch request on a remote source, not one per author
+            lists = list((await ctx.source.authors_papers(ids, limit=params.limit)).values())
         papers = _dedupe_papers([p for lst in lists for p in lst if params.accepts(p)])
         what = params.describe()
         return _ranked(_by_impact(papers), f"paper of {names}" + (f" {what}" if what else ""))
