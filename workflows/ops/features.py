@@ -137,7 +137,7 @@ def _vector_lookup(source: Any, depth: int = 0):
     return None
 
 
-EMBED_CHUNK = 64
+EMBED_CHUNK = 32
 
 
 def encode(embedder: Any, texts: list[str]) -> np.ndarray:

@@ -238,12 +238,13 @@ async def compute_features(
         # Last, so that the other features can choose which candidates to embed: a remote source ships no
         # vectors, and embedding hundreds of abstracts on a CPU takes longer than the requests. Only the
         # ``PILOT_EMBED_AT_MOST`` best by the rest of the formula are embedded (the others get the lowest cosine).
-        # Half the step's timeout at most, so a busy machine ranks with fewer vectors instead of failing the step.
+        # A third of the step's timeout at most (the step also waits for the model while a preview holds it, and
+        # reads reference lists), so a busy machine ranks with fewer vectors instead of failing the step.
         cap = ctx.settings.embed_at_most
         order = _by_total(params, out, n) if cap is not None and n > cap else None
         sims = await asyncio.to_thread(  # CPU work off the event loop, so the run's requests keep flowing
             cosine_to, ctx, papers, text if params.dense_to != "anchor" else "", anchors, cap, order,
-            ctx.settings.node_timeout_s / 2,
+            ctx.settings.node_timeout_s / 3,
         )  # fmt: skip
         if sims is None:
             ctx.notes.append("no embeddings available, dense feature is 0")
