@@ -173,9 +173,10 @@ class Emulator:
         return cls(source, limits=Limits.from_args(rps, pool), **kw)
 
     def warm(self) -> None:
-        """Load the embedding model before the first request: a probe or a first search must not wait for it."""
+        """Load the embedding model and the lexical index before the first request: a probe or a first search must
+        not wait for them."""
         try:
-            asyncio.run(self.source.search_papers("warm up", limit=1, mode="dense"))
+            asyncio.run(self.source.search_papers("warm up", limit=1, mode="hybrid"))
         except Exception as exc:  # an emulator without a working embedder still serves lexical answers
             log.warning("warming up the search failed: %s", exc)
 
