@@ -913,6 +913,12 @@ class Session(BaseModel):
         return await self._run(notes + ref.notes)
 
     async def _refine(self, msg: Message) -> Reply:
+        if self.phase == "clarify" and msg.updates:
+            # a constraint typed instead of an answer before the results: the search being set up takes it,
+            # and the question it skipped is not asked again
+            self.intent = apply_updates(self.intent, msg.updates, msg.text)
+            self.question = None
+            return await self._clarify_or_search([f"Noted: “{short(msg.text, 60)}” narrows the search."])
         if self.workflow is None or msg.feedback is None:
             return self._reply(HELP)
         if msg.updates and self.question is not None and not self.edited:

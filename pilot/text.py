@@ -32,6 +32,17 @@ def printable(text: str | None) -> str:
     return _CONTROL.sub("", text or "")
 
 
+# An HTML tag or comment pasted into a chat message (from a web page, or to attack the page): its attribute
+# values are not the researcher's words — a quoted ``onerror="…"`` must never be read as a quoted title.
+# Bounded and without nesting, so it runs in linear time on any paste.
+_MARKUP = re.compile(r"<!--[^>]{0,2000}>|</?[A-Za-z][^<>]{0,1000}>")
+
+
+def strip_markup(text: str | None) -> str:
+    """The words of a message without HTML tags or comments (what they enclose stays), spaces collapsed."""
+    return " ".join(_MARKUP.sub(" ", text or "").split())
+
+
 def fold(text: str | None) -> str:
     """Lower-case, accent-free form for matching ("Haji&#x10D;" -> "hajic")."""
     text = unicodedata.normalize("NFKD", unescape(text))

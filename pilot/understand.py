@@ -33,6 +33,7 @@ from clarifier.question import Question
 from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
+from pilot.text import strip_markup
 from pilot.topic import read_topic
 from workflows.refine import Feedback, read_feedback
 
@@ -177,9 +178,9 @@ def _touches_slot(question: Question, updates: dict[str, Any]) -> bool:
 
 def read(text: str, ctx: Context) -> Message:
     """The deterministic reading of one message (see the module docstring for the kinds)."""
-    text = " ".join((text or "").split())
+    text = strip_markup(text)
     if not text:
-        return Message(kind="unclear", text=text, why="empty message")
+        return Message(kind="unclear", text=text, why="empty message (or markup only)")
     command = _command(text)
     if command is not None:
         return Message(kind="command", text=text, command=command, why=f"command: {command}")
@@ -261,6 +262,15 @@ def _answer(text: str, q: Question, ctx: Context, updates: dict[str, Any] | None
     """Words for the open question. With results on screen they are feedback on the results — and, when they
     set what the question offered with them asks, its answer too (``updates``: the fields they set)."""
     updates = interpret_answer(q, text, ctx.known_venues) if updates is None else updates
+    if not ctx.has_results and updates and not _touches_slot(q, updates):
+        # "only CVPR" while the period is asked: it narrows the search being set up, it answers nothing
+        return Message(
+            kind="refine",
+            text=text,
+            feedback=read_feedback(text, ctx.known_venues),
+            updates=updates,
+            why=f"a constraint for the search being set up, not an answer to the {q.slot} question",
+        )
     if ctx.has_results:
         feedback = read_feedback(text, ctx.known_venues)
         if _touches_slot(q, updates):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from clarifier.policy import facet_question
+from clarifier.question import Option, Question
 from pilot.intent import parse_request, subject_of
 from pilot.understand import Context, read
 
@@ -130,3 +131,45 @@ def test_subject_forms():
     assert parse_request("What came after Sequence to Sequence Learning with Neural Networks?").anchor_kind == "title"
     assert parse_request("papers on coreference with neural networks").anchor_kind == "topic"
     assert subject_of("Which papers at EMNLP in the last 5 years cite the Seq2Seq paper?", ["EMNLP"]) == "Seq2Seq"
+
+
+@pytest.mark.parametrize(
+    "text, anchor",
+    [
+        (
+            '<img src=x onerror="window.__pwned = 2"> papers like "Accurate Unlexicalized Parsing"',
+            "Accurate Unlexicalized Parsing",
+        ),
+        (
+            '<a href="https://example.org/attention">What came before "Sequence to Sequence Learning"?</a>',
+            "Sequence to Sequence Learning",
+        ),
+    ],
+)
+def test_a_quoted_attribute_in_pasted_markup_is_never_read_as_the_title(text, anchor):
+    msg = read(text, FRESH)
+    assert msg.request is not None and msg.request.anchor_query == anchor
+
+
+def test_a_message_of_markup_only_is_unclear_not_a_search():
+    msg = read('<img src=x onerror="alert(1)"><iframe src="javascript:alert(2)"></iframe>', FRESH)
+    assert msg.kind == "unclear"
+
+
+PERIOD = Question(
+    slot="time",
+    text="Which period matters most to you?",
+    options=[
+        Option(label="Up to 2015", sets={"year_max": 2015}),
+        Option(label="2016 or later", sets={"year_min": 2016}),
+    ],
+)
+ASKING_PERIOD = Context(phase="clarify", question=PERIOD, has_search=True, known_venues=["NAACL", "EMNLP"])
+
+
+def test_a_constraint_typed_instead_of_an_answer_narrows_the_search_being_set_up():
+    msg = read("only EMNLP", ASKING_PERIOD)
+    assert (msg.kind, msg.updates) == ("refine", {"venues": ["EMNLP"]})
+    # words that answer the open question are still its answer
+    assert read("2016 or later", ASKING_PERIOD).kind == "answer"
+    assert read("only papers after 2016", ASKING_PERIOD).kind == "answer"
