@@ -10,7 +10,9 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 # --- folding ----------------------------------------------------------------------------------------
 
@@ -72,6 +74,20 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 def words(text: str | None) -> list[str]:
     """Folded words of any script ("Hajič, Jan" -> ["hajic", "jan"]): names, venues, organisations, topics."""
     return _WORD.findall(fold(text))
+
+
+@lru_cache(maxsize=1)
+def snowball() -> Any:
+    """The English Snowball stemmer (PyStemmer), shared by the corpus index and the word matching here."""
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def root(word: str) -> str:
+    """A word's Snowball root: "answering", "answers" and "answer" share one; a sub-area must not be a
+    variant of the topic's own words."""
+    return str(snowball().stemWord(word.lower()))
 
 
 def stem(word: str) -> str:
