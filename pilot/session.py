@@ -353,6 +353,9 @@ class Session(BaseModel):
                 return self._reply("Started afresh. " + HELP)
             if msg.command == "undo":
                 return await self.undo()
+            if msg.command == "help":
+                # what pilot can do, and whatever was on screen stays: the open question, the results
+                return self._reply(HELP, question=self.question, results=self.results, workflow=self.workflow)
             return await self.search_now()
         if msg.kind == "entity" and msg.request is not None and not await self._knows_person(msg.entity):
             msg = msg.model_copy(

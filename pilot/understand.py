@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "ambiguous", "unclear"]
 Target = Literal["paper", "topic", "current"]
-Command = Literal["search_now", "reset", "undo"]
+Command = Literal["search_now", "reset", "undo", "help"]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
     (
@@ -61,6 +61,16 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
         ),
     ),
     ("undo", re.compile(r"^\W*(?:undo|go back|back|revert)(?: (?:that|the last change|one step))?\W*$", re.IGNORECASE)),
+    # a greeting, thanks or a plea for help is not a topic to search ("hi" once became a search for "hi")
+    (
+        "help",
+        re.compile(
+            r"^\W*(?:help(?: me)?|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|thanks?(?: you)?(?: a lot)?|"
+            r"thank you(?: very much)?|cheers|ok(?:ay)?|cool|great|what can you do|how does (?:this|it) work|"
+            r"how do i use (?:this|it|you)|what do i (?:do|type)(?: here)?)\W*(?:there|pilot)?\W*$",
+            re.IGNORECASE,
+        ),
+    ),
 ]
 # the intent fields each question slot asks for: text that sets them answers the question
 SLOT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -158,8 +168,8 @@ def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     if parsed.anchor_kind in (*ID_KINDS, "current") or _QUOTED.search(text):
         return None
     req = read_topic(text)
-    if req is None:
-        return None
+    if req is None or not subject_of(req.topic):
+        return None  # "what about later work?": the words after the cue only ask for a direction
     updates = {"topic": req.topic, "paper_types": req.paper_types, "direction": None, **req.updates}
     return parsed.model_copy(
         update={

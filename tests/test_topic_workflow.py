@@ -147,3 +147,10 @@ async def test_a_typed_topic_list_leaves_out_weak_matches_and_says_how_few_are_l
     notes = coverage_notes(wf, None, None, intent, kept)
     assert any(n.startswith("Only 2 surveys on “word sense disambiguation” up to 2000") for n in notes), notes
     assert ids(await run_op(ctx, "top_k", {"k": 50}, **{"in": ranked})) == ids(ranked)  # off by default
+
+
+async def test_without_embeddings_nothing_is_dropped_as_weak_and_seed_citations_count(ctx):
+    flat = [_scored("a", 0.0), _scored("b", 0.0)]  # no embedder: every closeness reads 0
+    assert ids(await run_op(ctx, "top_k", {"k": 5, "drop_weak": True}, **{"in": flat})) == ["a", "b"]
+    cited = [_scored("core", 0.05, **{"graph.seeds_citing": 3.0}), _scored("far", 0.05), _scored("near", 0.5)]
+    assert ids(await run_op(ctx, "top_k", {"k": 5, "drop_weak": True}, **{"in": cited})) == ["core", "near"]

@@ -195,7 +195,8 @@ class TopKOp(Operator[TopKParams, RankedInputs]):
 
     async def run(self, ctx: RunContext, params: TopKParams, inputs: RankedInputs) -> list[RankedPaper]:
         items = inputs.ranked
-        if params.drop_weak:
+        # without embeddings every closeness reads 0: nothing can be called weak then
+        if params.drop_weak and any(it.evidence.scores.get("dense", 0.0) > 0 for it in items):
             items = [it for it in items if match_strength(it) != WEAK]
         return (merge_same_work(items) if params.merge_same_work else items)[: params.k]
 
