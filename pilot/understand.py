@@ -33,14 +33,16 @@ from clarifier.question import Question
 from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
+from pilot.text import strip_markup
 from pilot.topic import read_topic
 from workflows.refine import Feedback, read_feedback
 
 log = logging.getLogger(__name__)
 
 MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "ambiguous", "unclear"]
-Target = Literal["paper", "topic", "current"]
-Command = Literal["search_now", "reset", "undo"]
+# "result": a paper on the numbered list ("papers like the first one" after an answer); feedback.refs says which
+Target = Literal["paper", "topic", "current", "result"]
+Command = Literal["search_now", "reset", "undo", "help"]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
     (
@@ -60,6 +62,16 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
         ),
     ),
     ("undo", re.compile(r"^\W*(?:undo|go back|back|revert)(?: (?:that|the last change|one step))?\W*$", re.IGNORECASE)),
+    # a greeting, thanks or a plea for help is not a topic to search ("hi" once became a search for "hi")
+    (
+        "help",
+        re.compile(
+            r"^\W*(?:help(?: me)?|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|thanks?(?: you)?(?: a lot)?|"
+            r"thank you(?: very much)?|cheers|ok(?:ay)?|cool|great|what can you do|how does (?:this|it) work|"
+            r"how do i use (?:this|it|you)|what do i (?:do|type)(?: here)?)\W*(?:there|pilot)?\W*$",
+            re.IGNORECASE,
+        ),
+    ),
 ]
 # the intent fields each question slot asks for: text that sets them answers the question
 SLOT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -97,6 +109,7 @@ class Context(BaseModel):
     has_results: bool = False
     has_search: bool = False  # an anchor or a topic is being searched (for "what came after it?")
     known_venues: list[str] = Field(default_factory=list)
+    listed: int = 0  # papers on the numbered list on screen (a search's results or the papers of an answer)
 
 
 class Message(BaseModel):
@@ -157,8 +170,8 @@ def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     if parsed.anchor_kind in (*ID_KINDS, "current") or _QUOTED.search(text):
         return None
     req = read_topic(text)
-    if req is None:
-        return None
+    if req is None or not subject_of(req.topic):
+        return None  # "what about later work?": the words after the cue only ask for a direction
     updates = {"topic": req.topic, "paper_types": req.paper_types, "direction": None, **req.updates}
     return parsed.model_copy(
         update={
@@ -177,9 +190,9 @@ def _touches_slot(question: Question, updates: dict[str, Any]) -> bool:
 
 def read(text: str, ctx: Context) -> Message:
     """The deterministic reading of one message (see the module docstring for the kinds)."""
-    text = " ".join((text or "").split())
+    text = strip_markup(text)
     if not text:
-        return Message(kind="unclear", text=text, why="empty message")
+        return Message(kind="unclear", text=text, why="empty message (or markup only)")
     command = _command(text)
     if command is not None:
         return Message(kind="command", text=text, command=command, why=f"command: {command}")
@@ -192,6 +205,11 @@ def read(text: str, ctx: Context) -> Message:
         idx = match_option(q, text)
         if idx is not None:
             return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1}")
+
+    if ctx.phase == "answer" and ctx.listed:
+        follow_up = _after_answer(text, ctx)
+        if follow_up is not None:
+            return follow_up
 
     parsed = parse_request(text, ctx.known_venues)
     topical = _as_topic_request(parsed, text)
@@ -257,10 +275,39 @@ def read(text: str, ctx: Context) -> Message:
     return Message(kind="unclear", text=text, why="nothing to search for")
 
 
+def _after_answer(text: str, ctx: Context) -> Message | None:
+    """After an answer about people or venues, with its papers listed: "only after 2010" narrows the question,
+    "papers like the first one" starts a search from that paper. None: read the message as usual."""
+    feedback = read_feedback(text, ctx.known_venues)
+    refs = [i for i in feedback.refs if 1 <= i <= ctx.listed]
+    if refs:
+        parsed = parse_request(re.sub(r"#\s*\d+", " ", text), ctx.known_venues)
+        direction = parsed.intent.direction or ("sibling" if feedback.positive else None)
+        if direction:
+            parsed = parsed.model_copy(update={"intent": apply_updates(parsed.intent, {"direction": direction})})
+            return Message(
+                kind="new_search", text=text, target="result", request=parsed, feedback=feedback,
+                why=f"{direction} of result #{refs[0]}",
+            )  # fmt: skip
+    narrows = {k: v for k, v in feedback.updates.items() if k in ("year_min", "year_max", "venues")}
+    if narrows and not subject_of(text, ctx.known_venues) and parse_entity_question(text) is None:
+        return Message(kind="refine", text=text, feedback=feedback, updates=narrows, why="narrows the question asked")
+    return None
+
+
 def _answer(text: str, q: Question, ctx: Context, updates: dict[str, Any] | None = None) -> Message:
     """Words for the open question. With results on screen they are feedback on the results — and, when they
     set what the question offered with them asks, its answer too (``updates``: the fields they set)."""
     updates = interpret_answer(q, text, ctx.known_venues) if updates is None else updates
+    if not ctx.has_results and updates and not _touches_slot(q, updates):
+        # "only CVPR" while the period is asked: it narrows the search being set up, it answers nothing
+        return Message(
+            kind="refine",
+            text=text,
+            feedback=read_feedback(text, ctx.known_venues),
+            updates=updates,
+            why=f"a constraint for the search being set up, not an answer to the {q.slot} question",
+        )
     if ctx.has_results:
         feedback = read_feedback(text, ctx.known_venues)
         if _touches_slot(q, updates):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,18 @@ async def test_the_datasets_of_a_paper_get_no_period_question_and_topics_read_as
         assert " — e.g. “" in label and not re.fullmatch(r"\w+, \w+, \w+", label.split(" — ")[0]), label
 
 
+async def test_a_constraint_typed_instead_of_an_answer_narrows_the_search_and_moves_on(runtime):
+    s = Session(runtime)
+    reply = await s.user_says(f"Which later papers build on {TAGGING}?")
+    assert reply.question is not None and reply.question.slot == "venue", reply.question
+    reply = await s.user_says("only after 2005")  # not a venue: a period for the search being set up
+    assert s.last_message.kind == "refine" and reply.error is None
+    assert s.intent.year_min == 2006 and any("narrows the search" in n for n in reply.notes)
+    assert reply.question is None or reply.question.slot != "venue"  # the skipped question is not asked again
+    reply, _ = await _settle(s, reply)
+    assert reply.results and all((r.paper.year or 0) >= 2006 for r in reply.results)
+
+
 async def test_just_search_skips_every_question(runtime):
     s = Session(runtime)
     reply = await s.user_says(f"papers similar to {TAGGING}")
@@ -268,3 +281,30 @@ async def test_a_near_miss_name_gets_did_you_mean(runtime):
     s = Session(runtime)
     reply = await s.user_says("papers by Dianne Litmann")
     assert "did you mean" in reply.answer.answer and "Litman" in reply.answer.answer
+
+
+async def test_an_answer_is_narrowed_by_a_follow_up_and_its_papers_start_new_searches(runtime):
+    """After "papers by X": "only after 2005" asks the same question for that period; "papers like the second
+    one" searches from that paper, not for a paper called "second"."""
+    s = Session(runtime)
+    first = await s.user_says("papers by Diane J. Litman")
+    reply = await s.user_says("only after 2005")
+    assert s.last_message.kind == "refine" and reply.answer is not None and reply.error is None
+    assert s.entity_query.person and s.entity_query.year_min == 2006
+    assert reply.results and all(r.paper.year >= 2006 for r in reply.results)
+    assert len(reply.results) < len(first.results)
+    second = reply.results[1].paper
+    reply = await s.user_says("papers like the second one")
+    assert s.last_message.target == "result" and s.anchor is not None and s.anchor.id == second.id
+    assert s.intent.direction == "sibling" and reply.error is None
+    reply = await s.user_says("what came before #40?")  # an answer has no #40 now: it is the search's list, or none
+    assert reply.error is None or "#40" in reply.error
+
+
+async def test_a_surname_with_a_publishing_verb_is_a_person(runtime, named_rows):
+    years = Counter(r["year"] for r in named_rows if any(_is_litman(a["name"]) for a in r["authors"]))
+    year = years.most_common(1)[0][0]
+    s = Session(runtime)
+    reply = await s.user_says(f"What did Litman publish in {year}?")
+    assert s.last_message.kind == "entity" and reply.answer is not None and "Litman" in reply.answer.answer
+    assert reply.results and all(r.paper.year == year for r in reply.results)

@@ -122,3 +122,49 @@ async def test_topic_workflow_finds_a_hidden_papers_bibliography(local_source, b
     phrases = [p for it in ranked[:10] for p in why(wf, it)]
     assert any(re.fullmatch(r"cited by (?:one|\d+) of the best matches", p) for p in phrases), phrases
     assert any(re.fullmatch(r"co-cited with the best matches by \d+ papers", p) for p in phrases), phrases
+
+
+def _scored(pid: str, dense: float, **more: float) -> RankedPaper:
+    return RankedPaper(
+        paper=Paper(id=pid, title=f"paper {pid}"), score=dense, evidence={"scores": {"dense": dense, **more}}
+    )
+
+
+async def test_a_typed_topic_list_leaves_out_weak_matches_and_says_how_few_are_left(ctx):
+    """ "surveys on X before Y" in a period with few surveys of X: the type search brings every overview of
+    the period; those that hardly touch X are no survey of it, and the list is short rather than padded."""
+    from pilot.coverage import coverage_notes
+
+    intent = Intent(topic="word sense disambiguation", paper_types=["survey"], year_max=2000)
+    wf = topic_search(intent)
+    assert wf.node("top").params["drop_weak"] is True and not topic_search(Intent(topic="x y")).node("top").params.get(
+        "drop_weak"
+    )
+    ranked = [_scored("on-topic", 0.62), _scored("cited-by-a-seed", 0.12, **{"refs.support": 2.0}),
+              _scored("overview-of-something-else", 0.18)]  # fmt: skip
+    kept = await run_op(ctx, "top_k", wf.node("top").params, **{"in": ranked})
+    assert ids(kept) == ["on-topic", "cited-by-a-seed"]
+    notes = coverage_notes(wf, None, None, intent, kept)
+    assert any(n.startswith("Only 2 surveys on “word sense disambiguation” up to 2000") for n in notes), notes
+    assert ids(await run_op(ctx, "top_k", {"k": 50}, **{"in": ranked})) == ids(ranked)  # off by default
+
+
+async def test_without_embeddings_nothing_is_dropped_as_weak_and_seed_citations_count(ctx):
+    flat = [_scored("a", 0.0), _scored("b", 0.0)]  # no embedder: every closeness reads 0
+    assert ids(await run_op(ctx, "top_k", {"k": 5, "drop_weak": True}, **{"in": flat})) == ["a", "b"]
+    cited = [_scored("core", 0.05, **{"graph.seeds_citing": 3.0}), _scored("far", 0.05), _scored("near", 0.5)]
+    assert ids(await run_op(ctx, "top_k", {"k": 5, "drop_weak": True}, **{"in": cited})) == ["core", "near"]
+
+
+async def test_the_latest_work_on_a_topic_is_the_newest_years_the_source_holds(ctx, corpus_slice_rows):
+    """ "recent work on X": a field's well-cited core is old, so a weight on the year never lifts the new work
+    above it; the filter keeps the newest five years of what was found, and the period is not asked."""
+    wf = topic_search(Intent(topic="machine translation evaluation", recency="recent"))
+    assert wf.node("filter").params["newest_years"] == 5
+    assert "newest_years" not in topic_search(Intent(topic="machine translation evaluation")).node("filter").params
+    years = as_ranked([Paper(id=str(y), title="t", year=y) for y in (1999, 2015, 2019, 2020, 2023)])
+    kept = await run_op(ctx, "filter", {"newest_years": 5}, **{"in": years})
+    assert ids(kept) == ["2019", "2020", "2023"]
+    cands = [Paper.model_validate(r) for r in corpus_slice_rows if r.get("year")][:300]
+    slots = {p.question.slot for p in propose(Intent(topic="machine translation", recency="recent"), cands)}
+    assert "time" not in slots and "recency" not in slots
