@@ -22,6 +22,7 @@ from clarifier.question import Option, Question
 from pilot.domain import profile
 from pilot.intent import apply_updates, content_terms, detect_direction, parse_constraints
 from pilot.models import Intent, Paper
+from pilot.text import root
 from pilot.vocab import DIRECTION_OPTIONS, FACET_OPTIONS
 
 MIN_GAIN = 0.5  # bits; below this no question is worth a turn
@@ -184,7 +185,7 @@ def topic_clusters(
             continue
         centroid = X[members].mean(axis=0).A1
         order = (centroid - mean).argsort()[::-1]
-        label = [terms[j] for j in order if terms[j] not in skip][:3]
+        label = [terms[j] for j in order if not _shares_root(terms[j], skip)][:3]
         if label:
             out.append((label, members))
     out.sort(key=lambda t: -len(t[1]))
@@ -194,7 +195,7 @@ def topic_clusters(
 _PHRASE_STOP = frozenset(
     """a an the of for in on and or to with by from via at as is are be its into using based towards toward new
     approach approaches method methods model models system systems paper study analysis improving improved
-    efficient effective robust towards""".split()
+    efficient effective robust towards workshop proceedings introduction special issue""".split()
 )
 # words too general to name a sub-area on their own ("learning", "language"): fine inside a phrase
 _GENERIC = frozenset(
@@ -224,6 +225,12 @@ def _phrases(title: str) -> set[str]:
 LABEL_CHARS = 95
 
 
+def _shares_root(phrase: str, words: set[str] | frozenset[str]) -> bool:
+    """A word of the phrase is a form of one of ``words`` ("answers" of "answering", "senses" of "sense")."""
+    roots = {root(w) for w in words}
+    return any(root(w) in roots for w in phrase.split())
+
+
 def cluster_phrase(cands: list[Paper], members: list[int], skip: frozenset[str] | set[str] = frozenset()) -> str | None:
     """The phrase most typical of the cluster's titles (more frequent in it than in the other candidates,
     longer phrases preferred), or None when no phrase is shared by two of its titles."""
@@ -232,7 +239,7 @@ def cluster_phrase(cands: list[Paper], members: list[int], skip: frozenset[str] 
     counts: Counter = Counter(g for grams in inside for g in grams)
     best, best_score = None, 0.0
     for gram, n in counts.items():
-        if n < 2 or set(gram.split()) & skip:  # what every candidate shares names no sub-area
+        if n < 2 or _shares_root(gram, skip):  # what every candidate shares (in any form) names no sub-area
             continue
         out = sum(1 for grams in others if gram in grams)
         score = (n / len(members) - out / max(1, len(others))) * (1 + 0.75 * (len(gram.split()) - 1))
@@ -241,10 +248,21 @@ def cluster_phrase(cands: list[Paper], members: list[int], skip: frozenset[str] 
     return best
 
 
+def _has_phrase(title: str, phrase: str) -> bool:
+    want = [root(w) for w in phrase.split()]
+    have = [root(w) for w in re.findall(r"[a-z][a-z0-9\-]+", title.lower())]
+    return bool(want) and any(have[i : i + len(want)] == want for i in range(len(have) - len(want) + 1))
+
+
 def cluster_label(cands: list[Paper], members: list[int], phrase: str) -> str:
     """A label a person can read: the cluster's phrase and one of its best-known papers as an example."""
+    # the example shows what the phrase means: a best-known paper whose title has it, if one does
     example = max(
-        (cands[i] for i in members), key=lambda p: (p.citation_count or 0) + 20 * (p.in_corpus_citations or 0)
+        (cands[i] for i in members),
+        key=lambda p: (
+            _has_phrase(p.title or "", phrase),
+            (p.citation_count or 0) + 20 * (p.in_corpus_citations or 0),
+        ),
     )
     room = max(20, LABEL_CHARS - len(phrase) - 10)  # a button stays one or two lines
     title = example.title.replace('"', "'")
@@ -262,6 +280,7 @@ def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal
     seen: set[str] = set()
     skip = set(content_terms(anchor.title, limit=50)) if anchor else set()
     skip |= set(content_terms(intent.topic or "", limit=50))
+    skip |= set(content_terms(intent.request or "", limit=50))  # what the user already said ("datasets") is no sub-area
     for label, members in clusters:
         phrase = cluster_phrase(cands, members, skip)
         text = cluster_label(cands, members, phrase or ", ".join(label))

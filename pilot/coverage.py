@@ -4,6 +4,8 @@
   work) are not in the source: say so, and which other evidence the workflow fell back on.
 - The best matches are only loosely related to the anchor or topic: warn, so a confident-looking list of
   weak matches is not taken for an answer.
+- A list of one paper type (surveys, datasets) that came out short because weak matches were left out:
+  say how few the source holds, and how to see the rest.
 
 Read from the run itself (which nodes fed the merge, what they returned), so it holds for any workflow
 shape that follows from an ``anchor`` node: a template, an edited one or an LLM-written one.
@@ -85,6 +87,7 @@ def coverage_notes(
                     )
                 else:
                     notes.append(f"No paper in the source cites “{title}”; these results rest on {rest}.")
+    notes += _short_typed_list(wf, intent, results)
     dense = [r.evidence.scores["dense"] for r in results[:TOP_CHECKED] if "dense" in r.evidence.scores]
     if dense and max(dense) < WEAK_SIMILARITY:
         what = f"“{short(anchor.title, 60)}”" if anchor else f"“{short(intent.topic or intent.request, 60)}”"
@@ -93,3 +96,20 @@ def coverage_notes(
             "the source may hold little on it."
         )
     return notes
+
+
+_TYPE_WORDS = {"survey": "surveys", "resource": "datasets or other resources", "method": "method papers"}
+
+
+def _short_typed_list(wf: Workflow, intent: Intent, results: list[RankedPaper]) -> list[str]:
+    cut = [n for n in wf.nodes if n.op == "top_k" and n.params.get("drop_weak")]
+    if not cut or not intent.paper_types or len(results) >= int(cut[-1].params.get("k", 50)):
+        return []
+    kinds = " or ".join(_TYPE_WORDS.get(t, t) for t in intent.paper_types)
+    lo, hi = intent.year_min, intent.year_max
+    period = f" from {lo} to {hi}" if lo and hi else (f" from {lo} on" if lo else (f" up to {hi}" if hi else ""))
+    topic = short(intent.topic or intent.request, 60)
+    return [
+        f"Only {len(results)} {kinds} on “{topic}”{period} match it closely in the source; weaker matches were "
+        f"left out (step “{cut[-1].id}”: turn off “drop weak” to see them)."
+    ]

@@ -176,7 +176,8 @@ _REQUEST_WORDS = frozenset(
     cited citing citation citations extend extends extended extending pick picked survey surveys review reviews
     overview overviews tutorial tutorials dataset datasets benchmark benchmarks corpora resources used use uses
     using reproduce evaluate evaluated key standard main important relevant good best influential interesting
-    typical ones one instead too now then again also""".split()
+    typical ones one instead too now then again also anything something everything nothing stuff drop remove hide
+    exclude skip""".split()
 )
 _PRONOUNS = frozenset(
     {"it", "this", "that", "them", "these", "those", "this one", "that one", "this paper", "that paper"}
@@ -197,6 +198,7 @@ _CONSTRAINT_PHRASES = [
         r"(?:\s+on(?:wards?)?)?\b",
         r"\b(?:19|20)\d\d\s*(?:\+|or (?:later|earlier|newer|before)|and (?:later|earlier)|onwards?)",
         r"\b(?:the\s+)?(?:19|20)\d0'?s\b",
+        r"\b(?:the\s+)?'?[5-9]0'?s\b",
         r"\b(?:top|best|first)\s+\d{1,3}\b|\b\d{1,3}\s+(?:papers|results|articles|hits)\b",
         r"\b(?:most recent|latest|newest|recent|seminal|classic|classics|foundational|highly[- ]cited|"
         r"influential|landmark|most cited)\b",
@@ -239,7 +241,21 @@ def subject_of(text: str, known_venues: Iterable[str] = ()) -> str:
     subject = " ".join(tokens[start:end]).strip(" ?.!,;:")
     subject = _TRAILING_CLAUSE.sub("", subject)
     subject = re.sub(r"['’]s$", "", subject).strip(" ?.!,;:\"'“”")
-    return subject
+    return _name_before_verb(subject, text)
+
+
+def _name_before_verb(subject: str, text: str) -> str:
+    """After does/do/did a name followed by lower-case words ("Which benchmarks does SQuAD get compared against?")
+    is the name and its verb: the name alone is the subject. Titles keep their words."""
+    words = subject.split()
+    n = 0
+    while n < min(len(words), 4) and _name_like(words[n]):
+        n += 1
+    if n == 0 or n == len(words) or words[n][:1].isupper() or words[n].lower() in _FUNCTION_WORDS:
+        return subject
+    if not re.search(rf"\b(?:does|do|did)\s+(?:the\s+)?{re.escape(words[0])}", text, re.I):
+        return subject
+    return " ".join(words[:n])
 
 
 _FUNCTION_WORDS = frozenset(
@@ -296,9 +312,22 @@ def detect_direction(rest: str, full_text: str | None = None) -> tuple[str | Non
     return ranked[0][0], scores
 
 
+# "drop anything before 2019", "nothing older than 2015", "no papers after 2010": the words name what goes,
+# the bound is what stays
+_NEGATED_PERIOD = re.compile(
+    r"\b(?:drop|remove|hide|exclude|excluding|skip|without|no|nothing|not)\b(?:\s+[a-z]+){0,2}?\s+"
+    r"(before|prior to|earlier than|older than|after|later than|newer than|since)\s+((?:19|20)\d\d)\b"
+)
+
+
 def _year_updates(low: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     y = r"((?:19|20)\d\d)"
+    if m := _NEGATED_PERIOD.search(low):
+        year = int(m.group(2))
+        if m.group(1) in ("before", "prior to", "earlier than", "older than"):
+            return {"year_min": year}
+        return {"year_max": year - 1 if m.group(1) == "since" else year}
     m = re.search(rf"\bbetween\s+{y}\s+and\s+{y}\b", low) or re.search(
         rf"\b{y}\s*(?:-|–|to|until|through)\s*{y}\b", low
     )
@@ -308,6 +337,9 @@ def _year_updates(low: str) -> dict[str, Any]:
     decade = re.search(r"\b(?:the\s+)?((?:19|20)\d)0'?s\b", low)
     if decade:
         start = int(decade.group(1)) * 10
+        return {"year_min": start, "year_max": start + 9}
+    if decade := re.search(r"\b(?:the\s+)?'?([5-9])0'?s\b", low):  # "the 90s", "'80s"
+        start = 1900 + int(decade.group(1)) * 10
         return {"year_min": start, "year_max": start + 9}
     # "after 2008" is read as 2009 on; "since/from 2008" includes 2008. Likewise before / until.
     if m := re.search(rf"\b(?:after|later than|newer than|post)\s+{y}\b", low):
@@ -388,12 +420,20 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     excl = re.findall(
         r"\b(?:exclude|excluding|without|except|not about|no)\s+([a-z][\w\- ]{2,40}?)(?:[.,;]|$|\band\b)", low
     )
-    terms = [t.strip() for t in excl if t.strip() and t.strip() not in REQUEST_STOPWORDS and not t.strip().isdigit()]
+    terms = [
+        t.strip()
+        for t in excl
+        if t.strip()
+        and t.strip() not in REQUEST_STOPWORDS
+        and not re.search(r"\d", t)  # "no papers since 2020" drops a period (above), not a phrase
+        and not set(t.split()) <= _REQUEST_WORDS
+    ]
     if terms:
         out["exclude_terms"] = terms
     if m := re.search(r"\b(?:about|on|focus(?:ed|ing)? on|regarding|mostly|especially)\s+([a-z][a-z ,\-]{2,80})", low):
         topic = content_terms(m.group(1))
-        topic = [t for t in topic if t not in {"method", "result", "results", "background", "papers"}]
+        # "what about surveys?" asks for another kind of paper, not for results about the word "surveys"
+        topic = [t for t in topic if t not in {"method", "result", "results", "background"} | _REQUEST_WORDS]
         if topic:
             out["topic_terms"] = topic
     return out

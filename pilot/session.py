@@ -353,6 +353,9 @@ class Session(BaseModel):
                 return self._reply("Started afresh. " + HELP)
             if msg.command == "undo":
                 return await self.undo()
+            if msg.command == "help":
+                # what pilot can do, and whatever was on screen stays: the open question, the results
+                return self._reply(HELP, question=self.question, results=self.results, workflow=self.workflow)
             return await self.search_now()
         if msg.kind == "entity" and msg.request is not None and not await self._knows_person(msg.entity):
             msg = msg.model_copy(
@@ -913,6 +916,12 @@ class Session(BaseModel):
         return await self._run(notes + ref.notes)
 
     async def _refine(self, msg: Message) -> Reply:
+        if self.phase == "clarify" and msg.updates:
+            # a constraint typed instead of an answer before the results: the search being set up takes it,
+            # and the question it skipped is not asked again
+            self.intent = apply_updates(self.intent, msg.updates, msg.text)
+            self.question = None
+            return await self._clarify_or_search([f"Noted: “{short(msg.text, 60)}” narrows the search."])
         if self.workflow is None or msg.feedback is None:
             return self._reply(HELP)
         if msg.updates and self.question is not None and not self.edited:

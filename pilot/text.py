@@ -10,7 +10,9 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 # --- folding ----------------------------------------------------------------------------------------
 
@@ -30,6 +32,17 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2
 def printable(text: str | None) -> str:
     """Text safe to print to a terminal: control characters from sources or users removed."""
     return _CONTROL.sub("", text or "")
+
+
+# An HTML tag or comment pasted into a chat message (from a web page, or to attack the page): its attribute
+# values are not the researcher's words — a quoted ``onerror="…"`` must never be read as a quoted title.
+# Bounded and without nesting, so it runs in linear time on any paste.
+_MARKUP = re.compile(r"<!--[^>]{0,2000}>|</?[A-Za-z][^<>]{0,1000}>")
+
+
+def strip_markup(text: str | None) -> str:
+    """The words of a message without HTML tags or comments (what they enclose stays), spaces collapsed."""
+    return " ".join(_MARKUP.sub(" ", text or "").split())
 
 
 def fold(text: str | None) -> str:
@@ -61,6 +74,20 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 def words(text: str | None) -> list[str]:
     """Folded words of any script ("Hajič, Jan" -> ["hajic", "jan"]): names, venues, organisations, topics."""
     return _WORD.findall(fold(text))
+
+
+@lru_cache(maxsize=1)
+def snowball() -> Any:
+    """The English Snowball stemmer (PyStemmer), shared by the corpus index and the word matching here."""
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def root(word: str) -> str:
+    """A word's Snowball root: "answering", "answers" and "answer" share one; a sub-area must not be a
+    variant of the topic's own words."""
+    return str(snowball().stemWord(word.lower()))
 
 
 def stem(word: str) -> str:

@@ -33,6 +33,7 @@ from clarifier.question import Question
 from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
+from pilot.text import strip_markup
 from pilot.topic import read_topic
 from workflows.refine import Feedback, read_feedback
 
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 
 MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "ambiguous", "unclear"]
 Target = Literal["paper", "topic", "current"]
-Command = Literal["search_now", "reset", "undo"]
+Command = Literal["search_now", "reset", "undo", "help"]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
     (
@@ -60,6 +61,16 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
         ),
     ),
     ("undo", re.compile(r"^\W*(?:undo|go back|back|revert)(?: (?:that|the last change|one step))?\W*$", re.IGNORECASE)),
+    # a greeting, thanks or a plea for help is not a topic to search ("hi" once became a search for "hi")
+    (
+        "help",
+        re.compile(
+            r"^\W*(?:help(?: me)?|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|thanks?(?: you)?(?: a lot)?|"
+            r"thank you(?: very much)?|cheers|ok(?:ay)?|cool|great|what can you do|how does (?:this|it) work|"
+            r"how do i use (?:this|it|you)|what do i (?:do|type)(?: here)?)\W*(?:there|pilot)?\W*$",
+            re.IGNORECASE,
+        ),
+    ),
 ]
 # the intent fields each question slot asks for: text that sets them answers the question
 SLOT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -157,8 +168,8 @@ def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     if parsed.anchor_kind in (*ID_KINDS, "current") or _QUOTED.search(text):
         return None
     req = read_topic(text)
-    if req is None:
-        return None
+    if req is None or not subject_of(req.topic):
+        return None  # "what about later work?": the words after the cue only ask for a direction
     updates = {"topic": req.topic, "paper_types": req.paper_types, "direction": None, **req.updates}
     return parsed.model_copy(
         update={
@@ -177,9 +188,9 @@ def _touches_slot(question: Question, updates: dict[str, Any]) -> bool:
 
 def read(text: str, ctx: Context) -> Message:
     """The deterministic reading of one message (see the module docstring for the kinds)."""
-    text = " ".join((text or "").split())
+    text = strip_markup(text)
     if not text:
-        return Message(kind="unclear", text=text, why="empty message")
+        return Message(kind="unclear", text=text, why="empty message (or markup only)")
     command = _command(text)
     if command is not None:
         return Message(kind="command", text=text, command=command, why=f"command: {command}")
@@ -261,6 +272,15 @@ def _answer(text: str, q: Question, ctx: Context, updates: dict[str, Any] | None
     """Words for the open question. With results on screen they are feedback on the results — and, when they
     set what the question offered with them asks, its answer too (``updates``: the fields they set)."""
     updates = interpret_answer(q, text, ctx.known_venues) if updates is None else updates
+    if not ctx.has_results and updates and not _touches_slot(q, updates):
+        # "only CVPR" while the period is asked: it narrows the search being set up, it answers nothing
+        return Message(
+            kind="refine",
+            text=text,
+            feedback=read_feedback(text, ctx.known_venues),
+            updates=updates,
+            why=f"a constraint for the search being set up, not an answer to the {q.slot} question",
+        )
     if ctx.has_results:
         feedback = read_feedback(text, ctx.known_venues)
         if _touches_slot(q, updates):

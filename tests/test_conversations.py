@@ -206,6 +206,18 @@ async def test_the_datasets_of_a_paper_get_no_period_question_and_topics_read_as
         assert " — e.g. “" in label and not re.fullmatch(r"\w+, \w+, \w+", label.split(" — ")[0]), label
 
 
+async def test_a_constraint_typed_instead_of_an_answer_narrows_the_search_and_moves_on(runtime):
+    s = Session(runtime)
+    reply = await s.user_says(f"Which later papers build on {TAGGING}?")
+    assert reply.question is not None and reply.question.slot == "venue", reply.question
+    reply = await s.user_says("only after 2005")  # not a venue: a period for the search being set up
+    assert s.last_message.kind == "refine" and reply.error is None
+    assert s.intent.year_min == 2006 and any("narrows the search" in n for n in reply.notes)
+    assert reply.question is None or reply.question.slot != "venue"  # the skipped question is not asked again
+    reply, _ = await _settle(s, reply)
+    assert reply.results and all((r.paper.year or 0) >= 2006 for r in reply.results)
+
+
 async def test_just_search_skips_every_question(runtime):
     s = Session(runtime)
     reply = await s.user_says(f"papers similar to {TAGGING}")

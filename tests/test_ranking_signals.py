@@ -132,3 +132,13 @@ def test_each_result_says_which_new_evidence_it_rests_on():
     sib = template("sibling", PARSER, Intent(direction="sibling", facet="method"))
     match = RankedPaper(paper=Paper(id="m", title="x"), evidence=Evidence(scores={"facet_match": 0.612}))
     assert "matches the anchor's method sentence by sentence (0.61)" in why(sib, match)
+
+
+async def test_an_anchor_listed_without_authors_leaves_the_authors_step_empty_not_failed(local_source):
+    """A paper the source lists without authors (common in old proceedings) has no earlier papers by
+    them: the predecessor search's authors branch is empty and says nothing is wrong."""
+    paper = (await local_source.get_papers([PARSER]))[0].model_copy(update={"authors": []})
+    ctx = RunContext(source=local_source)
+    authors = await run_op(ctx, "paper_authors", {"limit": 10}, papers=as_ranked([paper]))
+    assert authors == []
+    assert await run_op(ctx, "author_papers", {"top": 10}, authors=authors) == []

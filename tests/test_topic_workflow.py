@@ -122,3 +122,35 @@ async def test_topic_workflow_finds_a_hidden_papers_bibliography(local_source, b
     phrases = [p for it in ranked[:10] for p in why(wf, it)]
     assert any(re.fullmatch(r"cited by (?:one|\d+) of the best matches", p) for p in phrases), phrases
     assert any(re.fullmatch(r"co-cited with the best matches by \d+ papers", p) for p in phrases), phrases
+
+
+def _scored(pid: str, dense: float, **more: float) -> RankedPaper:
+    return RankedPaper(
+        paper=Paper(id=pid, title=f"paper {pid}"), score=dense, evidence={"scores": {"dense": dense, **more}}
+    )
+
+
+async def test_a_typed_topic_list_leaves_out_weak_matches_and_says_how_few_are_left(ctx):
+    """ "surveys on X before Y" in a period with few surveys of X: the type search brings every overview of
+    the period; those that hardly touch X are no survey of it, and the list is short rather than padded."""
+    from pilot.coverage import coverage_notes
+
+    intent = Intent(topic="word sense disambiguation", paper_types=["survey"], year_max=2000)
+    wf = topic_search(intent)
+    assert wf.node("top").params["drop_weak"] is True and not topic_search(Intent(topic="x y")).node("top").params.get(
+        "drop_weak"
+    )
+    ranked = [_scored("on-topic", 0.62), _scored("cited-by-a-seed", 0.12, **{"refs.support": 2.0}),
+              _scored("overview-of-something-else", 0.18)]  # fmt: skip
+    kept = await run_op(ctx, "top_k", wf.node("top").params, **{"in": ranked})
+    assert ids(kept) == ["on-topic", "cited-by-a-seed"]
+    notes = coverage_notes(wf, None, None, intent, kept)
+    assert any(n.startswith("Only 2 surveys on “word sense disambiguation” up to 2000") for n in notes), notes
+    assert ids(await run_op(ctx, "top_k", {"k": 50}, **{"in": ranked})) == ids(ranked)  # off by default
+
+
+async def test_without_embeddings_nothing_is_dropped_as_weak_and_seed_citations_count(ctx):
+    flat = [_scored("a", 0.0), _scored("b", 0.0)]  # no embedder: every closeness reads 0
+    assert ids(await run_op(ctx, "top_k", {"k": 5, "drop_weak": True}, **{"in": flat})) == ["a", "b"]
+    cited = [_scored("core", 0.05, **{"graph.seeds_citing": 3.0}), _scored("far", 0.05), _scored("near", 0.5)]
+    assert ids(await run_op(ctx, "top_k", {"k": 5, "drop_weak": True}, **{"in": cited})) == ["core", "near"]

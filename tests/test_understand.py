@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from clarifier.policy import facet_question
+from clarifier.question import Option, Question
 from pilot.intent import parse_request, subject_of
 from pilot.understand import Context, read
 
@@ -130,3 +131,108 @@ def test_subject_forms():
     assert parse_request("What came after Sequence to Sequence Learning with Neural Networks?").anchor_kind == "title"
     assert parse_request("papers on coreference with neural networks").anchor_kind == "topic"
     assert subject_of("Which papers at EMNLP in the last 5 years cite the Seq2Seq paper?", ["EMNLP"]) == "Seq2Seq"
+
+
+@pytest.mark.parametrize(
+    "text, anchor",
+    [
+        (
+            '<img src=x onerror="window.__pwned = 2"> papers like "Accurate Unlexicalized Parsing"',
+            "Accurate Unlexicalized Parsing",
+        ),
+        (
+            '<a href="https://example.org/attention">What came before "Sequence to Sequence Learning"?</a>',
+            "Sequence to Sequence Learning",
+        ),
+    ],
+)
+def test_a_quoted_attribute_in_pasted_markup_is_never_read_as_the_title(text, anchor):
+    msg = read(text, FRESH)
+    assert msg.request is not None and msg.request.anchor_query == anchor
+
+
+def test_a_message_of_markup_only_is_unclear_not_a_search():
+    msg = read('<img src=x onerror="alert(1)"><iframe src="javascript:alert(2)"></iframe>', FRESH)
+    assert msg.kind == "unclear"
+
+
+PERIOD = Question(
+    slot="time",
+    text="Which period matters most to you?",
+    options=[
+        Option(label="Up to 2015", sets={"year_max": 2015}),
+        Option(label="2016 or later", sets={"year_min": 2016}),
+    ],
+)
+ASKING_PERIOD = Context(phase="clarify", question=PERIOD, has_search=True, known_venues=["NAACL", "EMNLP"])
+
+
+def test_a_constraint_typed_instead_of_an_answer_narrows_the_search_being_set_up():
+    msg = read("only EMNLP", ASKING_PERIOD)
+    assert (msg.kind, msg.updates) == ("refine", {"venues": ["EMNLP"]})
+    # words that answer the open question are still its answer
+    assert read("2016 or later", ASKING_PERIOD).kind == "answer"
+    assert read("only papers after 2016", ASKING_PERIOD).kind == "answer"
+
+
+@pytest.mark.parametrize("text", ["hi", "Hello there!", "help", "thanks!", "what can you do?", "Thank you very much"])
+def test_greetings_thanks_and_help_are_never_searched(text):
+    for ctx in (FRESH, RESULTS, ASKING):
+        msg = read(text, ctx)
+        assert (msg.kind, msg.command) == ("command", "help"), (text, ctx.phase, msg)
+
+
+@pytest.mark.parametrize(
+    "text, direction",
+    [
+        ("what about later work?", "successor"),
+        ("and what about earlier papers?", "predecessor"),
+        ("what about surveys?", "survey"),
+    ],  # fmt: skip
+)
+def test_another_direction_for_the_same_search_is_not_a_topic(text, direction):
+    msg = read(text, RESULTS)
+    assert (msg.kind, msg.target, msg.request.intent.direction) == ("new_search", "current", direction)
+
+
+@pytest.mark.parametrize(
+    "text, years",
+    [
+        ("drop anything before 2019", {"year_min": 2019}),
+        ("remove papers before 2015", {"year_min": 2015}),
+        ("nothing older than 2012", {"year_min": 2012}),
+        ("hide everything after 2010", {"year_max": 2010}),
+        ("no papers since 2020", {"year_max": 2019}),
+        ("only the ones after 2019", {"year_min": 2020}),
+    ],
+)
+def test_words_that_drop_a_period_keep_the_rest(text, years):
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine" and msg.feedback.updates == years, msg
+
+
+@pytest.mark.parametrize(
+    "text, topic, years",
+    [
+        ("anything on coreference resolution from the 90s?", "coreference resolution", (1990, 1999)),
+        ("something about speech synthesis in the '80s", "speech synthesis", (1980, 1989)),
+        ("papers on parsing in the 1990s", "parsing", (1990, 1999)),
+    ],
+)
+def test_decades_are_periods_and_filler_words_are_not_the_topic(text, topic, years):
+    msg = read(text, FRESH)
+    assert msg.kind == "new_search" and msg.request.anchor_query == topic
+    assert (msg.request.intent.year_min, msg.request.intent.year_max) == years
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("Which benchmarks does SQuAD get compared against?", "SQuAD"),
+        ("What does PointNet build on?", "PointNet"),
+        ("Which corpora did WordNet get evaluated with?", "WordNet"),
+    ],  # fmt: skip
+)
+def test_a_name_followed_by_its_verb_is_the_name(text, name):
+    msg = read(text, FRESH)
+    assert (msg.kind, msg.target, msg.request.anchor_query) == ("new_search", "paper", name)

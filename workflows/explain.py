@@ -15,7 +15,7 @@ from __future__ import annotations
 from pilot.models import RankedPaper
 from pilot.papertype import paper_type_reason
 from workflows.model import Workflow
-from workflows.ops.features import node_score_key, phrases_in, support_key
+from workflows.ops.features import STRENGTHS, match_strength, node_score_key, phrases_in, support_key
 
 # How many levels of inputs a description follows ("papers citing the anchor's references"); deeper is noise.
 _DEPTH = 2
@@ -155,27 +155,7 @@ def _title_terms_named(wf: Workflow, item: RankedPaper) -> list[str]:
     return found
 
 
-# --- how well a paper matches, in words -----------------------------------------------------------
-# Raw scores are sums of differently scaled features and mean nothing across searches; the two signals
-# that do are the cosine of the paper to the anchor (or query) and a citation relation to the search's
-# seeds (a ``<node>.support`` count from a citation step). The thresholds are MiniLM cosines: ~0.6 is
-# the same problem, ~0.45 a related one, ~0.3 a shared word or two.
-STRENGTHS = ("strong match", "good match", "partial match", "weak match")
-
-
-def match_strength(item: RankedPaper) -> str:
-    scores = item.evidence.scores
-    dense = scores.get("dense")
-    related = any(k.endswith(".support") and v > 0 for k, v in scores.items())
-    if dense is None:
-        return "good match" if related else "partial match"
-    if dense >= 0.6 or (related and dense >= 0.45):
-        return "strong match"
-    if dense >= 0.45 or (related and dense >= 0.3):
-        return "good match"
-    if dense >= 0.3 or related:
-        return "partial match"
-    return "weak match"
+# how well a paper matches, in words: ``match_strength`` (workflows.ops.features, which top_k uses too)
 
 
 def weak_results(results: list[RankedPaper], top: int = 10) -> bool:

@@ -379,7 +379,9 @@ def topic_search(intent: Intent) -> Workflow:
     params = _score_params(intent, features, dense_to="text")
     params["text"] = text  # the topic, and any sub-area the user added
     b.add("score", "score", params, **{"in": "graph"})
-    b.add("top", "top_k", {"k": _k(intent)}, **{"in": "score"})
+    # the type search brings every overview of the period: one that hardly touches the topic is no survey of it
+    top = {"k": _k(intent), **({"drop_weak": True} if intent.paper_types else {})}
+    b.add("top", "top_k", top, **{"in": "score"})
     b.add("evidence", "extract_evidence", {"text": text}, **{"in": "top"})
     return b.done("evidence")
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from functools import lru_cache
 
-from pilot.text import TITLE_STOPWORDS, fold, slugify, unescape
+from pilot.text import TITLE_STOPWORDS, fold, slugify, snowball, unescape
 
 _NAME_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
@@ -53,17 +52,10 @@ def top(counter: Counter, n: int) -> list[str]:
     return [k for k, _ in counter.most_common(n)]
 
 
-@lru_cache(maxsize=1)
-def _stemmer():
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
-
-
 def lexical_tokens(texts: Iterable[str], progress: bool = False) -> list[list[str]]:
     """bm25s tokens (stop words out, Snowball-stemmed) of accent-folded text."""
     import bm25s
 
     return bm25s.tokenize(
-        [fold(t) for t in texts], stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=progress
+        [fold(t) for t in texts], stopwords="en", stemmer=snowball(), return_ids=False, show_progress=progress
     )

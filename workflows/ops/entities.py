@@ -372,6 +372,8 @@ class AuthorPapers(Operator[AuthorPapersParams, AuthorsInputs]):
     async def run(self, ctx: RunContext, params: AuthorPapersParams, inputs: AuthorsInputs) -> list[RankedPaper]:
         if params.author_id:
             ids, names = [params.author_id], params.author_id
+        elif inputs.authors == []:
+            return []  # the step before found no one (a paper listed without authors): no papers, not an error
         else:
             authors = _pick(inputs.authors, Author, params.top, "author", "connect search_author or set author_id")
             # the person's records under other spellings of the name (merged by search_author) count too

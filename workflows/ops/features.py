@@ -310,3 +310,29 @@ def best_sentences(
             pos += len(pool)
             scored[i] = sorted(rescored, key=lambda r: -r[1]) + scored[i][dense_pool:]
     return [[(sent, round(v, 4), matched) for sent, v, matched in rows[:per_paper]] for rows in scored]
+
+
+# --- how well a paper matches, in words -----------------------------------------------------------
+# Raw scores are sums of differently scaled features and mean nothing across searches; the two signals
+# that do are the cosine of the paper to the anchor (or query) and a citation relation to the search's
+# seeds (a ``<node>.support`` count from a citation step, or ``graph.seeds_citing`` from the topic search's
+# neighbourhood). The thresholds are MiniLM cosines: ~0.6 is
+# the same problem, ~0.45 a related one, ~0.3 a shared word or two.
+STRENGTHS = ("strong match", "good match", "partial match", "weak match")
+WEAK = STRENGTHS[-1]
+
+
+def match_strength(item: RankedPaper) -> str:
+    scores = item.evidence.scores
+    dense = scores.get("dense")
+    # a citation step's support, or the topic search's seeds citing it (neighbourhood)
+    related = any(k.endswith((".support", ".seeds_citing")) and v > 0 for k, v in scores.items())
+    if dense is None:
+        return "good match" if related else "partial match"
+    if dense >= 0.6 or (related and dense >= 0.45):
+        return "strong match"
+    if dense >= 0.45 or (related and dense >= 0.3):
+        return "good match"
+    if dense >= 0.3 or related:
+        return "partial match"
+    return WEAK

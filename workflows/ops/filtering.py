@@ -12,7 +12,7 @@ from pilot.models import Paper, PaperType, RankedPaper
 from pilot.papertype import paper_type
 from pilot.text import normalize_title
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
-from workflows.ops.features import papers_of, support_node, tokens
+from workflows.ops.features import WEAK, match_strength, papers_of, support_node, tokens
 from workflows.ports import PortType
 
 
@@ -140,6 +140,11 @@ class TopKParams(OperatorParams):
         True,
         description="one entry per work: a later record with the same title and first author is folded into the first",
     )
+    drop_weak: bool = Field(
+        False,
+        description="leave out weak matches (hardly close to the request, no citation link to the search): "
+        "a list of one paper type stays on its topic, shorter if the source holds few",
+    )
 
 
 def _work_key(paper: Paper) -> tuple[str, str] | None:
@@ -190,6 +195,9 @@ class TopKOp(Operator[TopKParams, RankedInputs]):
 
     async def run(self, ctx: RunContext, params: TopKParams, inputs: RankedInputs) -> list[RankedPaper]:
         items = inputs.ranked
+        # without embeddings every closeness reads 0: nothing can be called weak then
+        if params.drop_weak and any(it.evidence.scores.get("dense", 0.0) > 0 for it in items):
+            items = [it for it in items if match_strength(it) != WEAK]
         return (merge_same_work(items) if params.merge_same_work else items)[: params.k]
 
 
