@@ -78,13 +78,14 @@ async def test_neighbourhood_asks_for_unknown_reference_lists_in_one_batch(local
     seeds = [Paper(id=pid, title="t") for pid in list(by_id)[:40]]
     source = _CountingSource(local_source)
     lone = as_ranked([Paper(id="x", title="t", references=[])])
-    out = await run_op(RunContext(source=source), "neighbourhood", {"max_lookups": 100}, node_id="graph",
-                       seeds=as_ranked(seeds), **{"in": lone})  # fmt: skip
+    wide = {"max_lookups": 100, "max_seeds": 40}
+    out = await run_op(RunContext(source=source), "neighbourhood", wide, node_id="graph", seeds=as_ranked(seeds),
+                       **{"in": lone})  # fmt: skip
     assert out and source.requests == ["linked 40"]
     cited = {r for p in seeds for r in by_id[p.id]["references"] if r in by_id}
     inside = as_ranked([Paper(id=r, title="t", references=[]) for r in sorted(cited)[:5]])
-    scored = await run_op(RunContext(source=source), "neighbourhood", {"max_lookups": 100}, node_id="graph",
-                          seeds=as_ranked(seeds), **{"in": inside})  # fmt: skip
+    scored = await run_op(RunContext(source=source), "neighbourhood", wide, node_id="graph", seeds=as_ranked(seeds),
+                          **{"in": inside})  # fmt: skip
     assert all(it.evidence.scores["graph.seeds_citing"] >= 1 for it in scored)
     # the budget still bounds what is looked up
     source.requests.clear()
