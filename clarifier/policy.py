@@ -103,7 +103,8 @@ def facet_question() -> Question:
 
 
 def _time(intent: Intent, cands: list[Paper]) -> Proposal | None:
-    if intent.year_min is not None or intent.year_max is not None:
+    # "the latest papers on X" has said which period: the newest
+    if intent.year_min is not None or intent.year_max is not None or intent.recency == "recent":
         return None
     years = sorted(p.year for p in cands if p.year)
     if len(set(years)) < 3 or len(years) < 6:

@@ -28,7 +28,17 @@ ID_KINDS: tuple[str, ...] = ("corpus_id", "doi", "arxiv", "s2")
 _FACETS = {
     "method": ("method", "methods", "approach", "technique", "algorithm", "model", "how they do it"),
     "background": ("background", "problem", "motivation", "task", "research question"),
-    "result": ("result", "results", "finding", "findings", "conclusion", "outcome"),
+    # bare "results" is the list on screen ("fewer results"), not the facet
+    "result": (
+        "its results",
+        "their results",
+        "similar results",
+        "same results",
+        "finding",
+        "findings",
+        "conclusion",
+        "outcome",
+    ),
 }
 
 # (pattern, direction, weight). Matched against the request with the anchor removed; highest total wins.
@@ -176,8 +186,8 @@ _REQUEST_WORDS = frozenset(
     cited citing citation citations extend extends extended extending pick picked survey surveys review reviews
     overview overviews tutorial tutorials dataset datasets benchmark benchmarks corpora resources used use uses
     using reproduce evaluate evaluated key standard main important relevant good best influential interesting
-    typical ones one instead too now then again also anything something everything nothing stuff drop remove hide
-    exclude skip""".split()
+    typical ones one instead too now then again also anything something everything nothing stuff result results
+    hits list""".split()
 )
 _PRONOUNS = frozenset(
     {"it", "this", "that", "them", "these", "those", "this one", "that one", "this paper", "that paper"}
@@ -241,7 +251,12 @@ def subject_of(text: str, known_venues: Iterable[str] = ()) -> str:
     subject = " ".join(tokens[start:end]).strip(" ?.!,;:")
     subject = _TRAILING_CLAUSE.sub("", subject)
     subject = re.sub(r"['’]s$", "", subject).strip(" ?.!,;:\"'“”")
+    if subject.lower() in _DROP_VERBS:
+        return ""  # "drop anything before 2019": what goes, not what to search ("exclude medical" keeps its word)
     return _name_before_verb(subject, text)
+
+
+_DROP_VERBS = frozenset("drop remove hide exclude skip excluding".split())
 
 
 def _name_before_verb(subject: str, text: str) -> str:

@@ -228,6 +228,7 @@ class Session(BaseModel):
     kept_ids: list[str] = Field(default_factory=list)
     last_message: Message | None = Field(None, description="how the last message was read")
     pending: Message | None = Field(None, description="a message waiting for the answer to a scope/fallback question")
+    entity_query: KGQuery | None = Field(None, description="the entity question answered last, for follow-ups")
 
     _runtime: Runtime = PrivateAttr()
     _last_run: RunResult | None = PrivateAttr(default=None)
@@ -296,6 +297,7 @@ class Session(BaseModel):
             has_results=self.phase == "results" and self.workflow is not None,
             has_search=self.phase in ("clarify", "results") and (self.anchor is not None or bool(self.intent.topic)),
             known_venues=self._known_venues(),
+            listed=len(self.results),
         )
 
     # --- the conversation ---------------------------------------------------------------------------
@@ -571,6 +573,15 @@ class Session(BaseModel):
         assert parsed is not None
         if msg.target == "current":
             return await self._same_subject(parsed)
+        if msg.target == "result" and msg.feedback is not None and msg.feedback.refs:
+            n = msg.feedback.refs[0]
+            if not 1 <= n <= len(self.results):
+                return self._error(f"There is no result #{n}; the list holds {len(self.results)}.")
+            paper = self.results[n - 1].paper
+            self._reset()
+            self.request = parsed.text
+            self.intent = apply_updates(parsed.intent, {"anchor_id": paper.id})
+            return await self._anchor_chosen_paper(paper, [f"Searching from result #{n}: {_paper_label(paper)}."])
         self._reset()
         self.request = parsed.text
         self.intent = parsed.intent
@@ -644,6 +655,7 @@ class Session(BaseModel):
         self.request = text
         self.intent = Intent(kind="entity", request=text)
         wf, run, answer = await answer_question(text, self._runtime, query=msg.entity)
+        self.entity_query = msg.entity
         self._last_run = run
         self.answer = answer
         self.results = _answer_papers(answer, run.values)  # so every paper an answer counts can be opened
@@ -915,7 +927,22 @@ class Session(BaseModel):
         self._push(ref.workflow, ref.reason)
         return await self._run(notes + ref.notes)
 
+    async def _narrow_answer(self, msg: Message) -> Reply:
+        """ "only after 2010" after "papers by X": the same question, narrowed, answered again."""
+        query = self.entity_query
+        assert query is not None
+        update: dict[str, Any] = {k: v for k, v in msg.updates.items() if k in ("year_min", "year_max")}
+        if msg.updates.get("venues"):
+            update["venue"] = msg.updates["venues"][0]
+        if query.person and query.shape in ("author_profile", "author_topics"):
+            update["shape"] = "author_papers"  # a profile has no period or venue: their papers do
+        narrowed = query.model_copy(update=update)
+        question = f"{self.request} ({short(msg.text, 60)})"
+        return await self._entity(Message(kind="entity", text=question, entity=narrowed, why=msg.why))
+
     async def _refine(self, msg: Message) -> Reply:
+        if self.phase == "answer" and self.entity_query is not None and msg.updates:
+            return await self._narrow_answer(msg)
         if self.phase == "clarify" and msg.updates:
             # a constraint typed instead of an answer before the results: the search being set up takes it,
             # and the question it skipped is not asked again

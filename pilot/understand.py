@@ -40,7 +40,8 @@ from workflows.refine import Feedback, read_feedback
 log = logging.getLogger(__name__)
 
 MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "ambiguous", "unclear"]
-Target = Literal["paper", "topic", "current"]
+# "result": a paper on the numbered list ("papers like the first one" after an answer); feedback.refs says which
+Target = Literal["paper", "topic", "current", "result"]
 Command = Literal["search_now", "reset", "undo", "help"]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
@@ -108,6 +109,7 @@ class Context(BaseModel):
     has_results: bool = False
     has_search: bool = False  # an anchor or a topic is being searched (for "what came after it?")
     known_venues: list[str] = Field(default_factory=list)
+    listed: int = 0  # papers on the numbered list on screen (a search's results or the papers of an answer)
 
 
 class Message(BaseModel):
@@ -204,6 +206,11 @@ def read(text: str, ctx: Context) -> Message:
         if idx is not None:
             return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1}")
 
+    if ctx.phase == "answer" and ctx.listed:
+        follow_up = _after_answer(text, ctx)
+        if follow_up is not None:
+            return follow_up
+
     parsed = parse_request(text, ctx.known_venues)
     topical = _as_topic_request(parsed, text)
     parsed = topical or parsed
@@ -266,6 +273,26 @@ def read(text: str, ctx: Context) -> Message:
     if ctx.has_results and feedback.actionable:
         return Message(kind="refine", text=text, feedback=feedback, why="feedback on the results shown")
     return Message(kind="unclear", text=text, why="nothing to search for")
+
+
+def _after_answer(text: str, ctx: Context) -> Message | None:
+    """After an answer about people or venues, with its papers listed: "only after 2010" narrows the question,
+    "papers like the first one" starts a search from that paper. None: read the message as usual."""
+    feedback = read_feedback(text, ctx.known_venues)
+    refs = [i for i in feedback.refs if 1 <= i <= ctx.listed]
+    if refs:
+        parsed = parse_request(re.sub(r"#\s*\d+", " ", text), ctx.known_venues)
+        direction = parsed.intent.direction or ("sibling" if feedback.positive else None)
+        if direction:
+            parsed = parsed.model_copy(update={"intent": apply_updates(parsed.intent, {"direction": direction})})
+            return Message(
+                kind="new_search", text=text, target="result", request=parsed, feedback=feedback,
+                why=f"{direction} of result #{refs[0]}",
+            )  # fmt: skip
+    narrows = {k: v for k, v in feedback.updates.items() if k in ("year_min", "year_max", "venues")}
+    if narrows and not subject_of(text, ctx.known_venues) and parse_entity_question(text) is None:
+        return Message(kind="refine", text=text, feedback=feedback, updates=narrows, why="narrows the question asked")
+    return None
 
 
 def _answer(text: str, q: Question, ctx: Context, updates: dict[str, Any] | None = None) -> Message:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -280,3 +281,30 @@ async def test_a_near_miss_name_gets_did_you_mean(runtime):
     s = Session(runtime)
     reply = await s.user_says("papers by Dianne Litmann")
     assert "did you mean" in reply.answer.answer and "Litman" in reply.answer.answer
+
+
+async def test_an_answer_is_narrowed_by_a_follow_up_and_its_papers_start_new_searches(runtime):
+    """After "papers by X": "only after 2005" asks the same question for that period; "papers like the second
+    one" searches from that paper, not for a paper called "second"."""
+    s = Session(runtime)
+    first = await s.user_says("papers by Diane J. Litman")
+    reply = await s.user_says("only after 2005")
+    assert s.last_message.kind == "refine" and reply.answer is not None and reply.error is None
+    assert s.entity_query.person and s.entity_query.year_min == 2006
+    assert reply.results and all(r.paper.year >= 2006 for r in reply.results)
+    assert len(reply.results) < len(first.results)
+    second = reply.results[1].paper
+    reply = await s.user_says("papers like the second one")
+    assert s.last_message.target == "result" and s.anchor is not None and s.anchor.id == second.id
+    assert s.intent.direction == "sibling" and reply.error is None
+    reply = await s.user_says("what came before #40?")  # an answer has no #40 now: it is the search's list, or none
+    assert reply.error is None or "#40" in reply.error
+
+
+async def test_a_surname_with_a_publishing_verb_is_a_person(runtime, named_rows):
+    years = Counter(r["year"] for r in named_rows if any(_is_litman(a["name"]) for a in r["authors"]))
+    year = years.most_common(1)[0][0]
+    s = Session(runtime)
+    reply = await s.user_says(f"What did Litman publish in {year}?")
+    assert s.last_message.kind == "entity" and reply.answer is not None and "Litman" in reply.answer.answer
+    assert reply.results and all(r.paper.year == year for r in reply.results)

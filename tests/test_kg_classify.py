@@ -199,3 +199,22 @@ def test_benchmark_paper_searches_are_not_taken_for_entity_questions(bench_cases
     for case in bench_cases:
         assert classify(case["user_query"]) == "papers", case["user_query"]
         assert classify(f"{case['user_query']} [{case['anchor_paper_id']}]") == "papers", case["user_query"]
+
+
+@pytest.mark.parametrize(
+    "text, person",
+    [
+        ("What did Mikolov publish in 2013?", "Mikolov"),
+        ("papers by Manning at ACL", "Manning"),
+        ("Hinton's papers on deep learning", "Hinton"),
+    ],  # fmt: skip
+)
+def test_a_surname_alone_is_a_person_where_the_verb_leaves_no_doubt(text, person):
+    q = parse(text)
+    assert q is not None and q.shape == "author_papers" and q.person == person
+
+
+@pytest.mark.parametrize("text", ["papers by Transformer", "What did BERT use?", "Which papers did GloVe cite?"])
+def test_a_capitalised_system_name_is_not_taken_for_a_surname(text):
+    q = parse(text)
+    assert q is None or q.person is None

@@ -195,3 +195,17 @@ async def test_without_embeddings_nothing_is_dropped_as_weak_and_seed_citations_
     assert ids(await run_op(ctx, "top_k", {"k": 5, "drop_weak": True}, **{"in": flat})) == ["a", "b"]
     cited = [_scored("core", 0.05, **{"graph.seeds_citing": 3.0}), _scored("far", 0.05), _scored("near", 0.5)]
     assert ids(await run_op(ctx, "top_k", {"k": 5, "drop_weak": True}, **{"in": cited})) == ["core", "near"]
+
+
+async def test_the_latest_work_on_a_topic_is_the_newest_years_the_source_holds(ctx, corpus_slice_rows):
+    """ "recent work on X": a field's well-cited core is old, so a weight on the year never lifts the new work
+    above it; the filter keeps the newest five years of what was found, and the period is not asked."""
+    wf = topic_search(Intent(topic="machine translation evaluation", recency="recent"))
+    assert wf.node("filter").params["newest_years"] == 5
+    assert "newest_years" not in topic_search(Intent(topic="machine translation evaluation")).node("filter").params
+    years = as_ranked([Paper(id=str(y), title="t", year=y) for y in (1999, 2015, 2019, 2020, 2023)])
+    kept = await run_op(ctx, "filter", {"newest_years": 5}, **{"in": years})
+    assert ids(kept) == ["2019", "2020", "2023"]
+    cands = [Paper.model_validate(r) for r in corpus_slice_rows if r.get("year")][:300]
+    slots = {p.question.slot for p in propose(Intent(topic="machine translation", recency="recent"), cands)}
+    assert "time" not in slots and "recency" not in slots

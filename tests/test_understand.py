@@ -236,3 +236,9 @@ def test_decades_are_periods_and_filler_words_are_not_the_topic(text, topic, yea
 def test_a_name_followed_by_its_verb_is_the_name(text, name):
     msg = read(text, FRESH)
     assert (msg.kind, msg.target, msg.request.anchor_query) == ("new_search", "paper", name)
+
+
+@pytest.mark.parametrize("text, size", [("fewer results", "fewer"), ("more results please", "more")])
+def test_the_word_results_is_the_list_not_the_results_facet(text, size):
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine" and msg.feedback.size == size and "facet" not in msg.feedback.updates

@@ -81,6 +81,9 @@ def _filter_params(intent: Intent | None, **base: Any) -> dict[str, Any]:
     return p
 
 
+RECENT_YEARS = 5  # "recent work on X" in a topic search: the newest five years the source holds on it
+
+
 def _score_params(intent: Intent | None, features: dict[str, float], **extra: Any) -> dict[str, Any]:
     """The direction's formula, adjusted by soft preferences: topic terms, recency, facet."""
     f = dict(features)
@@ -370,6 +373,8 @@ def topic_search(intent: Intent) -> Workflow:
     )
     b.add("merge", "union", **{"in": ["hits", "refs", "citers", *_liked(b, intent)]})
     filt = _filter_params(intent, paper_types=list(intent.paper_types) or None)
+    if intent.recency == "recent" and intent.year_min is None and intent.year_max is None:
+        filt["newest_years"] = RECENT_YEARS  # "the latest work on X": a field's core is old, the newest is wanted
     b.add("filter", "filter", filt, **{"in": "merge"})
     b.add("graph", "neighbourhood", {"max_seeds": 30}, "place in the seeds' neighbourhood", seeds="seeds",
           citers="citers", **{"in": "filter"})  # fmt: skip

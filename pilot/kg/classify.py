@@ -506,7 +506,20 @@ def extract_person(text: str) -> str | None:
                 name = _trim_name(raw)
             if name:
                 return name
+    for pat in _SURNAME_PATTERNS:
+        found = re.search(pat, text)
+        if found and (name := _trim_name(found.group("n"), min_words=1)):
+            return name
     return None
+
+
+# A surname alone is a person only where the verb leaves no doubt: "What did Mikolov publish in 2013?",
+# "papers by Manning", "Hinton's papers" (a capitalised word alone is otherwise a topic or a system)
+_SURNAME_PATTERNS = [
+    rf"(?i:did|does|has|have)\s+(?P<n>{_NAME_WORD})\s+(?i:publish|write|author|co-?author|written|published)\b",
+    rf"(?i:papers?|publications?|articles?)\s+(?i:written\s+|authored\s+)?(?i:by)\s+(?P<n>{_NAME_WORD})(?=\s*(?:$|[?.,!]|\s+(?i:at|in|on|from|since|before|after|between|about)\b))",
+    rf"(?<![{_NAME_CHARS}])(?P<n>{_NAME_WORD})['’]s\s+(?i:papers?|publications?|articles?|work)\b",
+]
 
 
 def extract_coauthor(text: str, person: str) -> str | None:

@@ -22,6 +22,13 @@ class FilterParams(OperatorParams):
     relative_to_anchor: Literal["before", "after"] | None = Field(
         None, description="keep papers published no later (before) / no earlier (after) than the anchor"
     )
+    newest_years: int | None = Field(
+        None,
+        ge=1,
+        le=100,
+        description="keep papers of the newest N years among the input ('the latest work on X'); "
+        "the newest year it holds counts as this year",
+    )
     keep_unknown_year: bool = Field(False, description="keep papers without a year when a year bound is set")
     venues: list[str] = Field(default_factory=list, description="keep papers at any of these venues (acronym or name)")
     min_citations: int | None = Field(None, ge=0)
@@ -64,12 +71,14 @@ class _Phrases:
 
 
 class _Checker:
-    def __init__(self, p: FilterParams, anchors: list[Paper]):
+    def __init__(self, p: FilterParams, anchors: list[Paper], newest: int | None = None):
         self.p = p
         self.include, self.exclude = _Phrases(p.include_terms), _Phrases(p.exclude_terms)
         self.venue_ok = profile().venue_matcher(p.venues) if p.venues else None
         self.drop = set(p.exclude_ids) | ({a.id for a in anchors} if p.exclude_anchor else set())
         self.lo, self.hi = p.year_min, p.year_max
+        if p.newest_years and newest:
+            self.lo = max(x for x in (self.lo, newest - p.newest_years + 1) if x is not None)
         anchor_years = [a.year for a in anchors if a.year]
         if p.relative_to_anchor and anchor_years:
             if p.relative_to_anchor == "before":
@@ -130,7 +139,8 @@ class FilterOp(Operator[FilterParams, FilterInputs]):
     output = PortType.RANKED
 
     async def run(self, ctx: RunContext, params: FilterParams, inputs: FilterInputs) -> list[RankedPaper]:
-        check = _Checker(params, papers_of(inputs.anchor))
+        newest = max((it.paper.year for it in inputs.papers if it.paper.year), default=None)
+        check = _Checker(params, papers_of(inputs.anchor), newest)
         return [it for it in inputs.papers if check.accepts(it.paper)]
 
 
