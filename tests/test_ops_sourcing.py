@@ -63,6 +63,38 @@ async def test_citation_expand_support_counts_seeds(ctx, by_id):
     assert [it.evidence.scores["cocited.support"] for it in out] == sorted(got.values(), reverse=True)
 
 
+async def test_citation_expand_rank_decay_weighs_the_best_seeds_most(ctx, by_id):
+    # a predecessor's foundations as its closest papers see them: a reference of the best-ranked seed
+    # outweighs one cited only by a far seed, while .support still counts seeds
+    anchor = await run_op(ctx, "anchor", {"query": ANCHOR})
+    citers = await run_op(ctx, "citation_expand", {"direction": "citations", "per_paper_limit": 2000}, **{"in": anchor})
+    seeds = ids(citers)
+    out = await run_op(
+        ctx,
+        "citation_expand",
+        {"direction": "references", "max_seeds": 500, "rank_decay": 2.0},
+        node_id="sim",
+        **{"in": citers},
+    )
+    expected: dict[str, float] = {}
+    for rank, c in enumerate(seeds):
+        for r in set(by_id[c]["references"]):
+            if r in by_id and r not in seeds:
+                expected[r] = expected.get(r, 0.0) + 1.0 / (1.0 + rank / 2.0)
+    got = {it.paper.id: it.evidence.scores["sim.centrality"] for it in out}
+    assert got == pytest.approx(expected, abs=1e-3)
+    assert got[ANCHOR] > max(v for pid, v in got.items() if pid != ANCHOR) or len(got) == 1
+    first_only = set(by_id[seeds[0]]["references"]) - set().union(*(by_id[c]["references"] for c in seeds[1:]))
+    last_only = set(by_id[seeds[-1]]["references"]) - set().union(*(by_id[c]["references"] for c in seeds[:-1]))
+    a = next((got[r] for r in first_only if r in got), None)
+    b = next((got[r] for r in last_only if r in got), None)
+    if a is not None and b is not None:
+        assert a > b
+    # without the param only the count is written
+    plain = await run_op(ctx, "citation_expand", {"direction": "references"}, node_id="sim", **{"in": citers})
+    assert all("sim.centrality" not in it.evidence.scores for it in plain)
+
+
 async def test_citation_expand_depth_two_reaches_further(ctx):
     anchor = await run_op(ctx, "anchor", {"query": ANCHOR})
     one = await run_op(ctx, "citation_expand", {"direction": "references"}, **{"in": anchor})

@@ -7,6 +7,7 @@ import pytest
 
 from pilot.embed import Embedder
 from pilot.models import Intent
+from pilot.sources.hidden import HiddenEdgesSource
 from pilot.vocab import DIRECTIONS
 from workflows.executor import MemoCache, execute
 from workflows.operator import RunContext
@@ -122,3 +123,28 @@ async def test_liked_papers_and_more_like_them_join_the_candidates(local_source,
     got = [r.paper.id for r in result.output]
     assert "acl:P03-1054" not in got
     assert any("more_like_liked" in r.evidence.nodes for r in result.output)
+
+
+async def test_predecessor_without_references_ranks_what_the_closest_neighbours_cite(
+    local_source, embedder, corpus_slice_rows
+):
+    # a draft: none of the anchor's references are known; the neighbours' votes, closest weighing most, and
+    # counting older neighbours the other neighbours cite, are visible per result as graph.centrality
+    by_id = {r["id"]: r for r in corpus_slice_rows}
+    source = HiddenEdgesSource(local_source, ANCHOR, "anchor_outgoing")
+    wf = template("predecessor", ANCHOR)
+    # a cold model and index on a loaded machine must not fail the run: this test is about the ranking
+    result = await execute(wf, RunContext(source=source, embedder=embedder), timeout_s=300)
+    assert result.errors == {}
+    decay = wf.node("graph").params["rank_decay"]
+    seeds = [it.paper.id for it in result.values["search_dense"]][: wf.node("graph").params["max_seeds"]]
+    expected: dict[str, float] = {}
+    for rank, seed in enumerate(seeds):
+        for ref in set(by_id[seed]["references"]):
+            expected[ref] = expected.get(ref, 0.0) + 1.0 / (1.0 + rank / decay)
+    got = {it.paper.id: it.evidence.scores.get("graph.centrality", 0.0) for it in result.values["graph"]}
+    assert got == pytest.approx({pid: expected.get(pid, 0.0) for pid in got}, abs=1e-3)
+    assert any(pid in seeds and v > 0 for pid, v in got.items())  # a neighbour the others cite counts too
+    ranked = [it.paper.id for it in result.output]
+    central = max((pid for pid in got if pid in ranked), key=lambda pid: got[pid])
+    assert ranked.index(central) < len(ranked) // 2

@@ -53,6 +53,47 @@ async def test_neighbourhood_looks_up_unknown_reference_lists_within_its_budget(
     assert all(it.evidence.scores["graph.seeds_citing"] == 0 for it in none)
 
 
+class _CountingSource:
+    """The slice source, counting the graph requests a remote API would be sent."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.requests: list[str] = []
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    async def references(self, paper_id, limit=100):
+        self.requests.append(f"references {paper_id}")
+        return await self.inner.references(paper_id, limit)
+
+    async def linked(self, paper_ids, direction, limit=100, progress=None):
+        self.requests.append(f"linked {len(paper_ids)}")
+        return await self.inner.linked(paper_ids, direction, limit, progress)
+
+
+async def test_neighbourhood_asks_for_unknown_reference_lists_in_one_batch(local_source, by_id):
+    # 200 neighbours from a remote search carry no reference lists: one batched request (Semantic Scholar
+    # answers 500 papers per request), not one request per neighbour at a rate-limited API
+    seeds = [Paper(id=pid, title="t") for pid in list(by_id)[:40]]
+    source = _CountingSource(local_source)
+    lone = as_ranked([Paper(id="x", title="t", references=[])])
+    wide = {"max_lookups": 100, "max_seeds": 40}
+    out = await run_op(RunContext(source=source), "neighbourhood", wide, node_id="graph", seeds=as_ranked(seeds),
+                       **{"in": lone})  # fmt: skip
+    assert out and source.requests == ["linked 40"]
+    cited = {r for p in seeds for r in by_id[p.id]["references"] if r in by_id}
+    inside = as_ranked([Paper(id=r, title="t", references=[]) for r in sorted(cited)[:5]])
+    scored = await run_op(RunContext(source=source), "neighbourhood", wide, node_id="graph", seeds=as_ranked(seeds),
+                          **{"in": inside})  # fmt: skip
+    assert all(it.evidence.scores["graph.seeds_citing"] >= 1 for it in scored)
+    # the budget still bounds what is looked up
+    source.requests.clear()
+    await run_op(RunContext(source=source), "neighbourhood", {"max_lookups": 10}, node_id="graph",
+                 seeds=as_ranked(seeds), **{"in": inside})  # fmt: skip
+    assert source.requests == ["linked 10"]
+
+
 def test_the_topic_workflow_is_all_visible_operators():
     wf = topic_search(Intent(topic="semantic role labeling"))
     assert check(wf) == [] and wf.output == "evidence" and not wf.has_node("anchor")

@@ -9,10 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pilot.models import Intent
 from tests.workflow_testops import edit_st, pipeline, wf
 from workflows.diff import diff
 from workflows.edit import apply_edit, apply_edits, parse_edit, parse_edits
 from workflows.model import AddNode, Edge, ModifyNode, Node, RemoveNode, Rewire
+from workflows.templates import template, topic_search
 from workflows.validate import (
     BAD_EDIT,
     BAD_PARAMS,
@@ -135,6 +137,16 @@ def test_remove_bridge_fills_many_port_with_all_inputs():
     )
     new = apply_edit(w, RemoveNode(node_id="u1"))
     assert edges_of(new) == {("s1", "u2", "in"), ("s2", "u2", "in")}
+
+
+def test_remove_bridges_what_flows_through_not_a_side_input():
+    # the predecessor's neighbourhood step takes the anchor's neighbours as seeds and the candidates on "in":
+    # removing it hands the candidates on to the score, not the seeds (whatever order the edges were added in)
+    for w in (template("predecessor", "acl:N03-1033"), topic_search(Intent(topic="parsing"))):
+        features = {f: v for f, v in w.node("score").params["features"].items() if not f.startswith("ev:graph.")}
+        new = apply_edits(w, [ModifyNode(node_id="score", params={"features": features}), RemoveNode(node_id="graph")])
+        assert ("filter", "score", "in") in edges_of(new), w.name
+        assert errors(new) == []
 
 
 def test_remove_without_bridge_leaves_consumer_unfed():

@@ -181,6 +181,9 @@ def _apply_remove(wf: Workflow, edit: RemoveNode) -> Workflow:
     _require(wf, nid, "remove it")
     # a self-loop (possible mid-sequence in apply_edits) goes with the node; it has nothing to bridge
     incoming = [e for e in wf.edges if e.target == nid and e.source != nid]
+    # what flows *through* the node (its main "in" port) stands in for it first, before side inputs such as
+    # a neighbourhood step's seeds or a re-ranker's anchor
+    incoming.sort(key=lambda e: e.port != "in")
     outgoing = [e for e in wf.edges if e.source == nid and e.target != nid]
     new = wf.model_copy(
         update={

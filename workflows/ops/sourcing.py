@@ -21,7 +21,7 @@ from workflows.operator import (
     port,
     register,
 )
-from workflows.ops.features import papers_of, ranked, support_key
+from workflows.ops.features import node_score_key, papers_of, ranked, support_key
 from workflows.ports import PortType
 
 
@@ -166,6 +166,13 @@ class CitationExpandParams(OperatorParams):
     per_paper_limit: int = Field(200, ge=1, le=2000)
     max_seeds: int = Field(50, ge=1, le=500, description="expand at most this many input papers (best first)")
     include_seeds: bool = False
+    rank_decay: float | None = Field(
+        None,
+        gt=0,
+        le=10_000,
+        description="also score each paper by its seeds' rank-weighted votes (<node>.centrality): the seed at "
+        "rank r counts 1 / (1 + r / rank_decay), so the best seeds count most; none = only the count (.support)",
+    )
 
 
 @dataclass(kw_only=True)
@@ -187,6 +194,9 @@ class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
         seeds = [it.paper for it in inputs.seeds][: params.max_seeds]
         seen = {p.id for p in seeds}
         support: dict[str, int] = defaultdict(int)
+        # votes of the first hop's seeds weighted by their rank (a close neighbour's references say more
+        # about the anchor's foundations than a far one's); later hops have no rank of their own
+        centrality: dict[str, float] = defaultdict(float)
         hops: dict[str, int] = {}
         papers: dict[str, Paper] = {}
         directions: list[GraphDirection] = (
@@ -211,11 +221,13 @@ class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
                     lists[pid] += got.found.get(pid, [])
                 failed.update({pid: exc for pid, exc in got.failed.items() if pid not in got.found})
             nxt: list[str] = []
-            for pid in frontier:
+            for rank, pid in enumerate(frontier):
                 for p in {q.id: q for q in lists[pid]}.values():  # one seed counts once per target
                     if p.id in seen and p.id not in papers:
                         continue  # a seed itself
                     support[p.id] += 1
+                    if hop == 1 and params.rank_decay is not None:
+                        centrality[p.id] += 1.0 / (1.0 + rank / params.rank_decay)
                     if p.id not in papers:
                         papers[p.id] = p
                         hops[p.id] = hop
@@ -234,9 +246,15 @@ class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
             ctx.notes.append(f"{len(others)} of {calls} lookups failed ({others[0].message})")
         key = support_key(ctx.node_id)
         order = sorted(papers, key=lambda pid: (hops[pid], -support[pid]))
-        out = [
-            ranked(papers[pid], ctx.node_id, support[pid], **{key: support[pid], "hops": hops[pid]}) for pid in order
-        ]
+        weighted = node_score_key(ctx.node_id, "centrality")
+
+        def scores(pid: str) -> dict[str, float]:
+            values: dict[str, float] = {key: support[pid], "hops": hops[pid]}
+            if params.rank_decay is not None:
+                values[weighted] = round(centrality.get(pid, 0.0), 4)
+            return values
+
+        out = [ranked(papers[pid], ctx.node_id, support[pid], **scores(pid)) for pid in order]
         if params.include_seeds:
             out = [ranked(p, ctx.node_id, 0.0, hops=0) for p in seeds] + out
         return out
