@@ -298,6 +298,7 @@ class Session(BaseModel):
             has_search=self.phase in ("clarify", "results") and (self.anchor is not None or bool(self.intent.topic)),
             known_venues=self._known_venues(),
             listed=len(self.results),
+            asked=self.entity_query if self.phase == "answer" else None,
         )
 
     # --- the conversation ---------------------------------------------------------------------------

@@ -110,6 +110,7 @@ class Context(BaseModel):
     has_search: bool = False  # an anchor or a topic is being searched (for "what came after it?")
     known_venues: list[str] = Field(default_factory=list)
     listed: int = 0  # papers on the numbered list on screen (a search's results or the papers of an answer)
+    asked: KGQuery | None = None  # the entity question answered last ("and which institutions?" continues it)
 
 
 class Message(BaseModel):
@@ -275,9 +276,28 @@ def read(text: str, ctx: Context) -> Message:
     return Message(kind="unclear", text=text, why="nothing to search for")
 
 
+# "and which institutions?", "what about venues?" after an answer about a topic's researchers (or the reverse)
+_OTHER_GROUP = re.compile(  # the text's blanks are single spaces (read() collapses them): one per optional word
+    r"^\W*(?:(?:and|so|ok|okay|now),? )?(?:(?:what|how) about |and )?(?:(?:which|what|the|its|their) )?"
+    r"(?:(?:top|main|leading) )?(?P<what>institutions?|universities|organi[sz]ations?|labs?|venues?|conferences?|"
+    r"journals?|researchers?|authors?|people)\W*$",
+    re.I,
+)
+_GROUP_SHAPES: dict[str, tuple[str, ...]] = {
+    "topic_orgs": ("institution", "universit", "organi", "lab"),
+    "topic_venues": ("venue", "conference", "journal"),
+    "topic_researchers": ("researcher", "author", "people"),
+}
+
+
 def _after_answer(text: str, ctx: Context) -> Message | None:
     """After an answer about people or venues, with its papers listed: "only after 2010" narrows the question,
     "papers like the first one" starts a search from that paper. None: read the message as usual."""
+    if ctx.asked is not None and ctx.asked.topic and (m := _OTHER_GROUP.match(text)):
+        word = m.group("what").lower()
+        shape = next(shape for shape, words in _GROUP_SHAPES.items() if word.startswith(words))
+        query = KGQuery(shape=shape, topic=ctx.asked.topic, year_min=ctx.asked.year_min, year_max=ctx.asked.year_max)
+        return Message(kind="entity", text=text, entity=query, why=f"the same topic, asked about its {word}")
     feedback = read_feedback(text, ctx.known_venues)
     refs = [i for i in feedback.refs if 1 <= i <= ctx.listed]
     if refs:

@@ -308,3 +308,13 @@ async def test_a_surname_with_a_publishing_verb_is_a_person(runtime, named_rows)
     reply = await s.user_says(f"What did Litman publish in {year}?")
     assert s.last_message.kind == "entity" and reply.answer is not None and "Litman" in reply.answer.answer
     assert reply.results and all(r.paper.year == year for r in reply.results)
+
+
+async def test_an_answer_about_a_topic_continues_with_its_venues_and_institutions(runtime):
+    s = Session(runtime)
+    await s.user_says("Who works on dependency parsing?")
+    reply = await s.user_says("and which venues?")
+    assert s.last_message.kind == "entity" and s.entity_query.shape == "topic_venues"
+    assert s.entity_query.topic == "dependency parsing" and reply.answer.answer.startswith("Venues publishing on")
+    reply = await s.user_says("what about institutions?")
+    assert s.entity_query.shape == "topic_orgs" and reply.error is None

@@ -147,6 +147,31 @@ async def test_researchers_on_a_topic(runtime, corpus_slice_rows):
         ), person.name
 
 
+async def test_where_a_topic_is_published_and_who_works_on_it(runtime, corpus_slice_rows):
+    """ "Which venues publish the most on X?" / "Which institutions work on X?": the venues (organisations) of
+    the papers on X with their counts, most first, each cited, every counted paper listed."""
+    from pilot.domain import profile
+
+    plan, run, answer = await answer_question("Which venues publish the most on dependency parsing?", runtime)
+    assert [n.op for n in plan.nodes] == ["keyword_search", "paper_groups", "synthesize_answer"]
+    assert_grounded(run, answer)
+    papers = [it.paper for it in run.values["search"]]
+    counts = Counter(profile().venue_label(p) for p in papers if profile().venue_label(p))
+    venues = run.values["groups"]
+    assert [v.paper_count for v in venues] == [n for _, n in counts.most_common(len(venues))]
+    assert answer.answer.startswith("Venues publishing on dependency parsing (counted over the ")
+    assert f"{venues[0].name} [1] ({venues[0].paper_count} papers)" in answer.answer
+
+    plan, run, answer = await answer_question("Which institutions work on machine translation?", runtime)
+    assert_grounded(run, answer)
+    orgs = run.values["groups"]
+    rows = {r["id"]: r for r in corpus_slice_rows}
+    for org in orgs[:3]:  # each counted paper has an author there
+        on = [it.paper for it in run.values["search"] if any(
+            org.name in split_affiliation(a.get("affiliation")) for a in rows[it.paper.id]["authors"])]  # fmt: skip
+        assert len(on) == org.paper_count, org.name
+
+
 async def test_org_and_venue_profiles(runtime, corpus_slice_rows):
     _, run, answer = await answer_question("Tell me about Carnegie Mellon University", runtime)
     assert_grounded(run, answer)

@@ -218,3 +218,19 @@ def test_a_surname_alone_is_a_person_where_the_verb_leaves_no_doubt(text, person
 def test_a_capitalised_system_name_is_not_taken_for_a_surname(text):
     q = parse(text)
     assert q is None or q.person is None
+
+
+@pytest.mark.parametrize(
+    "text, shape, topic",
+    [
+        ("Which venues publish the most on dialogue systems?", "topic_venues", "dialogue systems"),
+        ("Where is work on sarcasm detection published?", "topic_venues", "sarcasm detection"),
+        ("Which institutions work on machine translation?", "topic_orgs", "machine translation"),
+        ("which universities do research on question answering since 2018?", "topic_orgs", "question answering"),
+        ("Who works on dependency parsing?", "topic_researchers", "dependency parsing"),
+    ],
+)
+def test_where_a_topic_is_published_and_which_institutions_work_on_it(text, shape, topic):
+    q = parse(text)
+    assert q is not None and (q.shape, q.topic) == (shape, topic)
+    assert validate(plan_for(q, text)).output == "answer"  # raises when the plan cannot run

@@ -27,6 +27,8 @@ Shape = Literal[
     "venue_papers",
     "venue_profile",
     "topic_researchers",
+    "topic_venues",
+    "topic_orgs",
 ]
 
 
@@ -213,6 +215,17 @@ _PAPERS = re.compile(
 _PEOPLE = re.compile(
     r"\b(?:researchers?|scientists?|scholars?|people|professors?|faculty|authors?|who|experts?|members?)\b|"
     r"研究者|研究人员|学者|科学家|教授|作者|哪些人|谁|专家",
+    re.I,
+)
+# "Which venues publish the most on X?", "Where is X published?", "Which institutions work on X?"
+_VENUES_ASKED = re.compile(
+    r"\b(?:which|what|top|main|best|leading)\s+(?:\w+\s+){0,2}?(?:venues?|conferences?|journals?)\b|"
+    r"\bwhere\s+(?:is|are|do|does|should)\b.{0,80}?\bpublish",
+    re.I,
+)
+_ORGS_ASKED = re.compile(
+    r"\b(?:which|what|top|main|best|leading)\s+(?:\w+\s+){0,2}?(?:institutions?|universities|organi[sz]ations?|"
+    r"labs?|companies|research groups?)\b",
     re.I,
 )
 # Requests that are about papers relative to an anchor or a topic search, not about entities.
@@ -657,6 +670,10 @@ def parse(text: str) -> KGQuery | None:
         return KGQuery(shape=shape, **slots)
     if org and _PEOPLE.search(text):
         return KGQuery(shape="org_researchers", **slots)
+    if topic and not org and not venue and _VENUES_ASKED.search(text):
+        return KGQuery(shape="topic_venues", **slots)
+    if topic and not org and not venue and _ORGS_ASKED.search(text):
+        return KGQuery(shape="topic_orgs", **slots)
     if topic and not org and not venue and _PEOPLE.search(text) and not _PAPERS.search(text):
         return KGQuery(shape="topic_researchers", **slots)
     if org and _PROFILE.search(text):

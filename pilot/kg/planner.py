@@ -128,6 +128,14 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         b.node("people", "org_authors", "researchers" + (f" on {q.topic}" if q.topic else ""), topic=q.topic)
         b.wire(org, "people", "orgs")
         return b.answer("org_researchers", scope=f"working on {q.topic}" if q.topic else "", entities=(org, "people"))
+    if q.shape in ("topic_venues", "topic_orgs"):
+        by = "venue" if q.shape == "topic_venues" else "org"
+        b.node("search", "keyword_search", f"papers on {q.topic}", query=q.topic, limit=200,
+               year_min=q.year_min, year_max=q.year_max)  # fmt: skip
+        b.node("groups", "paper_groups", "their venues" if by == "venue" else "their institutions", by=by)
+        b.wire("search", "groups", "papers")
+        scope = f"{'publishing' if by == 'venue' else 'working'} on {q.topic}"
+        return b.answer("ranking", scope=scope, entities=("groups",), papers=("search",))
     if q.shape == "topic_researchers":
         b.node(
             "search",

@@ -38,6 +38,7 @@ Template = Literal[
     "org_researchers",
     "org_profile",
     "venue_profile",
+    "ranking",
     "entity_list",
 ]
 TEMPLATES: tuple[Template, ...] = get_args(Template)
@@ -288,6 +289,19 @@ def _org_researchers(facts: Facts, refs: Refs, max_items: int, scope: str) -> st
     return f"{head}: " + _list(items, len(facts.authors), len(shown))
 
 
+def _ranking(facts: Facts, refs: Refs, max_items: int, scope: str) -> str:
+    """ "Where is X published?" / "Which institutions work on X?": groups with their paper counts on X."""
+    groups: list[Venue] | list[Org] = facts.venues or facts.orgs
+    head = ("Venues" if facts.venues else "Institutions") + (f" {scope}" if scope else "")
+    if not groups:
+        return f"{head}: none found in this source."
+    shown = groups[:max_items]
+    items = [_name(g, refs) + (f" ({g.paper_count} paper{'s' if g.paper_count != 1 else ''})" if g.paper_count else "")
+             for g in shown]  # fmt: skip
+    counted = f" (counted over the {len(facts.papers)} papers that match it best)" if facts.papers else ""
+    return f"{head}{counted}: " + _list(items, len(groups), len(shown))
+
+
 def _venue_profile(v: Venue, refs: Refs) -> str:
     parts = []
     if v.paper_count is not None:
@@ -356,6 +370,8 @@ def template_answer(facts: Facts, template: str = "auto", max_items: int = 10, s
         text = _coauthors(facts, refs, max_items) or _entity_list(facts, refs, max_items)
     elif kind == "org_researchers":
         text = _org_researchers(facts, refs, max_items, scope)
+    elif kind == "ranking":
+        text = _ranking(facts, refs, max_items, scope)
     elif kind == "venue_profile":
         text = "\n".join(_venue_profile(v, refs) for v in facts.venues[:1]) or _entity_list(facts, refs, max_items)
     elif kind == "org_profile":

@@ -15,14 +15,15 @@ import difflib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import Field, model_validator
 
 from pilot.domain import profile
 from pilot.models import Author, Evidence, Org, Paper, RankedPaper, SearchFilters, Venue
 from pilot.people import same_person, variant
-from pilot.sources.base import NotFound
+from pilot.sources.base import NotFound, SourceError
+from pilot.store.text import split_affiliation
 from pilot.text import TOPIC_FILTER_STOPWORDS, contains_run, fold, stem, words
 from pilot.venues import at_venue, venue_name
 from pilot.venues import known as known_venue
@@ -649,3 +650,48 @@ class PaperAuthors(Operator[PaperAuthorsParams, PapersInputs]):
         order = sorted(counts, key=lambda k: (-counts[k], position[k]))
         # the count is of the input papers (e.g. those on the asked topic), not of all the person's papers
         return [first[k].model_copy(update={"paper_count": counts[k]}) for k in order[: params.limit]]
+
+
+class PaperGroupsParams(OperatorParams):
+    by: Literal["venue", "org"] = Field("venue", description="group the papers by their venue or their authors' org")
+    limit: int = Field(10, ge=1, le=100)
+
+
+@register
+class PaperGroups(Operator[PaperGroupsParams, PapersInputs]):
+    name = "paper_groups"
+    family = "entities"
+    description = (
+        "The venues (or organisations) of a set of papers, those with most of the papers first "
+        "(e.g. where a topic is published, which institutions work on it)."
+    )
+    Params = PaperGroupsParams
+    Inputs = PapersInputs
+    output = PortType.ENTITIES
+
+    async def run(self, ctx: RunContext, params: PaperGroupsParams, inputs: PapersInputs) -> list[Venue | Org]:
+        counts: Counter[str] = Counter()
+        for paper in (it.paper for it in inputs.papers):
+            if params.by == "venue":
+                names = [profile().venue_label(paper) or ""]
+            else:  # one vote per paper and institution, however many of its authors work there
+                names = list({o for a in paper.authors for o in split_affiliation(a.affiliation)})
+            counts.update(n for n in names if n.strip())
+        top = counts.most_common(params.limit)
+        # the source's own record of each group, so the answer can cite it; a name alone when it has none
+        found = await asyncio.gather(*(self._record(ctx, params.by, name) for name, _ in top))
+        return [e.model_copy(update={"paper_count": n}) for e, (_, n) in zip(found, top, strict=True)]
+
+    @staticmethod
+    async def _record(ctx: RunContext, by: str, name: str) -> Venue | Org:
+        try:
+            if by == "venue":
+                venues = await ctx.source.search_venues(name, limit=3)
+                return next(
+                    (v for v in venues if fold(v.name) == fold(name)),
+                    venues[0] if venues else Venue(id=name, name=name),
+                )
+            orgs = await ctx.source.search_orgs(name, limit=3)
+            return next((o for o in orgs if fold(o.name) == fold(name)), Org(id=name, name=name))
+        except SourceError:
+            return Venue(id=name, name=name) if by == "venue" else Org(id=name, name=name)
