@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,6 +179,7 @@ def topic_clusters(
     mean = X.mean(axis=0).A1
     skip = set(content_terms(anchor.title, limit=50)) if anchor else set()
     skip |= set(content_terms(topic or "", limit=50))
+    skip_roots = _roots(skip)  # once, not once per vocabulary term and cluster
     out = []
     for c in range(k):
         members = [i for i, lab in enumerate(km.labels_) if lab == c]
@@ -186,7 +187,7 @@ def topic_clusters(
             continue
         centroid = X[members].mean(axis=0).A1
         order = (centroid - mean).argsort()[::-1]
-        label = [terms[j] for j in order if not _shares_root(terms[j], skip)][:3]
+        label = [terms[j] for j in order if not _shares_root(terms[j], skip_roots)][:3]
         if label:
             out.append((label, members))
     out.sort(key=lambda t: -len(t[1]))
@@ -226,9 +227,12 @@ def _phrases(title: str) -> set[str]:
 LABEL_CHARS = 95
 
 
-def _shares_root(phrase: str, words: set[str] | frozenset[str]) -> bool:
-    """A word of the phrase is a form of one of ``words`` ("answers" of "answering", "senses" of "sense")."""
-    roots = {root(w) for w in words}
+def _roots(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(root(w) for w in words)
+
+
+def _shares_root(phrase: str, roots: frozenset[str]) -> bool:
+    """A word of the phrase is a form of a word whose root is in ``roots`` ("answers" of "answering")."""
     return any(root(w) in roots for w in phrase.split())
 
 
@@ -238,9 +242,10 @@ def cluster_phrase(cands: list[Paper], members: list[int], skip: frozenset[str] 
     inside = [_phrases(cands[i].title or "") for i in members]
     others = [_phrases(p.title or "") for j, p in enumerate(cands) if j not in set(members)]
     counts: Counter = Counter(g for grams in inside for g in grams)
+    skip_roots = _roots(skip)
     best, best_score = None, 0.0
     for gram, n in counts.items():
-        if n < 2 or _shares_root(gram, skip):  # what every candidate shares (in any form) names no sub-area
+        if n < 2 or _shares_root(gram, skip_roots):  # what every candidate shares (in any form) names no sub-area
             continue
         out = sum(1 for grams in others if gram in grams)
         score = (n / len(members) - out / max(1, len(others))) * (1 + 0.75 * (len(gram.split()) - 1))
