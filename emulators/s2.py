@@ -75,6 +75,7 @@ PAPER_FIELDS = BASE_PAPER_FIELDS + ("citations", "references", "embedding", "tld
 AUTHOR_FIELDS = (
     "authorId", "externalIds", "url", "name", "affiliations", "homepage", "paperCount", "citationCount", "hIndex",
 )  # fmt: skip
+EMBEDDING_MODELS = ("specter_v1", "specter_v2")  # fields=embedding (v1) or embedding.specter_v2
 EDGE_FIELDS = ("contexts", "intents", "contextsWithIntent", "isInfluential")
 
 
@@ -270,7 +271,14 @@ class S2Emulator(Emulator):
                 budget[0] += len(rows)
             nested = Fields(top=sub or ["title"])
             return [self.paper_json(r, p, nested) for r, p in zip(rows, self.store.papers(rows), strict=True)]
-        return None  # publicationVenue, openAccessPdf, publicationTypes, embedding, tldr: the corpus has none
+        if name == "embedding":
+            # the corpus's own vector (MiniLM) stands in for S2's SPECTER embedding, as its neighbours stand in for
+            # the recommendations: the same shape and cost, not the same model
+            return {
+                "model": (sub or [EMBEDDING_MODELS[0]])[0],
+                "vector": [round(float(x), 5) for x in self.store.vectors[row]],
+            }
+        return None  # publicationVenue, openAccessPdf, publicationTypes, tldr: the corpus has none
 
     def author_json(
         self, store_id: str, fields: list[str], *, name: str | None = None, affiliation: str | None = None,
@@ -316,7 +324,10 @@ class S2Emulator(Emulator):
         return web.Response(text=body, status=status, content_type="application/json")
 
     def _paper_fields(self, request: web.Request, default: list[str] | None = None) -> Fields:
-        nested = {"authors": AUTHOR_FIELDS, "citations": BASE_PAPER_FIELDS, "references": BASE_PAPER_FIELDS}
+        nested = {
+            "authors": AUTHOR_FIELDS, "citations": BASE_PAPER_FIELDS, "references": BASE_PAPER_FIELDS,
+            "embedding": EMBEDDING_MODELS,
+        }  # fmt: skip
         return parse_fields(request.query.get("fields"), PAPER_FIELDS, nested, default or ["title"])
 
     def _papers_json(self, rows: list[int], fields: Fields, budget: list[int] | None = None) -> list[dict[str, Any]]:

@@ -280,3 +280,86 @@ async def test_papers_of_several_authors_come_in_one_batch_request(emulator, tmp
     assert {aid: {p.id for p in ps} for aid, ps in again.items()} == one_by_one
     await src.aclose()
     await batch_src.aclose()
+
+
+class _NoModel:
+    """An embedder that must not be used: the service's embeddings answer closeness between papers."""
+
+    def encode(self, texts):
+        raise AssertionError(f"embedded {len(texts)} texts on this machine")
+
+    def encode_one(self, text):
+        raise AssertionError("embedded a text on this machine")
+
+
+async def test_closeness_to_the_anchor_comes_from_the_services_embeddings_in_one_request(
+    emulator, local_source, tmp_path
+):
+    # Ranking a few hundred remote candidates by closeness to the anchor meant embedding their abstracts here:
+    # seconds of CPU per search on a shared server, and a ranking that changed with the machine's load.
+    import hashlib
+
+    import numpy as np
+
+    from tests.ops_helpers import as_ranked, run_op
+    from workflows.operator import RunContext
+
+    src = SemanticScholarSource(s2_settings(emulator, tmp_path))
+    anchor = await src.get_paper(ANCHOR)
+    hits = await src.search_papers("semantic frame lexical units roles", limit=150)
+    assert len(hits) > 100
+    before = stats(emulator)["requests"].get("POST /graph/v1/paper/batch", 0)
+    ctx = RunContext(source=src, embedder=_NoModel())  # type: ignore[arg-type]
+    params = {"features": {"dense": 1.0}, "dense_to": "anchor"}
+    out = await run_op(
+        ctx, "score", params, **{"in": as_ranked([h.paper for h in hits]), "anchor": as_ranked([anchor])}
+    )
+    assert stats(emulator)["requests"].get("POST /graph/v1/paper/batch", 0) - before == 1  # anchor + candidates
+
+    # the closeness the service's vectors give (the emulator serves the corpus's own vectors)
+    corpus_id = {hashlib.sha1(cid.encode()).hexdigest(): cid for cid in local_source.store.ids}
+    ids = [corpus_id[it.paper.id.removeprefix("s2:")] for it in out]
+    vecs = np.asarray(local_source.paper_vectors([ANCHOR, *ids]), dtype=np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    expected = vecs[1:] @ vecs[0]
+    got = np.array([it.evidence.scores["dense"] for it in out])
+    assert np.allclose(got, expected, atol=2e-3)
+
+    # another step of the session: the embeddings are cached per paper, nothing is sent
+    after = stats(emulator)["total"]
+    again = await run_op(
+        ctx, "score", params, **{"in": as_ranked([h.paper for h in hits[:50]]), "anchor": as_ranked([anchor])}
+    )
+    assert stats(emulator)["total"] == after and len(again) == 50
+    await src.aclose()
+
+
+async def test_a_papers_neighbours_on_a_relevance_only_service_are_its_recommendations(
+    emulator, local_source, tmp_path
+):
+    # Semantic Scholar has no search by meaning: a "dense" search from the anchor was a relevance search with its
+    # whole abstract as the query (two pages for 200 papers). Its recommendations are the anchor's neighbours by
+    # the service's embeddings, up to 500 in one request.
+    import hashlib
+
+    from tests.ops_helpers import as_ranked, run_op
+    from workflows.operator import RunContext
+
+    src = SemanticScholarSource(s2_settings(emulator, tmp_path))
+    anchor = await src.get_paper(ANCHOR)
+    before = dict(stats(emulator)["requests"])
+    ctx = RunContext(source=src)
+    out = await run_op(ctx, "semantic_search", {"limit": 200}, anchor=as_ranked([anchor]))
+    sent = {k: v - before.get(k, 0) for k, v in stats(emulator)["requests"].items() if v != before.get(k, 0)}
+    assert sent == {"GET /recommendations/v1/papers/forpaper/{paper_id}": 1}
+    corpus_id = {hashlib.sha1(cid.encode()).hexdigest(): cid for cid in local_source.store.ids}
+    neighbours = [p.id for p in await local_source.recommend([ANCHOR], limit=200)]
+    assert [corpus_id[it.paper.id.removeprefix("s2:")] for it in out] == neighbours
+
+    # words of the step's own ("a survey of") are still searched, and fused with the neighbours
+    before = dict(stats(emulator)["requests"])
+    both = await run_op(ctx, "semantic_search", {"limit": 50, "query": "a survey of"}, anchor=as_ranked([anchor]))
+    sent = {k: v - before.get(k, 0) for k, v in stats(emulator)["requests"].items() if v != before.get(k, 0)}
+    assert sent == {"GET /recommendations/v1/papers/forpaper/{paper_id}": 1, "GET /graph/v1/paper/search": 1}
+    assert len(both) == 50 and {it.paper.id for it in both} & {it.paper.id for it in out[:50]}
+    await src.aclose()

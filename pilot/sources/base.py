@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
+
 from pilot.limits import MAX_QUERY_CHARS
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
 from pilot.names import impact, introduces
@@ -102,6 +104,12 @@ class Source:
     # wrapper hiding edges): part of every node-cache key, so two sources never read each other's values.
     cache_key: str = ""
 
+    def searches_by_meaning(self) -> bool:
+        """Whether ``search_papers(mode="dense")`` searches by meaning. A service whose every search is a relevance
+        (keyword) search says no: a dense search from a paper asks for its recommendations (the paper's neighbours
+        by the service's own embeddings) instead of searching with the paper's abstract as the query."""
+        return True
+
     def _unsupported(self, what: str) -> NotSupported:
         return NotSupported(self.name, f"{what} is not available from this source")
 
@@ -157,6 +165,12 @@ class Source:
         self, positive_ids: list[str], negative_ids: list[str] | None = None, limit: int = 50
     ) -> list[Paper]:
         raise self._unsupported("recommendations")
+
+    async def paper_embeddings(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """The source's own embeddings of papers (id -> unit vector), for closeness between papers only: they live
+        in the source's space (Semantic Scholar: SPECTER), not the local embedder's, so no text query compares
+        with them. Papers without one are left out."""
+        raise self._unsupported("paper embeddings")
 
     # --- entities -----------------------------------------------------------------------------
     async def search_authors(self, query: str, limit: int = 10) -> list[Author]:

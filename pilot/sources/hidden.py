@@ -21,6 +21,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Literal
 
+import numpy as np
+
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
 from pilot.sources.base import GraphDirection, GraphProgress, Neighbours, NotFound, SearchMode, Source
 
@@ -76,6 +78,12 @@ class _CaseSource(Source):
 
     async def org_authors(self, org_id: str, limit: int = 50) -> list[Author]:
         return await self.inner.org_authors(org_id, limit)
+
+    async def paper_embeddings(self, ids: list[str]) -> dict[str, np.ndarray]:
+        return await self.inner.paper_embeddings(ids)
+
+    def searches_by_meaning(self) -> bool:
+        return self.inner.searches_by_meaning()
 
     async def aclose(self) -> None:
         """The wrapper does not own the inner source (one source serves many benchmark cases)."""
@@ -303,8 +311,6 @@ class HiddenPapersSource(_CaseSource):
 
     def paper_vectors(self, ids: list[str]):
         """The inner source's stored vectors, none (NaN rows) for hidden papers."""
-        import numpy as np
-
         out = np.asarray(self.inner.paper_vectors(ids), dtype=np.float32)  # type: ignore[attr-defined]
         for i, pid in enumerate(ids):
             if pid in self.hidden:

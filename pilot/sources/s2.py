@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 import httpx
+import numpy as np
 from semanticscholar.ApiRequester import ApiRequester
 from semanticscholar.AsyncSemanticScholar import AsyncSemanticScholar
 from semanticscholar.SemanticScholarException import NoMorePagesException, SemanticScholarException
@@ -83,6 +84,7 @@ BATCH_NESTED = 4000  # nested papers per answer: well under the documented 10 MB
 GRAPH_PAGE = 1000  # documented: references / citations per page
 SEARCH_PAGE = 100  # documented: relevance-search results per page
 HEAVY_CITATIONS = 2000  # a paper cited more often than this is paged on its own, not nested in a batch
+EMBEDDING = "specter_v2"  # the paper embedding S2 serves (fields=embedding.specter_v2): paper-to-paper closeness
 GUESS_LINKS = 40  # list length assumed for a paper whose counts no answer has shown yet
 DEFAULT_RATE_WITH_KEY = "1/1"
 DEFAULT_RATE_WITHOUT_KEY = "100/300"
@@ -220,6 +222,12 @@ def _aliases(record: dict[str, Any]) -> list[str]:
         if name in _ALIAS_PREFIX and value not in (None, ""):
             out.append(_ALIAS_PREFIX[name] + str(value))
     return out
+
+
+def _unit(vector: Sequence[float]) -> np.ndarray:
+    v = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 else v
 
 
 def _papers(records: Sequence[dict[str, Any] | None]) -> list[Paper]:
@@ -433,6 +441,9 @@ class SemanticScholarSource(Source):
         # S2 returns no scores; a rank-derived score keeps the order meaningful to downstream fusion.
         return [SearchHit(paper=p, score=1.0 / (1 + i)) for i, p in enumerate(papers)]
 
+    def searches_by_meaning(self) -> bool:
+        return False  # relevance search only; a paper's neighbours come from the recommendations endpoint
+
     def _s2_ids(self, ids: list[str]) -> dict[str, str]:
         """Given id -> S2 id, in order, for the ids S2 understands (the rest are logged and left out)."""
         out: dict[str, str] = {}
@@ -460,33 +471,69 @@ class SemanticScholarSource(Source):
         by_id = {r["paperId"]: r for r in data if isinstance(r, dict) and r.get("paperId")}
         return [by_id.get(sid.lower()) for sid in sids]
 
-    async def get_papers(self, ids: list[str]) -> list[Paper]:
-        """Records of many papers: cached ones free, the rest 500 per request (unknown ids are left out)."""
-        wanted = self._s2_ids(ids)
-        fields = ",".join(PAPER_FIELDS)
-        records: dict[str, dict[str, Any] | None] = {}
+    async def _per_paper(
+        self, sids: list[str], fields: str, what: str, key: Callable[[str], str], keep: Callable[[Any], Any]
+    ) -> dict[str, Any]:
+        """Per-paper values cached one by one under ``key(sid)``: cached ones free, the rest 500 per
+        ``POST /paper/batch``; ``keep(record)`` is the value (falsy = known to have none). A spent budget ends
+        the look-ups: what was found so far is the answer."""
+        out: dict[str, Any] = {}
         todo: list[str] = []
-        for sid in dict.fromkeys(wanted.values()):
-            hit = self._requester.remote.cached(fingerprint(NAME, "paper", sid, fields))
+        for sid in dict.fromkeys(sids):
+            hit = self._requester.remote.cached(key(sid))
             if hit is not None:
-                records[sid] = hit or None  # {} = known not to exist
+                out[sid] = hit
             else:
                 todo.append(sid)
         for start in range(0, len(todo), BATCH_IDS):
             chunk = todo[start : start + BATCH_IDS]
             try:
-                found = await self._batch(chunk, fields, f"details of {len(chunk)} papers")
+                found = await self._batch(chunk, fields, f"{what} of {len(chunk)} papers")
             except BadRequest as exc:
                 # S2 answers 400 when none of the ids is valid; for a batch that means "none found".
                 log.info("s2: batch lookup of %d ids found nothing (%s)", len(chunk), exc.message)
                 continue
             except BudgetExhausted:
-                break  # the budget noted what was skipped; the papers found so far are the answer
+                break  # the budget noted what was skipped
             for sid, rec in zip(chunk, found, strict=True):
-                records[sid] = rec
+                out[sid] = keep(rec)
                 if self.cache is not None:
-                    self.cache.set(fingerprint(NAME, "paper", sid, fields), rec or {})
-        return self._papers([records.get(sid) for sid in dict.fromkeys(wanted.values())])
+                    self.cache.set(key(sid), out[sid])
+        return out
+
+    async def get_papers(self, ids: list[str]) -> list[Paper]:
+        """Records of many papers: cached ones free, the rest 500 per request (unknown ids are left out)."""
+        wanted = self._s2_ids(ids)
+        fields = ",".join(PAPER_FIELDS)
+        records = await self._per_paper(
+            list(wanted.values()), fields, "details", lambda sid: fingerprint(NAME, "paper", sid, fields),
+            lambda rec: rec or {},  # {} = known not to exist
+        )  # fmt: skip
+        return self._papers([records.get(sid) or None for sid in dict.fromkeys(wanted.values())])
+
+    # --- the service's own paper embeddings ---------------------------------------------------------
+    def _embedding_key(self, sid: str) -> str:
+        return fingerprint(NAME, "embedding", EMBEDDING, sid)
+
+    def cached_embeddings(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """The embeddings of the papers already fetched (no request): id -> unit vector, in S2's own space."""
+        out: dict[str, np.ndarray] = {}
+        for raw, sid in self._s2_ids(ids).items():
+            hit = self._requester.remote.cached(self._embedding_key(sid))
+            if hit:
+                out[raw] = _unit(hit)
+        return out
+
+    async def paper_embeddings(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """S2's embeddings of the papers (``embedding.specter_v2``), cached per paper. A paper S2 has no embedding
+        for is left out. Closeness between papers costs one request per 500 papers instead of embedding their
+        abstracts on this machine."""
+        wanted = self._s2_ids(ids)
+        vectors = await self._per_paper(
+            list(wanted.values()), f"embedding.{EMBEDDING}", "embeddings", self._embedding_key,
+            lambda rec: ((rec or {}).get("embedding") or {}).get("vector") or [],
+        )  # fmt: skip
+        return {raw: _unit(v) for raw, sid in wanted.items() if (v := vectors.get(sid))}
 
     async def get_paper(self, paper_id: str) -> Paper:
         sid = to_s2_id(paper_id)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from pilot.models import Evidence, Paper, RankedPaper
+from pilot.sources.base import NotSupported, SourceError
 from pilot.text import QUERY_STOPWORDS, contains_run
 from workflows.operator import RunContext
 
@@ -231,6 +232,59 @@ def cosine_to(
     sims = (vecs @ q).astype(np.float32)
     unknown = ~np.isfinite(sims)
     if unknown.any():
+        sims[unknown] = float(sims[~unknown].min()) if (~unknown).any() else 0.0
+    return sims
+
+
+# Papers per step compared by the source's own embeddings: one batch request (Semantic Scholar takes 500 ids).
+SOURCE_VECTORS_AT_MOST = 500
+
+
+async def closeness_at_source(
+    ctx: RunContext, papers: list[Paper], anchors: list[Paper], order: Sequence[int] | None = None,
+    at_most: int = SOURCE_VECTORS_AT_MOST,
+) -> np.ndarray | None:  # fmt: skip
+    """Cosine of each paper to the anchors in the source's own embedding space, or None when the source has no
+    embedding of the anchors (the caller embeds here then).
+
+    A remote source that ships paper embeddings (Semantic Scholar's SPECTER) answers the closeness of a few
+    hundred papers in one request, where embedding their abstracts on a CPU takes many seconds. Its vectors
+    are not the local embedder's, so nothing is mixed: the best ``at_most`` papers by ``order`` are compared,
+    a paper left out or without a vector gets the lowest cosine of the others. A preview sends no request: it
+    uses what the run fetched already, and until the anchor's vector is in, dense closeness is flat (0) rather
+    than embedded here for a ranking the run's own step will not use."""
+    if not anchors or not papers:
+        return None
+    first = list(order if order is not None else range(len(papers)))[: max(0, at_most - len(anchors))]
+    ids = list(dict.fromkeys([a.id for a in anchors] + [papers[i].id for i in first]))
+    try:
+        vecs = await ctx.source.paper_embeddings(ids)
+    except NotSupported:
+        cached = getattr(ctx.source, "cached_embeddings", None)
+        if not callable(cached):
+            return None  # the source ships no embeddings
+        vecs = cached(ids)  # a preview: only what the run has fetched
+        if not any(a.id in vecs for a in anchors):
+            return np.zeros(len(papers), dtype=np.float32)
+    except SourceError as exc:
+        ctx.notes.append(f"the source's embeddings are unavailable ({exc.message}); papers embedded here instead")
+        return None
+    mine = [vecs[a.id] for a in anchors if a.id in vecs]
+    if not mine:
+        return None
+    q = np.mean(mine, axis=0)
+    q = q / (float(np.linalg.norm(q)) or 1.0)
+    sims = np.full(len(papers), np.nan, dtype=np.float32)
+    for i, p in enumerate(papers):
+        v = vecs.get(p.id)
+        if v is not None and v.shape == q.shape:
+            sims[i] = float(v @ q)
+    unknown = ~np.isfinite(sims)
+    if unknown.any():
+        ctx.notes.append(
+            f"{int(unknown.sum())} of {len(papers)} papers without the source's embedding (beyond the {at_most} "
+            "best by the other signals, or none at the source) get the lowest similarity"
+        )
         sims[unknown] = float(sims[~unknown].min()) if (~unknown).any() else 0.0
     return sims
 

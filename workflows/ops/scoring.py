@@ -23,6 +23,7 @@ from workflows.operator import Operator, OperatorInputs, OperatorParams, RunCont
 from workflows.ops.features import (
     bm25,
     citation_value,
+    closeness_at_source,
     cosine_to,
     minmax,
     papers_of,
@@ -235,17 +236,22 @@ async def compute_features(
     if graph.errors:
         ctx.notes.append(f"{graph.errors} citation-graph lookups failed; graph features are partial")
     if "dense" in wanted:
-        # Last, so that the other features can choose which candidates to embed: a remote source ships no
-        # vectors, and embedding hundreds of abstracts on a CPU takes longer than the requests. Only the
-        # ``PILOT_EMBED_AT_MOST`` best by the rest of the formula are embedded (the others get the lowest cosine).
-        # A third of the step's timeout at most (the step also waits for the model while a preview holds it, and
-        # reads reference lists), so a busy machine ranks with fewer vectors instead of failing the step.
+        # Last, so that the other features can choose which candidates to compare. Closeness to the anchors comes
+        # from the source's own embeddings when it ships them (the best 500 in one request, no model here).
+        # Otherwise a remote source's papers are embedded here, and embedding hundreds of abstracts on a CPU takes
+        # longer than the requests: only the ``PILOT_EMBED_AT_MOST`` best by the rest of the formula are embedded
+        # (the others get the lowest cosine), within a third of the step's timeout (the step also waits for the
+        # model while a preview holds it), so a busy machine ranks with fewer vectors instead of failing the step.
         cap = ctx.settings.embed_at_most
-        order = _by_total(params, out, n) if cap is not None and n > cap else None
-        sims = await asyncio.to_thread(  # CPU work off the event loop, so the run's requests keep flowing
-            cosine_to, ctx, papers, text if params.dense_to != "anchor" else "", anchors, cap, order,
-            ctx.settings.node_timeout_s / 3,
-        )  # fmt: skip
+        dense_query = text if params.dense_to != "anchor" else ""
+        sims = (
+            None if dense_query.strip() else await closeness_at_source(ctx, papers, anchors, _by_total(params, out, n))
+        )
+        if sims is None:
+            order = _by_total(params, out, n) if cap is not None and n > cap else None
+            sims = await asyncio.to_thread(  # CPU work off the event loop, so the run's requests keep flowing
+                cosine_to, ctx, papers, dense_query, anchors, cap, order, ctx.settings.node_timeout_s / 3
+            )
         if sims is None:
             ctx.notes.append("no embeddings available, dense feature is 0")
             sims = np.zeros(n, dtype=np.float32)

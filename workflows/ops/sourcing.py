@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from pilot.models import Paper, RankedPaper, SearchFilters
+from pilot.models import Paper, RankedPaper, SearchFilters, SearchHit
 from pilot.sources.base import BudgetExhausted, GraphDirection, NotFound, SearchMode, SourceError
 from workflows.operator import (
     NoInputs,
@@ -115,18 +115,26 @@ class _SearchOp(Operator[SearchParams, SearchInputs]):
         joined = " ".join(base + keywords).strip()
         return [joined] if joined else []
 
-    async def run(self, ctx: RunContext, params: SearchParams, inputs: SearchInputs) -> list[RankedPaper]:
+    async def hit_lists(
+        self, ctx: RunContext, params: SearchParams, inputs: SearchInputs, filters: SearchFilters, drop: set[str]
+    ) -> list[list[SearchHit]]:
+        """One ranked list of hits per query."""
         queries = self.queries(params, inputs)
         if not queries:
             raise OperatorError("nothing to search for — set params.query or connect keywords / text / an anchor")
-        filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=params.venue)
-        drop = {p.id for p in papers_of(inputs.anchor)} if params.exclude_anchor else set()
-        results = await asyncio.gather(
-            *(
-                ctx.source.search_papers(q, filters=filters, limit=params.limit + len(drop), mode=self.mode)
-                for q in queries
+        return list(
+            await asyncio.gather(
+                *(
+                    ctx.source.search_papers(q, filters=filters, limit=params.limit + len(drop), mode=self.mode)
+                    for q in queries
+                )
             )
         )
+
+    async def run(self, ctx: RunContext, params: SearchParams, inputs: SearchInputs) -> list[RankedPaper]:
+        filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=params.venue)
+        drop = {p.id for p in papers_of(inputs.anchor)} if params.exclude_anchor else set()
+        results = await self.hit_lists(ctx, params, inputs, filters, drop)
         # reciprocal-rank fusion over the queries (one query = its own order)
         fused: dict[str, float] = defaultdict(float)
         best: dict[str, tuple[Paper, float]] = {}
@@ -137,7 +145,7 @@ class _SearchOp(Operator[SearchParams, SearchInputs]):
                     best[hit.paper.id] = (hit.paper, hit.score)
         order = sorted(fused, key=lambda pid: -fused[pid])[: params.limit]
         # one query: the source's own score says more than a rank; several: their fusion
-        value = (lambda pid: best[pid][1]) if len(queries) == 1 else (lambda pid: fused[pid])
+        value = (lambda pid: best[pid][1]) if len(results) == 1 else (lambda pid: fused[pid])
         return [ranked(best[pid][0], ctx.node_id, value(pid), **{self.name: best[pid][1]}) for pid in order]
 
 
@@ -158,6 +166,38 @@ class SemanticSearchOp(_SearchOp):
 
     def anchor_text(self, paper: Paper) -> str:
         return paper.text
+
+    async def hit_lists(
+        self, ctx: RunContext, params: SearchParams, inputs: SearchInputs, filters: SearchFilters, drop: set[str]
+    ) -> list[list[SearchHit]]:
+        """Over a source without a search by meaning (Semantic Scholar's every search is a relevance search), the
+        anchor's neighbours are its recommendations — one request for up to 500 papers, closeness by the
+        service's own embeddings — instead of a relevance search with a whole abstract as the query; words of
+        the step's own (a query, connected text or keywords) are still searched, and the lists fused."""
+        anchors = papers_of(inputs.anchor)
+        if not anchors or ctx.source.searches_by_meaning():
+            return await super().hit_lists(ctx, params, inputs, filters, drop)
+        try:
+            papers = await ctx.source.recommend([a.id for a in anchors], limit=min(500, params.limit + len(drop)))
+        except BudgetExhausted:
+            raise
+        except SourceError as exc:
+            ctx.notes.append(f"no recommendations for the anchor ({exc.message}): searched with its text instead")
+            return await super().hit_lists(ctx, params, inputs, filters, drop)
+        near = [p for p in papers if _within(p, filters)]
+        lists = [[SearchHit(paper=p, score=1.0 / (1 + i)) for i, p in enumerate(near)]]
+        if params.query.strip() or (inputs.text or "").strip() or any(k.strip() for k in inputs.keywords or []):
+            lists += await super().hit_lists(ctx, params, inputs, filters, drop)
+        return lists
+
+
+def _within(paper: Paper, filters: SearchFilters) -> bool:
+    """The search's own year / venue filters, for lists that come unfiltered (recommendations)."""
+    if filters.year_min is not None and (paper.year is None or paper.year < filters.year_min):
+        return False
+    if filters.year_max is not None and (paper.year is None or paper.year > filters.year_max):
+        return False
+    return not filters.venue or filters.venue.lower() in (paper.venue or "").lower()
 
 
 class CitationExpandParams(OperatorParams):
