@@ -96,3 +96,43 @@ async def test_the_app_streams_status_and_partial_results_then_the_final_list(sl
     assert last_status == "" and not last_live and len(last_results) >= len(partial[0])
     assert ui.session is not None and ui.session.results
     await rt.source.aclose()
+
+
+async def test_previews_leave_the_model_to_the_run_when_the_source_ships_embeddings(slow_s2, local_source, tmp_path):
+    # Over Semantic Scholar the run's closeness to the anchor comes from the service's embeddings: a preview
+    # embedding sentences on this machine would only take the CPU from the run (2 cores, several users), for a
+    # ranking the run does not use. Previews then use what is embedded already; the run embeds what it needs.
+    from pilot.embed import Embedder
+    from pilot.models import Intent
+
+    class Counting(Embedder):
+        def __init__(self, inner: Embedder):
+            super().__init__(cache=None)
+            self.inner, self.texts = inner, 0
+
+        def encode(self, texts, show_progress=False):
+            self.texts += len(texts)
+            return self.inner.encode(texts)
+
+    settings = settings_for(slow_s2, tmp_path / "a")
+    src = SemanticScholarSource(settings)
+    anchor = (await src.get_paper(ANCHOR)).id
+    wf = template("sibling", anchor, Intent(facet="method"))
+    for node in wf.nodes:
+        if node.op == "facet_match":
+            node.params["budget_s"] = 300  # all of its sentences, however busy the machine
+    progressive_model = Counting(local_source.embedder)
+    rt = Runtime.for_source(src, settings, embedder=progressive_model)
+    updates: list = []
+    progressive = await run_progressively(wf, rt.context(), MemoCache(), 120, updates.append)
+    assert any(u.preview and not u.final for u in updates)
+
+    plain_src = SemanticScholarSource(settings_for(slow_s2, tmp_path / "b"))
+    plain_model = Counting(local_source.embedder)
+    plain_rt = Runtime.for_source(plain_src, settings, embedder=plain_model)
+    plain = await execute(wf, plain_rt.context(), MemoCache(), 120)
+    assert [r.paper.id for r in plain.output] == [r.paper.id for r in progressive.output]
+    assert plain_model.texts > 0  # the run's own sentence matching
+    assert progressive_model.texts == plain_model.texts  # and nothing more for the previews
+    await src.aclose()
+    await plain_src.aclose()

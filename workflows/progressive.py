@@ -32,6 +32,7 @@ from pilot.sources.base import Source
 from workflows.executor import MemoCache, NodeCache, RunEvent, RunResult, execute
 from workflows.model import Workflow
 from workflows.operator import RunContext
+from workflows.ops.features import ships_embeddings
 from workflows.registry import get_operator
 
 log = logging.getLogger(__name__)
@@ -140,8 +141,11 @@ async def run_progressively(
             snapshot = dict(finished)
             try:
                 # the first list from cached vectors only, at once; later ones embed (which also warms the
-                # embedding cache for the run's own scoring step while it still waits for requests)
-                result = await asyncio.to_thread(preview, workflow, ctx, snapshot, timeout_s, first)
+                # embedding cache for the run's own scoring step while it still waits for requests) — unless the
+                # source ships its own embeddings: the run's scoring then uses none of this machine's vectors,
+                # and a preview's model work would only take the CPU from the run
+                quick = first or ships_embeddings(ctx.source)
+                result = await asyncio.to_thread(preview, workflow, ctx, snapshot, timeout_s, quick)
             except Exception as exc:  # a preview is a courtesy: the run goes on without it
                 log.warning("preview failed: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
                 continue

@@ -240,6 +240,12 @@ def cosine_to(
 SOURCE_VECTORS_AT_MOST = 500
 
 
+def ships_embeddings(source: Any) -> bool:
+    """Whether the source (or the source a wrapper stands for) ships its own paper embeddings, kept per paper once
+    fetched (``cached_embeddings``): closeness to the anchor is then never computed with the model here."""
+    return callable(getattr(source, "cached_embeddings", None))
+
+
 async def closeness_at_source(
     ctx: RunContext, papers: list[Paper], anchors: list[Paper], order: Sequence[int] | None = None,
     at_most: int = SOURCE_VECTORS_AT_MOST,
@@ -260,10 +266,9 @@ async def closeness_at_source(
     try:
         vecs = await ctx.source.paper_embeddings(ids)
     except NotSupported:
-        cached = getattr(ctx.source, "cached_embeddings", None)
-        if not callable(cached):
-            return None  # the source ships no embeddings
-        vecs = cached(ids)  # a preview: only what the run has fetched
+        if not ships_embeddings(ctx.source):
+            return None
+        vecs = ctx.source.cached_embeddings(ids)  # type: ignore[attr-defined]  # a preview: what the run fetched
         if not any(a.id in vecs for a in anchors):
             return np.zeros(len(papers), dtype=np.float32)
     except SourceError as exc:
