@@ -831,8 +831,7 @@ class Session(BaseModel):
                 except SourceError:
                     papers = []
             if len(papers) < 20:
-                hits = await src.search_papers(a.text, limit=CANDIDATE_LIMIT)
-                papers += [h.paper for h in hits]
+                papers += await self._near(a)
         except SourceError as exc:
             notes.append(f"Could not gather candidates for the questions ({exc.message}).")
         if a is not None:
@@ -842,6 +841,17 @@ class Session(BaseModel):
             elif d == "successor" and a.year:
                 papers = [p for p in papers if not p.year or p.year >= a.year]
         return list({p.id: p for p in papers}.values())
+
+    async def _near(self, anchor: Paper) -> list[Paper]:
+        """Papers close to the anchor. Over a service with no search by meaning, its recommendations (one request,
+        which the search's own dense step reuses) rather than a relevance search with the whole abstract."""
+        src = self._runtime.source
+        if not src.searches_by_meaning():
+            try:
+                return await src.recommend([anchor.id], limit=CANDIDATE_LIMIT)
+            except SourceError:
+                pass  # no recommendations for it (or the budget is spent): its text is the query
+        return [h.paper for h in await src.search_papers(anchor.text, limit=CANDIDATE_LIMIT)]
 
     async def _next_question(self, notes: list[str]) -> tuple[Question | None, str]:
         max_turns = self._runtime.settings.max_turns

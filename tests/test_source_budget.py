@@ -356,10 +356,25 @@ async def test_a_papers_neighbours_on_a_relevance_only_service_are_its_recommend
     neighbours = [p.id for p in await local_source.recommend([ANCHOR], limit=200)]
     assert [corpus_id[it.paper.id.removeprefix("s2:")] for it in out] == neighbours
 
-    # words of the step's own ("a survey of") are still searched, and fused with the neighbours
+    # words of the step's own ("a survey of") are still searched, and fused with the neighbours; the neighbours
+    # come from the same (cached) request, whatever the number asked for: the clarifier's options, another step's
     before = dict(stats(emulator)["requests"])
     both = await run_op(ctx, "semantic_search", {"limit": 50, "query": "a survey of"}, anchor=as_ranked([anchor]))
+    assert len(await src.recommend([anchor.id], limit=150)) == 150
     sent = {k: v - before.get(k, 0) for k, v in stats(emulator)["requests"].items() if v != before.get(k, 0)}
-    assert sent == {"GET /recommendations/v1/papers/forpaper/{paper_id}": 1, "GET /graph/v1/paper/search": 1}
+    assert sent == {"GET /graph/v1/paper/search": 1}
     assert len(both) == 50 and {it.paper.id for it in both} & {it.paper.id for it in out[:50]}
     await src.aclose()
+
+
+async def test_the_questions_options_come_from_the_anchors_recommendations_in_one_request(emulator, tmp_path):
+    # The clarifier's options are drawn from papers near the anchor: over S2 that was a relevance search with the
+    # anchor's whole abstract as the query (two pages for 150 papers), before the search itself began.
+    settings = s2_settings(emulator, tmp_path)
+    rt = Runtime.for_source(SemanticScholarSource(settings), settings)
+    before = dict(stats(emulator)["requests"])
+    reply = await Session(rt).user_says(f"Papers similar to [{ANCHOR}]")
+    assert reply.error is None and reply.question is not None, reply.message
+    sent = {k: v - before.get(k, 0) for k, v in stats(emulator)["requests"].items() if v != before.get(k, 0)}
+    assert sent == {"GET /graph/v1/paper/{paper_id}": 1, "GET /recommendations/v1/papers/forpaper/{paper_id}": 1}
+    await rt.source.aclose()

@@ -81,6 +81,7 @@ BATCH_IDS = 500  # documented: ids per POST /paper/batch
 BATCH_AUTHORS = 100  # authors per POST /author/batch (1,000 allowed): their nested paper lists stay small enough
 BATCH_CITATIONS = 9999  # documented: citations per batch answer
 BATCH_NESTED = 4000  # nested papers per answer: well under the documented 10 MB, abstracts included
+RECS_LIMIT = 500  # documented: recommendations per request
 GRAPH_PAGE = 1000  # documented: references / citations per page
 SEARCH_PAGE = 100  # documented: relevance-search results per page
 HEAVY_CITATIONS = 2000  # a paper cited more often than this is paged on its own, not nested in a batch
@@ -680,11 +681,13 @@ class SemanticScholarSource(Source):
         neg = [to_s2_id(i) for i in negative_ids or []]
         if not pos:
             raise BadRequest(NAME, "recommendations need at least one paper to start from", "like a paper first")
-        limit = max(1, min(limit, 500))
+        limit = max(1, min(limit, RECS_LIMIT))
         if len(pos) == 1 and not neg:
+            # Always the most the endpoint gives, cut here: every later ask for this paper's neighbours (the
+            # clarifier's options, a search step's, another direction's) is then the same, cached request.
             found = await self._call(
                 self._client.get_recommended_papers(
-                    quote(pos[0], safe="/:"), fields=PAPER_FIELDS, limit=limit, pool_from=self.rec_pool
+                    quote(pos[0], safe="/:"), fields=PAPER_FIELDS, limit=RECS_LIMIT, pool_from=self.rec_pool
                 )
             )
         else:
