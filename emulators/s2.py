@@ -24,8 +24,9 @@ Ids: ``paperId`` = sha1 of the corpus id (40 hex, stable per corpus); ``corpusId
 CorpusId values, so ``ACL:P02-1040`` and ``CorpusId:…`` resolve as on the real service.
 
 Ranking: relevance search is the offline store's hybrid (BM25 + MiniLM) ranking, recommendations its
-dense neighbours, references / citations in the store's order (most cited first). The real service
-ranks with its own models; the emulator stands in for its shapes, limits and costs, not its relevance.
+dense neighbours, references / citations in the store's order (most cited first); the ``embedding`` field
+is the store's MiniLM vector. The real service ranks and embeds with its own models; the emulator stands in
+for its shapes, limits and costs, not its relevance.
 """
 
 from __future__ import annotations
