@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import pytest
 
 from tests import bibparse
 from tests.prereq import missing
+from tests.serving import free_port
 
 pytestmark = pytest.mark.browser
 
@@ -45,12 +45,6 @@ EVIL_TITLE = (
 )
 YEAR_CUT = 2009
 TIMEOUT_MS = 120_000
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +69,7 @@ def ui_corpus(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> 
 @contextlib.contextmanager
 def _serve(env_extra: dict[str, str], tmp_path_factory):
     """``python app.py`` as a user runs it, on a free port; yields its URL, stops it afterwards."""
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "PILOT_CACHE_DIR": str(tmp_path_factory.mktemp("ui-cache")),
