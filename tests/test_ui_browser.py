@@ -457,6 +457,11 @@ def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
     before = _result_ids(page)
     page.locator("#pilot-filters").get_by_text("Filter the results").click()
     page.locator("#pilot-f-year-min input").fill("2000")
+    # another click while the year is typed but not applied: the refresh it brings must not wipe the box
+    page.locator("#pilot-results").get_by_role("button", name="cite").first.click()
+    expect(page.locator("#pilot-results .cite-box")).to_be_visible(timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator("#pilot-f-year-min input").input_value() == "2000"
     page.locator("#pilot-f-apply").click()
     expect(page.locator("#pilot-results .pilot-delta")).to_be_visible(timeout=TIMEOUT_MS)
     _wait_idle(page)
