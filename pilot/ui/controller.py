@@ -92,6 +92,9 @@ class UIState:
     citation: tuple[str, str] | None = None  # (paper id, APA text) of the open "cite" box
     map_paper: str | None = None  # the paper whose card shows beside the map
     map_key: Any = ((), None)  # which list the map on screen was drawn for (the page starts with none)
+    # which filters the filter panel on screen shows: a refresh that changes none of them leaves the boxes alone,
+    # so a year the researcher is typing survives a click elsewhere before they press "Apply filters"
+    filters_key: Any = None
     # what the last re-run changed in the list: ids that are new, papers that left
     new_ids: list[str] = field(default_factory=list)
     removed: list[Paper] = field(default_factory=list)
