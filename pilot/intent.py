@@ -187,7 +187,7 @@ _REQUEST_WORDS = frozenset(
     overview overviews tutorial tutorials dataset datasets benchmark benchmarks corpora resources used use uses
     using reproduce evaluate evaluated key standard main important relevant good best influential interesting
     typical ones one instead too now then again also anything something everything nothing stuff result results
-    hits list""".split()
+    hits list but though however yet especially particularly specifically""".split()
 )
 _PRONOUNS = frozenset(
     {"it", "this", "that", "them", "these", "those", "this one", "that one", "this paper", "that paper"}

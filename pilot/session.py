@@ -35,10 +35,10 @@ from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, next_question, option_updates
 from clarifier.question import Option, Question
 from pilot import limits
-from pilot.anchors import resolve
+from pilot.anchors import near_exact, resolve
 from pilot.coverage import coverage_notes
 from pilot.domain import profile
-from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction
+from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction, parse_request
 from pilot.kg import KGQuery, answer_question
 from pilot.limits import clip_message, quote
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
@@ -299,6 +299,7 @@ class Session(BaseModel):
             known_venues=self._known_venues(),
             listed=len(self.results),
             asked=self.entity_query if self.phase == "answer" else None,
+            topic=self.intent.topic if self.anchor is None else None,
         )
 
     # --- the conversation ---------------------------------------------------------------------------
@@ -655,13 +656,26 @@ class Session(BaseModel):
         text = msg.text
         self.request = text
         self.intent = Intent(kind="entity", request=text)
-        wf, run, answer = await answer_question(text, self._runtime, query=msg.entity)
+        query, taken = msg.entity, []
+        if query is not None and query.shape == "paper_authors" and query.paper:
+            # "who wrote the Penn Treebank paper?": the paper is found the way an anchor is (names, short titles)
+            found = await resolve(self._runtime.source, parse_request(query.paper))
+            paper = found.paper or (found.candidates[0] if found.kind == "ask" and found.candidates else None)
+            if paper is None and found.kind == "topic":  # a title typed in lower case, perhaps cut short
+                hits = await self._runtime.source.match_paper(query.paper, limit=3)
+                paper = next((p for p in hits if near_exact(query.paper, p.title)), None)
+            if paper is None:
+                return self._reply(found.note or f"I could not tell which paper “{query.paper}” is.")
+            if found.paper is None or found.note:
+                taken.append(f"I took {_paper_label(paper)}; name the paper differently if you meant another one.")
+            query = query.model_copy(update={"paper": paper.id})
+        wf, run, answer = await answer_question(text, self._runtime, query=query)
         self.entity_query = msg.entity
         self._last_run = run
         self.answer = answer
         self.results = _answer_papers(answer, run.values)  # so every paper an answer counts can be opened
         self.phase = "answer"
-        notes: list[str] = []
+        notes: list[str] = taken
         if len(self.results) > len(answer.reference):
             notes.append(
                 f"All {len(self.results)} papers the answer counts are in the results list, to open, keep or export."

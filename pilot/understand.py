@@ -33,7 +33,7 @@ from clarifier.question import Question
 from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
-from pilot.text import strip_markup
+from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from workflows.refine import Feedback, read_feedback
 
@@ -111,6 +111,7 @@ class Context(BaseModel):
     known_venues: list[str] = Field(default_factory=list)
     listed: int = 0  # papers on the numbered list on screen (a search's results or the papers of an answer)
     asked: KGQuery | None = None  # the entity question answered last ("and which institutions?" continues it)
+    topic: str | None = None  # the topic being searched, when no paper is
 
 
 class Message(BaseModel):
@@ -221,7 +222,9 @@ def read(text: str, ctx: Context) -> Message:
     # words that set what the open question asks answer it ("Only papers published at EMNLP." to the venue
     # question, "I need treebanks and shared tasks" to the resource one), though they read like a request; any
     # words would "set" a sub-topic, so the topic question takes only a bare phrase (below)
-    if q is not None and open_slot and not names_paper and parsed.anchor_kind != "current":
+    # ... unless they ask for another topic ("find work on X, not older than 2012" to the period question)
+    other_topic = topical is not None and fold(topical.anchor_query) != fold(ctx.topic or "")
+    if q is not None and open_slot and not names_paper and parsed.anchor_kind != "current" and not other_topic:
         updates = interpret_answer(q, text, ctx.known_venues)
         if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
             return _answer(text, q, ctx, updates)

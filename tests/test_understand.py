@@ -175,6 +175,15 @@ def test_a_constraint_typed_instead_of_an_answer_narrows_the_search_being_set_up
     assert read("only papers after 2016", ASKING_PERIOD).kind == "answer"
 
 
+def test_another_topic_with_a_period_is_a_new_search_not_the_answer_to_the_period_question():
+    asking = ASKING_PERIOD.model_copy(update={"topic": "named entity recognition"})
+    msg = read("find me work on sentiment analysis of tweets, not older than 2012", asking)
+    assert (msg.kind, msg.target) == ("new_search", "topic")
+    assert msg.request.anchor_query == "sentiment analysis of tweets" and msg.request.intent.year_min == 2012
+    # the same topic with a period still answers the question
+    assert read("papers on named entity recognition since 2016", asking).kind == "answer"
+
+
 @pytest.mark.parametrize("text", ["hi", "Hello there!", "help", "thanks!", "what can you do?", "Thank you very much"])
 def test_greetings_thanks_and_help_are_never_searched(text):
     for ctx in (FRESH, RESULTS, ASKING):
