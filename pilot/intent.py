@@ -229,7 +229,7 @@ def _cut_constraints(text: str, known_venues: Iterable[str] = ()) -> str:
 def _is_request_token(token: str, first: bool) -> bool:
     word = token.strip(".,;:!?()[]\"'“”’").lower()
     word = re.sub(r"['’]s$", "", word)
-    if not word:
+    if not word or word == "i":  # "How do I evaluate …": the researcher, not a title word
         return True
     if word not in _REQUEST_WORDS:
         return False
@@ -281,7 +281,7 @@ _FUNCTION_WORDS = frozenset(
 def _name_like(word: str) -> bool:
     """BERT, GloVe, FrameNet, R-CNN, YOLO9000, Moses: how systems, models and resources are written."""
     core = word.strip(".,;:!?()\"'“”’")
-    if not core or not core[0].isalnum():
+    if not core or not core[0].isalnum() or core == "I":
         return False
     return core[0].isupper() or any(c.isupper() for c in core[1:]) or any(c.isdigit() for c in core)
 
