@@ -190,7 +190,23 @@ _REQUEST_WORDS = frozenset(
     hits list but though however yet especially particularly specifically""".split()
 )
 _PRONOUNS = frozenset(
-    {"it", "this", "that", "them", "these", "those", "this one", "that one", "this paper", "that paper"}
+    {
+        "it",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "them",
+        "their",
+        "these",
+        "those",
+        "this one",
+        "that one",
+        "this paper",
+        "that paper",
+        "this paper's",
+        "that paper's",
+    }  # fmt: skip
 )
 # "… and used its ideas", "… that cite it": a clause about the subject, not part of it
 _TRAILING_CLAUSE = re.compile(  # (?<!\s): a run of blanks is tried once, from its start (linear on long pastes)

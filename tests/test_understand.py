@@ -254,3 +254,26 @@ def test_a_name_followed_by_its_verb_is_the_name(text, name):
 def test_the_word_results_is_the_list_not_the_results_facet(text, size):
     msg = read(text, RESULTS)
     assert msg.kind == "refine" and msg.feedback.size == size and "facet" not in msg.feedback.updates
+
+
+@pytest.mark.parametrize(
+    "text, command, refs",
+    [
+        ("why is #3 here?", "explain", [3]),
+        ("tell me more about #1", "explain", [1]),
+        ("what is 2 about?", "explain", [2]),
+        ("keep #1 and #4", "keep", [1, 4]),
+        ("save 2, 5 and 7 to my library", "keep", [2, 5, 7]),
+        ("export as BibTeX", "export", []),
+        ("can I get a bib file?", "export", []),
+    ],
+)
+def test_questions_and_orders_about_the_list_on_screen_are_never_searched(text, command, refs):
+    msg = read(text, RESULTS.model_copy(update={"listed": 10}))
+    assert (msg.kind, msg.command, msg.refs) == ("command", command, refs)
+
+
+def test_its_is_the_paper_being_searched_and_n_more_is_the_list_size():
+    assert read("what about its predecessors?", RESULTS).target == "current"
+    more = read("show me 5 more", RESULTS)
+    assert more.kind == "refine" and more.feedback.extra == 5
