@@ -261,6 +261,10 @@ class Controller:
         if wf is not None and (ui.selected is None or not wf.has_node(ui.selected)):
             ui.selected = wf.output or (wf.nodes[-1].id if wf.nodes else None)
             ui.node_run = None
+        if reply.keep:  # "keep #1 and #4" typed in the chat
+            wanted = set(reply.keep)
+            added = ui.library.add([r.paper for r in ui.results if r.paper.id in wanted], search=ui.search_label)
+            ui.library_changed = ui.library_changed or bool(added)
         self._sync_params(ui)
 
     def _sync_params(self, ui: UIState) -> None:
