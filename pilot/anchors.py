@@ -102,6 +102,12 @@ def dominant(candidates: list[Paper], name: str) -> Paper | None:
     return None
 
 
+def _title_cased(text: str) -> bool:
+    """Most content words capitalised, as a title is written ("Neural Machine Translation for …")."""
+    content = [w for w in text.split() if len(w) >= 4]
+    return bool(content) and sum(w[:1].isupper() for w in content) >= 0.6 * len(content)
+
+
 def _quoted(parsed: ParsedRequest) -> bool:
     return bool(re.search(r"[\"“«]\s*" + re.escape(parsed.anchor_query), parsed.text))
 
@@ -137,7 +143,10 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
         # plain words are a topic, unless they are a whole title typed in lower case and the request is about
         # papers around it ("papers like deep residual learning for image recognition")
         relative = parsed.intent.direction in PAPER_DIRECTIONS
-        if len(query.split()) >= 4 and (relative or len(query.split()) >= 6):
+        # "what should I cite on <words that are also a title>?" asks for the topic's literature, not that
+        # paper; the title typed as one ("What should I read on Feature-Rich Part-Of-Speech Tagging …?") names it
+        long_bare = len(query.split()) >= 6 and (not parsed.request_words or _title_cased(query))
+        if len(query.split()) >= 4 and (relative or long_bare):
             # the topic is a title; a topic that only contains one ("<title> for tagging Chinese") stays a topic
             exact = [p for p in await source.match_paper(query, limit=5) if near_exact(query, p.title, inside=False)]
             if exact:

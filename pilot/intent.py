@@ -187,10 +187,26 @@ _REQUEST_WORDS = frozenset(
     overview overviews tutorial tutorials dataset datasets benchmark benchmarks corpora resources used use uses
     using reproduce evaluate evaluated key standard main important relevant good best influential interesting
     typical ones one instead too now then again also anything something everything nothing stuff result results
-    hits list""".split()
+    hits list but though however yet especially particularly specifically""".split()
 )
 _PRONOUNS = frozenset(
-    {"it", "this", "that", "them", "these", "those", "this one", "that one", "this paper", "that paper"}
+    {
+        "it",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "them",
+        "their",
+        "these",
+        "those",
+        "this one",
+        "that one",
+        "this paper",
+        "that paper",
+        "this paper's",
+        "that paper's",
+    }  # fmt: skip
 )
 # "… and used its ideas", "… that cite it": a clause about the subject, not part of it
 _TRAILING_CLAUSE = re.compile(  # (?<!\s): a run of blanks is tried once, from its start (linear on long pastes)
@@ -229,7 +245,7 @@ def _cut_constraints(text: str, known_venues: Iterable[str] = ()) -> str:
 def _is_request_token(token: str, first: bool) -> bool:
     word = token.strip(".,;:!?()[]\"'“”’").lower()
     word = re.sub(r"['’]s$", "", word)
-    if not word:
+    if not word or word == "i":  # "How do I evaluate …": the researcher, not a title word
         return True
     if word not in _REQUEST_WORDS:
         return False
@@ -281,7 +297,7 @@ _FUNCTION_WORDS = frozenset(
 def _name_like(word: str) -> bool:
     """BERT, GloVe, FrameNet, R-CNN, YOLO9000, Moses: how systems, models and resources are written."""
     core = word.strip(".,;:!?()\"'“”’")
-    if not core or not core[0].isalnum():
+    if not core or not core[0].isalnum() or core == "I":
         return False
     return core[0].isupper() or any(c.isupper() for c in core[1:]) or any(c.isdigit() for c in core)
 

@@ -70,7 +70,8 @@ def distinctive(span: str) -> bool:
 @lru_cache(maxsize=512)
 def _abstract_patterns(name: str) -> tuple[re.Pattern, ...]:
     n = _name_rx(name)
-    end = r"(?![\w\-+])"
+    # not "a framework called Word2vec + CNN": there the name is one part of what the paper made
+    end = r"(?![\w\-+])(?!\s*[+&]\s*[\w(])"
     return (
         re.compile(
             rf"\b(?:called|named|dubbed|termed|coined)\s+(?:it\s+)?(?:the\s+|a\s+|an\s+)?[\"“']?{n}{end}", re.IGNORECASE

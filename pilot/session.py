@@ -35,10 +35,10 @@ from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, next_question, option_updates
 from clarifier.question import Option, Question
 from pilot import limits
-from pilot.anchors import resolve
+from pilot.anchors import near_exact, resolve
 from pilot.coverage import coverage_notes
 from pilot.domain import profile
-from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction
+from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction, parse_request
 from pilot.kg import KGQuery, answer_question
 from pilot.limits import clip_message, quote
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
@@ -54,6 +54,7 @@ from workflows.diff import short
 from workflows.edit import apply_edit, describe_edit
 from workflows.executor import RunResult, execute
 from workflows.executor import run_node as exec_run_node
+from workflows.explain import why as explain_why
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
 from workflows.progressive import run_progressively
@@ -70,6 +71,12 @@ _META_SLOTS = ("anchor", "direction", "scope", "fallback")
 HELP = (
     "Tell me which paper (a title, a name like “TextRank”, an id) or which topic to search, and what you need: "
     "earlier work, later work, similar papers, datasets, surveys — or ask about people and venues."
+)
+
+
+EXPORT_HELP = (
+    "The buttons under the results export this list as BibTeX, RIS, CSL-JSON (Zotero, Mendeley, EndNote read "
+    "these) or CSV; the Library tab exports the papers you kept. Say “keep #1 and #4” to keep papers from here."
 )
 
 
@@ -115,6 +122,7 @@ class Reply(BaseModel):
     notes: list[str] = Field(default_factory=list)
     error: str | None = None
     usage: SourceUsage | None = Field(None, description="what this turn spent at remote sources")
+    keep: list[str] = Field(default_factory=list, description="papers the user asked to keep in their library")
 
 
 def _turn(method):
@@ -299,6 +307,7 @@ class Session(BaseModel):
             known_venues=self._known_venues(),
             listed=len(self.results),
             asked=self.entity_query if self.phase == "answer" else None,
+            topic=self.intent.topic if self.anchor is None else None,
         )
 
     # --- the conversation ---------------------------------------------------------------------------
@@ -359,6 +368,8 @@ class Session(BaseModel):
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
                 return self._reply(HELP, question=self.question, results=self.results, workflow=self.workflow)
+            if msg.command in ("explain", "keep", "export"):
+                return self._about_results(msg)
             return await self.search_now()
         if msg.kind == "entity" and msg.request is not None and not await self._knows_person(msg.entity):
             msg = msg.model_copy(
@@ -655,13 +666,26 @@ class Session(BaseModel):
         text = msg.text
         self.request = text
         self.intent = Intent(kind="entity", request=text)
-        wf, run, answer = await answer_question(text, self._runtime, query=msg.entity)
+        query, taken = msg.entity, []
+        if query is not None and query.shape == "paper_authors" and query.paper:
+            # "who wrote the Penn Treebank paper?": the paper is found the way an anchor is (names, short titles)
+            found = await resolve(self._runtime.source, parse_request(query.paper))
+            paper = found.paper or (found.candidates[0] if found.kind == "ask" and found.candidates else None)
+            if paper is None and found.kind == "topic":  # a title typed in lower case, perhaps cut short
+                hits = await self._runtime.source.match_paper(query.paper, limit=3)
+                paper = next((p for p in hits if near_exact(query.paper, p.title)), None)
+            if paper is None:
+                return self._reply(found.note or f"I could not tell which paper “{query.paper}” is.")
+            if found.paper is None or found.note:
+                taken.append(f"I took {_paper_label(paper)}; name the paper differently if you meant another one.")
+            query = query.model_copy(update={"paper": paper.id})
+        wf, run, answer = await answer_question(text, self._runtime, query=query)
         self.entity_query = msg.entity
         self._last_run = run
         self.answer = answer
         self.results = _answer_papers(answer, run.values)  # so every paper an answer counts can be opened
         self.phase = "answer"
-        notes: list[str] = []
+        notes: list[str] = taken
         if len(self.results) > len(answer.reference):
             notes.append(
                 f"All {len(self.results)} papers the answer counts are in the results list, to open, keep or export."
@@ -678,6 +702,41 @@ class Session(BaseModel):
             notes=notes,
             results=self.results,
         )
+
+    def _about_results(self, msg: Message) -> Reply:
+        """ "Why is #3 here?", "keep #1 and #4", "export as BibTeX": about the list on screen, which stays."""
+        keep = dict(question=self.question, results=self.results, workflow=self.workflow, answer=self.answer)
+        if msg.command == "export":
+            return self._reply(EXPORT_HELP, **keep)
+        picked = [(n, self.results[n - 1]) for n in dict.fromkeys(msg.refs) if 1 <= n <= len(self.results)]
+        missing = [n for n in msg.refs if not 1 <= n <= len(self.results)]
+        if not self.results:
+            return self._reply("There is no result list on screen yet to pick from; run a search first.", **keep)
+        notes = [f"There is no result #{n}: the list has {len(self.results)}." for n in missing[:3]]
+        if not picked:
+            return self._reply(notes[0] if notes else "Which result? Name it by its number, e.g. “why is #3 here?”.")
+        if msg.command == "keep":
+            titles = "; ".join(f"#{n} “{short(item.paper.title, 80)}”" for n, item in picked[:5])
+            more = f" and {len(picked) - 5} more" if len(picked) > 5 else ""
+            return self._reply(
+                f"Kept in your library: {titles}{more}.", notes=notes, keep=[i.paper.id for _, i in picked], **keep
+            )
+        cards = [self._card(n, item) for n, item in picked[:5]]
+        return self._reply("\n\n".join(cards), notes=notes, **keep)
+
+    def _card(self, n: int, item: RankedPaper) -> str:
+        """One result told in words: what it is, why it is on the list, where to read it."""
+        p = item.paper
+        names = [a.name for a in p.authors]
+        by = f" by {', '.join(names[:3])}{' et al.' if len(names) > 3 else ''}" if names else ""
+        reasons = explain_why(self.workflow, item)
+        lines = [f"#{n} “{p.title}” ({_paper_label(p).removeprefix(p.title).strip(' ()') or 'year unknown'}){by}."]
+        lines.append("Why it is here: " + ("; ".join(reasons) if reasons else "its score in the final ranking") + ".")
+        if p.abstract:
+            lines.append("Abstract: " + short(p.abstract, 400))
+        if p.canonical_url:
+            lines.append(f"Link: {p.canonical_url}")
+        return "\n".join(lines)
 
     def _ask_anchor(self, papers: list[Paper], parsed: ParsedRequest, note: str | None = None) -> Reply:
         options, seen = [], set()

@@ -31,7 +31,9 @@ _MULTI_CUES = (("related", "to"), ("dealing", "with"), ("with", "respect", "to")
 _RECENT = frozenset("recent latest newest new current modern".split())
 _SEMINAL = frozenset("seminal classic classical foundational influential landmark canonical".split())
 _YEARS = re.compile(
-    r"\b(?:(?:published\s+)?(?:after|before|since|until|from|between|in|during|up to|prior to|through)\s+"
+    r"\b(?:(?:not|nothing|no\s+papers?)\s+)?"  # "not older than 2012": what goes; parse_constraints keeps the rest
+    r"(?:(?:published\s+)?(?:after|before|since|until|from|between|in|during|up to|prior to|through|older than|"
+    r"newer than|earlier than|later than|no later than)\s+"
     r"(?:the\s+)?(?:19|20)\d\d'?s?(?:\s*(?:-|–|to|and|until)\s*(?:19|20)\d\d'?s?)?"
     r"|(?:in\s+)?the\s+(?:last|past)\s+(?:\d{1,2}|few|several|two|three|five|ten)\s+years"
     r"|(?:19|20)\d\d\s*(?:or later|onwards?|and later|or earlier|and earlier))\b",
@@ -49,14 +51,25 @@ class TopicRequest:
     instruction: str = ""  # the words before the topic, for notes and tests
 
 
+# Words that only ever introduce a topic ("I'm writing a thesis on X", "datasets people use for X"); unlike
+# INSTRUCTION_WORDS they stay in a topic they end ("working memory", "the tools people use").
+_LEAD_ONLY = frozenset(
+    """writing write preparing prepare working doing researching exploring studying planning cite citing thesis
+    dissertation project proposal section chapter related people researchers commonly typically usually often
+    widely use used uses popular common""".split()
+)
+
+
 def _words(text: str) -> list[str]:
     text = re.sub(r"\bstate[- ]of[- ]the[- ]art\b", "stateoftheart", text, flags=re.IGNORECASE)
     text = re.sub(r"\b(i|you|we|they)['’](m|re|ve|d|ll)\b", r"\1", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(what|where|who|how|there|here|it|that)['’]s\b", r"\1 is", text, flags=re.IGNORECASE)
     return _WORD.findall(text)
 
 
 def _is_lead(word: str) -> bool:
-    return word.lower().strip("'’") in INSTRUCTION_WORDS or word.lower() in PAPER_TYPE_WORDS
+    low = word.lower().strip("'’")
+    return low in INSTRUCTION_WORDS or low in _LEAD_ONLY or word.lower() in PAPER_TYPE_WORDS
 
 
 def _cue_at(words: list[str], i: int) -> int:
@@ -118,8 +131,9 @@ def read_topic(text: str) -> TopicRequest | None:
         topic = _clean(topic)
         if not topic or all(w.lower() in INSTRUCTION_WORDS for w in topic):
             continue
-        # "I'm new to X" is a newcomer, not a wish for recent work
-        low = {w.lower() for i, w in enumerate(lead) if not (w.lower() == "new" and i + 1 == len(lead))}
+        # "I'm new to X" is a newcomer, not a wish for recent work ("what's new in X" is one)
+        newcomer = bool(lead) and lead[-1].lower() == "new" and words[len(lead)].lower() == "to"
+        low = {w.lower() for i, w in enumerate(lead) if not (newcomer and i + 1 == len(lead))}
         types = list(dict.fromkeys(PAPER_TYPE_WORDS[w] for w in (x.lower() for x in lead) if w in PAPER_TYPE_WORDS))
         updates: dict[str, Any] = {}
         if low & _SEMINAL:

@@ -33,7 +33,7 @@ from clarifier.question import Question
 from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
-from pilot.text import strip_markup
+from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from workflows.refine import Feedback, read_feedback
 
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "ambiguous", "unclear"]
 # "result": a paper on the numbered list ("papers like the first one" after an answer); feedback.refs says which
 Target = Literal["paper", "topic", "current", "result"]
-Command = Literal["search_now", "reset", "undo", "help"]
+Command = Literal["search_now", "reset", "undo", "help", "explain", "keep", "export"]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
     (
@@ -73,6 +73,53 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
         ),
     ),
 ]
+# About the numbered list on screen, not a search: "why is #3 here?", "tell me more about 2", "keep #1 and #4",
+# "export as BibTeX".
+_NUMBERS = r"#?\s*\d{1,3}(?:\s*(?:,|&|and)\s*#?\s*\d{1,3})*"
+_EXPLAIN = re.compile(
+    r"^\W*(?:why\s+(?:is|was|are|did you (?:include|pick|list|rank))|why'?s|what(?:'s| is| are)|"
+    r"tell me (?:more )?about|explain|details (?:of|on|for|about)|more (?:details |info(?:rmation)? )?(?:about|on)|"
+    r"show(?: me)?|open|summar(?:ize|ise))"
+    rf"\s+(?:(?:the\s+)?(?:results?|papers?|numbers?|no\.?)\s*)?(?P<n>{_NUMBERS})"
+    r"(?:\s+(?:here|there|about|for|in (?:the|this) list|on (?:the|this) list|listed|included|so high|"
+    r"ranked so high))*\W*$",
+    re.IGNORECASE,
+)
+_KEEP = re.compile(
+    rf"^\W*(?:please\s+)?(?:keep|save|bookmark|add|star)\s+(?:(?:the\s+)?(?:results?|papers?|numbers?)\s*)?"
+    rf"(?P<n>{_NUMBERS}|all(?: of them)?|them all|everything)"
+    r"(?:\s+(?:to|in|into) (?:my|the) (?:library|list|reading list))?\W*$",
+    re.IGNORECASE,
+)
+_EXPORT = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:can|could) (?:you|i)\s+)?(?:export|download|save|give me|get|send me)?\s*"
+    r"(?:(?:the|my|these|this|all|them)\s+)*(?:results?|library|list|papers|references|citations|them|it)?\s*"
+    r"(?:as|in|to|into)?\s*(?:an?\s+)?(?P<f>bibtex|bib|ris|csl(?:[- ]?json)?|csv|zotero|endnote|mendeley)"
+    r"(?:\s+(?:file|format|please))*\W*$"
+    r"|^\W*(?:please\s+)?(?:export|download)(?:\s+(?:the|my|these|this|all))*(?:\s+(?:results?|library|list|papers))?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _numbers(text: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\d{1,3}", text)]
+
+
+def _result_command(text: str, ctx: Context) -> Message | None:
+    """A question or an order about the numbered list on screen ("why is #3 here?", "keep #1 and #4", "export
+    as BibTeX"); None for anything else. With no list on screen the session says so (never a search for "#3")."""
+    if _EXPORT.match(text):
+        return Message(kind="command", text=text, command="export", why="asks for an export")
+    if m := _EXPLAIN.match(text):
+        return Message(
+            kind="command", text=text, command="explain", refs=_numbers(m.group("n")), why="asks about results"
+        )
+    if m := _KEEP.match(text):
+        refs = _numbers(m.group("n")) or list(range(1, ctx.listed + 1))
+        return Message(kind="command", text=text, command="keep", refs=refs, why="keeps results in the library")
+    return None
+
+
 # the intent fields each question slot asks for: text that sets them answers the question
 SLOT_FIELDS: dict[str, tuple[str, ...]] = {
     "time": ("year_min", "year_max"),
@@ -111,6 +158,7 @@ class Context(BaseModel):
     known_venues: list[str] = Field(default_factory=list)
     listed: int = 0  # papers on the numbered list on screen (a search's results or the papers of an answer)
     asked: KGQuery | None = None  # the entity question answered last ("and which institutions?" continues it)
+    topic: str | None = None  # the topic being searched, when no paper is
 
 
 class Message(BaseModel):
@@ -127,6 +175,7 @@ class Message(BaseModel):
     updates: dict[str, Any] = Field(default_factory=dict)  # answer: intent fields the words set
     entity: KGQuery | None = None  # entity
     command: Command | None = None
+    refs: list[int] = Field(default_factory=list)  # explain / keep: the numbers of the results on screen
     why: str = ""  # how the reading was reached, for traces and evaluation reports
 
 
@@ -144,7 +193,7 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
     """The text only says how to change the results: nothing is left once its feedback words are cut."""
     if not feedback.actionable and not _FOCUS.match(text):
         return False
-    rest = re.sub(r"#\s*\d+", " ", text)
+    rest = re.sub(r"#\s*\d+|\b\d{1,3}\s+more\b", " ", text)
     rest = re.sub(
         r"\b(?:not|no|drop|remove|exclude|excluding|without|except|hide|more like|less like|like|fewer|less|more|"
         r"too (?:broad|narrow|general|specific|many|few)|narrow(?:er)?(?: it)? down|broader|widen|the (?:first|second|"
@@ -197,6 +246,8 @@ def read(text: str, ctx: Context) -> Message:
     command = _command(text)
     if command is not None:
         return Message(kind="command", text=text, command=command, why=f"command: {command}")
+    if (about_results := _result_command(text, ctx)) is not None:
+        return about_results
     q = ctx.question
     if q is not None and q.slot not in ("scope", "fallback"):
         idx = match_option(q, text)
@@ -221,7 +272,9 @@ def read(text: str, ctx: Context) -> Message:
     # words that set what the open question asks answer it ("Only papers published at EMNLP." to the venue
     # question, "I need treebanks and shared tasks" to the resource one), though they read like a request; any
     # words would "set" a sub-topic, so the topic question takes only a bare phrase (below)
-    if q is not None and open_slot and not names_paper and parsed.anchor_kind != "current":
+    # ... unless they ask for another topic ("find work on X, not older than 2012" to the period question)
+    other_topic = topical is not None and fold(topical.anchor_query) != fold(ctx.topic or "")
+    if q is not None and open_slot and not names_paper and parsed.anchor_kind != "current" and not other_topic:
         updates = interpret_answer(q, text, ctx.known_venues)
         if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
             return _answer(text, q, ctx, updates)

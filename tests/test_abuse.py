@@ -44,6 +44,7 @@ from pilot.settings import Settings
 from pilot.sources.base import SourceUnavailable
 from pilot.ui.controller import Controller
 from tests.abuse_inputs import as_bytes, chain, filter_recipe, recipe, terms, union_of_searches
+from tests.serving import free_port
 from workflows import draw
 from workflows.model import Workflow
 from workflows.validate import TOO_BIG, WorkflowError, check, param_problems, validate
@@ -459,7 +460,7 @@ def test_the_app_asks_for_the_login_when_one_is_set(runtime, tmp_path):
     demo = launch(
         Settings(auth="ann:secret"),
         "127.0.0.1",
-        _free_port(),
+        free_port(),
         Controller(runtime),
         prevent_thread_lock=True,
         quiet=True,
@@ -471,14 +472,6 @@ def test_the_app_asks_for_the_login_when_one_is_set(runtime, tmp_path):
         assert client.view_api(print_info=False, return_format="dict")
     finally:
         demo.close()
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # --- 6. a damaged store repairs itself ---------------------------------------------------------------

@@ -337,3 +337,16 @@ def test_a_paper_id_in_the_request_is_not_a_venue_to_filter_by():
     assert "venues" not in parse_constraints("Which older papers does acl:P02-1040 build on?")
     assert parse_constraints("Papers like [ACL:P02-1040] published at EMNLP")["venues"] == ["EMNLP"]
     assert parse_constraints("ACL papers like arXiv:1706.03762")["venues"] == ["ACL"]
+
+
+@pytest.mark.parametrize(
+    ("text", "anchor", "constraint"),
+    [
+        ("papers similar to BERT but only from EMNLP", "BERT", {"venues": ["EMNLP"]}),
+        ("papers like GloVe, but only after 2016", "GloVe", {"year_min": 2017}),
+    ],
+)
+def test_a_but_before_a_constraint_is_not_part_of_the_paper_name(text, anchor, constraint):
+    parsed = parse_request(text)
+    assert parsed.anchor_query == anchor and parsed.anchor_kind == "name"
+    assert parsed.constraints == constraint

@@ -16,7 +16,6 @@ its own browser session). Timing is made robust for a loaded 2-core machine:
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -29,9 +28,9 @@ import pytest
 from pilot import limits
 from pilot.runtime import Runtime
 from pilot.settings import Settings
-from pilot.ui.app import build_app
 from pilot.ui.controller import Controller, UIState
 from tests.abuse_inputs import filter_recipe, heavy_legal_recipe, terms
+from tests.serving import served_app
 
 BLEU = "Bleu: A Method For Automatic Evaluation Of Machine Translation"
 MAX_DELAY_S = 1.0
@@ -63,21 +62,11 @@ class RecordingController(Controller):
         return await self._timed("load", super().load_workflow(ui, path))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(local_source):
     controller = RecordingController(Runtime.for_source(local_source))
-    demo = build_app(Settings(ui_concurrency=4), controller=controller)
-    demo.launch(server_name="127.0.0.1", server_port=_free_port(), prevent_thread_lock=True, quiet=True)
-    try:
+    with served_app(Settings(ui_concurrency=4), controller) as demo:
         yield demo.local_url, controller
-    finally:
-        demo.close()
 
 
 def _chat(outputs: tuple) -> str:

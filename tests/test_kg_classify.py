@@ -234,3 +234,24 @@ def test_where_a_topic_is_published_and_which_institutions_work_on_it(text, shap
     q = parse(text)
     assert q is not None and (q.shape, q.topic) == (shape, topic)
     assert validate(plan_for(q, text)).output == "answer"  # raises when the plan cannot run
+
+
+@pytest.mark.parametrize(
+    "text, paper",
+    [
+        ("who wrote the Penn Treebank paper?", "the Penn Treebank"),
+        ("Who are the authors of BLEU?", "BLEU"),
+        ('authors of "Attention Is All You Need"', '"Attention Is All You Need"'),
+    ],
+)
+def test_who_wrote_a_paper_asks_for_its_authors(text, paper):
+    q = parse(text)
+    assert q is not None and (q.shape, q.paper, q.person) == ("paper_authors", paper, None)
+    plan = validate(plan_for(q, text))
+    assert [n.op for n in plan.nodes] == ["anchor", "paper_authors", "synthesize_answer"]
+
+
+@pytest.mark.parametrize("text", ["who wrote papers on parsing?", "Who wrote with Tomas Mikolov?"])
+def test_who_wrote_about_a_topic_or_with_someone_is_not_one_papers_authors(text):
+    q = parse(text)
+    assert q is None or q.shape != "paper_authors"

@@ -42,6 +42,7 @@ def wf() -> Workflow:
         ("not this one", "filter", "exclude_ids", ["acl:P0"]),
         ("fewer", "top", "k", 25),
         ("more", "top", "k", 100),
+        ("show me 10 more", "top", "k", 60),
         ("top 10", "top", "k", 10),
         ("too broad", "top", "k", 25),
     ],

@@ -125,6 +125,17 @@ async def test_entity_questions_go_to_the_kg_planner_and_paper_searches_do_not(r
     assert reply.answer is None and s.anchor is not None and s.anchor.id == BLEU
 
 
+async def test_who_wrote_a_paper_named_by_its_short_name_cites_the_paper_and_its_authors(runtime):
+    s = Session(runtime)
+    bleu = (await runtime.source.get_papers([BLEU]))[0]
+    reply = await s.user_says("Who are the authors of BLEU?")
+    assert reply.error is None and reply.answer is not None and s.intent.kind == "entity"
+    cited = set(reply.answer.reference.values())
+    assert bleu.canonical_url in cited and {a.url for a in bleu.authors} <= cited
+    assert all(a.name in reply.answer.answer for a in bleu.authors)
+    assert [r.paper.id for r in reply.results] == [BLEU]
+
+
 async def test_new_request_after_results_starts_a_new_search(runtime):
     s = Session(runtime)
     await s.user_says(f"Who has built on {BLEU}?")
@@ -324,3 +335,7 @@ async def test_a_topic_that_contains_a_title_is_a_topic_but_a_title_alone_names_
     s = Session(runtime)
     reply = await s.user_says(f"What should I read on {title}?")
     assert s.anchor is not None and s.anchor.id == "acl:N03-1033" and s.intent.topic is None
+    # the same words in lower case, asked as a topic: the topic's literature, not the paper with that title
+    s = Session(runtime)
+    await s.user_says(f"I'm writing a paper on {title.lower()} - what should I cite?")
+    assert s.anchor is None and s.intent.topic == title.lower()

@@ -26,6 +26,13 @@ INSTRUCTION_WORDS = {
         ("Which corpora exist for sentiment analysis of tweets?", "sentiment analysis of tweets", ["resource"]),
         ("a guide to topic modelling", "topic modelling", []),
         ("papers about preference grammars: softening constraints", "preference grammars: softening constraints", []),
+        (
+            "I'm writing a paper on neural machine translation for low-resource languages - what should I cite?",
+            "neural machine translation for low-resource languages",
+            [],
+        ),
+        ("show me the datasets people use for named entity recognition", "named entity recognition", ["resource"]),
+        ("I am working on working memory models", "working memory models", []),
     ],
 )
 def test_the_topic_is_the_subject_without_instruction_or_type_words(request_text, topic, types):
@@ -45,6 +52,10 @@ def test_recency_and_period_words_become_constraints_not_search_terms():
     decade = read_topic("literature on chart parsing in the 1980s")
     assert decade.topic == "chart parsing" and decade.updates == {"year_min": 1980, "year_max": 1989}
     assert read_topic("I'm new to information extraction").updates == {}  # a newcomer, not "recent work"
+    news = read_topic("What's new in coreference resolution?")
+    assert (news.topic, news.updates) == ("coreference resolution", {"recency": "recent"})
+    negated = read_topic("find me work on sentiment analysis of tweets, not older than 2012")
+    assert (negated.topic, negated.updates) == ("sentiment analysis of tweets", {"year_min": 2012})
     venue = read_topic("literature on chunking at CoNLL 2000")
     assert venue.topic == "chunking" and venue.updates == {"venues": ["CoNLL"], "year_min": 2000, "year_max": 2000}
     assert read_topic("papers on SemEval tasks for sarcasm").topic == "SemEval tasks for sarcasm"  # part of the topic

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 from pathlib import Path
 
 import pytest
 
 from pilot.runtime import Runtime
 from pilot.settings import Settings
-from pilot.ui.app import build_app
 from pilot.ui.controller import Controller
+from tests.serving import served_app
 
 DOCUMENTED = {
     "/restore_library", "/send", "/choose_0", "/search_now", "/rate_up", "/rate_down", "/keep", "/keep_all",
@@ -24,24 +23,11 @@ DOCUMENTED = {
 }  # fmt: skip
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(local_source, tmp_path_factory):
-    demo = build_app(
-        Settings(ui_concurrency=2, cache_dir=tmp_path_factory.mktemp("ui-api-cache")),
-        controller=Controller(Runtime.for_source(local_source)),
-    )
-    port = _free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        demo.close()
+    settings = Settings(ui_concurrency=2, cache_dir=tmp_path_factory.mktemp("ui-api-cache"))
+    with served_app(settings, Controller(Runtime.for_source(local_source))) as demo:
+        yield demo.local_url
 
 
 def _html(outputs: tuple, elem: str) -> str:

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import pytest
 
 from tests import bibparse
 from tests.prereq import missing
+from tests.serving import free_port
 
 pytestmark = pytest.mark.browser
 
@@ -45,12 +45,6 @@ EVIL_TITLE = (
 )
 YEAR_CUT = 2009
 TIMEOUT_MS = 120_000
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +69,7 @@ def ui_corpus(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> 
 @contextlib.contextmanager
 def _serve(env_extra: dict[str, str], tmp_path_factory):
     """``python app.py`` as a user runs it, on a free port; yields its URL, stops it afterwards."""
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "PILOT_CACHE_DIR": str(tmp_path_factory.mktemp("ui-cache")),
@@ -463,6 +457,11 @@ def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
     before = _result_ids(page)
     page.locator("#pilot-filters").get_by_text("Filter the results").click()
     page.locator("#pilot-f-year-min input").fill("2000")
+    # another click while the year is typed but not applied: the refresh it brings must not wipe the box
+    page.locator("#pilot-results").get_by_role("button", name="cite").first.click()
+    expect(page.locator("#pilot-results .cite-box")).to_be_visible(timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator("#pilot-f-year-min input").input_value() == "2000"
     page.locator("#pilot-f-apply").click()
     expect(page.locator("#pilot-results .pilot-delta")).to_be_visible(timeout=TIMEOUT_MS)
     _wait_idle(page)

@@ -8,7 +8,6 @@ only fake is latency at the source edge, so "slow" is deterministic.
 from __future__ import annotations
 
 import asyncio
-import socket
 import time
 from typing import Any
 
@@ -16,8 +15,8 @@ import pytest
 
 from pilot.runtime import Runtime
 from pilot.settings import Settings
-from pilot.ui.app import build_app
 from pilot.ui.controller import Controller
+from tests.serving import served_app
 
 BLEU = "Bleu: A Method For Automatic Evaluation Of Machine Translation"
 DELAY_S = 3.0
@@ -37,22 +36,11 @@ class SlowLookups:
         return getattr(self._inner, attr)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(local_source):
     controller = Controller(Runtime.for_source(SlowLookups(local_source)))
-    demo = build_app(Settings(ui_concurrency=4), controller=controller)
-    port = _free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        demo.close()
+    with served_app(Settings(ui_concurrency=4), controller) as demo:
+        yield demo.local_url
 
 
 def _messages(outputs: tuple) -> list[tuple[str, str]]:

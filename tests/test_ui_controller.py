@@ -236,3 +236,21 @@ def test_the_welcome_has_no_configuration_but_the_status_line_does(controller):
     assert controller.about().startswith("Status: Sources:") and "no LLM" in controller.about()
     nothing = make_controller(Settings(sources="local"))  # no corpus, no network: the chat says what to set
     assert "PILOT_CORPUS" in nothing.welcome() and "PILOT_LLM_MODEL" not in nothing.welcome()
+
+
+async def test_the_list_on_screen_answers_why_keeps_and_exports_from_the_chat(controller):
+    """Typed in the chat about the numbered list: "why is #2 here?" tells that paper's card, "keep #1 and #3"
+    puts them in the library, "export as BibTeX" says where the exports are — and the list stays as it was."""
+    ui = await _searched(controller)
+    listed = [r.paper.id for r in ui.results]
+    versions = len(ui.session.versions)
+    await controller.send(ui, "why is #2 here?")
+    card = ui.chat[-1]["content"]
+    assert ui.results[1].paper.title in card and "Why it is here:" in card
+    await controller.send(ui, "keep #1 and #3")
+    assert listed[0] in ui.library and listed[2] in ui.library and listed[1] not in ui.library
+    await controller.send(ui, "export as bibtex")
+    assert "BibTeX" in ui.chat[-1]["content"]
+    await controller.send(ui, f"tell me more about #{len(listed) + 5}")
+    assert f"There is no result #{len(listed) + 5}" in ui.chat[-1]["content"]
+    assert [r.paper.id for r in ui.results] == listed and len(ui.session.versions) == versions

@@ -40,6 +40,9 @@ OFFERED = Context(phase="results", question=facet_question(), has_results=True, 
             "Convolutional Sequence to Sequence Learning",
             "successor",
         ),
+        # "I" is the researcher, never a paper's name
+        ("How do I evaluate text summarization?", "new_search", "topic", "text summarization", "benchmark"),
+        ("Can I get papers like GloVe?", "new_search", "paper", "GloVe", "sibling"),
     ],
 )
 def test_request_words_never_become_the_anchor_query(text, kind, target, anchor, direction):
@@ -175,6 +178,15 @@ def test_a_constraint_typed_instead_of_an_answer_narrows_the_search_being_set_up
     assert read("only papers after 2016", ASKING_PERIOD).kind == "answer"
 
 
+def test_another_topic_with_a_period_is_a_new_search_not_the_answer_to_the_period_question():
+    asking = ASKING_PERIOD.model_copy(update={"topic": "named entity recognition"})
+    msg = read("find me work on sentiment analysis of tweets, not older than 2012", asking)
+    assert (msg.kind, msg.target) == ("new_search", "topic")
+    assert msg.request.anchor_query == "sentiment analysis of tweets" and msg.request.intent.year_min == 2012
+    # the same topic with a period still answers the question
+    assert read("papers on named entity recognition since 2016", asking).kind == "answer"
+
+
 @pytest.mark.parametrize("text", ["hi", "Hello there!", "help", "thanks!", "what can you do?", "Thank you very much"])
 def test_greetings_thanks_and_help_are_never_searched(text):
     for ctx in (FRESH, RESULTS, ASKING):
@@ -242,3 +254,26 @@ def test_a_name_followed_by_its_verb_is_the_name(text, name):
 def test_the_word_results_is_the_list_not_the_results_facet(text, size):
     msg = read(text, RESULTS)
     assert msg.kind == "refine" and msg.feedback.size == size and "facet" not in msg.feedback.updates
+
+
+@pytest.mark.parametrize(
+    "text, command, refs",
+    [
+        ("why is #3 here?", "explain", [3]),
+        ("tell me more about #1", "explain", [1]),
+        ("what is 2 about?", "explain", [2]),
+        ("keep #1 and #4", "keep", [1, 4]),
+        ("save 2, 5 and 7 to my library", "keep", [2, 5, 7]),
+        ("export as BibTeX", "export", []),
+        ("can I get a bib file?", "export", []),
+    ],
+)
+def test_questions_and_orders_about_the_list_on_screen_are_never_searched(text, command, refs):
+    msg = read(text, RESULTS.model_copy(update={"listed": 10}))
+    assert (msg.kind, msg.command, msg.refs) == ("command", command, refs)
+
+
+def test_its_is_the_paper_being_searched_and_n_more_is_the_list_size():
+    assert read("what about its predecessors?", RESULTS).target == "current"
+    more = read("show me 5 more", RESULTS)
+    assert more.kind == "refine" and more.feedback.extra == 5

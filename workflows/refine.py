@@ -157,6 +157,7 @@ class Feedback(BaseModel):
     positive: bool = False  # "more like #3", "#1 is great"
     updates: dict[str, Any] = Field(default_factory=dict, description="intent fields the words set")
     size: str | None = None  # fewer | more | narrower | broader
+    extra: int | None = None  # "10 more": that many results more than now
     any_year: bool = False
     any_venue: bool = False
 
@@ -186,6 +187,7 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
         # everything else only reads the words outside "#n" references
         updates=parse_constraints(re.sub(r"#\s*\d+", " ", text or ""), known_venues),
         size=size,
+        extra=int(m.group(1)) if (m := re.search(r"\b(\d{1,3})\s+more\b(?!\s+like)", low)) else None,
         any_year=bool(re.search(r"\bany (?:year|time)\b|\bno (?:year|date) (?:limit|filter)\b", low)),
         any_venue=bool(re.search(r"\bany venue\b|\ball venues\b", low)),
     )
@@ -353,6 +355,8 @@ def _size(plan: _Plan, intent: Intent, fb: Feedback) -> Intent:
     k_new = None
     if "k" in fb.updates:
         k_new = fb.updates["k"]
+    elif fb.extra:
+        k_new = min(200, k_now + fb.extra)
     elif fb.size == "narrower":
         k_new = max(5, k_now // 2)
         sp = plan.score_params()

@@ -29,6 +29,7 @@ Shape = Literal[
     "topic_researchers",
     "topic_venues",
     "topic_orgs",
+    "paper_authors",
 ]
 
 
@@ -43,6 +44,7 @@ class KGQuery(BaseModel):
     year_min: int | None = None
     year_max: int | None = None
     coauthor: str | None = None  # "papers by X with Y": joint papers
+    paper: str | None = None  # "who wrote the Penn Treebank paper?": the paper, as the user named it
 
 
 # --- vocabulary ------------------------------------------------------------------------------------
@@ -624,11 +626,35 @@ def _topic_before_papers(text: str) -> str | None:
     return topic
 
 
+# "Who wrote X?", "the authors of X": a question about one paper's authors. Not "who wrote papers on X" (the
+# topic's researchers) nor "who wrote with X" (co-authors).
+_WHO_WROTE = re.compile(
+    r"^(?:who\s+(?:wrote|authored|is\s+behind|(?:are|were)\s+the\s+authors\s+of|(?:is|was)\s+the\s+author\s+of)|"
+    r"(?:(?:list|show(?:\s+me)?|give\s+me|what\s+are|which\s+are|name)\s+)?(?:the\s+)?(?:authors?|writers?)\s+of)"
+    r"\s+(?P<p>.+?)[\s?.!]*$",
+    re.I,
+)
+_NOT_ONE_PAPER = re.compile(
+    r"^(?:papers?|work|works|articles?|publications?|about|on|with|most|the\s+most|many|several|some|any|all)\b", re.I
+)
+
+
+def extract_paper_ref(text: str) -> str | None:
+    """The paper in "who wrote <paper>?" / "authors of <paper>", without the word "paper" around it."""
+    m = _WHO_WROTE.match(text.strip())
+    if m is None or _NOT_ONE_PAPER.match(m.group("p")):
+        return None
+    ref = re.sub(r"\s+(?:paper|article|publication)$", "", m.group("p").strip(), flags=re.I)
+    return ref or None
+
+
 def parse(text: str) -> KGQuery | None:
     """The entity question in ``text``, or None when it is not recognisably one."""
     text = " ".join((text or "").split())
     if not text or not re.search(r"[^\W\d_]", text):
         return None
+    if (paper := extract_paper_ref(text)) is not None:
+        return KGQuery(shape="paper_authors", paper=paper)
     year_min, year_max, rest = extract_years(text)
     no_years = rest
     venue, rest = extract_venue(rest)

@@ -31,6 +31,8 @@ ENTITY_OPS = (
     "org_detail",
     "org_authors",
     "paper_authors",
+    "paper_groups",
+    "anchor",
     "keyword_search",
     "synthesize_answer",
 )
@@ -97,6 +99,11 @@ class _Builder:
 def plan_for(q: KGQuery, question: str) -> Workflow:
     """The fixed plan of each question shape."""
     b = _Builder(question)
+    if q.shape == "paper_authors":
+        paper = b.node("paper", "anchor", "find the paper", query=q.paper)
+        b.node("people", "paper_authors", "its authors", limit=50)
+        b.wire(paper, "people", "papers")
+        return b.answer("authorship", entities=("people",), papers=(paper,))
     if q.shape in ("author_papers", "author_profile", "author_topics", "most_cited", "coauthors"):
         author = b.node("author", "search_author", f"find {q.person}", name=q.person, org=q.org)
         if q.shape == "author_profile":

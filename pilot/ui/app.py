@@ -7,9 +7,11 @@ import logging
 import os
 import secrets
 import sys
+import time
 from pathlib import Path
 
 import gradio as gr
+import httpx
 
 from cache import private_dir
 from pilot import limits
@@ -96,12 +98,47 @@ def launch(
         log.warning(warning)
         print(f"WARNING: {warning}", file=sys.stderr, flush=True)
     demo = build_app(settings, controller)
+    block = not kwargs.pop("prevent_thread_lock", False)
+    # gradio's own start-up check gives up after one 3 s timeout and then demands a public share link,
+    # so a busy machine (a long search in another thread, a loaded CI runner) kept the app from starting;
+    # the server is started without it and checked here, patiently
     demo.launch(
         server_name=host,
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         css=CSS,
         auth=logins or None,
         max_file_size=limits.MAX_RECIPE_BYTES,
+        prevent_thread_lock=True,
+        _frontend=False,
         **kwargs,
     )
+    if not serving(demo.local_url):
+        demo.close()
+        raise RuntimeError(
+            f"pilot started but does not answer on {demo.local_url} within {START_PATIENCE_S:.0f} s; "
+            "is another program using the port?"
+        )
+    if block:
+        demo.block_thread()
     return demo
+
+
+START_PATIENCE_S = 60.0
+OK_AT_START = {200, 301, 302, 303, 307, 308, 401}  # a login page or a redirect is a running app too
+
+
+def serving(url: str | None, patience_s: float = START_PATIENCE_S) -> bool:
+    """Whether the page at ``url`` answers (a login page or redirect counts) before ``patience_s`` run out."""
+    if not url:
+        return False
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            # our own loopback server: no proxy in between
+            if httpx.head(url, timeout=10, trust_env=False).status_code in OK_AT_START:
+                return True
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.5)

@@ -92,6 +92,9 @@ class UIState:
     citation: tuple[str, str] | None = None  # (paper id, APA text) of the open "cite" box
     map_paper: str | None = None  # the paper whose card shows beside the map
     map_key: Any = ((), None)  # which list the map on screen was drawn for (the page starts with none)
+    # which filters the filter panel on screen shows: a refresh that changes none of them leaves the boxes alone,
+    # so a year the researcher is typing survives a click elsewhere before they press "Apply filters"
+    filters_key: Any = None
     # what the last re-run changed in the list: ids that are new, papers that left
     new_ids: list[str] = field(default_factory=list)
     removed: list[Paper] = field(default_factory=list)
@@ -258,6 +261,10 @@ class Controller:
         if wf is not None and (ui.selected is None or not wf.has_node(ui.selected)):
             ui.selected = wf.output or (wf.nodes[-1].id if wf.nodes else None)
             ui.node_run = None
+        if reply.keep:  # "keep #1 and #4" typed in the chat
+            wanted = set(reply.keep)
+            added = ui.library.add([r.paper for r in ui.results if r.paper.id in wanted], search=ui.search_label)
+            ui.library_changed = ui.library_changed or bool(added)
         self._sync_params(ui)
 
     def _sync_params(self, ui: UIState) -> None:

@@ -279,6 +279,17 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             scopes = [("the whole library", "")] + [
                 (f"kept from: {label[:60] or '—'} ({n})", sid) for sid, label, n in searches
             ]
+            filter_boxes: list[Any] = [gr.skip()] * 5
+            filters_key = (repr(active), tuple(filters["venues"]))
+            if filters_key != ui.filters_key:
+                ui.filters_key = filters_key
+                filter_boxes = [
+                    active.year_min,
+                    active.year_max,
+                    active.min_citations,
+                    gr.update(choices=filters["venues"], value=active.venues),
+                    active.paper_types,
+                ]
             store = gr.skip()
             if ui.library_changed:
                 store, ui.library_changed = ui.library.dump(), False
@@ -296,11 +307,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                 gr.update(choices=labelled, value=None),
                 gr.update(choices=labelled, value=kept),
                 *(download(files[k]) for k in ("bibtex", "ris", "csljson", "csv", "workflow")),
-                active.year_min,
-                active.year_max,
-                active.min_citations,
-                gr.update(choices=filters["venues"], value=active.venues),
-                active.paper_types,
+                *filter_boxes,
                 _or_skip(controller.map_view(ui)),
                 controller.map_card(ui),
                 gr.update(choices=scopes, value=ui.library_scope),

@@ -39,6 +39,7 @@ Template = Literal[
     "org_profile",
     "venue_profile",
     "ranking",
+    "authorship",
     "entity_list",
 ]
 TEMPLATES: tuple[Template, ...] = get_args(Template)
@@ -338,6 +339,18 @@ def _entity_list(facts: Facts, refs: Refs, max_items: int) -> str:
     return "Found: " + _list([_name(e, refs) for e in shown], len(ents), len(shown))
 
 
+def _authorship(facts: Facts, refs: Refs) -> str:
+    """ "Who wrote X?": the paper, then its authors in the paper's order, with the affiliation it gives."""
+    if not facts.papers:
+        return "That paper is not in this source."
+    line = _paper_line(facts.papers[0], refs)
+    if not facts.authors:
+        return f"{line}: this source lists no authors for it."
+    names = [_name(a, refs) + (f" ({a.affiliation})" if a.affiliation else "") for a in facts.authors]
+    by = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"{line} is by {by}."
+
+
 def resolve_template(template: str, facts: Facts) -> str:
     if template != "auto":
         return template
@@ -372,6 +385,8 @@ def template_answer(facts: Facts, template: str = "auto", max_items: int = 10, s
         text = _org_researchers(facts, refs, max_items, scope)
     elif kind == "ranking":
         text = _ranking(facts, refs, max_items, scope)
+    elif kind == "authorship":
+        text = _authorship(facts, refs)
     elif kind == "venue_profile":
         text = "\n".join(_venue_profile(v, refs) for v in facts.venues[:1]) or _entity_list(facts, refs, max_items)
     elif kind == "org_profile":
