@@ -9,7 +9,7 @@ import pytest
 from pilot.embed import Embedder
 from pilot.eval.ablation import without
 from pilot.eval.pool import POOL_NODE, pool_workflow
-from pilot.models import Intent
+from pilot.models import Intent, Paper, RankedPaper
 from pilot.sources.hidden import HiddenEdgesSource
 from tests.ops_helpers import as_ranked, ids, run_op
 from workflows.executor import execute
@@ -142,3 +142,36 @@ async def test_an_anchor_listed_without_authors_leaves_the_authors_step_empty_no
     authors = await run_op(ctx, "paper_authors", {"limit": 10}, papers=as_ranked([paper]))
     assert authors == []
     assert await run_op(ctx, "author_papers", {"top": 10}, authors=authors) == []
+
+
+async def test_benchmark_prefers_the_resource_made_for_the_anchors_problem(embedder):
+    """Two resources the anchor's neighbours cite about as often: the generic one arrives first from the score
+    step (more cited), but the one whose sentences say what the anchor's say is the benchmark the user means."""
+    wf = template("benchmark", PARSER, Intent(direction="benchmark"))
+    match = wf.node("match")
+    assert match.op == "facet_match" and [e.source for e in wf.inputs_of("top")] == ["match"]
+    anchor = Paper(
+        id="a",
+        title="Parsing Chinese with a lexicalized statistical parser",
+        abstract="We parse Chinese sentences with a lexicalized PCFG. Chinese word segmentation errors hurt "
+        "parsing accuracy. We evaluate on the Penn Chinese Treebank and reach 80% F-measure.",
+    )
+    generic = Paper(
+        id="g",
+        title="WordNet: a lexical database for English",
+        abstract="WordNet groups English nouns, verbs and adjectives into sets of synonyms. It is widely used.",
+    )
+    chinese = Paper(
+        id="c",
+        title="The Penn Chinese Treebank: phrase structure annotation of a large corpus",
+        abstract="We describe the annotation of Chinese sentences with phrase structure trees. The treebank "
+        "supports training statistical parsers for Chinese.",
+    )
+    speech = Paper(id="s", title="Acoustic models for speech recognition", abstract="We train hidden Markov models.")
+    ranked = [RankedPaper(paper=p, score=v) for p, v in ((generic, 1.0), (chinese, 0.95), (speech, 0.0))]
+    ctx = RunContext(source=None, embedder=embedder)  # type: ignore[arg-type]
+    out = await run_op(
+        ctx, "facet_match", match.params, node_id="match", **{"in": ranked, "anchor": as_ranked([anchor])}
+    )
+    assert ids(out) == ["c", "g", "s"]
+    assert "matches the anchor sentence by sentence" in " ".join(why(wf, out[0]))

@@ -26,6 +26,10 @@ FACET_WEIGHT = 0.3
 # 21st closest neighbour's vote counts half the closest's. On the dev predecessor cases (multi, odd and even
 # halves apart) 20 beat 10 and 50 on recall@50 in both halves.
 NEIGHBOUR_RANK_DECAY = 20.0
+# Benchmark direction: the share of the score step's ranking kept when facet_match re-ranks its top 50 by
+# sentence-level likeness to the anchor. With it (and dense 0.7 -> 1.5) dev benchmark multi nDCG@10 went .527 ->
+# .591 (even half .526 -> .598, odd .529 -> .583); alpha .5 over the top 30 gave .579, .7 over the top 30 .563.
+BENCHMARK_MATCH_ALPHA = 0.7
 SURVEY_TERMS = ["survey", "overview", "review", "tutorial", "state of the art", "introduction to"]
 
 
@@ -298,8 +302,8 @@ def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
     # the anchor's neighbours, citers and authors used it decides. Being cited by the anchor counts (it used
     # the resource) but no more than the others: an anchor cites far more methods than datasets.
     features = {
-        "paper_type": 6.0, "title_match": 0.5, "ev:similar_refs.centrality": 1.0, "ev:cocited.support": 1.0,
-        "ev:author_refs.support": 1.0, "dense": 0.7, "citations": 0.7, "ev:refs.support": 1.0,
+        "paper_type": 8.0, "title_match": 0.5, "ev:similar_refs.centrality": 1.0, "ev:cocited.support": 1.0,
+        "ev:author_refs.support": 1.0, "dense": 1.5, "citations": 0.7, "ev:refs.support": 1.0,
     }  # fmt: skip
     b.add(
         "score",
@@ -307,7 +311,17 @@ def benchmark(anchor_query: str, intent: Intent | None = None) -> Workflow:
         _score_params(intent, features, title_terms=_resource_terms(intent), paper_types=["resource"]),
         **{"in": "filter", "anchor": "anchor"},
     )
-    return _finish(b, intent, "score")
+    # Among the resources the field uses, the ones made for the anchor's problem: a treebank every parser paper
+    # cites gathers as many votes as the treebank of the anchor's language or task, but only the latter's
+    # sentences say what the anchor's sentences say (each anchor sentence's best match, facet_match).
+    b.add(
+        "match",
+        "facet_match",
+        {"alpha": BENCHMARK_MATCH_ALPHA, "top_n": 50},
+        "sentence by sentence, on the anchor's problem",
+        **{"in": "score", "anchor": "anchor"},
+    )
+    return _finish(b, intent, "match")
 
 
 def survey(anchor_query: str, intent: Intent | None = None) -> Workflow:
