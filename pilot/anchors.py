@@ -102,6 +102,9 @@ def dominant(candidates: list[Paper], name: str) -> Paper | None:
     return None
 
 
+_PAIR = re.compile(r"\S+(?:\s+\S+)?\s+(?:and|or|vs\.?|versus|&)\s+\S+(?:\s+\S+)?", re.IGNORECASE)
+
+
 def _title_cased(text: str) -> bool:
     """Most content words capitalised, as a title is written ("Neural Machine Translation for …")."""
     content = [w for w in text.split() if len(w) >= 4]
@@ -192,6 +195,8 @@ async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolut
         exact = [p for p in found if near_exact(name, p.title)]
         if exact:
             return Resolution(kind="paper", paper=exact[0])
+        if _PAIR.fullmatch(name):
+            return Resolution(kind="topic")  # "BLEU and METEOR", "CRF vs HMM": papers about both, not one paper
         return Resolution(
             kind="missing",
             note=f"No paper in the source introduces “{name}”; the source holds {where}.",

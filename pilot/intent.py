@@ -187,7 +187,8 @@ _REQUEST_WORDS = frozenset(
     overview overviews tutorial tutorials dataset datasets benchmark benchmarks corpora resources used use uses
     using reproduce evaluate evaluated key standard main important relevant good best influential interesting
     typical ones one instead too now then again also anything something everything nothing stuff result results
-    hits list but though however yet especially particularly specifically""".split()
+    hits list but though however yet especially particularly specifically compare comparing comparison
+    contrast versus vs""".split()
 )
 _PRONOUNS = frozenset(
     {

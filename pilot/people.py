@@ -54,15 +54,29 @@ def name_parts(name: str | None) -> NameParts:
     return NameParts(tuple(words[:-1]), words[-1])
 
 
+# Short forms people go by that are not the start of the full name ("Chris" and "Dan" are, and need no entry)
+_NICKNAMES = {
+    "mike": "michael", "bob": "robert", "rob": "robert", "bill": "william", "will": "william", "jim": "james",
+    "rick": "richard", "dick": "richard", "tony": "anthony", "kate": "katherine", "liz": "elizabeth",
+    "beth": "elizabeth", "peggy": "margaret", "ted": "edward", "ned": "edward", "chuck": "charles",
+}  # fmt: skip
+
+
+def _same_first(fa: str, fb: str) -> bool:
+    """Equal; one the other's initial ("C. Manning"); or one a short form of the other ("Chris", "Mike")."""
+    short, full = sorted((fa, fb), key=len)
+    if short == full or (len(short) == 1 and full.startswith(short)):
+        return True
+    return (len(short) >= 3 and full.startswith(short)) or _NICKNAMES.get(short) == full
+
+
 def _given_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     if not a or not b:
         return True
     flat_a, flat_b = " ".join(a).replace("-", " ").split(), " ".join(b).replace("-", " ").split()
     if flat_a == flat_b:
         return True
-    # first names: equal, or one is the other's initial ("C. Manning")
-    fa, fb = a[0], b[0]
-    if fa != fb and not (len(fa) == 1 and fb.startswith(fa)) and not (len(fb) == 1 and fa.startswith(fb)):
+    if not _same_first(a[0], b[0]):
         return False
     ma, mb = a[1:], b[1:]
     if not ma or not mb:

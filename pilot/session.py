@@ -601,14 +601,24 @@ class Session(BaseModel):
 
     async def _same_subject(self, parsed: ParsedRequest) -> Reply:
         """ "And what came after it?": the paper (or topic) of the current search, in a new direction."""
-        anchor, topic = self.anchor, self.intent.topic
+        anchor, topic, before = self.anchor, self.intent.topic, self.intent
         self._reset()
         self.request = parsed.text
         if anchor is not None:
             self.intent = apply_updates(parsed.intent, {"anchor_id": anchor.id})
             return await self._anchor_chosen_paper(anchor, [])
         topical = as_topic(parsed.model_copy(update={"anchor_query": topic or ""}))
-        return await self._topic_search(topical, [])
+        # "what about surveys?" after "papers on X since 2015": the same topic, period and venues, unless it says
+        # otherwise (a paper's period depends on the direction, so only a topic's carries over)
+        kept = {f: getattr(before, f) for f in ("year_min", "year_max", "venues") if getattr(before, f)}
+        kept = {f: v for f, v in kept.items() if not getattr(topical.intent, f)}
+        notes = []
+        if kept:
+            topical = topical.model_copy(update={"intent": apply_updates(topical.intent, kept)})
+            said = {"year_min": "since {}", "year_max": "up to {}", "venues": "only {}"}
+            told = [said[k].format(", ".join(v) if isinstance(v, list) else v) for k, v in kept.items()]
+            notes.append("Kept from the last search: " + ", ".join(told) + " (say “any year” to drop it).")
+        return await self._topic_search(topical, notes)
 
     async def _resolve(self, parsed: ParsedRequest, notes: list[str] | None = None) -> Reply:
         notes = list(notes or [])

@@ -39,6 +39,11 @@ _YEARS = re.compile(
     r"|(?:19|20)\d\d\s*(?:or later|onwards?|and later|or earlier|and earlier))\b",
     re.IGNORECASE,
 )
+_PASTED = re.compile(
+    r"^(?:(?:my|our|this|the following|a)\s+)?(?:abstract|draft|paper|text|summary|description|thesis|project|"
+    r"proposal|idea)\s*:\s*",
+    re.IGNORECASE,
+)
 _SPLIT_CLAUSES = re.compile(r"\s+[-–—]+\s+|[?!;]+\s*|\.\s+(?=[A-Z])|\.$")
 _WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
 
@@ -145,7 +150,9 @@ def read_topic(text: str) -> TopicRequest | None:
             updates.update({k: v for k, v in found.items() if k in ("year_min", "year_max")})
             if "year_min" in updates or "year_max" in updates:
                 updates.pop("recency", None)  # an explicit period says more than "recent"
-        subject, venue_updates = _without_venues(_span(clause, topic))
+        # "related work for my abstract: <the abstract>": the pasted text is the topic, not the words "my abstract"
+        span = _PASTED.sub("", _span(clause, topic))
+        subject, venue_updates = _without_venues(span)
         if not subject:
             continue
         return TopicRequest(subject, types, {**updates, **venue_updates}, " ".join(lead))

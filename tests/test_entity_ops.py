@@ -61,6 +61,12 @@ async def test_search_author_unknown_name_is_a_named_failure(ctx):
         await run_op(ctx, "search_author", dict(name="Zzyzx Qwerty"))
 
 
+@pytest.mark.parametrize("name", ["Kishore Zzyzx", "Salim Table", "DROP TABLE"])
+async def test_search_author_never_answers_with_someone_of_another_surname(ctx, name):
+    with pytest.raises(NotFound, match="no author (?:named|matching)"):
+        await run_op(ctx, "search_author", dict(name=name))
+
+
 async def test_author_papers_filters_by_venue_and_years(ctx, corpus_slice_rows):
     authors = await run_op(ctx, "search_author", dict(name="Christopher D. Manning"))
     got = await run_op(ctx, "author_papers", dict(venue="ACL", year_min=2005, year_max=2010), authors=authors)

@@ -470,3 +470,20 @@ def test_a_cut_paper_list_still_reports_the_real_count():
     assert "3 papers found." in complete.answer
     cut = template_answer(Facts.collect([], papers, papers_given=True, paper_total=4416), "paper_list", 10, "")
     assert "4416 papers found (the 3 most cited were read)" in cut.answer
+
+
+def test_a_merged_name_variant_is_not_listed_as_its_own_coauthor():
+    """ "Jason M. Eisner" and "Jason Eisner" are one person merged into one record: the papers signed with the
+    variant must not make him his own most frequent coauthor."""
+    from pilot.models import Author, Paper
+    from workflows.ops.answer import Facts, template_answer
+
+    me = Author(id="a:jme", name="Jason M. Eisner", aliases=["a:je"], alias_names=["Jason Eisner"])
+    variant_self = Author(id="a:je", name="Jason Eisner")
+    noah = Author(id="a:ns", name="Noah A. Smith")
+    papers = [
+        Paper(id=f"p{i}", title=f"Paper {i}", year=2010, authors=[variant_self if i % 2 else me, noah])
+        for i in range(4)
+    ]
+    text = template_answer(Facts(authors=[me], papers=papers), "coauthors").answer
+    assert "Noah A. Smith" in text and "Jason Eisner [" not in text

@@ -255,3 +255,33 @@ def test_who_wrote_a_paper_asks_for_its_authors(text, paper):
 def test_who_wrote_about_a_topic_or_with_someone_is_not_one_papers_authors(text):
     q = parse(text)
     assert q is None or q.shape != "paper_authors"
+
+
+@pytest.mark.parametrize(
+    "text, shape, slots",
+    [
+        # people typed in lower case where only a person can stand
+        ("papers by manning on parsing", "author_papers", dict(person="Manning", topic="parsing")),
+        (
+            "what did chris manning and dan klein write together?",
+            "author_papers",
+            dict(person="Chris Manning", coauthor="Dan Klein"),
+        ),
+        ("papers by chris manning with dan klein", "author_papers", dict(person="Chris Manning", coauthor="Dan Klein")),
+        ("What did Dan Klein write?", "author_papers", dict(person="Dan Klein")),
+        # a venue's most cited paper: a ranking, not a topic called "most cited"
+        ("most cited papers at ACL 2010", "most_cited", dict(venue="ACL", year_min=2010, topic=None, person=None)),
+        ("What is the most cited paper at EMNLP?", "most_cited", dict(venue="EMNLP", topic=None, person=None)),
+    ],
+)
+def test_lower_case_people_and_a_venues_most_cited_paper(text, shape, slots):
+    q = parse(text)
+    assert q is not None and q.shape == shape
+    assert {k: getattr(q, k) for k in slots} == slots
+    assert validate(plan_for(q, text)).output == "answer"
+
+
+@pytest.mark.parametrize("text", ["papers by the team at google", "find papers by topic modeling experts"])
+def test_lower_case_words_after_by_that_are_no_one_stay_a_paper_search(text):
+    q = parse(text)
+    assert q is None or q.person is None

@@ -18,3 +18,10 @@ def test_a_combination_named_after_a_system_does_not_introduce_it():
 def test_a_name_the_abstract_defines_is_introduced():
     assert introduces(_paper("We propose a new model called ELMo, which learns deep representations."), "ELMo")
     assert introduces(_paper("We introduce GloVe and show that it outperforms others."), "GloVe") == ABSTRACT
+
+
+def test_a_short_first_name_is_the_same_person():
+    from pilot.people import variant
+
+    assert variant("Chris Manning", "Christopher D. Manning") and variant("Mike Collins", "Michael Collins")
+    assert not variant("Chris Manning", "Daniel Manning") and not variant("Jo Smith", "John Smith")

@@ -339,3 +339,19 @@ async def test_a_topic_that_contains_a_title_is_a_topic_but_a_title_alone_names_
     s = Session(runtime)
     await s.user_says(f"I'm writing a paper on {title.lower()} - what should I cite?")
     assert s.anchor is None and s.intent.topic == title.lower()
+
+
+async def test_another_kind_of_paper_on_the_same_topic_keeps_its_period(runtime):
+    s = Session(runtime)
+    await s.user_says("papers on machine translation evaluation since 2005")
+    await s.search_now()
+    assert s.intent.topic == "machine translation evaluation" and s.intent.year_min == 2005
+    reply = await s.user_says("what about surveys?")
+    assert s.intent.topic == "machine translation evaluation" and s.intent.paper_types == ["survey"]
+    assert s.intent.year_min == 2005 and any("since 2005" in n for n in reply.notes)
+
+
+async def test_two_names_compared_search_the_papers_about_both(runtime):
+    s = Session(runtime)
+    await s.user_says("Compare BLEU and ROUGE")
+    assert s.anchor is None and s.intent.topic == "BLEU and ROUGE"

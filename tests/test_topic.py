@@ -87,3 +87,8 @@ def test_noun_phrases_name_each_part_of_the_topic():
     ]
     assert noun_phrases("the CCG parsing of Twitter") == ["ccg parsing", "twitter"]
     assert noun_phrases("") == []
+
+
+def test_a_pasted_abstract_is_the_topic_not_the_words_that_introduce_it():
+    req = read_topic("Find related work for my abstract: We induce part-of-speech tags with a Bayesian HMM.")
+    assert req is not None and req.topic.startswith("We induce part-of-speech tags")

@@ -43,6 +43,7 @@ OFFERED = Context(phase="results", question=facet_question(), has_results=True, 
         # "I" is the researcher, never a paper's name
         ("How do I evaluate text summarization?", "new_search", "topic", "text summarization", "benchmark"),
         ("Can I get papers like GloVe?", "new_search", "paper", "GloVe", "sibling"),
+        ("Compare BLEU and METEOR", "new_search", "paper", "BLEU and METEOR", None),
     ],
 )
 def test_request_words_never_become_the_anchor_query(text, kind, target, anchor, direction):

@@ -210,7 +210,7 @@ _PROFILE = re.compile(
 _PAPERS = re.compile(
     # "works" as a noun ("his works"), not the verb ("works on X")
     r"\b(?:papers?|publications?|articles?|works?(?!\s+(?:on|with|at|in|for)\b)"
-    r"|published|publish|wrote|written|authored)\b"
+    r"|published|publish|wrote|write|written|authored)\b"
     r"|论文|文章|发表|著作",
     re.I,
 )
@@ -392,6 +392,9 @@ _NAME_PATTERNS_EN = [
     rf"\s+(?i:of|by|from|about|on)\s+(?P<n>{EN_NAME})",
     rf"(?i:does|did|has|have|is|was)\s+(?P<n>{EN_NAME})"
     rf"\s+(?i:work|collaborate|publish|write|research|study|focus|co-?author|written|published|been)",
+    # "What did Chris Manning and Dan Klein write together?": the first; the second is the co-author
+    rf"(?i:does|did|have|do)\s+(?P<n>{EN_NAME})\s+(?i:and|&)\s+{EN_NAME}"
+    rf"\s+(?i:work|collaborate|publish|write|co-?author|written|published)",
     rf"(?i:who is|who's|tell me about|about|describe|is)\s+(?P<n>{EN_NAME})",
     rf"(?i:who)\s+(?P<n>{EN_NAME})\s+(?i:is|was)\b",  # "tell me who Jane Doe is"
     # "what Jane Doe published", "Jane Doe's" without the s, "Jane Doe ICLR 2017 publications", "Jane Doe: ..."
@@ -606,7 +609,7 @@ def extract_topic(text: str) -> str | None:
 
 _LEADING_REQUEST = re.compile(
     r"^(?:please\s+)?(?:list|show(?:\s+me)?|find|give\s+me|get|search(?:\s+for)?|i\s+want|i'd\s+like(?:\s+to\s+see)?|"
-    r"what\s+are(?:\s+the)?|which(?:\s+are)?)\s+(?:the\s+|some\s+|all\s+)?",
+    r"what\s+are(?:\s+the)?|what(?:'s|\s+is|\s+was)(?:\s+the)?|which(?:\s+are|\s+is)?)\s+(?:the\s+|some\s+|all\s+)?",
     re.I,
 )
 
@@ -620,8 +623,8 @@ def _topic_before_papers(text: str) -> str | None:
     )
     if not m:
         return None
-    topic = m.group("t").strip()
-    if re.fullmatch(r"(?:the|all|any|some|recent|new|good|best|top|\w{1,2})", topic, re.I):
+    topic = _MOST_CITED.sub(" ", m.group("t")).strip()  # "most cited papers at ACL 2010": a ranking, not a topic
+    if not topic or re.fullmatch(r"(?:the|all|any|some|recent|new|good|best|top|\w{1,2})", topic, re.I):
         return None
     return topic
 
@@ -648,6 +651,46 @@ def extract_paper_ref(text: str) -> str | None:
     return ref or None
 
 
+# People typed in lower case where only a person can stand ("papers by manning", "what did chris manning and
+# dan klein write together?"): the names are capitalised and the question read again.
+_LOWER_WORD = r"(?!(?:on|at|in|from|since|before|after|with|about|between|during|and|or|for|of)\b)[a-z][a-z'\-]+"
+_LOWER_NAMES = rf"{_LOWER_WORD}(?:\s+{_LOWER_WORD}){{0,2}}(?:\s+and\s+{_LOWER_WORD}(?:\s+{_LOWER_WORD}){{0,2}})?"
+_LOWER_PERSON = (
+    re.compile(rf"\b(?:papers?|work|works|articles?|publications?)\s+(?:written\s+|authored\s+)?by\s+(?P<n>{_LOWER_NAMES})"
+               r"(?=\s*$|\s*[?.!,]|\s+(?:on|at|in|from|since|before|after|with|about|between|during)\b)"),
+    re.compile(rf"\bwhat\s+(?:did|has|have|does|do)\s+(?P<n>{_LOWER_NAMES})\s+"
+               r"(?:publish|published|write|written|work(?:ed)?\s+on|co-?author)"),
+)  # fmt: skip
+_NOT_A_NAME = frozenset(
+    "the a an this that these those them they he she it people researchers someone anyone others other authors "
+    "team group lab labs company companies google microsoft university students experts you we i".split()
+)
+
+
+_LOWER_COAUTHOR = re.compile(
+    rf"\b(?:with|and)\s+(?P<n>{_LOWER_NAMES})(?=\s*$|\s*[?.!,]|\s+(?:on|at|in|since|before|after|between|during)\b)"
+)
+
+
+def _capitalised_people(text: str) -> str | None:
+    """``text`` with a person typed in lower case capitalised (and a co-author after "with"), or None when it
+    names none that way."""
+
+    def capitalise(text: str, m: re.Match) -> str | None:
+        names = m.group("n")
+        if set(names.split()) & _NOT_A_NAME:
+            return None
+        fixed = " ".join(w if w == "and" else w[:1].upper() + w[1:] for w in names.split())
+        return text[: m.start("n")] + fixed + text[m.end("n") :]
+
+    for rx in _LOWER_PERSON:
+        if (m := rx.search(text)) is not None and (fixed := capitalise(text, m)) is not None:
+            if (other := _LOWER_COAUTHOR.search(fixed)) is not None:
+                fixed = capitalise(fixed, other) or fixed
+            return fixed
+    return None
+
+
 def parse(text: str) -> KGQuery | None:
     """The entity question in ``text``, or None when it is not recognisably one."""
     text = " ".join((text or "").split())
@@ -655,6 +698,15 @@ def parse(text: str) -> KGQuery | None:
         return None
     if (paper := extract_paper_ref(text)) is not None:
         return KGQuery(shape="paper_authors", paper=paper)
+    query = _parse(text)
+    if query is None or query.person is None:
+        capitalised = _capitalised_people(text)
+        if capitalised is not None and (named := _parse(capitalised)) is not None and named.person:
+            return named
+    return query
+
+
+def _parse(text: str) -> KGQuery | None:
     year_min, year_max, rest = extract_years(text)
     no_years = rest
     venue, rest = extract_venue(rest)
@@ -707,7 +759,7 @@ def parse(text: str) -> KGQuery | None:
     if venue and (year_min or year_max or _PAPERS.search(text)):
         if _PAPER_SEARCH.search(_MOST_CITED.sub(" ", text)):
             return None  # "papers citing BLEU at ACL 2010" is a paper search with a venue filter
-        return KGQuery(shape="venue_papers", **slots)
+        return KGQuery(shape="most_cited" if _MOST_CITED.search(text) else "venue_papers", **slots)
     if venue and _PROFILE.search(text):
         return KGQuery(shape="venue_profile", **slots)
     return None

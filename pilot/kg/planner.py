@@ -104,7 +104,9 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         b.node("people", "paper_authors", "its authors", limit=50)
         b.wire(paper, "people", "papers")
         return b.answer("authorship", entities=("people",), papers=(paper,))
-    if q.shape in ("author_papers", "author_profile", "author_topics", "most_cited", "coauthors"):
+    # "the most cited paper at ACL 2010" names no person: the venue's plan, ranked by citations
+    person_shapes = ("author_papers", "author_profile", "author_topics", "most_cited", "coauthors")
+    if q.shape in person_shapes and (q.person or q.shape != "most_cited"):
         author = b.node("author", "search_author", f"find {q.person}", name=q.person, org=q.org)
         if q.shape == "author_profile":
             b.node("profile", "author_detail", "profile")
@@ -170,7 +172,8 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         year_max=q.year_max,
     )
     b.wire(venue, "papers", "venues")
-    return b.answer("paper_list", scope=_scope(q, with_venue=False), entities=(venue,), papers=("papers",))
+    template = "most_cited" if q.shape == "most_cited" else "paper_list"
+    return b.answer(template, scope=_scope(q, with_venue=False), entities=(venue,), papers=("papers",))
 
 
 _REQUEST_WORDS = re.compile(

@@ -251,7 +251,9 @@ def _coauthors(facts: Facts, refs: Refs, max_items: int) -> str:
             continue
         for co in p.authors:
             key = " ".join(words(co.name))
-            if not key or words(co.name) == me or (a.id and co.id == a.id):
+            # the person under another record merged into this one ("Jason Eisner" of "Jason M. Eisner")
+            alias = (co.id is not None and co.id in a.aliases) or co.name in a.alias_names
+            if not key or words(co.name) == me or (a.id and co.id == a.id) or alias:
                 continue
             counts[key] += 1
             example.setdefault(key, p)

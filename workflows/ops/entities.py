@@ -242,6 +242,12 @@ class SearchAuthor(Operator[SearchAuthorParams, NoInputs]):
             close = did_you_mean(params.name, [a.name for a in found])
             if close:
                 raise NotFound(ctx.source.name, f"no author named {params.name!r}", f"did you mean {close}?")
+            # the source's loose matches must share a name with the one asked ("DROP TABLE" is not Valentin Tablan)
+            found = [a for a in found if _shares_a_name(params.name, a.name)]
+            if not found:
+                raise NotFound(
+                    ctx.source.name, f"no author named {params.name!r}", "check the spelling or try the full name"
+                )
         if params.org:
             at_org = [a for a in found if any(org_matches(params.org, o) for o in [a.affiliation, *a.orgs])]
             if at_org:
@@ -249,6 +255,13 @@ class SearchAuthor(Operator[SearchAuthorParams, NoInputs]):
             else:
                 ctx.notes.append(f"no author named {params.name!r} is affiliated with {params.org!r}; kept all matches")
         return merge_variants(params.name, found, ctx.notes)[: params.limit]
+
+
+def _shares_a_name(asked: str, found: str) -> bool:
+    """The asked name's last word is a word of the found one ("Pei Jian" / "Jian Pei"; "Manning" / "C. Manning");
+    a shared first name alone is someone else ("Christopher Zzyzx" is not Christopher D. Manning)."""
+    asked_words = words(asked)
+    return bool(asked_words) and asked_words[-1] in words(found)
 
 
 def did_you_mean(name: str, candidates: list[str], cutoff: float = 0.75) -> str | None:
