@@ -724,7 +724,8 @@ class Session(BaseModel):
             return self._reply("There is no result list on screen yet to pick from; run a search first.", **keep)
         notes = [f"There is no result #{n}: the list has {len(self.results)}." for n in missing[:3]]
         if not picked:
-            return self._reply(notes[0] if notes else "Which result? Name it by its number, e.g. “why is #3 here?”.")
+            asked = "Which result? Name it by its number, e.g. “why is #3 here?”."
+            return self._reply(notes[0] if notes else asked, **keep)
         if msg.command == "keep":
             titles = "; ".join(f"#{n} “{short(item.paper.title, 80)}”" for n, item in picked[:5])
             more = f" and {len(picked) - 5} more" if len(picked) > 5 else ""
