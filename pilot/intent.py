@@ -149,9 +149,43 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
     subject = subject_of(stripped)
     if not subject:
         return "", "none", stripped
+    subject = _without_focus(subject)
     if subject.lower() in _PRONOUNS:
         return "", "current", _cut(stripped, subject)
     return subject, subject_form(subject), _cut(stripped, subject)
+
+
+# "papers like GloVe but for sentences", "BERT for biomedical text": a named paper and what to focus on
+# single spaces: the subject's words are joined by one (and \s+ here would backtrack on a run of blanks)
+_FOCUS_JOIN = re.compile(r"\s(but\s(?:only\s)?)?(?:for|on|about|in the context of|in|with|applied to)\s", re.I)
+# after the anchor is cut out: "... that cite Moses and use it for low-resource translation"
+_FOCUS_PHRASE = re.compile(
+    r"\b(?:but\s(?:only\s)?(?:for|on|about|in|with|applied to)|"
+    r"(?:use[sd]?|using|apply|applies|applied|applying)\s+(?:it|them|this|that)?\s?(?:for|to|on|in)(?!\s+the\s+context)|"
+    r"in the context of)\s(?P<t>[^?.!;,]+)",
+    re.I,
+)
+
+
+def _without_focus(subject: str) -> str:
+    """A short name with a focus after it is the name alone ("GloVe but for sentences" -> "GloVe"); a title
+    keeps its words ("Deep Residual Learning for Image Recognition")."""
+    m = _FOCUS_JOIN.search(subject)
+    if m is None:
+        return subject
+    head, tail = subject[: m.start()].rstrip(" ,;:-–—"), subject[m.end() :]
+    if (subject_form(head) == "name" or head.lower() in _PRONOUNS) and (m.group(1) or tail[:1].islower()):
+        return head
+    return subject
+
+
+def focus_terms(text: str, anchor_query: str, rest: str) -> list[str]:
+    """What a request about a named paper asks to focus on ("BERT for biomedical text", "but for sentences",
+    "use it for low-resource translation"; ``rest`` is ``text`` without the paper, whose title may say "applied
+    to"): words for the score's topic preference, never a filter."""
+    after_name = re.search(re.escape(anchor_query) + r"[\"”']?" + _FOCUS_JOIN.pattern + r"(?P<t>[^?.!;,]+)", text, re.I)
+    m = after_name if anchor_query and after_name else _FOCUS_PHRASE.search(rest)
+    return content_terms(m.group("t")) if m else []
 
 
 def _cut(text: str, part: str) -> str:
@@ -516,6 +550,8 @@ def parse_request(text: str, known_venues: Iterable[str] = ()) -> ParsedRequest:
     intent = Intent(request=text, direction=direction)
     updates = parse_constraints(rest, known_venues)
     updates.pop("topic_terms", None)  # "work on X" in a request names the anchor's topic, not a filter
+    if kind not in ("topic", "none") and (focus := focus_terms(text, anchor_query, rest)):
+        updates["topic_terms"] = focus
     if direction != "sibling":
         updates.pop("facet", None)  # "method" in "a method for…" is not a facet choice outside sibling search
     if direction == "benchmark":
