@@ -302,3 +302,27 @@ def test_a_named_paper_with_a_focus_is_the_paper_and_the_focus_is_a_preference(t
     assert msg.kind == "new_search" and msg.request is not None
     assert msg.request.anchor_query == anchor and msg.request.intent.direction == direction
     assert msg.request.intent.topic_terms == focus
+
+
+@pytest.mark.parametrize(
+    "text, kind, anchor, authors",
+    [
+        ("papers similar to the one on sentence compression by Knight and Marcu", "described", "sentence compression",
+         ["Knight", "Marcu"]),
+        ("what came before the parsing paper by Collins?", "described", "parsing", ["Collins"]),
+        ("papers like Manning and Klein's parsing paper", "described", "parsing", ["Manning", "Klein"]),
+        ("papers citing the work on translation by Brown, Della Pietra and Mercer", "described", "translation",
+         ["Brown", "Pietra", "Mercer"]),
+        # a title or a name followed by its authors is that title or name
+        ("papers similar to Attention Is All You Need by Vaswani et al.", "title", "Attention Is All You Need", []),
+    ],
+)  # fmt: skip
+def test_a_paper_described_by_its_topic_and_authors_is_a_paper_not_a_topic(text, kind, anchor, authors):
+    msg = read(text, Context())
+    assert msg.kind == "new_search" and msg.target == "paper" and msg.request is not None
+    assert (msg.request.anchor_kind, msg.request.anchor_query, msg.request.authors) == (kind, anchor, authors)
+
+
+def test_papers_on_a_topic_by_someone_without_a_direction_stay_a_question_about_the_person():
+    msg = read("papers on sentence compression by Kevin Knight", Context())
+    assert msg.kind == "entity" and msg.entity is not None and msg.entity.person == "Kevin Knight"
