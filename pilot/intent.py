@@ -475,14 +475,36 @@ def _venue_updates(text: str, known_venues: Iterable[str]) -> list[str]:
     domain = profile()
     text = _PAPER_ID.sub(" ", text)
     names = list(dict.fromkeys([*domain.request_venues, *(v for v in known_venues if v)]))
+    taken: list[tuple[int, int]] = []  # where longer names were found: "ACL" inside "NAACL 2019" is not ACL
     for name in sorted(names, key=len, reverse=True):
         # short all-caps names must be typed in capitals ("CL" is not "cl" in "class")
         flags = 0 if (name.isupper() and len(name) <= 3) else re.I
-        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, flags):
+        spans = [m.span() for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, flags)]
+        spans = [(a, b) for a, b in spans if not any(x <= a and b <= y for x, y in taken)]
+        if spans:
+            taken += spans
             canon = domain.request_venue_canonical.get(name.lower(), name)
-            if canon not in found and not any(canon.lower() in f.lower() for f in found):
+            if canon not in found:
                 found.append(canon)
     return found
+
+
+# "not from EMNLP", "no arXiv papers", "drop anything from arXiv", "everything except NAACL": a venue to leave out
+_NOT_AT = (
+    r"\b(?:no|not|exclude|excluding|except|without|drop|remove|skip|hide|other than|apart from)\s(?:[\w-]+\s){0,3}?"
+)
+
+
+def _negated_venues(text: str, venues: list[str]) -> list[str]:
+    """The venues among ``venues`` that ``text`` asks to leave out."""
+    text = " ".join(_PAPER_ID.sub(" ", text).split())
+    canonical = profile().request_venue_canonical
+    out = []
+    for venue in venues:
+        names = {venue, *(k for k, v in canonical.items() if v == venue)}
+        if any(re.search(_NOT_AT + rf"{re.escape(name)}(?![\w-])", text, re.I) for name in names):
+            out.append(venue)
+    return out
 
 
 def content_terms(text: str, limit: int = 6) -> list[str]:
@@ -500,8 +522,11 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     low = " ".join((text or "").lower().split())
     out: dict[str, Any] = dict(_year_updates(low))
     venues = _venue_updates(text or "", known_venues)
-    if venues:
-        out["venues"] = venues
+    left_out = _negated_venues(text or "", venues)
+    if kept := [v for v in venues if v not in left_out]:
+        out["venues"] = kept
+    if left_out:
+        out["exclude_venues"] = left_out
     if m := re.search(
         r"\b(?:top|best|first|only|just)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:papers|results|articles|hits)\b", low
     ):
@@ -534,6 +559,7 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         and t.strip() not in REQUEST_STOPWORDS
         and not re.search(r"\d", t)  # "no papers since 2020" drops a period (above), not a phrase
         and not set(t.split()) <= _REQUEST_WORDS
+        and not any(v.lower() in t for v in left_out)  # "no arXiv papers" leaves out a venue, not a phrase
     ]
     if terms:
         out["exclude_terms"] = terms
@@ -546,15 +572,16 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     return out
 
 
+_MERGED_LISTS = ("topic_terms", "exclude_terms", "exclude_venues", "resource_types", "liked_ids", "disliked_ids")
+
+
 def apply_updates(intent: Intent, updates: dict[str, Any], note: str | None = None) -> Intent:
     """A new intent with ``updates`` applied (lists are merged, not replaced) and the text kept in notes."""
     data = intent.model_dump()
     for key, value in updates.items():
         if key not in Intent.model_fields:
             continue
-        if key in ("topic_terms", "exclude_terms", "resource_types", "liked_ids", "disliked_ids") and isinstance(
-            value, list
-        ):
+        if key in _MERGED_LISTS and isinstance(value, list):
             data[key] = list(dict.fromkeys([*data.get(key, []), *value]))
         else:
             data[key] = value

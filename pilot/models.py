@@ -191,6 +191,7 @@ class Intent(_Model):
     year_min: int | None = None
     year_max: int | None = None
     venues: list[str] = Field(default_factory=list)
+    exclude_venues: list[str] = Field(default_factory=list, description="never papers at these venues")
     topic_terms: list[str] = Field(default_factory=list)
     exclude_terms: list[str] = Field(default_factory=list)
     resource_types: list[str] = Field(default_factory=list)

@@ -44,6 +44,16 @@ async def test_filter_venue_uses_the_anthology_id_prefix(ctx, citers):
     assert acl and all(it.paper.id.startswith("acl:P") for it in acl)  # not EACL / NAACL / COLING-ACL by name
 
 
+async def test_filter_leaves_out_a_venue_and_keeps_everything_else(ctx, citers):
+    _, papers = citers
+    emnlp = await run_op(ctx, "filter", {"venues": ["EMNLP"]}, **{"in": papers})
+    rest = await run_op(ctx, "filter", {"exclude_venues": ["EMNLP"]}, **{"in": papers})
+    assert emnlp and rest and not set(ids(emnlp)) & set(ids(rest))
+    assert len(emnlp) + len(rest) == len(papers)
+    both = await run_op(ctx, "filter", {"venues": ["ACL", "EMNLP"], "exclude_venues": ["EMNLP"]}, **{"in": papers})
+    assert both and all(it.paper.id.startswith("acl:P") for it in both)
+
+
 async def test_filter_terms_and_ids(ctx, citers):
     _, papers = citers
     parsing = await run_op(ctx, "filter", {"include_terms": ["parsing"], "terms_in": "title"}, **{"in": papers})

@@ -37,6 +37,10 @@ def wf() -> Workflow:
         ("only after 2015", "filter", "year_min", 2016),
         ("before 2010", "filter", "year_max", 2009),
         ("only EMNLP", "filter", "venues", ["EMNLP"]),
+        # a venue to leave out is never the only venue kept ("not from EMNLP" once kept EMNLP alone)
+        ("not from EMNLP", "filter", "exclude_venues", ["EMNLP"]),
+        ("drop anything from NAACL", "filter", "exclude_venues", ["NAACL"]),
+        ("no COLING papers please", "filter", "exclude_venues", ["COLING"]),
         ("exclude speech", "filter", "exclude_terms", ["speech"]),
         ("not #2", "filter", "exclude_ids", ["acl:P1"]),
         ("not this one", "filter", "exclude_ids", ["acl:P0"]),
@@ -147,3 +151,12 @@ def test_result_filters_are_one_edit_of_the_filter_step():
     typed = filter_results(wf, Intent(), ResultFilters(paper_types=["survey"]))
     assert typed.workflow.node("filter").params["paper_types"] == ["survey"]
     assert current_filters(typed.workflow).paper_types == ["survey"]
+
+
+def test_a_venue_left_out_is_dropped_from_the_venues_kept_and_never_filtered_in(wf):
+    ref = refine(wf, INTENT, "only ACL and EMNLP", RESULTS)
+    ref = refine(ref.workflow, ref.intent, "actually not EMNLP", RESULTS)
+    params = ref.workflow.node("filter").params
+    assert params["venues"] == ["ACL"] and params["exclude_venues"] == ["EMNLP"]
+    assert ref.intent.venues == ["ACL"] and ref.intent.exclude_venues == ["EMNLP"]
+    assert not ref.intent.exclude_terms  # the venue's name is not a phrase to drop from texts

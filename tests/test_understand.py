@@ -326,3 +326,17 @@ def test_a_paper_described_by_its_topic_and_authors_is_a_paper_not_a_topic(text,
 def test_papers_on_a_topic_by_someone_without_a_direction_stay_a_question_about_the_person():
     msg = read("papers on sentence compression by Kevin Knight", Context())
     assert msg.kind == "entity" and msg.entity is not None and msg.entity.person == "Kevin Knight"
+
+
+@pytest.mark.parametrize(
+    "text, venues, left_out",
+    [
+        ("only ACL, not NAACL", ["ACL"], ["NAACL"]),  # ACL once went unseen beside NAACL: all of NAACL was kept
+        ("not from EMNLP", None, ["EMNLP"]),
+        ("drop anything from arXiv", None, ["arXiv"]),
+    ],
+)
+def test_a_venue_to_leave_out_narrows_the_results_without_becoming_the_only_venue(text, venues, left_out):
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine" and msg.feedback is not None
+    assert msg.feedback.updates.get("venues") == venues and msg.feedback.updates["exclude_venues"] == left_out

@@ -240,6 +240,13 @@ def refine(
         elif fb.any_venue:
             plan.modify_filter({"venues": []}, "any venue")
             new_intent = apply_updates(new_intent, {"venues": []})
+        if left_out := updates.get("exclude_venues"):
+            merged = apply_updates(new_intent, {"exclude_venues": left_out})
+            kept = [v for v in merged.venues if v not in left_out]
+            plan.modify_filter(
+                {"exclude_venues": merged.exclude_venues, "venues": kept}, "not from " + ", ".join(left_out)
+            )
+            new_intent = merged.model_copy(update={"venues": kept})
         if updates.get("exclude_terms") and not targets:
             fid = plan.filter_node()
             terms = list(dict.fromkeys([*plan.wf.node(fid).params.get("exclude_terms", []), *updates["exclude_terms"]]))

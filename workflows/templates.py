@@ -80,6 +80,8 @@ def _filter_params(intent: Intent | None, **base: Any) -> dict[str, Any]:
         p["venues"] = list(intent.venues)
     if intent.exclude_terms:
         p["exclude_terms"] = list(intent.exclude_terms)
+    if intent.exclude_venues:
+        p["exclude_venues"] = list(intent.exclude_venues)
     if intent.disliked_ids:
         p["exclude_ids"] = list(intent.disliked_ids)
     return p

@@ -31,6 +31,7 @@ class FilterParams(OperatorParams):
     )
     keep_unknown_year: bool = Field(False, description="keep papers without a year when a year bound is set")
     venues: list[str] = Field(default_factory=list, description="keep papers at any of these venues (acronym or name)")
+    exclude_venues: list[str] = Field(default_factory=list, description="drop papers at any of these venues")
     min_citations: int | None = Field(None, ge=0)
     has_abstract: bool | None = None
     has_references: bool | None = Field(
@@ -75,6 +76,7 @@ class _Checker:
         self.p = p
         self.include, self.exclude = _Phrases(p.include_terms), _Phrases(p.exclude_terms)
         self.venue_ok = profile().venue_matcher(p.venues) if p.venues else None
+        self.venue_out = profile().venue_matcher(p.exclude_venues) if p.exclude_venues else None
         self.drop = set(p.exclude_ids) | ({a.id for a in anchors} if p.exclude_anchor else set())
         self.lo, self.hi = p.year_min, p.year_max
         if p.newest_years and newest:
@@ -97,6 +99,8 @@ class _Checker:
             elif (self.lo is not None and paper.year < self.lo) or (self.hi is not None and paper.year > self.hi):
                 return False
         if self.venue_ok is not None and not self.venue_ok(paper):
+            return False
+        if self.venue_out is not None and self.venue_out(paper):
             return False
         if (
             p.min_citations is not None
