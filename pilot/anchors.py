@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from pilot.intent import ID_KINDS, ParsedRequest, content_terms, subject_form
 from pilot.models import Paper
 from pilot.names import impact, introduces
-from pilot.sources.base import NotFound, Source
+from pilot.sources.base import NotFound, NotSupported, Source
 from pilot.text import fold, normalize_title
 from workflows.diff import short
 
@@ -194,12 +194,13 @@ async def _by_description(source: Source, topic: str, surnames: list[str], where
 
     # both ways in: the topic's best matches (any author) and the papers of the people with the first surname
     hits = [h.paper for h in await source.search_papers(topic, limit=DESCRIBED_POOL)]
-    people = [
-        a.id for a in await source.search_authors(surnames[0], limit=10) if a.id and _surname(a.name) == wanted[0]
-    ]
-    theirs = (
-        [p for ps in (await source.authors_papers(people, limit=DESCRIBED_POOL)).values() for p in ps] if people else []
-    )
+    try:
+        named = await source.search_authors(surnames[0], limit=10)
+        people = [a.id for a in named if a.id and _surname(a.name) == wanted[0]]
+        by_person = await source.authors_papers(people, limit=DESCRIBED_POOL) if people else {}
+    except (NotFound, NotSupported):  # nobody by that name, or a source without people: the topic's matches
+        by_person = {}
+    theirs = [p for ps in by_person.values() for p in ps]
     terms = [t[:5] for t in content_terms(topic)]
 
     def fit(p: Paper) -> float:

@@ -400,3 +400,5 @@ async def test_a_paper_described_by_its_topic_and_authors_is_found_by_them(runti
     reply = await s.user_says("papers like the one on cooking recipes by Papineni")
     assert s.anchor is None and "No paper on “cooking recipes” by Papineni" in reply.message
     assert reply.question is not None and reply.question.slot == "fallback"
+    reply = await s.user_says("what came before the parsing paper by Zyxwvut?")  # a name nobody in the source has
+    assert s.anchor is None and "No paper on “parsing” by Zyxwvut" in reply.message and reply.error is None
