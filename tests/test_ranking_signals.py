@@ -78,7 +78,7 @@ def test_pool_workflow_replaces_candidate_gathering_and_lifts_every_cut_off():
     assert pw.node(POOL_NODE).params["ids"] == sorted(pool)  # the pool's own order carries no signal
     assert not pw.has_node("merge") and not pw.has_node("search_dense") and not pw.has_node("search_kw")
     assert pw.node("top").params["k"] == 120 and pw.node("facet").params["top_n"] == 120
-    assert pw.node("facet").params["budget_s"] >= 300  # an evaluation waits rather than approximating
+    assert pw.node("facet").params["max_sentences"] >= 10_000  # every pool paper sentence by sentence
     assert wf.has_node("merge") and wf.node("top").params["k"] == 20  # the session's workflow is untouched
     generic = pool_workflow(generic_workflow(PARSER, "similar papers"), pool)
     assert generic is not None and generic.node("rerank").params["top_n"] == 120
