@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from pilot.intent import ID_KINDS, ParsedRequest
+from pilot.intent import ID_KINDS, ParsedRequest, subject_form
 from pilot.models import Paper
 from pilot.names import impact, introduces
 from pilot.sources.base import NotFound, Source
@@ -105,12 +105,6 @@ def dominant(candidates: list[Paper], name: str) -> Paper | None:
 _PAIR = re.compile(r"\S+(?:\s+\S+)?\s+(?:and|or|vs\.?|versus|&)\s+\S+(?:\s+\S+)?", re.IGNORECASE)
 
 
-def _title_cased(text: str) -> bool:
-    """Most content words capitalised, as a title is written ("Neural Machine Translation for …")."""
-    content = [w for w in text.split() if len(w) >= 4]
-    return bool(content) and sum(w[:1].isupper() for w in content) >= 0.6 * len(content)
-
-
 def _quoted(parsed: ParsedRequest) -> bool:
     return bool(re.search(r"[\"“«]\s*" + re.escape(parsed.anchor_query), parsed.text))
 
@@ -148,7 +142,7 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
         relative = parsed.intent.direction in PAPER_DIRECTIONS
         # "what should I cite on <words that are also a title>?" asks for the topic's literature, not that
         # paper; the title typed as one ("What should I read on Feature-Rich Part-Of-Speech Tagging …?") names it
-        long_bare = len(query.split()) >= 6 and (not parsed.request_words or _title_cased(query))
+        long_bare = len(query.split()) >= 6 and (not parsed.request_words or subject_form(query) == "title")
         if len(query.split()) >= 4 and (relative or long_bare):
             # the topic is a title; a topic that only contains one ("<title> for tagging Chinese") stays a topic
             exact = [p for p in await source.match_paper(query, limit=5) if near_exact(query, p.title, inside=False)]
