@@ -255,8 +255,8 @@ _QUOTED = re.compile(r"[\"“”«»]")
 def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     """The request read as one for a field's literature ("what should I read on X", "surveys covering X",
     "I'm new to X - which papers are essential?"; ``pilot.topic``): only the topic is searched, the type words
-    choose the kind of paper. None when it is not phrased so, or names a paper by id, quotes or "it"."""
-    if parsed.anchor_kind in (*ID_KINDS, "current") or _QUOTED.search(text):
+    choose the kind of paper. None when it is not phrased so, or names a paper by id, quotes, "it" or its authors."""
+    if parsed.anchor_kind in (*ID_KINDS, "current", "described") or _QUOTED.search(text):
         return None
     req = read_topic(text)
     if req is None or not subject_of(req.topic):

@@ -387,3 +387,16 @@ async def test_going_back_to_an_earlier_search_brings_its_results_back_as_they_w
     s.reset()
     reply = await s.user_says("back to the previous search")
     assert "no earlier search" in reply.message and not reply.results
+
+
+async def test_a_paper_described_by_its_topic_and_authors_is_found_by_them(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("What came after the paper on evaluation of translation by Papineni and Roukos?")
+    picked = s.anchor.id if s.anchor is not None else None
+    offered = [o.sets.get("anchor_id") for o in reply.question.options] if reply.question else []
+    assert BLEU in (picked, *offered[:1]) and s.intent.direction == "successor"
+    # by someone who never wrote on it: said, and the topic offered instead of a wrong paper
+    s = Session(runtime)
+    reply = await s.user_says("papers like the one on cooking recipes by Papineni")
+    assert s.anchor is None and "No paper on “cooking recipes” by Papineni" in reply.message
+    assert reply.question is not None and reply.question.slot == "fallback"
