@@ -19,11 +19,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from pilot.intent import ID_KINDS, ParsedRequest
+from pilot.intent import ID_KINDS, ParsedRequest, content_terms, subject_form
 from pilot.models import Paper
 from pilot.names import impact, introduces
 from pilot.sources.base import NotFound, Source
-from pilot.text import normalize_title
+from pilot.text import fold, normalize_title
 from workflows.diff import short
 
 ResolutionKind = Literal["paper", "ask", "missing", "topic"]
@@ -31,6 +31,7 @@ DOMINANCE = 3.0  # a name's paper is taken without asking when it is this many t
 ASK_SIMILARITY = 0.6  # a title this close to a candidate is worth a "which paper do you mean?"
 LONG_TITLE_SIMILARITY = 0.75  # for a long title: sharing half the words is another paper, not this one
 PAPER_DIRECTIONS = ("predecessor", "successor", "sibling")
+DESCRIBED_POOL = 200  # search hits checked for the authors of a paper described by its topic
 
 
 class Resolution(BaseModel):
@@ -105,12 +106,6 @@ def dominant(candidates: list[Paper], name: str) -> Paper | None:
 _PAIR = re.compile(r"\S+(?:\s+\S+)?\s+(?:and|or|vs\.?|versus|&)\s+\S+(?:\s+\S+)?", re.IGNORECASE)
 
 
-def _title_cased(text: str) -> bool:
-    """Most content words capitalised, as a title is written ("Neural Machine Translation for …")."""
-    content = [w for w in text.split() if len(w) >= 4]
-    return bool(content) and sum(w[:1].isupper() for w in content) >= 0.6 * len(content)
-
-
 def _quoted(parsed: ParsedRequest) -> bool:
     return bool(re.search(r"[\"“«]\s*" + re.escape(parsed.anchor_query), parsed.text))
 
@@ -142,13 +137,15 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
         return Resolution(kind="paper", paper=hit)
     if kind == "name":
         return await _by_name(source, parsed, where)
+    if kind == "described":
+        return await _by_description(source, query, parsed.authors, where)
     if kind == "topic":
         # plain words are a topic, unless they are a whole title typed in lower case and the request is about
         # papers around it ("papers like deep residual learning for image recognition")
         relative = parsed.intent.direction in PAPER_DIRECTIONS
         # "what should I cite on <words that are also a title>?" asks for the topic's literature, not that
         # paper; the title typed as one ("What should I read on Feature-Rich Part-Of-Speech Tagging …?") names it
-        long_bare = len(query.split()) >= 6 and (not parsed.request_words or _title_cased(query))
+        long_bare = len(query.split()) >= 6 and (not parsed.request_words or subject_form(query) == "title")
         if len(query.split()) >= 4 and (relative or long_bare):
             # the topic is a title; a topic that only contains one ("<title> for tagging Chinese") stays a topic
             exact = [p for p in await source.match_paper(query, limit=5) if near_exact(query, p.title, inside=False)]
@@ -184,6 +181,51 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
     if found and _quoted(parsed):
         return Resolution(kind="ask", candidates=found[:4])  # a short quoted description: offer what fits it
     return Resolution(kind="topic")
+
+
+async def _by_description(source: Source, topic: str, surnames: list[str], where: str) -> Resolution:
+    """The paper on ``topic`` written by all of ``surnames`` ("the one on sentence compression by Knight and
+    Marcu"): taken when one paper fits, asked about when several do (the best fitting, most cited first)."""
+    wanted = [fold(s) for s in surnames]
+
+    def by_them(p: Paper) -> bool:
+        written = {_surname(a.name) for a in p.authors}
+        return all(s in written for s in wanted)
+
+    # both ways in: the topic's best matches (any author) and the papers of the people with the first surname
+    hits = [h.paper for h in await source.search_papers(topic, limit=DESCRIBED_POOL)]
+    people = [
+        a.id for a in await source.search_authors(surnames[0], limit=10) if a.id and _surname(a.name) == wanted[0]
+    ]
+    theirs = (
+        [p for ps in (await source.authors_papers(people, limit=DESCRIBED_POOL)).values() for p in ps] if people else []
+    )
+    terms = [t[:5] for t in content_terms(topic)]
+
+    def fit(p: Paper) -> float:
+        words = {w[:5] for w in normalize_title(f"{p.title} {p.abstract or ''}").split()}
+        return sum(t in words for t in terms) / max(len(terms), 1)
+
+    found = {p.id: p for p in [*hits, *theirs] if by_them(p) and fit(p) > 0}
+    fits = sorted(found.values(), key=lambda p: (-fit(p), -impact(p)))
+    who = " and ".join(surnames) if len(surnames) <= 2 else f"{', '.join(surnames[:-1])} and {surnames[-1]}"
+    if not fits:
+        return Resolution(
+            kind="missing", note=f"No paper on “{topic}” by {who} is in the source; the source holds {where}."
+        )
+    if len(fits) == 1:
+        return Resolution(
+            kind="paper",
+            paper=fits[0],
+            note=f"I took {_label(fits[0])} as the paper on {topic} by {who}; name another paper if you meant a "
+            "different one.",
+        )
+    return Resolution(kind="ask", candidates=fits[:4], note=f"{len(fits)} papers on “{topic}” are by {who}.")
+
+
+def _surname(name: str) -> str:
+    words = fold(name).split()
+    return words[-1] if words else ""
 
 
 async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolution:

@@ -22,7 +22,7 @@ from pilot.domain import profile
 from pilot.models import Intent
 from pilot.text import REQUEST_STOPWORDS, normalize_title
 
-AnchorKind = Literal["doi", "arxiv", "s2", "corpus_id", "title", "name", "topic", "current", "none"]
+AnchorKind = Literal["doi", "arxiv", "s2", "corpus_id", "title", "name", "described", "topic", "current", "none"]
 ID_KINDS: tuple[str, ...] = ("corpus_id", "doi", "arxiv", "s2")
 
 _FACETS = {
@@ -109,8 +109,10 @@ class ParsedRequest(BaseModel):
     """A request, taken apart once. ``anchor_query`` is what names the paper (or the topic) searched.
 
     ``anchor_kind`` says how it was named: an identifier (``doi``, ``arxiv``, ``s2``, ``corpus_id``), a quoted
-    or title-like ``title``, a short ``name`` ("GloVe", "the Penn Treebank", "the CIDEr paper"), a ``topic``
-    in plain words, ``current`` for a pronoun ("what came after it?") or ``none``.
+    or title-like ``title``, a short ``name`` ("GloVe", "the Penn Treebank", "the CIDEr paper"), a paper
+    ``described`` by its topic and authors ("the one on sentence compression by Knight and Marcu": the topic in
+    ``anchor_query``, the surnames in ``authors``), a ``topic`` in plain words, ``current`` for a pronoun
+    ("what came after it?") or ``none``.
     """
 
     text: str
@@ -121,6 +123,7 @@ class ParsedRequest(BaseModel):
     direction_scores: dict[str, float] = Field(default_factory=dict)
     constraints: dict[str, Any] = Field(default_factory=dict, description="intent fields the words around it set")
     request_words: bool = False  # phrased as a request ("papers on X", "what came before X"), not a bare phrase
+    authors: list[str] = Field(default_factory=list)  # described: the surnames of the paper's authors
 
 
 def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
@@ -149,9 +152,75 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
     subject = subject_of(stripped)
     if not subject:
         return "", "none", stripped
+    subject = _without_authors(_without_focus(subject))
     if subject.lower() in _PRONOUNS:
         return "", "current", _cut(stripped, subject)
     return subject, subject_form(subject), _cut(stripped, subject)
+
+
+# "papers like GloVe but for sentences", "BERT for biomedical text": a named paper and what to focus on
+# single spaces: the subject's words are joined by one (and \s+ here would backtrack on a run of blanks)
+_FOCUS_JOIN = re.compile(r"\s(but\s(?:only\s)?)?(?:for|on|about|in the context of|in|with|applied to)\s", re.I)
+# after the anchor is cut out: "... that cite Moses and use it for low-resource translation"
+_FOCUS_PHRASE = re.compile(
+    r"\b(?:but\s(?:only\s)?(?:for|on|about|in|with|applied to)|"
+    r"(?:use[sd]?|using|apply|applies|applied|applying)\s+(?:it|them|this|that)?\s?(?:for|to|on|in)(?!\s+the\s+context)|"
+    r"in the context of)\s(?P<t>[^?.!;,]+)",
+    re.I,
+)
+
+
+def _without_focus(subject: str) -> str:
+    """A short name with a focus after it is the name alone ("GloVe but for sentences" -> "GloVe"); a title
+    keeps its words ("Deep Residual Learning for Image Recognition")."""
+    m = _FOCUS_JOIN.search(subject)
+    if m is None:
+        return subject
+    head, tail = subject[: m.start()].rstrip(" ,;:-–—"), subject[m.end() :]
+    if (subject_form(head) == "name" or head.lower() in _PRONOUNS) and (m.group(1) or tail[:1].islower()):
+        return head
+    return subject
+
+
+# A paper described by its topic and authors: "sentence compression by Knight and Marcu", "Collins' parsing".
+# Single spaces: the subject's words are joined by one.
+_SURNAME = r"(?:[A-Z][\w'\-]+ )?[A-Z][\w'\-]+"
+_SURNAMES = rf"{_SURNAME}(?:(?:, | and | & ){_SURNAME})*(?: et al\.?)?"
+_DESCRIBED = (
+    re.compile(rf"^(?:the )?(?:(?:one|paper|work|article) )?(?:(?:on|about) )?(?P<t>[a-z][\w\- ]*?) "
+               rf"by (?P<n>{_SURNAMES})$"),
+    re.compile(rf"^(?:the )?(?P<n>{_SURNAMES})['’]s? (?P<t>[a-z][\w\- ]*)$"),
+)  # fmt: skip
+
+
+_BY_AUTHORS = re.compile(rf"^(?P<t>.+?) by (?P<n>{_SURNAMES})$")
+
+
+def _without_authors(subject: str) -> str:
+    """A title or name followed by its authors is the title ("Attention Is All You Need by Vaswani et al.")."""
+    m = _BY_AUTHORS.match(subject)
+    return m.group("t") if m and subject_form(m.group("t")) in ("title", "name") else subject
+
+
+def described_paper(subject: str) -> tuple[str, list[str]] | None:
+    """(topic words, surnames) of a paper described by what it is about and who wrote it, else None."""
+    for rx in _DESCRIBED:
+        if (m := rx.match(subject)) is not None:
+            names = re.sub(r" et al\.?$", "", m.group("n"))
+            surnames = [n.split()[-1] for n in re.split(r", | and | & ", names)]
+            topic = re.sub(r" (?:paper|work|article)$", "", m.group("t").strip())
+            if content_terms(topic):
+                return topic, surnames
+    return None
+
+
+def focus_terms(text: str, anchor_query: str, rest: str) -> list[str]:
+    """What a request about a named paper asks to focus on ("BERT for biomedical text", "but for sentences",
+    "use it for low-resource translation"; ``rest`` is ``text`` without the paper, whose title may say "applied
+    to"): words for the score's topic preference, never a filter."""
+    after_name = re.search(re.escape(anchor_query) + r"[\"”']?" + _FOCUS_JOIN.pattern + r"(?P<t>[^?.!;,]+)", text, re.I)
+    m = after_name if anchor_query and after_name else _FOCUS_PHRASE.search(rest)
+    return content_terms(m.group("t")) if m else []
 
 
 def _cut(text: str, part: str) -> str:
@@ -506,6 +575,11 @@ _TOPIC_TYPES = {"survey": "survey", "benchmark": "resource"}
 _TOPIC_RECENCY = {"predecessor": "seminal", "successor": "recent"}
 
 
+# directions relative to one paper: "papers like the one on X by Y" describes that paper ("papers on X by Y",
+# with no direction, asks for Y's papers on X instead)
+DESCRIBED_DIRECTIONS = ("predecessor", "successor", "sibling", "benchmark")
+
+
 def parse_request(text: str, known_venues: Iterable[str] = ()) -> ParsedRequest:
     """A request taken apart into what it is about (a paper or a topic), direction and constraints."""
     text = text or ""
@@ -513,9 +587,16 @@ def parse_request(text: str, known_venues: Iterable[str] = ()) -> ParsedRequest:
     if kind in ("name", "title", "topic"):
         rest = _cut(" ".join(text.split()), anchor_query)
     direction, scores = detect_direction(rest, full_text=text)
+    authors: list[str] = []
+    described = described_paper(anchor_query) if kind in ("topic", "title", "name") else None
+    if described is not None and direction in DESCRIBED_DIRECTIONS:
+        anchor_query, authors = described
+        kind = "described"
     intent = Intent(request=text, direction=direction)
     updates = parse_constraints(rest, known_venues)
     updates.pop("topic_terms", None)  # "work on X" in a request names the anchor's topic, not a filter
+    if kind not in ("topic", "none") and (focus := focus_terms(text, anchor_query, rest)):
+        updates["topic_terms"] = focus
     if direction != "sibling":
         updates.pop("facet", None)  # "method" in "a method for…" is not a facet choice outside sibling search
     if direction == "benchmark":
@@ -539,6 +620,7 @@ def parse_request(text: str, known_venues: Iterable[str] = ()) -> ParsedRequest:
         direction_scores=scores,
         constraints={k: v for k, v in updates.items() if k not in ("topic", "paper_types")},
         request_words=request_words,
+        authors=authors,
     )
 
 

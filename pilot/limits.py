@@ -15,6 +15,7 @@ from typing import Any
 MAX_MESSAGE_CHARS = 4_000  # a chat message; a longer paste is cut to this, with a note (never refused)
 MAX_QUERY_CHARS = 1_000  # a free-text query sent to a source (cut)
 MAX_TRANSCRIPT_MESSAGES = 200  # chat messages a browser session keeps (the oldest are dropped)
+MAX_EARLIER_SEARCHES = 5  # earlier searches a conversation can go back to (the oldest are dropped)
 
 # --- workflows (checked by workflows.validate before anything runs or is drawn) --------------------
 MAX_NODES = 100

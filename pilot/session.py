@@ -70,7 +70,8 @@ CANDIDATE_LIMIT = 150
 _META_SLOTS = ("anchor", "direction", "scope", "fallback")
 HELP = (
     "Tell me which paper (a title, a name like “TextRank”, an id) or which topic to search, and what you need: "
-    "earlier work, later work, similar papers, datasets, surveys — or ask about people and venues."
+    "earlier work, later work, similar papers, datasets, surveys — or ask about people and venues. "
+    "“Back to the first search” returns to an earlier search."
 )
 
 
@@ -207,6 +208,33 @@ def _answer_papers(answer: Answer, values: dict[str, Any]) -> list[RankedPaper]:
     return out
 
 
+# Session fields that belong to the conversation, not to one search: going back to an earlier search keeps them.
+_CONVERSATION_FIELDS = {"id", "history", "kept_ids", "last_message", "earlier"}
+
+
+def _search_label(state: dict[str, Any]) -> str:
+    anchor = state.get("anchor") or {}
+    return short(str(state.get("request") or anchor.get("title") or "a search"), 80)
+
+
+def _pick_earlier(earlier: list[dict[str, Any]], current: int, msg: Message) -> int | None:
+    """The number of the search ``msg`` asks for (possibly ``current``), or None when its words name none of
+    them. No place and no words: the latest before the current one."""
+    if msg.refs:
+        return msg.refs[0] if msg.refs[0] == current or any(d["search_no"] == msg.refs[0] for d in earlier) else None
+    if not msg.about:
+        return max(d["search_no"] for d in earlier)
+    asked = set(normalize_title(msg.about).split())
+
+    def overlap(d: dict[str, Any]) -> int:
+        anchor = d.get("anchor") or {}
+        said = f"{d.get('request', '')} {anchor.get('title', '')} {(d.get('intent') or {}).get('topic') or ''}"
+        return len(asked & set(normalize_title(said).split()))
+
+    best = max(earlier, key=lambda d: (overlap(d), d["search_no"]))
+    return best["search_no"] if overlap(best) else None
+
+
 def _direction_without_title(request: str, title: str | None) -> str | None:
     req, t = normalize_title(request), normalize_title(title)
     if not t or f" {t} " not in f" {req} ":
@@ -237,6 +265,12 @@ class Session(BaseModel):
     last_message: Message | None = Field(None, description="how the last message was read")
     pending: Message | None = Field(None, description="a message waiting for the answer to a scope/fallback question")
     entity_query: KGQuery | None = Field(None, description="the entity question answered last, for follow-ups")
+    search_no: int = Field(0, description="which search of the conversation this is (1 = the first)")
+    earlier: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the state of each earlier search that got results or an answer, to go back to "
+        f"(at most {limits.MAX_EARLIER_SEARCHES}, the most recent)",
+    )
 
     _runtime: Runtime = PrivateAttr()
     _last_run: RunResult | None = PrivateAttr(default=None)
@@ -370,6 +404,8 @@ class Session(BaseModel):
                 return self._reply(HELP, question=self.question, results=self.results, workflow=self.workflow)
             if msg.command in ("explain", "keep", "export"):
                 return self._about_results(msg)
+            if msg.command == "earlier":
+                return self._back_to_earlier(msg)
             return await self.search_now()
         if msg.kind == "entity" and msg.request is not None and not await self._knows_person(msg.entity):
             msg = msg.model_copy(
@@ -571,13 +607,57 @@ class Session(BaseModel):
         self._reset(keep_history=False)
 
     def _reset(self, keep_history: bool = True) -> None:
+        """A new search: the conversation (transcript, library) stays and the search on screen is kept among
+        the earlier ones; without ``keep_history`` (the clear button) everything but the library goes."""
         keep = {"id", "kept_ids", "last_message"} | ({"history"} if keep_history else set())
+        earlier, number = (self._earlier_with_current(), self.search_no + 1) if keep_history else ([], 0)
         fresh = Session(self._runtime)
         for name in type(self).model_fields:
             if name not in keep:
                 setattr(self, name, getattr(fresh, name))
+        self.earlier, self.search_no = earlier, number
         self._candidates = {}
         self._last_run = None
+
+    def _earlier_with_current(self) -> list[dict[str, Any]]:
+        """The earlier searches plus the one on screen, when it got as far as results or an answer."""
+        if self.phase not in ("results", "answer") or (not self.results and self.answer is None):
+            return list(self.earlier)
+        state = self.model_dump(mode="json", exclude=_CONVERSATION_FIELDS)
+        return sorted([*self.earlier, state], key=lambda d: d["search_no"])[-limits.MAX_EARLIER_SEARCHES :]
+
+    def _back_to_earlier(self, msg: Message) -> Reply:
+        """ "Go back to the first search": that search's results, workflow versions and answer, as they were
+        left; the search on screen joins the earlier ones (so the same words come back to it)."""
+        on_screen = dict(question=self.question, results=self.results, workflow=self.workflow, answer=self.answer)
+        if not self.earlier:
+            return self._reply("There is no earlier search in this conversation to go back to.", **on_screen)
+        picked = _pick_earlier(self.earlier, self.search_no, msg)
+        if picked is None:
+            listing = "; ".join(f"#{d['search_no']} “{_search_label(d)}”" for d in self.earlier)
+            return self._reply(
+                f"Which earlier search? {listing}. Say e.g. “back to search #{self.earlier[0]['search_no']}” "
+                "or name its paper or topic.",
+                **on_screen,
+            )
+        if picked == self.search_no:
+            return self._reply("That is the search on screen.", **on_screen)
+        state = next(d for d in self.earlier if d["search_no"] == picked)
+        earlier = [d for d in self._earlier_with_current() if d["search_no"] != picked]
+        restored = Session(self._runtime, **state)
+        for name in type(self).model_fields:
+            if name not in _CONVERSATION_FIELDS:
+                setattr(self, name, getattr(restored, name))
+        self.earlier = earlier
+        self._candidates, self._last_run = {}, None
+        what = "answer" if self.phase == "answer" else f"{len(self.results)} results"
+        return self._reply(
+            f"Back to search #{picked}, “{_search_label(state)}” ({what}, as you left it).",
+            question=self.question,
+            results=self.results,
+            workflow=self.workflow,
+            answer=self.answer,
+        )
 
     # --- new searches -----------------------------------------------------------------------------------
     async def _new_search(self, msg: Message) -> Reply:

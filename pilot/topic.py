@@ -44,7 +44,8 @@ _PASTED = re.compile(
     r"proposal|idea)\s*:\s*",
     re.IGNORECASE,
 )
-_SPLIT_CLAUSES = re.compile(r"\s+[-–—]+\s+|[?!;]+\s*|\.\s+(?=[A-Z])|\.$")
+# single spaces (messages arrive collapsed): \s+ around a dash would backtrack on a run of blanks
+_SPLIT_CLAUSES = re.compile(r"\s[-–—]+\s|[?!;]+\s?|\.\s(?=[A-Z])|\.$")
 _WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
 
 

@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "ambiguous", "unclear"]
 # "result": a paper on the numbered list ("papers like the first one" after an answer); feedback.refs says which
 Target = Literal["paper", "topic", "current", "result"]
-Command = Literal["search_now", "reset", "undo", "help", "explain", "keep", "export"]
+Command = Literal["search_now", "reset", "undo", "help", "explain", "keep", "export", "earlier"]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
     (
@@ -91,14 +91,52 @@ _KEEP = re.compile(
     r"(?:\s+(?:to|in|into) (?:my|the) (?:library|list|reading list))?\W*$",
     re.IGNORECASE,
 )
+# single spaces (the text is collapsed by strip_markup): overlapping \s* runs would backtrack on a run of blanks
 _EXPORT = re.compile(
-    r"^\W*(?:please\s+)?(?:(?:can|could) (?:you|i)\s+)?(?:export|download|save|give me|get|send me)?\s*"
-    r"(?:(?:the|my|these|this|all|them)\s+)*(?:results?|library|list|papers|references|citations|them|it)?\s*"
-    r"(?:as|in|to|into)?\s*(?:an?\s+)?(?P<f>bibtex|bib|ris|csl(?:[- ]?json)?|csv|zotero|endnote|mendeley)"
-    r"(?:\s+(?:file|format|please))*\W*$"
-    r"|^\W*(?:please\s+)?(?:export|download)(?:\s+(?:the|my|these|this|all))*(?:\s+(?:results?|library|list|papers))?\W*$",
+    r"^\W*(?:please\s)?(?:(?:can|could) (?:you|i)\s)?(?:export|download|save|give me|get|send me)?\s?"
+    r"(?:(?:the|my|these|this|all|them)\s)*(?:results?|library|list|papers|references|citations|them|it)?\s?"
+    r"(?:as|in|to|into)?\s?(?:an?\s)?(?P<f>bibtex|bib|ris|csl(?:[- ]?json)?|csv|zotero|endnote|mendeley)"
+    r"(?:\s(?:file|format|please))*\W*$"
+    r"|^\W*(?:please\s)?(?:export|download)(?:\s(?:the|my|these|this|all))*(?:\s(?:results?|library|list|papers))?\W*$",
     re.IGNORECASE,
 )
+
+
+# "go back to the first search", "back to my GloVe results", "return to the search on parsing", "the previous
+# results again": an earlier search of this conversation, named by its place or by its words
+_BACK = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|now|please|so|and|let'?s|can (?:we|you|i)|i(?:'d| would) like to|i want to)[,\s]+)*"
+    r"(?:(?:go|get|switch|jump|come|take me|bring me)\s+)?(?:back\s+to|return\s+to)\s+(?P<rest>.+)$"
+    r"|^\W*(?:(?:show|give)(?: me)?\s+|open\s+|bring up\s+)?(?P<again>(?:the|my)\s.+)\bagain\W*$",
+    re.IGNORECASE,
+)
+_SEARCH_NOUN = re.compile(r"\b(?:search(?:es)?|quer(?:y|ies)|requests?|results?|list|question|answer)\b", re.I)
+_PLACES = {"first": 1, "original": 1, "initial": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+_PLACE_NUMBER = re.compile(
+    r"#\s*(\d{1,2})\b|\b(\d{1,2})(?:st|nd|rd|th)\b|\b(?:search|number|no\.?)\s+(\d{1,2})\b", re.I
+)
+_LATEST = re.compile(r"\b(?:previous|earlier|last|other|old|prior|preceding|before)\b", re.I)
+_BACK_FILLER = re.compile(r"\b(?:the|my|our|that|this|one|on|about|for|from|of|with|i did|we did|i had|again)\b", re.I)
+
+
+def _earlier_search(text: str) -> Message | None:
+    """A wish to see an earlier search again: ``refs`` holds its place in the conversation (1 = the first;
+    empty = the latest before this one) and ``about`` the words that name it."""
+    m = _BACK.match(text)
+    rest = (m.group("rest") or m.group("again") or "") if m else ""
+    if not rest or not _SEARCH_NOUN.search(rest):
+        return None
+    place = next((n for word, n in _PLACES.items() if re.search(rf"\b{word}\b", rest, re.I)), None)
+    digits = _PLACE_NUMBER.search(rest)
+    if place is None and digits:
+        place = int(next(g for g in digits.groups() if g))
+    words = _PLACE_NUMBER.sub(" ", re.sub(r"\b(?:" + "|".join(_PLACES) + r")\b", " ", rest, flags=re.I))
+    words = _BACK_FILLER.sub(" ", _LATEST.sub(" ", _SEARCH_NOUN.sub(" ", words)))
+    about = " ".join(re.sub(r"[^\w\s'-]", " ", words).split())
+    return Message(
+        kind="command", text=text, command="earlier", refs=[place] if place else [], about=about,
+        why="goes back to an earlier search",
+    )  # fmt: skip
 
 
 def _numbers(text: str) -> list[int]:
@@ -140,7 +178,7 @@ _FOCUS = re.compile(
 )
 # how an answer about a sub-topic begins ("Mostly about alignment and phrase tables")
 _ANSWER_PHRASING = re.compile(
-    r"^\W*(?:mostly|mainly|primarily|especially|particularly|above all)?\s*(?:about|on|in|regarding)\b|"
+    r"^\W*(?:mostly|mainly|primarily|especially|particularly|above all)?\s?(?:about|on|in|regarding)\b|"
     r"^\W*(?:mostly|mainly|primarily|especially|particularly)\b|^\W*i(?:'m| am)? (?:care|interested|focus)",
     re.I,
 )
@@ -176,6 +214,7 @@ class Message(BaseModel):
     entity: KGQuery | None = None  # entity
     command: Command | None = None
     refs: list[int] = Field(default_factory=list)  # explain / keep: the numbers of the results on screen
+    about: str = ""  # earlier: the words that name the earlier search ("the GloVe search")
     why: str = ""  # how the reading was reached, for traces and evaluation reports
 
 
@@ -216,8 +255,8 @@ _QUOTED = re.compile(r"[\"“”«»]")
 def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     """The request read as one for a field's literature ("what should I read on X", "surveys covering X",
     "I'm new to X - which papers are essential?"; ``pilot.topic``): only the topic is searched, the type words
-    choose the kind of paper. None when it is not phrased so, or names a paper by id, quotes or "it"."""
-    if parsed.anchor_kind in (*ID_KINDS, "current") or _QUOTED.search(text):
+    choose the kind of paper. None when it is not phrased so, or names a paper by id, quotes, "it" or its authors."""
+    if parsed.anchor_kind in (*ID_KINDS, "current", "described") or _QUOTED.search(text):
         return None
     req = read_topic(text)
     if req is None or not subject_of(req.topic):
@@ -248,6 +287,8 @@ def read(text: str, ctx: Context) -> Message:
         return Message(kind="command", text=text, command=command, why=f"command: {command}")
     if (about_results := _result_command(text, ctx)) is not None:
         return about_results
+    if (back := _earlier_search(text)) is not None:
+        return back
     q = ctx.question
     if q is not None and q.slot not in ("scope", "fallback"):
         idx = match_option(q, text)

@@ -242,7 +242,15 @@ def user_text_patterns(runtime):
 
     with mock.patch.object(re, "_compile", spy):
         asyncio.run(talk())
-    for name in ("pilot.intent", "pilot.kg.classify", "workflows.refine", "clarifier.policy", "pilot.session"):
+    for name in (
+        "pilot.intent",
+        "pilot.understand",
+        "pilot.topic",
+        "pilot.kg.classify",
+        "workflows.refine",
+        "clarifier.policy",
+        "pilot.session",
+    ):
         for value in vars(importlib.import_module(name)).values():
             if isinstance(value, re.Pattern):
                 seen.setdefault((value.pattern, value.flags), value)

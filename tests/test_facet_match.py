@@ -3,6 +3,8 @@ come from the embedding cache the second time."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -114,3 +116,54 @@ def test_a_facet_answer_adds_the_sentence_matching_step_to_sibling_search():
     assert node.op == "facet_match" and node.params["facet"] == "result"
     assert [e.source for e in faceted.inputs_of("top")] == ["facet"]
     assert {e.source for e in faceted.inputs_of("facet")} == {"score", "anchor"}
+
+
+def _field(n: int) -> list[Paper]:
+    topics = ["parsing", "tagging", "translation", "summarisation", "entity linking", "coreference"]
+    return [
+        Paper(
+            id=f"c{i}",
+            title=f"Learning {topics[i % 6]} from unlabelled text, part {i}",
+            abstract=(
+                f"{topics[i % 6].capitalize()} needs annotated data that are scarce. "
+                f"We train a conditional random field with {i + 2} word cluster features. "
+                f"Results improve by {i + 1}% over a supervised baseline."
+            ),
+        )
+        for i in range(n)
+    ]
+
+
+async def test_a_busy_machine_cannot_change_the_ranking(local_source, embedder):
+    """A recipe saved with a time budget (and a machine slowed down) ranks exactly as an idle one: every
+    candidate is still read sentence by sentence."""
+    items = as_ranked(_field(12))
+    inputs = {"in": items, "anchor": [ANCHOR]}
+    idle = RunContext(source=local_source, embedder=embedder)
+    fast = await run_op(idle, "facet_match", {"facet": "method"}, **inputs)
+
+    class Busy:
+        def encode(self, *a, **k):
+            time.sleep(0.3)
+            return embedder.model.encode(*a, **k)
+
+    slow_embedder = Embedder()
+    slow_embedder._model = Busy()
+    busy = RunContext(source=local_source, embedder=slow_embedder)
+    slow = await run_op(busy, "facet_match", {"facet": "method", "budget_s": 0.1}, **inputs)
+    assert ids(slow) == ids(fast)
+    assert [it.evidence.scores["facet_match"] for it in slow] == pytest.approx(
+        [it.evidence.scores["facet_match"] for it in fast]
+    )
+    assert all(it.evidence.snippet for it in slow) and not busy.notes
+
+
+async def test_the_sentence_cap_is_a_count_of_the_best_ranked_candidates(local_source, embedder):
+    field = _field(5)
+    ctx = RunContext(source=local_source, embedder=embedder)
+    out = await run_op(
+        ctx, "facet_match", {"max_sentences": 8, "alpha": 1.0}, **{"in": as_ranked(field), "anchor": [ANCHOR]}
+    )
+    # title + 3 sentences each: the first two candidates are read sentence by sentence, the rest as a whole
+    assert [bool(it.evidence.snippet) for it in out] == [True, True, False, False, False]
+    assert any("3 of 5 papers matched by their whole abstract" in n for n in ctx.notes)

@@ -269,6 +269,13 @@ def test_who_wrote_about_a_topic_or_with_someone_is_not_one_papers_authors(text)
         ),
         ("papers by chris manning with dan klein", "author_papers", dict(person="Chris Manning", coauthor="Dan Klein")),
         ("What did Dan Klein write?", "author_papers", dict(person="Dan Klein")),
+        # the words after "with"/"using" are a method when they name no one: a topic, not a co-author
+        ("papers by manning with neural networks", "author_papers", dict(person="Manning", topic="neural networks")),
+        (
+            "Papers by Christopher Manning using recursive neural networks since 2010",
+            "author_papers",
+            dict(person="Christopher Manning", topic="recursive neural networks", year_min=2010, coauthor=None),
+        ),
         # a venue's most cited paper: a ranking, not a topic called "most cited"
         ("most cited papers at ACL 2010", "most_cited", dict(venue="ACL", year_min=2010, topic=None, person=None)),
         ("What is the most cited paper at EMNLP?", "most_cited", dict(venue="EMNLP", topic=None, person=None)),

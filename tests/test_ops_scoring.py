@@ -149,3 +149,16 @@ async def test_candidates_from_a_remote_source_embed_only_the_best_by_the_other_
     local = RunContext(source=ctx.source, embedder=embedder, settings=Settings(_env_file=None, embed_at_most=6))
     stored = await run_op(local, "score", params, **{"in": refs})
     assert len({it.evidence.scores["dense"] for it in stored}) > 6
+
+
+async def test_keep_top_reorders_only_the_tail(ctx):
+    """A second stage: the head of a ranked list stays as it is, the rest is re-ranked by the new formula."""
+    _, _, cands = await _neighbourhood(ctx)
+    first = await run_op(ctx, "score", {"features": {"citations": -1.0}}, **{"in": cands})  # least cited first
+    second = await run_op(ctx, "score", {"features": {"citations": 1.0}, "keep_top": 3}, **{"in": first})
+    assert ids(second)[:3] == ids(first)[:3]
+    assert [it.score for it in second] == sorted((it.score for it in second), reverse=True)  # still descending
+    tail = [it.evidence.scores["citations"] for it in second[3:]]
+    assert tail == sorted(tail, reverse=True) and tail != [it.evidence.scores["citations"] for it in first[3:]]
+    whole = await run_op(ctx, "score", {"features": {"citations": 1.0}}, **{"in": first})
+    assert ids(whole)[:3] != ids(first)[:3]  # without keep_top the head moves too

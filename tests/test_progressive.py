@@ -120,7 +120,7 @@ async def test_previews_leave_the_model_to_the_run_when_the_source_ships_embeddi
     wf = template("sibling", anchor, Intent(facet="method"))
     for node in wf.nodes:
         if node.op == "facet_match":
-            node.params["budget_s"] = 300  # all of its sentences, however busy the machine
+            node.params["max_sentences"] = 100_000  # all of its sentences
     progressive_model = Counting(local_source.embedder)
     rt = Runtime.for_source(src, settings, embedder=progressive_model)
     updates: list = []

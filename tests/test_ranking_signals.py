@@ -78,7 +78,7 @@ def test_pool_workflow_replaces_candidate_gathering_and_lifts_every_cut_off():
     assert pw.node(POOL_NODE).params["ids"] == sorted(pool)  # the pool's own order carries no signal
     assert not pw.has_node("merge") and not pw.has_node("search_dense") and not pw.has_node("search_kw")
     assert pw.node("top").params["k"] == 120 and pw.node("facet").params["top_n"] == 120
-    assert pw.node("facet").params["budget_s"] >= 300  # an evaluation waits rather than approximating
+    assert pw.node("facet").params["max_sentences"] >= 10_000  # every pool paper sentence by sentence
     assert wf.has_node("merge") and wf.node("top").params["k"] == 20  # the session's workflow is untouched
     generic = pool_workflow(generic_workflow(PARSER, "similar papers"), pool)
     assert generic is not None and generic.node("rerank").params["top_n"] == 120
@@ -175,3 +175,28 @@ async def test_benchmark_prefers_the_resource_made_for_the_anchors_problem(embed
     )
     assert ids(out) == ["c", "g", "s"]
     assert "matches the anchor sentence by sentence" in " ".join(why(wf, out[0]))
+
+
+async def test_predecessor_feedback_lifts_what_is_cited_alongside_the_best_candidates(local_source, embedder, by_id):
+    """The anchor's reference list hidden (a draft): papers that later work cites together with the best-ranked
+    candidates move up below them, the head of the list stays, and each says why."""
+    anchor = PARSER
+    truth = set(by_id[anchor]["references"]) & set(by_id)
+    src = HiddenEdgesSource(local_source, anchor, "anchor_outgoing")
+    ctx = RunContext(source=src, embedder=embedder)
+    wf = template("predecessor", anchor, Intent(direction="predecessor", k=200))
+    assert wf.node("rescore").params["keep_top"] == wf.node("best").params["k"]
+    result = await execute(wf, ctx)
+    assert result.errors == {}
+    before, after = result.values["score"], result.values["rescore"]
+    head = wf.node("best").params["k"]
+    assert ids(after)[:head] == ids(before)[:head]
+
+    def found(ranked: list[RankedPaper], k: int = 50) -> int:
+        return len(set(ids(ranked)[:k]) & truth)
+
+    assert found(after) >= found(before)
+    lifted = [it for it in after[head:50] if it.paper.id not in set(ids(before)[:50])]
+    assert lifted and all(it.evidence.scores.get("feedback.cocitation", 0) > 0 for it in lifted)
+    said = [p for it in lifted for p in why(wf, it)]
+    assert any("co-cited with the 10 best-ranked candidates" in p for p in said)

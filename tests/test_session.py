@@ -355,3 +355,48 @@ async def test_two_names_compared_search_the_papers_about_both(runtime):
     s = Session(runtime)
     await s.user_says("Compare BLEU and ROUGE")
     assert s.anchor is None and s.intent.topic == "BLEU and ROUGE"
+
+
+async def test_going_back_to_an_earlier_search_brings_its_results_back_as_they_were(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("back to the previous search")  # nothing to go back to yet: said plainly
+    assert "no earlier search" in reply.message and reply.error is None
+    await s.user_says(f"Who has built on {BLEU}?")
+    first = await s.search_now()
+    await s.user_says("Only papers published at EACL.")  # the first search gets a second workflow version
+    first_ids, first_versions = [r.paper.id for r in s.results], len(s.versions)
+    assert first_ids
+    await s.user_says("papers similar to statistical phrase-based translation")
+    second = await s.search_now()
+    second_ids = [r.paper.id for r in second.results]
+    assert second_ids and second_ids != first_ids and s.intent.topic
+
+    reply = await s.user_says("go back to the first search")
+    assert [r.paper.id for r in reply.results] == first_ids and reply.workflow is not None
+    assert s.anchor is not None and s.anchor.id == BLEU and len(s.versions) == first_versions
+    assert "search #1" in reply.message and first.error is None
+    # the words of a search name it too; the search that was on screen is kept to come back to
+    reply = await s.user_says("back to my phrase-based translation results")
+    assert [r.paper.id for r in reply.results] == second_ids and s.anchor is None
+    reply = await s.user_says("return to the search about cooking recipes")
+    assert "Which earlier search?" in reply.message and [r.paper.id for r in reply.results] == second_ids
+    # refining after going back changes that search only; the clear button forgets the earlier searches
+    await s.user_says("go back to the first search")
+    await s.user_says("only after 2005")
+    assert s.anchor.id == BLEU and all((r.paper.year or 0) > 2005 for r in s.results)
+    s.reset()
+    reply = await s.user_says("back to the previous search")
+    assert "no earlier search" in reply.message and not reply.results
+
+
+async def test_a_paper_described_by_its_topic_and_authors_is_found_by_them(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("What came after the paper on evaluation of translation by Papineni and Roukos?")
+    picked = s.anchor.id if s.anchor is not None else None
+    offered = [o.sets.get("anchor_id") for o in reply.question.options] if reply.question else []
+    assert BLEU in (picked, *offered[:1]) and s.intent.direction == "successor"
+    # by someone who never wrote on it: said, and the topic offered instead of a wrong paper
+    s = Session(runtime)
+    reply = await s.user_says("papers like the one on cooking recipes by Papineni")
+    assert s.anchor is None and "No paper on “cooking recipes” by Papineni" in reply.message
+    assert reply.question is not None and reply.question.slot == "fallback"

@@ -278,3 +278,51 @@ def test_its_is_the_paper_being_searched_and_n_more_is_the_list_size():
     assert read("what about its predecessors?", RESULTS).target == "current"
     more = read("show me 5 more", RESULTS)
     assert more.kind == "refine" and more.feedback.extra == 5
+
+
+@pytest.mark.parametrize(
+    "text, anchor, direction, focus",
+    [
+        ("papers like GloVe but for sentences", "GloVe", "sibling", ["sentences"]),
+        ("papers like BERT for biomedical text", "BERT", "sibling", ["biomedical", "text"]),
+        ("I need papers that cite Moses and use it for low-resource translation", "Moses", "successor",
+         ["low-resource", "translation"]),
+        ("what came after TextRank, but only for keyword extraction?", "TextRank", "successor",
+         ["keyword", "extraction"]),
+        ("papers using FrameNet in the context of question answering", "FrameNet", None, ["question", "answering"]),
+        # a title keeps its own words ("for", "applied to"): only what follows the title is a focus
+        ("papers similar to Deep Residual Learning for Image Recognition",
+         "Deep Residual Learning for Image Recognition", "sibling", []),
+        ('papers similar to "Deep Residual Learning for Image Recognition" for medical images',
+         "Deep Residual Learning for Image Recognition", "sibling", ["medical", "images"]),
+    ],
+)  # fmt: skip
+def test_a_named_paper_with_a_focus_is_the_paper_and_the_focus_is_a_preference(text, anchor, direction, focus):
+    msg = read(text, Context())
+    assert msg.kind == "new_search" and msg.request is not None
+    assert msg.request.anchor_query == anchor and msg.request.intent.direction == direction
+    assert msg.request.intent.topic_terms == focus
+
+
+@pytest.mark.parametrize(
+    "text, kind, anchor, authors",
+    [
+        ("papers similar to the one on sentence compression by Knight and Marcu", "described", "sentence compression",
+         ["Knight", "Marcu"]),
+        ("what came before the parsing paper by Collins?", "described", "parsing", ["Collins"]),
+        ("papers like Manning and Klein's parsing paper", "described", "parsing", ["Manning", "Klein"]),
+        ("papers citing the work on translation by Brown, Della Pietra and Mercer", "described", "translation",
+         ["Brown", "Pietra", "Mercer"]),
+        # a title or a name followed by its authors is that title or name
+        ("papers similar to Attention Is All You Need by Vaswani et al.", "title", "Attention Is All You Need", []),
+    ],
+)  # fmt: skip
+def test_a_paper_described_by_its_topic_and_authors_is_a_paper_not_a_topic(text, kind, anchor, authors):
+    msg = read(text, Context())
+    assert msg.kind == "new_search" and msg.target == "paper" and msg.request is not None
+    assert (msg.request.anchor_kind, msg.request.anchor_query, msg.request.authors) == (kind, anchor, authors)
+
+
+def test_papers_on_a_topic_by_someone_without_a_direction_stay_a_question_about_the_person():
+    msg = read("papers on sentence compression by Kevin Knight", Context())
+    assert msg.kind == "entity" and msg.entity is not None and msg.entity.person == "Kevin Knight"

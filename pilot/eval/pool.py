@@ -182,8 +182,8 @@ def pool_workflow(wf: Workflow, pool: Sequence[str]) -> Workflow | None:
         bound = _bound(node.op, param)
         if bound is not None:
             node.params[param] = int(min(bound, max(int(node.params.get(param, 0)), len(pool))))
-        # a time budget would make the ranking depend on the machine's load: an evaluation waits instead
-        bound = _bound(node.op, "budget_s")
+        # every pool paper is read sentence by sentence, not just the first ones
+        bound = _bound(node.op, "max_sentences")
         if bound is not None:
-            node.params["budget_s"] = bound
+            node.params["max_sentences"] = int(bound)
     return wf

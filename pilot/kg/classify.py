@@ -484,6 +484,12 @@ _NOT_NAMES = re.compile(
     r"^(?:What|Who|Which|Where|When|How|Tell|Show|List|Find|Give|Papers?|The|This|That|Researchers?|Please|"
     r"Does|Did|Is|Are|Most|Top|Any|All|Some)\b"
 )
+# Lower-case words that are never a person ("papers by the team at ..."), unlike _NOT_NAMES, which are the
+# capitalised question words a name pattern can grab at the start of a sentence.
+_NOT_A_NAME = frozenset(
+    "the a an this that these those them they he she it people researchers someone anyone others other authors "
+    "team group lab labs company companies google microsoft university students experts you we i".split()
+)
 _ZH_STOP = (
     "合作",
     "一下",
@@ -531,11 +537,22 @@ def extract_person(text: str) -> str | None:
     return None
 
 
+# What may follow a person's name: a place or period ("... at ACL", "... since 2015"); after the author of
+# "papers by X" also a co-author or a topic ("... with Y", "... about parsing", "... using attention").
+_AFTER_A_NAME = "on|at|in|since|before|after|between|during"
+_AFTER_AN_AUTHOR = f"{_AFTER_A_NAME}|from|with|using|about"
+
+
+def _name_ends(words: str) -> str:
+    return rf"(?=\s*$|\s*[?.!,]|\s+(?i:{words})\b)"
+
+
 # A surname alone is a person only where the verb leaves no doubt: "What did Mikolov publish in 2013?",
 # "papers by Manning", "Hinton's papers" (a capitalised word alone is otherwise a topic or a system)
 _SURNAME_PATTERNS = [
     rf"(?i:did|does|has|have)\s+(?P<n>{_NAME_WORD})\s+(?i:publish|write|author|co-?author|written|published)\b",
-    rf"(?i:papers?|publications?|articles?)\s+(?i:written\s+|authored\s+)?(?i:by)\s+(?P<n>{_NAME_WORD})(?=\s*(?:$|[?.,!]|\s+(?i:at|in|on|from|since|before|after|between|about)\b))",
+    rf"(?i:papers?|publications?|articles?)\s+(?i:written\s+|authored\s+)?(?i:by)\s+(?P<n>{_NAME_WORD})"
+    + _name_ends(_AFTER_AN_AUTHOR),
     rf"(?<![{_NAME_CHARS}])(?P<n>{_NAME_WORD})['’]s\s+(?i:papers?|publications?|articles?|work)\b",
 ]
 
@@ -607,6 +624,19 @@ def extract_topic(text: str) -> str | None:
     return None
 
 
+# "papers by X with neural networks" / "... using attention": the method as the topic, in lower case, since a
+# capitalised word after "with" is a co-author.
+_WITH_TOPIC = re.compile(r"\b(?:with|using|that use|which use)\s+(?P<t>[a-z][\w\- ]+)")
+
+
+def _topic_after_with(text: str) -> str | None:
+    m = _WITH_TOPIC.search(text)
+    if m is None:
+        return None
+    topic = _TOPIC_END.split(m.group("t"), maxsplit=1)[0].strip()
+    return topic if topic and topic.split()[0] not in _NOT_A_NAME else None
+
+
 _LEADING_REQUEST = re.compile(
     r"^(?:please\s+)?(?:list|show(?:\s+me)?|find|give\s+me|get|search(?:\s+for)?|i\s+want|i'd\s+like(?:\s+to\s+see)?|"
     r"what\s+are(?:\s+the)?|what(?:'s|\s+is|\s+was)(?:\s+the)?|which(?:\s+are|\s+is)?)\s+(?:the\s+|some\s+|all\s+)?",
@@ -653,28 +683,25 @@ def extract_paper_ref(text: str) -> str | None:
 
 # People typed in lower case where only a person can stand ("papers by manning", "what did chris manning and
 # dan klein write together?"): the names are capitalised and the question read again.
-_LOWER_WORD = r"(?!(?:on|at|in|from|since|before|after|with|about|between|during|and|or|for|of)\b)[a-z][a-z'\-]+"
+_LOWER_WORD = rf"(?!(?:{_AFTER_AN_AUTHOR}|and|or|for|of)\b)[a-z][a-z'\-]+"
 _LOWER_NAMES = rf"{_LOWER_WORD}(?:\s+{_LOWER_WORD}){{0,2}}(?:\s+and\s+{_LOWER_WORD}(?:\s+{_LOWER_WORD}){{0,2}})?"
+
+
 _LOWER_PERSON = (
     re.compile(rf"\b(?:papers?|work|works|articles?|publications?)\s+(?:written\s+|authored\s+)?by\s+(?P<n>{_LOWER_NAMES})"
-               r"(?=\s*$|\s*[?.!,]|\s+(?:on|at|in|from|since|before|after|with|about|between|during)\b)"),
+               + _name_ends(_AFTER_AN_AUTHOR)),
     re.compile(rf"\bwhat\s+(?:did|has|have|does|do)\s+(?P<n>{_LOWER_NAMES})\s+"
                r"(?:publish|published|write|written|work(?:ed)?\s+on|co-?author)"),
 )  # fmt: skip
-_NOT_A_NAME = frozenset(
-    "the a an this that these those them they he she it people researchers someone anyone others other authors "
-    "team group lab labs company companies google microsoft university students experts you we i".split()
-)
 
 
-_LOWER_COAUTHOR = re.compile(
-    rf"\b(?:with|and)\s+(?P<n>{_LOWER_NAMES})(?=\s*$|\s*[?.!,]|\s+(?:on|at|in|since|before|after|between|during)\b)"
-)
+_LOWER_COAUTHOR = re.compile(rf"\b(?:with|and)\s+(?P<n>{_LOWER_NAMES})" + _name_ends(_AFTER_A_NAME))
 
 
-def _capitalised_people(text: str) -> str | None:
-    """``text`` with a person typed in lower case capitalised (and a co-author after "with"), or None when it
-    names none that way."""
+def _capitalised_people(text: str) -> list[str]:
+    """``text`` with a person typed in lower case capitalised: first with a co-author after "with" capitalised
+    too, then without (the words after "with" may be a topic: "papers by manning with neural networks");
+    empty when it names nobody that way."""
 
     def capitalise(text: str, m: re.Match) -> str | None:
         names = m.group("n")
@@ -685,10 +712,10 @@ def _capitalised_people(text: str) -> str | None:
 
     for rx in _LOWER_PERSON:
         if (m := rx.search(text)) is not None and (fixed := capitalise(text, m)) is not None:
-            if (other := _LOWER_COAUTHOR.search(fixed)) is not None:
-                fixed = capitalise(fixed, other) or fixed
-            return fixed
-    return None
+            other = _LOWER_COAUTHOR.search(fixed)
+            both = capitalise(fixed, other) if other is not None else None
+            return [both, fixed] if both else [fixed]
+    return []
 
 
 def parse(text: str) -> KGQuery | None:
@@ -700,9 +727,10 @@ def parse(text: str) -> KGQuery | None:
         return KGQuery(shape="paper_authors", paper=paper)
     query = _parse(text)
     if query is None or query.person is None:
-        capitalised = _capitalised_people(text)
-        if capitalised is not None and (named := _parse(capitalised)) is not None and named.person:
-            return named
+        readings = [q for q in map(_parse, _capitalised_people(text)) if q is not None and q.person]
+        # the co-author reading only when it found a second person; otherwise the words after "with" are a topic
+        if readings:
+            return next((q for q in readings if q.coauthor), readings[-1])
     return query
 
 
@@ -722,6 +750,8 @@ def _parse(text: str) -> KGQuery | None:
     topic = extract_topic(rest_no_org)
     if topic is None and person is None:
         topic = _topic_before_papers(rest_no_org)
+    if topic is None and person is not None:
+        topic = _topic_after_with(rest_no_org)
     if topic and person and (person.lower() in topic.lower() or topic.lower() in person.lower()):
         topic = None  # "information about Mark Johnson": the person, not a topic
     if topic and venue and topic.strip().lower() == venue.lower():

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from pilot.models import Paper, RankedPaper
 from pilot.vocab import Facet
@@ -121,13 +120,22 @@ class FacetMatchParams(OperatorParams):
     )
     alpha: float = Field(0.5, ge=0.0, le=1.0, description="weight of the upstream score vs the sentence similarity")
     top_n: int = Field(100, ge=1, le=1000, description="match this many from the top; the rest keep their order below")
-    budget_s: float = Field(
-        8.0,
-        ge=0.1,
-        le=300.0,
-        description="seconds of sentence embedding at most; candidates it did not reach are matched by their "
-        "whole-abstract vector instead",
+    max_sentences: int = Field(
+        800,
+        ge=1,
+        le=100_000,
+        description="candidate sentences embedded at most, best-ranked candidates first; the candidates past "
+        "it are matched by their whole-abstract vector instead",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_time_budget(cls, data: Any) -> Any:
+        # recipes saved before the count existed carry a time budget, which made the ranking depend on the
+        # machine's load; the count replaces it
+        if isinstance(data, dict) and "budget_s" in data:
+            data = {k: v for k, v in data.items() if k != "budget_s"}
+        return data
 
 
 @dataclass(kw_only=True)
@@ -179,21 +187,20 @@ class FacetMatchOp(Operator[FacetMatchParams, FacetMatchInputs]):
     def _candidate_vectors(
         ctx: RunContext, params: FacetMatchParams, head: list[RankedPaper], c_sents: list[list[str]], dim: int
     ) -> list[np.ndarray]:
-        """Sentence vectors per candidate, best-ranked first, in batches until ``budget_s`` is spent (cached
-        sentences cost nothing); a candidate the budget did not reach counts as one sentence, its abstract."""
+        """Sentence vectors per candidate, best-ranked first, while their sentences fit in ``max_sentences``;
+        a candidate past it counts as one sentence, its abstract. The cut is by count, never by time, so a
+        busy machine cannot change the ranking (only how long it takes)."""
         out: list[np.ndarray] = [np.zeros((0, dim), dtype=np.float32)] * len(head)
-        reached = 0
-        start, batch = time.perf_counter(), 8
-        for lo in range(0, len(head), batch):
-            if time.perf_counter() - start > params.budget_s:
-                break
-            idx = range(lo, min(lo + batch, len(head)))
+        sizes = np.cumsum([len(s) for s in c_sents])
+        reached = int(np.searchsorted(sizes, params.max_sentences, side="right"))
+        reached = max(reached, 1)  # the best candidate is always read sentence by sentence
+        for lo in range(0, reached, 8):
+            idx = range(lo, min(lo + 8, reached))
             vecs = encode(ctx.embedder, [s for i in idx for s in c_sents[i]])
             pos = 0
             for i in idx:
                 out[i] = vecs[pos : pos + len(c_sents[i])]
                 pos += len(c_sents[i])
-            reached = idx.stop
         late = list(range(reached, len(head)))
         whole = paper_vectors(ctx, [head[i].paper for i in late]) if late else None
         if late:
@@ -201,7 +208,7 @@ class FacetMatchOp(Operator[FacetMatchParams, FacetMatchInputs]):
                 if whole is not None:
                     out[i] = whole[j : j + 1]
             ctx.notes.append(
-                f"{len(late)} of {len(head)} papers matched by their whole abstract: sentence embedding "
-                f"reached its {params.budget_s:g} s budget"
+                f"{len(late)} of {len(head)} papers matched by their whole abstract: their sentences are past "
+                f"the first {params.max_sentences}"
             )
         return out

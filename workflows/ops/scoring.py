@@ -82,6 +82,13 @@ class ScoreParams(OperatorParams):
     max_lookups: int = Field(
         50, ge=0, le=2000, description="at most this many source calls for unknown reference lists"
     )
+    keep_top: int = Field(
+        0,
+        ge=0,
+        le=1000,
+        description="the first this many papers keep their order and stay on top; only the rest are re-ranked "
+        "(a second stage that lets a recall signal reorder the tail without touching the head)",
+    )
 
     @field_validator("features")
     @classmethod
@@ -331,11 +338,16 @@ class ScoreOp(Operator[ScoreParams, ScoreInputs]):
         text = " ".join(x for x in (params.text, inputs.text or "", " ".join(inputs.keywords or [])) if x).strip()
         raw = await compute_features(ctx, params, items, anchors, text)
         total = _total(params, raw, len(items))
-        order = sorted(range(len(items)), key=lambda i: -float(total[i]))  # stable: ties keep the input order
+        head = min(params.keep_top, len(items))
+        # stable: ties keep the input order
+        order = [*range(head), *sorted(range(head, len(items)), key=lambda i: -float(total[i]))]
+        shown = [float(total[i]) for i in order]
+        for j in range(head - 1, -1, -1):  # a kept paper scores at least what ranks below it: scores still descend
+            shown[j] = max(shown[j], shown[j + 1]) if j + 1 < len(shown) else shown[j]
         out = []
-        for i in order:
+        for i, value in zip(order, shown, strict=True):
             ev = items[i].evidence.model_copy(deep=True)
             # ev:<name> features are already in the evidence under <name>
             ev.scores.update({name: round(float(raw[name][i]), 4) for name in raw if not name.startswith(EV_PREFIX)})
-            out.append(items[i].model_copy(update={"score": round(float(total[i]), 6), "evidence": ev}))
+            out.append(items[i].model_copy(update={"score": round(value, 6), "evidence": ev}))
         return out
