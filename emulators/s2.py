@@ -4,6 +4,9 @@ Endpoints (the ones pilot calls, plus their neighbours in the recorded fixtures)
 
     GET  /graph/v1/paper/search              relevance search: query, offset, limit <= 100, offset+limit <= 1000,
                                               year, publicationDateOrYear, venue, fieldsOfStudy, minCitationCount
+    GET  /graph/v1/paper/search/bulk         boolean match (pilot.sources.boolean), unranked: up to 1,000 per
+                                              answer + a continuation ``token`` (null on the last page), sort=
+                                              paperId | publicationDate | citationCount [:asc|:desc], same filters
     GET  /graph/v1/paper/search/match        the one closest title (404 "Title match not found")
     POST /graph/v1/paper/batch               {"ids": [...]} <= 500 ids, nested references/citations, <= 9999
                                               citations and <= 10 MB per answer; unknown ids answer null
@@ -32,6 +35,7 @@ for its shapes, limits and costs, not its relevance.
 from __future__ import annotations
 
 import asyncio
+import base64
 import difflib
 import hashlib
 import json
@@ -41,10 +45,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from aiohttp import web
 
 from emulators.server import Emulator, json_error, retry_after
 from pilot.models import Paper, SearchFilters
+from pilot.sources.boolean import ExpressionError, candidates, exact_from_index, matcher, parse
 from pilot.text import normalize_title
 
 GRAPH = "/graph/v1"
@@ -54,6 +60,8 @@ AUTHOR_URL = "https://www.semanticscholar.org/author/{id}"
 SYNTHETIC_CORPUS_ID = 1_000_000_000  # + store row, for papers whose CorpusId the corpus does not know
 
 SEARCH_PAGE = 100
+BULK_PAGE = 1000
+BULK_SORTS = ("paperId", "publicationDate", "citationCount")
 SEARCH_CAP = 1000
 GRAPH_PAGE = 1000
 BATCH_IDS = 500
@@ -397,6 +405,82 @@ class S2Emulator(Emulator):
         chunk, extra = _page(rows, offset, limit)
         return self._json({"total": len(rows), "offset": offset, **extra, "data": self._papers_json(chunk, fields)})
 
+    def _bulk_rows(self, query: str, filters: SearchFilters, venues: list[str], sort: str) -> list[int]:
+        """Every paper matching the boolean ``query`` (all papers without one) and the filters, in ``sort``
+        order. The word index answers the terms, as the service's would; texts are read only for phrases."""
+        rows = list(range(len(self.store)))
+        if query:
+            found = candidates(query, self._rows_with, set(rows))
+            rows = sorted(found)
+        papers = self.store.papers(rows)
+        test = matcher(query) if query and not exact_from_index(query) else None
+        wanted = [v.lower() for v in venues]
+        keep = []
+        for r, p in zip(rows, papers, strict=True):
+            served = p.model_copy(update={"citation_count": self._paper_value("citationCount", r, p, None, None)})
+            if test is not None and not test(p.text):
+                continue
+            if filters.accepts(served) and (len(wanted) < 2 or any(w in (p.venue or "").lower() for w in wanted)):
+                keep.append((r, served))
+        key, _, order = sort.partition(":")
+        value = {
+            "paperId": lambda rp: self.pids[rp[0]],
+            "publicationDate": lambda rp: rp[1].year or 0,
+            "citationCount": lambda rp: rp[1].citation_count or 0,
+        }[key]
+        keep.sort(key=lambda rp: (value(rp), self.pids[rp[0]]), reverse=order == "desc")
+        return [r for r, _ in keep]
+
+    def _rows_with(self, word: str) -> set[int]:
+        return {int(r) for r in np.flatnonzero(self.store.lexical_scores(word) > 0)}
+
+    @staticmethod
+    def _bulk_token(key: str, offset: int) -> str:
+        digest = hashlib.sha1(key.encode()).hexdigest()[:16]
+        return base64.b32encode(f"{offset}:{digest}".encode()).decode().rstrip("=")
+
+    def _bulk_offset(self, key: str, token: str | None) -> int:
+        if not token:
+            return 0
+        try:
+            offset, digest = base64.b32decode(token + "=" * (-len(token) % 8)).decode().split(":")
+        except (ValueError, UnicodeDecodeError):
+            raise FieldError("Invalid token") from None
+        if not offset.isdigit() or self._bulk_token(key, int(offset)) != token:
+            raise FieldError("Invalid token")
+        return int(offset)
+
+    async def bulk(self, request: web.Request) -> web.Response:
+        """Matches of a boolean query, unranked, 1,000 per answer; ``token`` continues where the last ended."""
+        try:
+            fields = self._paper_fields(request)
+            bad = [f for f in fields.top if f in ("citations", "references", "embedding", "tldr")]
+            if bad:
+                raise FieldError(f"Unrecognized or unsupported fields: {bad}")
+            query = " ".join((request.query.get("query") or "").split())
+            sort = request.query.get("sort") or "paperId"
+            key_name, _, order = sort.partition(":")
+            if key_name not in BULK_SORTS or order not in ("", "asc", "desc"):
+                raise FieldError(f"Unacceptable sort: {sort!r}; sort by one of {', '.join(BULK_SORTS)} [:asc|:desc]")
+            sort = f"{key_name}:{order or 'asc'}"
+            if query:
+                parse(query)
+            filters, venues, possible = self._filters(request)
+            key = json.dumps([query, sort, filters.model_dump(), venues])
+            offset = self._bulk_offset(key, request.query.get("token"))
+        except (FieldError, ExpressionError) as exc:
+            return json_error(400, str(exc))
+        rows = await asyncio.to_thread(self._bulk_rows, query, filters, venues, sort) if possible else []
+        chunk = rows[offset : offset + BULK_PAGE]
+        more = offset + BULK_PAGE < len(rows)
+        return self._json(
+            {
+                "total": len(rows),
+                "token": self._bulk_token(key, offset + BULK_PAGE) if more else None,
+                "data": self._papers_json(chunk, fields),
+            }
+        )
+
     async def match(self, request: web.Request) -> web.Response:
         try:
             fields = self._paper_fields(request)
@@ -615,6 +699,7 @@ class S2Emulator(Emulator):
     def routes(self, app: web.Application) -> None:
         r = app.router
         r.add_get(f"{GRAPH}/paper/search", self.search)
+        r.add_get(f"{GRAPH}/paper/search/bulk", self.bulk)
         r.add_get(f"{GRAPH}/paper/search/match", self.match)
         r.add_post(f"{GRAPH}/paper/batch", self.batch)
         r.add_get(f"{GRAPH}/paper/{{paper_id:.+}}/{{kind:references|citations}}", self.edges)

@@ -132,6 +132,12 @@ class SearchFilters(_Model):
     venue: str | None = Field(None, description="case-insensitive substring of the venue name")
     min_citations: int | None = None
     fields_of_study: list[str] = Field(default_factory=list)
+    deep_match: str | None = Field(
+        None,
+        description="what a match is, for sources whose results past the first page come unranked (Semantic "
+        "Scholar's bulk search): a boolean expression in its syntax (pilot.sources.boolean); ranking sources "
+        "ignore it",
+    )
 
     def accepts(self, paper: Paper) -> bool:
         if self.year_min is not None and (paper.year is None or paper.year < self.year_min):

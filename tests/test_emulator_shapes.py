@@ -213,6 +213,10 @@ def _cases(ids: dict[str, str]) -> list[tuple[str, str, str, dict, Any, tuple[st
         ("test_search_paper_venue.yaml", "GET", f"{g}/paper/search", {**q, "venue": "Empirical Methods"}, None, None),
         ("test_search_paper_fields_of_study.yaml", "GET", search, {**q, "fieldsOfStudy": "Computer Science"}, None,
          None),
+        ("test_search_paper_bulk_retrieval.yaml", "GET", f"{g}/paper/search/bulk", {"query": "parsing | tagging"},
+         None, ("/paper/search/bulk", "get")),
+        ("test_search_paper_bulk_retrieval_sorted_results_desc.yaml", "GET", f"{g}/paper/search/bulk",
+         {"query": "parsing"}, None, ("/paper/search/bulk", "get")),
         ("test_search_paper_match_title.yaml", "GET", f"{g}/paper/search/match", {"query": ids["title"]}, None,
          ("/paper/search/match", "get")),
         ("test_empty_paginated_results.yaml", "GET", f"{g}/paper/search", {}, None, None),
@@ -290,6 +294,39 @@ def test_documented_limits_are_enforced(emulator):
         assert bad.status_code == 400 and "creditCardNumber" in bad.json()["error"]
         page = c.get("/graph/v1/paper/search", params={"query": "parsing", "limit": 10}).json()
         assert page["offset"] == 0 and page["next"] == 10 and len(page["data"]) == 10
+
+
+def test_bulk_search_pages_by_token_and_matches_the_boolean_query(local_source, monkeypatch):
+    """/paper/search/bulk: every answer holds what matches the query (terms AND-ed, | or, - not, phrases),
+    at most a page (1,000; 7 here) per answer, a token to continue and none after the last page."""
+    from emulators import s2
+    from pilot.sources.boolean import matcher
+
+    monkeypatch.setattr(s2, "BULK_PAGE", 7)
+    query = '(parsing | tagging) + -"dependency parsing"'
+    test = matcher(query)
+    with Running(S2Emulator(local_source)) as running, httpx.Client(base_url=running.url, timeout=60) as c:
+        bulk = "/graph/v1/paper/search/bulk"
+        params = {"query": query, "fields": "title,abstract,citationCount", "sort": "citationCount:desc"}
+        first = c.get(bulk, params=params).json()
+        assert first["total"] > 14 and len(first["data"]) == 7 and first["token"]
+        seen, token, pages = [], None, 0
+        while True:
+            page = c.get(bulk, params={**params, **({"token": token} if token else {})}).json()
+            seen += page["data"]
+            pages += 1
+            token = page["token"]
+            if token is None:
+                break
+        assert len(seen) == first["total"] and pages == -(-first["total"] // 7)
+        assert len({p["paperId"] for p in seen}) == len(seen)  # no paper twice across pages
+        assert all(test(f"{p['title']}. {p.get('abstract') or ''}") for p in seen)
+        counts = [p["citationCount"] for p in seen]
+        assert counts == sorted(counts, reverse=True)
+        assert not any("dependency parsing" in f"{p['title']} {p.get('abstract') or ''}".lower() for p in seen)
+        for bad in ({"token": "NOTATOKEN"}, {"sort": "relevance"}, {"query": "(parsing"}, {"fields": "references"}):
+            r = c.get(bulk, params={**params, **bad})
+            assert r.status_code == 400 and r.json()["error"], bad
 
 
 def test_nested_citations_over_the_cap_are_refused(local_source, monkeypatch):

@@ -19,6 +19,7 @@ from pydantic import SecretStr
 
 from emulators.s2 import S2Emulator
 from emulators.server import Limits, RateSpec, Running
+from pilot.models import SearchFilters
 from pilot.runtime import Runtime
 from pilot.session import Session
 from pilot.settings import Settings
@@ -378,3 +379,28 @@ async def test_the_questions_options_come_from_the_anchors_recommendations_in_on
     sent = {k: v - before.get(k, 0) for k, v in stats(emulator)["requests"].items() if v != before.get(k, 0)}
     assert sent == {"GET /graph/v1/paper/{paper_id}": 1, "GET /recommendations/v1/papers/forpaper/{paper_id}": 1}
     await rt.source.aclose()
+
+
+async def test_a_search_wanting_many_results_takes_its_deep_ones_from_one_bulk_request(emulator, tmp_path):
+    """A per-keyword search for more than a page a keyword: the relevance search's first page (its best), then
+    every other match of "any of the step's words and the keyword" from one bulk request (up to 1,000) — not
+    page after page (pages of 20 here, 100 on the service). What the bulk answer adds matches that expression."""
+    from pilot.sources.boolean import matcher
+    from tests.ops_helpers import run_op
+    from workflows.operator import RunContext
+
+    src = SemanticScholarSource(s2_settings(emulator, tmp_path), page_size=20)
+    try:
+        ctx = RunContext(source=src)
+        params = {"query": "corpus treebank annotation", "limit": 100, "per_keyword": True}
+        with budget_scope(20):
+            out = await run_op(ctx, "keyword_search", params, keywords=["parsing", "tagging"])
+        seen = stats(emulator)["requests"]
+        assert seen.get("GET /graph/v1/paper/search") == 2  # one first page per keyword
+        assert seen.get("GET /graph/v1/paper/search/bulk") == 2  # the rest of each keyword's matches
+        assert len(out) > 60  # far more than two first pages of 20
+        expr = "(corpus | treebank | annotation) + parsing"
+        found = await src.search_papers("corpus treebank annotation parsing", SearchFilters(deep_match=expr), 100)
+        assert len(found) > 20 and all(matcher(expr)(h.paper.text) for h in found[20:])
+    finally:
+        await src.aclose()

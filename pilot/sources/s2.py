@@ -26,7 +26,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
 
 import httpx
 import numpy as np
@@ -240,6 +240,8 @@ def _describe(url: str, params: str, payload: dict | None) -> str:
     """What a request would have fetched, in words, for the turn's list of skipped work."""
     path = urlsplit(url).path
     query = dict(parse_qsl(params))
+    if path.endswith("/paper/search/bulk"):
+        return f"bulk search “{query.get('query', '')[:60]}” (up to 1,000 matches)"
     if path.endswith(("/paper/search", "/author/search")):
         page = int(query.get("offset") or 0) // max(1, int(query.get("limit") or SEARCH_PAGE)) + 1
         what = "paper" if "/paper/" in path else "author"
@@ -435,12 +437,42 @@ class SemanticScholarSource(Source):
             kwargs["fields_of_study"] = [quote_plus(x) for x in f.fields_of_study]
         # The package pastes the query into the URL unescaped; escape it so '&' or '#' stay text. Every mode is
         # a relevance search: the bulk endpoint returns its matches unranked, and S2 has no dense search.
+        deep = limit > self._page(limit) and bool(f.deep_match)
         results = await self._call(
             self._client.search_paper(quote_plus(text), fields=PAPER_FIELDS, limit=self._page(limit), **kwargs)
         )
-        papers = self._papers(await self._call(_take(results, limit)))
+        papers = self._papers(await self._call(_take(results, self._page(limit) if deep else limit)))
+        if deep and len(papers) == self._page(limit):  # a short first page: the relevance search has no more
+            papers += await self._bulk(f, limit - len(papers), {p.id for p in papers})
         # S2 returns no scores; a rank-derived score keeps the order meaningful to downstream fusion.
         return [SearchHit(paper=p, score=1.0 / (1 + i)) for i, p in enumerate(papers)]
+
+    async def _bulk(self, f: SearchFilters, limit: int, seen: set[str]) -> list[Paper]:
+        """Past the relevance search's first page: the papers matching ``f.deep_match``, most cited first, from
+        one ``GET /paper/search/bulk`` (up to 1,000 per request) instead of up to nine more pages of 100. It is
+        an optional request: when the turn's budget runs low the first page is what the search returns."""
+        params = [("query", f.deep_match or ""), ("fields", ",".join(PAPER_FIELDS)), ("sort", "citationCount:desc")]
+        if year := _year_param(f):
+            params.append(("year", year))
+        if f.venue:
+            params.append(("venue", f.venue))
+        if f.min_citations:
+            params.append(("minCitationCount", str(f.min_citations)))
+        if f.fields_of_study:
+            params.append(("fieldsOfStudy", ",".join(f.fields_of_study)))
+        url = f"{self._graph_url}/paper/search/bulk"
+        try:
+            with optional_requests():
+                data = await self._call(self._requester.get_data_async(url, urlencode(params), {}))
+        except BudgetExhausted:
+            return []
+        except (NotFound, BadRequest, SourceUnavailable) as exc:  # deep results are a bonus, the first page stands
+            log.warning("s2: bulk search failed, keeping the first page: %s", exc)
+            return []
+        if not isinstance(data, dict) or not isinstance(data.get("data") or [], list):
+            raise SourceUnavailable(NAME, "unexpected answer shape from Semantic Scholar's bulk search")
+        papers = [p for p in self._papers(data.get("data") or []) if p.id not in seen]
+        return papers[: max(0, limit)]
 
     def searches_by_meaning(self) -> bool:
         return False  # relevance search only; a paper's neighbours come from the recommendations endpoint

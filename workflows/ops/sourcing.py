@@ -11,6 +11,7 @@ from pydantic import Field
 
 from pilot.models import Paper, RankedPaper, SearchFilters, SearchHit
 from pilot.sources.base import BudgetExhausted, GraphDirection, NotFound, SearchMode, SourceError
+from pilot.sources.boolean import all_of, any_of
 from workflows.operator import (
     NoInputs,
     Operator,
@@ -125,11 +126,27 @@ class _SearchOp(Operator[SearchParams, SearchInputs]):
         return list(
             await asyncio.gather(
                 *(
-                    ctx.source.search_papers(q, filters=filters, limit=params.limit + len(drop), mode=self.mode)
-                    for q in queries
+                    ctx.source.search_papers(q, filters=f, limit=params.limit + len(drop), mode=self.mode)
+                    for q, f in zip(queries, self.query_filters(params, inputs, filters, len(queries)), strict=True)
                 )
             )
         )
+
+    def query_filters(
+        self, params: SearchParams, inputs: SearchInputs, filters: SearchFilters, n: int
+    ) -> list[SearchFilters]:
+        """Each query's filters. A per-keyword search also says what a match is — any of the step's own words
+        and the keyword — for a source whose deep results come unranked (one bulk request instead of ten
+        pages); its words are alternatives ("survey overview review"), the keyword is what it is about."""
+        keywords = [k for k in (inputs.keywords or []) if k and k.strip()]
+        if not (isinstance(params, KeywordSearchParams) and params.per_keyword and keywords and len(keywords) == n):
+            return [filters] * n
+        if inputs.text or papers_of(inputs.anchor):
+            return [filters] * n  # a title or a text as the prefix is no list of alternatives
+        words = params.query.split()
+        return [
+            filters.model_copy(update={"deep_match": all_of([any_of(words), any_of([k])]) or None}) for k in keywords
+        ]
 
     async def run(self, ctx: RunContext, params: SearchParams, inputs: SearchInputs) -> list[RankedPaper]:
         filters = SearchFilters(year_min=params.year_min, year_max=params.year_max, venue=params.venue)
