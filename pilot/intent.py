@@ -152,7 +152,7 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
     subject = subject_of(stripped)
     if not subject:
         return "", "none", stripped
-    subject = _without_authors(_without_focus(subject))
+    subject = _without_authors(_without_focus(subject, first=stripped.startswith(subject)))
     if subject.lower() in _PRONOUNS:
         return "", "current", _cut(stripped, subject)
     return subject, subject_form(subject), _cut(stripped, subject)
@@ -170,16 +170,24 @@ _FOCUS_PHRASE = re.compile(
 )
 
 
-def _without_focus(subject: str) -> str:
+def _without_focus(subject: str, first: bool = False) -> str:
     """A short name with a focus after it is the name alone ("GloVe but for sentences" -> "GloVe"); a title
-    keeps its words ("Deep Residual Learning for Image Recognition")."""
+    keeps its words ("Deep Residual Learning for Image Recognition"). At the start of a message a capital says
+    nothing ("Mostly about parsing"), so there only a name written like one (BERT, GloVe, word2vec) counts."""
     m = _FOCUS_JOIN.search(subject)
     if m is None:
         return subject
     head, tail = subject[: m.start()].rstrip(" ,;:-–—"), subject[m.end() :]
+    if first and not _written_as_name(head):
+        return subject
     if (subject_form(head) == "name" or head.lower() in _PRONOUNS) and (m.group(1) or tail[:1].islower()):
         return head
     return subject
+
+
+def _written_as_name(words: str) -> bool:
+    """A capital or a digit after the first letter ("BERT", "GloVe", "word2vec", "Penn TreeBank")."""
+    return any(any(c.isupper() or c.isdigit() for c in w[1:]) for w in words.split())
 
 
 # A paper described by its topic and authors: "sentence compression by Knight and Marcu", "Collins' parsing".

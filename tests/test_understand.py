@@ -340,3 +340,10 @@ def test_a_venue_to_leave_out_narrows_the_results_without_becoming_the_only_venu
     msg = read(text, RESULTS)
     assert msg.kind == "refine" and msg.feedback is not None
     assert msg.feedback.updates.get("venues") == venues and msg.feedback.updates["exclude_venues"] == left_out
+
+
+@pytest.mark.parametrize("text", ["Mostly about unlexicalized, maxent, question, parsing.", "Mainly on tree kernels"])
+def test_an_answer_that_starts_with_a_capitalised_word_is_no_paper_with_a_focus(text):
+    # "Mostly" once became a paper's name (the focus "about …" after it) and the topic question went unanswered
+    assert parse_request(text).anchor_kind == "topic"
+    assert read(text, ASKING).kind != "new_search"
