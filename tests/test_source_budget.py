@@ -404,3 +404,29 @@ async def test_a_search_wanting_many_results_takes_its_deep_ones_from_one_bulk_r
         assert len(found) > 20 and all(matcher(expr)(h.paper.text) for h in found[20:])
     finally:
         await src.aclose()
+
+
+async def test_a_step_that_only_reorders_from_extra_lookups_sends_nothing_over_a_rate_limited_service(
+    emulator, local_source, tmp_path
+):
+    # The predecessor search's citation-graph feedback (citers of its 10 best candidates, their reference lists)
+    # re-orders only the list below them; through the emulator at 1 request/s it cost about 4 requests and
+    # 8-10 s of the turn (27.8 s on one dev case). Over the service it passes its input on, untouched; on the
+    # offline corpus it runs.
+    from tests.ops_helpers import as_ranked, run_op
+    from workflows.operator import RunContext
+
+    src = SemanticScholarSource(s2_settings(emulator, tmp_path))
+    best = as_ranked(await src.get_papers([CITED, ANCHOR]))
+    before = dict(stats(emulator)["requests"])
+    ctx = RunContext(source=src)
+    citers = await run_op(ctx, "citation_expand", {"direction": "citations", "only_free_graph": True}, **{"in": best})
+    fed = await run_op(ctx, "neighbourhood", {"only_free_graph": True}, seeds=best, citers=citers, **{"in": best})
+    assert citers == [] and [it.paper.id for it in fed] == [it.paper.id for it in best]
+    assert stats(emulator)["requests"] == before and any("skipped over" in n for n in ctx.notes)
+    local = await run_op(
+        RunContext(source=local_source), "citation_expand", {"direction": "citations", "only_free_graph": True},
+        **{"in": as_ranked(await local_source.get_papers([CITED]))},
+    )  # fmt: skip
+    assert local  # the offline corpus's graph is free: the step runs
+    await src.aclose()

@@ -202,11 +202,16 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     # without touching the head of the list.
     seeds = PREDECESSOR_FEEDBACK_SEEDS
     b.add("best", "top_k", {"k": seeds}, f"the {seeds} best-ranked candidates", **{"in": "score"})
-    b.add("best_citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300}, **{"in": "best"})
+    # over a rate-limited service these look-ups cost about 4 requests and 8-10 s of a 1-request-per-second turn
+    # for a re-order below the top 10 (measured through `pilot emulate s2`): they run on a free graph only
+    graph = {"only_free_graph": True}
+    b.add(
+        "best_citers", "citation_expand", {"direction": "citations", "per_paper_limit": 300, **graph}, **{"in": "best"}
+    )
     b.add(
         "feedback",
         "neighbourhood",
-        {"max_seeds": seeds, "max_lookups": 500},
+        {"max_seeds": seeds, "max_lookups": 500, **graph},
         "cited alongside the best-ranked candidates",
         seeds="best",
         citers="best_citers",

@@ -211,6 +211,9 @@ def _mapped(rows: Any, fn) -> list:
 class AMinerSource(Source):
     name = NAME
 
+    def free_graph(self) -> bool:
+        return False  # a remote API with a request limit
+
     def __init__(
         self,
         settings: Settings | None = None,

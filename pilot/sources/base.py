@@ -110,6 +110,12 @@ class Source:
         by the service's own embeddings) instead of searching with the paper's abstract as the query."""
         return True
 
+    def free_graph(self) -> bool:
+        """Whether citation look-ups cost nothing (an in-process graph, as the offline corpus has). Steps that
+        only refine an order from extra look-ups (``only_free_graph``) run only then: over a rate-limited service
+        each look-up is a request and seconds of the researcher's wait."""
+        return True
+
     def _unsupported(self, what: str) -> NotSupported:
         return NotSupported(self.name, f"{what} is not available from this source")
 

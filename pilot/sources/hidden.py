@@ -85,6 +85,9 @@ class _CaseSource(Source):
     def searches_by_meaning(self) -> bool:
         return self.inner.searches_by_meaning()
 
+    def free_graph(self) -> bool:
+        return self.inner.free_graph()
+
     async def aclose(self) -> None:
         """The wrapper does not own the inner source (one source serves many benchmark cases)."""
 

@@ -193,6 +193,9 @@ class MultiSource(Source):
         # Node caches key on this: the same workflow over other sources is another result.
         self.cache_key = "+".join(f"{s.name}[{getattr(s, 'cache_key', '')}]" for s in self.sources)
 
+    def free_graph(self) -> bool:
+        return all(s.free_graph() for s in self.sources)
+
     # --- plumbing -----------------------------------------------------------------------------
     async def _fan_out(self, call: Callable[[Source], Awaitable[T]]) -> list[tuple[str, T]]:
         """Run ``call`` on every source at once; the successes, or the best error if all failed."""

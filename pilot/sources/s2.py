@@ -477,6 +477,9 @@ class SemanticScholarSource(Source):
     def searches_by_meaning(self) -> bool:
         return False  # relevance search only; a paper's neighbours come from the recommendations endpoint
 
+    def free_graph(self) -> bool:
+        return False  # every reference / citation list is a rate-limited request
+
     def _s2_ids(self, ids: list[str]) -> dict[str, str]:
         """Given id -> S2 id, in order, for the ids S2 understands (the rest are logged and left out)."""
         out: dict[str, str] = {}

@@ -36,6 +36,11 @@ class NeighbourhoodParams(OperatorParams):
     per_paper_limit: int = Field(
         200, ge=1, le=2000, description="references per lookup (citation_expand's default: its cached calls are reused)"
     )
+    only_free_graph: bool = Field(
+        False,
+        description="look anything up only when the source's citation graph costs nothing (the offline corpus); "
+        "over a rate-limited service pass the papers on unscored",
+    )
 
 
 class _References:
@@ -89,6 +94,8 @@ class NeighbourhoodOp(Operator[NeighbourhoodParams, NeighbourhoodInputs]):
         citers = [it.paper for it in inputs.citers or []]
         if not items:
             return []
+        if params.only_free_graph and not ctx.source.free_graph():
+            return list(items)
         refs = _References(ctx, params.max_lookups, params.per_paper_limit)
         centrality: dict[str, float] = defaultdict(float)
         seeds_citing: dict[str, int] = defaultdict(int)

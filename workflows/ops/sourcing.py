@@ -230,6 +230,11 @@ class CitationExpandParams(OperatorParams):
         description="also score each paper by its seeds' rank-weighted votes (<node>.centrality): the seed at "
         "rank r counts 1 / (1 + r / rank_decay), so the best seeds count most; none = only the count (.support)",
     )
+    only_free_graph: bool = Field(
+        False,
+        description="expand only when the source's citation graph costs nothing (the offline corpus); over a "
+        "rate-limited service pass nothing on (a step that only refines an order is not worth the wait)",
+    )
 
 
 @dataclass(kw_only=True)
@@ -247,6 +252,9 @@ class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
     output = PortType.RANKED
 
     async def run(self, ctx: RunContext, params: CitationExpandParams, inputs: SeedInputs) -> list[RankedPaper]:
+        if params.only_free_graph and not ctx.source.free_graph():
+            ctx.notes.append(f"{ctx.node_id}: skipped over {ctx.source.name} (each look-up is a request)")
+            return []
         # seeds arrive best first; a source that must ration requests expands them in that order
         seeds = [it.paper for it in inputs.seeds][: params.max_seeds]
         seen = {p.id for p in seeds}
