@@ -22,8 +22,9 @@ from pydantic import BaseModel, Field
 from pilot.intent import ID_KINDS, ParsedRequest, content_terms, subject_form
 from pilot.models import Paper
 from pilot.names import impact, introduces
+from pilot.people import name_parts
 from pilot.sources.base import NotFound, NotSupported, Source
-from pilot.text import fold, normalize_title
+from pilot.text import normalize_title
 from workflows.diff import short
 
 ResolutionKind = Literal["paper", "ask", "missing", "topic"]
@@ -186,17 +187,17 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
 async def _by_description(source: Source, topic: str, surnames: list[str], where: str) -> Resolution:
     """The paper on ``topic`` written by all of ``surnames`` ("the one on sentence compression by Knight and
     Marcu"): taken when one paper fits, asked about when several do (the best fitting, most cited first)."""
-    wanted = [fold(s) for s in surnames]
+    wanted = [name_parts(s).last for s in surnames]
 
     def by_them(p: Paper) -> bool:
-        written = {_surname(a.name) for a in p.authors}
+        written = {name_parts(a.name).last for a in p.authors}
         return all(s in written for s in wanted)
 
     # both ways in: the topic's best matches (any author) and the papers of the people with the first surname
     hits = [h.paper for h in await source.search_papers(topic, limit=DESCRIBED_POOL)]
     try:
         named = await source.search_authors(surnames[0], limit=10)
-        people = [a.id for a in named if a.id and _surname(a.name) == wanted[0]]
+        people = [a.id for a in named if a.id and name_parts(a.name).last == wanted[0]]
         by_person = await source.authors_papers(people, limit=DESCRIBED_POOL) if people else {}
     except (NotFound, NotSupported):  # nobody by that name, or a source without people: the topic's matches
         by_person = {}
@@ -222,11 +223,6 @@ async def _by_description(source: Source, topic: str, surnames: list[str], where
             "different one.",
         )
     return Resolution(kind="ask", candidates=fits[:4], note=f"{len(fits)} papers on “{topic}” are by {who}.")
-
-
-def _surname(name: str) -> str:
-    words = fold(name).split()
-    return words[-1] if words else ""
 
 
 async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolution:

@@ -315,7 +315,7 @@ def _cut_constraints(text: str, known_venues: Iterable[str] = ()) -> str:
     for rx in _CONSTRAINT_PHRASES:
         text = rx.sub(" ", text)
     for venue in _venue_updates(text, known_venues):
-        for name in {venue, *(k for k, v in profile().request_venue_canonical.items() if v == venue)}:
+        for name in _venue_names(venue):
             text = re.sub(_VENUE_PHRASE.format(v=re.escape(name)), " ", text, flags=0 if name.isupper() else re.I)
     return " ".join(text.split())
 
@@ -506,13 +506,16 @@ _NOT_AT = (
 def _negated_venues(text: str, venues: list[str]) -> list[str]:
     """The venues among ``venues`` that ``text`` asks to leave out."""
     text = " ".join(_PAPER_ID.sub(" ", text).split())
-    canonical = profile().request_venue_canonical
     out = []
     for venue in venues:
-        names = {venue, *(k for k, v in canonical.items() if v == venue)}
-        if any(re.search(_NOT_AT + rf"{re.escape(name)}(?![\w-])", text, re.I) for name in names):
+        if any(re.search(_NOT_AT + rf"{re.escape(name)}(?![\w-])", text, re.I) for name in _venue_names(venue)):
             out.append(venue)
     return out
+
+
+def _venue_names(venue: str) -> set[str]:
+    """The canonical venue and every name a user may type for it ("NeurIPS" for NIPS)."""
+    return {venue, *(k for k, v in profile().request_venue_canonical.items() if v == venue)}
 
 
 def content_terms(text: str, limit: int = 6) -> list[str]:
