@@ -421,17 +421,41 @@ def option_updates(question: Question, index: int) -> dict[str, Any]:
     return dict(question.options[index].sets)
 
 
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+# "the first one", "I mean the second paper", "option 3", "no. 2", "go with the last one"
+_PICK = re.compile(
+    r"(?:(?:i )?(?:mean|meant|pick|choose|take|want|go with|it'?s|it is|that'?s|the answer is|probably|yes,?) ){0,3}"
+    r"(?:the )?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|last)"
+    r"(?: (?:one|option|paper|choice|answer|title))?|(?:option|number|no\.?|choice|#) ?(?P<num>\d))"
+    r"(?: one)?(?: please| thanks)?"
+)
+# an option named by a word or year of it: "the Moses one", "the one from 2003", "the 2003 paper"
+_WRAPPED = re.compile(r"(?:the )?(?:one (?:from|in|at|on|about) |one )?(?P<w>.+?)(?: (?:one|paper|option))?")
+
+
 def match_option(question: Question, text: str) -> int | None:
-    """The option a typed answer names: its number ("2"), its label, or a label that contains the text."""
+    """The option a typed answer names: its number ("2", "the second one", "option 3"), its label, or a label
+    that contains the text or the word it names ("the Moses one", "the one from 2003")."""
     t = " ".join(text.lower().split()).strip(" .!")
+    n = len(question.options)
     if re.fullmatch(r"#?\d", t):
         i = int(t.lstrip("#")) - 1
-        return i if 0 <= i < len(question.options) else None
+        return i if 0 <= i < n else None
     labels = [o.label.lower() for o in question.options]
     if t in labels:
         return labels.index(t)
-    hits = [i for i, lab in enumerate(labels) if len(t) >= 4 and t in lab]
-    return hits[0] if len(hits) == 1 else None
+    if (m := _PICK.fullmatch(t)) is not None:
+        if m.group("ord") == "last":
+            # the last real option: "None of these" / "Any venue" are ways out, not choices
+            real = [i for i, lab in enumerate(labels) if not lab.startswith(("none of", "any ", "no particular"))]
+            return real[-1] if real else None
+        i = (_ORDINALS[m.group("ord")] if m.group("ord") else int(m.group("num"))) - 1
+        return i if 0 <= i < n else None
+    for words in dict.fromkeys([t, (w := _WRAPPED.fullmatch(t)) and w.group("w") or t]):
+        hits = [i for i, lab in enumerate(labels) if len(words) >= 4 and re.search(rf"(?<!\w){re.escape(words)}", lab)]
+        if len(hits) == 1:
+            return hits[0]
+    return None
 
 
 def interpret_answer(question: Question | None, text: str, known_venues: Sequence[str] = ()) -> dict[str, Any]:

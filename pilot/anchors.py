@@ -33,6 +33,7 @@ ASK_SIMILARITY = 0.6  # a title this close to a candidate is worth a "which pape
 LONG_TITLE_SIMILARITY = 0.75  # for a long title: sharing half the words is another paper, not this one
 PAPER_DIRECTIONS = ("predecessor", "successor", "sibling")
 DESCRIBED_POOL = 200  # search hits checked for the authors of a paper described by its topic
+CITED_YEARS_OFF = 2  # "Collins (1999)" may be the journal version or preprint of a year or two apart
 
 
 class Resolution(BaseModel):
@@ -140,6 +141,8 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
         return await _by_name(source, parsed, where)
     if kind == "described":
         return await _by_description(source, query, parsed.authors, where)
+    if kind == "cited" and parsed.authors:
+        return await _by_citation(source, parsed, where)
     if kind == "topic":
         # plain words are a topic, unless they are a whole title typed in lower case and the request is about
         # papers around it ("papers like deep residual learning for image recognition")
@@ -184,33 +187,43 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
     return Resolution(kind="topic")
 
 
+async def _papers_of_surname(source: Source, surname: str, people: int = 10) -> list[Paper]:
+    """The papers of the people the source knows by ``surname`` (none for a source without people)."""
+    wanted = name_parts(surname).last
+    try:
+        named = await source.search_authors(surname, limit=people)
+        ids = [a.id for a in named if a.id and name_parts(a.name).last == wanted]
+        by_person = await source.authors_papers(ids, limit=DESCRIBED_POOL) if ids else {}
+    except (NotFound, NotSupported):
+        return []
+    return [p for ps in by_person.values() for p in ps]
+
+
+def _written_by(paper: Paper, surnames: list[str]) -> bool:
+    written = {name_parts(a.name).last for a in paper.authors}
+    return all(name_parts(s).last in written for s in surnames)
+
+
+def _topic_fit(paper: Paper, topic: str | list[str]) -> float:
+    """The share of the topic's words (5-letter stems) in the paper's title and abstract."""
+    terms = [t[:5] for t in (content_terms(topic) if isinstance(topic, str) else topic)]
+    words = {w[:5] for w in normalize_title(f"{paper.title} {paper.abstract or ''}").split()}
+    return sum(t in words for t in terms) / max(len(terms), 1)
+
+
+def _who(surnames: list[str]) -> str:
+    return " and ".join(surnames) if len(surnames) <= 2 else f"{', '.join(surnames[:-1])} and {surnames[-1]}"
+
+
 async def _by_description(source: Source, topic: str, surnames: list[str], where: str) -> Resolution:
     """The paper on ``topic`` written by all of ``surnames`` ("the one on sentence compression by Knight and
     Marcu"): taken when one paper fits, asked about when several do (the best fitting, most cited first)."""
-    wanted = [name_parts(s).last for s in surnames]
-
-    def by_them(p: Paper) -> bool:
-        written = {name_parts(a.name).last for a in p.authors}
-        return all(s in written for s in wanted)
-
     # both ways in: the topic's best matches (any author) and the papers of the people with the first surname
     hits = [h.paper for h in await source.search_papers(topic, limit=DESCRIBED_POOL)]
-    try:
-        named = await source.search_authors(surnames[0], limit=10)
-        people = [a.id for a in named if a.id and name_parts(a.name).last == wanted[0]]
-        by_person = await source.authors_papers(people, limit=DESCRIBED_POOL) if people else {}
-    except (NotFound, NotSupported):  # nobody by that name, or a source without people: the topic's matches
-        by_person = {}
-    theirs = [p for ps in by_person.values() for p in ps]
-    terms = [t[:5] for t in content_terms(topic)]
-
-    def fit(p: Paper) -> float:
-        words = {w[:5] for w in normalize_title(f"{p.title} {p.abstract or ''}").split()}
-        return sum(t in words for t in terms) / max(len(terms), 1)
-
-    found = {p.id: p for p in [*hits, *theirs] if by_them(p) and fit(p) > 0}
-    fits = sorted(found.values(), key=lambda p: (-fit(p), -impact(p)))
-    who = " and ".join(surnames) if len(surnames) <= 2 else f"{', '.join(surnames[:-1])} and {surnames[-1]}"
+    theirs = await _papers_of_surname(source, surnames[0])
+    found = {p.id: p for p in [*hits, *theirs] if _written_by(p, surnames) and _topic_fit(p, topic) > 0}
+    fits = sorted(found.values(), key=lambda p: (-_topic_fit(p, topic), -impact(p)))
+    who = _who(surnames)
     if not fits:
         return Resolution(
             kind="missing", note=f"No paper on “{topic}” by {who} is in the source; the source holds {where}."
@@ -223,6 +236,50 @@ async def _by_description(source: Source, topic: str, surnames: list[str], where
             "different one.",
         )
     return Resolution(kind="ask", candidates=fits[:4], note=f"{len(fits)} papers on “{topic}” are by {who}.")
+
+
+async def _by_citation(source: Source, parsed: ParsedRequest, where: str) -> Resolution:
+    """The paper a reference like "Collins (1999)" or "Mikolov et al., 2013" points to: written by those
+    surnames (the first one first author, preferably) in that year. A journal version or preprint a year or two
+    away, or — with topic words ("Collins 1999 on parsing") — their paper on the topic nearest in year, is
+    offered, never taken, when the year itself has none."""
+    surnames, year = parsed.authors, parsed.year or 0
+    focus = parsed.intent.topic_terms
+    first = name_parts(surnames[0]).last
+    theirs = {p.id: p for p in await _papers_of_surname(source, surnames[0], people=25) if _written_by(p, surnames)}
+    papers = list(theirs.values())
+    if focus and any(_topic_fit(p, focus) > 0 for p in papers):
+        papers = [p for p in papers if _topic_fit(p, focus) > 0]
+
+    def order(p: Paper) -> tuple[int, bool, float, float]:
+        lead = bool(p.authors) and name_parts(p.authors[0].name).last == first
+        return abs((p.year or 0) - year), not lead, -_topic_fit(p, focus), -impact(p)
+
+    papers.sort(key=order)
+    ref, who = parsed.anchor_query, _who(surnames)
+    exact = [p for p in papers if p.year == year]
+    leading = [p for p in exact if not order(p)[1]]
+    if len(leading) == 1:
+        return Resolution(
+            kind="paper", paper=leading[0], note=f"I took {_label(leading[0])} as {ref}; name another paper if you "
+            "meant a different one."
+        )  # fmt: skip
+    if leading:
+        return Resolution(kind="ask", candidates=leading[:4], note=f"{len(leading)} papers by {who} are from {year}.")
+    if exact:
+        # "Mikolov et al., 2013" names the first author: a paper he only co-wrote is offered, not taken
+        return Resolution(
+            kind="ask", candidates=exact[:4], note=f"No paper from {year} with {surnames[0]} as first author is in "
+            f"the source; {surnames[0]} co-wrote these that year."
+        )  # fmt: skip
+    near = [p for p in papers if abs((p.year or 0) - year) <= CITED_YEARS_OFF or focus]
+    if near:
+        return Resolution(
+            kind="ask", candidates=near[:4], note=f"No paper by {who} from {year} is in the source. Closest in year:"
+        )
+    if not theirs:
+        return Resolution(kind="missing", note=f"No paper by {who} is in the source; it holds {where}.")
+    return Resolution(kind="missing", note=f"No paper by {who} from around {year} is in the source; it holds {where}.")
 
 
 async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolution:

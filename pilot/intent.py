@@ -21,8 +21,11 @@ from pydantic import BaseModel, Field
 from pilot.domain import profile
 from pilot.models import Intent
 from pilot.text import REQUEST_STOPWORDS, normalize_title
+from pilot.vocab import PAPER_TYPE_WORDS, PAPER_TYPES, PaperType
 
-AnchorKind = Literal["doi", "arxiv", "s2", "corpus_id", "title", "name", "described", "topic", "current", "none"]
+AnchorKind = Literal[
+    "doi", "arxiv", "s2", "corpus_id", "title", "name", "described", "cited", "topic", "current", "none"
+]
 ID_KINDS: tuple[str, ...] = ("corpus_id", "doi", "arxiv", "s2")
 
 _FACETS = {
@@ -77,8 +80,16 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         "successor",
         3,
     ),
+    # "anything newer than BERT?", "what has appeared since GloVe?"; a year after them is a period, not a paper
+    (r"\b(?:newer|more recent) than\b(?!\s*(?:19|20)\d\d)|\bsince\b(?!\s*(?:19|20)\d\d)", "successor", 3),
+    (r"\b(?:older|earlier) than\b(?!\s*(?:19|20)\d\d)|\bpre-?dat(?:e|es|ed|ing)\b", "predecessor", 3),
     (r"\bsimilar\b|\bcomparable\b|\bclosely related\b|\balong these lines\b|\bsiblings?\b|\blike this\b", "sibling", 3),
-    (r"\b(?:papers?|works?|articles?|publications?)\s+(?:just\s+|much\s+)?like\b|\blike it\b", "sibling", 3),
+    (
+        r"\b(?:papers?|works?|articles?|publications?|something|anything|stuff|more)\s+(?:just\s+|much\s+)?like\b"
+        r"|\blike it\b",
+        "sibling",
+        3,
+    ),
     (
         r"\bmore (?:papers|work) like\b|\bother work\b|\brelated (?:work|papers)\b|\bsame (?:problem|topic)\b",
         "sibling",
@@ -111,8 +122,9 @@ class ParsedRequest(BaseModel):
     ``anchor_kind`` says how it was named: an identifier (``doi``, ``arxiv``, ``s2``, ``corpus_id``), a quoted
     or title-like ``title``, a short ``name`` ("GloVe", "the Penn Treebank", "the CIDEr paper"), a paper
     ``described`` by its topic and authors ("the one on sentence compression by Knight and Marcu": the topic in
-    ``anchor_query``, the surnames in ``authors``), a ``topic`` in plain words, ``current`` for a pronoun
-    ("what came after it?") or ``none``.
+    ``anchor_query``, the surnames in ``authors``), a paper ``cited`` the way papers cite it ("Collins (1999)",
+    "Mikolov et al., 2013": the surnames in ``authors``, the year in ``year``), a ``topic`` in plain words,
+    ``current`` for a pronoun ("what came after it?") or ``none``.
     """
 
     text: str
@@ -123,7 +135,8 @@ class ParsedRequest(BaseModel):
     direction_scores: dict[str, float] = Field(default_factory=dict)
     constraints: dict[str, Any] = Field(default_factory=dict, description="intent fields the words around it set")
     request_words: bool = False  # phrased as a request ("papers on X", "what came before X"), not a bare phrase
-    authors: list[str] = Field(default_factory=list)  # described: the surnames of the paper's authors
+    authors: list[str] = Field(default_factory=list)  # described, cited: the surnames of the paper's authors
+    year: int | None = None  # cited: the year of the reference
 
 
 def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
@@ -147,6 +160,8 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
         title = max(quoted, key=len).strip()
         return title, "title", _QUOTE_RE.sub(" ", text)
     stripped = " ".join(text.split())
+    if (cited := cited_reference(stripped)) is not None:
+        return cited[0], "cited", _cut(stripped, cited[0])
     if not stripped:
         return "", "none", ""
     subject = subject_of(stripped)
@@ -160,7 +175,13 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
 
 # "papers like GloVe but for sentences", "BERT for biomedical text": a named paper and what to focus on
 # single spaces: the subject's words are joined by one (and \s+ here would backtrack on a run of blanks)
-_FOCUS_JOIN = re.compile(r"\s(but\s(?:only\s)?)?(?:for|on|about|in the context of|in|with|applied to)\s", re.I)
+# ("papers like BERT but smaller": after a name, "but" alone says what should differ — unless a constraint or a
+# leaving-out follows: "but only from EMNLP", "but not for English")
+_FOCUS_JOIN = re.compile(
+    r"\s(?:(but\s(?:only\s)?)?(?:for|on|about|in the context of|in|with|applied to)"
+    r"|(but)(?!\s(?:not|only|from|after|before|since|published|at)\b))\s",
+    re.I,
+)
 # after the anchor is cut out: "... that cite Moses and use it for low-resource translation"
 _FOCUS_PHRASE = re.compile(
     r"\b(?:but\s(?:only\s)?(?:for|on|about|in|with|applied to)|"
@@ -180,7 +201,7 @@ def _without_focus(subject: str, first: bool = False) -> str:
     head, tail = subject[: m.start()].rstrip(" ,;:-–—"), subject[m.end() :]
     if first and not _written_as_name(head):
         return subject
-    if (subject_form(head) == "name" or head.lower() in _PRONOUNS) and (m.group(1) or tail[:1].islower()):
+    if (subject_form(head) == "name" or head.lower() in _PRONOUNS) and (m.group(1) or m.group(2) or tail[:1].islower()):
         return head
     return subject
 
@@ -199,6 +220,36 @@ _DESCRIBED = (
                rf"by (?P<n>{_SURNAMES})$"),
     re.compile(rf"^(?:the )?(?P<n>{_SURNAMES})['’]s? (?P<t>[a-z][\w\- ]*)$"),
 )  # fmt: skip
+
+
+# A paper cited the way papers cite one another: "Collins (1999)", "Mikolov et al., 2013", "Och and Ney 2003",
+# "Papineni et al. (2002a)". Single spaces (the chat collapses blanks).
+# bounded repeats: a run of capitalised words with no year after it must not be rescanned from every word
+_CITED_NAME = r"(?:(?:van|von|de|der|den|di|da|du|le|la|del|dos) ){0,2}[A-Z][a-z][\w'’\-]*"
+_CITED = re.compile(
+    rf"(?<![\w-])(?P<n>{_CITED_NAME}(?:, {_CITED_NAME}){{0,4}}"
+    rf"(?:,? and {_CITED_NAME}|,? & {_CITED_NAME}| et al\.?)?),? "
+    r"(?:\((?P<py>(?:19|20)\d\d)[a-z]?\)|(?P<y>(?:19|20)\d\d)[a-z]?)(?![\w-])"
+)
+# capitalised words before a year that are not a first author ("Since 2019", "June 2020", "EMNLP 2020")
+_NOT_FIRST_AUTHORS = frozenset(
+    """january february march april may june july august september october november december jan feb mar apr jun
+    jul aug sep sept oct nov dec spring summer autumn fall winter since until till through circa around year years
+    early late mid between published written""".split()
+)
+
+
+def cited_reference(text: str) -> tuple[str, list[str], int] | None:
+    """(the reference as typed, its surnames, its year) when ``text`` names a paper by author and year."""
+    for m in _CITED.finditer(text):
+        names = re.sub(r" et al\.?$", "", m.group("n"))
+        surnames = [n.strip() for n in re.split(r",? and |,? & |, ", names)]
+        first = surnames[0].split()[-1].lower()
+        venues = {v.lower() for v in profile().request_venues} | set(profile().request_venue_canonical)
+        if first in _NOT_FIRST_AUTHORS or first in _REQUEST_WORDS or first in venues:
+            continue
+        return m.group(0).rstrip(",").strip(), surnames, int(m.group("py") or m.group("y"))
+    return None
 
 
 _BY_AUTHORS = re.compile(rf"^(?P<t>.+?) by (?P<n>{_SURNAMES})$")
@@ -265,7 +316,7 @@ _REQUEST_WORDS = frozenset(
     using reproduce evaluate evaluated key standard main important relevant good best influential interesting
     typical ones one instead too now then again also anything something everything nothing stuff result results
     hits list but though however yet especially particularly specifically compare comparing comparison
-    contrast versus vs""".split()
+    contrast versus vs since appeared appear happened happen""".split()
 )
 _PRONOUNS = frozenset(
     {
@@ -308,6 +359,23 @@ _CONSTRAINT_PHRASES = [
         r"influential|landmark|most cited)\b",
     )
 ]
+# what to leave out is no part of the subject ("parsing but not dependency parsing"); bare "without" and "no"
+# only after a comma: "Learning without Forgetting" is a method
+_LEAVE_OUT = re.compile(
+    r"(?:\b(?:but not|excluding|except(?: for)?|other than|apart from|not about)|,\s?(?:without|no|not))\s[^,.;!?]+",
+    re.I,
+)
+_CONSTRAINT_PHRASES.append(_LEAVE_OUT)
+
+
+def without_left_out(text: str) -> tuple[str, list[str]]:
+    """``text`` without what it asks to leave out, and those words ("parsing but not dependency parsing" ->
+    "parsing", ["dependency parsing"])."""
+    phrases = [m.group(0) for m in _LEAVE_OUT.finditer(text)]
+    terms = parse_constraints(" ".join(phrases)).get("exclude_terms", []) if phrases else []
+    return " ".join(_LEAVE_OUT.sub(" ", text).split()).strip(" ,"), terms
+
+
 _VENUE_PHRASE = r"\b(?:published\s+|presented\s+|appeared\s+)?(?:at|in|from)\s+(?:the\s+)?{v}\b|\b{v}\b"
 
 
@@ -402,9 +470,40 @@ def subject_form(subject: str) -> AnchorKind:
 _BUILD_ON_FORWARD = re.compile(r"\b(?:build|builds|built|building)\s+(?:up)?on\s+[\w\"“'«]", re.I)
 
 
+# "no surveys", "not surveys or tutorials please", "excluding benchmarks": a kind of paper to leave out (the type
+# word ends the phrase: "without data augmentation" leaves out no datasets)
+_NOT_A_TYPE = re.compile(
+    r"\b(?:no|not|without|excluding|except(?: for)?|but not|other than|apart from|exclude|skip|drop)\s(?:any\s)?"
+    r"(?P<w>surveys?|reviews?|overviews?|tutorials?|datasets?|corpora|benchmarks?|resources)"
+    r"(?:\s(?:or|and|nor)\s(?P<w2>surveys?|reviews?|overviews?|tutorials?|datasets?|corpora|benchmarks?))?"
+    r"(?=\s?(?:[,.;!?]|$|please|papers))",
+    re.I,
+)
+
+
+_BEFORE_A_PHRASE = frozenset({"for", "on", "about", "the", "any"})
+_AFTER_A_PHRASE = frozenset({"one", "ones", "paper", "papers", "work", "works", "article", "articles", "stuff"})
+
+
+def _trimmed(words: list[str], head: frozenset[str], tail: frozenset[str]) -> str:
+    """The words without those of ``head`` at the start and those of ``tail`` at the end."""
+    i, j = 0, len(words)
+    while i < j and words[i] in head:
+        i += 1
+    while j > i and words[j - 1] in tail:
+        j -= 1
+    return " ".join(words[i:j])
+
+
+def negated_types(text: str) -> list[PaperType]:
+    """The kinds of paper ``text`` asks to leave out."""
+    words = [w for m in _NOT_A_TYPE.finditer(text) for w in (m.group("w"), m.group("w2")) if w]
+    return list(dict.fromkeys(PAPER_TYPE_WORDS[w.lower()] for w in words))
+
+
 def detect_direction(rest: str, full_text: str | None = None) -> tuple[str | None, dict[str, float]]:
     """The direction the words ask for, or None when nothing (or a tie) says so."""
-    low = rest.lower()
+    low = _NOT_A_TYPE.sub(" ", rest.lower())  # "no surveys" asks for anything but surveys
     scores: dict[str, float] = {}
     for pattern, direction, weight in _DIRECTION_RULES:
         if re.search(pattern, low):
@@ -561,8 +660,12 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     if resources:
         out["resource_types"] = resources
     excl = re.findall(
-        r"\b(?:exclude|excluding|without|except|not about|no)\s+([a-z][\w\- ]{2,40}?)(?:[.,;]|$|\band\b)", low
+        r"\b(?:exclude|excluding|without|except(?: for)?|not about|but not|other than|apart from|no)\s+"
+        r"([a-z][\w\- ]{2,40}?)(?:[.,;!?]|$|\band\b)",
+        low,
     )
+    # "except for biomedical ones" leaves out "biomedical": the words around the phrase name nothing
+    excl = [_trimmed(t.split(), _BEFORE_A_PHRASE, _AFTER_A_PHRASE) for t in excl]
     terms = [
         t.strip()
         for t in excl
@@ -570,10 +673,13 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         and t.strip() not in REQUEST_STOPWORDS
         and not re.search(r"\d", t)  # "no papers since 2020" drops a period (above), not a phrase
         and not set(t.split()) <= _REQUEST_WORDS
+        and not set(t.split()) <= {*PAPER_TYPE_WORDS, "or", "and", "nor"}  # "no surveys": a type (below)
         and not any(v.lower() in t for v in left_out)  # "no arXiv papers" leaves out a venue, not a phrase
     ]
     if terms:
         out["exclude_terms"] = terms
+    if left_types := negated_types(low):
+        out["paper_types"] = [t for t in PAPER_TYPES if t not in left_types]
     if m := re.search(r"\b(?:about|on|focus(?:ed|ing)? on|regarding|mostly|especially)\s+([a-z][a-z ,\-]{2,80})", low):
         topic = content_terms(m.group(1))
         # "what about surveys?" asks for another kind of paper, not for results about the word "surveys"
@@ -626,6 +732,9 @@ def parse_request(text: str, known_venues: Iterable[str] = ()) -> ParsedRequest:
         rest = _cut(" ".join(text.split()), anchor_query)
     direction, scores = detect_direction(rest, full_text=text)
     authors: list[str] = []
+    year = None
+    if kind == "cited" and (cited := cited_reference(anchor_query)) is not None:
+        authors, year = cited[1], cited[2]
     described = described_paper(anchor_query) if kind in ("topic", "title", "name") else None
     if described is not None and direction in DESCRIBED_DIRECTIONS:
         anchor_query, authors = described
@@ -659,6 +768,7 @@ def parse_request(text: str, known_venues: Iterable[str] = ()) -> ParsedRequest:
         constraints={k: v for k, v in updates.items() if k not in ("topic", "paper_types")},
         request_words=request_words,
         authors=authors,
+        year=year,
     )
 
 

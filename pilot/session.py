@@ -725,6 +725,13 @@ class Session(BaseModel):
         """Say that the paper is not there; offer a search of its words as a topic instead of near misses."""
         if parsed.anchor_kind in ("doi", "arxiv", "s2", "corpus_id"):
             return self._error(note)
+        if parsed.anchor_kind == "cited":
+            # "Collins 1999" is no topic; its topic words ("... on parsing") are, if the user gave any
+            if not parsed.intent.topic_terms:  # nothing to fall back on: what is on screen stays
+                return self._reply(
+                    note + " Name it by its title instead.", workflow=self.workflow, results=self.results
+                )
+            parsed = parsed.model_copy(update={"anchor_query": " ".join(parsed.intent.topic_terms)})
         words = short(parsed.anchor_query, 60)
         self.pending = Message(kind="new_search", text=parsed.text, target="topic", request=as_topic(parsed))
         self.question = Question(

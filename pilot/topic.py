@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pilot.intent import parse_constraints
+from pilot.intent import negated_types, parse_constraints, without_left_out
 from pilot.text import DETERMINERS, INSTRUCTION_WORDS, PHRASE_BREAK_WORDS
-from pilot.vocab import PAPER_TYPE_WORDS, PaperType
+from pilot.vocab import PAPER_TYPE_WORDS, PAPER_TYPES, PaperType
 
 # What separates the instruction from the topic. "to" only after a type word ("an introduction to X") or
 # one of _TO_AFTER ("I'm new to X", "a guide to X").
@@ -153,9 +153,15 @@ def read_topic(text: str) -> TopicRequest | None:
                 updates.pop("recency", None)  # an explicit period says more than "recent"
         # "related work for my abstract: <the abstract>": the pasted text is the topic, not the words "my abstract"
         span = _PASTED.sub("", _span(clause, topic))
-        subject, venue_updates = _without_venues(span)
+        # "papers on parsing but not dependency parsing, no surveys": left out, not searched for
+        kept, left_out = without_left_out(span)
+        subject, venue_updates = _without_venues(kept)
         if not subject:
             continue
+        if left_out:
+            updates["exclude_terms"] = left_out
+        if not types and (other_types := negated_types(clause)):
+            types = [t for t in PAPER_TYPES if t not in other_types]
         return TopicRequest(subject, types, {**updates, **venue_updates}, " ".join(lead))
     return None
 

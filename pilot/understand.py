@@ -85,9 +85,12 @@ _EXPLAIN = re.compile(
     r"ranked so high))*\W*$",
     re.IGNORECASE,
 )
+_COUNTS = {w: i for i, w in enumerate("one two three four five six seven eight nine ten".split(), start=1)}
+# "the first three", "the top 5 papers", "the first one": the head of the list
+_HEAD = rf"(?:the\s+)?(?:first|top)\s+(?P<k>\d{{1,2}}|{'|'.join(_COUNTS)})(?:\s+(?:results?|papers?|ones?))?"
 _KEEP = re.compile(
     rf"^\W*(?:please\s+)?(?:keep|save|bookmark|add|star)\s+(?:(?:the\s+)?(?:results?|papers?|numbers?)\s*)?"
-    rf"(?P<n>{_NUMBERS}|all(?: of them)?|them all|everything)"
+    rf"(?:{_HEAD}|(?P<n>{_NUMBERS}|all(?: of them)?|them all|everything))"
     r"(?:\s+(?:to|in|into) (?:my|the) (?:library|list|reading list))?\W*$",
     re.IGNORECASE,
 )
@@ -153,7 +156,10 @@ def _result_command(text: str, ctx: Context) -> Message | None:
             kind="command", text=text, command="explain", refs=_numbers(m.group("n")), why="asks about results"
         )
     if m := _KEEP.match(text):
-        refs = _numbers(m.group("n")) or list(range(1, ctx.listed + 1))
+        if k := m.group("k"):
+            refs = list(range(1, (_COUNTS.get(k.lower()) or int(k)) + 1))
+        else:
+            refs = _numbers(m.group("n")) or list(range(1, ctx.listed + 1))
         return Message(kind="command", text=text, command="keep", refs=refs, why="keeps results in the library")
     return None
 
@@ -256,7 +262,7 @@ def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     """The request read as one for a field's literature ("what should I read on X", "surveys covering X",
     "I'm new to X - which papers are essential?"; ``pilot.topic``): only the topic is searched, the type words
     choose the kind of paper. None when it is not phrased so, or names a paper by id, quotes, "it" or its authors."""
-    if parsed.anchor_kind in (*ID_KINDS, "current", "described") or _QUOTED.search(text):
+    if parsed.anchor_kind in (*ID_KINDS, "current", "described", "cited") or _QUOTED.search(text):
         return None
     req = read_topic(text)
     if req is None or not subject_of(req.topic):

@@ -402,3 +402,30 @@ async def test_a_paper_described_by_its_topic_and_authors_is_found_by_them(runti
     assert reply.question is not None and reply.question.slot == "fallback"
     reply = await s.user_says("what came before the parsing paper by Zyxwvut?")  # a name nobody in the source has
     assert s.anchor is None and "No paper on “parsing” by Zyxwvut" in reply.message and reply.error is None
+
+
+async def test_a_paper_cited_by_author_and_year_is_found_by_them(runtime):
+    # "Papineni et al. 2002", "Collins (2002)" are how papers cite each other; they were read as topics
+    # ("papers on Papineni et al. 2002") or as names no paper introduces
+    s = Session(runtime)
+    await s.user_says("What came after Papineni et al. 2002?")
+    assert s.anchor is not None and s.anchor.id == BLEU and s.intent.direction == "successor"
+    assert s.intent.year_min is None  # the reference's year is no period filter
+    # two papers with Collins as first author in 2002: asked, and "the second one" picks the second offered
+    s = Session(runtime)
+    reply = await s.user_says("papers like Collins (2002)")
+    assert reply.question is not None and reply.question.slot == "anchor"
+    offered = [o.sets.get("anchor_id") for o in reply.question.options if o.sets.get("anchor_id")]
+    assert len(offered) == 2 and "2 papers by Collins are from 2002" in reply.message
+    await s.user_says("the second one")
+    assert s.anchor is not None and s.anchor.id == offered[1] and s.intent.direction == "sibling"
+    # in 2000 Collins only co-wrote: offered, not taken, and said so
+    s = Session(runtime)
+    reply = await s.user_says("predecessors of Collins et al. 2000")
+    assert s.anchor is None and "with Collins as first author" in reply.message and reply.question is not None
+    # no Collins paper from 2001: with topic words, the nearest in year on the topic are offered
+    reply = await Session(runtime).user_says("follow-ups to Collins 2001 on parsing")
+    assert "No paper by Collins from 2001" in reply.message and reply.question is not None
+    # a surname nobody in the source has: said plainly, no "search papers about 'Zyxwvut 2003'" offered
+    reply = await Session(runtime).user_says("what came before Zyxwvut et al. 2003?")
+    assert "No paper by Zyxwvut" in reply.message and reply.question is None and reply.error is None

@@ -92,3 +92,19 @@ def test_noun_phrases_name_each_part_of_the_topic():
 def test_a_pasted_abstract_is_the_topic_not_the_words_that_introduce_it():
     req = read_topic("Find related work for my abstract: We induce part-of-speech tags with a Bayesian HMM.")
     assert req is not None and req.topic.startswith("We induce part-of-speech tags")
+
+
+@pytest.mark.parametrize(
+    "request_text, topic, left_out, types",
+    [
+        ("papers on summarization but not extractive summarization", "summarization", ["extractive summarization"], []),
+        ("what should I read on parsing, no surveys", "parsing", [], ["resource", "method"]),
+        # a method's name, not a leaving-out
+        ("key papers on learning without forgetting", "learning without forgetting", [], []),
+    ],
+)
+def test_what_a_topic_request_leaves_out_is_neither_searched_nor_asked_for(request_text, topic, left_out, types):
+    # "no surveys" once asked for surveys only, and "but not X" searched for X
+    req = read_topic(request_text)
+    assert req is not None and req.topic == topic
+    assert req.updates.get("exclude_terms", []) == left_out and req.paper_types == types

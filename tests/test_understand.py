@@ -265,6 +265,8 @@ def test_the_word_results_is_the_list_not_the_results_facet(text, size):
         ("what is 2 about?", "explain", [2]),
         ("keep #1 and #4", "keep", [1, 4]),
         ("save 2, 5 and 7 to my library", "keep", [2, 5, 7]),
+        ("keep the first three", "keep", [1, 2, 3]),  # was a bare topic "keep the first three"
+        ("save the top 5 papers", "keep", [1, 2, 3, 4, 5]),
         ("export as BibTeX", "export", []),
         ("can I get a bib file?", "export", []),
     ],
@@ -284,6 +286,7 @@ def test_its_is_the_paper_being_searched_and_n_more_is_the_list_size():
     "text, anchor, direction, focus",
     [
         ("papers like GloVe but for sentences", "GloVe", "sibling", ["sentences"]),
+        ("something like ELMo but multilingual", "ELMo", "sibling", ["multilingual"]),  # was a topic, no direction
         ("papers like BERT for biomedical text", "BERT", "sibling", ["biomedical", "text"]),
         ("I need papers that cite Moses and use it for low-resource translation", "Moses", "successor",
          ["low-resource", "translation"]),
@@ -347,3 +350,98 @@ def test_an_answer_that_starts_with_a_capitalised_word_is_no_paper_with_a_focus(
     # "Mostly" once became a paper's name (the focus "about …" after it) and the topic question went unanswered
     assert parse_request(text).anchor_kind == "topic"
     assert read(text, ASKING).kind != "new_search"
+
+
+@pytest.mark.parametrize(
+    "text, reference, authors, year, direction",
+    [
+        ("What builds on Lafferty et al. (2001)?", "Lafferty et al. (2001)", ["Lafferty"], 2001, "successor"),
+        ("papers like Charniak 2000", "Charniak 2000", ["Charniak"], 2000, "sibling"),
+        ("predecessors of Brown and Mercer, 1993", "Brown and Mercer, 1993", ["Brown", "Mercer"], 1993, "predecessor"),
+        ("anything newer than Yarowsky 1995a?", "Yarowsky 1995a", ["Yarowsky"], 1995, "successor"),
+        ("similar to Blei, Ng & Jordan (2003)", "Blei, Ng & Jordan (2003)", ["Blei", "Ng", "Jordan"], 2003, "sibling"),
+        ("papers like van Noord et al. 2006", "van Noord et al. 2006", ["van Noord"], 2006, "sibling"),
+    ],
+)
+def test_a_paper_cited_by_author_and_year_is_that_reference_not_a_topic_or_a_period(
+    text, reference, authors, year, direction
+):
+    msg = read(text, FRESH)
+    assert msg.kind == "new_search" and msg.target == "paper" and msg.request is not None
+    req = msg.request
+    assert (req.anchor_kind, req.anchor_query, req.authors, req.year) == ("cited", reference, authors, year)
+    assert req.intent.direction == direction and req.intent.year_min is None and req.intent.year_max is None
+
+
+@pytest.mark.parametrize(
+    "text", ["Since 2019, what came after ELMo?", "NAACL 2016 papers on parsing", "June 2020 papers on summarization"]
+)
+def test_a_capitalised_word_before_a_year_is_no_author(text):
+    assert parse_request(text).anchor_kind != "cited"
+
+
+@pytest.mark.parametrize(
+    "text, direction",
+    [
+        ("anything newer than ELMo?", "successor"),
+        ("what has appeared since ELMo?", "successor"),
+        ("anything older than ELMo?", "predecessor"),
+        ("nothing older than 2015 please", None),  # a period, not a direction
+    ],
+)
+def test_newer_older_and_since_a_paper_name_a_direction(text, direction):
+    assert parse_request(text).intent.direction == direction
+
+
+@pytest.mark.parametrize(
+    "text, option",
+    [("the first one", 0), ("I mean the second paper", 1), ("option 3", 2), ("the last one", 2),
+     ("the Moses one", 0), ("the one from 2003", 2), ("the fifth one", None)],
+)  # fmt: skip
+def test_an_offered_paper_is_picked_by_its_place_or_a_word_of_it(text, option):
+    # "the first one" to "Is it one of these?" once became a topic search for "first"
+    q = Question(
+        slot="anchor",
+        text="Is it one of these?",
+        options=[
+            Option(label="Moses: Open Source Toolkit for Statistical Machine Translation (2007, ACL)", sets={}),
+            Option(label="Factored Translation Models (2007, EMNLP)", sets={}),
+            Option(label="Head-Driven Statistical Models For Natural Language Parsing (2003, CL)", sets={}),
+            Option(label="None of these — search by my words", sets={}),
+        ],
+    )
+    msg = read(text, Context(phase="clarify", question=q))
+    assert msg.option == option and (option is None or msg.kind == "answer")
+
+
+@pytest.mark.parametrize(
+    "text, topic, left_out",
+    [
+        ("papers on parsing but not dependency parsing", "parsing", ["dependency parsing"]),
+        ("work on summarization excluding extractive methods", "summarization", ["extractive methods"]),
+        ("surveys on sentiment analysis except for aspect-based ones", "sentiment analysis", ["aspect-based"]),
+        ("papers on speech recognition, no neural", "speech recognition", ["neural"]),
+    ],
+)
+def test_what_a_first_request_leaves_out_is_no_part_of_its_topic(text, topic, left_out):
+    # the excluded words once stayed in the topic: "parsing but not dependency parsing" searched for them
+    req = parse_request(text)
+    assert (req.anchor_query, req.intent.exclude_terms) == (topic, left_out)
+
+
+def test_a_method_named_with_without_stays_one_topic():
+    assert parse_request("papers on learning without forgetting").anchor_query == "learning without forgetting"
+
+
+@pytest.mark.parametrize(
+    "text, types",
+    [
+        ("give me papers on entity linking from before 2012, no surveys", ["resource", "method"]),
+        ("papers on parsing, not surveys or tutorials please", ["resource", "method"]),
+        ("surveys on entity linking", ["survey"]),
+        ("papers on entity linking without data augmentation", []),
+    ],
+)
+def test_a_kind_of_paper_to_leave_out_is_not_the_kind_asked_for(text, types):
+    req = parse_request(text)
+    assert req.intent.paper_types == types and (req.intent.direction == "survey") == (types == ["survey"])

@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 from pilot.domain import profile
 from pilot.models import Paper, PaperType, RankedPaper
 from pilot.papertype import paper_type
-from pilot.text import normalize_title
+from pilot.text import normalize_title, snowball
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import WEAK, match_strength, papers_of, support_node, tokens
 from workflows.ports import PortType
@@ -61,7 +61,7 @@ class _Phrases:
     distinct phrase lengths, not the number of phrases."""
 
     def __init__(self, phrases: list[str]):
-        self.runs = {tuple(t) for t in (tokens(p, keep_stop=True) for p in phrases) if t}
+        self.runs = {tuple(t) for t in (roots(p) for p in phrases) if t}
         self.lengths = sorted({len(r) for r in self.runs})
 
     def __bool__(self) -> bool:
@@ -69,6 +69,11 @@ class _Phrases:
 
     def any_in(self, words: list[str]) -> bool:
         return any(tuple(words[i : i + n]) in self.runs for n in self.lengths for i in range(len(words) - n + 1))
+
+
+def roots(text: str) -> list[str]:
+    """The text's words as Snowball roots: leaving out "neural network" leaves out "neural networks" too."""
+    return [str(w) for w in snowball().stemWords(tokens(text, keep_stop=True))]
 
 
 class _Checker:
@@ -114,7 +119,7 @@ class _Checker:
         if p.paper_types and paper_type(paper) not in p.paper_types:
             return False
         if self.include or self.exclude:
-            words = tokens(paper.title if p.terms_in == "title" else paper.text, keep_stop=True)
+            words = roots(paper.title if p.terms_in == "title" else paper.text)
             if self.include and not self.include.any_in(words):
                 return False
             if self.exclude and self.exclude.any_in(words):
