@@ -335,6 +335,13 @@ _PRONOUNS = frozenset(
         "that paper",
         "this paper's",
         "that paper's",
+        # "the same but only EMNLP": the search on screen
+        "same",
+        "the same",
+        "same thing",
+        "the same thing",
+        "same search",
+        "the same search",
     }  # fmt: skip
 )
 # "… and used its ideas", "… that cite it": a clause about the subject, not part of it

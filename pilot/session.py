@@ -674,10 +674,23 @@ class Session(BaseModel):
             self.request = parsed.text
             self.intent = apply_updates(parsed.intent, {"anchor_id": paper.id})
             return await self._anchor_chosen_paper(paper, [f"Searching from result #{n}: {_paper_label(paper)}."])
+        if msg.correction:
+            parsed = self._corrected(parsed)
         self._reset()
         self.request = parsed.text
         self.intent = parsed.intent
         return await self._resolve(parsed)
+
+    def _corrected(self, parsed: ParsedRequest) -> ParsedRequest:
+        """ "Actually I meant X": X with the direction, facet and filters chosen for the search it corrects (a
+        period belongs to the paper, so it is asked again)."""
+        before = self.intent
+        kept = {
+            f: getattr(before, f)
+            for f in ("direction", "facet", "venues", "exclude_venues", "exclude_terms", "paper_types")
+            if getattr(before, f) and not getattr(parsed.intent, f)
+        }
+        return parsed.model_copy(update={"intent": apply_updates(parsed.intent, kept)})
 
     async def _same_subject(self, parsed: ParsedRequest) -> Reply:
         """ "And what came after it?": the paper (or topic) of the current search, in a new direction."""

@@ -146,6 +146,31 @@ def _numbers(text: str) -> list[int]:
     return [int(n) for n in re.findall(r"\d{1,3}", text)]
 
 
+# "actually I meant the Collins parser", "no, I meant GloVe", "not that one, the 2003 CL article": the paper (or
+# topic) the search should have been about; bounded repeats keep the pattern linear on long texts
+_CORRECTION = re.compile(
+    r"^\W*(?:(?:no|nope|sorry|oops|wait|hmm|sorry)\W+){0,3}(?:actually,? )?"
+    r"(?:i (?:meant|mean|was thinking of|wanted|was asking about)|not that one\W+(?:i (?:meant?|want) )?|"
+    r"wrong (?:paper|one)\W+(?:i (?:meant?|want) )?)(?:,? )?(?P<x>\S.*)$",
+    re.I,
+)
+
+
+def _correction(text: str, known_venues: list[str]) -> Message | None:
+    """The search being set up or shown, about another paper or topic (its direction and choices kept)."""
+    m = _CORRECTION.match(text)
+    if m is None:
+        return None
+    parsed = parse_request(m.group("x"), known_venues)
+    if parsed.anchor_kind in ("none", "current") or not re.search(r"[^\W\d_]{2}", parsed.anchor_query):
+        return None  # "I meant papers that extend it", "I mean the 2014 one": read as usual
+    target: Target = "topic" if parsed.anchor_kind == "topic" else "paper"
+    return Message(
+        kind="new_search", text=text, target=target, request=parsed, correction=True,
+        why=f"corrects what the search is about ({parsed.anchor_kind})",
+    )  # fmt: skip
+
+
 def _result_command(text: str, ctx: Context) -> Message | None:
     """A question or an order about the numbered list on screen ("why is #3 here?", "keep #1 and #4", "export
     as BibTeX"); None for anything else. With no list on screen the session says so (never a search for "#3")."""
@@ -222,6 +247,9 @@ class Message(BaseModel):
     refs: list[int] = Field(default_factory=list)  # explain / keep: the numbers of the results on screen
     about: str = ""  # earlier: the words that name the earlier search ("the GloVe search")
     why: str = ""  # how the reading was reached, for traces and evaluation reports
+    # new_search: it corrects the paper or topic of the search being set up or shown ("actually I meant X"): the
+    # direction and choices made so far carry over
+    correction: bool = False
 
 
 def _command(text: str) -> Command | None:
@@ -304,6 +332,8 @@ def read(text: str, ctx: Context) -> Message:
         idx = match_option(q, text)
         if idx is not None:
             return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1}")
+    if ctx.has_search and (corrected := _correction(text, ctx.known_venues)) is not None:
+        return corrected
 
     if ctx.phase == "answer" and ctx.listed:
         follow_up = _after_answer(text, ctx)
@@ -371,6 +401,9 @@ def read(text: str, ctx: Context) -> Message:
     # no subject: constraints or words for the open question, or feedback
     if q is not None and q.slot not in ("scope", "fallback"):
         return _answer(text, q, ctx)
+    if parsed.anchor_kind == "current" and ctx.has_results and parsed.constraints and not feedback.actionable:
+        # "the same but for Chinese": what the words set about "it" narrows the results on screen
+        feedback = feedback.model_copy(update={"updates": {**parsed.constraints}})
     if ctx.has_results and feedback.actionable:
         return Message(kind="refine", text=text, feedback=feedback, why="feedback on the results shown")
     return Message(kind="unclear", text=text, why="nothing to search for")

@@ -59,9 +59,9 @@ async def test_filter_leaves_out_a_venue_and_keeps_everything_else(ctx, citers):
 async def test_filter_terms_and_ids(ctx, citers):
     _, papers = citers
     parsing = await run_op(ctx, "filter", {"include_terms": ["parsing"], "terms_in": "title"}, **{"in": papers})
-    assert parsing and all(re.search(r"\bpars(?:e|es|ed|ing)\b", it.paper.title, re.I) for it in parsing)
-    rest = await run_op(ctx, "filter", {"exclude_terms": ["parsing"], "terms_in": "title"}, **{"in": papers})
-    assert len(parsing) + len(rest) == len(papers)
+    assert parsing and all("parsing" in it.paper.title.lower() for it in parsing)
+    rest = await run_op(ctx, "filter", {"exclude_terms": ["parser"], "terms_in": "title"}, **{"in": papers})
+    assert not any(re.search(r"\bparsers?\b", it.paper.title, re.I) for it in rest)
     gone = await run_op(ctx, "filter", {"exclude_ids": ids(papers)[:3]}, **{"in": papers})
     assert ids(gone) == ids(papers)[3:]
 

@@ -429,3 +429,12 @@ async def test_a_paper_cited_by_author_and_year_is_found_by_them(runtime):
     # a surname nobody in the source has: said plainly, no "search papers about 'Zyxwvut 2003'" offered
     reply = await Session(runtime).user_says("what came before Zyxwvut et al. 2003?")
     assert "No paper by Zyxwvut" in reply.message and reply.question is None and reply.error is None
+
+
+async def test_a_correction_keeps_the_direction_and_changes_the_paper(runtime):
+    s = Session(runtime)
+    await s.user_says("What came after Papineni et al. 2002?")
+    assert s.anchor is not None and s.anchor.id == BLEU
+    await s.user_says("no, I meant Collins (2003)")
+    assert s.anchor is not None and s.anchor.id != BLEU and s.anchor.year == 2003
+    assert s.intent.direction == "successor"  # the direction chosen for the search it corrects

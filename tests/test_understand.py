@@ -445,3 +445,26 @@ def test_a_method_named_with_without_stays_one_topic():
 def test_a_kind_of_paper_to_leave_out_is_not_the_kind_asked_for(text, types):
     req = parse_request(text)
     assert req.intent.paper_types == types and (req.intent.direction == "survey") == (types == ["survey"])
+
+
+@pytest.mark.parametrize(
+    "text, target, anchor",
+    [
+        ("actually I meant ELMo", "paper", "ELMo"),
+        ("no, I meant Charniak 2000", "paper", "Charniak 2000"),
+        ("sorry, I meant semantic role labeling", "topic", "semantic role labeling"),
+        ("not that one, I meant GloVe", "paper", "GloVe"),
+    ],
+)
+def test_a_correction_names_what_the_search_should_have_been_about(text, target, anchor):
+    # "actually I meant X" while a search is set up was kept as a note and changed nothing
+    msg = read(text, ASKING)
+    assert (msg.kind, msg.target, msg.correction) == ("new_search", target, True)
+    assert msg.request is not None and msg.request.anchor_query == anchor
+
+
+def test_the_same_but_for_x_narrows_the_results_on_screen():
+    msg = read("the same but for Chinese", RESULTS)  # was "nothing to search for"
+    assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates["topic_terms"] == ["chinese"]
+    msg = read("now the same but only EMNLP", RESULTS)  # was a topic search for "same"
+    assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates["venues"] == ["EMNLP"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -60,26 +61,33 @@ class _Phrases:
     of each phrase length are looked up in a set, so the cost is the paper's length times the number of
     distinct phrase lengths, not the number of phrases."""
 
-    def __init__(self, phrases: list[str]):
-        self.runs = {tuple(t) for t in (roots(p) for p in phrases) if t}
+    def __init__(self, phrases: list[str], words: Callable[[str], list[str]]):
+        self.words = words
+        self.runs = {tuple(t) for t in (words(p) for p in phrases) if t}
         self.lengths = sorted({len(r) for r in self.runs})
 
     def __bool__(self) -> bool:
         return bool(self.runs)
 
-    def any_in(self, words: list[str]) -> bool:
+    def any_in(self, text: str) -> bool:
+        words = self.words(text)
         return any(tuple(words[i : i + n]) in self.runs for n in self.lengths for i in range(len(words) - n + 1))
 
 
-def roots(text: str) -> list[str]:
-    """The text's words as Snowball roots: leaving out "neural network" leaves out "neural networks" too."""
+def _words(text: str) -> list[str]:
+    return tokens(text, keep_stop=True)
+
+
+def _roots(text: str) -> list[str]:
     return [str(w) for w in snowball().stemWords(tokens(text, keep_stop=True))]
 
 
 class _Checker:
     def __init__(self, p: FilterParams, anchors: list[Paper], newest: int | None = None):
         self.p = p
-        self.include, self.exclude = _Phrases(p.include_terms), _Phrases(p.exclude_terms)
+        # kept terms match word for word (the survey template keeps titles with "survey", not "Book Reviews");
+        # leaving out "neural network" leaves out "neural networks" too: those match by Snowball roots
+        self.include, self.exclude = _Phrases(p.include_terms, _words), _Phrases(p.exclude_terms, _roots)
         self.venue_ok = profile().venue_matcher(p.venues) if p.venues else None
         self.venue_out = profile().venue_matcher(p.exclude_venues) if p.exclude_venues else None
         self.drop = set(p.exclude_ids) | ({a.id for a in anchors} if p.exclude_anchor else set())
@@ -119,10 +127,10 @@ class _Checker:
         if p.paper_types and paper_type(paper) not in p.paper_types:
             return False
         if self.include or self.exclude:
-            words = roots(paper.title if p.terms_in == "title" else paper.text)
-            if self.include and not self.include.any_in(words):
+            text = paper.title if p.terms_in == "title" else paper.text
+            if self.include and not self.include.any_in(text):
                 return False
-            if self.exclude and self.exclude.any_in(words):
+            if self.exclude and self.exclude.any_in(text):
                 return False
         return True
 
