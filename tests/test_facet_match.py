@@ -14,7 +14,15 @@ from pilot.models import Intent, Paper, RankedPaper
 from tests.ops_helpers import as_ranked, ids, run_op
 from workflows.explain import why
 from workflows.operator import RunContext
-from workflows.ops.facets import FACET_TERMS, calibrated, facet_terms, facet_text, facet_weights, match_scores
+from workflows.ops.facets import (
+    FACET_TERMS,
+    NEAR_REFS,
+    calibrated,
+    facet_terms,
+    facet_text,
+    facet_weights,
+    match_scores,
+)
 from workflows.templates import template
 
 ANCHOR = Paper(
@@ -116,7 +124,7 @@ def test_a_facet_answer_adds_the_sentence_matching_step_to_sibling_search():
     node = faceted.node("facet")
     assert node.op == "facet_match" and node.params["facet"] == "result"
     assert [e.source for e in faceted.inputs_of("top")] == ["facet"]
-    assert {e.source for e in faceted.inputs_of("facet")} == {"score", "anchor"}
+    assert {e.source for e in faceted.inputs_of("facet")} == {"score", "anchor", "refs"}
 
 
 def _field(n: int) -> list[Paper]:
@@ -230,3 +238,51 @@ async def test_calibrated_match_shows_the_plain_similarity_on_the_card(local_sou
     shown = {it.paper.id: it.evidence.scores["facet_match"] for it in plain}
     assert {it.paper.id: it.evidence.scores["facet_match"] for it in cal} == pytest.approx(shown)
     assert 0 < max(shown.values()) <= 1
+
+
+CITED = Paper(
+    id="r",
+    title="Class-based n-gram models of natural language",
+    abstract="We address the problem of predicting a word from previous words. We group words into classes "
+    "by their co-occurrence statistics, and the classes improve a language model.",
+)
+NEAR_CITED = Paper(
+    id="n",
+    title="Word classes from co-occurrence statistics",
+    abstract="Words are grouped into classes by how they co-occur; the classes help a language model.",
+)
+FAR_FROM_CITED = Paper(
+    id="f",
+    title="Annotating a corpus of clinical notes",
+    abstract="We describe guidelines for annotating diseases in hospital notes and report agreement.",
+)
+
+
+async def test_the_paper_near_what_the_anchor_cites_ranks_first(local_source, embedder):
+    """Upstream ties, sentence vectors left out (alpha 1): the candidate close to a paper the anchor cites comes
+    first, a candidate that is one of its references counts as closest, and the card says which evidence."""
+    ctx = RunContext(source=local_source, embedder=embedder)
+    items = _even([FAR_FROM_CITED, NEAR_CITED, CITED])
+    params = {"facet": "method", "alpha": 1.0, "near_refs": 1.0}
+    out = await run_op(ctx, "facet_match", params, **{"in": items, "anchor": [ANCHOR], "refs": as_ranked([CITED])})
+    assert ids(out) == ["r", "n", "f"]
+    near = {it.paper.id: it.evidence.scores[NEAR_REFS] for it in out}
+    assert near["r"] == 1.0 and near["n"] > near["f"]
+    wf = template("sibling", "a", Intent(direction="sibling", facet="method"))
+    assert any(p.startswith("close to a paper the anchor cites") for p in why(wf, out[1]))
+    assert not any(p.startswith("close to a paper the anchor cites") for p in why(wf, out[0]))
+
+
+async def test_no_references_of_the_anchor_leaves_the_order_with_a_note(local_source, embedder):
+    ctx = RunContext(source=local_source, embedder=embedder)
+    items = _even([FAR_FROM_CITED, NEAR_CITED])
+    params = {"facet": "method", "alpha": 1.0, "near_refs": 1.0}
+    out = await run_op(ctx, "facet_match", params, **{"in": items, "anchor": [ANCHOR], "refs": []})
+    assert ids(out) == ["f", "n"] and all(NEAR_REFS not in it.evidence.scores for it in out)
+    assert any("no references of the anchor" in n for n in ctx.notes)
+
+
+def test_faceted_sibling_search_matches_against_the_anchors_references():
+    wf = template("sibling", "acl:P03-1054", Intent(direction="sibling", facet="method"))
+    assert ("refs", "refs") in [(e.source, e.port) for e in wf.inputs_of("facet")]
+    assert wf.node("facet").params["near_refs"] > 0 and wf.node("facet").params["lexical"] > 0

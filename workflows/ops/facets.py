@@ -135,8 +135,11 @@ def calibrated(anchor: np.ndarray, weights: np.ndarray, candidates: list[np.ndar
     return (z @ weights).astype(np.float32)
 
 
-# evidence key of the ``lexical`` signal (workflows.explain names it on the result cards)
+# evidence keys of the ``lexical`` and ``near_refs`` signals (workflows.explain names them on the result cards)
 FACET_TERMS = "facet_terms"
+NEAR_REFS = "near_refs"
+# the anchor's references compared at most (reference lists past it are rare; each costs one vector)
+NEAR_REFS_AT_MOST = 100
 
 
 class FacetMatchParams(OperatorParams):
@@ -159,6 +162,13 @@ class FacetMatchParams(OperatorParams):
         le=1.0,
         description="weight of the words of the anchor's facet sentences in the candidate's title and abstract "
         "(BM25 over the matched papers), added to the blend; 0 = sentence vectors only",
+    )
+    near_refs: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="weight of the closeness to the nearest of the papers the anchor cites (the refs input; a paper "
+        "it cites is closest), added to the blend; 0 = off",
     )
     top_n: int = Field(100, ge=1, le=1000, description="match this many from the top; the rest keep their order below")
     max_sentences: int = Field(
@@ -183,6 +193,30 @@ class FacetMatchParams(OperatorParams):
 class FacetMatchInputs(OperatorInputs):
     ranked: list[RankedPaper] = port(PortType.RANKED, name="in")
     anchor: list[RankedPaper] = port(PortType.PAPERS, description="the paper whose sentences are matched")
+    refs: list[RankedPaper] | None = port(
+        PortType.PAPERS, optional=True, description="the papers the anchor cites (for near_refs)"
+    )
+
+
+def near_refs(ctx: RunContext, papers: list[Paper], refs: list[Paper]) -> np.ndarray | None:
+    """Each paper's cosine to the closest of ``refs`` (1 for a paper among them); None without vectors. Papers
+    left unembedded (a busy remote turn) get the lowest value of the others."""
+    budget = ctx.settings.node_timeout_s / 3
+    cand = paper_vectors(ctx, papers, within_s=budget)
+    cited = paper_vectors(ctx, refs, within_s=budget)
+    if cand is None or cited is None or not len(cited):
+        return None
+    cited = cited[np.isfinite(cited).all(axis=1) & cited.any(axis=1)]
+    if not len(cited):
+        return None
+    sims = np.nan_to_num(cand, nan=0.0) @ cited.T
+    near = sims.max(axis=1).astype(np.float32)
+    ids = {p.id for p in refs}
+    near[[i for i, p in enumerate(papers) if p.id in ids]] = 1.0
+    unknown = ~np.isfinite(cand).all(axis=1) | ~cand.any(axis=1)
+    if unknown.any():
+        near[unknown] = float(near[~unknown].min()) if (~unknown).any() else 0.0
+    return near
 
 
 @register
@@ -206,10 +240,11 @@ class FacetMatchOp(Operator[FacetMatchParams, FacetMatchInputs]):
         if ctx.embedder is None:
             ctx.notes.append("no embeddings; order kept")
             return items
-        return await asyncio.to_thread(self._rerank, ctx, params, head, anchors[0]) + tail
+        refs = papers_of(inputs.refs)[:NEAR_REFS_AT_MOST] if params.near_refs > 0 else []
+        return await asyncio.to_thread(self._rerank, ctx, params, head, anchors[0], refs) + tail
 
     def _rerank(
-        self, ctx: RunContext, params: FacetMatchParams, head: list[RankedPaper], anchor: Paper
+        self, ctx: RunContext, params: FacetMatchParams, head: list[RankedPaper], anchor: Paper, refs: list[Paper]
     ) -> list[RankedPaper]:
         a_sents = sentences(anchor) or [anchor.title]
         c_sents = [sentences(it.paper) or [it.paper.title] for it in head]
@@ -230,6 +265,14 @@ class FacetMatchOp(Operator[FacetMatchParams, FacetMatchInputs]):
         if params.lexical > 0:
             query = facet_terms(anchor, params.facet)
             extra[FACET_TERMS] = (params.lexical, bm25(query, [tokens(it.paper.text) for it in head]))
+        # papers like the anchor on an aspect sit near the work it builds on: closeness to the nearest paper
+        # it cites (soft bibliographic coupling, which needs no shared reference list — CSFCube's pool papers
+        # have about one reference each in the corpus)
+        near = near_refs(ctx, [it.paper for it in head], refs) if refs else None
+        if near is not None:
+            extra[NEAR_REFS] = (params.near_refs, near)
+        elif params.near_refs > 0:
+            ctx.notes.append("no references of the anchor to compare with; near_refs left out")
         return blend(head, sims, params.alpha, "facet_match", snippets, extra, ranking)
 
     @staticmethod
