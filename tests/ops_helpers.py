@@ -18,7 +18,7 @@ async def run_op(
 ) -> Any:
     """Run operator ``op`` with ``params`` on ``inputs`` (port name -> value), as node ``node_id`` (default: op)."""
     cls = get_operator(op)
-    node_ctx = dataclasses.replace(ctx, node_id=node_id or op)
+    node_ctx = dataclasses.replace(ctx, node_id=node_id or op, notes=[])  # as the executor: its own notes
     value = await cls().run(node_ctx, cls.Params.model_validate(params or {}), cls.Inputs.of(inputs))
     ctx.notes.extend(node_ctx.notes)
     return value

@@ -104,6 +104,17 @@ class RunContext:
     # executor points it at the run's progress events (a UI shows it while the node runs)
     on_progress: Callable[[str], None] | None = None
 
+    def skips_paid_graph(self, only_free_graph: bool) -> bool:
+        """Whether a step that only refines an order must pass over its look-ups (noted in the run's trace).
+
+        Over a rate-limited service each citation look-up is a request the user waits for; on the offline
+        corpus (``Source.free_graph``) they cost nothing, so the step runs.
+        """
+        if not only_free_graph or self.source.free_graph():
+            return False
+        self.notes.append(f"{self.node_id}: skipped over {self.source.name} (each look-up is a request)")
+        return True
+
     def report(self, text: str) -> None:
         if self.on_progress is not None:
             with contextlib.suppress(Exception):  # a broken progress display must not fail the operator

@@ -170,6 +170,11 @@ def _pick(given: list[Entity] | None, cls: type[E], top: int, what: str, how: st
     return found[:top]
 
 
+def _ids(given_id: str | None, given: list[Entity] | None, cls: type[E], top: int, what: str, how: str) -> list[str]:
+    """The ids a detail step looks up: its id param, else the first ``top`` input entities of that kind."""
+    return [given_id] if given_id else [e.id for e in _pick(given, cls, top, what, how) if e.id is not None]
+
+
 K = TypeVar("K")
 T = TypeVar("T")
 
@@ -447,11 +452,7 @@ class VenueDetail(Operator[VenueDetailParams, VenuesInputs]):
     output = PortType.ENTITIES
 
     async def run(self, ctx: RunContext, params: VenueDetailParams, inputs: VenuesInputs) -> list[Venue]:
-        if params.venue_id:
-            ids = [params.venue_id]
-        else:
-            venues = _pick(inputs.venues, Venue, params.top, "venue", "connect search_venue or set venue_id")
-            ids = [v.id for v in venues]
+        ids = _ids(params.venue_id, inputs.venues, Venue, params.top, "venue", "connect search_venue or set venue_id")
         return list(await asyncio.gather(*(ctx.source.get_venue(i) for i in ids)))
 
 
@@ -571,11 +572,7 @@ class OrgDetail(Operator[OrgDetailParams, OrgsInputs]):
     output = PortType.ENTITIES
 
     async def run(self, ctx: RunContext, params: OrgDetailParams, inputs: OrgsInputs) -> list[Org]:
-        if params.org_id:
-            ids = [params.org_id]
-        else:
-            orgs = _pick(inputs.orgs, Org, params.top, "organisation", "connect search_org or set org_id")
-            ids = [o.id for o in orgs]
+        ids = _ids(params.org_id, inputs.orgs, Org, params.top, "organisation", "connect search_org or set org_id")
         return list(await asyncio.gather(*(ctx.source.get_org(i) for i in ids)))
 
 

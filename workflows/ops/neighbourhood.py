@@ -94,7 +94,7 @@ class NeighbourhoodOp(Operator[NeighbourhoodParams, NeighbourhoodInputs]):
         citers = [it.paper for it in inputs.citers or []]
         if not items:
             return []
-        if params.only_free_graph and not ctx.source.free_graph():
+        if ctx.skips_paid_graph(params.only_free_graph):
             return list(items)
         refs = _References(ctx, params.max_lookups, params.per_paper_limit)
         centrality: dict[str, float] = defaultdict(float)

@@ -252,8 +252,7 @@ class CitationExpandOp(Operator[CitationExpandParams, SeedInputs]):
     output = PortType.RANKED
 
     async def run(self, ctx: RunContext, params: CitationExpandParams, inputs: SeedInputs) -> list[RankedPaper]:
-        if params.only_free_graph and not ctx.source.free_graph():
-            ctx.notes.append(f"{ctx.node_id}: skipped over {ctx.source.name} (each look-up is a request)")
+        if ctx.skips_paid_graph(params.only_free_graph):
             return []
         # seeds arrive best first; a source that must ration requests expands them in that order
         seeds = [it.paper for it in inputs.seeds][: params.max_seeds]
