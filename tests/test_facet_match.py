@@ -10,10 +10,19 @@ import pytest
 
 from cache import Cache
 from pilot.embed import Embedder
-from pilot.models import Intent, Paper
+from pilot.models import Intent, Paper, RankedPaper
 from tests.ops_helpers import as_ranked, ids, run_op
+from workflows.explain import why
 from workflows.operator import RunContext
-from workflows.ops.facets import facet_text, facet_weights
+from workflows.ops.facets import (
+    FACET_TERMS,
+    NEAR_REFS,
+    calibrated,
+    facet_terms,
+    facet_text,
+    facet_weights,
+    match_scores,
+)
 from workflows.templates import template
 
 ANCHOR = Paper(
@@ -115,7 +124,7 @@ def test_a_facet_answer_adds_the_sentence_matching_step_to_sibling_search():
     node = faceted.node("facet")
     assert node.op == "facet_match" and node.params["facet"] == "result"
     assert [e.source for e in faceted.inputs_of("top")] == ["facet"]
-    assert {e.source for e in faceted.inputs_of("facet")} == {"score", "anchor"}
+    assert {e.source for e in faceted.inputs_of("facet")} == {"score", "anchor", "refs"}
 
 
 def _field(n: int) -> list[Paper]:
@@ -167,3 +176,113 @@ async def test_the_sentence_cap_is_a_count_of_the_best_ranked_candidates(local_s
     # title + 3 sentences each: the first two candidates are read sentence by sentence, the rest as a whole
     assert [bool(it.evidence.snippet) for it in out] == [True, True, False, False, False]
     assert any("3 of 5 papers matched by their whole abstract" in n for n in ctx.notes)
+
+
+def _even(papers: list[Paper]) -> list[RankedPaper]:
+    """Candidates the upstream score cannot tell apart, in the given order."""
+    return [RankedPaper(paper=p, score=1.0, evidence={"nodes": ["given"]}) for p in papers]
+
+
+def test_the_words_looked_for_come_from_the_facets_sentences():
+    method = facet_terms(ANCHOR, "method")
+    assert {"conditional", "random", "field", "clusters"} <= set(method) and "scarce" not in method
+    # no abstract to tell the facets apart (a remote record): the title's words
+    bare = Paper(id="t", title="Word clusters for tagging")
+    assert facet_terms(bare, "method") == ["word", "clusters", "tagging"]
+    assert set(facet_terms(ANCHOR, None)) >= {"biomedical", "clusters", "baseline"}
+
+
+async def test_the_words_of_the_anchors_method_lift_the_paper_that_uses_them(local_source, embedder):
+    """Upstream ties, sentence vectors left out (alpha 1): the paper that uses the words of the anchor's method
+    sentences ranks first, the card says so, and a candidate with no abstract is scored, not dropped."""
+    ctx = RunContext(source=local_source, embedder=embedder)
+    bare = Paper(id="t", title="Dictionaries for gene names")
+    items = _even([SAME_PROBLEM, bare, SAME_METHOD])
+    params = {"facet": "method", "alpha": 1.0, "lexical": 1.0}
+    out = await run_op(ctx, "facet_match", params, **{"in": items, "anchor": [ANCHOR]})
+    assert ids(out)[0] == "m"
+    words = {it.paper.id: it.evidence.scores[FACET_TERMS] for it in out}
+    assert words["m"] > words["b"] >= 0 and words["t"] == 0
+    wf = template("sibling", "a", Intent(direction="sibling", facet="method"))
+    assert any(p.startswith("uses the words of the anchor's method") for p in why(wf, out[0]))
+    # off (the default): the words are neither weighed nor shown
+    plain = await run_op(ctx, "facet_match", {**params, "lexical": 0.0}, **{"in": items, "anchor": [ANCHOR]})
+    assert ids(plain) == ["b", "t", "m"] and all(FACET_TERMS not in it.evidence.scores for it in plain)
+
+
+def test_calibrated_matching_lets_every_anchor_sentence_rank_on_the_same_scale():
+    """Sentence 1's matches spread widely, sentence 2's narrowly. Raw max-sim lets sentence 1 decide (x first);
+    standardised per sentence, y — clearly best on sentence 2 and middling on 1 — comes first."""
+    anchor = np.eye(2, dtype=np.float32)
+    weights = np.array([0.5, 0.5])
+
+    def cand(s1: float, s2: float) -> np.ndarray:
+        return np.array([[s1, 0.0], [0.0, s2]], dtype=np.float32)
+
+    cands = [cand(0.9, 0.2), cand(0.5, 0.35), cand(0.1, 0.3)]
+    raw, _ = match_scores(anchor, weights, cands, "max")
+    assert int(np.argmax(raw)) == 0
+    cal = calibrated(anchor, weights, cands)
+    assert int(np.argmax(cal)) == 1
+    # a sentence all candidates match equally adds nothing (no division by a zero spread)
+    same = calibrated(anchor, weights, [cand(0.5, 0.3), cand(0.5, 0.3)])
+    assert np.allclose(same, 0.0)
+
+
+async def test_calibrated_match_shows_the_plain_similarity_on_the_card(local_source, embedder):
+    ctx = RunContext(source=local_source, embedder=embedder)
+    inputs = {"in": as_ranked([SAME_PROBLEM, SAME_METHOD, Paper(id="t", title="Dictionaries for gene names")]),
+              "anchor": [ANCHOR]}  # fmt: skip
+    plain = await run_op(ctx, "facet_match", {"facet": "method"}, **inputs)
+    cal = await run_op(ctx, "facet_match", {"facet": "method", "calibrate": True}, **inputs)
+    shown = {it.paper.id: it.evidence.scores["facet_match"] for it in plain}
+    assert {it.paper.id: it.evidence.scores["facet_match"] for it in cal} == pytest.approx(shown)
+    assert 0 < max(shown.values()) <= 1
+
+
+CITED = Paper(
+    id="r",
+    title="Class-based n-gram models of natural language",
+    abstract="We address the problem of predicting a word from previous words. We group words into classes "
+    "by their co-occurrence statistics, and the classes improve a language model.",
+)
+NEAR_CITED = Paper(
+    id="n",
+    title="Word classes from co-occurrence statistics",
+    abstract="Words are grouped into classes by how they co-occur; the classes help a language model.",
+)
+FAR_FROM_CITED = Paper(
+    id="f",
+    title="Annotating a corpus of clinical notes",
+    abstract="We describe guidelines for annotating diseases in hospital notes and report agreement.",
+)
+
+
+async def test_the_paper_near_what_the_anchor_cites_ranks_first(local_source, embedder):
+    """Upstream ties, sentence vectors left out (alpha 1): the candidate close to a paper the anchor cites comes
+    first, a candidate that is one of its references counts as closest, and the card says which evidence."""
+    ctx = RunContext(source=local_source, embedder=embedder)
+    items = _even([FAR_FROM_CITED, NEAR_CITED, CITED])
+    params = {"facet": "method", "alpha": 1.0, "near_refs": 1.0}
+    out = await run_op(ctx, "facet_match", params, **{"in": items, "anchor": [ANCHOR], "refs": as_ranked([CITED])})
+    assert ids(out) == ["r", "n", "f"]
+    near = {it.paper.id: it.evidence.scores[NEAR_REFS] for it in out}
+    assert near["r"] == 1.0 and near["n"] > near["f"]
+    wf = template("sibling", "a", Intent(direction="sibling", facet="method"))
+    assert any(p.startswith("close to a paper the anchor cites") for p in why(wf, out[1]))
+    assert not any(p.startswith("close to a paper the anchor cites") for p in why(wf, out[0]))
+
+
+async def test_no_references_of_the_anchor_leaves_the_order_with_a_note(local_source, embedder):
+    ctx = RunContext(source=local_source, embedder=embedder)
+    items = _even([FAR_FROM_CITED, NEAR_CITED])
+    params = {"facet": "method", "alpha": 1.0, "near_refs": 1.0}
+    out = await run_op(ctx, "facet_match", params, **{"in": items, "anchor": [ANCHOR], "refs": []})
+    assert ids(out) == ["f", "n"] and all(NEAR_REFS not in it.evidence.scores for it in out)
+    assert any("no references of the anchor" in n for n in ctx.notes)
+
+
+def test_faceted_sibling_search_matches_against_the_anchors_references():
+    wf = template("sibling", "acl:P03-1054", Intent(direction="sibling", facet="method"))
+    assert ("refs", "refs") in [(e.source, e.port) for e in wf.inputs_of("facet")]
+    assert wf.node("facet").params["near_refs"] > 0 and wf.node("facet").params["lexical"] > 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pilot.models import RankedPaper
 from pilot.papertype import paper_type_reason
 from workflows.model import Workflow
+from workflows.ops.facets import FACET_TERMS, NEAR_REFS
 from workflows.ops.features import STRENGTHS, match_strength, node_score_key, phrases_in, support_key
 
 # How many levels of inputs a description follows ("papers citing the anchor's references"); deeper is noise.
@@ -143,7 +144,14 @@ def _facet_match(wf: Workflow, item: RankedPaper) -> list[str]:
         return []
     facets = [n.params.get("facet") for n in wf.nodes if n.op == "facet_match"]
     aspect = f"the anchor's {facets[0]}" if facets and facets[0] else "the anchor"
-    return [f"matches {aspect} sentence by sentence ({item.evidence.scores['facet_match']:.2f})"]
+    out = [f"matches {aspect} sentence by sentence ({item.evidence.scores['facet_match']:.2f})"]
+    words = item.evidence.scores.get(FACET_TERMS, 0.0)
+    if words > 0:
+        out.append(f"uses the words of {aspect} (BM25 {words:.1f})")
+    near = item.evidence.scores.get(NEAR_REFS)
+    if near is not None and near < 1.0:  # 1 = one of the anchor's references, which its own node already says
+        out.append(f"close to a paper the anchor cites ({near:.2f})")
+    return out
 
 
 def _title_terms_named(wf: Workflow, item: RankedPaper) -> list[str]:

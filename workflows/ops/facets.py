@@ -26,7 +26,7 @@ from pydantic import Field, model_validator
 from pilot.models import Paper, RankedPaper
 from pilot.vocab import Facet
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
-from workflows.ops.features import blend, encode, paper_vectors, papers_of, sentences
+from workflows.ops.features import blend, bm25, encode, paper_vectors, papers_of, sentences, terms_of, tokens
 from workflows.ports import PortType
 
 # Cue words of abstract sentences per facet. A sentence's weight for a facet = its cue count (scaled to
@@ -73,6 +73,18 @@ def facet_text(anchor: Paper, facet: str, k: int = 3) -> str:
     return " ".join(sents[1 + i] for i in top)[:1500]
 
 
+# The anchor's sentences whose words the ``lexical`` signal looks for: the two that speak most of the facet
+# (three let the facet's words drown in the rest on dev CSFCube; one is too few words).
+FACET_TERM_SENTENCES = 2
+
+
+def facet_terms(anchor: Paper, facet: str | None) -> list[str]:
+    """The words of the anchor's sentences about ``facet`` (without a facet, or without an abstract to tell the
+    facets apart: its title and abstract), the query of the ``lexical`` signal."""
+    text = facet_text(anchor, facet, FACET_TERM_SENTENCES) if facet else ""
+    return terms_of(text or anchor.text)
+
+
 def sinkhorn(sim: np.ndarray, a: np.ndarray, b: np.ndarray, eps: float = 0.05, iters: int = 60) -> np.ndarray:
     """Entropy-regularised optimal transport plan between sentence sets with masses ``a`` and ``b``,
     maximising total similarity (the plan otAspire scores with)."""
@@ -110,6 +122,26 @@ def match_scores(
     return out, best
 
 
+def calibrated(anchor: np.ndarray, weights: np.ndarray, candidates: list[np.ndarray]) -> np.ndarray:
+    """Max-sim with each anchor sentence's best-match similarity z-scored over the candidates: a sentence
+    every candidate matches about as well ("Experiments show improvements") tells them apart by noise, and
+    one that only some match decides."""
+    best = np.zeros((len(candidates), len(anchor)), dtype=np.float32)
+    for i, cand in enumerate(candidates):
+        if len(cand):
+            best[i] = (anchor @ cand.T).max(axis=1)
+    spread = best.std(axis=0)
+    z = (best - best.mean(axis=0)) / np.where(spread > 1e-6, spread, 1.0)
+    return (z @ weights).astype(np.float32)
+
+
+# evidence keys of the ``lexical`` and ``near_refs`` signals (workflows.explain names them on the result cards)
+FACET_TERMS = "facet_terms"
+NEAR_REFS = "near_refs"
+# the anchor's references compared at most (reference lists past it are rare; each costs one vector)
+NEAR_REFS_AT_MOST = 100
+
+
 class FacetMatchParams(OperatorParams):
     facet: Facet | None = Field(None, description="the anchor's aspect to match on; none = the whole abstract")
     facet_weight: float = Field(
@@ -119,6 +151,25 @@ class FacetMatchParams(OperatorParams):
         "max", description="max = each anchor sentence's best match (tsAspire); ot = optimal transport (otAspire)"
     )
     alpha: float = Field(0.5, ge=0.0, le=1.0, description="weight of the upstream score vs the sentence similarity")
+    calibrate: bool = Field(
+        False,
+        description="max only: each anchor sentence's best match counts relative to the other candidates' (z-score), "
+        "so a sentence they all match equally weighs nothing",
+    )
+    lexical: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="weight of the words of the anchor's facet sentences in the candidate's title and abstract "
+        "(BM25 over the matched papers), added to the blend; 0 = sentence vectors only",
+    )
+    near_refs: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="weight of the closeness to the nearest of the papers the anchor cites (the refs input; a paper "
+        "it cites is closest), added to the blend; 0 = off",
+    )
     top_n: int = Field(100, ge=1, le=1000, description="match this many from the top; the rest keep their order below")
     max_sentences: int = Field(
         800,
@@ -142,6 +193,30 @@ class FacetMatchParams(OperatorParams):
 class FacetMatchInputs(OperatorInputs):
     ranked: list[RankedPaper] = port(PortType.RANKED, name="in")
     anchor: list[RankedPaper] = port(PortType.PAPERS, description="the paper whose sentences are matched")
+    refs: list[RankedPaper] | None = port(
+        PortType.PAPERS, optional=True, description="the papers the anchor cites (for near_refs)"
+    )
+
+
+def near_refs(ctx: RunContext, papers: list[Paper], refs: list[Paper]) -> np.ndarray | None:
+    """Each paper's cosine to the closest of ``refs`` (1 for a paper among them); None without vectors. Papers
+    left unembedded (a busy remote turn) get the lowest value of the others."""
+    budget = ctx.settings.node_timeout_s / 3
+    cand = paper_vectors(ctx, papers, within_s=budget)
+    cited = paper_vectors(ctx, refs, within_s=budget)
+    if cand is None or cited is None or not len(cited):
+        return None
+    cited = cited[np.isfinite(cited).all(axis=1) & cited.any(axis=1)]
+    if not len(cited):
+        return None
+    sims = np.nan_to_num(cand, nan=0.0) @ cited.T
+    near = sims.max(axis=1).astype(np.float32)
+    ids = {p.id for p in refs}
+    near[[i for i, p in enumerate(papers) if p.id in ids]] = 1.0
+    unknown = ~np.isfinite(cand).all(axis=1) | ~cand.any(axis=1)
+    if unknown.any():
+        near[unknown] = float(near[~unknown].min()) if (~unknown).any() else 0.0
+    return near
 
 
 @register
@@ -165,10 +240,11 @@ class FacetMatchOp(Operator[FacetMatchParams, FacetMatchInputs]):
         if ctx.embedder is None:
             ctx.notes.append("no embeddings; order kept")
             return items
-        return await asyncio.to_thread(self._rerank, ctx, params, head, anchors[0]) + tail
+        refs = papers_of(inputs.refs)[:NEAR_REFS_AT_MOST] if params.near_refs > 0 else []
+        return await asyncio.to_thread(self._rerank, ctx, params, head, anchors[0], refs) + tail
 
     def _rerank(
-        self, ctx: RunContext, params: FacetMatchParams, head: list[RankedPaper], anchor: Paper
+        self, ctx: RunContext, params: FacetMatchParams, head: list[RankedPaper], anchor: Paper, refs: list[Paper]
     ) -> list[RankedPaper]:
         a_sents = sentences(anchor) or [anchor.title]
         c_sents = [sentences(it.paper) or [it.paper.title] for it in head]
@@ -176,12 +252,28 @@ class FacetMatchOp(Operator[FacetMatchParams, FacetMatchInputs]):
         cands = self._candidate_vectors(ctx, params, head, c_sents, a_vecs.shape[1])
         weights = facet_weights(a_sents, params.facet, params.facet_weight)
         sims, pairs = match_scores(a_vecs, weights, cands, params.method)
+        # the card keeps the plain similarity (a cosine a reader can judge); the ranking uses the calibrated one
+        ranking = calibrated(a_vecs, weights, cands) if params.calibrate and params.method == "max" else None
         # the candidate sentence that matches the anchor best is the passage that shows the likeness
         snippets = [
             sents[c][:400] if len(v) == len(sents) else None
             for sents, v, (_, c) in zip(c_sents, cands, pairs, strict=True)
         ]
-        return blend(head, sims, params.alpha, "facet_match", snippets)
+        # MiniLM's sentence vectors blur the words that name a method or a task ("multi-class", "word
+        # clusters"); the same words in the candidate are evidence of the same facet
+        extra = {}
+        if params.lexical > 0:
+            query = facet_terms(anchor, params.facet)
+            extra[FACET_TERMS] = (params.lexical, bm25(query, [tokens(it.paper.text) for it in head]))
+        # papers like the anchor on an aspect sit near the work it builds on: closeness to the nearest paper
+        # it cites (soft bibliographic coupling, which needs no shared reference list — CSFCube's pool papers
+        # have about one reference each in the corpus)
+        near = near_refs(ctx, [it.paper for it in head], refs) if refs else None
+        if near is not None:
+            extra[NEAR_REFS] = (params.near_refs, near)
+        elif params.near_refs > 0:
+            ctx.notes.append("no references of the anchor to compare with; near_refs left out")
+        return blend(head, sims, params.alpha, "facet_match", snippets, extra, ranking)
 
     @staticmethod
     def _candidate_vectors(

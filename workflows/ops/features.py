@@ -10,7 +10,7 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -349,16 +349,29 @@ def merge_evidence(a: Evidence, b: Evidence) -> Evidence:
 
 
 def blend(
-    head: list[RankedPaper], sims: np.ndarray, alpha: float, name: str, snippets: list[str | None] | None = None
+    head: list[RankedPaper],
+    sims: np.ndarray,
+    alpha: float,
+    name: str,
+    snippets: list[str | None] | None = None,
+    extra: Mapping[str, tuple[float, np.ndarray]] | None = None,
+    ranked_by: np.ndarray | None = None,
 ) -> list[RankedPaper]:
     """``head`` re-ordered by ``alpha`` x its upstream score + (1 - ``alpha``) x ``sims`` (both min-max
-    scaled); each paper's similarity is written to its evidence as ``name`` (and a snippet, when given)."""
+    scaled) + each ``extra`` signal's weight x its min-max scaled values; each paper's similarity is written
+    to its evidence as ``name`` (the extras under their own names; a snippet, when given). ``ranked_by``, when
+    given, ranks in place of ``sims`` (which the evidence still shows)."""
     prior = minmax(np.array([it.score for it in head], dtype=np.float32))
-    total = alpha * prior + (1 - alpha) * minmax(np.asarray(sims, dtype=np.float32))
+    own = sims if ranked_by is None else ranked_by
+    total = alpha * prior + (1 - alpha) * minmax(np.asarray(own, dtype=np.float32))
+    for weight, values in (extra or {}).values():
+        total = total + weight * minmax(np.asarray(values, dtype=np.float32))
     out = []
     for i in sorted(range(len(head)), key=lambda i: -float(total[i])):
         ev = head[i].evidence.model_copy(deep=True)
         ev.scores[name] = round(float(sims[i]), 4)
+        for key, (_, values) in (extra or {}).items():
+            ev.scores[key] = round(float(values[i]), 4)
         if snippets is not None and snippets[i]:
             ev.snippet = snippets[i]
         out.append(head[i].model_copy(update={"score": round(float(total[i]), 6), "evidence": ev}))
