@@ -79,7 +79,12 @@ def _words(text: str) -> list[str]:
 
 
 def _roots(text: str) -> list[str]:
-    return [str(w) for w in snowball().stemWords(tokens(text, keep_stop=True))]
+    # Snowball keeps the agent noun apart ("parser" / "parsing" -> "pars"): leaving out "dependency parsing"
+    # leaves out "dependency parsers" too, so a trailing "er" goes as well
+    return [
+        w[:-2] if len(w) > 5 and w.endswith("er") else w
+        for w in map(str, snowball().stemWords(tokens(text, keep_stop=True)))
+    ]
 
 
 class _Checker:
