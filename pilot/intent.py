@@ -83,6 +83,19 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
     # "anything newer than BERT?", "what has appeared since GloVe?"; a year after them is a period, not a paper
     (r"\b(?:newer|more recent) than\b(?!\s*(?:19|20)\d\d)|\bsince\b(?!\s*(?:19|20)\d\d)", "successor", 3),
     (r"\b(?:older|earlier) than\b(?!\s*(?:19|20)\d\d)|\bpre-?dat(?:e|es|ed|ing)\b", "predecessor", 3),
+    # "papers after BERT about QA", "work before GloVe" (the paper is cut out of the text these rules see)
+    (
+        r"\b(?:papers?|works?|research|articles?|anything|everything)\s(?:published\s|written\s)?after\b"
+        r"(?!\s*(?:19|20)\d\d)",
+        "successor",
+        3,
+    ),
+    (
+        r"\b(?:papers?|works?|research|articles?|anything|everything)\s(?:published\s|written\s)?before\b"
+        r"(?!\s*(?:19|20)\d\d)",
+        "predecessor",
+        3,
+    ),
     (r"\bsimilar\b|\bcomparable\b|\bclosely related\b|\balong these lines\b|\bsiblings?\b|\blike this\b", "sibling", 3),
     (
         r"\b(?:papers?|works?|articles?|publications?|something|anything|stuff|more)\s+(?:just\s+|much\s+)?like\b"

@@ -286,6 +286,15 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
 _QUOTED = re.compile(r"[\"“”«»]")
 
 
+def _title_cut_short(topic: str, title: str) -> bool:
+    """The topic is the title's start and the title goes on in capitalised words the topic reader dropped as
+    instruction words ("Attention" of "Attention Is All You Need")."""
+    if not fold(title).startswith(fold(topic)) or fold(title) == fold(topic):
+        return False
+    rest = title[len(topic) :].split()
+    return bool(rest) and all(w[:1].isupper() for w in rest)
+
+
 def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     """The request read as one for a field's literature ("what should I read on X", "surveys covering X",
     "I'm new to X - which papers are essential?"; ``pilot.topic``): only the topic is searched, the type words
@@ -295,6 +304,8 @@ def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     req = read_topic(text)
     if req is None or not subject_of(req.topic):
         return None  # "what about later work?": the words after the cue only ask for a direction
+    if parsed.anchor_kind == "title" and _title_cut_short(req.topic, parsed.anchor_query):
+        return None  # "tell me about Attention Is All You Need": a title, not the topic "Attention"
     updates = {"topic": req.topic, "paper_types": req.paper_types, "direction": None, **req.updates}
     return parsed.model_copy(
         update={

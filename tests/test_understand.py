@@ -387,6 +387,9 @@ def test_a_capitalised_word_before_a_year_is_no_author(text):
         ("what has appeared since ELMo?", "successor"),
         ("anything older than ELMo?", "predecessor"),
         ("nothing older than 2015 please", None),  # a period, not a direction
+        ("papers after ELMo about question answering", "successor"),
+        ("work before ELMo", "predecessor"),
+        ("papers after 2019 on parsing", None),
     ],
 )
 def test_newer_older_and_since_a_paper_name_a_direction(text, direction):
@@ -468,3 +471,12 @@ def test_the_same_but_for_x_narrows_the_results_on_screen():
     assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates["topic_terms"] == ["chinese"]
     msg = read("now the same but only EMNLP", RESULTS)  # was a topic search for "same"
     assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates["venues"] == ["EMNLP"]
+
+
+def test_a_title_after_tell_me_about_is_the_paper_not_its_first_word():
+    # the topic reader took "Is All You Need" for instruction words and searched the topic "Attention"
+    msg = read("tell me about Attention Is All You Need", FRESH)
+    assert msg.request is not None and (msg.request.anchor_kind, msg.request.anchor_query) == (
+        "title",
+        "Attention Is All You Need",
+    )
