@@ -215,6 +215,23 @@ async def test_per_node_timeout(bare_ctx):
     assert call[4] - call[3] < 30  # cancelled, not waited out
 
 
+async def test_a_reordering_step_that_times_out_passes_its_list_on(bare_ctx):
+    # over a slow source the facet_match step once timed out and the whole search came back empty
+    w = wf(
+        [("src", "t_source", {"ids": ["a", "b", "c"]}), ("rank", "t_filter", {}), ("slow", "t_reorder", {"seconds": 30}),
+         ("top", "t_filter", {"k": 2})],
+        [("src", "rank", "in"), ("rank", "slow", "in"), ("slow", "top", "in")],
+        "top",
+    )  # fmt: skip
+    res = await execute(w, bare_ctx, timeout_s=0.3)
+    t = {n.node_id: n for n in res.trace.nodes}
+    assert t["slow"].status == "failed" and "timed out" in t["slow"].error and "passed on unchanged" in t["slow"].note
+    assert "slow" in res.errors and t["top"].status == "ok"
+    assert ids(res.output) == ["a", "b"]  # the list as it came in, not reversed, not lost
+    w.node("slow").params["seconds"] = 0.0
+    assert ids((await execute(w, bare_ctx, timeout_s=0.3)).output) == ["c", "b"]  # in time, it re-orders
+
+
 async def test_timeout_defaults_to_the_settings(bare_ctx):
     from pilot.settings import Settings
 

@@ -177,6 +177,20 @@ class TSlow(_Logged):
         return ranked([params.tag or ctx.node_id], ctx.node_id)
 
 
+class TReorder(_Logged):
+    name = "t_reorder"
+    family = "reranking"
+    description = "test: sleeps, then reverses its list (a step that only re-orders)"
+    Params = SlowParams
+    Inputs = RankedIn
+    output = PortType.RANKED
+    reorders_only = True
+
+    async def body(self, ctx, params, inputs):
+        await asyncio.sleep(params.seconds)
+        return list(reversed(inputs.ranked))
+
+
 class FailParams(OperatorParams):
     kind: str = "source"
 
@@ -220,7 +234,7 @@ class TCollect(_Logged):
         return f"{given} {sum(len(x) for x in inputs.papers or [])}"
 
 
-for _cls in (TSource, TKeywords, TFilter, TUnion, TSearch, TAnswer, TSlow, TFail, TNote, TCollect):
+for _cls in (TSource, TKeywords, TFilter, TUnion, TSearch, TAnswer, TSlow, TReorder, TFail, TNote, TCollect):
     if REGISTRY.get(_cls.name) is not _cls:
         REGISTRY.pop(_cls.name, None)
         register(_cls)

@@ -513,7 +513,12 @@ async def execute(
                 )
                 trace.status, trace.error, value = "failed", over_budget, None
         traces[nid] = trace
-        if trace.status == "failed":
+        if trace.status == "failed" and trace.error != over_budget and (src := _passed_on(nid)) is not None:
+            # a re-ordering step that failed (a timeout on a loaded machine, a slow source): its input goes on
+            errors[nid] = trace.error or "failed"
+            trace.note = "; ".join(x for x in (trace.note, f"its input from {src!r} was passed on unchanged") if x)
+            results[nid], fps[nid] = results[src], fps[src]
+        elif trace.status == "failed":
             failed[nid] = "failed"
             errors[nid] = trace.error or "failed"
         elif trace.status == "skipped":
@@ -522,6 +527,13 @@ async def execute(
         else:
             results[nid] = value
             fps[nid] = fp or value_fingerprint(value)
+
+    def _passed_on(nid: str) -> str | None:
+        """The producer of a failed re-ordering step's "in" list, when that list is at hand."""
+        if not get_operator(workflow.node(nid).op).reorders_only:
+            return None
+        src = next((e.source for e in workflow.edges if e.target == nid and e.port == "in"), None)
+        return src if src is not None and src in results else None
 
     for nid, why in (absent or {}).items():
         if nid in pending and nid not in given:

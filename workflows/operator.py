@@ -133,6 +133,9 @@ class Operator(Generic[P, I]):
     Inputs: ClassVar[type[OperatorInputs]] = NoInputs
     inputs: ClassVar[dict[str, InputPort]] = {}  # derived from ``Inputs``; read by validation and the executor
     output: ClassVar[PortType]
+    # a step that only re-orders its "in" list: when it fails or times out, the executor passes that list on
+    # unchanged (with the failure in the trace) instead of sinking everything downstream of it
+    reorders_only: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

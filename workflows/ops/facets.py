@@ -222,6 +222,7 @@ def near_refs(ctx: RunContext, papers: list[Paper], refs: list[Paper]) -> np.nda
 @register
 class FacetMatchOp(Operator[FacetMatchParams, FacetMatchInputs]):
     name = "facet_match"
+    reorders_only = True
     family = "reranking"
     description = (
         "Re-rank by sentence-level similarity to the anchor (each anchor sentence's best match), "

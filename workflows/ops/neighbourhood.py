@@ -79,6 +79,7 @@ class NeighbourhoodInputs(OperatorInputs):
 @register
 class NeighbourhoodOp(Operator[NeighbourhoodParams, NeighbourhoodInputs]):
     name = "neighbourhood"
+    reorders_only = True
     family = "scoring"
     description = (
         "Score papers by their place in the seeds' citation neighbourhood: cited by many seeds (centrality, "

@@ -112,6 +112,7 @@ class _Order(BaseModel):
 @register
 class RerankOp(_ReadingOp[RerankParams]):
     name = "rerank"
+    reorders_only = True
     description = "Re-order the top of a ranked list by relevance to a text/the anchor (LLM listwise, or embeddings)."
     Params = RerankParams
 
