@@ -218,8 +218,8 @@ async def test_per_node_timeout(bare_ctx):
 async def test_a_reordering_step_that_times_out_passes_its_list_on(bare_ctx):
     # over a slow source the facet_match step once timed out and the whole search came back empty
     w = wf(
-        [("src", "t_source", {"ids": ["a", "b", "c"]}), ("rank", "t_filter", {}), ("slow", "t_reorder", {"seconds": 30}),
-         ("top", "t_filter", {"k": 2})],
+        [("src", "t_source", {"ids": ["a", "b", "c"]}), ("rank", "t_filter", {}),
+         ("slow", "t_reorder", {"seconds": 30}), ("top", "t_filter", {"k": 2})],
         [("src", "rank", "in"), ("rank", "slow", "in"), ("slow", "top", "in")],
         "top",
     )  # fmt: skip
