@@ -98,6 +98,16 @@ def test_compare_prints_modes_side_by_side(tmp_path, capsys):
     assert main(["eval", "compare", str(tmp_path / "missing")]) == 2
 
 
+def test_compare_names_runs_of_one_mode_by_their_folders(tmp_path, capsys):
+    # four rounds of "multi" were four bars all called "multi" in the plots and columns of the table
+    before = _fake_run(tmp_path / "before", "multi", 0.25)
+    after = _fake_run(tmp_path / "after", "multi", 0.75)
+    assert main(["eval", "compare", str(before), str(after)]) == 0
+    out = capsys.readouterr().out
+    assert "| direction | metric | multi (before) | multi (after) |" in out
+    assert "| multi (after) vs multi (before) | predecessor | 1 | 0 | 0 | 0.500 |" in out
+
+
 # --- end to end over the slice ---
 
 

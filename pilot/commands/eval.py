@@ -32,6 +32,7 @@ from pilot.eval.report import (
     plot,
     pool_plot,
     pool_table,
+    run_name,
 )
 from pilot.sources.base import SourceError
 
@@ -114,11 +115,15 @@ def _compare(dirs: list[str], out: Path | None) -> int:
         runs = [load_metrics(Path(d)) for d in dirs]
     except (FileNotFoundError, ValueError) as exc:
         return _fail(str(exc))
+    modes = [m["mode"] for m in runs]
+    for m, d in zip(runs, dirs, strict=True):
+        if modes.count(m["mode"]) > 1:  # four "multi" bars say nothing: name each run by its folder too
+            m["label"] = f"{m['mode']} ({Path(d).name})"
     print(compare_table(runs))
     pool = pool_table(runs)
     if pool:
         print("\nCSFCube pool re-ranking\n" + pool)
-    paired = paired_table([m["mode"] for m in runs], [load_runs(Path(d)) for d in dirs])
+    paired = paired_table([run_name(m) for m in runs], [load_runs(Path(d)) for d in dirs])
     if paired:
         print("\nper-case MRR, each run against the one before it\n" + paired)
     folder = out or Path(dirs[0]).parent

@@ -164,7 +164,7 @@ def pool_table(runs: Sequence[dict]) -> str:
         for facet, vals in m.get("csfcube_pool", {}).items():
             floor, lst = dense.get(facet, {}), listed.get(facet, {})
             rows.append(
-                [m["mode"], facet, vals["map"], vals["ndcg%20"], lst.get("map"), lst.get("ndcg%20"),
+                [run_name(m), facet, vals["map"], vals["ndcg%20"], lst.get("map"), lst.get("ndcg%20"),
                  floor.get("map"), floor.get("ndcg%20"), vals["n"]]
             )  # fmt: skip
     header = [
@@ -173,9 +173,15 @@ def pool_table(runs: Sequence[dict]) -> str:
     return _table(header, rows) if rows else ""
 
 
+def run_name(metrics: dict) -> str:
+    """What a run is called in tables and legends: its label (``pilot eval compare`` names runs of one mode by
+    their folders), else its mode."""
+    return str(metrics.get("label") or metrics["mode"])
+
+
 def compare_table(runs: Sequence[dict], keys: Sequence[str] = BLOCK_KEYS) -> str:
     """Several modes side by side: a row per (direction, metric), a column per run."""
-    names = [m.get("label") or m["mode"] for m in runs]
+    names = [run_name(m) for m in runs]
     directions: list[str] = []
     for m in runs:
         for name, _ in _groups(m):
@@ -241,10 +247,10 @@ def markdown_report(runs: Sequence[dict]) -> str:
     pool = pool_table(runs)
     if pool:
         parts += ["## CSFCube pool re-ranking (fold1_dev protocol)", "", pool, ""]
-    usage = [(m.get("label") or m["mode"], m["source_usage"]) for m in runs if m.get("source_usage")]
+    usage = [(run_name(m), m["source_usage"]) for m in runs if m.get("source_usage")]
     if usage:
         parts += ["## source usage per search (remote sources)", "", usage_table(usage), ""]
-    sims = [(m["mode"], m["workflow_similarity"]) for m in runs if m.get("workflow_similarity")]
+    sims = [(run_name(m), m["workflow_similarity"]) for m in runs if m.get("workflow_similarity")]
     if sims:
         keys = list(sims[0][1])
         parts += [
@@ -273,7 +279,7 @@ def plot(runs: Sequence[dict], path: Path, metrics: Sequence[str] = PLOT_METRICS
         for i, m in enumerate(runs):
             blocks = dict(_groups(m))
             vals = [blocks.get(g, {}).get(metric, 0.0) for g in groups]
-            ax.bar([x + i * width for x in range(len(groups))], vals, width, label=m["mode"])
+            ax.bar([x + i * width for x in range(len(groups))], vals, width, label=run_name(m))
         ax.set_title(metric)
         ax.set_ylim(0, 1)
         ax.set_xticks([x + width * (len(runs) - 1) / 2 for x in range(len(groups))])
@@ -298,7 +304,8 @@ def pool_plot(runs: Sequence[dict], path: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    bars = [(m["mode"], m["csfcube_pool"]) for m in runs] + [("dense only", runs[0].get("csfcube_pool_dense_only", {}))]
+    bars = [(run_name(m), m["csfcube_pool"]) for m in runs]
+    bars.append(("dense only", runs[0].get("csfcube_pool_dense_only", {})))
     groups = [g for g in ("background", "method", "result", "all") if any(g in vals for _, vals in bars)]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.0), squeeze=False)
     width = 0.8 / len(bars)
