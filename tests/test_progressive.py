@@ -41,6 +41,13 @@ def settings_for(url: str, tmp_path, **kw) -> Settings:
     )  # fmt: skip
 
 
+def answered(base: str) -> dict:
+    """The emulator's counts with the requests it turned away (429) left out."""
+    stats = httpx.get(f"{base}/_stats").json()
+    turned_away = stats["rate_limited"]
+    return {"total": stats["total"] - turned_away, "requests": stats["requests"], "429": turned_away}
+
+
 async def test_previews_arrive_before_the_run_ends_and_the_final_list_is_the_plain_one(slow_s2, local_source, tmp_path):
     settings = settings_for(slow_s2, tmp_path / "a")
     src = SemanticScholarSource(settings)
@@ -57,7 +64,8 @@ async def test_previews_arrive_before_the_run_ends_and_the_final_list_is_the_pla
 
     progressive = await run_progressively(wf, rt.context(), MemoCache(), 120, on_update)
     total_s = time.monotonic() - started
-    sent = httpx.get(f"{slow_s2}/_stats").json()["total"]
+    first = answered(slow_s2)
+    sent = first["total"]
 
     previews = [(t, u) for t, u in zip(stamps, updates, strict=False) if u.preview and not u.final]
     assert previews, "no partial results were shown"
@@ -70,9 +78,12 @@ async def test_previews_arrive_before_the_run_ends_and_the_final_list_is_the_pla
     plain_src = SemanticScholarSource(settings_for(slow_s2, tmp_path / "b"))
     plain_rt = Runtime.for_source(plain_src, settings, embedder=local_source.embedder)
     await plain_src.get_paper(ANCHOR)
-    before = httpx.get(f"{slow_s2}/_stats").json()["total"]
+    before = answered(slow_s2)["total"]
     plain = await execute(wf, plain_rt.context(), MemoCache(), 120)
-    assert httpx.get(f"{slow_s2}/_stats").json()["total"] - before == sent - 1
+    after = answered(slow_s2)
+    # a request the emulator turned away (429) and the client sent again is the rate limiter's timing on a busy
+    # machine, not a preview's cost: only answered requests are compared (the full suite once saw 11 vs 10)
+    assert after["total"] - before == sent - 1, (first, after)
     assert [r.paper.id for r in plain.output] == [r.paper.id for r in progressive.output]
     await src.aclose()
     await plain_src.aclose()

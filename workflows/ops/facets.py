@@ -244,8 +244,10 @@ class FacetMatchOp(Operator[FacetMatchParams, FacetMatchInputs]):
         if ctx.embedder is None:
             ctx.notes.append("no embeddings; order kept")
             return items
-        at_most = NEAR_REFS_AT_MOST if ctx.source.free_graph() else NEAR_REFS_REMOTE_AT_MOST
-        refs = papers_of(inputs.refs)[:at_most] if params.near_refs > 0 else []
+        refs: list[Paper] = []
+        if params.near_refs > 0:
+            at_most = NEAR_REFS_AT_MOST if ctx.source.free_graph() else NEAR_REFS_REMOTE_AT_MOST
+            refs = papers_of(inputs.refs)[:at_most]
         return await asyncio.to_thread(self._rerank, ctx, params, head, anchors[0], refs) + tail
 
     def _rerank(
