@@ -242,6 +242,11 @@ def _direction_without_title(request: str, title: str | None) -> str | None:
     return detect_direction(f" {req} ".replace(f" {t} ", " "), full_text=request)[0]
 
 
+def _carried(before: Intent, after: Intent, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The ``fields`` set in ``before`` that ``after`` leaves unset: what a follow-up search keeps."""
+    return {f: getattr(before, f) for f in fields if getattr(before, f) and not getattr(after, f)}
+
+
 class Session(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -684,12 +689,8 @@ class Session(BaseModel):
     def _corrected(self, parsed: ParsedRequest) -> ParsedRequest:
         """ "Actually I meant X": X with the direction, facet and filters chosen for the search it corrects (a
         period belongs to the paper, so it is asked again)."""
-        before = self.intent
-        kept = {
-            f: getattr(before, f)
-            for f in ("direction", "facet", "venues", "exclude_venues", "exclude_terms", "paper_types")
-            if getattr(before, f) and not getattr(parsed.intent, f)
-        }
+        fields = ("direction", "facet", "venues", "exclude_venues", "exclude_terms", "paper_types")
+        kept = _carried(self.intent, parsed.intent, fields)
         return parsed.model_copy(update={"intent": apply_updates(parsed.intent, kept)})
 
     async def _same_subject(self, parsed: ParsedRequest) -> Reply:
@@ -703,8 +704,7 @@ class Session(BaseModel):
         topical = as_topic(parsed.model_copy(update={"anchor_query": topic or ""}))
         # "what about surveys?" after "papers on X since 2015": the same topic, period and venues, unless it says
         # otherwise (a paper's period depends on the direction, so only a topic's carries over)
-        kept = {f: getattr(before, f) for f in ("year_min", "year_max", "venues") if getattr(before, f)}
-        kept = {f: v for f, v in kept.items() if not getattr(topical.intent, f)}
+        kept = _carried(before, topical.intent, ("year_min", "year_max", "venues"))
         notes = []
         if kept:
             topical = topical.model_copy(update={"intent": apply_updates(topical.intent, kept)})

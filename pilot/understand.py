@@ -149,7 +149,7 @@ def _numbers(text: str) -> list[int]:
 # "actually I meant the Collins parser", "no, I meant GloVe", "not that one, the 2003 CL article": the paper (or
 # topic) the search should have been about; bounded repeats keep the pattern linear on long texts
 _CORRECTION = re.compile(
-    r"^\W*(?:(?:no|nope|sorry|oops|wait|hmm|sorry)\W+){0,3}(?:actually,? )?"
+    r"^\W*(?:(?:no|nope|sorry|oops|wait|hmm)\W+){0,3}(?:actually,? )?"
     r"(?:i (?:meant|mean|was thinking of|wanted|was asking about)|not that one\W+(?:i (?:meant?|want) )?|"
     r"wrong (?:paper|one)\W+(?:i (?:meant?|want) )?)(?:,? )?(?P<x>\S.*)$",
     re.I,

@@ -61,30 +61,27 @@ class _Phrases:
     of each phrase length are looked up in a set, so the cost is the paper's length times the number of
     distinct phrase lengths, not the number of phrases."""
 
-    def __init__(self, phrases: list[str], words: Callable[[str], list[str]]):
-        self.words = words
-        self.runs = {tuple(t) for t in (words(p) for p in phrases) if t}
+    def __init__(self, phrases: list[str], forms: Callable[[list[str]], list[str]]):
+        self.forms = forms
+        self.runs = {tuple(t) for t in (forms(tokens(p, keep_stop=True)) for p in phrases) if t}
         self.lengths = sorted({len(r) for r in self.runs})
 
     def __bool__(self) -> bool:
         return bool(self.runs)
 
-    def any_in(self, text: str) -> bool:
-        words = self.words(text)
+    def any_in(self, tokenized: list[str]) -> bool:
+        words = self.forms(tokenized)
         return any(tuple(words[i : i + n]) in self.runs for n in self.lengths for i in range(len(words) - n + 1))
 
 
-def _words(text: str) -> list[str]:
-    return tokens(text, keep_stop=True)
+def _as_typed(words: list[str]) -> list[str]:
+    return words
 
 
-def _roots(text: str) -> list[str]:
+def _roots(words: list[str]) -> list[str]:
     # Snowball keeps the agent noun apart ("parser" / "parsing" -> "pars"): leaving out "dependency parsing"
     # leaves out "dependency parsers" too, so a trailing "er" goes as well
-    return [
-        w[:-2] if len(w) > 5 and w.endswith("er") else w
-        for w in map(str, snowball().stemWords(tokens(text, keep_stop=True)))
-    ]
+    return [w[:-2] if len(w) > 5 and w.endswith("er") else w for w in map(str, snowball().stemWords(words))]
 
 
 class _Checker:
@@ -92,7 +89,7 @@ class _Checker:
         self.p = p
         # kept terms match word for word (the survey template keeps titles with "survey", not "Book Reviews");
         # leaving out "neural network" leaves out "neural networks" too: those match by Snowball roots
-        self.include, self.exclude = _Phrases(p.include_terms, _words), _Phrases(p.exclude_terms, _roots)
+        self.include, self.exclude = _Phrases(p.include_terms, _as_typed), _Phrases(p.exclude_terms, _roots)
         self.venue_ok = profile().venue_matcher(p.venues) if p.venues else None
         self.venue_out = profile().venue_matcher(p.exclude_venues) if p.exclude_venues else None
         self.drop = set(p.exclude_ids) | ({a.id for a in anchors} if p.exclude_anchor else set())
@@ -132,10 +129,10 @@ class _Checker:
         if p.paper_types and paper_type(paper) not in p.paper_types:
             return False
         if self.include or self.exclude:
-            text = paper.title if p.terms_in == "title" else paper.text
-            if self.include and not self.include.any_in(text):
+            words = tokens(paper.title if p.terms_in == "title" else paper.text, keep_stop=True)  # once for both
+            if self.include and not self.include.any_in(words):
                 return False
-            if self.exclude and self.exclude.any_in(text):
+            if self.exclude and self.exclude.any_in(words):
                 return False
         return True
 
