@@ -137,6 +137,8 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
                 "Name it by its title instead (in quotes if it is long).",
             )
         return Resolution(kind="paper", paper=hit)
+    if parsed.year and kind in ("name", "title"):
+        return await _in_year(source, parsed)
     if kind == "name":
         return await _by_name(source, parsed, where)
     if kind == "described":
@@ -280,6 +282,30 @@ async def _by_citation(source: Source, parsed: ParsedRequest, where: str) -> Res
     if not theirs:
         return Resolution(kind="missing", note=f"No paper by {who} is in the source; it holds {where}.")
     return Resolution(kind="missing", note=f"No paper by {who} from around {year} is in the source; it holds {where}.")
+
+
+async def _in_year(source: Source, parsed: ParsedRequest) -> Resolution:
+    """ "I mean the 2014 one": of the papers that go by the name (or title) the search was named with, the one
+    from that year; a paper a year away (a journal version, a preprint) is offered, never taken."""
+    query, year = parsed.anchor_query, parsed.year or 0
+    named = await source.named_papers(query, limit=10) if parsed.anchor_kind == "name" else []
+    found = [p for p in await source.match_paper(query, limit=10) if similarity(query, p.title) >= ASK_SIMILARITY]
+    papers = list({p.id: p for p in [*named, *found]}.values())
+    papers.sort(key=lambda p: (-introduces(p, query), -impact(p)))
+    exact = [p for p in papers if p.year == year]
+    if len(exact) == 1:
+        return Resolution(kind="paper", paper=exact[0], note=f"Took {_label(exact[0])}, the one from {year}.")
+    if exact:
+        return Resolution(kind="ask", candidates=exact[:4], note=f"{len(exact)} papers from {year} go by “{query}”.")
+    if near := [p for p in papers if abs((p.year or 0) - year) <= 1]:
+        return Resolution(
+            kind="ask", candidates=near[:4], note=f"No paper called “{query}” from {year} is in the source. "
+            "Closest in year:"
+        )  # fmt: skip
+    years = ", ".join(str(y) for y in sorted({p.year for p in papers if p.year}))
+    held = f"the ones it holds are from {years}" if years else "it holds none by that name"
+    note = f"No paper called “{short(query, 80)}” from {year} is in the source; {held}."
+    return Resolution(kind="missing", note=note)
 
 
 async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolution:

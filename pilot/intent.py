@@ -149,7 +149,8 @@ class ParsedRequest(BaseModel):
     constraints: dict[str, Any] = Field(default_factory=dict, description="intent fields the words around it set")
     request_words: bool = False  # phrased as a request ("papers on X", "what came before X"), not a bare phrase
     authors: list[str] = Field(default_factory=list)  # described, cited: the surnames of the paper's authors
-    year: int | None = None  # cited: the year of the reference
+    # cited: the year of the reference; name, title: the year of the paper going by that name ("the 2014 one")
+    year: int | None = None
 
 
 def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:

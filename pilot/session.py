@@ -35,7 +35,7 @@ from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, next_question, option_updates
 from clarifier.question import Option, Question
 from pilot import limits
-from pilot.anchors import near_exact, resolve
+from pilot.anchors import Resolution, near_exact, resolve
 from pilot.coverage import coverage_notes
 from pilot.domain import profile
 from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction, parse_request
@@ -48,7 +48,7 @@ from pilot.sources.budget import budget_scope, current_budget
 from pilot.text import normalize_title
 from pilot.understand import Context, Message, read, read_with_llm
 from pilot.venues import at_venue
-from pilot.vocab import direction_results
+from pilot.vocab import PAPER_TYPE_PLURALS, direction_results, left_out_words
 from workflows.diff import diff as workflow_diff
 from workflows.diff import short
 from workflows.edit import apply_edit, describe_edit
@@ -271,6 +271,7 @@ class Session(BaseModel):
     pending: Message | None = Field(None, description="a message waiting for the answer to a scope/fallback question")
     entity_query: KGQuery | None = Field(None, description="the entity question answered last, for follow-ups")
     search_no: int = Field(0, description="which search of the conversation this is (1 = the first)")
+    named: ParsedRequest | None = Field(None, description="the request that named the paper searched from")
     earlier: list[dict[str, Any]] = Field(
         default_factory=list,
         description="the state of each earlier search that got results or an answer, to go back to "
@@ -428,6 +429,8 @@ class Session(BaseModel):
             return await self._refine(msg)
         if msg.kind == "ambiguous":
             return self._ask_scope(msg)
+        if msg.hint:
+            return self._reply(msg.hint, question=self.question, results=self.results, workflow=self.workflow)
         if self.question is not None:
             return self._reply(
                 f"Please pick an option or type your answer: {self.question.text}", question=self.question
@@ -679,6 +682,8 @@ class Session(BaseModel):
             self.request = parsed.text
             self.intent = apply_updates(parsed.intent, {"anchor_id": paper.id})
             return await self._anchor_chosen_paper(paper, [f"Searching from result #{n}: {_paper_label(paper)}."])
+        if msg.correction and parsed.anchor_kind == "current" and parsed.year:
+            return await self._in_other_year(parsed)
         if msg.correction:
             parsed = self._corrected(parsed)
         self._reset()
@@ -692,6 +697,33 @@ class Session(BaseModel):
         fields = ("direction", "facet", "venues", "exclude_venues", "exclude_terms", "paper_types")
         kept = _carried(self.intent, parsed.intent, fields)
         return parsed.model_copy(update={"intent": apply_updates(parsed.intent, kept)})
+
+    async def _in_other_year(self, said: ParsedRequest) -> Reply:
+        """ "I mean the 2014 one": the paper going by the name the search was named with, from that year, with
+        the direction and choices kept. What is on screen stays when the source has none from that year."""
+        named = self.named
+        if named is None or named.anchor_kind not in ("name", "title", "topic", "cited"):
+            assert self.anchor is not None  # a paper search (the reader checked): its title names it
+            named = ParsedRequest(text=said.text, anchor_query=self.anchor.title, anchor_kind="title", intent=Intent())
+        kind = named.anchor_kind
+        if kind == "topic":  # "papers like pointnet": a name in lower case, or a whole title typed in lower case
+            kind = "name" if len(named.anchor_query.split()) <= 3 else "title"
+        parsed = self._corrected(named.model_copy(update={"anchor_kind": kind, "year": said.year, "text": said.text}))
+        try:
+            res = await resolve(self._runtime.source, parsed)
+        except (SourceUnavailable, RateLimited) as exc:
+            raise _SourceDown(exc) from exc
+        except SourceError as exc:
+            return self._error(f"Could not look up the paper ({exc.message}).")
+        on_screen = dict(question=self.question, results=self.results, workflow=self.workflow)
+        if res.kind not in ("paper", "ask"):
+            return self._reply(res.note or f"No other paper from {said.year} goes by that name.", **on_screen)
+        if res.paper is not None and self.anchor is not None and res.paper.id == self.anchor.id:
+            return self._reply(f"{_paper_label(res.paper)} is the paper this search is about already.", **on_screen)
+        request = self.request
+        self._reset()
+        self.request, self.named, self.intent = request, named, parsed.intent
+        return await self._resolved(parsed, res, [])
 
     async def _same_subject(self, parsed: ParsedRequest) -> Reply:
         """ "And what came after it?": the paper (or topic) of the current search, in a new direction."""
@@ -725,6 +757,10 @@ class Session(BaseModel):
                     f"Could not look up the paper ({exc.message})." + (f" {exc.hint}" if exc.hint else "")
                 )
             return await self._topic_search(as_topic(parsed), notes + [f"Could not look up the paper ({exc.message})."])
+        self.named = parsed
+        return await self._resolved(parsed, res, notes)
+
+    async def _resolved(self, parsed: ParsedRequest, res: Resolution, notes: list[str]) -> Reply:
         if res.kind == "paper":
             assert res.paper is not None
             return await self._anchor_chosen_paper(res.paper, notes + ([res.note] if res.note else []))
@@ -802,6 +838,8 @@ class Session(BaseModel):
             )
         if wf.nodes:
             self._push(wf, "plan for your question")
+        # how the person, venue or organisation was told apart ("kept … apart", "… also appears as …; merged")
+        notes += [f"step “{t.node_id}”: {t.note}" for t in run.trace.nodes if t.note and t.op.startswith("search_")]
         if run.errors:
             notes += [f"{n}: {e}" for n, e in run.errors.items()]
         return self._reply(
@@ -1207,7 +1245,11 @@ class Session(BaseModel):
         what = direction_results(self.intent.direction)
         about = f" for “{self.anchor.title}”" if self.anchor else ""
         if self.anchor is None and self.intent.topic:
-            what, about = "papers", f" on “{short(self.intent.topic, 120)}”"
+            kinds = self.intent.paper_types
+            what = PAPER_TYPE_PLURALS[kinds[0]] if len(kinds) == 1 else "papers"  # "surveys on “X”"
+            about = f" on “{short(self.intent.topic, 120)}”"
+        if left := left_out_words(self.intent.exclude_terms, self.intent.exclude_venues, self.intent.paper_types):
+            about += f", {left}"
         message = (
             f"Found {len(self.results)} papers — {what}{about} (workflow v{version.version}: {version.reason})."
             if error is None

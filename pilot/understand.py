@@ -33,6 +33,7 @@ from clarifier.question import Question
 from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
+from pilot.models import Intent
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from workflows.refine import Feedback, read_feedback
@@ -156,8 +157,33 @@ _CORRECTION = re.compile(
 )
 
 
-def _correction(text: str, known_venues: list[str]) -> Message | None:
+# "I mean the 2014 one", "sorry, the 2007 paper", "no, the one from 1994": the paper going by the same name,
+# from another year
+_OTHER_YEAR = re.compile(
+    r"^\W*(?:(?:no|nope|sorry|oops|wait|hmm|actually)\W+){0,3}(?:i (?:meant?|want(?:ed)?|was thinking of) |"
+    r"not that one\W+)?(?:the )?(?:(?:one|paper|version|article) (?:from|of|in) (?P<a>(?:19|20)\d\d)|"
+    r"(?P<b>(?:19|20)\d\d) (?:one|paper|version|article))\W*$",
+    re.I,
+)
+
+
+def _correction(text: str, ctx: Context) -> Message | None:
     """The search being set up or shown, about another paper or topic (its direction and choices kept)."""
+    if (y := _OTHER_YEAR.match(text)) is not None:
+        year = int(y.group("a") or y.group("b"))
+        if ctx.topic is not None:
+            return Message(
+                kind="unclear", text=text, why="another year, but the search is about a topic",
+                hint=f"This search is about a topic, not one paper, so there is no “{year} one” to switch to. Name "
+                "the paper (its title or short name), or keep the results of that year with “only papers published in "
+                f"{year}”.",
+            )  # fmt: skip
+        same = ParsedRequest(text=text, anchor_query="", anchor_kind="current", intent=Intent(request=text), year=year)
+        return Message(
+            kind="new_search", text=text, target="paper", request=same, correction=True,
+            why=f"the paper of the same name from {year}",
+        )  # fmt: skip
+    known_venues = ctx.known_venues
     m = _CORRECTION.match(text)
     if m is None:
         return None
@@ -250,6 +276,7 @@ class Message(BaseModel):
     # new_search: it corrects the paper or topic of the search being set up or shown ("actually I meant X"): the
     # direction and choices made so far carry over
     correction: bool = False
+    hint: str = ""  # unclear: what to tell the user instead of the general help
 
 
 def _command(text: str) -> Command | None:
@@ -343,7 +370,7 @@ def read(text: str, ctx: Context) -> Message:
         idx = match_option(q, text)
         if idx is not None:
             return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1}")
-    if ctx.has_search and (corrected := _correction(text, ctx.known_venues)) is not None:
+    if ctx.has_search and (corrected := _correction(text, ctx)) is not None:
         return corrected
 
     if ctx.phase == "answer" and ctx.listed:

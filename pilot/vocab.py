@@ -63,6 +63,26 @@ assert set(DIRECTION_OPTIONS) == set(DIRECTION_RESULTS) == set(DIRECTIONS)
 assert set(FACET_OPTIONS) == set(FACETS)
 
 
+# A kind of paper as a plural noun, for "leaving out surveys".
+PAPER_TYPE_PLURALS: dict[PaperType, str] = {
+    "survey": "surveys",
+    "resource": "datasets and other resources",
+    "method": "method papers",
+}
+
+
+def left_out_words(exclude_terms: list[str], exclude_venues: list[str], paper_types: list[PaperType]) -> str:
+    """ "leaving out “dependency parsing”, ACL papers and surveys": what a request asked to drop, repeated in the
+    reply so the user sees it was understood. Empty when nothing is left out; a request for one kind of paper
+    ("surveys on X") keeps a kind rather than leaving the others out."""
+    parts = [f"“{t}”" for t in exclude_terms] + [f"{v} papers" for v in exclude_venues]
+    if 1 < len(paper_types) < len(PAPER_TYPES):
+        parts += [PAPER_TYPE_PLURALS[t] for t in PAPER_TYPES if t not in paper_types]
+    if not parts:
+        return ""
+    return "leaving out " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
+
+
 def direction_results(direction: Direction | None) -> str:
     """The sentence fragment for a result list; "related papers" when no direction is set."""
     return DIRECTION_RESULTS[direction] if direction else "related papers"

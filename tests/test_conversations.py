@@ -103,6 +103,26 @@ async def test_a_name_one_paper_clearly_introduced_is_taken_and_said(runtime):
     assert any("introduced Mamba" in n and "1 other paper" in n for n in reply.notes), reply.notes
 
 
+async def test_the_paper_of_the_same_name_from_another_year_replaces_the_one_taken(runtime):
+    # "I mean the 2021 one" was searched as the topic "2021 one", and the direction chosen was lost
+    s = Session(runtime)
+    reply, _ = await _settle(s, await s.user_says("What came before Mamba?"))
+    assert reply.results and s.anchor.id == MAMBA
+    reply = await s.user_says("no, I mean the 2021 one")
+    assert s.last_message.kind == "new_search" and s.anchor is not None and s.anchor.id == MAMBA_OTHER
+    assert s.intent.direction == "predecessor" and any("the one from 2021" in n for n in reply.notes)
+    # a year no paper of that name is from: said, and the search on screen stays
+    before = [r.paper.id for r in s.results] if s.results else None
+    reply = await s.user_says("sorry, the 2019 paper")
+    assert "No paper called “Mamba” from 2019" in reply.message and "2021, 2024" in reply.message
+    assert s.anchor.id == MAMBA_OTHER and ([r.paper.id for r in s.results] if s.results else None) == before
+    # the year of the paper already searched: nothing to switch to
+    await s.user_says("the one from 2021")
+    assert s.anchor.id == MAMBA_OTHER and "already" in s.history[-1]["content"]
+    reply = await s.user_says("the 2024 one")
+    assert s.anchor.id == MAMBA and s.intent.direction == "predecessor"
+
+
 async def test_a_name_two_papers_carry_equally_is_asked_with_the_better_known_first(runtime):
     s = Session(runtime)
     reply = await s.user_says("papers similar to SALICON")

@@ -56,6 +56,32 @@ async def test_search_author_puts_the_exact_name_first(ctx):
     assert found[0].canonical_url == "corpus://author/author:christopher-d-manning"
 
 
+class _TwoRecords(Source):
+    """One person the source holds as two records it cannot tell are one: a short one under the exact name
+    asked (ML venues) and the well-known one with a middle name (NLP venues)."""
+
+    name = "two-records"
+
+    async def search_authors(self, name: str, limit: int = 10) -> list[Author]:
+        def rec(n: str, papers: int, venue: str, coauthor: str) -> Author:
+            key = n.lower().replace(" ", "-")
+            return Author(
+                id=f"author:{key}", name=n, url=f"corpus://author/author:{key}", paper_count=papers,
+                venues=[venue], coauthors=[coauthor],
+            )  # fmt: skip
+
+        return [rec("Michael Collins", 7, "NeurIPS", "Ben Taskar"), rec("Michael John Collins", 35, "ACL", "Terry Koo")]
+
+
+async def test_search_author_answers_for_the_best_known_record_when_records_are_kept_apart():
+    # "Michael Collins's coauthors" answered for a 7-paper record while the note said it was kept apart from
+    # the 35-paper one: the note and the answer named different people
+    ctx = RunContext(source=_TwoRecords())
+    found = await run_op(ctx, "search_author", dict(name="Michael Collins"))
+    assert [a.name for a in found] == ["Michael John Collins", "Michael Collins"]
+    assert any("kept Michael Collins (7 papers) apart from Michael John Collins" in n for n in ctx.notes)
+
+
 async def test_search_author_unknown_name_is_a_named_failure(ctx):
     with pytest.raises(NotFound, match="Zzyzx Qwerty"):
         await run_op(ctx, "search_author", dict(name="Zzyzx Qwerty"))

@@ -278,6 +278,15 @@ async def test_operator_notes_reach_the_trace_and_the_context(bare_ctx):
     assert bare_ctx.notes == ["n: LLM unavailable, used embedding fallback"]
 
 
+async def test_a_step_served_from_the_cache_still_says_its_notes():
+    # a second researcher asking the same question got the answer without its notes ("kept X apart from Y")
+    cache, w = MemoCache(), wf([("s", "t_source", {}), ("n", "t_note", {})], [("s", "n")], "n")
+    await execute(w, RunContext(source=Source()), cache=cache)
+    again = RunContext(source=Source())
+    res = await execute(w, again, cache=cache)
+    assert statuses(res)["n"] == "cached" and again.notes == ["n: LLM unavailable, used embedding fallback"]
+
+
 async def test_progress_callback_counts_every_node(bare_ctx):
     seen = []
     await execute(pipeline(), bare_ctx, progress=lambda done, total, nid: seen.append((done, total, nid)))

@@ -327,6 +327,19 @@ async def test_a_survey_request_with_no_paper_named_returns_surveys(runtime):
     assert s.intent.topic == "paraphrase generation" and s.intent.paper_types == ["survey"]
 
 
+async def test_the_reply_repeats_what_the_request_left_out_and_the_kind_of_paper_asked_for(runtime):
+    # the reply said only "papers on “parsing”": the user could not see that "not dependency parsing" was understood
+    s = Session(runtime)
+    asked = await s.user_says("papers on parsing but not dependency parsing, no surveys")
+    reply = await _answer_until_results(s, asked)
+    assert reply.error is None and reply.results
+    assert "on “parsing”, leaving out “dependency parsing” and surveys" in reply.message
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("surveys covering paraphrase generation"))
+    assert "Found" in reply.message and "surveys on “paraphrase generation”" in reply.message
+    assert "leaving out" not in reply.message  # asking for one kind of paper leaves nothing out in words
+
+
 async def test_a_topic_that_contains_a_title_is_a_topic_but_a_title_alone_names_the_paper(runtime):
     title = "Feature-Rich Part-Of-Speech Tagging With A Cyclic Dependency Network"  # acl:N03-1033, in the slice
     s = Session(runtime)

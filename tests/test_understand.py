@@ -466,6 +466,20 @@ def test_a_correction_names_what_the_search_should_have_been_about(text, target,
     assert msg.request is not None and msg.request.anchor_query == anchor
 
 
+@pytest.mark.parametrize(
+    "text, year", [("I mean the 2014 one", 2014), ("sorry, the 2007 paper", 2007), ("no, the one from 1994", 1994)]
+)
+def test_another_year_names_the_paper_of_the_same_name_from_that_year(text, year):
+    # "I mean the 2014 one" was a topic search for "2014 one"
+    for ctx in (ASKING, RESULTS):
+        msg = read(text, ctx)
+        assert (msg.kind, msg.target, msg.correction) == ("new_search", "paper", True)
+        assert msg.request is not None and msg.request.year == year
+    # a topic search has no paper of another year: said, not searched
+    msg = read(text, RESULTS.model_copy(update={"topic": "parsing"}))
+    assert msg.kind == "unclear" and "about a topic" in msg.hint and f"published in {year}" in msg.hint
+
+
 def test_the_same_but_for_x_narrows_the_results_on_screen():
     msg = read("the same but for Chinese", RESULTS)  # was "nothing to search for"
     assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates["topic_terms"] == ["chinese"]

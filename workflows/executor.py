@@ -321,6 +321,7 @@ async def _execute_node(
             trace.n_out = _size(value)
             trace.note = "; ".join([*extra_notes, *notes]) or None
             trace.seconds = time.perf_counter() - started
+            ctx.notes.extend(f"{node_id}: {n}" for n in notes)  # a reused answer says what the first one said
             return value, trace, fp
     try:
         value, notes = await _run_op(op_cls, node_id, params_model, inputs, ctx, timeout_s, on_progress)

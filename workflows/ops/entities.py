@@ -279,7 +279,8 @@ def did_you_mean(name: str, candidates: list[str], cutoff: float = 0.75) -> str 
 def merge_variants(name: str, found: list[Author], notes: list[str]) -> list[Author]:
     """One author for the person the user named: the records under variant spellings of the name that the
     profiles show to be the same person (shared coauthors, or the same venues and topics) are merged into the
-    best-known one; variants that look like someone else are kept apart, and the notes say so."""
+    best-known one; variants that look like someone else are kept apart, and the notes say so. The best-known
+    record comes first."""
     variants = [a for a in found if a.id and variant(name, a.name)]
     if len(variants) < 2:
         return found
@@ -295,7 +296,9 @@ def merge_variants(name: str, found: list[Author], notes: list[str]) -> list[Aut
         if other.paper_count and other.paper_count > 1:
             notes.append(f"kept {other.name} ({other.paper_count} papers) apart from {primary.name}: {why}")
     if len(group) == 1:
-        return found
+        # records kept apart: the best-known one answers, as the note names it ("kept Michael Collins (7 papers)
+        # apart from Michael John Collins"), even when a less-known one has the exact spelling asked for
+        return [primary] + [a for a in found if a is not primary]
     merged = primary.model_copy(
         update={
             "aliases": [a.id for a in group[1:] if a.id],
