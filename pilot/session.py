@@ -60,6 +60,7 @@ from workflows.model import RunTrace, Workflow
 from workflows.progressive import run_progressively
 from workflows.refine import Feedback, Refinement, ResultFilters, filter_results, refine, refine_llm
 from workflows.refine import rate as rate_paper
+from workflows.registry import operator_or_none
 from workflows.validate import WorkflowError, validate
 
 log = logging.getLogger(__name__)
@@ -176,6 +177,11 @@ def _preview(value: Any, n: int = 5) -> tuple[int, list[str]]:
         return 0, []
     text = getattr(value, "answer", None) or str(value)
     return 1, [str(text)[:500]]
+
+
+def _is_entity_op(name: str) -> bool:
+    op = operator_or_none(name)
+    return op is not None and op.family == "entities"
 
 
 def _paper_label(p: Paper) -> str:
@@ -839,7 +845,7 @@ class Session(BaseModel):
         if wf.nodes:
             self._push(wf, "plan for your question")
         # how the person, venue or organisation was told apart ("kept … apart", "… also appears as …; merged")
-        notes += [f"step “{t.node_id}”: {t.note}" for t in run.trace.nodes if t.note and t.op.startswith("search_")]
+        notes += [f"step “{t.node_id}”: {t.note}" for t in run.trace.nodes if t.note and _is_entity_op(t.op)]
         if run.errors:
             notes += [f"{n}: {e}" for n, e in run.errors.items()]
         return self._reply(

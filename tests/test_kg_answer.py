@@ -20,7 +20,7 @@ from pilot.kg import answer_question, classify
 from pilot.kg.run import ask
 from pilot.runtime import Runtime
 from pilot.sources.base import Source
-from pilot.store.text import display_name, org_id, split_affiliation
+from pilot.store.text import display_name, institution, org_id, split_affiliation
 from pilot.text import fold
 from tests.ops_helpers import at_venue_row, authored, wrote_at_org_on_topic
 from workflows.ops.answer import urls_in_results
@@ -168,8 +168,27 @@ async def test_where_a_topic_is_published_and_who_works_on_it(runtime, corpus_sl
     rows = {r["id"]: r for r in corpus_slice_rows}
     for org in orgs[:3]:  # each counted paper has an author there
         on = [it.paper for it in run.values["search"] if any(
-            org.name in split_affiliation(a.get("affiliation")) for a in rows[it.paper.id]["authors"])]  # fmt: skip
+            org.name in map(institution, split_affiliation(a.get("affiliation")))
+            for a in rows[it.paper.id]["authors"])]  # fmt: skip
         assert len(on) == org.paper_count, org.name
+
+
+@pytest.mark.parametrize(
+    "affiliation, name",
+    [
+        ("College of Intelligence and Computing, Tianjin University, Tianjin, China", "Tianjin University"),
+        ("Institute for Language, Cognition and Computation, University of Edinburgh", "University of Edinburgh"),
+        ("University of California, Berkeley", "University of California, Berkeley"),
+        ("Department of Electrical Engineering, EPFL, Lausanne, Switzerland", "EPFL"),
+        ("Key Lab of Intelligent Information Processing, Institute of Computing Technology, CAS, Beijing 100190",
+         "Institute of Computing Technology"),
+        ("Microsoft Research Asia, Beijing, China", "Microsoft Research Asia"),
+    ],
+)  # fmt: skip
+def test_an_institution_is_counted_once_whatever_department_or_address_comes_with_it(affiliation, name):
+    # "Which institutions work on X?" listed "School of Computer Science, Fudan University" and "Fudan University"
+    # as two institutions with a paper or two each
+    assert institution(affiliation) == name
 
 
 async def test_org_and_venue_profiles(runtime, corpus_slice_rows):

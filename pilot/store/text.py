@@ -44,6 +44,39 @@ def split_affiliation(raw: str | None) -> list[str]:
     return [p.strip() for p in re.split(r"[+;]", text) if p.strip()] if text else []
 
 
+# the part of an affiliation that names the institution, not the department or the town around it
+_SCHOOL = re.compile(
+    r"\b(?:univ|universit|universidad|universidade|école|ecole|polytechnic|politecnico|institute of technology|"
+    r"technische hochschule|hochschule)",
+    re.I,
+)
+_SUBUNIT = re.compile(
+    r"^(?:the )?(?:(?:state |national )?key lab|lab\b|laborator|department|dept\b|school\b|faculty|college of|"
+    r"division|centre|center|chair\b|group\b|program|section|unit\b)",
+    re.I,
+)
+# systems whose campuses are separate institutions: "University of California, Berkeley"
+_SYSTEM = re.compile(
+    r"^(?:the )?university of (?:california|massachusetts|maryland|north carolina|texas|illinois|wisconsin|colorado)$",
+    re.I,
+)
+
+
+def institution(affiliation: str) -> str:
+    """ "College of Computing, Tianjin University, Tianjin, China" -> "Tianjin University": one name per
+    institution, so its departments and addresses count together. A university named anywhere in it wins;
+    otherwise leading sub-units (departments, labs, schools) are skipped."""
+    parts = [p.strip() for p in affiliation.split(",") if p.strip()]
+    if not parts:
+        return affiliation.strip()
+    for i, part in enumerate(parts):
+        if _SCHOOL.search(part) and not _SUBUNIT.match(part):
+            if _SYSTEM.match(part) and i + 1 < len(parts) and len(parts[i + 1].split()) <= 3:
+                return f"{part}, {parts[i + 1]}"
+            return part
+    return next((p for p in parts if not _SUBUNIT.match(p)), parts[0])
+
+
 def title_terms(title: str) -> list[str]:
     return [w for w in _WORD.findall(fold(title)) if w not in TITLE_STOPWORDS and not w.isdigit()]
 

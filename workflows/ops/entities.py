@@ -23,7 +23,7 @@ from pilot.domain import profile
 from pilot.models import Author, Evidence, Org, Paper, RankedPaper, SearchFilters, Venue
 from pilot.people import same_person, variant
 from pilot.sources.base import NotFound, SourceError
-from pilot.store.text import split_affiliation
+from pilot.store.text import institution, split_affiliation
 from pilot.text import TOPIC_FILTER_STOPWORDS, contains_run, fold, stem, words
 from pilot.venues import at_venue, venue_name
 from pilot.venues import known as known_venue
@@ -684,11 +684,15 @@ class PaperGroups(Operator[PaperGroupsParams, PapersInputs]):
 
     async def run(self, ctx: RunContext, params: PaperGroupsParams, inputs: PapersInputs) -> list[Venue | Org]:
         counts: Counter[str] = Counter()
+        if params.by == "org":
+            named = sum(1 for it in inputs.papers if any(a.affiliation for a in it.paper.authors))
+            if named < len(inputs.papers):  # older records often carry no affiliations: the counts cover fewer
+                ctx.notes.append(f"{named} of the {len(inputs.papers)} papers name their authors' institutions")
         for paper in (it.paper for it in inputs.papers):
             if params.by == "venue":
                 names = [profile().venue_label(paper) or ""]
             else:  # one vote per paper and institution, however many of its authors work there
-                names = list({o for a in paper.authors for o in split_affiliation(a.affiliation)})
+                names = list({institution(o) for a in paper.authors for o in split_affiliation(a.affiliation)})
             counts.update(n for n in names if n.strip())
         top = counts.most_common(params.limit)
         # the source's own record of each group, so the answer can cite it; a name alone when it has none
