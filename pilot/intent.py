@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from pilot.domain import profile
 from pilot.models import Intent
 from pilot.text import REQUEST_STOPWORDS, normalize_title
-from pilot.vocab import PAPER_TYPE_WORDS, PAPER_TYPES, PaperType
+from pilot.vocab import PAPER_TYPE_WORDS, PAPER_TYPES, PaperType, ResultOrder
 
 AnchorKind = Literal[
     "doi", "arxiv", "s2", "corpus_id", "title", "name", "described", "cited", "topic", "current", "none"
@@ -364,6 +364,32 @@ _TRAILING_CLAUSE = re.compile(  # (?<!\s): a run of blanks is tried once, from i
     r"came|come|improved?|improves)\b.*$",
     re.I,
 )
+# "sort by year", "newest first", "chronologically", "most cited first", "back to relevance": the order of the
+# same results (the top_k step's ``order``), not a preference that changes which papers are found
+_SORT = r"\b(?:sort|order|rank|list)(?:ed)?(?: them| it| the (?:results|list|papers))? by "
+_ORDERS: list[tuple[ResultOrder, re.Pattern[str]]] = [
+    ("oldest", re.compile(_SORT + r"(?:year|date) (?:ascending|old(?:est)? to new(?:est)?)\b")),
+    ("newest", re.compile(
+        r"\b(?:newest|latest|most recent|recent|new) (?:ones? |papers? )?first\b|\breverse chronological(?:ly)?\b|"
+        + _SORT + r"(?:year|date|recency)\b"
+    )),
+    ("oldest", re.compile(r"\b(?:oldest|earliest|old) (?:ones? |papers? )?first\b|\bchronological(?:ly| order)?\b")),
+    ("most_cited", re.compile(
+        r"\bmost cited (?:ones? |papers? )?first\b|"
+        + _SORT + r"(?:citations?|citation counts?|(?:the )?number of citations|impact|popularity)\b"
+    )),
+    ("score", re.compile(
+        _SORT + r"(?:relevance|score|match)\b|\b(?:best|closest) (?:matches |match )?first\b|\boriginal order\b|"
+        r"\bback to (?:relevance|the (?:best matches|ranking|score|original order))\b"
+    )),
+]  # fmt: skip
+
+
+def read_order(low: str) -> ResultOrder | None:
+    """The order a text asks the results to be shown in, if any ("sort by year" -> "newest")."""
+    return next((order for order, rx in _ORDERS if rx.search(low)), None)
+
+
 _CONSTRAINT_PHRASES = [
     re.compile(p, re.I)
     for p in (
@@ -387,6 +413,14 @@ _LEAVE_OUT = re.compile(
     re.I,
 )
 _CONSTRAINT_PHRASES.append(_LEAVE_OUT)
+# "newest first" goes whole, before "newest" alone would; "not from the 90s" goes with its "not"
+_CONSTRAINT_PHRASES[:0] = [rx for _, rx in _ORDERS] + [
+    re.compile(
+        r"\b(?:not|no|without|except|excluding|fewer|less|drop)\s(?:papers?\s)?(?:(?:from|in|during)\s)?(?:the\s)?"
+        r"(?:(?:19|20)\d0'?s|'?[5-9]0'?s|(?:19|20)\d\d(?:\s?(?:-|–|to)\s?(?:19|20)\d\d)?)\b",
+        re.I,
+    )
+]
 
 
 def without_left_out(text: str) -> tuple[str, list[str]]:
@@ -516,6 +550,12 @@ def _trimmed(words: list[str], head: frozenset[str], tail: frozenset[str]) -> st
     return " ".join(words[i:j])
 
 
+_ONLY_A_TYPE = re.compile(
+    r"\b(?:only|just)\s(?:the\s)?(surveys?|reviews?|overviews?|tutorials?|datasets?|corpora|corpus|benchmarks?|"
+    r"resources?|treebanks?)\b"
+)
+
+
 def negated_types(text: str) -> list[PaperType]:
     """The kinds of paper ``text`` asks to leave out."""
     words = [w for m in _NOT_A_TYPE.finditer(text) for w in (m.group("w"), m.group("w2")) if w]
@@ -549,6 +589,20 @@ _NEGATED_PERIOD = re.compile(
 )
 
 
+# a closed period left out: "not from the 2000s", "drop the 90s", "fewer from 2010 to 2015", "no 2019 papers"
+_LEAVES_OUT_BEFORE = re.compile(
+    r"\b(?:drop|remove|hide|exclude|excluding|skip|without|no|nothing|not|fewer|less|except|other than)"
+    r"(?:\s+[a-z]+){0,3}\s*$"
+)
+
+
+def _period(low: str, m: re.Match[str], first: int, last: int) -> dict[str, Any]:
+    """A closed period the text names: kept, or left out when a leaving-out word comes just before it."""
+    if _LEAVES_OUT_BEFORE.search(low[max(0, m.start() - 40) : m.start()]):
+        return {"exclude_years": [(first, last)]}
+    return {"year_min": first, "year_max": last}
+
+
 def _year_updates(low: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     y = r"((?:19|20)\d\d)"
@@ -562,14 +616,14 @@ def _year_updates(low: str) -> dict[str, Any]:
     )
     if m:
         a, b = sorted((int(m.group(1)), int(m.group(2))))
-        return {"year_min": a, "year_max": b}
+        return _period(low, m, a, b)
     decade = re.search(r"\b(?:the\s+)?((?:19|20)\d)0'?s\b", low)
     if decade:
         start = int(decade.group(1)) * 10
-        return {"year_min": start, "year_max": start + 9}
+        return _period(low, decade, start, start + 9)
     if decade := re.search(r"\b(?:the\s+)?'?([5-9])0'?s\b", low):  # "the 90s", "'80s"
         start = 1900 + int(decade.group(1)) * 10
-        return {"year_min": start, "year_max": start + 9}
+        return _period(low, decade, start, start + 9)
     # "after 2008" is read as 2009 on; "since/from 2008" includes 2008. Likewise before / until.
     if m := re.search(rf"\b(?:after|later than|newer than|post)\s+{y}\b", low):
         out["year_min"] = int(m.group(1)) + 1
@@ -578,7 +632,10 @@ def _year_updates(low: str) -> dict[str, Any]:
         rf"|\b{y}\s*(?:\+|or later|and later|onwards?|or newer)",
         low,
     ):
-        out["year_min"] = int(m.group(1) or m.group(2))
+        year = int(m.group(1) or m.group(2))
+        if m.group(1) and _LEAVES_OUT_BEFORE.search(low[max(0, m.start() - 40) : m.start()]):
+            return {"exclude_years": [(year, year)]}  # "not from 2019": that year left out
+        out["year_min"] = year
     if m := re.search(rf"\b(?:before|earlier than|older than|prior to|pre)\s+{y}\b", low):
         out["year_max"] = int(m.group(1)) - 1
     elif m := re.search(
@@ -587,7 +644,7 @@ def _year_updates(low: str) -> dict[str, Any]:
         out["year_max"] = int(m.group(1) or m.group(2))
     if not out and (m := re.search(rf"\b(?:in|from|during)\s+{y}\b|^\s*{y}\s*$", low)):
         year = int(m.group(1) or m.group(2))
-        out = {"year_min": year, "year_max": year}
+        out = _period(low, m, year, year)
     if not out and (m := re.search(r"\b(?:last|past)\s+(\d{1,2})\s+years\b", low)):
         out["year_min"] = _dt.date.today().year - int(m.group(1))
     return out
@@ -669,7 +726,11 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     for facet, words in _FACETS.items():
         if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words):
             out.setdefault("facet", facet)
-    if re.search(r"\b(?:seminal|classic|classics|foundational|highly[- ]cited|influential|landmark|most cited)\b", low):
+    if order := read_order(low):
+        out["order"] = order  # "newest first" orders the list; it does not ask for recent work
+    elif re.search(
+        r"\b(?:seminal|classic|classics|foundational|highly[- ]cited|influential|landmark|most cited)\b", low
+    ):
         out["recency"] = "seminal"
     elif re.search(r"\b(?:recent|latest|newest|new|current)\b", low) and "year_min" not in out:
         out["recency"] = "recent"
@@ -701,6 +762,8 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         out["exclude_terms"] = terms
     if left_types := negated_types(low):
         out["paper_types"] = [t for t in PAPER_TYPES if t not in left_types]
+    elif m := _ONLY_A_TYPE.search(low):  # "only surveys", "just the datasets"
+        out["paper_types"] = [PAPER_TYPE_WORDS[m.group(1)]]
     if m := re.search(r"\b(?:about|on|focus(?:ed|ing)? on|regarding|mostly|especially)\s+([a-z][a-z ,\-]{2,80})", low):
         topic = content_terms(m.group(1))
         # "what about surveys?" asks for another kind of paper, not for results about the word "surveys"
@@ -710,7 +773,9 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     return out
 
 
-_MERGED_LISTS = ("topic_terms", "exclude_terms", "exclude_venues", "resource_types", "liked_ids", "disliked_ids")
+_MERGED_LISTS = (
+    "topic_terms", "exclude_terms", "exclude_venues", "exclude_years", "resource_types", "liked_ids", "disliked_ids"
+)  # fmt: skip
 
 
 def apply_updates(intent: Intent, updates: dict[str, Any], note: str | None = None) -> Intent:
@@ -720,7 +785,9 @@ def apply_updates(intent: Intent, updates: dict[str, Any], note: str | None = No
         if key not in Intent.model_fields:
             continue
         if key in _MERGED_LISTS and isinstance(value, list):
-            data[key] = list(dict.fromkeys([*data.get(key, []), *value]))
+            # periods arrive as lists from JSON: tuples, so equal ones merge
+            items = [tuple(v) if isinstance(v, list) else v for v in [*data.get(key, []), *value]]
+            data[key] = list(dict.fromkeys(items))
         else:
             data[key] = value
     if data.get("year_min") and data.get("year_max") and data["year_min"] > data["year_max"]:

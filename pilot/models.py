@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pilot.vocab import Direction, Facet, PaperType
+from pilot.vocab import Direction, Facet, PaperType, ResultOrder
 
 S2_PAPER_URL = "https://www.semanticscholar.org/paper/{id}"
 S2_AUTHOR_URL = "https://www.semanticscholar.org/author/{id}"
@@ -196,6 +196,9 @@ class Intent(_Model):
     facet: Facet | None = None
     year_min: int | None = None
     year_max: int | None = None
+    exclude_years: list[tuple[int, int]] = Field(
+        default_factory=list, description="never papers from these periods, ends included ('not the 2000s')"
+    )
     venues: list[str] = Field(default_factory=list)
     exclude_venues: list[str] = Field(default_factory=list, description="never papers at these venues")
     topic_terms: list[str] = Field(default_factory=list)
@@ -203,6 +206,7 @@ class Intent(_Model):
     resource_types: list[str] = Field(default_factory=list)
     recency: Literal["seminal", "recent", "any"] = "any"
     k: int = 50
+    order: ResultOrder = Field("score", description="how the results are listed: 'newest first' keeps the same papers")
     liked_ids: list[str] = Field(default_factory=list)
     disliked_ids: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list, description="free-text answers, verbatim")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -42,6 +43,7 @@ from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_directio
 from pilot.kg import KGQuery, answer_question
 from pilot.limits import clip_message, quote
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
+from pilot.papertype import paper_type
 from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
@@ -58,7 +60,7 @@ from workflows.explain import why as explain_why
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
 from workflows.progressive import run_progressively
-from workflows.refine import Feedback, Refinement, ResultFilters, filter_results, refine, refine_llm
+from workflows.refine import Feedback, Refinement, ResultFilters, filter_results, referenced_indices, refine, refine_llm
 from workflows.refine import rate as rate_paper
 from workflows.registry import operator_or_none
 from workflows.validate import WorkflowError, validate
@@ -177,6 +179,14 @@ def _preview(value: Any, n: int = 5) -> tuple[int, list[str]]:
         return 0, []
     text = getattr(value, "answer", None) or str(value)
     return 1, [str(text)[:500]]
+
+
+# "#3", "number 3", "result 3", "the third one": a paper of the list on screen, named by its place
+_A_NUMBER = re.compile(
+    r"#\s?\d{1,3}|(?:number|no\.?|result|paper|item)\s\d{1,3}|the (?:first|second|third|fourth|fifth|sixth|"
+    r"seventh|eighth|ninth|tenth)(?: one| paper| result)?",
+    re.I,
+)
 
 
 def _is_entity_op(name: str) -> bool:
@@ -414,7 +424,7 @@ class Session(BaseModel):
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
                 return self._reply(HELP, question=self.question, results=self.results, workflow=self.workflow)
-            if msg.command in ("explain", "keep", "export"):
+            if msg.command in ("explain", "keep", "export", "kinds"):
                 return self._about_results(msg)
             if msg.command == "earlier":
                 return self._back_to_earlier(msg)
@@ -425,8 +435,9 @@ class Session(BaseModel):
             )
             self.last_message = msg
         if msg.kind == "entity":
+            on_screen = self.results  # "who wrote #3?" names a paper of the list the new answer replaces
             self._reset()
-            return await self._entity(msg)
+            return await self._entity(msg, on_screen)
         if msg.kind == "new_search":
             return await self._new_search(msg)
         if msg.kind == "answer":
@@ -814,12 +825,21 @@ class Session(BaseModel):
         )
         return self._reply(self.question.text, question=self.question, results=self.results, workflow=self.workflow)
 
-    async def _entity(self, msg: Message) -> Reply:
+    async def _entity(self, msg: Message, on_screen: list[RankedPaper] | None = None) -> Reply:
         text = msg.text
         self.request = text
         self.intent = Intent(kind="entity", request=text)
         query, taken = msg.entity, []
-        if query is not None and query.shape == "paper_authors" and query.paper:
+        named = query.paper if query is not None and query.paper else ""
+        listed = referenced_indices(named) if _A_NUMBER.fullmatch(named) else []
+        if query is not None and query.shape == "paper_authors" and listed:
+            # "who wrote #3?": a paper of the list on screen
+            n, shown = listed[0], on_screen or []
+            if not 1 <= n <= len(shown):
+                what = f"the list had {len(shown)}" if shown else "there was no list on screen"
+                return self._reply(f"There is no result #{n}: {what}.")
+            query = query.model_copy(update={"paper": shown[n - 1].paper.id})
+        elif query is not None and query.shape == "paper_authors" and query.paper:
             # "who wrote the Penn Treebank paper?": the paper is found the way an anchor is (names, short titles)
             found = await resolve(self._runtime.source, parse_request(query.paper))
             paper = found.paper or (found.candidates[0] if found.kind == "ask" and found.candidates else None)
@@ -866,6 +886,8 @@ class Session(BaseModel):
         missing = [n for n in msg.refs if not 1 <= n <= len(self.results)]
         if not self.results:
             return self._reply("There is no result list on screen yet to pick from; run a search first.", **keep)
+        if msg.command == "kinds":
+            return self._reply(self._of_kind(msg.about), **keep)
         notes = [f"There is no result #{n}: the list has {len(self.results)}." for n in missing[:3]]
         if not picked:
             asked = "Which result? Name it by its number, e.g. “why is #3 here?”."
@@ -878,6 +900,24 @@ class Session(BaseModel):
             )
         cards = [self._card(n, item) for n, item in picked[:5]]
         return self._reply("\n\n".join(cards), notes=notes, **keep)
+
+    def _of_kind(self, kind: str) -> str:
+        """ "Which of these are surveys?": the numbers of the results of that kind, the list unchanged."""
+        one = {"survey": "a survey", "resource": "a dataset or other resource"}.get(kind, "a method paper")
+        many = {str(k): v for k, v in PAPER_TYPE_PLURALS.items()}.get(kind, "method papers")
+        found = [(n, r) for n, r in enumerate(self.results, 1) if paper_type(r.paper) == kind]
+        total = len(self.results)
+        if not found:
+            return f"None of the {total} results is {one}."
+        listed = "; ".join(f"#{n} “{short(r.paper.title, 80)}”" for n, r in found[:10])
+        more = f" and {len(found) - 10} more" if len(found) > 10 else ""
+        said = (
+            f"{len(found)} of the {total} results is {one}"
+            if len(found) == 1
+            else f"{len(found)} of the {total} are {many}"
+        )
+        keep_only = f" (Say “only {many.split()[0]}” to keep just those.)" if kind != "method" else ""
+        return f"{said}: {listed}{more}.{keep_only}"
 
     def _card(self, n: int, item: RankedPaper) -> str:
         """One result told in words: what it is, why it is on the list, where to read it."""
@@ -1254,7 +1294,8 @@ class Session(BaseModel):
             kinds = self.intent.paper_types
             what = PAPER_TYPE_PLURALS[kinds[0]] if len(kinds) == 1 else "papers"  # "surveys on “X”"
             about = f" on “{short(self.intent.topic, 120)}”"
-        if left := left_out_words(self.intent.exclude_terms, self.intent.exclude_venues, self.intent.paper_types):
+        i = self.intent
+        if left := left_out_words(i.exclude_terms, i.exclude_venues, i.paper_types, i.exclude_years):
             about += f", {left}"
         message = (
             f"Found {len(self.results)} papers — {what}{about} (workflow v{version.version}: {version.reason})."

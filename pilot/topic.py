@@ -31,10 +31,12 @@ _MULTI_CUES = (("related", "to"), ("dealing", "with"), ("with", "respect", "to")
 _RECENT = frozenset("recent latest newest new current modern".split())
 _SEMINAL = frozenset("seminal classic classical foundational influential landmark canonical".split())
 _YEARS = re.compile(
-    r"\b(?:(?:not|nothing|no\s+papers?)\s+)?"  # "not older than 2012": what goes; parse_constraints keeps the rest
+    # "not older than 2012", "not from the 90s": what goes; parse_constraints keeps the rest
+    r"\b(?:(?:not|nothing|no\s+papers?|without\s+papers?|except(?:\s+for)?|excluding)\s+)?"
     r"(?:(?:published\s+)?(?:after|before|since|until|from|between|in|during|up to|prior to|through|older than|"
     r"newer than|earlier than|later than|no later than)\s+"
     r"(?:the\s+)?(?:19|20)\d\d'?s?(?:\s*(?:-|–|to|and|until)\s*(?:19|20)\d\d'?s?)?"
+    r"|(?:(?:from|in|during)\s+)?the\s+'?(?:[5-9]0|(?:19|20)\d0)'?s"
     r"|(?:in\s+)?the\s+(?:last|past)\s+(?:\d{1,2}|few|several|two|three|five|ten)\s+years"
     r"|(?:19|20)\d\d\s*(?:or later|onwards?|and later|or earlier|and earlier))\b",
     re.IGNORECASE,
@@ -148,7 +150,7 @@ def read_topic(text: str) -> TopicRequest | None:
             updates["recency"] = "recent"
         if years:
             found = parse_constraints(" ".join(years))
-            updates.update({k: v for k, v in found.items() if k in ("year_min", "year_max")})
+            updates.update({k: v for k, v in found.items() if k in ("year_min", "year_max", "exclude_years")})
             if "year_min" in updates or "year_max" in updates:
                 updates.pop("recency", None)  # an explicit period says more than "recent"
         # "related work for my abstract: <the abstract>": the pasted text is the topic, not the words "my abstract"

@@ -36,6 +36,7 @@ from pilot.kg.classify import parse as parse_entity_question
 from pilot.models import Intent
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
+from pilot.vocab import PAPER_TYPE_WORDS
 from workflows.refine import Feedback, read_feedback
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ log = logging.getLogger(__name__)
 MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "ambiguous", "unclear"]
 # "result": a paper on the numbered list ("papers like the first one" after an answer); feedback.refs says which
 Target = Literal["paper", "topic", "current", "result"]
-Command = Literal["search_now", "reset", "undo", "help", "explain", "keep", "export", "earlier"]
+Command = Literal["search_now", "reset", "undo", "help", "explain", "keep", "export", "earlier", "kinds"]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
     (
@@ -197,6 +198,16 @@ def _correction(text: str, ctx: Context) -> Message | None:
     )  # fmt: skip
 
 
+# "which of these are surveys?", "are any of them datasets?": a question about the list, not a new search
+_WHICH_KIND = re.compile(
+    r"^\W*(?:(?:which|what)(?: ones?)?(?: of (?:these|them|those|the (?:results|papers|list)))?"
+    r"|(?:are|is) (?:any|there any)(?: of (?:these|them|those|the (?:results|papers)))?) (?:are |is )?(?:an? )?"
+    r"(?P<t>surveys?|reviews?|overviews?|tutorials?|datasets?|data sets?|corpora|corpus|benchmarks?|resources?|"
+    r"treebanks?|method papers?|methods?)(?: (?:here|there|on the list|in the list|among them))?\W*$",
+    re.IGNORECASE,
+)
+
+
 def _result_command(text: str, ctx: Context) -> Message | None:
     """A question or an order about the numbered list on screen ("why is #3 here?", "keep #1 and #4", "export
     as BibTeX"); None for anything else. With no list on screen the session says so (never a search for "#3")."""
@@ -206,6 +217,10 @@ def _result_command(text: str, ctx: Context) -> Message | None:
         return Message(
             kind="command", text=text, command="explain", refs=_numbers(m.group("n")), why="asks about results"
         )
+    if m := _WHICH_KIND.match(text):
+        word = m.group("t").lower().replace(" ", "")  # "data sets" -> "datasets"
+        kind = "method" if word.startswith("method") else PAPER_TYPE_WORDS.get(word) or PAPER_TYPE_WORDS[word + "s"]
+        return Message(kind="command", text=text, command="kinds", about=kind, why=f"asks which results are {kind}")
     if m := _KEEP.match(text):
         if k := m.group("k"):
             refs = list(range(1, (_COUNTS.get(k.lower()) or int(k)) + 1))
@@ -289,6 +304,16 @@ def _target(parsed: ParsedRequest) -> Target:
     return "topic" if parsed.anchor_kind == "topic" else "paper"
 
 
+# the words of an order for the results ("sort them by year", "most cited first"), cut when one was read
+_ORDER_WORDS = re.compile(
+    r"\b(?:sort(?:ed)?|order(?:ed)?|rank(?:ed)?|list|by|year|date|recency|newest|latest|most|recent|oldest|earliest|"
+    r"old|new|first|reverse|chronological(?:ly)?|citations?|citation counts?|number of|cited|relevance|score|"
+    r"match(?:es)?|best|closest|original|ascending|descending|them|it|the|results|papers?|ones?|please|instead|"
+    r"back|to|ranking)\b",
+    re.IGNORECASE,
+)
+
+
 def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bool:
     """The text only says how to change the results: nothing is left once its feedback words are cut."""
     if not feedback.actionable and not _FOCUS.match(text):
@@ -305,6 +330,8 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
     )
     for term in feedback.updates.get("exclude_terms", []):
         rest = re.sub(re.escape(term), " ", rest, flags=re.IGNORECASE)
+    if feedback.order:  # "sort them by year, newest first": nothing in it is a subject
+        rest = _ORDER_WORDS.sub(" ", rest)
     if _FOCUS.match(text):
         return True
     return not subject_of(rest, known_venues)

@@ -8,6 +8,7 @@ all read the words below.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal, get_args
 
 Direction = Literal["predecessor", "successor", "sibling", "benchmark", "survey"]
@@ -63,6 +64,15 @@ assert set(DIRECTION_OPTIONS) == set(DIRECTION_RESULTS) == set(DIRECTIONS)
 assert set(FACET_OPTIONS) == set(FACETS)
 
 
+# The order of a result list ("newest first"): the top_k step's ``order``; the same papers either way.
+ResultOrder = Literal["score", "newest", "oldest", "most_cited"]
+RESULT_ORDER_WORDS: dict[ResultOrder, str] = {
+    "score": "best match first",
+    "newest": "newest first",
+    "oldest": "oldest first",
+    "most_cited": "most cited first",
+}
+
 # A kind of paper as a plural noun, for "leaving out surveys".
 PAPER_TYPE_PLURALS: dict[PaperType, str] = {
     "survey": "surveys",
@@ -71,11 +81,19 @@ PAPER_TYPE_PLURALS: dict[PaperType, str] = {
 }
 
 
-def left_out_words(exclude_terms: list[str], exclude_venues: list[str], paper_types: list[PaperType]) -> str:
+def left_out_words(
+    exclude_terms: list[str],
+    exclude_venues: list[str],
+    paper_types: list[PaperType],
+    exclude_years: Sequence[tuple[int, int]] = (),
+) -> str:
     """ "leaving out “dependency parsing”, ACL papers and surveys": what a request asked to drop, repeated in the
     reply so the user sees it was understood. Empty when nothing is left out; a request for one kind of paper
     ("surveys on X") keeps a kind rather than leaving the others out."""
     parts = [f"“{t}”" for t in exclude_terms] + [f"{v} papers" for v in exclude_venues]
+    parts += [
+        f"papers from {first}" if first == last else f"papers from {first}–{last}" for first, last in exclude_years
+    ]
     if 1 < len(paper_types) < len(PAPER_TYPES):
         parts += [PAPER_TYPE_PLURALS[t] for t in PAPER_TYPES if t not in paper_types]
     if not parts:

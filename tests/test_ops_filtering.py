@@ -27,6 +27,29 @@ async def test_filter_year_range_removes_out_of_range(ctx, citers):
     assert len(out) == sum(1 for it in papers if it.paper.year and 2003 <= it.paper.year <= 2005)
 
 
+async def test_a_period_left_out_drops_only_its_years(ctx, citers):
+    # "not from the 2000s" once kept ONLY the 2000s: a left-out period is its own list of periods
+    _, papers = citers
+    out = await run_op(ctx, "filter", {"exclude_years": [[2000, 2009], [2015, 2015]]}, **{"in": papers})
+    kept = [it for it in papers if not (it.paper.year and (2000 <= it.paper.year <= 2009 or it.paper.year == 2015))]
+    assert out and ids(out) == ids(kept) and len(out) < len(papers)
+
+
+async def test_top_k_orders_the_same_papers_it_keeps(ctx, citers):
+    # "newest first" re-orders the list on screen; sorting before the cut would swap in merely new papers
+    _, papers = citers
+    by_score = await run_op(ctx, "top_k", {"k": 20}, **{"in": papers})
+    newest = await run_op(ctx, "top_k", {"k": 20, "order": "newest"}, **{"in": papers})
+    oldest = await run_op(ctx, "top_k", {"k": 20, "order": "oldest"}, **{"in": papers})
+    cited = await run_op(ctx, "top_k", {"k": 20, "order": "most_cited"}, **{"in": papers})
+    assert set(ids(newest)) == set(ids(oldest)) == set(ids(cited)) == set(ids(by_score))
+    years = [it.paper.year or 0 for it in newest]
+    assert years == sorted(years, reverse=True) and years != [it.paper.year or 0 for it in by_score]
+    assert [it.paper.year or 0 for it in oldest] == sorted(years)
+    counts = [max(it.paper.citation_count or 0, it.paper.in_corpus_citations or 0) for it in cited]
+    assert counts == sorted(counts, reverse=True)
+
+
 async def test_filter_relative_to_anchor_and_exclude_anchor(ctx, citers):
     anchor, papers = citers
     pool = anchor + papers

@@ -49,6 +49,19 @@ def wf() -> Workflow:
         ("show me 10 more", "top", "k", 60),
         ("top 10", "top", "k", 10),
         ("too broad", "top", "k", 25),
+        # an order is the same papers listed otherwise, not a preference in the score
+        ("sort by year", "top", "order", "newest"),
+        ("newest first", "top", "order", "newest"),
+        ("list them chronologically", "top", "order", "oldest"),
+        ("most cited first", "top", "order", "most_cited"),
+        # a period to leave out ("not from the 2000s" once kept the 2000s alone)
+        ("not from the 2000s", "filter", "exclude_years", [(2000, 2009)]),
+        ("fewer from the 90s", "filter", "exclude_years", [(1990, 1999)]),
+        ("no papers from 2019 please", "filter", "exclude_years", [(2019, 2019)]),
+        ("exclude 2010 to 2015", "filter", "exclude_years", [(2010, 2015)]),
+        # kinds of paper, on the list on screen
+        ("no surveys", "filter", "paper_types", ["resource", "method"]),
+        ("only surveys", "filter", "paper_types", ["survey"]),
     ],
 )
 def test_feedback_modifies_the_right_node(wf, feedback, node, param, value):
@@ -58,6 +71,17 @@ def test_feedback_modifies_the_right_node(wf, feedback, node, param, value):
     lines = diff(wf, ref.workflow).summary()
     assert any(line.startswith(f"modified {node}:") and param in line for line in lines)
     assert feedback in ref.intent.notes
+
+
+def test_an_order_or_a_left_out_period_adds_to_what_the_list_had(wf):
+    first = refine(wf, INTENT, "not from the 2000s", RESULTS)
+    second = refine(first.workflow, first.intent, "not from 2021", RESULTS)
+    assert second.workflow.node("filter").params["exclude_years"] == [(2000, 2009), (2021, 2021)]
+    assert second.intent.exclude_years == [(2000, 2009), (2021, 2021)] and second.reason == "leaving out 2021"
+    ordered = refine(second.workflow, second.intent, "sort by year", RESULTS)
+    assert ordered.intent.order == "newest" and ordered.intent.recency == "any"  # no preference for new work
+    back = refine(ordered.workflow, ordered.intent, "back to relevance", RESULTS)
+    assert back.workflow.node("top").params["order"] == "score" and back.reason == "best match first"
 
 
 def test_more_like_adds_a_rerank_towards_the_liked_paper(wf):

@@ -340,6 +340,26 @@ async def test_the_reply_repeats_what_the_request_left_out_and_the_kind_of_paper
     assert "leaving out" not in reply.message  # asking for one kind of paper leaves nothing out in words
 
 
+async def test_questions_and_orders_about_the_list_on_screen_keep_its_papers(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("papers on parsing not from the 90s"))
+    assert reply.results and not any(1990 <= (r.paper.year or 0) <= 1999 for r in reply.results)
+    assert "on “parsing”, leaving out papers from 1990–1999" in reply.message  # was: only the 1990s
+    papers = {r.paper.id for r in reply.results}
+    reply = await s.user_says("newest first")
+    years = [r.paper.year or 0 for r in reply.results]
+    assert {r.paper.id for r in reply.results} == papers and years == sorted(years, reverse=True)
+    third = reply.results[2].paper
+    reply = await s.user_says("who wrote #3?")  # was "I could not tell which paper “#3” is"
+    assert reply.answer is not None and third.title in reply.answer.answer
+    assert all(a.name in reply.answer.answer for a in third.authors[:2])
+    await s.user_says("back to the first search")
+    reply = await s.user_says("which of these are surveys?")
+    shown = [n for n, r in enumerate(reply.results, 1) if r.paper.title and "survey" in r.paper.title.lower()]
+    assert reply.results and {r.paper.id for r in reply.results} == papers
+    assert reply.message.startswith("None of") if not shown else f"#{shown[0]} " in reply.message
+
+
 async def test_a_topic_that_contains_a_title_is_a_topic_but_a_title_alone_names_the_paper(runtime):
     title = "Feature-Rich Part-Of-Speech Tagging With A Cyclic Dependency Network"  # acl:N03-1033, in the slice
     s = Session(runtime)

@@ -480,6 +480,36 @@ def test_another_year_names_the_paper_of_the_same_name_from_that_year(text, year
     assert msg.kind == "unclear" and "about a topic" in msg.hint and f"published in {year}" in msg.hint
 
 
+@pytest.mark.parametrize(
+    "text, order",
+    [("sort by year", "newest"), ("newest first", "newest"), ("oldest first please", "oldest"),
+     ("sort them by citations", "most_cited"), ("back to relevance", "score")],
+)  # fmt: skip
+def test_an_order_for_the_list_on_screen_is_feedback_not_a_search(text, order):
+    # "newest first" was a new search for the topic "first"; "sort by year" asked "refine or new search?"
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.order == order
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [("which of these are surveys?", "survey"), ("are any of them datasets?", "resource"),
+     ("which ones are method papers", "method")],
+)  # fmt: skip
+def test_which_results_are_of_a_kind_is_a_question_about_the_list(text, kind):
+    # "which of these are surveys?" started a survey search of the paper's area
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert (msg.kind, msg.command, msg.about) == ("command", "kinds", kind)
+
+
+def test_a_first_request_with_an_order_or_a_left_out_period_keeps_them_out_of_its_subject():
+    req = parse_request("What came after GloVe? newest first")  # was the topic "GloVe? first"
+    assert (req.anchor_query, req.anchor_kind, req.intent.order) == ("GloVe", "name", "newest")
+    req = parse_request("papers on parsing not from the 90s")  # searched "parsing not" from the 90s only
+    assert req.anchor_query == "parsing" and req.intent.exclude_years == [(1990, 1999)]
+    assert req.intent.year_min is None and req.intent.year_max is None
+
+
 def test_the_same_but_for_x_narrows_the_results_on_screen():
     msg = read("the same but for Chinese", RESULTS)  # was "nothing to search for"
     assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates["topic_terms"] == ["chinese"]

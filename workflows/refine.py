@@ -21,6 +21,8 @@ from pilot import limits
 from pilot.intent import apply_updates, parse_constraints
 from pilot.llm import LLM, LLMError
 from pilot.models import Intent, RankedPaper
+from pilot.vocab import PAPER_TYPE_PLURALS, PAPER_TYPES, RESULT_ORDER_WORDS, ResultOrder
+from workflows.diff import short
 from workflows.edit import apply_edits, parse_edits
 from workflows.graph import ancestors, topo_order
 from workflows.inducer import MAX_REPAIRS, registry_description, workflow_problems
@@ -160,10 +162,13 @@ class Feedback(BaseModel):
     extra: int | None = None  # "10 more": that many results more than now
     any_year: bool = False
     any_venue: bool = False
+    order: ResultOrder | None = None  # "newest first": the same results in another order
 
     @property
     def actionable(self) -> bool:
-        return bool(self.refs or self.this_one or self.updates or self.size or self.any_year or self.any_venue)
+        return bool(
+            self.refs or self.this_one or self.updates or self.size or self.any_year or self.any_venue or self.order
+        )
 
 
 def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
@@ -176,6 +181,10 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
         and not re.search(r"\bmore like\b|\bmore (?:recent|cited|focused|specific)\b", low)
     ):
         size = "more"
+    updates = parse_constraints(re.sub(r"#\s*\d+", " ", text or ""), known_venues)
+    order = updates.pop("order", None)  # applied to the top_k step, not as a preference of the score
+    if "exclude_years" in updates and size == "fewer":
+        size = None  # "fewer from the 2000s" leaves that decade out; the list is not halved
     return Feedback(
         text=text,
         refs=referenced_indices(low),
@@ -185,7 +194,8 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
         and not re.search(r"\bmore like\b", low),
         positive=bool(re.search(r"\b(?:like|similar|more of|good|relevant|great|yes)\b", low)),
         # everything else only reads the words outside "#n" references
-        updates=parse_constraints(re.sub(r"#\s*\d+", " ", text or ""), known_venues),
+        updates=updates,
+        order=order,
         size=size,
         extra=int(m.group(1)) if (m := re.search(r"\b(\d{1,3})\s+more\b(?!\s+like)", low)) else None,
         any_year=bool(re.search(r"\bany (?:year|time)\b|\bno (?:year|date) (?:limit|filter)\b", low)),
@@ -221,7 +231,8 @@ def refine(
             plan.reasons[-1] = r
         elif targets and fb.positive:
             for pid in targets:
-                _like_paper(plan, pid)
+                title = next((r.paper.title for r in results if r.paper.id == pid), None)
+                _like_paper(plan, pid, f"“{short(title, 60)}”" if title else None)
             new_intent = apply_updates(new_intent, {"liked_ids": targets}, note=fb.text)
 
         updates = fb.updates
@@ -252,8 +263,24 @@ def refine(
             terms = list(dict.fromkeys([*plan.wf.node(fid).params.get("exclude_terms", []), *updates["exclude_terms"]]))
             plan.modify_filter({"exclude_terms": terms}, "excluding " + ", ".join(updates["exclude_terms"]))
             new_intent = apply_updates(new_intent, {"exclude_terms": updates["exclude_terms"]})
+        if kinds := updates.get("paper_types"):
+            dropped = " and ".join(PAPER_TYPE_PLURALS[k] for k in PAPER_TYPES if k not in kinds)
+            only = " and ".join(PAPER_TYPE_PLURALS[k] for k in kinds)
+            plan.modify_filter({"paper_types": kinds}, f"leaving out {dropped}" if len(kinds) > 1 else f"only {only}")
+            new_intent = apply_updates(new_intent, {"paper_types": kinds})
+        if period := updates.get("exclude_years"):
+            new_intent = apply_updates(new_intent, {"exclude_years": period})
+            first, last = period[0]
+            plan.modify_filter({"exclude_years": new_intent.exclude_years}, "leaving out " + _years_text(first, last))
         new_intent = _score_preferences(plan, new_intent, updates)
         new_intent = _size(plan, new_intent, fb)
+        if fb.order:
+            tid = main_node(plan.wf, "top_k")
+            if tid is None:
+                plan.notes.append("this workflow has no top_k node to order the results")
+            else:
+                plan.do(ModifyNode(node_id=tid, params={"order": fb.order}), RESULT_ORDER_WORDS[fb.order])
+                new_intent = apply_updates(new_intent, {"order": fb.order})
     except WorkflowError as exc:
         return Refinement(workflow, intent, [], "", [f"could not apply that feedback: {exc}"])
     if not plan.edits:
@@ -268,6 +295,8 @@ def refine(
 
 
 def _years_text(lo: int | None, hi: int | None) -> str:
+    if lo and lo == hi:
+        return str(lo)
     if lo and hi:
         return f"{lo}–{hi}"
     return f"from {lo}" if lo else (f"up to {hi}" if hi else "any")
@@ -280,25 +309,25 @@ def _exclude_papers(plan: _Plan, ids: list[str]) -> str:
     return f"removed {len(ids)} paper(s) you marked as not relevant"
 
 
-def _like_paper(plan: _Plan, paper_id: str) -> None:
+def _like_paper(plan: _Plan, paper_id: str, name: str | None = None) -> None:
     """Re-rank the results towards a liked paper: its node joins a ``liked`` set that a dense rerank
-    after the scoring compares every candidate with."""
+    after the scoring compares every candidate with. ``name`` says which paper in the version's reason."""
     wf = plan.wf
     like_id = _fresh_id(wf, "like")
     liked = "liked" if wf.has_node("liked") and wf.node("liked").op == "union" else None
     plan.do(
         AddNode(node=Node(id=like_id, op="anchor", params={"query": paper_id}, label=f"liked {paper_id}")),
-        f"more like {paper_id}",
+        f"more like {name or paper_id}",
     )
     if liked:
-        plan.do(Rewire(add=[Edge(source=like_id, target=liked, port="in")]), f"more like {paper_id}")
+        plan.do(Rewire(add=[Edge(source=like_id, target=liked, port="in")]), f"more like {name or paper_id}")
         return
     plan.do(
         AddNode(
             node=Node(id="liked", op="union", label="papers you liked"),
             inputs=[Edge(source=like_id, target="liked", port="in")],
         ),
-        f"more like {paper_id}",
+        f"more like {name or paper_id}",
     )
     after = (
         main_node(plan.wf, "score")
@@ -319,7 +348,7 @@ def _like_paper(plan: _Plan, paper_id: str) -> None:
             inputs=[Edge(source="liked", target=rerank_id, port="anchor")],
             after=after,
         ),
-        f"more like {paper_id}",
+        f"more like {name or paper_id}",
     )
 
 

@@ -90,6 +90,8 @@ def _filter_params(intent: Intent | None, **base: Any) -> dict[str, Any]:
         p["year_max"] = intent.year_max
     if intent.year_min is not None or intent.year_max is not None:
         p.pop("relative_to_anchor", None)  # the user's own range wins over "older/newer than the anchor"
+    if intent.exclude_years:
+        p["exclude_years"] = [list(period) for period in intent.exclude_years]
     if intent.venues:
         p["venues"] = list(intent.venues)
     if intent.exclude_terms:
@@ -134,8 +136,14 @@ def _k(intent: Intent | None) -> int:
     return intent.k if intent is not None else 50
 
 
+def _top(intent: Intent | None, **extra: Any) -> dict[str, Any]:
+    """The final cut: how many results, and their order when the user asked for one ("newest first")."""
+    order = {"order": intent.order} if intent is not None and intent.order != "score" else {}
+    return {"k": _k(intent), **extra, **order}
+
+
 def _finish(b: _Builder, intent: Intent | None, ranked_from: str) -> Workflow:
-    b.add("top", "top_k", {"k": _k(intent)}, **{"in": ranked_from})
+    b.add("top", "top_k", _top(intent), **{"in": ranked_from})
     text = " ".join(intent.topic_terms) if intent is not None and intent.topic_terms else ""
     b.add("evidence", "extract_evidence", {"text": text}, **{"in": "top", "anchor": "anchor"})
     return b.done("evidence")
@@ -446,7 +454,7 @@ def topic_search(intent: Intent) -> Workflow:
     params["text"] = text  # the topic, and any sub-area the user added
     b.add("score", "score", params, **{"in": "graph"})
     # the type search brings every overview of the period: one that hardly touches the topic is no survey of it
-    top = {"k": _k(intent), **({"drop_weak": True} if intent.paper_types else {})}
+    top = _top(intent, **({"drop_weak": True} if intent.paper_types else {}))
     b.add("top", "top_k", top, **{"in": "score"})
     b.add("evidence", "extract_evidence", {"text": text}, **{"in": "top"})
     return b.done("evidence")
@@ -505,7 +513,7 @@ def generic_workflow(anchor_query: str, request_text: str, intent: Intent | None
         **{"in": "filter", **anchor_in},
     )
     b.add("rerank", "rerank", {"text": text, "top_n": 50}, **{"in": "score", **anchor_in})
-    b.add("top", "top_k", {"k": _k(intent)}, **{"in": "rerank"})
+    b.add("top", "top_k", _top(intent), **{"in": "rerank"})
     evidence_text = " ".join(intent.topic_terms) if intent is not None and intent.topic_terms else text
     b.add("evidence", "extract_evidence", {"text": evidence_text}, **{"in": "top", **anchor_in})
     return b.done("evidence")

@@ -12,6 +12,7 @@ from pilot.domain import profile
 from pilot.models import Paper, PaperType, RankedPaper
 from pilot.papertype import paper_type
 from pilot.text import normalize_title, snowball
+from pilot.vocab import ResultOrder
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import WEAK, match_strength, papers_of, support_node, tokens
 from workflows.ports import PortType
@@ -29,6 +30,9 @@ class FilterParams(OperatorParams):
         le=100,
         description="keep papers of the newest N years among the input ('the latest work on X'); "
         "the newest year it holds counts as this year",
+    )
+    exclude_years: list[tuple[int, int]] = Field(
+        default_factory=list, description="drop papers from these periods, ends included ('not from the 2000s')"
     )
     keep_unknown_year: bool = Field(False, description="keep papers without a year when a year bound is set")
     venues: list[str] = Field(default_factory=list, description="keep papers at any of these venues (acronym or name)")
@@ -52,6 +56,8 @@ class FilterParams(OperatorParams):
     def _range(self) -> FilterParams:
         if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
             raise ValueError(f"year_min {self.year_min} is after year_max {self.year_max}")
+        if bad := [list(y) for y in self.exclude_years if y[0] > y[1]]:
+            raise ValueError(f"a period in exclude_years starts after it ends: {bad}")
         return self
 
 
@@ -113,6 +119,8 @@ class _Checker:
                     return False
             elif (self.lo is not None and paper.year < self.lo) or (self.hi is not None and paper.year > self.hi):
                 return False
+        if paper.year is not None and any(first <= paper.year <= last for first, last in p.exclude_years):
+            return False
         if self.venue_ok is not None and not self.venue_ok(paper):
             return False
         if self.venue_out is not None and self.venue_out(paper):
@@ -174,6 +182,16 @@ class TopKParams(OperatorParams):
         description="leave out weak matches (hardly close to the request, no citation link to the search): "
         "a list of one paper type stays on its topic, shorter if the source holds few",
     )
+    order: ResultOrder = Field(
+        "score", description="the order of the k papers kept: by score, newest or oldest first, or most cited first"
+    )
+
+
+_ORDER_KEYS: dict[str, Callable[[RankedPaper], float]] = {
+    "newest": lambda it: -(it.paper.year or 0),
+    "oldest": lambda it: it.paper.year or 9999,
+    "most_cited": lambda it: -max(it.paper.citation_count or 0, it.paper.in_corpus_citations or 0),
+}
 
 
 def _work_key(paper: Paper) -> tuple[str, str] | None:
@@ -227,7 +245,9 @@ class TopKOp(Operator[TopKParams, RankedInputs]):
         # without embeddings every closeness reads 0: nothing can be called weak then
         if params.drop_weak and any(it.evidence.scores.get("dense", 0.0) > 0 for it in items):
             items = [it for it in items if match_strength(it) != WEAK]
-        return (merge_same_work(items) if params.merge_same_work else items)[: params.k]
+        kept = (merge_same_work(items) if params.merge_same_work else items)[: params.k]
+        # the same k papers, re-ordered: sorting before the cut would swap relevant papers for merely new ones
+        return sorted(kept, key=_ORDER_KEYS[params.order]) if params.order != "score" else kept
 
 
 class AboveParams(OperatorParams):
