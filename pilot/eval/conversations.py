@@ -10,7 +10,7 @@ label contains the text) or ``{"clear": true}`` (the chat's clear button: a fres
 - ``kind``: how the message was read (``new_search``, ``refine``, ``answer``, ``entity``, ``command``,
   ``ambiguous``, ``unclear``); ``target``: what a new search is about (``paper``, ``topic``, ``current``)
 - ``anchor`` (paper id, or null for none), ``direction``, ``topic``, ``paper_types``, ``filters``
-  (intent fields: ``year_min``, ``year_max``, ``venues``, ``recency``, ``facet``, ``k``)
+  (intent fields: ``year_min``, ``year_max``, ``exclude_years``, ``venues``, ``recency``, ``facet``, ``k``, ``order``)
 - ``results`` (results shown or not), ``results_min`` (at least that many listed papers),
   ``result_ids_exclude`` (no listed id contains the text)
 - ``max_questions``: questions answered before the first results; ``no_slots``: slots never asked;
