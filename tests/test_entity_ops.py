@@ -82,6 +82,25 @@ async def test_search_author_answers_for_the_best_known_record_when_records_are_
     assert any("kept Michael Collins (7 papers) apart from Michael John Collins" in n for n in ctx.notes)
 
 
+async def test_institutions_are_counted_once_per_paper_under_one_spelling():
+    # "Carnegie Mellon University" and "Carnegie-Mellon University" were two institutions with a paper each;
+    # a department and its university were two as well
+    def paper(i: int, *affiliations: str) -> RankedPaper:
+        authors = [Author(name=f"A{i}{j}", affiliation=a) for j, a in enumerate(affiliations)]
+        return RankedPaper(paper=Paper(id=f"t:{i}", title=f"Paper {i}", authors=authors))
+
+    papers = [
+        paper(1, "Carnegie Mellon University", "Language Technologies Institute, Carnegie-Mellon University"),
+        paper(2, "Carnegie-Mellon University, Pittsburgh, PA"),
+        paper(3, "School of Computer Science, Fudan University"),
+        paper(4),
+    ]
+    ctx = RunContext(source=Source())
+    groups = await run_op(ctx, "paper_groups", {"by": "org"}, papers=papers)
+    assert [(g.name, g.paper_count) for g in groups] == [("Carnegie Mellon University", 2), ("Fudan University", 1)]
+    assert any("3 of the 4 papers name their authors' institutions" in n for n in ctx.notes)
+
+
 async def test_search_author_unknown_name_is_a_named_failure(ctx):
     with pytest.raises(NotFound, match="Zzyzx Qwerty"):
         await run_op(ctx, "search_author", dict(name="Zzyzx Qwerty"))

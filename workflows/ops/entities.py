@@ -665,6 +665,10 @@ class PaperAuthors(Operator[PaperAuthorsParams, PapersInputs]):
         return [first[k].model_copy(update={"paper_count": counts[k]}) for k in order[: params.limit]]
 
 
+def _group_key(name: str) -> str:
+    return " ".join(fold(name).replace("-", " ").split())
+
+
 class PaperGroupsParams(OperatorParams):
     by: Literal["venue", "org"] = Field("venue", description="group the papers by their venue or their authors' org")
     limit: int = Field(10, ge=1, le=100)
@@ -684,6 +688,7 @@ class PaperGroups(Operator[PaperGroupsParams, PapersInputs]):
 
     async def run(self, ctx: RunContext, params: PaperGroupsParams, inputs: PapersInputs) -> list[Venue | Org]:
         counts: Counter[str] = Counter()
+        shown: dict[str, str] = {}
         if params.by == "org":
             named = sum(1 for it in inputs.papers if any(a.affiliation for a in it.paper.authors))
             if named < len(inputs.papers):  # older records often carry no affiliations: the counts cover fewer
@@ -692,9 +697,13 @@ class PaperGroups(Operator[PaperGroupsParams, PapersInputs]):
             if params.by == "venue":
                 names = [profile().venue_label(paper) or ""]
             else:  # one vote per paper and institution, however many of its authors work there
-                names = list({institution(o) for a in paper.authors for o in split_affiliation(a.affiliation)})
-            counts.update(n for n in names if n.strip())
-        top = counts.most_common(params.limit)
+                names = [institution(o) for a in paper.authors for o in split_affiliation(a.affiliation)]
+            # "Carnegie-Mellon University" and "Carnegie Mellon University" are one group, named as first seen
+            keys = {_group_key(n): n for n in reversed(names) if n.strip()}
+            for key, name in keys.items():
+                shown.setdefault(key, name)
+            counts.update(keys.keys())
+        top = [(shown[key], n) for key, n in counts.most_common(params.limit)]
         # the source's own record of each group, so the answer can cite it; a name alone when it has none
         found = await asyncio.gather(*(self._record(ctx, params.by, name) for name, _ in top))
         return [e.model_copy(update={"paper_count": n}) for e, (_, n) in zip(found, top, strict=True)]
