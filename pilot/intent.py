@@ -367,22 +367,31 @@ _TRAILING_CLAUSE = re.compile(  # (?<!\s): a run of blanks is tried once, from i
 # "sort by year", "newest first", "chronologically", "most cited first", "back to relevance": the order of the
 # same results (the top_k step's ``order``), not a preference that changes which papers are found
 _SORT = r"\b(?:sort|order|rank|list)(?:ed)?(?: them| it| the (?:results|list|papers))? by "
-_ORDERS: list[tuple[ResultOrder, re.Pattern[str]]] = [
-    ("oldest", re.compile(_SORT + r"(?:year|date) (?:ascending|old(?:est)? to new(?:est)?)\b")),
-    ("newest", re.compile(
-        r"\b(?:newest|latest|most recent|recent|new) (?:ones? |papers? )?first\b|\breverse chronological(?:ly)?\b|"
-        + _SORT + r"(?:year|date|recency)\b"
-    )),
-    ("oldest", re.compile(r"\b(?:oldest|earliest|old) (?:ones? |papers? )?first\b|\bchronological(?:ly| order)?\b")),
-    ("most_cited", re.compile(
+_ORDER_PATTERNS: tuple[tuple[ResultOrder, str], ...] = (
+    ("oldest", _SORT + r"(?:year|date) (?:ascending|old(?:est)? to new(?:est)?)\b"),
+    (
+        "newest",
+        r"\b(?:newest|latest|most recent) (?:ones? |papers? )?first\b|"
+        r"\b(?:in )?reverse chronological(?:ly| order)\b|" + _SORT + r"(?:year|date|recency)\b",
+    ),
+    (
+        "oldest",
+        r"\b(?:oldest|earliest) (?:ones? |papers? )?first\b|"
+        r"(?<!reverse )\b(?:chronologically|in chronological order)\b",
+    ),
+    (
+        "most_cited",
         r"\bmost cited (?:ones? |papers? )?first\b|"
-        + _SORT + r"(?:citations?|citation counts?|(?:the )?number of citations|impact|popularity)\b"
-    )),
-    ("score", re.compile(
-        _SORT + r"(?:relevance|score|match)\b|\b(?:best|closest) (?:matches |match )?first\b|\boriginal order\b|"
-        r"\bback to (?:relevance|the (?:best matches|ranking|score|original order))\b"
-    )),
-]  # fmt: skip
+        + _SORT
+        + r"(?:citations?|citation counts?|(?:the )?number of citations|impact|popularity)\b",
+    ),
+    (
+        "score",
+        _SORT + r"(?:relevance|score|match)\b|\b(?:best|closest) (?:matches |match )?first\b|"
+        r"\boriginal order\b|\bback to (?:relevance|the (?:best matches|ranking|score|original order))\b",
+    ),
+)
+_ORDERS = [(order, re.compile(pattern, re.I)) for order, pattern in _ORDER_PATTERNS]
 
 
 def read_order(low: str) -> ResultOrder | None:

@@ -508,6 +508,10 @@ def test_a_first_request_with_an_order_or_a_left_out_period_keeps_them_out_of_it
     req = parse_request("papers on parsing not from the 90s")  # searched "parsing not" from the 90s only
     assert req.anchor_query == "parsing" and req.intent.exclude_years == [(1990, 1999)]
     assert req.intent.year_min is None and req.intent.year_max is None
+    # order words inside a topic or a title are the topic's ("new first-order", "chronological ordering")
+    req = parse_request("papers on chronological ordering of news events")
+    assert req.anchor_query == "chronological ordering of news events" and req.intent.order == "score"
+    assert parse_request("What came after GloVe? Newest first").intent.order == "newest"
 
 
 def test_the_same_but_for_x_narrows_the_results_on_screen():
