@@ -404,7 +404,8 @@ _CONSTRAINT_PHRASES = [
     for p in (
         r"\b(?:in|from|during|over)?\s*(?:the\s+)?(?:last|past)\s+(?:\d{1,2}|few|couple of)\s+years\b",
         r"\b(?:between|from)\s+(?:19|20)\d\d\s*(?:-|–|to|and|until|through)\s*(?:19|20)\d\d\b",
-        r"\b(?:after|since|from|before|until|up to|through|by|in|during|prior to|earlier than|later than|"
+        r"\b(?:(?:published|appeared|written|presented)\s+)?"  # "only papers published in 2005": no topic "published"
+        r"(?:after|since|from|before|until|up to|through|by|in|during|prior to|earlier than|later than|"
         r"newer than|older than|no later than|starting(?: in)?)\s+(?:the\s+year\s+)?(?:19|20)\d\d"
         r"(?:\s+on(?:wards?)?)?\b",
         r"\b(?:19|20)\d\d\s*(?:\+|or (?:later|earlier|newer|before)|and (?:later|earlier)|onwards?)",

@@ -1241,7 +1241,11 @@ class Session(BaseModel):
         self.intent = ref.intent
         self._push(ref.workflow, ref.reason)
         self.edited = True
-        return await self._run(ref.notes)
+        had = len(self.results)
+        reply = await self._run(ref.notes)
+        if had and reply.error is None and not reply.results:  # "only surveys" on a list that holds none
+            reply.notes.append(f"No paper is left after “{ref.reason}”; say “undo” to get the {had} papers back.")
+        return reply
 
     def _progress_to(self, observer: Callable[[Any], None]) -> Callable[[Any], None]:
         """Progress updates for ``observer``: previews without the anchor, the first one timed for the turn."""

@@ -358,6 +358,11 @@ async def test_questions_and_orders_about_the_list_on_screen_keep_its_papers(run
     shown = [n for n, r in enumerate(reply.results, 1) if r.paper.title and "survey" in r.paper.title.lower()]
     assert reply.results and {r.paper.id for r in reply.results} == papers
     assert reply.message.startswith("None of") if not shown else f"#{shown[0]} " in reply.message
+    # a change that leaves nothing says how to get the list back, and "undo" does
+    reply = await s.user_says("only papers published in 1950")
+    assert not reply.results and any("say “undo”" in n for n in reply.notes)
+    reply = await s.user_says("undo")
+    assert {r.paper.id for r in reply.results} == papers
 
 
 async def test_a_topic_that_contains_a_title_is_a_topic_but_a_title_alone_names_the_paper(runtime):

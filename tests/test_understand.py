@@ -502,6 +502,15 @@ def test_which_results_are_of_a_kind_is_a_question_about_the_list(text, kind):
     assert (msg.kind, msg.command, msg.about) == ("command", "kinds", kind)
 
 
+@pytest.mark.parametrize(
+    "text", ["only papers published in 2005", "published after 2010", "papers published in 2005 only"]
+)
+def test_a_publication_period_typed_with_results_on_screen_narrows_them(text):
+    # "only papers published in 2005" was a new search for the topic "published"
+    msg = read(text, RESULTS.model_copy(update={"topic": "parsing"}))
+    assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates.get("year_min") in (2005, 2011)
+
+
 def test_a_first_request_with_an_order_or_a_left_out_period_keeps_them_out_of_its_subject():
     req = parse_request("What came after GloVe? newest first")  # was the topic "GloVe? first"
     assert (req.anchor_query, req.anchor_kind, req.intent.order) == ("GloVe", "name", "newest")
