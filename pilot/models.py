@@ -207,6 +207,9 @@ class Intent(_Model):
     recency: Literal["seminal", "recent", "any"] = "any"
     k: int = 50
     order: ResultOrder = Field("score", description="how the results are listed: 'newest first' keeps the same papers")
+    also_cites: list[str] = Field(
+        default_factory=list, description="later work must cite these papers too ('papers citing both X and Y')"
+    )
     liked_ids: list[str] = Field(default_factory=list)
     disliked_ids: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list, description="free-text answers, verbatim")

@@ -59,6 +59,7 @@ from workflows.executor import run_node as exec_run_node
 from workflows.explain import why as explain_why
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
+from workflows.ops.features import papers_of
 from workflows.progressive import run_progressively
 from workflows.refine import Feedback, Refinement, ResultFilters, filter_results, referenced_indices, refine, refine_llm
 from workflows.refine import rate as rate_paper
@@ -701,6 +702,8 @@ class Session(BaseModel):
             return await self._anchor_chosen_paper(paper, [f"Searching from result #{n}: {_paper_label(paper)}."])
         if msg.correction and parsed.anchor_kind == "current" and parsed.year:
             return await self._in_other_year(parsed)
+        if msg.also:
+            return await self._citing_all(parsed, msg.also)
         if msg.correction:
             parsed = self._corrected(parsed)
         self._reset()
@@ -714,6 +717,30 @@ class Session(BaseModel):
         fields = ("direction", "facet", "venues", "exclude_venues", "exclude_terms", "paper_types")
         kept = _carried(self.intent, parsed.intent, fields)
         return parsed.model_copy(update={"intent": apply_updates(parsed.intent, kept)})
+
+    async def _citing_all(self, parsed: ParsedRequest, others: list[ParsedRequest]) -> Reply:
+        """ "Papers that cite both X and Y": later work from X, kept to the papers that also cite Y. Y is looked
+        up first; when it cannot be found nothing on screen changes."""
+        also, notes = [], []
+        for other in others:
+            try:
+                res = await resolve(self._runtime.source, other)
+            except (SourceUnavailable, RateLimited) as exc:
+                raise _SourceDown(exc) from exc
+            except SourceError as exc:
+                return self._error(f"Could not look up “{short(other.anchor_query, 80)}” ({exc.message}).")
+            paper = res.paper or (res.candidates[0] if res.kind == "ask" and res.candidates else None)
+            if paper is None:
+                said = res.note or f"I could not find a paper called “{short(other.anchor_query, 80)}” in the source."
+                return self._reply(said + " Name it by its title.", results=self.results, workflow=self.workflow)
+            also.append(paper.id)
+            guess = "; name it differently if you meant another paper" if res.kind == "ask" or res.note else ""
+            notes.append(f"Kept to papers that also cite {_paper_label(paper)}{guess}.")
+        parsed = parsed.model_copy(update={"intent": apply_updates(parsed.intent, {"also_cites": also})})
+        self._reset()
+        self.request = parsed.text
+        self.intent = parsed.intent
+        return await self._resolve(parsed, notes)
 
     async def _in_other_year(self, said: ParsedRequest) -> Reply:
         """ "I mean the 2014 one": the paper going by the name the search was named with, from that year, with
@@ -1299,6 +1326,8 @@ class Session(BaseModel):
             what = PAPER_TYPE_PLURALS[kinds[0]] if len(kinds) == 1 else "papers"  # "surveys on “X”"
             about = f" on “{short(self.intent.topic, 120)}”"
         i = self.intent
+        if also := [p for n in wf.nodes if n.id.startswith("also_") for p in papers_of(run.values.get(n.id))]:
+            about += " that also cite " + " and ".join(f"“{short(p.title, 80)}”" for p in also)
         if left := left_out_words(i.exclude_terms, i.exclude_venues, i.paper_types, i.exclude_years):
             about += f", {left}"
         message = (

@@ -168,6 +168,32 @@ _OTHER_YEAR = re.compile(
 )
 
 
+# "papers that cite both GloVe and word2vec", "which papers cite both X and Y?", "work citing X and Y together"
+_BOTH = re.compile(
+    r"^\W*(?:(?:find|show(?: me)?|list|give me|get)\s)?(?:(?:the|all)\s)?"
+    r"(?:papers?|work|articles?|what|which(?: papers?)?)\s(?:that\s|which\s)?"
+    r"(?:cites?|citing|cited|co-cites?|co-citing)\s(?:both\s(?P<a>.{2,200}?)\sand\s(?P<b>.{2,200}?)"
+    r"|(?P<c>.{2,200}?)\sand\s(?P<d>.{2,200}?)\s(?:together|at once|at the same time))\W*$",
+    re.I,
+)
+
+
+def _cites_both(text: str, known_venues: list[str]) -> Message | None:
+    """Later work citing two papers at once: a search from the first, kept to what also cites the second."""
+    m = _BOTH.match(text)
+    if m is None:
+        return None
+    first, second = (m.group("a"), m.group("b")) if m.group("a") else (m.group("c"), m.group("d"))
+    named = [parse_request(f"What came after {x.strip()}?", known_venues) for x in (first, second)]
+    if any(p.anchor_kind in ("none", "current") for p in named):
+        return None
+    request = named[0].model_copy(update={"text": text})
+    return Message(
+        kind="new_search", text=text, target="paper", request=request, also=[named[1]],
+        why="later work citing two papers",
+    )  # fmt: skip
+
+
 def _correction(text: str, ctx: Context) -> Message | None:
     """The search being set up or shown, about another paper or topic (its direction and choices kept)."""
     if (y := _OTHER_YEAR.match(text)) is not None:
@@ -292,6 +318,7 @@ class Message(BaseModel):
     # direction and choices made so far carry over
     correction: bool = False
     hint: str = ""  # unclear: what to tell the user instead of the general help
+    also: list[ParsedRequest] = Field(default_factory=list)  # new_search: more papers the results must cite
 
 
 def _command(text: str) -> Command | None:
@@ -399,6 +426,8 @@ def read(text: str, ctx: Context) -> Message:
             return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1}")
     if ctx.has_search and (corrected := _correction(text, ctx)) is not None:
         return corrected
+    if (both := _cites_both(text, ctx.known_venues)) is not None:
+        return both
 
     if ctx.phase == "answer" and ctx.listed:
         follow_up = _after_answer(text, ctx)

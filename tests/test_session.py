@@ -389,6 +389,21 @@ async def test_another_kind_of_paper_on_the_same_topic_keeps_its_period(runtime)
     assert s.intent.year_min == 2005 and any("since 2005" in n for n in reply.notes)
 
 
+async def test_papers_citing_two_papers_are_the_citers_they_share(runtime, by_id):
+    # "papers that cite both X and Y" was a topic search for the words "both X and Y"
+    s = Session(runtime)
+    await s.user_says("Which papers cite both the Penn Treebank and acl:P03-1054?")
+    reply = await s.search_now()
+    assert s.anchor is not None and s.anchor.id == "acl:J93-2004" and s.intent.direction == "successor"
+    both = {r["id"] for r in by_id.values() if {"acl:J93-2004", "acl:P03-1054"} <= set(r["references"])}
+    assert len(both) >= 3 and {r.paper.id for r in reply.results} == both
+    assert "that also cite “Accurate Unlexicalized Parsing”" in reply.message
+    # a second paper that cannot be found changes nothing on screen
+    shown = [r.paper.id for r in reply.results]
+    reply = await s.user_says("papers that cite both BLEU and the zzqx frobnicator")
+    assert "zzqx frobnicator" in reply.message and [r.paper.id for r in reply.results] == shown
+
+
 async def test_two_names_compared_search_the_papers_about_both(runtime):
     s = Session(runtime)
     await s.user_says("Compare BLEU and ROUGE")

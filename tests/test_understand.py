@@ -523,6 +523,18 @@ def test_a_first_request_with_an_order_or_a_left_out_period_keeps_them_out_of_it
     assert parse_request("What came after GloVe? Newest first").intent.order == "newest"
 
 
+@pytest.mark.parametrize(
+    "text, first, second",
+    [("papers that cite both GloVe and word2vec", "GloVe", "word2vec"),
+     ("Which papers cite both BLEU and ROUGE?", "BLEU", "ROUGE"),
+     ("work citing the Penn Treebank and WordNet together", "Penn Treebank", "WordNet")],
+)  # fmt: skip
+def test_papers_citing_two_papers_name_both(text, first, second):
+    msg = read(text, Context())
+    assert msg.kind == "new_search" and msg.request is not None and msg.request.anchor_query == first
+    assert msg.request.intent.direction == "successor" and [p.anchor_query for p in msg.also] == [second]
+
+
 def test_the_same_but_for_x_narrows_the_results_on_screen():
     msg = read("the same but for Chinese", RESULTS)  # was "nothing to search for"
     assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates["topic_terms"] == ["chinese"]

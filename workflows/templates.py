@@ -244,8 +244,18 @@ def successor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b = _Builder("successor", "later papers that cite or extend the anchor")
     _anchor(b, anchor_query)
     b.add("citers", "citation_expand", {"direction": "citations", "per_paper_limit": 1000}, **{"in": "anchor"})
-    b.add("search_dense", "semantic_search", {"limit": 50}, anchor="anchor")
-    b.add("merge", "union", **{"in": ["citers", "search_dense", *_liked(b, intent)]})
+    if intent is not None and intent.also_cites:
+        # "papers citing both X and Y": the papers in every citer list, nothing merely close in text
+        lists = ["citers"]
+        for i, pid in enumerate(intent.also_cites, 1):
+            b.add(f"also_{i}", "anchor", {"query": pid}, "also cited")
+            b.add(f"citers_{i}", "citation_expand", {"direction": "citations", "per_paper_limit": 1000},
+                  "papers citing it too", **{"in": f"also_{i}"})  # fmt: skip
+            lists.append(f"citers_{i}")
+        b.add("merge", "intersect", None, "papers citing all of them", **{"in": lists})
+    else:
+        b.add("search_dense", "semantic_search", {"limit": 50}, anchor="anchor")
+        b.add("merge", "union", **{"in": ["citers", "search_dense", *_liked(b, intent)]})
     b.add("filter", "filter", _filter_params(intent, relative_to_anchor="after"), **{"in": "merge", "anchor": "anchor"})
     features = {"ev:citers.support": 3.0, "dense": 1.0, "citations": 0.2}
     b.add("score", "score", _score_params(intent, features), **{"in": "filter", "anchor": "anchor"})
