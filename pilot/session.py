@@ -718,17 +718,24 @@ class Session(BaseModel):
         kept = _carried(self.intent, parsed.intent, fields)
         return parsed.model_copy(update={"intent": apply_updates(parsed.intent, kept)})
 
+    async def _look_up(self, parsed: ParsedRequest) -> Resolution | SourceError:
+        """What ``parsed`` names, or the source's error for the caller to word; a source that is down or
+        rate-limited ends the turn (``_SourceDown``), nothing changed."""
+        try:
+            return await resolve(self._runtime.source, parsed)
+        except (SourceUnavailable, RateLimited) as exc:
+            raise _SourceDown(exc) from exc
+        except SourceError as exc:
+            return exc
+
     async def _citing_all(self, parsed: ParsedRequest, others: list[ParsedRequest]) -> Reply:
         """ "Papers that cite both X and Y": later work from X, kept to the papers that also cite Y. Y is looked
         up first; when it cannot be found nothing on screen changes."""
         also, notes = [], []
         for other in others:
-            try:
-                res = await resolve(self._runtime.source, other)
-            except (SourceUnavailable, RateLimited) as exc:
-                raise _SourceDown(exc) from exc
-            except SourceError as exc:
-                return self._error(f"Could not look up “{short(other.anchor_query, 80)}” ({exc.message}).")
+            res = await self._look_up(other)
+            if isinstance(res, SourceError):
+                return self._error(f"Could not look up “{short(other.anchor_query, 80)}” ({res.message}).")
             paper = res.paper or (res.candidates[0] if res.kind == "ask" and res.candidates else None)
             if paper is None:
                 said = res.note or f"I could not find a paper called “{short(other.anchor_query, 80)}” in the source."
@@ -753,12 +760,9 @@ class Session(BaseModel):
         if kind == "topic":  # "papers like pointnet": a name in lower case, or a whole title typed in lower case
             kind = "name" if len(named.anchor_query.split()) <= 3 else "title"
         parsed = self._corrected(named.model_copy(update={"anchor_kind": kind, "year": said.year, "text": said.text}))
-        try:
-            res = await resolve(self._runtime.source, parsed)
-        except (SourceUnavailable, RateLimited) as exc:
-            raise _SourceDown(exc) from exc
-        except SourceError as exc:
-            return self._error(f"Could not look up the paper ({exc.message}).")
+        res = await self._look_up(parsed)
+        if isinstance(res, SourceError):
+            return self._error(f"Could not look up the paper ({res.message}).")
         on_screen = dict(question=self.question, results=self.results, workflow=self.workflow)
         if res.kind not in ("paper", "ask"):
             return self._reply(res.note or f"No other paper from {said.year} goes by that name.", **on_screen)
@@ -791,16 +795,13 @@ class Session(BaseModel):
 
     async def _resolve(self, parsed: ParsedRequest, notes: list[str] | None = None) -> Reply:
         notes = list(notes or [])
-        try:
-            res = await resolve(self._runtime.source, parsed)
-        except (SourceUnavailable, RateLimited) as exc:
-            raise _SourceDown(exc) from exc
-        except SourceError as exc:
+        res = await self._look_up(parsed)
+        if isinstance(res, SourceError):
             if parsed.anchor_kind in ("doi", "arxiv", "s2", "corpus_id"):
                 return self._error(
-                    f"Could not look up the paper ({exc.message})." + (f" {exc.hint}" if exc.hint else "")
+                    f"Could not look up the paper ({res.message})." + (f" {res.hint}" if res.hint else "")
                 )
-            return await self._topic_search(as_topic(parsed), notes + [f"Could not look up the paper ({exc.message})."])
+            return await self._topic_search(as_topic(parsed), notes + [f"Could not look up the paper ({res.message})."])
         self.named = parsed
         return await self._resolved(parsed, res, notes)
 
