@@ -42,6 +42,19 @@ class Resolution(BaseModel):
     candidates: list[Paper] = Field(default_factory=list)
     note: str | None = None
 
+    @property
+    def best(self) -> Paper | None:
+        """The paper named, or the likeliest candidate of an ambiguous name: for requests that take a paper
+        without stopping to ask which one ("who wrote X?", "papers that cite both X and Y")."""
+        if self.paper is not None:
+            return self.paper
+        return self.candidates[0] if self.kind == "ask" and self.candidates else None
+
+    @property
+    def guessed(self) -> bool:
+        """``best`` is a guess the reply should own up to (an ambiguous name, or a found paper with a caveat)."""
+        return self.best is not None and (self.paper is None or self.note is not None)
+
 
 def near_exact(query: str, title: str, inside: bool = True) -> bool:
     """``query`` is ``title`` (give or take a typo, or cut short), or, with ``inside``, a request with the

@@ -367,23 +367,27 @@ _TRAILING_CLAUSE = re.compile(  # (?<!\s): a run of blanks is tried once, from i
 # "sort by year", "newest first", "chronologically", "most cited first", "back to relevance": the order of the
 # same results (the top_k step's ``order``), not a preference that changes which papers are found
 _SORT = r"\b(?:sort|order|rank|list)(?:ed)?(?: them| it| the (?:results|list|papers))? by "
+# "…, descending" / "(ascending order)" after a sort key: read with it, so it is not left as a subject word
+_DIRECTION = r"(?:\s*[,:(]?\s*(?:in\s+)?(?:de|a)scending(?:\s+order)?\)?)?"
+# an explicit "oldest first" wins over "sort by year" alone (newest first): the oldest patterns come first
 _ORDER_PATTERNS: tuple[tuple[ResultOrder, str], ...] = (
-    ("oldest", _SORT + r"(?:year|date) (?:ascending|old(?:est)? to new(?:est)?)\b"),
-    (
-        "newest",
-        r"\b(?:newest|latest|most recent) (?:ones? |papers? )?first\b|"
-        r"\b(?:in )?reverse chronological(?:ly| order)\b|" + _SORT + r"(?:year|date|recency)\b",
-    ),
+    ("oldest", _SORT + r"(?:year|date)\s*[,:(]?\s*(?:in\s+)?ascending(?:\s+order)?\)?"),
     (
         "oldest",
-        r"\b(?:oldest|earliest) (?:ones? |papers? )?first\b|"
+        r"\b(?:oldest|earliest) (?:ones? |papers? )?first\b|\b(?:from )?old(?:est)? to new(?:est)?\b|"
         r"(?<!reverse )\b(?:chronologically|in chronological order)\b",
+    ),
+    (
+        "newest",
+        r"\b(?:newest|latest|most recent) (?:ones? |papers? )?first\b|\b(?:from )?new(?:est)? to old(?:est)?\b|"
+        r"\b(?:in )?reverse chronological(?:ly| order)\b|" + _SORT + r"(?:year|date|recency)\b" + _DIRECTION,
     ),
     (
         "most_cited",
         r"\bmost cited (?:ones? |papers? )?first\b|"
         + _SORT
-        + r"(?:citations?|citation counts?|(?:the )?number of citations|impact|popularity)\b",
+        + r"(?:citations?|citation counts?|(?:the )?number of citations|impact|popularity)\b"
+        + _DIRECTION,
     ),
     (
         "score",

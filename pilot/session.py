@@ -347,6 +347,11 @@ class Session(BaseModel):
         self._say("assistant", message)
         return Reply(message=message, **kw)
 
+    def _on_screen(self) -> dict[str, Any]:
+        """What a reply carries to leave the screen as it was: the open question, the list, the workflow, the
+        answer."""
+        return dict(question=self.question, results=self.results, workflow=self.workflow, answer=self.answer)
+
     def _error(self, message: str, notes: list[str] | None = None) -> Reply:
         self._say("assistant", message)
         return Reply(message=message, error=message, notes=notes or [], workflow=self.workflow, results=self.results)
@@ -424,7 +429,7 @@ class Session(BaseModel):
                 return await self.undo()
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
-                return self._reply(HELP, question=self.question, results=self.results, workflow=self.workflow)
+                return self._reply(HELP, **self._on_screen())
             if msg.command in ("explain", "keep", "export", "kinds"):
                 return self._about_results(msg)
             if msg.command == "earlier":
@@ -436,9 +441,7 @@ class Session(BaseModel):
             )
             self.last_message = msg
         if msg.kind == "entity":
-            on_screen = self.results  # "who wrote #3?" names a paper of the list the new answer replaces
-            self._reset()
-            return await self._entity(msg, on_screen)
+            return await self._entity(msg, new_search=True)
         if msg.kind == "new_search":
             return await self._new_search(msg)
         if msg.kind == "answer":
@@ -448,7 +451,7 @@ class Session(BaseModel):
         if msg.kind == "ambiguous":
             return self._ask_scope(msg)
         if msg.hint:
-            return self._reply(msg.hint, question=self.question, results=self.results, workflow=self.workflow)
+            return self._reply(msg.hint, **self._on_screen())
         if self.question is not None:
             return self._reply(
                 f"Please pick an option or type your answer: {self.question.text}", question=self.question
@@ -655,7 +658,7 @@ class Session(BaseModel):
     def _back_to_earlier(self, msg: Message) -> Reply:
         """ "Go back to the first search": that search's results, workflow versions and answer, as they were
         left; the search on screen joins the earlier ones (so the same words come back to it)."""
-        on_screen = dict(question=self.question, results=self.results, workflow=self.workflow, answer=self.answer)
+        on_screen = self._on_screen()
         if not self.earlier:
             return self._reply("There is no earlier search in this conversation to go back to.", **on_screen)
         picked = _pick_earlier(self.earlier, self.search_no, msg)
@@ -736,12 +739,12 @@ class Session(BaseModel):
             res = await self._look_up(other)
             if isinstance(res, SourceError):
                 return self._error(f"Could not look up “{short(other.anchor_query, 80)}” ({res.message}).")
-            paper = res.paper or (res.candidates[0] if res.kind == "ask" and res.candidates else None)
+            paper = res.best
             if paper is None:
                 said = res.note or f"I could not find a paper called “{short(other.anchor_query, 80)}” in the source."
                 return self._reply(said + " Name it by its title.", results=self.results, workflow=self.workflow)
             also.append(paper.id)
-            guess = "; name it differently if you meant another paper" if res.kind == "ask" or res.note else ""
+            guess = "; name it differently if you meant another paper" if res.guessed else ""
             notes.append(f"Kept to papers that also cite {_paper_label(paper)}{guess}.")
         parsed = parsed.model_copy(update={"intent": apply_updates(parsed.intent, {"also_cites": also})})
         self._reset()
@@ -763,7 +766,7 @@ class Session(BaseModel):
         res = await self._look_up(parsed)
         if isinstance(res, SourceError):
             return self._error(f"Could not look up the paper ({res.message}).")
-        on_screen = dict(question=self.question, results=self.results, workflow=self.workflow)
+        on_screen = self._on_screen()
         if res.kind not in ("paper", "ask"):
             return self._reply(res.note or f"No other paper from {said.year} goes by that name.", **on_screen)
         if res.paper is not None and self.anchor is not None and res.paper.id == self.anchor.id:
@@ -851,34 +854,42 @@ class Session(BaseModel):
                 Option(label=f"Start a new search on “{words}”", sets={"scope": "new"}),
             ],
         )
-        return self._reply(self.question.text, question=self.question, results=self.results, workflow=self.workflow)
+        return self._reply(self.question.text, **self._on_screen())
 
-    async def _entity(self, msg: Message, on_screen: list[RankedPaper] | None = None) -> Reply:
+    async def _entity(self, msg: Message, *, new_search: bool = False) -> Reply:
+        """A question about people, venues, organisations or a paper's authors, answered from the source. With
+        ``new_search`` the answer replaces the search on screen, which joins the earlier ones, but only once
+        the question is settled: "who wrote #99?" on a list of 50 leaves the list where it was."""
         text = msg.text
-        self.request = text
-        self.intent = Intent(kind="entity", request=text)
         query, taken = msg.entity, []
         named = query.paper if query is not None and query.paper else ""
         listed = referenced_indices(named) if _A_NUMBER.fullmatch(named) else []
         if query is not None and query.shape == "paper_authors" and listed:
             # "who wrote #3?": a paper of the list on screen
-            n, shown = listed[0], on_screen or []
+            n, shown = listed[0], self.results
             if not 1 <= n <= len(shown):
-                what = f"the list had {len(shown)}" if shown else "there was no list on screen"
-                return self._reply(f"There is no result #{n}: {what}.")
+                what = f"the list has {len(shown)}" if shown else "there is no list on screen"
+                return self._reply(f"There is no result #{n}: {what}.", **self._on_screen())
             query = query.model_copy(update={"paper": shown[n - 1].paper.id})
         elif query is not None and query.shape == "paper_authors" and query.paper:
             # "who wrote the Penn Treebank paper?": the paper is found the way an anchor is (names, short titles)
-            found = await resolve(self._runtime.source, parse_request(query.paper))
-            paper = found.paper or (found.candidates[0] if found.kind == "ask" and found.candidates else None)
+            found = await self._look_up(parse_request(query.paper))
+            if isinstance(found, SourceError):
+                return self._error(f"Could not look up “{short(query.paper, 80)}” ({found.message}).")
+            paper = found.best
             if paper is None and found.kind == "topic":  # a title typed in lower case, perhaps cut short
                 hits = await self._runtime.source.match_paper(query.paper, limit=3)
                 paper = next((p for p in hits if near_exact(query.paper, p.title)), None)
             if paper is None:
-                return self._reply(found.note or f"I could not tell which paper “{query.paper}” is.")
-            if found.paper is None or found.note:
+                said = found.note or f"I could not tell which paper “{query.paper}” is."
+                return self._reply(said, **self._on_screen())
+            if found.guessed:
                 taken.append(f"I took {_paper_label(paper)}; name the paper differently if you meant another one.")
             query = query.model_copy(update={"paper": paper.id})
+        if new_search:
+            self._reset()
+        self.request = text
+        self.intent = Intent(kind="entity", request=text)
         wf, run, answer = await answer_question(text, self._runtime, query=query)
         self.entity_query = msg.entity
         self._last_run = run
@@ -907,7 +918,7 @@ class Session(BaseModel):
 
     def _about_results(self, msg: Message) -> Reply:
         """ "Why is #3 here?", "keep #1 and #4", "export as BibTeX": about the list on screen, which stays."""
-        keep = dict(question=self.question, results=self.results, workflow=self.workflow, answer=self.answer)
+        keep = self._on_screen()
         if msg.command == "export":
             return self._reply(EXPORT_HELP, **keep)
         picked = [(n, self.results[n - 1]) for n in dict.fromkeys(msg.refs) if 1 <= n <= len(self.results)]

@@ -331,16 +331,6 @@ def _target(parsed: ParsedRequest) -> Target:
     return "topic" if parsed.anchor_kind == "topic" else "paper"
 
 
-# the words of an order for the results ("sort them by year", "most cited first"), cut when one was read
-_ORDER_WORDS = re.compile(
-    r"\b(?:sort(?:ed)?|order(?:ed)?|rank(?:ed)?|list|by|year|date|recency|newest|latest|most|recent|oldest|earliest|"
-    r"old|new|first|reverse|chronological(?:ly)?|citations?|citation counts?|number of|cited|relevance|score|"
-    r"match(?:es)?|best|closest|original|ascending|descending|them|it|the|results|papers?|ones?|please|instead|"
-    r"back|to|ranking)\b",
-    re.IGNORECASE,
-)
-
-
 def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bool:
     """The text only says how to change the results: nothing is left once its feedback words are cut."""
     if not feedback.actionable and not _FOCUS.match(text):
@@ -357,8 +347,6 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
     )
     for term in feedback.updates.get("exclude_terms", []):
         rest = re.sub(re.escape(term), " ", rest, flags=re.IGNORECASE)
-    if feedback.order:  # "sort them by year, newest first": nothing in it is a subject
-        rest = _ORDER_WORDS.sub(" ", rest)
     if _FOCUS.match(text):
         return True
     return not subject_of(rest, known_venues)

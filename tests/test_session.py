@@ -349,7 +349,11 @@ async def test_questions_and_orders_about_the_list_on_screen_keep_its_papers(run
     reply = await s.user_says("newest first")
     years = [r.paper.year or 0 for r in reply.results]
     assert {r.paper.id for r in reply.results} == papers and years == sorted(years, reverse=True)
-    third = reply.results[2].paper
+    third, listed, earlier = reply.results[2].paper, [r.paper.id for r in reply.results], len(s.earlier)
+    # a number the list does not have is said, and the list stays on screen (it was put among earlier searches)
+    reply = await s.user_says(f"who wrote #{len(listed) + 40}?")
+    assert f"There is no result #{len(listed) + 40}" in reply.message and reply.answer is None
+    assert [r.paper.id for r in reply.results] == listed and len(s.earlier) == earlier and s.answer is None
     reply = await s.user_says("who wrote #3?")  # was "I could not tell which paper “#3” is"
     assert reply.answer is not None and third.title in reply.answer.answer
     assert all(a.name in reply.answer.answer for a in third.authors[:2])

@@ -483,7 +483,11 @@ def test_another_year_names_the_paper_of_the_same_name_from_that_year(text, year
 @pytest.mark.parametrize(
     "text, order",
     [("sort by year", "newest"), ("newest first", "newest"), ("oldest first please", "oldest"),
-     ("sort them by citations", "most_cited"), ("back to relevance", "score")],
+     ("sort them by citations", "most_cited"), ("back to relevance", "score"),
+     # an explicit direction after the key wins: these were read as newest first, or left "descending" as a topic
+     ("sort by year, oldest first", "oldest"), ("order them by date, earliest first", "oldest"),
+     ("sort by year, oldest to newest", "oldest"), ("sort by year descending", "newest"),
+     ("order by citations descending", "most_cited"), ("sort by date (ascending)", "oldest")],
 )  # fmt: skip
 def test_an_order_for_the_list_on_screen_is_feedback_not_a_search(text, order):
     # "newest first" was a new search for the topic "first"; "sort by year" asked "refine or new search?"
