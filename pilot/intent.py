@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from pilot.domain import profile
 from pilot.models import Intent
+from pilot.spelling import respelt
 from pilot.text import REQUEST_STOPWORDS, normalize_title
 from pilot.vocab import PAPER_TYPE_WORDS, PAPER_TYPES, PaperType, ResultOrder
 
@@ -62,6 +63,12 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         r"|\bmy (?:draft|paper)\b",
         "predecessor",
         1.5,
+    ),
+    # "what does the BLEU paper cite?", "which papers did GloVe cite": its references ("paper cite" is no citer)
+    (
+        r"\b(?:what|which(?: \w+)?|who)\s(?:does|did|do)\b.{0,80}?\bcite\b|\breference lists?\b|\bbibliography\b",
+        "predecessor",
+        4,
     ),
     (
         r"\blater (?:work|papers?)\b|\bfollow[- ]?ups?\b|\bcame after\b|\bfollowed\b|\bpicked up\b|\bsuccessors?\b",
@@ -146,6 +153,7 @@ class ParsedRequest(BaseModel):
     intent: Intent
     rest: str = ""  # the request without the anchor: what direction/constraints were read from
     direction_scores: dict[str, float] = Field(default_factory=dict)
+    respelt: dict[str, str] = Field(default_factory=dict, description="misspelt steering words read as meant")
     constraints: dict[str, Any] = Field(default_factory=dict, description="intent fields the words around it set")
     request_words: bool = False  # phrased as a request ("papers on X", "what came before X"), not a bare phrase
     authors: list[str] = Field(default_factory=list)  # described, cited: the surnames of the paper's authors
@@ -313,7 +321,8 @@ _REQUEST_PHRASES = re.compile(
     r"the same (?:topic|problem|area)|along the same lines|in the same vein|what about|how about|"
     r"(?:has|have) been (?:published|written|done)|is there|are there|i(?:'d| would) like|point me to|"
     r"tell me|show me|give me|look(?:ing)? for|search(?:ing)? for|came (?:before|after)|come (?:before|after)|"
-    r"picked up|built up ?on|builds? up ?on|based on|used by|cited by|in the field of|in the area of)\b",
+    r"picked up|built up ?on|builds? up ?on|based on|used by|cited by|in the field of|in the area of|"
+    r"(?:references?|reference lists?|bibliography) (?:of|in|from))\b",
     re.I,
 )
 _REQUEST_WORDS = frozenset(
@@ -384,7 +393,8 @@ _ORDER_PATTERNS: tuple[tuple[ResultOrder, str], ...] = (
     ),
     (
         "most_cited",
-        r"\bmost cited (?:ones? |papers? )?first\b|"
+        r"\bmost cited (?:ones? |papers? )?first\b|\b(?:the )?most[- ]cited (?:ones|papers|works?|articles)\b|"
+        r"\bhighly[- ]cited (?:ones|papers|works?|articles)\b|"
         + _SORT
         + r"(?:citations?|citation counts?|(?:the )?number of citations|impact|popularity)\b"
         + _DIRECTION,
@@ -537,6 +547,8 @@ def subject_form(subject: str) -> AnchorKind:
 # "papers that build on X" asks for successors; "what does X build on?" for predecessors. Only the full
 # text tells them apart (is anything named after "on"?), since the anchor is cut out of the request.
 _BUILD_ON_FORWARD = re.compile(r"\b(?:build|builds|built|building)\s+(?:up)?on\s+[\w\"“'«]", re.I)
+# likewise "papers cited by BERT" asks for BERT's references, "what is BERT cited by?" for its citers
+_CITED_BY_FORWARD = re.compile(r"\bcited\s+by\s+(?!me\b|us\b|others\b|many\b|later\b)[\w\"“'«]", re.I)
 
 
 # "no surveys", "not surveys or tutorials please", "excluding benchmarks": a kind of paper to leave out (the type
@@ -586,6 +598,10 @@ def detect_direction(rest: str, full_text: str | None = None) -> tuple[str | Non
     if full_text and _BUILD_ON_FORWARD.search(full_text) and re.search(r"\bbuil(?:d|ds|t|ding) (?:up)?on\b", low):
         scores["predecessor"] = scores.get("predecessor", 0.0) - 2
         scores["successor"] = scores.get("successor", 0.0) + 2.5
+        scores = {d: v for d, v in scores.items() if v > 0}
+    if full_text and _CITED_BY_FORWARD.search(full_text) and re.search(r"\bcited by\b", low):
+        scores["successor"] = scores.get("successor", 0.0) - 2.5
+        scores["predecessor"] = scores.get("predecessor", 0.0) + 3
         scores = {d: v for d, v in scores.items() if v > 0}
     if not scores:
         return None, scores
@@ -827,8 +843,20 @@ DESCRIBED_DIRECTIONS = ("predecessor", "successor", "sibling", "benchmark")
 
 
 def parse_request(text: str, known_venues: Iterable[str] = ()) -> ParsedRequest:
-    """A request taken apart into what it is about (a paper or a topic), direction and constraints."""
-    text = text or ""
+    """A request taken apart into what it is about (a paper or a topic), direction and constraints. A
+    misspelt steering word ("predecesors") is read as meant when that changes the direction or what kind of
+    thing the request names (``respelt``)."""
+    parsed = _parse_request(text or "", known_venues)
+    fixed, changes = respelt(text or "")
+    if not changes:
+        return parsed
+    again = _parse_request(fixed, known_venues)
+    if (again.intent.direction, again.anchor_kind) == (parsed.intent.direction, parsed.anchor_kind):
+        return parsed  # "surveys on hovering drones" stays: as "covering" it would change nothing either
+    return again.model_copy(update={"respelt": changes})
+
+
+def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
     anchor_query, kind, rest = _find_anchor(text)
     if kind in ("name", "title", "topic"):
         rest = _cut(" ".join(text.split()), anchor_query)

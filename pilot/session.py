@@ -39,7 +39,7 @@ from pilot import limits
 from pilot.anchors import Resolution, near_exact, resolve
 from pilot.coverage import coverage_notes
 from pilot.domain import profile
-from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction, parse_request
+from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction, parse_constraints, parse_request
 from pilot.kg import KGQuery, answer_question
 from pilot.limits import clip_message, quote
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
@@ -50,7 +50,7 @@ from pilot.sources.budget import budget_scope, current_budget
 from pilot.text import normalize_title
 from pilot.understand import Context, Message, read, read_with_llm
 from pilot.venues import at_venue
-from pilot.vocab import PAPER_TYPE_PLURALS, direction_results, left_out_words
+from pilot.vocab import PAPER_TYPE_PLURALS, PAPER_TYPE_WORDS, RESULT_ORDER_WORDS, direction_results, left_out_words
 from workflows.diff import diff as workflow_diff
 from workflows.diff import short
 from workflows.edit import apply_edit, describe_edit
@@ -430,7 +430,7 @@ class Session(BaseModel):
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
                 return self._reply(HELP, **self._on_screen())
-            if msg.command in ("explain", "keep", "export", "kinds"):
+            if msg.command in ("explain", "keep", "export", "kinds", "count"):
                 return self._about_results(msg)
             if msg.command == "earlier":
                 return self._back_to_earlier(msg)
@@ -797,7 +797,7 @@ class Session(BaseModel):
         return await self._topic_search(topical, notes)
 
     async def _resolve(self, parsed: ParsedRequest, notes: list[str] | None = None) -> Reply:
-        notes = list(notes or [])
+        notes = [*(notes or []), *(f"I read “{typo}” as “{word}”." for typo, word in parsed.respelt.items())]
         res = await self._look_up(parsed)
         if isinstance(res, SourceError):
             if parsed.anchor_kind in ("doi", "arxiv", "s2", "corpus_id"):
@@ -927,6 +927,8 @@ class Session(BaseModel):
             return self._reply("There is no result list on screen yet to pick from; run a search first.", **keep)
         if msg.command == "kinds":
             return self._reply(self._of_kind(msg.about), **keep)
+        if msg.command == "count":
+            return self._reply(self._counted(msg.about), **keep)
         notes = [f"There is no result #{n}: the list has {len(self.results)}." for n in missing[:3]]
         if not picked:
             asked = "Which result? Name it by its number, e.g. “why is #3 here?”."
@@ -939,6 +941,42 @@ class Session(BaseModel):
             )
         cards = [self._card(n, item) for n, item in picked[:5]]
         return self._reply("\n\n".join(cards), notes=notes, **keep)
+
+    def _counted(self, words: str) -> str:
+        """ "How many are from ACL?", "how many are after 2015?", "how many surveys?": the results of a period, a
+        venue or a kind, counted and numbered; the list unchanged."""
+        total = len(self.results)
+        kind = PAPER_TYPE_WORDS.get(words.lower().removeprefix("a ").removeprefix("an ").replace(" ", ""))
+        if kind is not None:
+            return self._of_kind(kind)
+        listed = sorted({v for v in (profile().venue_label(r.paper) for r in self.results) if v})
+        wanted = parse_constraints(words, [*listed, *self._known_venues()])
+        lo, hi, venues = wanted.get("year_min"), wanted.get("year_max"), wanted.get("venues") or []
+        if lo is None and hi is None and not venues:
+            return f"There are {total} results on the list."
+        at_venue = profile().venue_matcher(venues) if venues else None
+        found = [
+            n
+            for n, r in enumerate(self.results, 1)
+            if (lo is None or (r.paper.year or 0) >= lo)
+            and (hi is None or (r.paper.year or 9999) <= hi)
+            and (at_venue is None or at_venue(r.paper))
+        ]
+        what = " ".join(
+            part
+            for part in (
+                f"at {' or '.join(venues)}" if venues else "",
+                f"from {lo} on" if lo is not None and hi is None else "",
+                f"up to {hi}" if hi is not None and lo is None else "",
+                (f"from {lo}" if lo == hi else f"from {lo}–{hi}") if lo is not None and hi is not None else "",
+            )
+            if part
+        )
+        if not found:
+            return f"None of the {total} results is {what}."
+        numbers = ", ".join(f"#{n}" for n in found[:20]) + (f" and {len(found) - 20} more" if len(found) > 20 else "")
+        verb = "is" if len(found) == 1 else "are"
+        return f"{len(found)} of the {total} results {verb} {what}: {numbers}. (Say “only {what}” to keep just those.)"
 
     def _of_kind(self, kind: str) -> str:
         """ "Which of these are surveys?": the numbers of the results of that kind, the list unchanged."""
@@ -1342,6 +1380,8 @@ class Session(BaseModel):
             about += " that also cite " + " and ".join(f"“{short(p.title, 80)}”" for p in also)
         if left := left_out_words(i.exclude_terms, i.exclude_venues, i.paper_types, i.exclude_years):
             about += f", {left}"
+        if i.order != "score":  # "the most cited papers on X" is a list in another order: said, not silently done
+            about += f", {RESULT_ORDER_WORDS[i.order]}"
         message = (
             f"Found {len(self.results)} papers — {what}{about} (workflow v{version.version}: {version.reason})."
             if error is None

@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "ambiguous", "unclear"]
 # "result": a paper on the numbered list ("papers like the first one" after an answer); feedback.refs says which
 Target = Literal["paper", "topic", "current", "result"]
-Command = Literal["search_now", "reset", "undo", "help", "explain", "keep", "export", "earlier", "kinds"]
+Command = Literal["search_now", "reset", "undo", "help", "explain", "keep", "export", "earlier", "kinds", "count"]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
     (
@@ -233,6 +233,14 @@ _WHICH_KIND = re.compile(
     re.IGNORECASE,
 )
 
+# "how many are from ACL?", "how many of them are after 2015?", "how many are there?": counted on the list. Only
+# when nothing but a period, venue or kind of paper follows ("how many papers did Manning write?" is no count)
+_HOW_MANY = re.compile(
+    r"^\W*how many(?: of (?:these|them|those|the (?:results|papers|list)))?(?: (?:papers|results|ones|of them))?"
+    r"(?: (?:are|were|is|did you find|have you found|do (?:we|you|i) have))?(?: there)?(?P<rest>[^?!.]{0,120}?)\W*$",
+    re.IGNORECASE,
+)
+
 
 def _result_command(text: str, ctx: Context) -> Message | None:
     """A question or an order about the numbered list on screen ("why is #3 here?", "keep #1 and #4", "export
@@ -247,6 +255,11 @@ def _result_command(text: str, ctx: Context) -> Message | None:
         word = m.group("t").lower().replace(" ", "")  # "data sets" -> "datasets"
         kind = "method" if word.startswith("method") else PAPER_TYPE_WORDS.get(word) or PAPER_TYPE_WORDS[word + "s"]
         return Message(kind="command", text=text, command="kinds", about=kind, why=f"asks which results are {kind}")
+    if (m := _HOW_MANY.match(text)) and ctx.listed:
+        rest = m.group("rest").strip()
+        a_kind = PAPER_TYPE_WORDS.get(rest.lower().removeprefix("a ").removeprefix("an ").replace(" ", ""))
+        if a_kind or not subject_of(rest, ctx.known_venues):
+            return Message(kind="command", text=text, command="count", about=rest, why="counts results on the list")
     if m := _KEEP.match(text):
         if k := m.group("k"):
             refs = list(range(1, (_COUNTS.get(k.lower()) or int(k)) + 1))

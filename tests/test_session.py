@@ -369,6 +369,23 @@ async def test_questions_and_orders_about_the_list_on_screen_keep_its_papers(run
     assert {r.paper.id for r in reply.results} == papers
 
 
+async def test_how_many_of_the_list_is_counted_on_the_list_and_the_order_asked_for_is_said(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("the most cited papers on parsing"))
+    counts = [max(r.paper.citation_count or 0, r.paper.in_corpus_citations or 0) for r in reply.results]
+    assert counts[0] > counts[-1] and counts == sorted(counts, reverse=True)
+    assert ", most cited first" in reply.message  # was sorted without a word
+    shown = [r.paper for r in reply.results]
+    later = [n for n, p in enumerate(shown, 1) if (p.year or 0) >= 2000]
+    reply = await s.user_says("how many of them are from 2000 or later?")  # was a new search for "them"
+    assert [r.paper.id for r in reply.results] == [p.id for p in shown]
+    said = f"{len(later)} of the {len(shown)} results" if later else "None of"
+    assert reply.message.startswith(said)
+    assert all(f"#{n}" in reply.message for n in later[:20])
+    reply = await s.user_says("how many are there?")
+    assert reply.message == f"There are {len(shown)} results on the list."
+
+
 async def test_a_topic_that_contains_a_title_is_a_topic_but_a_title_alone_names_the_paper(runtime):
     title = "Feature-Rich Part-Of-Speech Tagging With A Cyclic Dependency Network"  # acl:N03-1033, in the slice
     s = Session(runtime)

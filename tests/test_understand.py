@@ -553,3 +553,65 @@ def test_a_title_after_tell_me_about_is_the_paper_not_its_first_word():
         "title",
         "Attention Is All You Need",
     )
+
+
+@pytest.mark.parametrize(
+    "text, direction, anchor",
+    [
+        # "paper cite" read as "papers that cite": what a paper cites are its references
+        ("what does the BLEU paper cite?", "predecessor", "BLEU"),
+        ("which papers did GloVe cite", "predecessor", "GloVe"),
+        ("papers cited by BERT", "predecessor", "BERT"),  # was: papers citing BERT
+        ("work cited by the Penn Treebank paper", "predecessor", "Penn Treebank"),
+        ("references of the BLEU paper", "predecessor", "BLEU"),  # was: the topic "references of the BLEU"
+        ("what is BERT cited by?", "successor", "BERT"),
+        ("papers citing BLEU", "successor", "BLEU"),
+    ],
+)
+def test_what_a_paper_cites_and_what_cites_it_are_told_apart(text, direction, anchor):
+    parsed = parse_request(text)
+    assert (parsed.intent.direction, parsed.anchor_query) == (direction, anchor)
+
+
+@pytest.mark.parametrize(
+    "text, direction, anchor, typo",
+    [
+        ("predecesors of the transformer paper", "predecessor", "transformer", "predecesors"),
+        ("sucessors of word2vec", "successor", "word2vec", "sucessors"),
+        ("benchmakrs used by BERT", "benchmark", "BERT", "benchmakrs"),
+        ("papers similiar to GloVe", "sibling", "GloVe", "similiar"),
+        ("surveys coverign BERT", "survey", "BERT", "coverign"),
+    ],
+)
+def test_a_misspelt_direction_word_is_read_as_meant_and_said(text, direction, anchor, typo):
+    # "predecesors of the transformer paper" was a topic search for "predecesors of the transformer"
+    parsed = parse_request(text)
+    assert (parsed.intent.direction, parsed.anchor_query) == (direction, anchor) and typo in parsed.respelt
+
+
+@pytest.mark.parametrize(
+    "text", ["papers on reference resolution", "papers on relayed messages", "surveys on hovering drones",
+             'the "Predecesors" paper', "papers on successive approximation"],
+)  # fmt: skip
+def test_real_words_and_quoted_titles_are_never_respelt(text):
+    assert parse_request(text).respelt == {}
+
+
+def test_the_most_cited_papers_on_a_topic_are_listed_most_cited_first():
+    parsed = parse_request("I need the most cited papers on dependency parsing")
+    assert (parsed.intent.order, parsed.intent.topic) == ("most_cited", "dependency parsing")
+
+
+@pytest.mark.parametrize(
+    "text", ["how many are from NAACL?", "how many of them are after 2018?", "how many surveys?", "how many are there?",
+             "How many of these were published before 2010"],
+)  # fmt: skip
+def test_how_many_of_the_list_is_a_count_not_a_search(text):
+    # "how many are from ACL?" started a topic search for "ACL"
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert (msg.kind, msg.command) == ("command", "count")
+
+
+def test_how_many_papers_someone_wrote_is_still_a_question_about_them():
+    msg = read("how many papers did Christopher Manning write?", RESULTS.model_copy(update={"listed": 50}))
+    assert msg.command != "count"
