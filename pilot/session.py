@@ -47,8 +47,8 @@ from pilot.papertype import paper_type
 from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
-from pilot.text import normalize_title
-from pilot.understand import Context, Message, read, read_with_llm
+from pilot.text import fold, normalize_title
+from pilot.understand import BY_SOMEONE, Context, Message, read, read_with_llm
 from pilot.venues import at_venue
 from pilot.vocab import PAPER_TYPE_PLURALS, PAPER_TYPE_WORDS, RESULT_ORDER_WORDS, direction_results, left_out_words
 from workflows.diff import diff as workflow_diff
@@ -949,6 +949,8 @@ class Session(BaseModel):
         kind = PAPER_TYPE_WORDS.get(words.lower().removeprefix("a ").removeprefix("an ").replace(" ", ""))
         if kind is not None:
             return self._of_kind(kind)
+        if by := BY_SOMEONE.fullmatch(words):
+            return self._by_author(by.group("who"))
         listed = sorted({v for v in (profile().venue_label(r.paper) for r in self.results) if v})
         wanted = parse_constraints(words, [*listed, *self._known_venues()])
         lo, hi, venues = wanted.get("year_min"), wanted.get("year_max"), wanted.get("venues") or []
@@ -977,6 +979,21 @@ class Session(BaseModel):
         numbers = ", ".join(f"#{n}" for n in found[:20]) + (f" and {len(found) - 20} more" if len(found) > 20 else "")
         verb = "is" if len(found) == 1 else "are"
         return f"{len(found)} of the {total} results {verb} {what}: {numbers}. (Say “only {what}” to keep just those.)"
+
+    def _by_author(self, who: str) -> str:
+        """ "How many are by Manning?": the results with an author of that name (every word of it, as a whole
+        word of the author's name: "Manning" is Christopher D. Manning, not Manningham)."""
+        words = fold(who).replace(".", " ").split()
+        found = [
+            n
+            for n, r in enumerate(self.results, 1)
+            if any(set(words) <= set(fold(a.name).replace(".", " ").split()) for a in r.paper.authors)
+        ]
+        total = len(self.results)
+        if not found:
+            return f"None of the {total} results is by {who}."
+        numbers = ", ".join(f"#{n}" for n in found[:20]) + (f" and {len(found) - 20} more" if len(found) > 20 else "")
+        return f"{len(found)} of the {total} results {'is' if len(found) == 1 else 'are'} by {who}: {numbers}."
 
     def _of_kind(self, kind: str) -> str:
         """ "Which of these are surveys?": the numbers of the results of that kind, the list unchanged."""

@@ -178,6 +178,19 @@ _BOTH = re.compile(
 )
 
 
+# "what about word2vec?", "and for BERT?", "same but for GloVe", "now do the same for the Penn Treebank paper":
+# the search on screen, asked again for another paper
+_SAME_FOR = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|great|thanks|nice|and|now)\W+){0,3}(?:what about|how about|and (?:for|with)|"
+    r"(?:(?:now\s)?(?:do|try|run)\s(?:it|this|that|the same(?: thing)?)(?:\sagain)?|(?:the\s)?same(?: thing)?"
+    r"(?: search)?(?:,?\sbut)?|now)\s(?:for|with|on))\s(?P<x>\S.{0,300}?)[\s?!.]*$",
+    re.I,
+)
+
+# "BERT", "GloVe", "word2vec", "the Penn Treebank paper" (not "Chinese", "Twitter")
+_LOOKS_LIKE_A_NAME = re.compile(r"\b\w*(?:\d|[a-z][A-Z]|[A-Z]{2})\w*|\bpaper\b")
+
+
 def _cites_both(text: str, known_venues: list[str]) -> Message | None:
     """Later work citing two papers at once: a search from the first, kept to what also cites the second."""
     m = _BOTH.match(text)
@@ -211,6 +224,18 @@ def _correction(text: str, ctx: Context) -> Message | None:
             why=f"the paper of the same name from {year}",
         )  # fmt: skip
     known_venues = ctx.known_venues
+    if ctx.topic is None and (again := _SAME_FOR.match(text)) is not None:
+        parsed = parse_request(again.group("x"), known_venues)
+        # a paper named, not "what about surveys?" (a kind), "what about the method?" (a facet) or "the same but
+        # for Chinese" (a focus for the results on screen): a short name must look like one (BERT, GloVe, word2vec)
+        if parsed.intent.direction is None and (
+            parsed.anchor_kind in (*ID_KINDS, "title", "cited", "described")
+            or (parsed.anchor_kind == "name" and _LOOKS_LIKE_A_NAME.search(again.group("x")))
+        ):
+            return Message(
+                kind="new_search", text=text, target="paper", request=parsed, correction=True,
+                why=f"the same search for another paper ({parsed.anchor_kind})",
+            )  # fmt: skip
     m = _CORRECTION.match(text)
     if m is None:
         return None
@@ -237,8 +262,16 @@ _WHICH_KIND = re.compile(
 # when nothing but a period, venue or kind of paper follows ("how many papers did Manning write?" is no count)
 _HOW_MANY = re.compile(
     r"^\W*how many(?: of (?:these|them|those|the (?:results|papers|list)))?(?: (?:papers|results|ones|of them))?"
-    r"(?: (?:are|were|is|did you find|have you found|do (?:we|you|i) have))?(?: there)?(?P<rest>[^?!.]{0,120}?)\W*$",
+    r"(?: (?:are|were|is|did you find|have you found|do (?:we|you|i) have))?(?: there)?(?P<rest>[^?!]{0,120}?)\W*$",
     re.IGNORECASE,
+)
+
+# "how many are by Manning?", "which of these are by Collins": an author's papers on the list (a capitalised name)
+BY_SOMEONE = re.compile(r"(?:(?:written|co-?authored)\s+)?by\s+(?P<who>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})")
+_WHICH_BY = re.compile(
+    r"^\W*(?i:which(?: ones?)?(?: of (?:these|them|those|the (?:results|papers)))? (?:are|were)) (?P<rest>"
+    + BY_SOMEONE.pattern
+    + r")\W*$"
 )
 
 
@@ -255,10 +288,10 @@ def _result_command(text: str, ctx: Context) -> Message | None:
         word = m.group("t").lower().replace(" ", "")  # "data sets" -> "datasets"
         kind = "method" if word.startswith("method") else PAPER_TYPE_WORDS.get(word) or PAPER_TYPE_WORDS[word + "s"]
         return Message(kind="command", text=text, command="kinds", about=kind, why=f"asks which results are {kind}")
-    if (m := _HOW_MANY.match(text)) and ctx.listed:
+    if (m := _HOW_MANY.match(text) or _WHICH_BY.match(text)) and ctx.listed:
         rest = m.group("rest").strip()
         a_kind = PAPER_TYPE_WORDS.get(rest.lower().removeprefix("a ").removeprefix("an ").replace(" ", ""))
-        if a_kind or not subject_of(rest, ctx.known_venues):
+        if a_kind or BY_SOMEONE.fullmatch(rest) or not subject_of(rest, ctx.known_venues):
             return Message(kind="command", text=text, command="count", about=rest, why="counts results on the list")
     if m := _KEEP.match(text):
         if k := m.group("k"):

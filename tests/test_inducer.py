@@ -79,6 +79,15 @@ async def test_llm_valid_workflow_is_used():
     assert any(o["name"] == "filter" for o in prompt["operators"])
 
 
+async def test_papers_citing_several_papers_keep_the_exact_intersection_with_an_llm_configured():
+    # the model's plan (GOOD: the anchor's citers only) dropped "that also cite Y"
+    llm = RecordingLLM("openai/x", mock_response=json.dumps(GOOD))
+    ind = await induce(Intent(direction="successor", also_cites=["acl:J93-2004"]), ANCHOR, llm)
+    wf = validate(ind.workflow)
+    assert ind.origin != "llm" and llm.sent == []
+    assert wf.node("merge").op == "intersect" and wf.node("also_1").params["query"] == "acl:J93-2004"
+
+
 async def test_compact_prompt_shows_params_as_values_at_a_third_of_the_size():
     """For small local models (PILOT_LLM_PROMPT=compact): no schemas to copy into the workflow, fewer tokens."""
     full, compact = registry_description(), registry_description(compact=True)

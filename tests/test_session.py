@@ -384,6 +384,19 @@ async def test_how_many_of_the_list_is_counted_on_the_list_and_the_order_asked_f
     assert all(f"#{n}" in reply.message for n in later[:20])
     reply = await s.user_says("how many are there?")
     assert reply.message == f"There are {len(shown)} results on the list."
+    who = next(a.name.split()[-1] for p in shown for a in p.authors if a.name.split()[-1][:1].isupper())
+    mine = [n for n, p in enumerate(shown, 1) if any(who.lower() in a.name.lower().split() for a in p.authors)]
+    reply = await s.user_says(f"which of these are by {who}?")  # was a search for papers by them
+    assert reply.message.startswith(f"{len(mine)} of the {len(shown)} results") and f"#{mine[0]}" in reply.message
+    assert [r.paper.id for r in reply.results] == [p.id for p in shown]
+
+
+async def test_and_for_another_paper_is_the_same_search_for_that_paper(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("what came before BLEU?"))
+    assert s.anchor is not None and s.anchor.id == BLEU and reply.results
+    await s.user_says("and for the Penn Treebank paper?")  # was a topic search on "Penn Treebank"
+    assert s.anchor is not None and s.anchor.id == "acl:J93-2004" and s.intent.direction == "predecessor"
 
 
 async def test_a_topic_that_contains_a_title_is_a_topic_but_a_title_alone_names_the_paper(runtime):

@@ -604,7 +604,8 @@ def test_the_most_cited_papers_on_a_topic_are_listed_most_cited_first():
 
 @pytest.mark.parametrize(
     "text", ["how many are from NAACL?", "how many of them are after 2018?", "how many surveys?", "how many are there?",
-             "How many of these were published before 2010"],
+             "How many of these were published before 2010", "how many are by Manning?",
+             "Which of these are by Michael Collins?", "how many were written by Christopher D. Manning"],
 )  # fmt: skip
 def test_how_many_of_the_list_is_a_count_not_a_search(text):
     # "how many are from ACL?" started a topic search for "ACL"
@@ -615,3 +616,21 @@ def test_how_many_of_the_list_is_a_count_not_a_search(text):
 def test_how_many_papers_someone_wrote_is_still_a_question_about_them():
     msg = read("how many papers did Christopher Manning write?", RESULTS.model_copy(update={"listed": 50}))
     assert msg.command != "count"
+
+
+@pytest.mark.parametrize(
+    "text, anchor",
+    [("what about word2vec?", "word2vec"), ("and for BERT?", "BERT"), ("same but for GloVe", "GloVe"),
+     ("now do the same for the Penn Treebank paper", "Penn Treebank"), ("Now for Collins (1999)", "Collins (1999)")],
+)  # fmt: skip
+def test_the_same_search_for_another_paper_keeps_the_search_and_changes_the_paper(text, anchor):
+    # "what about word2vec?" after papers similar to GloVe was a topic search on "word2vec"; "same for GloVe"
+    # asked whether to refine the results
+    msg = read(text, RESULTS)
+    assert (msg.kind, msg.target, msg.correction) == ("new_search", "paper", True)
+    assert msg.request is not None and msg.request.anchor_query == anchor
+
+
+@pytest.mark.parametrize("text", ["what about surveys?", "what about later work?", "how about tagging?"])
+def test_what_about_a_kind_direction_or_topic_is_not_another_paper(text):
+    assert read(text, RESULTS).correction is False

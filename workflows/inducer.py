@@ -161,6 +161,10 @@ async def induce(
     base = deterministic(intent, anchor_query, request_text, anchor)
     if llm is None:
         return base
+    if intent.also_cites:
+        # "papers citing both X and Y" is the exact intersection of citer lists: a model's plan could only lose it
+        base.notes.append("papers citing all the named papers: their citer lists intersected (no LLM plan needed)")
+        return base
     try:
         wf = await llm_workflow(llm, intent, anchor_query, base.workflow, compact=compact_prompt)
     except LLMError as exc:
