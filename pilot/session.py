@@ -47,7 +47,7 @@ from pilot.papertype import paper_type
 from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
-from pilot.text import fold, normalize_title
+from pilot.text import normalize_title
 from pilot.understand import BY_SOMEONE, Context, Message, read, read_with_llm
 from pilot.venues import at_venue
 from pilot.vocab import PAPER_TYPE_PLURALS, PAPER_TYPE_WORDS, RESULT_ORDER_WORDS, direction_results, left_out_words
@@ -60,6 +60,7 @@ from workflows.explain import why as explain_why
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
 from workflows.ops.features import papers_of
+from workflows.ops.filtering import author_matcher
 from workflows.progressive import run_progressively
 from workflows.refine import Feedback, Refinement, ResultFilters, filter_results, referenced_indices, refine, refine_llm
 from workflows.refine import rate as rate_paper
@@ -981,14 +982,9 @@ class Session(BaseModel):
         return f"{len(found)} of the {total} results {verb} {what}: {numbers}. (Say “only {what}” to keep just those.)"
 
     def _by_author(self, who: str) -> str:
-        """ "How many are by Manning?": the results with an author of that name (every word of it, as a whole
-        word of the author's name: "Manning" is Christopher D. Manning, not Manningham)."""
-        words = fold(who).replace(".", " ").split()
-        found = [
-            n
-            for n, r in enumerate(self.results, 1)
-            if any(set(words) <= set(fold(a.name).replace(".", " ").split()) for a in r.paper.authors)
-        ]
+        """ "How many are by Manning?": the results with an author of that name (``author_matcher``)."""
+        by_them = author_matcher([who])
+        found = [n for n, r in enumerate(self.results, 1) if by_them(r.paper)]
         total = len(self.results)
         if not found:
             return f"None of the {total} results is by {who}."

@@ -37,7 +37,7 @@ from pilot.models import Intent
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from pilot.vocab import PAPER_TYPE_WORDS
-from workflows.refine import Feedback, read_feedback
+from workflows.refine import ONLY_BY, Feedback, read_feedback
 
 log = logging.getLogger(__name__)
 
@@ -393,6 +393,7 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
     )
     for term in feedback.updates.get("exclude_terms", []):
         rest = re.sub(re.escape(term), " ", rest, flags=re.IGNORECASE)
+    rest = ONLY_BY.sub(" ", rest)  # "only the ones by Mikolov": the name is whose papers, not a subject
     if _FOCUS.match(text):
         return True
     return not subject_of(rest, known_venues)

@@ -79,6 +79,22 @@ async def test_filter_leaves_out_a_venue_and_keeps_everything_else(ctx, citers):
     assert both and all(it.paper.id.startswith("acl:P") for it in both)
 
 
+async def test_filter_keeps_a_persons_papers_by_whole_words_of_their_name(ctx, citers):
+    _, papers = citers
+    names = [a.name for it in papers for a in it.paper.authors if len(a.name.split()) >= 2]
+    full = max(set(names), key=names.count)  # the author with the most papers among the citers
+    surname = full.split()[-1]
+    theirs = await run_op(ctx, "filter", {"authors": [surname]}, **{"in": papers})
+    assert theirs and all(any(surname in a.name.split() for a in it.paper.authors) for it in theirs)
+    assert len(theirs) == sum(1 for it in papers if any(surname in a.name.split() for a in it.paper.authors))
+    exact = await run_op(ctx, "filter", {"authors": [full]}, **{"in": papers})
+    assert exact and set(ids(exact)) <= set(ids(theirs))
+    cut = surname[:-1]  # part of a name is no name: "Mannin" keeps no paper of Manning's
+    partial = await run_op(ctx, "filter", {"authors": [cut]}, **{"in": papers})
+    assert all(any(cut in a.name.split() for a in it.paper.authors) for it in partial)
+    assert not set(ids(partial)) & set(ids(exact))
+
+
 async def test_filter_terms_and_ids(ctx, citers):
     _, papers = citers
     parsing = await run_op(ctx, "filter", {"include_terms": ["parsing"], "terms_in": "title"}, **{"in": papers})

@@ -389,6 +389,9 @@ async def test_how_many_of_the_list_is_counted_on_the_list_and_the_order_asked_f
     reply = await s.user_says(f"which of these are by {who}?")  # was a search for papers by them
     assert reply.message.startswith(f"{len(mine)} of the {len(shown)} results") and f"#{mine[0]}" in reply.message
     assert [r.paper.id for r in reply.results] == [p.id for p in shown]
+    reply = await s.user_says(f"only the ones by {who}")  # was a new search for a paper called "{who}"
+    assert len(reply.results) >= len(mine) and f"only papers by {who}" in reply.message
+    assert all(any(who.lower() in a.name.lower().split() for a in r.paper.authors) for r in reply.results)
 
 
 async def test_and_for_another_paper_is_the_same_search_for_that_paper(runtime):

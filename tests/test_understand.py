@@ -634,3 +634,12 @@ def test_the_same_search_for_another_paper_keeps_the_search_and_changes_the_pape
 @pytest.mark.parametrize("text", ["what about surveys?", "what about later work?", "how about tagging?"])
 def test_what_about_a_kind_direction_or_topic_is_not_another_paper(text):
     assert read(text, RESULTS).correction is False
+
+
+@pytest.mark.parametrize(
+    "text, who", [("only the ones by Mikolov", "Mikolov"), ("Only those written by Collins", "Collins")]
+)
+def test_only_the_ones_by_someone_narrows_the_list(text, who):
+    # was a new search for a paper called "Mikolov"
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates["authors"] == [who]

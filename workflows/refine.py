@@ -171,6 +171,14 @@ class Feedback(BaseModel):
         )
 
 
+# "only the ones by Mikolov", "just papers by Christopher Manning", "only those written by Collins": a person's
+# papers among the results (a capitalised name)
+ONLY_BY = re.compile(
+    r"\b(?i:only|just)\s(?:(?i:the|those|these)\s)?(?:(?i:ones?|papers?|work|articles?)\s)?"
+    r"(?:(?i:written|co-?authored)\s)?(?i:by)\s(?P<who>[A-Z][\w.'’-]*(?:\s[A-Z][\w.'’-]*){0,3})"
+)
+
+
 def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
     """What a piece of feedback says, without applying it (the session's reader calls this once)."""
     low = " ".join((text or "").lower().split())
@@ -182,6 +190,8 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
     ):
         size = "more"
     updates = parse_constraints(re.sub(r"#\s*\d+", " ", text or ""), known_venues)
+    if by := ONLY_BY.search(text or ""):
+        updates["authors"] = [by.group("who")]
     order = updates.pop("order", None)  # applied to the top_k step, not as a preference of the score
     if "exclude_years" in updates and size == "fewer":
         size = None  # "fewer from the 2000s" leaves that decade out; the list is not halved
@@ -251,6 +261,8 @@ def refine(
         elif fb.any_venue:
             plan.modify_filter({"venues": []}, "any venue")
             new_intent = apply_updates(new_intent, {"venues": []})
+        if people := updates.get("authors"):
+            plan.modify_filter({"authors": people}, "only papers by " + ", ".join(people))
         if left_out := updates.get("exclude_venues"):
             merged = apply_updates(new_intent, {"exclude_venues": left_out})
             kept = [v for v in merged.venues if v not in left_out]

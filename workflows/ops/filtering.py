@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from pilot.domain import profile
 from pilot.models import Paper, PaperType, RankedPaper
 from pilot.papertype import paper_type
-from pilot.text import normalize_title, snowball
+from pilot.text import fold, normalize_title, snowball
 from pilot.vocab import ResultOrder
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import WEAK, match_strength, papers_of, support_node, tokens
@@ -36,6 +36,10 @@ class FilterParams(OperatorParams):
     )
     keep_unknown_year: bool = Field(False, description="keep papers without a year when a year bound is set")
     venues: list[str] = Field(default_factory=list, description="keep papers at any of these venues (acronym or name)")
+    authors: list[str] = Field(
+        default_factory=list,
+        description="keep papers by any of these people (a surname or a full name; every word must be in the name)",
+    )
     exclude_venues: list[str] = Field(default_factory=list, description="drop papers at any of these venues")
     min_citations: int | None = Field(None, ge=0)
     has_abstract: bool | None = None
@@ -90,6 +94,21 @@ def _roots(words: list[str]) -> list[str]:
     return [w[:-2] if len(w) > 5 and w.endswith("er") else w for w in map(str, snowball().stemWords(words))]
 
 
+def _name_words(name: str) -> set[str]:
+    return set(fold(name).replace(".", " ").replace(",", " ").split())
+
+
+def author_matcher(names: list[str]) -> Callable[[Paper], bool]:
+    """Whether a paper is by one of ``names``: every word of a name is a word of one author's name ("Manning" is
+    Christopher D. Manning, not Manningham; "Michael Collins" is not Collins Smith)."""
+    wanted = [w for w in (_name_words(n) for n in names) if w]
+
+    def by_them(paper: Paper) -> bool:
+        return any(w <= _name_words(a.name) for a in paper.authors for w in wanted)
+
+    return by_them
+
+
 class _Checker:
     def __init__(self, p: FilterParams, anchors: list[Paper], newest: int | None = None):
         self.p = p
@@ -98,6 +117,7 @@ class _Checker:
         self.include, self.exclude = _Phrases(p.include_terms, _as_typed), _Phrases(p.exclude_terms, _roots)
         self.venue_ok = profile().venue_matcher(p.venues) if p.venues else None
         self.venue_out = profile().venue_matcher(p.exclude_venues) if p.exclude_venues else None
+        self.by_them = author_matcher(p.authors) if p.authors else None
         self.drop = set(p.exclude_ids) | ({a.id for a in anchors} if p.exclude_anchor else set())
         self.lo, self.hi = p.year_min, p.year_max
         if p.newest_years and newest:
@@ -124,6 +144,8 @@ class _Checker:
         if self.venue_ok is not None and not self.venue_ok(paper):
             return False
         if self.venue_out is not None and self.venue_out(paper):
+            return False
+        if self.by_them is not None and not self.by_them(paper):
             return False
         if (
             p.min_citations is not None
