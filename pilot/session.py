@@ -260,6 +260,12 @@ def _direction_without_title(request: str, title: str | None) -> str | None:
     return detect_direction(f" {req} ".replace(f" {t} ", " "), full_text=request)[0]
 
 
+def _numbered(found: list[int], at_most: int = 20) -> str:
+    """Result numbers as a reply lists them: "#2, #5 and 31 more"."""
+    more = f" and {len(found) - at_most} more" if len(found) > at_most else ""
+    return ", ".join(f"#{n}" for n in found[:at_most]) + more
+
+
 def _carried(before: Intent, after: Intent, fields: tuple[str, ...]) -> dict[str, Any]:
     """The ``fields`` set in ``before`` that ``after`` leaves unset: what a follow-up search keeps."""
     return {f: getattr(before, f) for f in fields if getattr(before, f) and not getattr(after, f)}
@@ -977,9 +983,9 @@ class Session(BaseModel):
         )
         if not found:
             return f"None of the {total} results is {what}."
-        numbers = ", ".join(f"#{n}" for n in found[:20]) + (f" and {len(found) - 20} more" if len(found) > 20 else "")
         verb = "is" if len(found) == 1 else "are"
-        return f"{len(found)} of the {total} results {verb} {what}: {numbers}. (Say “only {what}” to keep just those.)"
+        hint = f"(Say “only {what}” to keep just those.)"
+        return f"{len(found)} of the {total} results {verb} {what}: {_numbered(found)}. {hint}"
 
     def _by_author(self, who: str) -> str:
         """ "How many are by Manning?": the results with an author of that name (``author_matcher``)."""
@@ -988,8 +994,7 @@ class Session(BaseModel):
         total = len(self.results)
         if not found:
             return f"None of the {total} results is by {who}."
-        numbers = ", ".join(f"#{n}" for n in found[:20]) + (f" and {len(found) - 20} more" if len(found) > 20 else "")
-        return f"{len(found)} of the {total} results {'is' if len(found) == 1 else 'are'} by {who}: {numbers}."
+        return f"{len(found)} of the {total} results {'is' if len(found) == 1 else 'are'} by {who}: {_numbered(found)}."
 
     def _of_kind(self, kind: str) -> str:
         """ "Which of these are surveys?": the numbers of the results of that kind, the list unchanged."""

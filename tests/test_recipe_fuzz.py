@@ -161,3 +161,12 @@ def test_a_valid_recipe_with_fuzzed_params_runs_or_is_refused_in_a_sentence(runt
         field = all_operators()[node["op"]].Params.model_fields[name]
         node["params"][name] = data.draw(_like(field.get_default(call_default_factory=True)) | json_value)
     _load_and_run(runtime, json.dumps(recipe_data).encode("utf-8"))
+
+
+def test_a_recipe_with_a_hundred_bad_list_items_is_refused_in_a_short_sentence(runtime):
+    # found by the fuzzer: 100 malformed periods in exclude_years gave a 37,055-character message, one line per item
+    recipe_data = filter_recipe(year_min=2000)
+    recipe_data["nodes"][1]["params"]["exclude_years"] = [1] * 100
+    reply = asyncio.run(Session(runtime).load_workflow(export.load_recipe(json.dumps(recipe_data).encode("utf-8"))))
+    assert reply.error is not None and len(reply.error) < MESSAGE_CHARS
+    assert "100 problems" in reply.error and "exclude_years" in reply.error and "97 more" in reply.error

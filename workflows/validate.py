@@ -95,6 +95,9 @@ class Problem:
         return self.message
 
 
+LISTED_PROBLEMS = 3  # problems a WorkflowError's message lists; each can name every param of its operator
+
+
 class WorkflowError(Exception):
     """A workflow (or an edit of one) is invalid. ``problems`` lists every reason, each naming its node."""
 
@@ -106,7 +109,10 @@ class WorkflowError(Exception):
         if len(lines) == 1:
             text = head + lines[0]
         else:
-            text = head + f"{len(lines)} problems:\n" + "\n".join(f"- {line}" for line in lines)
+            # a recipe with a hundred bad items gets a message a person reads (``problems`` keeps them all)
+            listed = lines[:LISTED_PROBLEMS]
+            more = f"\n- … and {len(lines) - len(listed)} more like these" if len(lines) > len(listed) else ""
+            text = head + f"{len(lines)} problems:\n" + "\n".join(f"- {line}" for line in listed) + more
         super().__init__(text)
 
     @property
