@@ -50,7 +50,7 @@ from pilot.sources.budget import budget_scope, current_budget
 from pilot.text import normalize_title
 from pilot.understand import BY_SOMEONE, Context, Message, read, read_with_llm
 from pilot.venues import at_venue
-from pilot.vocab import PAPER_TYPE_PLURALS, PAPER_TYPE_WORDS, RESULT_ORDER_WORDS, direction_results, left_out_words
+from pilot.vocab import PAPER_TYPE_PLURALS, RESULT_ORDER_WORDS, direction_results, left_out_words, paper_type_named
 from workflows.diff import diff as workflow_diff
 from workflows.diff import short
 from workflows.edit import apply_edit, describe_edit
@@ -953,7 +953,7 @@ class Session(BaseModel):
         """ "How many are from ACL?", "how many are after 2015?", "how many surveys?": the results of a period, a
         venue or a kind, counted and numbered; the list unchanged."""
         total = len(self.results)
-        kind = PAPER_TYPE_WORDS.get(words.lower().removeprefix("a ").removeprefix("an ").replace(" ", ""))
+        kind = paper_type_named(words)
         if kind is not None:
             return self._of_kind(kind)
         if by := BY_SOMEONE.fullmatch(words):

@@ -36,7 +36,7 @@ from pilot.kg.classify import parse as parse_entity_question
 from pilot.models import Intent
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
-from pilot.vocab import PAPER_TYPE_WORDS
+from pilot.vocab import PAPER_TYPE_WORDS, paper_type_named
 from workflows.refine import ONLY_BY, Feedback, read_feedback
 
 log = logging.getLogger(__name__)
@@ -290,8 +290,7 @@ def _result_command(text: str, ctx: Context) -> Message | None:
         return Message(kind="command", text=text, command="kinds", about=kind, why=f"asks which results are {kind}")
     if (m := _HOW_MANY.match(text) or _WHICH_BY.match(text)) and ctx.listed:
         rest = m.group("rest").strip()
-        a_kind = PAPER_TYPE_WORDS.get(rest.lower().removeprefix("a ").removeprefix("an ").replace(" ", ""))
-        if a_kind or BY_SOMEONE.fullmatch(rest) or not subject_of(rest, ctx.known_venues):
+        if paper_type_named(rest) or BY_SOMEONE.fullmatch(rest) or not subject_of(rest, ctx.known_venues):
             return Message(kind="command", text=text, command="count", about=rest, why="counts results on the list")
     if m := _KEEP.match(text):
         if k := m.group("k"):

@@ -35,6 +35,12 @@ PAPER_TYPE_WORDS: dict[str, PaperType] = {
     ),
 }
 
+
+def paper_type_named(words: str) -> PaperType | None:
+    """The kind of paper a few words name on their own ("surveys", "a dataset", "data sets"), else None."""
+    return PAPER_TYPE_WORDS.get(words.lower().removeprefix("a ").removeprefix("an ").replace(" ", ""))
+
+
 # The button a user clicks to choose a direction (the clarifier's direction question).
 DIRECTION_OPTIONS: dict[Direction, str] = {
     "predecessor": "Earlier work it builds on",
