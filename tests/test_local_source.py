@@ -341,3 +341,17 @@ def test_bench_corpus_without_a_corpus_says_what_to_set(tmp_path, capsys):
 
     assert main(["bench", "corpus", "--corpus", str(tmp_path / "missing.jsonl.gz")]) == 2
     assert "PILOT_CORPUS" in capsys.readouterr().err
+
+
+def test_papers_with_equal_scores_keep_one_order_whatever_the_number_asked_for():
+    # a paper recorded twice has one vector: the two tie with every query. Their order depended on how many
+    # neighbours were asked for, so the first 200 of 500 were not the 200 (a service answering 500
+    # recommendations disagreed with the same store asked for 200).
+    import numpy as np
+
+    from pilot.store.store import CorpusStore
+
+    scores = np.round(np.random.default_rng(0).random(5000), 2).astype(np.float32)  # many ties
+    first = [row for row, _ in CorpusStore.top(scores, 200)]
+    assert first == [row for row, _ in CorpusStore.top(scores, 500)][:200]
+    assert all((-scores[a], a) < (-scores[b], b) for a, b in zip(first, first[1:], strict=False))

@@ -3,6 +3,8 @@ its questions, and a run on the slice with the answer key hidden."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 
 import pytest
@@ -209,3 +211,33 @@ async def test_the_latest_work_on_a_topic_is_the_newest_years_the_source_holds(c
     cands = [Paper.model_validate(r) for r in corpus_slice_rows if r.get("year")][:300]
     slots = {p.question.slot for p in propose(Intent(topic="machine translation", recency="recent"), cands)}
     assert "time" not in slots and "recency" not in slots
+
+
+async def test_a_topic_the_citation_graph_does_not_reach_lists_its_own_papers(shared, tmp_path):
+    # "what should I read on neural machine translation?" over a source whose links end before the field began:
+    # its own papers cite nothing there, so the best *linked* matches were statistical MT papers, and their
+    # references (BLEU, the IBM models, MERT) filled the list on graph centrality. The seeds now come from the
+    # strongest matches only; none of those is linked, so the list is the topic's own papers.
+    from pilot.sources.local import LocalCorpusSource
+    from tests.conftest import corpus_with_vectors
+
+    with gzip.open(shared / "corpus" / "papers.jsonl.gz", "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    neural = [r for r in rows if "neural machine translation" in r["title"].lower() and not r["references"]][:150]
+    linked = [r for r in rows if "statistical machine translation" in r["title"].lower() and r["references"]][:30]
+    wanted = {r["id"] for r in neural + linked} | {ref for r in linked for ref in r["references"]}
+    chosen = [{**r, "references": [x for x in r["references"] if x in wanted]} for r in rows if r["id"] in wanted]
+    assert len(neural) == 150 and len(chosen) > 200  # the graph's side has its classics
+    corpus, vectors = corpus_with_vectors(shared, chosen, tmp_path)
+    source = LocalCorpusSource.open(corpus, tmp_path / "cache", vectors=vectors, progress=False)
+    ctx = RunContext(source=source, embedder=Embedder())
+    await source.search_papers("warm up", limit=1, mode="dense")
+    wf = topic_search(Intent(topic="neural machine translation"))
+    run = await execute(wf, ctx, None, 120)
+    assert run.errors == {}
+    top = run.output[:10]
+    about = [it.paper.title for it in top if "neural" in f"{it.paper.title} {it.paper.abstract or ''}".lower()]
+    assert len(about) >= 9, " | ".join(f"{it.paper.year} {it.paper.title}" for it in top)
+    ours = {r["id"] for r in neural}
+    assert sum(it.paper.id in ours for it in run.output[:20]) >= 16  # a few old papers match as text, on their own
+    assert run.values["seeds"] == []  # and the DAG shows why: no strong match leads into the graph

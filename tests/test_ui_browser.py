@@ -460,8 +460,17 @@ def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
     # typed once the opened form is drawn, and left the way a person leaves a box (to the next click)
     expect(year_box).to_be_editable(timeout=TIMEOUT_MS)
     _wait_idle(page)
-    year_box.fill("2000")
-    expect(year_box).to_have_value("2000")
+    for attempt in range(3):
+        # on a loaded machine the opened form can be drawn again just after the first keystrokes: a person types
+        # again then; what this step checks is that a later click's refresh keeps what the box holds
+        year_box.fill("2000")
+        try:
+            expect(year_box).to_have_value("2000", timeout=3000)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
+            _wait_idle(page)
     year_box.press("Tab")
     # another click while the year is typed but not applied: the refresh it brings must not wipe the box
     page.locator("#pilot-results").get_by_role("button", name="cite").first.click()

@@ -186,8 +186,11 @@ class CorpusStore:
         k = min(k, len(scores))
         if k <= 0:
             return []
-        idx = np.argpartition(-scores, k - 1)[:k]
-        idx = idx[np.argsort(-scores[idx], kind="stable")]
+        kth = scores[np.argpartition(-scores, k - 1)[:k]].min()
+        # ties by row, the k-th paper's included (a paper recorded twice has one vector): the first k of a
+        # longer list are the k papers, in the same order
+        idx = np.flatnonzero(scores >= kth)
+        idx = idx[np.lexsort((idx, -scores[idx]))][:k]
         return [(int(i), float(scores[i])) for i in idx if np.isfinite(scores[i])]
 
     # --- entities -----------------------------------------------------------------------------
