@@ -554,10 +554,11 @@ _CITED_BY_FORWARD = re.compile(r"\bcited\s+by\s+(?!me\b|us\b|others\b|many\b|lat
 # "no surveys", "not surveys or tutorials please", "excluding benchmarks": a kind of paper to leave out (the type
 # word ends the phrase: "without data augmentation" leaves out no datasets)
 _NOT_A_TYPE = re.compile(
-    r"\b(?:no|not|without|excluding|except(?: for)?|but not|other than|apart from|exclude|skip|drop)\s(?:any\s)?"
+    r"\b(?:no|not|without|excluding|except(?: for)?|but not|other than|apart from|exclude|skip|drop|remove|hide|"
+    r"leave out|take out|filter out)\s(?:(?:any|all(?: the)?|the|those)\s)?"
     r"(?P<w>surveys?|reviews?|overviews?|tutorials?|datasets?|corpora|benchmarks?|resources)"
-    r"(?:\s(?:or|and|nor)\s(?P<w2>surveys?|reviews?|overviews?|tutorials?|datasets?|corpora|benchmarks?))?"
-    r"(?=\s?(?:[,.;!?]|$|please|papers))",
+    r"(?:\s(?:or|and|nor)\s(?:the\s)?(?P<w2>surveys?|reviews?|overviews?|tutorials?|datasets?|corpora|benchmarks?))?"
+    r"(?=\s?(?:[,.;!?]|$|please|papers|from\s(?:the\s)?(?:list|results)))",
     re.I,
 )
 

@@ -48,7 +48,7 @@ from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
 from pilot.text import normalize_title
-from pilot.understand import BY_SOMEONE, Context, Message, read, read_with_llm
+from pilot.understand import ABOUT_WORDS, BY_SOMEONE, Context, Message, read, read_with_llm
 from pilot.venues import at_venue
 from pilot.vocab import PAPER_TYPE_PLURALS, RESULT_ORDER_WORDS, direction_results, left_out_words, paper_type_named
 from workflows.diff import diff as workflow_diff
@@ -60,7 +60,7 @@ from workflows.explain import why as explain_why
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
 from workflows.ops.features import papers_of
-from workflows.ops.filtering import author_matcher
+from workflows.ops.filtering import author_matcher, mention_matcher
 from workflows.progressive import run_progressively
 from workflows.refine import Feedback, Refinement, ResultFilters, filter_results, referenced_indices, refine, refine_llm
 from workflows.refine import rate as rate_paper
@@ -965,6 +965,8 @@ class Session(BaseModel):
             return self._of_kind(kind)
         if by := BY_SOMEONE.fullmatch(words):
             return self._by_author(by.group("who"))
+        if about := ABOUT_WORDS.fullmatch(words):
+            return self._mentioning(about.group("what"))
         listed = sorted({v for v in (profile().venue_label(r.paper) for r in self.results) if v})
         wanted = parse_constraints(words, [*listed, *self._known_venues()])
         lo, hi, venues = wanted.get("year_min"), wanted.get("year_max"), wanted.get("venues") or []
@@ -1002,6 +1004,17 @@ class Session(BaseModel):
         if not found:
             return f"None of the {total} results is by {who}."
         return f"{len(found)} of the {total} results {'is' if len(found) == 1 else 'are'} by {who}: {_numbered(found)}."
+
+    def _mentioning(self, what: str) -> str:
+        """ "How many are about attention?": the results whose title or abstract mentions the words."""
+        mentions = mention_matcher([what])
+        found = [n for n, r in enumerate(self.results, 1) if mentions(r.paper)]
+        total = len(self.results)
+        if not found:
+            return f"None of the {total} results mentions “{what}” in its title or abstract."
+        verb = "mentions" if len(found) == 1 else "mention"
+        hint = f"(Say “focus on {what}” to rank them first.)"
+        return f"{len(found)} of the {total} results {verb} “{what}”: {_numbered(found)}. {hint}"
 
     def _of_kind(self, kind: str) -> str:
         """ "Which of these are surveys?": the numbers of the results of that kind, the list unchanged."""
@@ -1408,7 +1421,8 @@ class Session(BaseModel):
         if i.order != "score":  # "the most cited papers on X" is a list in another order: said, not silently done
             about += f", {RESULT_ORDER_WORDS[i.order]}"
         message = (
-            f"Found {len(self.results)} papers — {what}{about} (workflow v{version.version}: {version.reason})."
+            f"Found {len(self.results)} paper{'' if len(self.results) == 1 else 's'} — {what}{about} "
+            f"(workflow v{version.version}: {version.reason})."
             if error is None
             else error
         )

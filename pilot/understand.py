@@ -266,6 +266,12 @@ _HOW_MANY = re.compile(
     re.IGNORECASE,
 )
 
+# "how many are about attention?", "how many mention BERT?": the words the list's papers mention
+ABOUT_WORDS = re.compile(
+    r"(?:(?:are\s|that\s|which\s)?(?:about|on|mention(?:s|ing)?|discuss(?:es|ing)?|deal(?:s|ing)? with|"
+    r"related to|use|using))\s(?P<what>[\w][\w .'’+-]{1,78}[\w+])",
+    re.IGNORECASE,
+)
 # "how many are by Manning?", "which of these are by Collins": an author's papers on the list (a capitalised name)
 BY_SOMEONE = re.compile(r"(?:(?:written|co-?authored)\s+)?by\s+(?P<who>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})")
 _WHICH_BY = re.compile(
@@ -290,7 +296,12 @@ def _result_command(text: str, ctx: Context) -> Message | None:
         return Message(kind="command", text=text, command="kinds", about=kind, why=f"asks which results are {kind}")
     if (m := _HOW_MANY.match(text) or _WHICH_BY.match(text)) and ctx.listed:
         rest = m.group("rest").strip()
-        if paper_type_named(rest) or BY_SOMEONE.fullmatch(rest) or not subject_of(rest, ctx.known_venues):
+        if (
+            paper_type_named(rest)
+            or BY_SOMEONE.fullmatch(rest)
+            or ABOUT_WORDS.fullmatch(rest)
+            or not subject_of(rest, ctx.known_venues)
+        ):
             return Message(kind="command", text=text, command="count", about=rest, why="counts results on the list")
     if m := _KEEP.match(text):
         if k := m.group("k"):
@@ -489,7 +500,9 @@ def read(text: str, ctx: Context) -> Message:
     # "only papers published at EACL" with results on screen narrows them; it is not a question about EACL
     venue_filter = entity is not None and entity.shape == "venue_papers" and not entity.person and not names_paper
     venue_filter = venue_filter and entity is not None and (not entity.topic or parsed.anchor_kind == "none")
-    if feedback_only and not (direction and names_paper) and (entity is None or venue_filter):
+    # so does "just papers by Yoshua Bengio": "only … by" a person, said of the list on screen
+    author_filter = entity is not None and entity.person is not None and bool(feedback.updates.get("authors"))
+    if feedback_only and not (direction and names_paper) and (entity is None or venue_filter or author_filter):
         return Message(kind="refine", text=text, feedback=feedback, why="feedback on the results shown")
     # a named paper with a search direction is a paper search, whatever the entity patterns make of the name
     if entity is not None and not (direction and names_paper):

@@ -392,6 +392,26 @@ async def test_how_many_of_the_list_is_counted_on_the_list_and_the_order_asked_f
     reply = await s.user_says(f"only the ones by {who}")  # was a new search for a paper called "{who}"
     assert len(reply.results) >= len(mine) and f"only papers by {who}" in reply.message
     assert all(any(who.lower() in a.name.lower().split() for a in r.paper.authors) for r in reply.results)
+    narrowed = [r.paper.id for r in reply.results]
+    # a name typed in lower case is the same person (was a topic search for it)
+    reply = await s.user_says("undo")
+    reply = await s.user_says(f"just the ones by {who.lower()}")
+    assert f"only papers by {who}" in reply.message and [r.paper.id for r in reply.results] == narrowed
+    n = len(narrowed)
+    assert reply.message.startswith(f"Found {n} paper{'' if n == 1 else 's'} —")  # never "Found 1 papers"
+
+
+async def test_how_many_mention_some_words_is_counted_on_the_list_and_surveys_can_be_left_out(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    shown = [r.paper for r in reply.results]
+    said = [n for n, p in enumerate(shown, 1) if "alignment" in p.text.lower() or "aligning" in p.text.lower()]
+    reply = await s.user_says("how many are about alignment?")  # was a topic search for "many are about alignment"
+    assert [r.paper.id for r in reply.results] == [p.id for p in shown]
+    assert said and reply.message.startswith(f"{len(said)} of the {len(shown)} results mention “alignment”")
+    assert f"#{said[0]}" in reply.message and "focus on alignment" in reply.message
+    reply = await s.user_says("remove the surveys")  # was a new search for surveys
+    assert s.intent.topic == "machine translation" and "leaving out surveys" in reply.message
 
 
 async def test_and_for_another_paper_is_the_same_search_for_that_paper(runtime):

@@ -637,9 +637,43 @@ def test_what_about_a_kind_direction_or_topic_is_not_another_paper(text):
 
 
 @pytest.mark.parametrize(
-    "text, who", [("only the ones by Mikolov", "Mikolov"), ("Only those written by Collins", "Collins")]
-)
+    "text, who",
+    [("only the ones by Mikolov", "Mikolov"), ("Only those written by Collins", "Collins"),
+     # a name typed in lower case was a topic search for "bengio"; two words were a question about the person
+     ("only the ones by bengio", "Bengio"), ("just papers by Yoshua Bengio", "Yoshua Bengio"),
+     ("only those by Michael Collins", "Michael Collins")],
+)  # fmt: skip
 def test_only_the_ones_by_someone_narrows_the_list(text, who):
     # was a new search for a paper called "Mikolov"
     msg = read(text, RESULTS.model_copy(update={"listed": 50}))
     assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates["authors"] == [who]
+
+
+def test_only_the_ones_by_someone_keeps_the_rest_of_the_sentence_and_asks_about_them_with_no_list():
+    msg = read("only the ones by bengio from 2015", RESULTS.model_copy(update={"listed": 50}))
+    assert msg.feedback is not None and msg.feedback.updates == {"authors": ["Bengio"], "year_min": 2015}
+    assert read("just papers by Yoshua Bengio", FRESH).kind == "entity"  # nothing on screen: their papers
+
+
+@pytest.mark.parametrize(
+    "text, left",
+    [("remove the surveys", ["survey"]), ("drop the surveys", ["survey"]), ("without the surveys", ["survey"]),
+     ("hide the datasets", ["resource"]), ("remove surveys and datasets from the list", ["survey", "resource"]),
+     ("exclude surveys", ["survey"])],
+)  # fmt: skip
+def test_leaving_out_a_kind_of_paper_narrows_the_list(text, left):
+    # "remove the surveys" was a new survey search for the same paper; "without the surveys" a topic search
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert msg.kind == "refine" and msg.feedback is not None
+    assert msg.feedback.updates["paper_types"] == [t for t in ("survey", "resource", "method") if t not in left]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["how many are about attention?", "how many mention attention?", "how many of them are on low-resource "
+     "languages?", "how many use BERT?", "How many of these discuss word alignment"],
+)  # fmt: skip
+def test_how_many_mention_some_words_is_a_count_on_the_list(text):
+    # each was a topic search for "many are about attention"
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert (msg.kind, msg.command) == ("command", "count")

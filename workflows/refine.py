@@ -173,9 +173,13 @@ class Feedback(BaseModel):
 
 # "only the ones by Mikolov", "just papers by Christopher Manning", "only those written by Collins": a person's
 # papers among the results (a capitalised name)
+# words that end a name typed in lower case ("only the ones by bengio from 2015")
+_NOT_A_NAME = r"(?i:from|in|at|on|after|before|since|until|and|or|with|published|about|please)\b"
 ONLY_BY = re.compile(
     r"\b(?i:only|just)\s(?:(?i:the|those|these)\s)?(?:(?i:ones?|papers?|work|articles?)\s)?"
-    r"(?:(?i:written|co-?authored)\s)?(?i:by)\s(?P<who>[A-Z][\w.'’-]*(?:\s[A-Z][\w.'’-]*){0,3})"
+    r"(?:(?i:written|co-?authored)\s)?(?i:by)\s"
+    r"(?P<who>[A-Za-z][\w.'’-]*(?:\s(?!" + _NOT_A_NAME + r")[A-Za-z][\w.'’-]*){0,3})"
+    r"(?=\s*(?:[,;.!?]|$)|\s" + _NOT_A_NAME + ")"
 )
 
 
@@ -191,7 +195,8 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
         size = "more"
     updates = parse_constraints(re.sub(r"#\s*\d+", " ", text or ""), known_venues)
     if by := ONLY_BY.search(text or ""):
-        updates["authors"] = [by.group("who")]
+        who = by.group("who")
+        updates["authors"] = [who.title() if who.islower() else who]  # "by bengio" is said back as "by Bengio"
     order = updates.pop("order", None)  # applied to the top_k step, not as a preference of the score
     if "exclude_years" in updates and size == "fewer":
         size = None  # "fewer from the 2000s" leaves that decade out; the list is not halved

@@ -109,6 +109,17 @@ def author_matcher(names: list[str]) -> Callable[[Paper], bool]:
     return by_them
 
 
+def mention_matcher(phrases: list[str]) -> Callable[[Paper], bool]:
+    """Whether a paper's title or abstract mentions one of ``phrases``, by Snowball roots ("attention" matches
+    "attentional", "parsers" matches "parsing")."""
+    wanted = _Phrases(phrases, _roots)
+
+    def mentions(paper: Paper) -> bool:
+        return bool(wanted) and wanted.any_in(tokens(paper.text, keep_stop=True))
+
+    return mentions
+
+
 class _Checker:
     def __init__(self, p: FilterParams, anchors: list[Paper], newest: int | None = None):
         self.p = p
