@@ -195,3 +195,13 @@ def test_the_dag_fits_the_panel_and_highlights_the_selected_step():
     assert int(svg["width"]) <= 1200 < int(sideways["width"])
     assert [a["data-node"] for t, a in seen.tags if t == "g" and "selected" in a.get("class", "")] == ["score"]
     assert {a.get("data-zoom") for t, a in seen.tags if t == "button"} == {"in", "out", "fit"}
+
+
+def test_an_emptied_list_says_how_to_get_the_papers_back_not_that_there_are_none_yet():
+    # "only the ones by X" leaving nothing showed "No results yet." beside a chat that had just listed 50 papers
+    assert "No results yet" in render.results_html([])
+    wf = Workflow(nodes=[Node(id="f", op="filter", params={"authors": ["Zyxwvut"]})], output="f")
+    before = [Paper(id=f"p{i}", title=f"T{i}") for i in range(50)]
+    out = render.results_html([], workflow=wf, removed=before)
+    assert "No results yet" not in out and "The 50 papers listed before it are not lost" in out and "undo" in out
+    assert "This search found no papers" in render.results_html([], workflow=wf)

@@ -254,3 +254,17 @@ async def test_the_list_on_screen_answers_why_keeps_and_exports_from_the_chat(co
     await controller.send(ui, f"tell me more about #{len(listed) + 5}")
     assert f"There is no result #{len(listed) + 5}" in ui.chat[-1]["content"]
     assert [r.paper.id for r in ui.results] == listed and len(ui.session.versions) == versions
+
+
+async def test_a_change_that_leaves_nothing_says_the_papers_are_not_lost(controller):
+    # "only the ones by zyxwvut": the panel said "No results yet." beside a chat that had just listed them
+    from pilot.ui import render
+
+    ui = await _searched(controller)
+    before = [r.paper.id for r in ui.results]
+    await controller.send(ui, "only the ones by zyxwvut")
+    assert ui.results == [] and [p.id for p in ui.removed] == before
+    panel = render.results_html(ui.results, workflow=ui.workflow, removed=ui.removed)
+    assert f"The {len(before)} papers listed before it are not lost" in panel
+    await controller.send(ui, "undo")
+    assert [r.paper.id for r in ui.results] == before

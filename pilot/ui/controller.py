@@ -233,8 +233,8 @@ class Controller:
         session = ui.session
         now = session.results if session is not None else []
         ui.new_ids, ui.removed = [], []
-        if key != _search_key(session) or not old or not now:
-            return
+        if key != _search_key(session) or not old:
+            return  # a new search, or nothing listed before: nothing was added or dropped
         old_ids, now_ids = {p.id for p in old}, {r.paper.id for r in now}
         ui.new_ids = [r.paper.id for r in now if r.paper.id not in old_ids]
         ui.removed = [p for p in old if p.id not in now_ids]

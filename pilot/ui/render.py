@@ -302,7 +302,16 @@ def results_html(
     last re-run added and dropped; ``citation``: (paper id, text) of an open "cite" box; ``weak``: show
     the banner that says the matches are weak."""
     if not results:
-        return '<div class="pilot-results"><p class="pilot-empty">No results yet.</p></div>'
+        if workflow is None:
+            return '<div class="pilot-results"><p class="pilot-empty">No results yet.</p></div>'
+        # a search ran and nothing is left (a filter, "only the ones by …"): "no results yet" would be wrong
+        if not removed:
+            return '<div class="pilot-results"><p class="pilot-empty">This search found no papers.</p></div>'
+        return (
+            '<div class="pilot-results"><p class="pilot-empty">No paper is left in this version of the search. '
+            f"The {len(removed)} papers listed before it are not lost: say “undo” in the chat, or pick an "
+            "earlier version, to get them back.</p></div>"
+        )
     kept, new = set(kept_ids), set(new_ids)
     ratings = ratings or {}
     parts = []
