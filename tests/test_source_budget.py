@@ -17,6 +17,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
+from cache import fingerprint
 from emulators.s2 import S2Emulator
 from emulators.server import Limits, RateSpec, Running
 from pilot.models import SearchFilters
@@ -25,7 +26,8 @@ from pilot.session import Session
 from pilot.settings import Settings
 from pilot.sources.base import RateLimited
 from pilot.sources.budget import budget_scope
-from pilot.sources.s2 import SemanticScholarSource
+from pilot.sources.s2 import NAME as S2
+from pilot.sources.s2 import PAPER_FIELDS, SemanticScholarSource
 from tests.emulator_process import EmulatorProcess
 
 ANCHOR = "acl:D08-1048"  # "Automatic induction of FrameNet lexical units": references and citers in the slice
@@ -240,8 +242,14 @@ async def test_a_step_waiting_its_turn_at_the_rate_limit_is_not_timed_out(local_
     with Running(emu) as running:
         settings = s2_settings(running.url, tmp_path, s2_rate="1/1", node_timeout_s=3.0, request_budget=None)
         src = SemanticScholarSource(settings)
-        # papers no other test here fetches: an answer cached by an earlier test costs no slot in the queue
-        ids = slice_ids(local_source, 300)[-8:]
+        # papers no answer is cached for yet (tests run in any order, and an answer another test cached costs
+        # no slot in the queue: one run sent a single request for the eight)
+        fields = ",".join(PAPER_FIELDS)
+        uncached = [
+            pid for pid, sid in src._s2_ids(slice_ids(local_source, 3000)).items()
+            if src._requester.remote.cached(fingerprint(S2, "paper", sid, fields)) is None
+        ]  # fmt: skip
+        ids = uncached[-8:]
         nodes = [Node(id=f"f{i}", op="fetch", params={"ids": [pid]}) for i, pid in enumerate(ids)]
         wf = Workflow(
             nodes=[*nodes, Node(id="all", op="union")],
