@@ -506,6 +506,13 @@ class Session(BaseModel):
     async def search_now(self) -> Reply:
         if self.anchor is None and not self.intent.topic and not self.request:
             return self._error("Tell me first which paper (or topic) to start from.")
+        q = self.question
+        if q is not None and q.slot == "fallback" and self.pending is not None:
+            # "search now" on "search papers about X instead?" is its yes, without the topic's own questions
+            yes = next(i for i, o in enumerate(q.options) if o.sets.get("fallback") == "topic")
+            reply = await self._answer_pending(q, Message(kind="answer", text=q.options[yes].label, option=yes))
+            if self.phase != "clarify":  # nothing matched the words: that reply says so
+                return reply
         if self.phase == "results" and self.workflow is not None:
             self.question = None  # the results are already there; the offered question is simply dropped
             return self._reply("These are the results.", results=self.results, workflow=self.workflow)

@@ -484,6 +484,9 @@ def read(text: str, ctx: Context) -> Message:
     parsed = topical or parsed
     direction = parsed.intent.direction
     names_paper = parsed.anchor_kind not in ("topic", "current", "none")
+    if names_paper and parsed.anchor_kind == "name" and q is not None and q.slot == "topic":
+        # "Mostly about chunking, conll" to "which sub-area?" answers it; its first word is no paper's name
+        names_paper = not _ANSWER_PHRASING.match(text)
     open_slot = q is not None and q.slot not in ("scope", "fallback", "anchor")
     # words that set what the open question asks answer it ("Only papers published at EMNLP." to the venue
     # question, "I need treebanks and shared tasks" to the resource one), though they read like a request; any

@@ -514,6 +514,18 @@ async def test_a_paper_described_by_its_topic_and_authors_is_found_by_them(runti
     assert s.anchor is None and "No paper on “parsing” by Zyxwvut" in reply.message and reply.error is None
 
 
+async def test_search_now_on_the_offered_topic_search_runs_it_on_the_topic(runtime):
+    # "Search now" on "search papers about X instead?" ran a search without the topic: "Found 50 papers —
+    # related papers", a generic workflow over nothing in particular. It is the offer's yes, at once.
+    s = Session(runtime)
+    reply = await s.user_says("papers like the one on word alignment by Zyxwvut")
+    assert reply.question is not None and reply.question.slot == "fallback", reply.message
+    reply = await s.search_now()
+    assert reply.error is None and reply.question is None and s.workflow.name == "topic"
+    assert "word alignment" in reply.message and s.intent.topic == "word alignment"
+    assert sum("alignment" in f"{r.paper.title} {r.paper.abstract or ''}".lower() for r in reply.results[:10]) >= 4
+
+
 async def test_a_paper_cited_by_author_and_year_is_found_by_them(runtime):
     # "Papineni et al. 2002", "Collins (2002)" are how papers cite each other; they were read as topics
     # ("papers on Papineni et al. 2002") or as names no paper introduces

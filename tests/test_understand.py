@@ -677,3 +677,15 @@ def test_how_many_mention_some_words_is_a_count_on_the_list(text):
     # each was a topic search for "many are about attention"
     msg = read(text, RESULTS.model_copy(update={"listed": 50}))
     assert (msg.kind, msg.command) == ("command", "count")
+
+
+def test_an_answer_to_the_sub_area_question_is_an_answer_though_its_first_word_is_capitalised():
+    # "Mostly about chunking, conll, …" was a search for a paper called "Mostly"
+    q = Question(
+        slot="topic",
+        text="Which sub-area are you most interested in?",
+        options=[Option(label="chunking", sets={"topic_terms": ["chunking"]}), Option(label="No particular sub-topic")],
+    )
+    ctx = Context(phase="clarify", question=q, has_search=True, known_venues=["CoNLL"], topic="Chinese chunking")
+    msg = read("Mostly about chunking, conll, introduction, chinese.", ctx)
+    assert msg.kind == "answer" and msg.request is None
