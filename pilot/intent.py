@@ -49,7 +49,7 @@ _FACETS = {
 _DIRECTION_RULES: list[tuple[str, str, float]] = [
     (
         r"\bprior work\b|\bearlier (?:work|papers?)\b|\bolder papers?\b|\bpredecessors?\b|\bcame before\b|"
-        r"\bpreceded\b|\bprecursors?\b|\bwhat led to\b|\bled up to\b|\binspired\b",
+        r"\bpreceded\b|\bprecursors?\b|\bwhat led to\b|\bled up to\b|\binspired\b|\bwhat influenced\b",
         "predecessor",
         3,
     ),
@@ -83,7 +83,8 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
     ),
     (
         r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b"
-        r"|\bwho cites?\b|\bwhat cites\b|\b(?:that|which) cites?\b|\bciting\b",
+        r"|\bwho (?:cites?|(?:has|have) cited)\b|\bwhat cites\b|\b(?:that|which) cites?\b|\bciting\b"
+        r"|\bc[ao]me out of\b|\bgrew out of\b",
         "successor",
         3,
     ),
@@ -322,6 +323,7 @@ _REQUEST_PHRASES = re.compile(
     r"(?:has|have) been (?:published|written|done)|is there|are there|i(?:'d| would) like|point me to|"
     r"tell me|show me|give me|look(?:ing)? for|search(?:ing)? for|came (?:before|after)|come (?:before|after)|"
     r"picked up|built up ?on|builds? up ?on|based on|used by|cited by|in the field of|in the area of|"
+    r"c[ao]me out of|grew out of|led (?:up )?to|(?:the )?most (?:often|frequently)|the most|"
     r"(?:references?|reference lists?|bibliography) (?:of|in|from))\b",
     re.I,
 )
@@ -339,7 +341,7 @@ _REQUEST_WORDS = frozenset(
     using reproduce evaluate evaluated key standard main important relevant good best influential interesting
     typical ones one instead too now then again also anything something everything nothing stuff result results
     hits list but though however yet especially particularly specifically compare comparing comparison
-    contrast versus vs since appeared appear happened happen""".split()
+    contrast versus vs since appeared appear happened happen influenced influences inspired led""".split()
 )
 _PRONOUNS = frozenset(
     {

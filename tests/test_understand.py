@@ -689,3 +689,18 @@ def test_an_answer_to_the_sub_area_question_is_an_answer_though_its_first_word_i
     ctx = Context(phase="clarify", question=q, has_search=True, known_venues=["CoNLL"], topic="Chinese chunking")
     msg = read("Mostly about chunking, conll, introduction, chinese.", ctx)
     assert msg.kind == "answer" and msg.request is None
+
+
+@pytest.mark.parametrize(
+    "text, anchor, direction",
+    [("who cites GloVe the most?", "GloVe", "successor"),  # was a topic search for "GloVe the most"
+     ("I want to know what came out of the BLEU paper", "BLEU", "successor"),  # topic "out of the BLEU"
+     ("what influenced the Penn Treebank paper", "Penn Treebank", "predecessor"),  # papers by "Penn Treebank"
+     ("what led to BERT?", "BERT", "predecessor"),  # topic "led to BERT"
+     ("who has cited the transformer paper?", "transformer", "successor"),  # no direction
+     ("what inspired the transformer?", "transformer", "predecessor")],  # topic "inspired the transformer"
+)  # fmt: skip
+def test_what_led_to_or_came_out_of_a_paper_is_a_search_from_that_paper(text, anchor, direction):
+    msg = read(text, FRESH)
+    assert msg.kind == "new_search" and msg.request is not None
+    assert (msg.request.anchor_query, msg.request.intent.direction) == (anchor, direction)
