@@ -28,7 +28,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -36,12 +36,14 @@ from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, next_question, option_updates
 from clarifier.question import Option, Question
 from pilot import limits
+from pilot import listfacts as list_facts
 from pilot.anchors import Resolution, near_exact, resolve
 from pilot.coverage import coverage_notes
 from pilot.domain import profile
 from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction, parse_constraints, parse_request
 from pilot.kg import KGQuery, answer_question
 from pilot.limits import clip_message, quote
+from pilot.listfacts import ListFact
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.papertype import paper_type
 from pilot.runtime import Runtime
@@ -437,7 +439,7 @@ class Session(BaseModel):
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
                 return self._reply(HELP, **self._on_screen())
-            if msg.command in ("explain", "keep", "export", "kinds", "count"):
+            if msg.command in ("explain", "keep", "export", "kinds", "count", "list_fact"):
                 return self._about_results(msg)
             if msg.command == "earlier":
                 return self._back_to_earlier(msg)
@@ -943,6 +945,8 @@ class Session(BaseModel):
             return self._reply(self._of_kind(msg.about), **keep)
         if msg.command == "count":
             return self._reply(self._counted(msg.about), **keep)
+        if msg.command == "list_fact":
+            return self._reply(list_facts.answer(self.results, cast(ListFact, msg.about)), **keep)
         notes = [f"There is no result #{n}: the list has {len(self.results)}." for n in missing[:3]]
         if not picked:
             asked = "Which result? Name it by its number, e.g. “why is #3 here?”."

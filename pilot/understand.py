@@ -33,6 +33,7 @@ from clarifier.question import Question
 from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
+from pilot.listfacts import list_fact
 from pilot.models import Intent
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
@@ -44,7 +45,9 @@ log = logging.getLogger(__name__)
 MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "ambiguous", "unclear"]
 # "result": a paper on the numbered list ("papers like the first one" after an answer); feedback.refs says which
 Target = Literal["paper", "topic", "current", "result"]
-Command = Literal["search_now", "reset", "undo", "help", "explain", "keep", "export", "earlier", "kinds", "count"]
+Command = Literal[
+    "search_now", "reset", "undo", "help", "explain", "keep", "export", "earlier", "kinds", "count", "list_fact"
+]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
     (
@@ -294,6 +297,8 @@ def _result_command(text: str, ctx: Context) -> Message | None:
         word = m.group("t").lower().replace(" ", "")  # "data sets" -> "datasets"
         kind = "method" if word.startswith("method") else PAPER_TYPE_WORDS.get(word) or PAPER_TYPE_WORDS[word + "s"]
         return Message(kind="command", text=text, command="kinds", about=kind, why=f"asks which results are {kind}")
+    if ctx.listed and (fact := list_fact(text)) is not None:
+        return Message(kind="command", text=text, command="list_fact", about=fact, why=f"asks the list's {fact}")
     if (m := _HOW_MANY.match(text) or _WHICH_BY.match(text)) and ctx.listed:
         rest = m.group("rest").strip()
         if (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 
@@ -412,6 +413,26 @@ async def test_how_many_mention_some_words_is_counted_on_the_list_and_surveys_ca
     assert f"#{said[0]}" in reply.message and "focus on alignment" in reply.message
     reply = await s.user_says("remove the surveys")  # was a new search for surveys
     assert s.intent.topic == "machine translation" and "leaving out surveys" in reply.message
+
+
+async def test_questions_a_glance_at_the_list_answers_are_answered_from_it(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    shown = [r.paper for r in reply.results]
+    cited = [max(p.citation_count or 0, p.in_corpus_citations or 0) for p in shown]
+    top = cited.index(max(cited)) + 1
+    reply = await s.user_says("which one is the most cited?")  # was a new search for seminal papers
+    assert [r.paper.id for r in reply.results] == [p.id for p in shown]
+    assert reply.message.startswith(f"The most cited is #{top} “") and "sort by citations" in reply.message
+    oldest = min(p.year for p in shown if p.year)
+    reply = await s.user_says("what is the oldest one?")  # was a topic search for "oldest"
+    assert f"({oldest})" in reply.message and reply.message.startswith("The oldest is #")
+    reply = await s.user_says("who are the main authors here?")  # was a topic search for "authors here"
+    counts = Counter(a.name for p in shown for a in {a.name: a for a in p.authors}.values())
+    name, n = counts.most_common(1)[0]
+    assert f"{name} ({n}: #" in reply.message and "only the ones by" in reply.message
+    reply = await s.user_says("which venues are these from?")
+    assert reply.message.startswith(f"The {len(shown)} results are from ") and "only at " in reply.message
 
 
 async def test_and_for_another_paper_is_the_same_search_for_that_paper(runtime):

@@ -704,3 +704,23 @@ def test_what_led_to_or_came_out_of_a_paper_is_a_search_from_that_paper(text, an
     msg = read(text, FRESH)
     assert msg.kind == "new_search" and msg.request is not None
     assert (msg.request.anchor_query, msg.request.intent.direction) == (anchor, direction)
+
+
+@pytest.mark.parametrize(
+    "text, fact",
+    [("which one is the most cited?", "most_cited"), ("what is the oldest one?", "oldest"),
+     ("what's the newest paper here?", "newest"), ("who are the main authors here?", "authors"),
+     ("who wrote most of these?", "authors"), ("which venues are these from?", "venues"),
+     ("where were these published?", "venues")],
+)  # fmt: skip
+def test_a_question_a_glance_at_the_list_answers_is_about_the_list(text, fact):
+    # "which one is the most cited?" asked for seminal papers again; the others were topic searches for
+    # "oldest", "authors here", "venues"
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert (msg.kind, msg.command, msg.about) == ("command", "list_fact", fact)
+    assert read(text, FRESH).command != "list_fact"  # nothing on screen: not about a list
+
+
+@pytest.mark.parametrize("text", ["what are the latest papers on parsing?", "which are the most cited papers on QA"])
+def test_asking_for_the_newest_or_most_cited_papers_on_a_topic_is_still_a_search(text):
+    assert read(text, RESULTS.model_copy(update={"listed": 50})).kind == "new_search"

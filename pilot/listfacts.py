@@ -1,0 +1,115 @@
+"""Questions about the list on screen that a glance at it would answer: "which one is the most cited?", "what is
+the oldest one?", "who are the main authors here?", "which venues are these from?". Answered from the listed
+papers, with their numbers, and the words that would act on the answer; the list itself stays."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Literal
+
+from pilot.domain import profile
+from pilot.models import Paper, RankedPaper
+from workflows.diff import short
+
+ListFact = Literal["most_cited", "oldest", "newest", "authors", "venues"]
+
+_EXTREME = re.compile(
+    r"^\W*(?:which|what)(?: one| paper| result)?(?: of (?:these|them|those))?(?:'s| is| was)(?: the)? "
+    r"(?P<w>most cited|most influential|oldest|earliest|first|newest|latest|most recent)"
+    r"(?: one| paper| result)?(?: (?:here|on the list|in the list|of (?:them|these|those|all)))?\W*$",
+    re.IGNORECASE,
+)
+_AUTHORS = re.compile(
+    r"^\W*(?:(?:who|which authors?|which researchers|which people)(?: are| is)?(?: the)?"
+    r"(?: (?:main|most common|most frequent|top|key|leading|usual))?(?: (?:authors?|researchers|people|names))?"
+    r" (?:here|on (?:the|this) list|in (?:the|these) results|of these(?: papers)?|behind (?:these|them)"
+    r"|(?:show up|appear) (?:most|most often|the most))"
+    r"|who (?:wrote|authored) (?:most of )?(?:these|them|the (?:list|results|papers)))\W*$",
+    re.IGNORECASE,
+)
+_VENUES = re.compile(
+    r"^\W*(?:(?:which|what) (?:venues?|conferences?|journals?)(?: are| were| do)?(?: (?:these|they|them))?"
+    r"(?: (?:from|in|published (?:in|at)|come from|appear (?:in|at)))?"
+    r"|where (?:were|are) (?:these|they|those)(?: papers)? published)\W*$",
+    re.IGNORECASE,
+)
+_WORD: dict[str, ListFact] = {
+    "most cited": "most_cited",
+    "most influential": "most_cited",
+    "oldest": "oldest",
+    "earliest": "oldest",
+    "first": "oldest",
+    "newest": "newest",
+    "latest": "newest",
+    "most recent": "newest",
+}
+SHOWN = 5  # authors or venues named in an answer
+
+
+def list_fact(text: str) -> ListFact | None:
+    """Which fact about the list ``text`` asks for, or None."""
+    if m := _EXTREME.match(text):
+        return _WORD[" ".join(m.group("w").lower().split())]
+    if _AUTHORS.match(text):
+        return "authors"
+    if _VENUES.match(text):
+        return "venues"
+    return None
+
+
+def _cited(p: Paper) -> int:
+    # the same count the "most cited first" order uses: the source's, or the corpus's own links
+    return max(p.citation_count or 0, p.in_corpus_citations or 0)
+
+
+def _numbers(ns: list[int]) -> str:
+    return ", ".join(f"#{n}" for n in ns[:8]) + (f" and {len(ns) - 8} more" if len(ns) > 8 else "")
+
+
+def answer(results: Sequence[RankedPaper], fact: ListFact) -> str:
+    """The fact, said with result numbers; ``results`` is the list on screen (not empty)."""
+    papers = [r.paper for r in results]
+    total = len(papers)
+    if fact == "most_cited":
+        n, p = max(enumerate(papers, 1), key=lambda x: (_cited(x[1]), -x[0]))
+        if _cited(p) == 0:
+            return f"None of the {total} results has a citation count in the source."
+        return (
+            f"The most cited is #{n} “{short(p.title, 100)}”{f' ({p.year})' if p.year else ''}, "
+            f"cited {_cited(p):,} times. (Say “sort by citations” to order the list that way.)"
+        )
+    if fact in ("oldest", "newest"):
+        dated = [(n, p) for n, p in enumerate(papers, 1) if p.year]
+        if not dated:
+            return f"None of the {total} results has a year in the source."
+        pick = min if fact == "oldest" else max
+        year = pick(p.year or 0 for _, p in dated)
+        same = [(n, p) for n, p in dated if p.year == year]
+        n, p = same[0]
+        also = f" ({len(same) - 1} more from {year}: {_numbers([m for m, _ in same[1:]])})" if len(same) > 1 else ""
+        order = "oldest first" if fact == "oldest" else "newest first"
+        return f"The {fact} is #{n} “{short(p.title, 100)}” ({year}){also}. (Say “{order}” to order the list that way.)"
+    if fact == "authors":
+        where: dict[str, list[int]] = {}
+        for n, p in enumerate(papers, 1):
+            for name in dict.fromkeys(a.name for a in p.authors if a.name):
+                where.setdefault(name, []).append(n)
+        top = sorted(where.items(), key=lambda kv: (-len(kv[1]), kv[1][0]))[:SHOWN]
+        if not top:
+            return f"The source names no authors for the {total} results."
+        if len(top[0][1]) == 1:
+            return f"No author has more than one of the {total} results."
+        said = "; ".join(f"{name} ({len(ns)}: {_numbers(ns)})" for name, ns in top if len(ns) > 1)
+        who = top[0][0].split(",")[0].split()[-1]
+        return f"Authors with the most of the {total} results: {said}. (Say “only the ones by {who}” to keep theirs.)"
+    venues = Counter(v for v in (profile().venue_label(p) for p in papers) if v)
+    if not venues:
+        return f"The source names no venue for the {total} results."
+    said = ", ".join(f"{v} ({c})" for v, c in venues.most_common(SHOWN))
+    more = f", and {len(venues) - SHOWN} more" if len(venues) > SHOWN else ""
+    unknown = total - sum(venues.values())
+    missing = f"; {unknown} without a venue" if unknown else ""
+    first = venues.most_common(1)[0][0]
+    return f"The {total} results are from {said}{more}{missing}. (Say “only at {first}” to keep just those.)"
