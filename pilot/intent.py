@@ -749,7 +749,9 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     if left_out:
         out["exclude_venues"] = left_out
     if m := re.search(
-        r"\b(?:top|best|first|only|just)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:papers|results|articles|hits)\b", low
+        r"\b(?:top|best|first|only|just|give me|show me|keep)\s+(?:the\s+)?(?:top\s+|first\s+|best\s+)?(\d{1,3})\b"
+        r"(?!\s*(?:more|\+|citations?|cites|times|years?|%))|\b(\d{1,3})\s+(?:papers|results|articles|hits)\b",
+        low,
     ):
         k = int(m.group(1) or m.group(2))
         if 1 <= k <= 500:
@@ -765,7 +767,7 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         r"\b(?:seminal|classic|classics|foundational|highly[- ]cited|influential|landmark|most cited)\b", low
     ):
         out["recency"] = "seminal"
-    elif re.search(r"\b(?:recent|latest|newest|new|current)\b", low) and "year_min" not in out:
+    elif re.search(r"\b(?:recent|latest|newest|newer|new|current|too old|outdated)\b", low) and "year_min" not in out:
         out["recency"] = "recent"
     resources = [
         rt

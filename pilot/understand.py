@@ -38,7 +38,7 @@ from pilot.models import Intent
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from pilot.vocab import PAPER_TYPE_WORDS, paper_type_named
-from workflows.refine import ONLY_BY, Feedback, read_feedback
+from workflows.refine import MIN_CITED, ONLY_BY, Feedback, read_feedback
 
 log = logging.getLogger(__name__)
 
@@ -399,8 +399,9 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
     rest = re.sub(r"#\s*\d+|\b\d{1,3}\s+more\b", " ", text)
     rest = re.sub(
         r"\b(?:not|no|drop|remove|exclude|excluding|without|except|hide|more like|less like|like|fewer|less|more|"
-        r"too (?:broad|narrow|general|specific|many|few)|narrow(?:er)?(?: it)? down|broader|widen|the (?:first|second|"
-        r"third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?: one)?|number \d+|any (?:year|time|venue)|all venues|"
+        r"too (?:broad|narrow|general|specific|many|few|old)|narrow(?:er)?(?: it)? down|broader|widen|"
+        r"the (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?: one)?|number \d+|"
+        r"any (?:year|time|venue)|all venues|"
         r"this one|that one|is (?:great|good|relevant|irrelevant|wrong|bad)|please|thanks?|thank you)\b",
         " ",
         rest,
@@ -409,6 +410,9 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
     for term in feedback.updates.get("exclude_terms", []):
         rest = re.sub(re.escape(term), " ", rest, flags=re.IGNORECASE)
     rest = ONLY_BY.sub(" ", rest)  # "only the ones by Mikolov": the name is whose papers, not a subject
+    rest = MIN_CITED.sub(" ", rest)
+    if "k" in feedback.updates:  # "give me 10": how many, not a paper called "10"
+        rest = re.sub(r"\b\d{1,3}\b", " ", rest)
     if _FOCUS.match(text):
         return True
     return not subject_of(rest, known_venues)
@@ -453,11 +457,22 @@ def _touches_slot(question: Question, updates: dict[str, Any]) -> bool:
     return any(f in updates for f in SLOT_FIELDS.get(question.slot, ()))
 
 
+# "forget it, show me surveys on X", "never mind — papers on Y": what follows starts afresh
+_FRESH_START = re.compile(r"^\W*(?:forget (?:it|that|this)|never ?mind|scratch that)\s*[,;:.!—–-]+\s*(?=\w)", re.I)
+
+
 def read(text: str, ctx: Context) -> Message:
     """The deterministic reading of one message (see the module docstring for the kinds)."""
     text = strip_markup(text)
     if not text:
         return Message(kind="unclear", text=text, why="empty message (or markup only)")
+    if text.strip(" .,!?;:-—").lower() in ("never mind", "nevermind"):
+        return Message(kind="unclear", text=text, why="takes nothing back or forward")  # not a topic "never mind"
+    if fresh := _FRESH_START.match(text):
+        msg = read(text[fresh.end() :], ctx)
+        if msg.kind == "ambiguous" and msg.request is not None:  # a bare topic after "never mind": a new search
+            return msg.model_copy(update={"kind": "new_search", "target": "topic", "why": "a new topic"})
+        return msg
     command = _command(text)
     if command is not None:
         return Message(kind="command", text=text, command=command, why=f"command: {command}")

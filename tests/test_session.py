@@ -435,6 +435,16 @@ async def test_questions_a_glance_at_the_list_answers_are_answered_from_it(runti
     assert reply.message.startswith(f"The {len(shown)} results are from ") and "only at " in reply.message
 
 
+async def test_citations_and_size_said_of_the_list_narrow_it(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    reply = await s.user_says("only the ones with more than 20 citations")  # was a search for a paper "20"
+    assert reply.results and "at least 21 citations" in reply.message
+    assert all(max(r.paper.citation_count or 0, r.paper.in_corpus_citations or 0) > 20 for r in reply.results)
+    reply = await s.user_says("give me 10")
+    assert len(reply.results) == 10 and "10 results instead of" in reply.message
+
+
 async def test_and_for_another_paper_is_the_same_search_for_that_paper(runtime):
     s = Session(runtime)
     reply = await _answer_until_results(s, await s.user_says("what came before BLEU?"))

@@ -724,3 +724,30 @@ def test_a_question_a_glance_at_the_list_answers_is_about_the_list(text, fact):
 @pytest.mark.parametrize("text", ["what are the latest papers on parsing?", "which are the most cited papers on QA"])
 def test_asking_for_the_newest_or_most_cited_papers_on_a_topic_is_still_a_search(text):
     assert read(text, RESULTS.model_copy(update={"listed": 50})).kind == "new_search"
+
+
+@pytest.mark.parametrize(
+    "text, updates",
+    [("only the ones with more than 100 citations", {"min_citations": 101}),  # was a search for a paper "100"
+     ("at least 100 citations", {"min_citations": 100}), ("with over 50 citations", {"min_citations": 51}),
+     ("these are too old", {"recency": "recent"}), ("I want newer ones", {"recency": "recent"}),  # topic "old"
+     ("give me 10", {"k": 10}), ("just 10 please", {"k": 10}),  # a paper called "10"
+     ("too many results, give me 10", {"k": 10})],
+)  # fmt: skip
+def test_how_many_how_cited_and_how_new_said_of_the_list_narrow_it(text, updates):
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine" and msg.feedback is not None and msg.feedback.updates == updates
+    assert msg.feedback.size in (None, "narrower")  # "more than 100 citations" asks for no more results
+
+
+@pytest.mark.parametrize(
+    "text, topic, kinds",
+    [("forget it, show me surveys on summarization", "summarization", ["survey"]),
+     ("never mind, papers on speech recognition", "speech recognition", [])],
+)  # fmt: skip
+def test_a_fresh_start_before_a_request_is_not_part_of_it(text, topic, kinds):
+    # was a topic search for "forget it, surveys on summarization"; "never mind, …" asked refine-or-new
+    msg = read(text, RESULTS)
+    assert msg.kind == "new_search" and msg.request is not None
+    assert (msg.request.anchor_query, msg.request.intent.paper_types) == (topic, kinds)
+    assert read("never mind", RESULTS).kind == "unclear"
