@@ -232,6 +232,14 @@ async def test_faults_mid_turn_leave_the_session_usable(local_source, tmp_path):
         await rt.source.aclose()
 
 
+async def _longest_stall(box: list[float]) -> None:
+    """Records in ``box[0]`` the longest time this event loop was held up past a 50 ms tick."""
+    while True:
+        before = time.monotonic()
+        await asyncio.sleep(0.05)
+        box[0] = max(box[0], time.monotonic() - before - 0.05)
+
+
 async def test_a_step_waiting_its_turn_at_the_rate_limit_is_not_timed_out(local_source, tmp_path):
     # At 1 request/s, eight look-ups started together wait 0, 1, …, 7 s for their slot. That queue is the
     # key's limit, not a slow step: with a 3 s step timeout every one of them must still finish.
@@ -249,24 +257,33 @@ async def test_a_step_waiting_its_turn_at_the_rate_limit_is_not_timed_out(local_
             pid for pid, sid in src._s2_ids(slice_ids(local_source, 3000)).items()
             if src._requester.remote.cached(fingerprint(S2, "paper", sid, fields)) is None
         ]  # fmt: skip
-        ids = uncached[-8:]
-        nodes = [Node(id=f"f{i}", op="fetch", params={"ids": [pid]}) for i, pid in enumerate(ids)]
-        wf = Workflow(
-            nodes=[*nodes, Node(id="all", op="union")],
-            edges=[Edge(source=n.id, target="all") for n in nodes],
-            output="all",
-        )
         rt = Runtime.for_source(src, settings, embedder=None)
-        before = sum(stats(running.url)["requests"].values())
-        started = time.monotonic()
-        run = await execute(wf, rt.context(), MemoCache())
-        took = time.monotonic() - started
-        sent = sum(stats(running.url)["requests"].values()) - before
-        seen = f"{sent} requests answered in {took:.1f} s; emulator: {stats(running.url)}"
+        for attempt in (1, 2):
+            ids = uncached[-8 * attempt :][:8]
+            nodes = [Node(id=f"f{i}", op="fetch", params={"ids": [pid]}) for i, pid in enumerate(ids)]
+            wf = Workflow(
+                nodes=[*nodes, Node(id="all", op="union")],
+                edges=[Edge(source=n.id, target="all") for n in nodes],
+                output="all",
+            )
+            before = sum(stats(running.url)["requests"].values())
+            stall = [0.0]
+            monitor = asyncio.ensure_future(_longest_stall(stall))
+            started = time.monotonic()
+            run = await execute(wf, rt.context(), MemoCache())
+            took = time.monotonic() - started
+            monitor.cancel()
+            sent = sum(stats(running.url)["requests"].values()) - before
+            seen = f"{sent} requests answered in {took:.1f} s, loop held up {stall[0]:.1f} s; {stats(running.url)}"
+            print(f"attempt {attempt}: {seen}")
+            # a process stalled for seconds (a disk write on a loaded machine) is no queue and no slow step: the
+            # run then says nothing about this behaviour and is made once more
+            if run.errors and stall[0] > 1.0 and attempt == 1:
+                continue
+            break
         assert run.errors == {} and len(run.output) == 8, seen
         assert stats(running.url)["rate_limited"] == 0, seen
-        # they did queue, one a second, for longer than a step's timeout (the count, not 8: a look-up answered
-        # from a cache on a loaded machine costs no slot)
+        # they did queue, one a second, for longer than a step's timeout
         assert sent >= 5 and took >= (sent - 1) * 0.9 > settings.node_timeout_s, seen
         await src.aclose()
 
