@@ -1002,23 +1002,23 @@ class Session(BaseModel):
 
     def _by_author(self, who: str) -> str:
         """ "How many are by Manning?": the results with an author of that name (``author_matcher``)."""
-        by_them = author_matcher([who])
-        found = [n for n, r in enumerate(self.results, 1) if by_them(r.paper)]
-        total = len(self.results)
-        if not found:
-            return f"None of the {total} results is by {who}."
-        return f"{len(found)} of the {total} results {'is' if len(found) == 1 else 'are'} by {who}: {_numbered(found)}."
+        return self._count_of(author_matcher([who]), f"is by {who}", f"are by {who}", f"is by {who}")
 
     def _mentioning(self, what: str) -> str:
         """ "How many are about attention?": the results whose title or abstract mentions the words."""
-        mentions = mention_matcher([what])
-        found = [n for n, r in enumerate(self.results, 1) if mentions(r.paper)]
+        return self._count_of(
+            mention_matcher([what]), f"mentions “{what}”", f"mention “{what}”",
+            f"mentions “{what}” in its title or abstract", f"(Say “focus on {what}” to rank them first.)",
+        )  # fmt: skip
+
+    def _count_of(self, matches: Callable[[Paper], bool], one: str, many: str, none: str, hint: str = "") -> str:
+        """The results ``matches`` accepts, counted and numbered ("3 of the 50 results are by X: #1, #4, #9.")."""
+        found = [n for n, r in enumerate(self.results, 1) if matches(r.paper)]
         total = len(self.results)
         if not found:
-            return f"None of the {total} results mentions “{what}” in its title or abstract."
-        verb = "mentions" if len(found) == 1 else "mention"
-        hint = f"(Say “focus on {what}” to rank them first.)"
-        return f"{len(found)} of the {total} results {verb} “{what}”: {_numbered(found)}. {hint}"
+            return f"None of the {total} results {none}."
+        tail = f" {hint}" if hint else ""
+        return f"{len(found)} of the {total} results {one if len(found) == 1 else many}: {_numbered(found)}.{tail}"
 
     def _of_kind(self, kind: str) -> str:
         """ "Which of these are surveys?": the numbers of the results of that kind, the list unchanged."""
