@@ -52,7 +52,11 @@ from workflows.validate import validate
         ("who works on dependency parsing?", "topic_researchers", dict(topic="dependency parsing")),
         # were topic searches for "top researchers in parsing" / "author in parsing"
         ("who are the top researchers in parsing?", "topic_researchers", dict(topic="parsing")),
-        ("who is the most cited author in machine translation?", "topic_researchers", dict(topic="machine translation")),
+        (
+            "who is the most cited author in machine translation?",
+            "topic_researchers",
+            dict(topic="machine translation"),
+        ),
         (
             "Who is working on question answering since 2020?",
             "topic_researchers",
