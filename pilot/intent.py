@@ -323,7 +323,7 @@ _REQUEST_PHRASES = re.compile(
     r"(?:has|have) been (?:published|written|done)|is there|are there|i(?:'d| would) like|point me to|"
     r"tell me|show me|give me|look(?:ing)? for|search(?:ing)? for|came (?:before|after)|come (?:before|after)|"
     r"picked up|built up ?on|builds? up ?on|based on|used by|cited by|in the field of|in the area of|"
-    r"c[ao]me out of|grew out of|led (?:up )?to|(?:the )?most (?:often|frequently)|the most|"
+    r"c[ao]me out of|grew out of|led (?:up )?to|(?:the )?most (?:often|frequently)|the most|get rid of|"
     r"(?:references?|reference lists?|bibliography) (?:of|in|from))\b",
     re.I,
 )
@@ -557,7 +557,7 @@ _CITED_BY_FORWARD = re.compile(r"\bcited\s+by\s+(?!me\b|us\b|others\b|many\b|lat
 # word ends the phrase: "without data augmentation" leaves out no datasets)
 _NOT_A_TYPE = re.compile(
     r"\b(?:no|not|without|excluding|except(?: for)?|but not|other than|apart from|exclude|skip|drop|remove|hide|"
-    r"leave out|take out|filter out)\s(?:(?:any|all(?: the)?|the|those)\s)?"
+    r"leave out|take out|filter out|get rid of)\s(?:(?:any|all(?: the)?|the|those)\s)?"
     r"(?P<w>surveys?|reviews?|overviews?|tutorials?|datasets?|corpora|benchmarks?|resources)"
     r"(?:\s(?:or|and|nor)\s(?:the\s)?(?P<w2>surveys?|reviews?|overviews?|tutorials?|datasets?|corpora|benchmarks?))?"
     r"(?=\s?(?:[,.;!?]|$|please|papers|from\s(?:the\s)?(?:list|results)))",

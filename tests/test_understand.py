@@ -659,7 +659,7 @@ def test_only_the_ones_by_someone_keeps_the_rest_of_the_sentence_and_asks_about_
     "text, left",
     [("remove the surveys", ["survey"]), ("drop the surveys", ["survey"]), ("without the surveys", ["survey"]),
      ("hide the datasets", ["resource"]), ("remove surveys and datasets from the list", ["survey", "resource"]),
-     ("exclude surveys", ["survey"])],
+     ("exclude surveys", ["survey"]), ("get rid of the surveys", ["survey"])],
 )  # fmt: skip
 def test_leaving_out_a_kind_of_paper_narrows_the_list(text, left):
     # "remove the surveys" was a new survey search for the same paper; "without the surveys" a topic search
