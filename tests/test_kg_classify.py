@@ -249,6 +249,10 @@ def test_where_a_topic_is_published_and_which_institutions_work_on_it(text, shap
         ("who wrote the Penn Treebank paper?", "the Penn Treebank"),
         ("Who are the authors of BLEU?", "BLEU"),
         ('authors of "Attention Is All You Need"', '"Attention Is All You Need"'),
+        # where and when a paper appeared: its record (venue, year, authors); were topic searches
+        ("where was BERT published?", "BERT"),
+        ("when did the GloVe paper come out?", "the GloVe"),
+        ("in which venue was the transformer paper published?", "the transformer"),
     ],
 )
 def test_who_wrote_a_paper_asks_for_its_authors(text, paper):
@@ -258,7 +262,9 @@ def test_who_wrote_a_paper_asks_for_its_authors(text, paper):
     assert [n.op for n in plan.nodes] == ["anchor", "paper_authors", "synthesize_answer"]
 
 
-@pytest.mark.parametrize("text", ["who wrote papers on parsing?", "Who wrote with Tomas Mikolov?"])
+@pytest.mark.parametrize(
+    "text", ["who wrote papers on parsing?", "Who wrote with Tomas Mikolov?", "where is parsing published?"]
+)
 def test_who_wrote_about_a_topic_or_with_someone_is_not_one_papers_authors(text):
     q = parse(text)
     assert q is None or q.shape != "paper_authors"

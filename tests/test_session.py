@@ -445,6 +445,12 @@ async def test_citations_and_size_said_of_the_list_narrow_it(runtime):
     assert len(reply.results) == 10 and "10 results instead of" in reply.message
 
 
+async def test_where_a_paper_was_published_is_answered_from_its_record(runtime):
+    reply = await Session(runtime).user_says("where was the BLEU paper published?")  # was a topic search
+    assert reply.answer is not None and "Bleu: A Method For Automatic Evaluation" in reply.message
+    assert "2002" in reply.message and "ACL" in reply.message and "Papineni" in reply.message
+
+
 async def test_and_for_another_paper_is_the_same_search_for_that_paper(runtime):
     s = Session(runtime)
     reply = await _answer_until_results(s, await s.user_says("what came before BLEU?"))

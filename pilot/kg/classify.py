@@ -674,9 +674,18 @@ _NOT_ONE_PAPER = re.compile(
 )
 
 
+# "where was BERT published?", "when did the GloVe paper come out?": the paper's record (venue, year, authors)
+_WHERE_PUBLISHED = re.compile(
+    r"^(?:where|when|in which (?:venue|conference|journal|year)|at which (?:venue|conference))\s+"
+    r"(?:was|did)\s+(?P<p>.+?)\s+(?:published|appear|presented|come out)[\s?.!]*$",
+    re.I,
+)
+
+
 def extract_paper_ref(text: str) -> str | None:
-    """The paper in "who wrote <paper>?" / "authors of <paper>", without the word "paper" around it."""
-    m = _WHO_WROTE.match(text.strip())
+    """The paper in "who wrote <paper>?" / "authors of <paper>" / "where was <paper> published?", without the
+    word "paper" around it."""
+    m = _WHO_WROTE.match(text.strip()) or _WHERE_PUBLISHED.match(text.strip())
     if m is None or _NOT_ONE_PAPER.match(m.group("p")):
         return None
     ref = re.sub(r"\s+(?:paper|article|publication)$", "", m.group("p").strip(), flags=re.I)
