@@ -382,8 +382,21 @@ class Message(BaseModel):
     also: list[ParsedRequest] = Field(default_factory=list)  # new_search: more papers the results must cite
 
 
+# "ok thanks", "great, that's it", "perfect, thank you": an acknowledgement, not a topic to search
+_ACK_WORDS = frozenset(
+    "ok okay thanks thank you great cool perfect nice good awesome excellent cheers helpful that's thats it all "
+    "very much a lot so".split()
+)
+_ACK_FILLER = frozenset("it all a very much lot so you".split())
+
+
 def _command(text: str) -> Command | None:
-    return next((name for name, rx in _COMMANDS if rx.match(text)), None)
+    if (named := next((name for name, rx in _COMMANDS if rx.match(text)), None)) is not None:
+        return named  # "that's it" during the questions: search now
+    words = re.findall(r"[a-z']+", text.lower().replace("’", "'"))
+    if words and set(words) <= _ACK_WORDS and not set(words) <= _ACK_FILLER and len(words) <= 8:
+        return "help"
+    return None
 
 
 def _target(parsed: ParsedRequest) -> Target:

@@ -751,3 +751,10 @@ def test_a_fresh_start_before_a_request_is_not_part_of_it(text, topic, kinds):
     assert msg.kind == "new_search" and msg.request is not None
     assert (msg.request.anchor_query, msg.request.intent.paper_types) == (topic, kinds)
     assert read("never mind", RESULTS).kind == "unclear"
+
+
+@pytest.mark.parametrize("text", ["ok thanks", "great, that's it", "perfect, thank you!", "Thanks a lot, very helpful"])
+def test_an_acknowledgement_is_no_topic(text):
+    # "ok thanks" with results on screen asked "refine these results or start a new search on “ok thanks”?"
+    assert (read(text, RESULTS).kind, read(text, RESULTS).command) == ("command", "help")
+    assert read("that's it", ASKING).command == "search_now"  # during the questions: no more of them
