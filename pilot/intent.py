@@ -104,7 +104,16 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
         "predecessor",
         3,
     ),
+    # "papers that use the Penn Treebank", "work that improved on BLEU": later papers that build on the named one
+    (
+        r"\b(?:papers?|works?|articles?|publications?)\s+(?:that|which)\s+(?:use[sd]?|appl(?:y|ies|ied))\b"
+        r"|\b(?:which|what)\s+(?:papers?|works?)\s+(?:use[sd]?|appl(?:y|ied))\b"
+        r"|\bimprov(?:e|es|ed|ing) (?:on|upon)\b|\boutperform(?:s|ed|ing)?\b",
+        "successor",
+        3,
+    ),
     (r"\bsimilar\b|\bcomparable\b|\bclosely related\b|\balong these lines\b|\bsiblings?\b|\blike this\b", "sibling", 3),
+    (r"\balternatives? to\b", "sibling", 3),
     (
         r"\b(?:papers?|works?|articles?|publications?|something|anything|stuff|more)\s+(?:just\s+|much\s+)?like\b"
         r"|\blike it\b",
@@ -324,6 +333,7 @@ _REQUEST_PHRASES = re.compile(
     r"tell me|show me|give me|look(?:ing)? for|search(?:ing)? for|came (?:before|after)|come (?:before|after)|"
     r"picked up|built up ?on|builds? up ?on|based on|used by|cited by|in the field of|in the area of|"
     r"c[ao]me out of|grew out of|led (?:up )?to|(?:the )?most (?:often|frequently)|the most|get rid of|"
+    r"improv(?:e|es|ed|ing) (?:on|upon)|alternatives? to|outperform(?:s|ed|ing)?|"
     r"(?:references?|reference lists?|bibliography) (?:of|in|from))\b",
     re.I,
 )

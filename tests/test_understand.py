@@ -698,7 +698,13 @@ def test_an_answer_to_the_sub_area_question_is_an_answer_though_its_first_word_i
      ("what influenced the Penn Treebank paper", "Penn Treebank", "predecessor"),  # papers by "Penn Treebank"
      ("what led to BERT?", "BERT", "predecessor"),  # topic "led to BERT"
      ("who has cited the transformer paper?", "transformer", "successor"),  # no direction
-     ("what inspired the transformer?", "transformer", "predecessor")],  # topic "inspired the transformer"
+     ("what inspired the transformer?", "transformer", "predecessor"),  # topic "inspired the transformer"
+     # no direction before: the session asked for one
+     ("papers that improved on BLEU", "BLEU", "successor"), ("work that improves upon GloVe", "GloVe", "successor"),
+     ("papers that use the Penn Treebank", "Penn Treebank", "successor"),
+     ("which papers used the Penn Treebank for evaluation?", "Penn Treebank", "successor"),
+     ("alternatives to BLEU", "BLEU", "sibling"),  # a topic "alternatives to BLEU" on a fresh start
+     ("what datasets did the GloVe paper use?", "GloVe", "benchmark")],  # what it used: still its benchmarks
 )  # fmt: skip
 def test_what_led_to_or_came_out_of_a_paper_is_a_search_from_that_paper(text, anchor, direction):
     msg = read(text, FRESH)
