@@ -17,7 +17,7 @@ ListFact = Literal["most_cited", "oldest", "newest", "authors", "venues"]
 
 _EXTREME = re.compile(
     r"^\W*(?:which|what)(?: one| paper| result)?(?: of (?:these|them|those))?(?:'s| is| was)(?: the)? "
-    r"(?P<w>most cited|most influential|oldest|earliest|first|newest|latest|most recent)"
+    r"(?P<w>most cited|most influential|oldest|earliest|newest|latest|most recent)"
     r"(?: one| paper| result)?(?: (?:here|on the list|in the list|of (?:them|these|those|all)))?\W*$",
     re.IGNORECASE,
 )
@@ -40,7 +40,6 @@ _WORD: dict[str, ListFact] = {
     "most influential": "most_cited",
     "oldest": "oldest",
     "earliest": "oldest",
-    "first": "oldest",
     "newest": "newest",
     "latest": "newest",
     "most recent": "newest",

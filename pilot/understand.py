@@ -38,7 +38,7 @@ from pilot.models import Intent
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from pilot.vocab import PAPER_TYPE_WORDS, paper_type_named
-from workflows.refine import MIN_CITED, ONLY_BY, Feedback, read_feedback
+from workflows.refine import MIN_CITED, ONLY_BY, Feedback, read_feedback, referenced_indices
 
 log = logging.getLogger(__name__)
 
@@ -81,11 +81,13 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
 # About the numbered list on screen, not a search: "why is #3 here?", "tell me more about 2", "keep #1 and #4",
 # "export as BibTeX".
 _NUMBERS = r"#?\s*\d{1,3}(?:\s*(?:,|&|and)\s*#?\s*\d{1,3})*"
+# "what is the first one?", "tell me about the third paper": a result named by its place
+_ORDINAL = r"the (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?: one| paper| result)?"
 _EXPLAIN = re.compile(
     r"^\W*(?:why\s+(?:is|was|are|did you (?:include|pick|list|rank))|why'?s|what(?:'s| is| are)|"
     r"tell me (?:more )?about|explain|details (?:of|on|for|about)|more (?:details |info(?:rmation)? )?(?:about|on)|"
     r"show(?: me)?|open|summar(?:ize|ise))"
-    rf"\s+(?:(?:the\s+)?(?:results?|papers?|numbers?|no\.?)\s*)?(?P<n>{_NUMBERS})"
+    rf"\s+(?:(?:the\s+)?(?:results?|papers?|numbers?|no\.?)\s*)?(?P<n>{_NUMBERS}|{_ORDINAL})"
     r"(?:\s+(?:here|there|about|for|in (?:the|this) list|on (?:the|this) list|listed|included|so high|"
     r"ranked so high))*\W*$",
     re.IGNORECASE,
@@ -291,7 +293,11 @@ def _result_command(text: str, ctx: Context) -> Message | None:
         return Message(kind="command", text=text, command="export", why="asks for an export")
     if m := _EXPLAIN.match(text):
         return Message(
-            kind="command", text=text, command="explain", refs=_numbers(m.group("n")), why="asks about results"
+            kind="command",
+            text=text,
+            command="explain",
+            refs=_numbers(m.group("n")) or referenced_indices(m.group("n")),
+            why="asks about results",
         )
     if m := _WHICH_KIND.match(text):
         word = m.group("t").lower().replace(" ", "")  # "data sets" -> "datasets"

@@ -764,3 +764,12 @@ def test_an_acknowledgement_is_no_topic(text):
     # "ok thanks" with results on screen asked "refine these results or start a new search on “ok thanks”?"
     assert (read(text, RESULTS).kind, read(text, RESULTS).command) == ("command", "help")
     assert read("that's it", ASKING).command == "search_now"  # during the questions: no more of them
+
+
+@pytest.mark.parametrize(
+    "text, n", [("what is the first one?", 1), ("tell me about the third paper", 3), ("why is the second one here?", 2)]
+)
+def test_a_result_named_by_its_place_is_explained(text, n):
+    # "what is the first one?" was feedback that changed nothing ("I could not turn that into a change")
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert (msg.kind, msg.command, msg.refs) == ("command", "explain", [n])
