@@ -351,7 +351,7 @@ _REQUEST_WORDS = frozenset(
     using reproduce evaluate evaluated key standard main important relevant good best influential interesting
     typical ones one instead too now then again also anything something everything nothing stuff result results
     hits list but though however yet especially particularly specifically compare comparing comparison
-    contrast versus vs since appeared appear happened happen influenced influences inspired led""".split()
+    contrast versus vs since appeared appear happened happen influenced influences inspired led put top""".split()
 )
 _PRONOUNS = frozenset(
     {
@@ -395,12 +395,14 @@ _ORDER_PATTERNS: tuple[tuple[ResultOrder, str], ...] = (
     ("oldest", _SORT + r"(?:year|date)\s*[,:(]?\s*(?:in\s+)?ascending(?:\s+order)?\)?"),
     (
         "oldest",
-        r"\b(?:oldest|earliest) (?:ones? |papers? )?first\b|\b(?:from )?old(?:est)? to new(?:est)?\b|"
+        r"\b(?:oldest|earliest) (?:ones? |papers? )?(?:first|on top|at the top)\b|"
+        r"\b(?:from )?old(?:est)? to new(?:est)?\b|"
         r"(?<!reverse )\b(?:chronologically|in chronological order)\b",
     ),
     (
         "newest",
-        r"\b(?:newest|latest|most recent) (?:ones? |papers? )?first\b|\b(?:from )?new(?:est)? to old(?:est)?\b|"
+        r"\b(?:newest|latest|most recent) (?:ones? |papers? )?(?:first|on top|at the top)\b|"
+        r"\b(?:from )?new(?:est)? to old(?:est)?\b|"
         r"\b(?:in )?reverse chronological(?:ly| order)\b|" + _SORT + r"(?:year|date|recency)\b" + _DIRECTION,
     ),
     (

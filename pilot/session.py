@@ -101,6 +101,7 @@ class WorkflowVersion(BaseModel):
     workflow: Workflow
     reason: str
     diff: list[str] = Field(default_factory=list, description="human-readable changes vs the previous version")
+    intent: Intent | None = Field(None, description="what the search was asked for when this version was made")
 
 
 class NodeRun(BaseModel):
@@ -551,6 +552,7 @@ class Session(BaseModel):
             return await self.rerun()
         before = self.workflow
         self.current_version = index
+        self._restore_intent()
         assert before is not None and self.workflow is not None
         lines = workflow_diff(before, self.workflow).summary()
         reply = await self._run([f"back to version v{version}"])
@@ -605,6 +607,7 @@ class Session(BaseModel):
             return self._error("There is no earlier version to go back to.")
         before = self.workflow
         self.current_version -= 1
+        self._restore_intent()
         assert before is not None and self.workflow is not None
         lines = workflow_diff(before, self.workflow).summary()
         reply = await self._run([f"back to version {self.versions[self.current_version].version}"])
@@ -1272,10 +1275,19 @@ class Session(BaseModel):
     def _push(self, wf: Workflow, reason: str) -> WorkflowVersion:
         prev = self.workflow
         lines = workflow_diff(prev, wf).summary() if prev is not None else []
-        v = WorkflowVersion(version=len(self.versions) + 1, workflow=wf, reason=reason, diff=lines)
+        v = WorkflowVersion(
+            version=len(self.versions) + 1, workflow=wf, reason=reason, diff=lines, intent=self.intent.model_copy()
+        )
         self.versions.append(v)
         self.current_version = len(self.versions) - 1
         return v
+
+    def _restore_intent(self) -> None:
+        """Back at an earlier version, the request is what it was then: "undo" after "newest first" does not
+        go on saying "newest first" over a list in the best-match order."""
+        v = self.versions[self.current_version]
+        if v.intent is not None:
+            self.intent = v.intent.model_copy()
 
     async def _induce(self, reason: str | None = None) -> list[str]:
         anchor_query = self.anchor.id if self.anchor else ""

@@ -66,7 +66,14 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
             re.IGNORECASE,
         ),
     ),
-    ("undo", re.compile(r"^\W*(?:undo|go back|back|revert)(?: (?:that|the last change|one step))?\W*$", re.IGNORECASE)),
+    (
+        "undo",
+        re.compile(
+            r"^\W*(?:let'?s )?(?:undo|go back|back|revert)"
+            r"(?: (?:that|the last change|one step|to the (?:previous|last|earlier) version))?\W*$",
+            re.IGNORECASE,
+        ),
+    ),
     # a greeting, thanks or a plea for help is not a topic to search ("hi" once became a search for "hi")
     (
         "help",
@@ -86,7 +93,8 @@ _ORDINAL = r"the (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|t
 _EXPLAIN = re.compile(
     r"^\W*(?:why\s+(?:is|was|are|did you (?:include|pick|list|rank))|why'?s|what(?:'s| is| are)|"
     r"tell me (?:more )?about|explain|details (?:of|on|for|about)|more (?:details |info(?:rmation)? )?(?:about|on)|"
-    r"show(?: me)?|open|summar(?:ize|ise))"
+    r"show(?: me)?|open|summar(?:ize|ise)|compare)"
+    r"(?:\s+(?:the\s+)?(?:abstracts?|summary|details|cards?|links?)\s+(?:of|for))?"
     rf"\s+(?:(?:the\s+)?(?:results?|papers?|numbers?|no\.?)\s*)?(?P<n>{_NUMBERS}|{_ORDINAL})"
     r"(?:\s+(?:here|there|about|for|in (?:the|this) list|on (?:the|this) list|listed|included|so high|"
     r"ranked so high))*\W*$",
@@ -286,6 +294,13 @@ _WHICH_BY = re.compile(
 )
 
 
+# "which of these are from 2020?", "which ones were published at ACL?": counted and numbered, the list kept
+_WHICH_ARE = re.compile(
+    r"^\W*(?i:which(?: ones?)?(?: of (?:these|them|those|the (?:results|papers)))? (?:are|were|is|was))"
+    r"(?P<rest> (?i:from|published|at|in|after|before|since|older|newer)\b[^?!]{0,80}?)\W*$"
+)
+
+
 def _result_command(text: str, ctx: Context) -> Message | None:
     """A question or an order about the numbered list on screen ("why is #3 here?", "keep #1 and #4", "export
     as BibTeX"); None for anything else. With no list on screen the session says so (never a search for "#3")."""
@@ -305,7 +320,7 @@ def _result_command(text: str, ctx: Context) -> Message | None:
         return Message(kind="command", text=text, command="kinds", about=kind, why=f"asks which results are {kind}")
     if ctx.listed and (fact := list_fact(text)) is not None:
         return Message(kind="command", text=text, command="list_fact", about=fact, why=f"asks the list's {fact}")
-    if (m := _HOW_MANY.match(text) or _WHICH_BY.match(text)) and ctx.listed:
+    if (m := _HOW_MANY.match(text) or _WHICH_BY.match(text) or _WHICH_ARE.match(text)) and ctx.listed:
         rest = m.group("rest").strip()
         if (
             paper_type_named(rest)

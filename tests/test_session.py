@@ -451,6 +451,20 @@ async def test_where_a_paper_was_published_is_answered_from_its_record(runtime):
     assert "2002" in reply.message and "ACL" in reply.message and "Papineni" in reply.message
 
 
+async def test_undo_brings_back_what_the_search_asked_for_then(runtime):
+    # after "newest first" then "undo", the reply went on saying "newest first" over the best-match list
+    s = Session(runtime)
+    first = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    await s.user_says("put the newest on top")
+    reply = await s.user_says("remove the surveys")
+    assert "leaving out surveys, newest first" in reply.message
+    reply = await s.user_says("undo")
+    assert "newest first" in reply.message and "leaving out" not in reply.message
+    reply = await s.user_says("let's go back to the previous version")
+    assert s.intent.order == "score" and "newest first" not in reply.message
+    assert [r.paper.id for r in reply.results] == [r.paper.id for r in first.results]
+
+
 async def test_and_for_another_paper_is_the_same_search_for_that_paper(runtime):
     s = Session(runtime)
     reply = await _answer_until_results(s, await s.user_says("what came before BLEU?"))

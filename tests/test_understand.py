@@ -773,3 +773,19 @@ def test_a_result_named_by_its_place_is_explained(text, n):
     # "what is the first one?" was feedback that changed nothing ("I could not turn that into a change")
     msg = read(text, RESULTS.model_copy(update={"listed": 50}))
     assert (msg.kind, msg.command, msg.refs) == ("command", "explain", [n])
+
+
+@pytest.mark.parametrize(
+    "text, kind, command",
+    [("show me the abstract of #2", "command", "explain"),  # a topic search for "abstract of #2"
+     ("compare #1 and #2", "command", "explain"),  # feedback that changed nothing
+     ("which of these are from 2020?", "command", "count"),  # narrowed the list to 2020 on
+     ("which ones were published at ACL?", "command", "count"),
+     ("let's go back to the previous version", "command", "undo"),  # "refine or new search?"
+     ("put the newest on top", "refine", None)],  # a topic search for "put the on top"
+)  # fmt: skip
+def test_more_ways_of_talking_about_the_list_on_screen(text, kind, command):
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert (msg.kind, msg.command) == (kind, command)
+    if kind == "refine":
+        assert msg.feedback is not None and msg.feedback.order == "newest"
