@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Literal
 
 from pilot.domain import profile
-from pilot.models import Paper, RankedPaper
+from pilot.models import RankedPaper
 from workflows.diff import short
+from workflows.ops.features import citation_value
 
 ListFact = Literal["most_cited", "oldest", "newest", "authors", "venues"]
 
@@ -45,6 +46,7 @@ _WORD: dict[str, ListFact] = {
     "most recent": "newest",
 }
 SHOWN = 5  # authors or venues named in an answer
+SAID = 8  # result numbers said per author or year
 
 
 def list_fact(text: str) -> ListFact | None:
@@ -58,13 +60,10 @@ def list_fact(text: str) -> ListFact | None:
     return None
 
 
-def _cited(p: Paper) -> int:
-    # the same count the "most cited first" order uses: the source's, or the corpus's own links
-    return max(p.citation_count or 0, p.in_corpus_citations or 0)
-
-
-def _numbers(ns: list[int]) -> str:
-    return ", ".join(f"#{n}" for n in ns[:8]) + (f" and {len(ns) - 8} more" if len(ns) > 8 else "")
+def numbered(found: list[int], at_most: int = 20) -> str:
+    """Result numbers as a reply lists them: "#2, #5 and 31 more"."""
+    more = f" and {len(found) - at_most} more" if len(found) > at_most else ""
+    return ", ".join(f"#{n}" for n in found[:at_most]) + more
 
 
 def answer(results: Sequence[RankedPaper], fact: ListFact) -> str:
@@ -72,12 +71,12 @@ def answer(results: Sequence[RankedPaper], fact: ListFact) -> str:
     papers = [r.paper for r in results]
     total = len(papers)
     if fact == "most_cited":
-        n, p = max(enumerate(papers, 1), key=lambda x: (_cited(x[1]), -x[0]))
-        if _cited(p) == 0:
+        n, p = max(enumerate(papers, 1), key=lambda x: (citation_value(x[1]), -x[0]))
+        if citation_value(p) == 0:
             return f"None of the {total} results has a citation count in the source."
         return (
             f"The most cited is #{n} “{short(p.title, 100)}”{f' ({p.year})' if p.year else ''}, "
-            f"cited {_cited(p):,} times. (Say “sort by citations” to order the list that way.)"
+            f"cited {citation_value(p):,} times. (Say “sort by citations” to order the list that way.)"
         )
     if fact in ("oldest", "newest"):
         dated = [(n, p) for n, p in enumerate(papers, 1) if p.year]
@@ -87,7 +86,8 @@ def answer(results: Sequence[RankedPaper], fact: ListFact) -> str:
         year = pick(p.year or 0 for _, p in dated)
         same = [(n, p) for n, p in dated if p.year == year]
         n, p = same[0]
-        also = f" ({len(same) - 1} more from {year}: {_numbers([m for m, _ in same[1:]])})" if len(same) > 1 else ""
+        others = [m for m, _ in same[1:]]
+        also = f" ({len(others)} more from {year}: {numbered(others, SAID)})" if others else ""
         order = "oldest first" if fact == "oldest" else "newest first"
         return f"The {fact} is #{n} “{short(p.title, 100)}” ({year}){also}. (Say “{order}” to order the list that way.)"
     if fact == "authors":
@@ -100,7 +100,7 @@ def answer(results: Sequence[RankedPaper], fact: ListFact) -> str:
             return f"The source names no authors for the {total} results."
         if len(top[0][1]) == 1:
             return f"No author has more than one of the {total} results."
-        said = "; ".join(f"{name} ({len(ns)}: {_numbers(ns)})" for name, ns in top if len(ns) > 1)
+        said = "; ".join(f"{name} ({len(ns)}: {numbered(ns, SAID)})" for name, ns in top if len(ns) > 1)
         who = top[0][0].split(",")[0].split()[-1]
         return f"Authors with the most of the {total} results: {said}. (Say “only the ones by {who}” to keep theirs.)"
     venues = Counter(v for v in (profile().venue_label(p) for p in papers) if v)

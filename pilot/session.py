@@ -43,7 +43,7 @@ from pilot.domain import profile
 from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction, parse_constraints, parse_request
 from pilot.kg import KGQuery, answer_question
 from pilot.limits import clip_message, quote
-from pilot.listfacts import ListFact
+from pilot.listfacts import ListFact, numbered
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.papertype import paper_type
 from pilot.runtime import Runtime
@@ -261,12 +261,6 @@ def _direction_without_title(request: str, title: str | None) -> str | None:
     if not t or f" {t} " not in f" {req} ":
         return None
     return detect_direction(f" {req} ".replace(f" {t} ", " "), full_text=request)[0]
-
-
-def _numbered(found: list[int], at_most: int = 20) -> str:
-    """Result numbers as a reply lists them: "#2, #5 and 31 more"."""
-    more = f" and {len(found) - at_most} more" if len(found) > at_most else ""
-    return ", ".join(f"#{n}" for n in found[:at_most]) + more
 
 
 def _carried(before: Intent, after: Intent, fields: tuple[str, ...]) -> dict[str, Any]:
@@ -1001,7 +995,7 @@ class Session(BaseModel):
             return f"None of the {total} results is {what}."
         verb = "is" if len(found) == 1 else "are"
         hint = f"(Say “only {what}” to keep just those.)"
-        return f"{len(found)} of the {total} results {verb} {what}: {_numbered(found)}. {hint}"
+        return f"{len(found)} of the {total} results {verb} {what}: {numbered(found)}. {hint}"
 
     def _by_author(self, who: str) -> str:
         """ "How many are by Manning?": the results with an author of that name (``author_matcher``)."""
@@ -1021,7 +1015,7 @@ class Session(BaseModel):
         if not found:
             return f"None of the {total} results {none}."
         tail = f" {hint}" if hint else ""
-        return f"{len(found)} of the {total} results {one if len(found) == 1 else many}: {_numbered(found)}.{tail}"
+        return f"{len(found)} of the {total} results {one if len(found) == 1 else many}: {numbered(found)}.{tail}"
 
     def _of_kind(self, kind: str) -> str:
         """ "Which of these are surveys?": the numbers of the results of that kind, the list unchanged."""

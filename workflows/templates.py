@@ -416,7 +416,7 @@ def _type_query(kind: str) -> str | None:
     return {"survey": " ".join(SURVEY_TERMS[:4]), "resource": profile().resource_query}.get(kind)
 
 
-# hits of the three searches whose linked ones seed the graph walk (dev topic cases: R@50 .509 -> .518 from 100+)
+# how many of the three searches' best hits may seed the graph walk (dev topic cases: 60 or 100 left R@50 at .509)
 STRONGEST_HITS = 30
 
 
@@ -444,9 +444,9 @@ def topic_search(intent: Intent) -> Workflow:
             b.add(node, "keyword_search", params, f"{kind} papers on the topic", keywords="kw")
             searches.append(node)
     b.add("hits", "union", **{"in": searches})
-    # a hit that cites nothing in the source leads nowhere in the graph: the seeds are the best of the rest
-    # Seeds come from the strongest matches only: where the graph does not reach the topic (a field newer than
-    # the source's links), the best linked hits are off-topic and their neighbourhood would bury the real matches.
+    # a hit that cites nothing in the source leads nowhere in the graph: the seeds are the linked ones among the
+    # strongest matches only, for where the graph does not reach the topic (a field newer than the source's
+    # links) the best linked hits are off-topic, and their neighbourhood would bury the real matches
     b.add("strongest", "top_k", {"k": STRONGEST_HITS}, "the strongest matches", **{"in": "hits"})
     b.add("linked", "filter", {"has_references": True}, "strong matches that cite something", **{"in": "strongest"})
     b.add("seeds", "top_k", {"k": 30}, "the best matches", **{"in": "linked"})

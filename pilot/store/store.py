@@ -189,9 +189,9 @@ class CorpusStore:
         kth = scores[np.argpartition(-scores, k - 1)[:k]].min()
         # ties by row, the k-th paper's included (a paper recorded twice has one vector): the first k of a
         # longer list are the k papers, in the same order
-        idx = np.flatnonzero(scores >= kth)
+        idx = np.flatnonzero((scores >= kth) & np.isfinite(scores))  # not every masked-out row when k > found
         idx = idx[np.lexsort((idx, -scores[idx]))][:k]
-        return [(int(i), float(scores[i])) for i in idx if np.isfinite(scores[i])]
+        return [(int(i), float(scores[i])) for i in idx]
 
     # --- entities -----------------------------------------------------------------------------
     _TABLE: ClassVar[dict[str, tuple[str, type[Author] | type[Venue] | type[Org]]]] = {
