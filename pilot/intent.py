@@ -83,7 +83,7 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
     ),
     (
         r"\b(?:papers?|works?|articles?|publications?)\s+(?:that\s+|which\s+)?cit(?:e|es|ing)\b"
-        r"|\bwho (?:cites?|(?:has|have) cited)\b|\bwhat cites\b|\b(?:that|which) cites?\b|\bciting\b"
+        r"|\bwho (?:cites?|cited|(?:has|have) cited)\b|\bwhat cites\b|\b(?:that|which) cites?\b|\bciting\b"
         r"|\bc[ao]me out of\b|\bgrew out of\b",
         "successor",
         3,
@@ -315,7 +315,10 @@ def focus_terms(text: str, anchor_query: str, rest: str) -> list[str]:
 
 
 def _cut(text: str, part: str) -> str:
-    i = text.find(part)
+    """``text`` without ``part``: its whole-word occurrence if it has one ("it" of "who cites it?" is not the
+    "it" inside "cites"), else its first."""
+    m = re.search(rf"(?<!\w){re.escape(part)}(?!\w)", text) if part else None
+    i = m.start() if m else text.find(part)
     return f"{text[:i]} {text[i + len(part) :]}".strip() if i >= 0 else text
 
 
@@ -415,7 +418,7 @@ _ORDER_PATTERNS: tuple[tuple[ResultOrder, str], ...] = (
     ),
     (
         "score",
-        _SORT + r"(?:relevance|score|match)\b|\b(?:best|closest) (?:matches |match )?first\b|"
+        _SORT + r"(?:relevance|score|match|similarity|closeness)\b|\b(?:best|closest) (?:matches |match )?first\b|"
         r"\boriginal order\b|\bback to (?:relevance|the (?:best matches|ranking|score|original order))\b",
     ),
 )
@@ -569,7 +572,7 @@ _CITED_BY_FORWARD = re.compile(r"\bcited\s+by\s+(?!me\b|us\b|others\b|many\b|lat
 # word ends the phrase: "without data augmentation" leaves out no datasets)
 _NOT_A_TYPE = re.compile(
     r"\b(?:no|not|without|excluding|except(?: for)?|but not|other than|apart from|exclude|skip|drop|remove|hide|"
-    r"leave out|take out|filter out|get rid of)\s(?:(?:any|all(?: the)?|the|those)\s)?"
+    r"leave out|take out|filter out|get rid of|too many|so many|fewer|less)\s(?:(?:any|all(?: the)?|the|those)\s)?"
     r"(?P<w>surveys?|reviews?|overviews?|tutorials?|datasets?|corpora|benchmarks?|resources)"
     r"(?:\s(?:or|and|nor)\s(?:the\s)?(?P<w2>surveys?|reviews?|overviews?|tutorials?|datasets?|corpora|benchmarks?))?"
     r"(?=\s?(?:[,.;!?]|$|please|papers|from\s(?:the\s)?(?:list|results)))",
@@ -577,8 +580,12 @@ _NOT_A_TYPE = re.compile(
 )
 
 
-_BEFORE_A_PHRASE = frozenset({"for", "on", "about", "the", "any"})
-_AFTER_A_PHRASE = frozenset({"one", "ones", "paper", "papers", "work", "works", "article", "articles", "stuff"})
+_BEFORE_A_PHRASE = frozenset(
+    {"for", "on", "about", "the", "any", "anything", "everything", "papers", "paper", "work", "stuff", "ones", "in"}
+)
+_AFTER_A_PHRASE = frozenset(
+    {"one", "ones", "paper", "papers", "work", "works", "article", "articles", "stuff", "please", "thanks"}
+)
 
 
 def _trimmed(words: list[str], head: frozenset[str], tail: frozenset[str]) -> str:
@@ -789,7 +796,8 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     if resources:
         out["resource_types"] = resources
     excl = re.findall(
-        r"\b(?:exclude|excluding|without|except(?: for)?|not about|but not|other than|apart from|no)\s+"
+        r"\b(?:exclude|excluding|without|except(?: for)?|not about|but not|other than|apart from|no|"
+        r"not interested in|(?:do not|don't|dont) (?:care about|want)|nothing (?:about|on))\s+"
         r"([a-z][\w\- ]{2,40}?)(?:[.,;!?]|$|\band\b)",
         low,
     )
@@ -811,7 +819,11 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         out["paper_types"] = [t for t in PAPER_TYPES if t not in left_types]
     elif m := _ONLY_A_TYPE.search(low):  # "only surveys", "just the datasets"
         out["paper_types"] = [PAPER_TYPE_WORDS[m.group(1)]]
-    if m := re.search(r"\b(?:about|on|focus(?:ed|ing)? on|regarding|mostly|especially)\s+([a-z][a-z ,\-]{2,80})", low):
+    # "about X" inside a leaving-out ("exclude anything about images") names what goes, not a topic
+    outside = _LEAVING_OUT.sub(" ", low) if terms else low
+    if m := re.search(
+        r"\b(?:about|on|focus(?:ed|ing)? on|regarding|mostly|especially)\s+([a-z][a-z ,\-]{2,80})", outside
+    ):
         topic = content_terms(m.group(1))
         # "what about surveys?" asks for another kind of paper, not for results about the word "surveys"
         topic = [t for t in topic if t not in {"method", "result", "results", "background"} | _REQUEST_WORDS]
@@ -820,6 +832,7 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     return out
 
 
+_LEAVING_OUT = re.compile(r"\b(?:exclude|excluding|without|not|no|nothing|except|don'?t|dont)\b.*")
 _MERGED_LISTS = (
     "topic_terms", "exclude_terms", "exclude_venues", "exclude_years", "resource_types", "liked_ids", "disliked_ids"
 )  # fmt: skip

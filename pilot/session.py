@@ -58,6 +58,7 @@ from workflows.diff import short
 from workflows.edit import apply_edit, describe_edit
 from workflows.executor import RunResult, execute
 from workflows.executor import run_node as exec_run_node
+from workflows.explain import how_made
 from workflows.explain import why as explain_why
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
@@ -434,7 +435,7 @@ class Session(BaseModel):
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
                 return self._reply(HELP, **self._on_screen())
-            if msg.command in ("explain", "keep", "export", "kinds", "count", "list_fact"):
+            if msg.command in ("explain", "keep", "export", "kinds", "count", "list_fact", "how"):
                 return self._about_results(msg)
             if msg.command == "earlier":
                 return self._back_to_earlier(msg)
@@ -934,6 +935,8 @@ class Session(BaseModel):
         keep = self._on_screen()
         if msg.command == "export":
             return self._reply(EXPORT_HELP, **keep)
+        if msg.command == "how":
+            return self._reply(how_made(self.workflow), **keep)
         picked = [(n, self.results[n - 1]) for n in dict.fromkeys(msg.refs) if 1 <= n <= len(self.results)]
         missing = [n for n in msg.refs if not 1 <= n <= len(self.results)]
         if not self.results:

@@ -46,7 +46,18 @@ MessageKind = Literal["new_search", "refine", "answer", "entity", "command", "am
 # "result": a paper on the numbered list ("papers like the first one" after an answer); feedback.refs says which
 Target = Literal["paper", "topic", "current", "result"]
 Command = Literal[
-    "search_now", "reset", "undo", "help", "explain", "keep", "export", "earlier", "kinds", "count", "list_fact"
+    "search_now",
+    "reset",
+    "undo",
+    "help",
+    "explain",
+    "keep",
+    "export",
+    "earlier",
+    "kinds",
+    "count",
+    "list_fact",
+    "how",
 ]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
@@ -301,11 +312,67 @@ _WHICH_ARE = re.compile(
 )
 
 
+# "these are all irrelevant", "none of these is what I want", "not helpful": the list misses, with no word of why
+_DISMISSAL = re.compile(
+    r"^\W*(?:(?:hmm+|no|nope|ugh|well|sorry|but)[,.!\s]+)*(?:"
+    r"(?:these|they|those|th(?:is|at)|it)(?: (?:results|papers))?(?:'re|'s| are| is)?"
+    r"(?: (?:all|really|totally|completely))?(?: (?:results|papers))? (?:all )?"
+    r"(?:irrelevant|useless|wrong|bad|off[- ]topic|not (?:relevant|useful|helpful|right|it|good)|"
+    r"not what i (?:want(?:ed)?|need(?:ed)?|meant|asked for|was looking for))"
+    r"|none of (?:these|them|those|the (?:results|papers)) (?:are|is) (?:relevant|useful|helpful|right|it|good|"
+    r"what i (?:want(?:ed)?|need(?:ed)?|meant|asked for|was looking for))"
+    r"|(?:that's |that is |this is )?(?:not|un)(?: very)? (?:helpful|useful|relevant)(?: at all)?"
+    r"|(?:wrong|bad|useless|irrelevant) (?:papers|results|list)"
+    r"|nothing (?:useful|relevant|good) (?:here|there)"
+    r")(?: (?:at all|to me|for me|here))?\W*$",
+    re.IGNORECASE,
+)
+_DISMISSAL_HINT = (
+    "Sorry these miss. Tell me what is wrong and I will change the search (this list stays, to go back to):\n"
+    "- off the topic: say what they should be about (“focus on …”), or “actually I meant …” for another paper or "
+    "topic;\n"
+    "- the wrong years: “only after 2015”, “from the 90s”;\n"
+    "- the wrong kind of paper: “only surveys”, “no datasets”;\n"
+    "- single papers: “not #3”, “more like #2”;\n"
+    "- or “start over”."
+)
+
+
+# "how did you rank these?", "show me the workflow", "how does the ranking work?": the steps that made the list
+_HOW_MADE = re.compile(
+    r"^\W*(?:(?:so|ok(?:ay)?|and|but)[,\s]+)?(?:"
+    r"how (?:did|do) you (?:rank|order|sort|score|find|choose|pick|select|get)(?: (?:these|them|those|the|this)"
+    r"(?: (?:results|papers|list))?)?"
+    r"|how (?:are|were|was|is) (?:these|they|those|the|this)(?: (?:results|papers|list))? (?:ranked|ordered|sorted|"
+    r"scored|found|chosen|picked|selected|made)"
+    r"|how does (?:the |your |this )?(?:ranking|search|scoring|workflow) work"
+    r"|(?:explain|describe) (?:the |your |this )?(?:ranking|scoring|workflow|search steps|pipeline)"
+    r"|(?:show|tell)(?: me)? (?:the |your |this )?(?:workflow|pipeline|search steps|steps)"
+    r"|what(?: is| was| are| were|'s|’s) (?:the |your |this )?(?:workflow|pipeline|ranking|search steps|steps)"
+    r"|what did you do"
+    r")(?: (?:here|exactly|for this|to get these))?\W*$",
+    re.IGNORECASE,
+)
+# "why is #3 ranked above #2?", "why is #5 higher than #1": both cards, side by side
+_ABOVE = re.compile(
+    r"^\W*why (?:is|was|did) #?\s?(?P<a>\d{1,3}) (?:(?:ranked|listed|placed|rank|come|scored?|end up) )?"
+    r"(?:above|higher than|before|over|ahead of|better than) #?\s?(?P<b>\d{1,3})\W*$",
+    re.IGNORECASE,
+)
+
+
 def _result_command(text: str, ctx: Context) -> Message | None:
     """A question or an order about the numbered list on screen ("why is #3 here?", "keep #1 and #4", "export
     as BibTeX"); None for anything else. With no list on screen the session says so (never a search for "#3")."""
     if _EXPORT.match(text):
         return Message(kind="command", text=text, command="export", why="asks for an export")
+    if _HOW_MADE.match(text):
+        return Message(kind="command", text=text, command="how", why="asks how the list was made")
+    if m := _ABOVE.match(text):
+        refs = [int(m.group("a")), int(m.group("b"))]
+        return Message(kind="command", text=text, command="explain", refs=refs, why="asks why one result is above")
+    if ctx.has_results and _DISMISSAL.match(text):
+        return Message(kind="unclear", text=text, hint=_DISMISSAL_HINT, why="the list misses, no word of why")
     if m := _EXPLAIN.match(text):
         return Message(
             kind="command",
@@ -405,10 +472,10 @@ class Message(BaseModel):
 
 # "ok thanks", "great, that's it", "perfect, thank you": an acknowledgement, not a topic to search
 _ACK_WORDS = frozenset(
-    "ok okay thanks thank you great cool perfect nice good awesome excellent cheers helpful that's thats it all "
-    "very much a lot so".split()
+    "ok okay thanks thank you great cool perfect nice good awesome excellent cheers helpful useful that's thats it "
+    "all very much a lot so these are this is they look looks those".split()
 )
-_ACK_FILLER = frozenset("it all a very much lot so you".split())
+_ACK_FILLER = frozenset("it all a very much lot so you these are this is they look looks those".split())
 
 
 def _command(text: str) -> Command | None:
@@ -430,21 +497,26 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
     """The text only says how to change the results: nothing is left once its feedback words are cut."""
     if not feedback.actionable and not _FOCUS.match(text):
         return False
+    if feedback.weights:  # "more weight on citations": about the ranking, whatever words are left
+        return True
     rest = re.sub(r"#\s*\d+|\b\d{1,3}\s+more\b", " ", text)
+    rest = ONLY_BY.sub(" ", rest)  # "only the ones by Mikolov": the name is whose papers, not a subject
+    rest = MIN_CITED.sub(" ", rest)
     rest = re.sub(
         r"\b(?:not|no|drop|remove|exclude|excluding|without|except|hide|more like|less like|like|fewer|less|more|"
         r"too (?:broad|narrow|general|specific|many|few|old)|narrow(?:er)?(?: it)? down|broader|widen|"
         r"the (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?: one)?|number \d+|"
         r"any (?:year|time|venue)|all venues|"
-        r"this one|that one|is (?:great|good|relevant|irrelevant|wrong|bad)|please|thanks?|thank you)\b",
+        r"this one|that one|is (?:great|good|relevant|irrelevant|wrong|bad|perfect|spot on|useful)|please|thanks?|"
+        r"thank you|find|show me|give me|papers|ones|it|them|those|these|i'?m|i am|interested in|"
+        r"(?:do not|don'?t) (?:care about|want)|nothing (?:about|on)|keep|only|just|"
+        r"next (?:page|results|batch|ones|\d{1,3})|the top|top)\b",
         " ",
         rest,
         flags=re.IGNORECASE,
     )
     for term in feedback.updates.get("exclude_terms", []):
         rest = re.sub(re.escape(term), " ", rest, flags=re.IGNORECASE)
-    rest = ONLY_BY.sub(" ", rest)  # "only the ones by Mikolov": the name is whose papers, not a subject
-    rest = MIN_CITED.sub(" ", rest)
     if "k" in feedback.updates:  # "give me 10": how many, not a paper called "10"
         rest = re.sub(r"\b\d{1,3}\b", " ", rest)
     if _FOCUS.match(text):
@@ -532,6 +604,8 @@ def read(text: str, ctx: Context) -> Message:
         follow_up = _after_answer(text, ctx)
         if follow_up is not None:
             return follow_up
+    elif ctx.has_results and ctx.listed and (pivot := _from_result(text, ctx, like_means_sibling=False)):
+        return pivot
 
     parsed = parse_request(text, ctx.known_venues)
     topical = _as_topic_request(parsed, text)
@@ -621,6 +695,42 @@ _GROUP_SHAPES: dict[str, tuple[str, ...]] = {
 }
 
 
+# a result named by its number or place ("#2", "number 2", "the second one"): "it" to the request reader
+_RESULT_REF = re.compile(
+    r"(?:#\s?|\b(?:number|no\.?|result|paper|item) )\d{1,3}\b|\bthe (?:first|second|third|fourth|fifth|sixth|"
+    r"seventh|eighth|ninth|tenth)(?: (?:one|paper|result))?\b",
+    re.IGNORECASE,
+)
+
+
+def _from_result(text: str, ctx: Context, like_means_sibling: bool) -> Message | None:
+    """ "Who cites #2?", "what does the first one cite?", "surveys covering #4": a new search from that result,
+    in the direction the words ask for. "More like #3" is one only after an answer (``like_means_sibling``);
+    under a search's results it is feedback on them."""
+    feedback = read_feedback(text, ctx.known_venues)
+    refs = [i for i in feedback.refs if 1 <= i <= ctx.listed]
+    if not refs:
+        return None
+    parsed = parse_request(_RESULT_REF.sub("it", text), ctx.known_venues)
+    if parsed.anchor_kind not in ("current", "none"):
+        return None  # "papers citing both #2 and GloVe" names another paper
+    direction = parsed.intent.direction
+    if direction == "sibling" and not like_means_sibling:
+        if not parsed.constraints:
+            return None  # "more like #3": feedback, read as usual
+        # "more like #3 but about Chinese": that result liked, with what the words add
+        feedback = feedback.model_copy(update={"positive": True, "updates": {**feedback.updates, **parsed.constraints}})
+        return Message(kind="refine", text=text, feedback=feedback, why=f"more like result #{refs[0]}, and more")
+    direction = direction or ("sibling" if like_means_sibling and feedback.positive else None)
+    if direction is None:
+        return None
+    parsed = parsed.model_copy(update={"intent": apply_updates(parsed.intent, {"direction": direction})})
+    return Message(
+        kind="new_search", text=text, target="result", request=parsed, feedback=feedback,
+        why=f"{direction} of result #{refs[0]}",
+    )  # fmt: skip
+
+
 def _after_answer(text: str, ctx: Context) -> Message | None:
     """After an answer about people or venues, with its papers listed: "only after 2010" narrows the question,
     "papers like the first one" starts a search from that paper. None: read the message as usual."""
@@ -629,17 +739,9 @@ def _after_answer(text: str, ctx: Context) -> Message | None:
         shape = next(shape for shape, words in _GROUP_SHAPES.items() if word.startswith(words))
         query = KGQuery(shape=shape, topic=ctx.asked.topic, year_min=ctx.asked.year_min, year_max=ctx.asked.year_max)
         return Message(kind="entity", text=text, entity=query, why=f"the same topic, asked about its {word}")
+    if (pivot := _from_result(text, ctx, like_means_sibling=True)) is not None:
+        return pivot
     feedback = read_feedback(text, ctx.known_venues)
-    refs = [i for i in feedback.refs if 1 <= i <= ctx.listed]
-    if refs:
-        parsed = parse_request(re.sub(r"#\s*\d+", " ", text), ctx.known_venues)
-        direction = parsed.intent.direction or ("sibling" if feedback.positive else None)
-        if direction:
-            parsed = parsed.model_copy(update={"intent": apply_updates(parsed.intent, {"direction": direction})})
-            return Message(
-                kind="new_search", text=text, target="result", request=parsed, feedback=feedback,
-                why=f"{direction} of result #{refs[0]}",
-            )  # fmt: skip
     narrows = {k: v for k, v in feedback.updates.items() if k in ("year_min", "year_max", "venues")}
     if narrows and not subject_of(text, ctx.known_venues) and parse_entity_question(text) is None:
         return Message(kind="refine", text=text, feedback=feedback, updates=narrows, why="narrows the question asked")

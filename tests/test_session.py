@@ -611,3 +611,45 @@ async def test_a_correction_keeps_the_direction_and_changes_the_paper(runtime):
     await s.user_says("no, I meant Collins (2003)")
     assert s.anchor is not None and s.anchor.id != BLEU and s.anchor.year == 2003
     assert s.intent.direction == "successor"  # the direction chosen for the search it corrects
+
+
+async def test_a_result_named_with_a_direction_starts_a_search_from_it(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    second = reply.results[1].paper
+    reply = await s.user_says("who cites #2?")  # was feedback that changed nothing
+    assert s.anchor is not None and s.anchor.id == second.id and s.intent.direction == "successor"
+    assert any(n.startswith(f"Searching from result #2: {second.title}") for n in reply.notes)
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    first = reply.results[0].paper
+    await s.user_says("what does the first one cite?")  # "it" was cut out of "cites" and the direction lost
+    assert s.anchor is not None and s.anchor.id == first.id and s.intent.direction == "predecessor"
+
+
+async def test_how_the_list_was_made_is_told_step_by_step_and_the_list_stays(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    shown, versions = [r.paper.id for r in reply.results], len(s.versions)
+    reply = await s.user_says("how did you rank these?")  # was a topic search for "rank"
+    assert [r.paper.id for r in reply.results] == shown
+    assert reply.message.startswith("How this list was made:") and "`score` ranks them by" in reply.message
+    assert "closeness in meaning" in reply.message and f"keeps the best {len(shown)}" in reply.message
+    reply = await s.user_says("these are all irrelevant")  # was a topic search for "irrelevant"
+    assert [r.paper.id for r in reply.results] == shown and "Tell me what is wrong" in reply.message
+    assert len(s.versions) == versions
+
+
+async def test_the_weight_of_a_ranking_signal_is_said_and_changed(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    before = dict(s.workflow.node("score").params["features"])
+    reply = await s.user_says("more weight on citations")  # was a topic search for "weight"
+    after = s.workflow.node("score").params["features"]
+    assert after["citations"] == pytest.approx(2 * before["citations"]) and "more weight on citations" in reply.message
+    reply = await s.user_says("prefer older papers")  # changed nothing
+    assert s.workflow.node("score").params["features"]["recency"] < 0 and "older work first" in reply.message
+    years = [r.paper.year for r in reply.results[:10] if r.paper.year]
+    reply = await s.user_says("ignore citations")
+    assert s.workflow.node("score").params["features"]["citations"] == 0
+    assert years  # the list is still there

@@ -789,3 +789,88 @@ def test_more_ways_of_talking_about_the_list_on_screen(text, kind, command):
     assert (msg.kind, msg.command) == (kind, command)
     if kind == "refine":
         assert msg.feedback is not None and msg.feedback.order == "newest"
+
+
+@pytest.mark.parametrize(
+    ("text", "direction", "n"),
+    [("who cites #2?", "successor", 2), ("what does #4 cite?", "predecessor", 4),  # feedback that changed nothing
+     ("who cited the second one?", "successor", 2), ("what does the first paper cite?", "predecessor", 1),
+     ("surveys covering #3", "survey", 3), ("papers that build on #5", "successor", 5),
+     ("what came after number 4", "successor", 4), ("any datasets used by #2?", "benchmark", 2)],
+)  # fmt: skip
+def test_a_result_with_a_direction_is_a_search_from_that_result(text, direction, n):
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert (msg.kind, msg.target, msg.request.intent.direction) == ("new_search", "result", direction)
+    assert msg.feedback is not None and msg.feedback.refs == [n]
+
+
+@pytest.mark.parametrize(
+    ("text", "refs", "updates"),
+    [("more like #3", [3], {}), ("the third one is great, find more like it", [3], {}),  # a topic search before
+     ("#2 is perfect, show me more like it", [2], {}),
+     ("more like #3 but about Chinese", [3], {"topic_terms": ["chinese"]}),  # a topic "#3 but about Chinese"
+     ("more like the second one but after 2005", [2], {"year_min": 2006})],
+)  # fmt: skip
+def test_more_like_a_result_stays_feedback_on_the_list(text, refs, updates):
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert msg.kind == "refine" and msg.feedback.refs == refs and msg.feedback.positive
+    assert {k: v for k, v in msg.feedback.updates.items() if k != "k"} == updates
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [("not interested in speech", "exclude_terms", ["speech"]),  # asked "refine or new search?"
+     ("exclude anything about images", "exclude_terms", ["images"]),  # also *focused* on images
+     ("I don't want papers on images", "exclude_terms", ["images"]),
+     ("too many surveys", "paper_types", ["resource", "method"]),  # halved the list
+     ("keep only the top 5", "k", 5)],  # a topic search for "keep"
+)  # fmt: skip
+def test_what_to_leave_out_and_how_many_said_of_the_list(text, field, value):
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert msg.kind == "refine" and msg.feedback.updates == {field: value} and msg.feedback.size is None
+
+
+def test_the_next_page_and_a_ranking_signal_are_feedback():
+    ctx = RESULTS.model_copy(update={"listed": 50})
+    assert read("next page", ctx).feedback.size == "more"  # asked "refine or new search?"
+    assert read("next 20", ctx).feedback.extra == 20
+    for text, weights in [
+        ("less weight on recency", {"recency": "less"}),
+        ("more weight on citations", {"citations": "more"}),
+        ("I care more about citations", {"citations": "more"}),
+        ("prefer older papers", {"recency": "older"}),
+        ("ignore citations", {"citations": "off"}),
+    ]:
+        msg = read(text, ctx)
+        assert msg.kind == "refine" and msg.feedback.weights == weights and not msg.feedback.updates, text
+    assert read("rank by similarity", ctx).feedback.order == "score"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how did you rank these?",
+        "show me the workflow",
+        "how does the ranking work?",
+        "what's the workflow",
+        "how were these papers found?",
+        "explain the ranking",
+    ],
+)
+def test_how_the_list_was_made_is_a_question_about_it(text):
+    assert read(text, RESULTS).command == "how"  # topic searches for "rank", "workflow", "found"
+
+
+def test_a_list_dismissed_without_a_reason_is_kept_and_the_user_asked_why():
+    for text in [
+        "these are all irrelevant",
+        "none of these are what I want",
+        "this is not what I want",
+        "these papers are not relevant",
+        "wrong papers",
+        "nothing useful here",
+    ]:  # topic searches
+        msg = read(text, RESULTS)
+        assert msg.kind == "unclear" and "Tell me what is wrong" in msg.hint, text
+    assert read("these are great", RESULTS).command == "help"  # an acknowledgement, not a topic "great"
+    assert read("why is #3 ranked above #2?", RESULTS).refs == [3, 2]

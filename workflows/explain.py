@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from pilot.models import RankedPaper
 from pilot.papertype import paper_type_reason
-from workflows.model import Workflow
+from pilot.vocab import RESULT_ORDER_WORDS
+from workflows.diff import short
+from workflows.draw import params_label
+from workflows.graph import ancestors, topo_order
+from workflows.model import Node, Workflow
 from workflows.ops.facets import FACET_TERMS, NEAR_REFS
-from workflows.ops.features import STRENGTHS, match_strength, node_score_key, phrases_in, support_key
+from workflows.ops.features import STRENGTHS, match_strength, node_score_key, phrases_in, support_key, support_node
 
 # How many levels of inputs a description follows ("papers citing the anchor's references"); deeper is noise.
 _DEPTH = 2
@@ -44,6 +48,10 @@ def describe_set(wf: Workflow, node_id: str, depth: int = 0) -> str:
         return "papers citing the anchor" if inner == "the anchor" else f"papers citing {inner}"
     if node.op == "semantic_search" and any(wf.node(s).op == "anchor" for s in srcs):
         return "papers similar to the anchor"
+    if node.op == "keyword_search" and not node.label:
+        return "papers matching the search keywords"
+    if node.op == "semantic_search" and not node.label:
+        return "papers close in meaning to the request"
     return node.label or f"the output of {node_id}"
 
 
@@ -173,3 +181,88 @@ def weak_results(results: list[RankedPaper], top: int = 10) -> bool:
         return False
     good = sum(match_strength(r) in STRENGTHS[:2] for r in head)
     return good < min(3, len(head))
+
+
+# --- how the whole list was made ("how did you rank these?") -------------------------------------------
+
+_FEATURE_WORDS = {
+    "lexical": "the search words in the title and abstract",
+    "dense": "closeness in meaning",
+    "citations": "citation count",
+    "recency": "publication year",
+    "cocitation": "papers citing both it and the anchor",
+    "coupling": "references shared with the anchor",
+    "coupling_cos": "references shared with the anchor (normalised)",
+    "graph_distance": "closeness to the anchor in the citation graph",
+    "rrf": "its ranks in the searches that found it",
+    "prior": "its score from the step before",
+    "title_match": "its title naming what was asked for",
+    "paper_type": "being the kind of paper asked for",
+}
+_GATHERING = ("citation_expand", "semantic_search", "keyword_search", "recommend", "fetch")
+
+
+def _feature_words(wf: Workflow, name: str) -> str:
+    if name.startswith("ev:"):
+        key = name[3:]
+        node = support_node(key)
+        if node and wf.has_node(node):
+            what = key.rpartition(".")[2]
+            if wf.node(node).op == "neighbourhood":
+                return f"{what} in the citation graph around {_seeds_of(wf, node)}"
+            return f"being among {describe_set(wf, node)}"
+        return key
+    return _FEATURE_WORDS.get(name, name)
+
+
+def _seeds_of(wf: Workflow, node_id: str) -> str:
+    seeds = [e.source for e in wf.inputs_of(node_id) if e.port == "seeds" and wf.has_node(e.source)]
+    return describe_set(wf, seeds[0], 1) if seeds else "the seeds"
+
+
+def _weights(wf: Workflow, node: Node) -> str:
+    features = dict(node.params.get("features") or {})
+    ranked = sorted(features.items(), key=lambda kv: -abs(kv[1]))
+    parts = [f"{_feature_words(wf, name)} (×{weight:g})" for name, weight in ranked if weight]
+    return ", ".join(parts) if parts else "its default weights"
+
+
+def how_made(wf: Workflow | None) -> str:
+    """The steps that made the list, in order, in a researcher's words (the DAG panel shows the same steps)."""
+    if wf is None or wf.output is None:
+        return "No search has run yet, so there is no ranking to explain."
+    on_path = ancestors(wf, wf.output) | {wf.output}
+    lines: list[str] = []
+    for node_id in topo_order(wf):
+        if node_id not in on_path:
+            continue
+        node = wf.node(node_id)
+        step = f"`{node_id}`"
+        if node.op == "anchor":
+            lines.append(f"{step} finds the anchor paper (“{short(str(node.params.get('query', '')), 60)}”)")
+        elif node.op == "neighbourhood":
+            lines.append(f"{step} measures each paper's place in the citation graph around {_seeds_of(wf, node_id)}")
+        elif node.op in _GATHERING:
+            lines.append(f"{step} gathers {describe_set(wf, node_id)}")
+        elif node.op == "filter":
+            said = params_label(node, limit=160)
+            lines.append(f"{step} filters them ({said})" if said else f"{step} applies your constraints (none set)")
+        elif node.op == "score":
+            lines.append(f"{step} ranks them by {_weights(wf, node)}")
+        elif node.op == "facet_match":
+            facet = node.params.get("facet")
+            lines.append(f"{step} re-ranks by matching the anchor{f'’s {facet}' if facet else ''} sentence by sentence")
+        elif node.op == "keywords_from":
+            source = "the anchor's title and abstract" if _sources(wf, node_id) else "your request"
+            lines.append(f"{step} picks {node.params.get('k', 8)} keywords from {source}")
+        elif node.op == "top_k":
+            order = RESULT_ORDER_WORDS.get(node.params.get("order", "score"), "")
+            lines.append(f"{step} keeps the best {node.params.get('k', 50)}" + (f", {order}" if order else ""))
+        elif node.op not in ("extract_evidence", "union"):
+            lines.append(f"{step} ({node.op}) {node.label or params_label(node, limit=80)}".rstrip())
+    steps = "\n".join(f"{i}. {line}." for i, line in enumerate(lines, start=1))
+    return (
+        f"How this list was made:\n{steps}\n"
+        "The workflow panel shows these steps as a graph: you can change any step there and run it again, or ask "
+        "“why is #3 here?” about one paper."
+    )

@@ -163,11 +163,21 @@ class Feedback(BaseModel):
     any_year: bool = False
     any_venue: bool = False
     order: ResultOrder | None = None  # "newest first": the same results in another order
+    # "more weight on citations", "care less about recency", "prefer older papers": a score feature -> more | less
+    # | off | older (recency weighed the other way)
+    weights: dict[str, str] = Field(default_factory=dict)
 
     @property
     def actionable(self) -> bool:
         return bool(
-            self.refs or self.this_one or self.updates or self.size or self.any_year or self.any_venue or self.order
+            self.refs
+            or self.this_one
+            or self.updates
+            or self.size
+            or self.any_year
+            or self.any_venue
+            or self.order
+            or self.weights
         )
 
 
@@ -191,14 +201,58 @@ MIN_CITED = re.compile(
 )
 
 
+# the words for the score's features a researcher can weigh
+_FEATURE_NAMES = {
+    "citations": r"citations?|citation counts?|how (?:often|much) (?:it is |they are )?cited|popularity|impact"
+    r"|being cited|cited papers",
+    "recency": r"recency|newness|how recent|how new|publication (?:year|date)|the year|dates?",
+    "dense": r"(?:semantic |meaning )?similarity|closeness in meaning|meaning|relevance|how similar",
+    "lexical": r"(?:the )?key ?words|exact words|word overlap|the (?:search )?terms",
+}
+_FEATURE = "(" + "|".join(_FEATURE_NAMES.values()) + ")"
+_WEIGH = [
+    (
+        "more",
+        rf"\b(?:more|higher|bigger|extra) (?:weight|emphasis|importance) (?:on|to|for) {_FEATURE}"
+        rf"|\b(?:weigh|weight|emphasi[sz]e|favou?r|boost|prioriti[sz]e) {_FEATURE}(?: (?:more|higher))?"
+        rf"|\bcare (?:more|most) about {_FEATURE}|\b{_FEATURE} (?:matters?|counts?) (?:more|most)",
+    ),
+    (
+        "less",
+        rf"\b(?:less|lower|smaller) (?:weight|emphasis|importance) (?:on|to|for) {_FEATURE}"
+        rf"|\b(?:weigh|weight) {_FEATURE} less|\bcare less about {_FEATURE}|\b{_FEATURE} (?:matters?|counts?) less",
+    ),
+    (
+        "off",
+        rf"\b(?:ignore|no weight (?:on|to|for)|forget about) {_FEATURE}"
+        rf"|\b(?:don'?t|do not) (?:care|worry) about {_FEATURE}|\b{_FEATURE} (?:doesn'?t|does not) matter",
+    ),
+]
+_OLDER = re.compile(r"\bprefer (?:older|earlier|classic) (?:papers|work|ones)|\bolder (?:papers|work|ones) first\b")
+
+
+def _weights(low: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for how, rx in _WEIGH:
+        for m in re.finditer(rx, low):
+            said = next(g for g in m.groups() if g)
+            feature = next(f for f, words in _FEATURE_NAMES.items() if re.fullmatch(words, said))
+            out.setdefault(feature, how)
+    if _OLDER.search(low):
+        out.setdefault("recency", "older")
+    return out
+
+
 def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
     """What a piece of feedback says, without applying it (the session's reader calls this once)."""
     low = " ".join((text or "").lower().split())
     size = next((name for name, rx in _SIZE if re.search(rx, low)), None)
+    if size is None and re.search(r"\bnext (?:page|results|batch|ones|\d{1,3})\b", low):
+        size = "more"  # "next page": the list goes on
     if (
         size is None
         and re.search(r"\bmore\b", low)
-        and not re.search(r"\bmore like\b|\bmore (?:recent|cited|focused|specific|than)\b", low)
+        and not re.search(r"\bmore like\b|\bmore (?:recent|cited|focused|specific|than|about|on)\b", low)
     ):
         size = "more"
     updates = parse_constraints(re.sub(r"#\s*\d+", " ", text or ""), known_venues)
@@ -209,8 +263,14 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
         who = by.group("who")
         updates["authors"] = [who.title() if who.islower() else who]  # "by bengio" is said back as "by Bengio"
     order = updates.pop("order", None)  # applied to the top_k step, not as a preference of the score
-    if "exclude_years" in updates and size == "fewer":
-        size = None  # "fewer from the 2000s" leaves that decade out; the list is not halved
+    weights = _weights(low)
+    if weights:  # "less weight on recency" weighs a feature; it neither halves the list nor names a topic
+        size = None if size in ("fewer", "more") else size
+        updates.pop("topic_terms", None)
+        updates.pop("exclude_terms", None)
+        updates.pop("recency", None)
+    if ("exclude_years" in updates or "paper_types" in updates) and size in ("fewer", "narrower"):
+        size = None  # "fewer from the 2000s", "too many surveys" leave those out; the list is not halved
     return Feedback(
         text=text,
         refs=referenced_indices(low),
@@ -223,9 +283,12 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
         updates=updates,
         order=order,
         size=size,
-        extra=int(m.group(1)) if (m := re.search(r"\b(\d{1,3})\s+more\b(?!\s+like)", low)) else None,
+        extra=int(m.group(1) or m.group(2))
+        if (m := re.search(r"\b(\d{1,3})\s+more\b(?!\s+like)|\bnext (\d{1,3})\b", low))
+        else None,
         any_year=bool(re.search(r"\bany (?:year|time)\b|\bno (?:year|date) (?:limit|filter)\b", low)),
         any_venue=bool(re.search(r"\bany venue\b|\ball venues\b", low)),
+        weights=weights,
     )
 
 
@@ -302,7 +365,7 @@ def refine(
             new_intent = apply_updates(new_intent, {"exclude_years": period})
             first, last = period[0]
             plan.modify_filter({"exclude_years": new_intent.exclude_years}, "leaving out " + _years_text(first, last))
-        new_intent = _score_preferences(plan, new_intent, updates)
+        new_intent = _score_preferences(plan, new_intent, updates, fb.weights)
         new_intent = _size(plan, new_intent, fb)
         if fb.order:
             tid = main_node(plan.wf, "top_k")
@@ -382,11 +445,23 @@ def _like_paper(plan: _Plan, paper_id: str, name: str | None = None) -> None:
     )
 
 
-def _score_preferences(plan: _Plan, intent: Intent, updates: dict[str, Any]) -> Intent:
-    """Soft preferences (topic terms, recency, seminal) change the score formula, not the filter."""
+_FEATURE_WORDS = {"citations": "citations", "recency": "recency", "dense": "similarity", "lexical": "keywords"}
+_WEIGHT_WORDS = {
+    "more": "more weight on {feature} (×{weight:g})",
+    "less": "less weight on {feature} (×{weight:g})",
+    "off": "{feature} no longer counts",
+    "older": "older work first ({feature} ×{weight:g})",
+}
+
+
+def _score_preferences(
+    plan: _Plan, intent: Intent, updates: dict[str, Any], weights: dict[str, str] | None = None
+) -> Intent:
+    """Soft preferences (topic terms, recency, seminal, the weight of a feature) change the score formula, not the
+    filter."""
     sp = plan.score_params()
     if sp is None:
-        if any(k in updates for k in ("topic_terms", "recency")):
+        if any(k in updates for k in ("topic_terms", "recency")) or weights:
             plan.notes.append("this workflow has no score node, so topic / recency preferences were not applied")
         return intent
     sid, params = sp
@@ -408,6 +483,17 @@ def _score_preferences(plan: _Plan, intent: Intent, updates: dict[str, Any]) -> 
         features["recency"] = features.get("recency", 0.0) - 0.3
         why.append("prefer seminal, highly cited work")
         intent = apply_updates(intent, {"recency": "seminal"})
+    for name, how in (weights or {}).items():
+        now = features.get(name, 0.0)
+        if how == "more":
+            features[name] = round(now * 2 if now > 0 else now + 0.5, 3)
+        elif how == "less":
+            features[name] = round(now / 2 if now > 0 else now - 0.3, 3)
+        elif how == "off":
+            features[name] = 0.0
+        else:  # older: the year counts against a paper
+            features[name] = round(min(now, 0.0) - 0.5, 3)
+        why.append(_WEIGHT_WORDS[how].format(feature=_FEATURE_WORDS[name], weight=features[name]))
     if why:
         change["features"] = features
         plan.do(ModifyNode(node_id=sid, params=change), "; ".join(why))
