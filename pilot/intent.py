@@ -133,7 +133,8 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
     ),
     (r"\breproduce\b|\bshared tasks?\b|\btest sets?\b|\bevaluate\b", "benchmark", 1.5),
     (
-        r"\bsurveys?\b|\bliterature reviews?\b|\boverviews?\b|\breview articles?\b|\btutorials?\b|\bstate of the art\b",
+        r"\bsurveys?\b|\bliterature reviews?\b|\boverviews?\b|\breview articles?\b|\btutorials?\b|\bstate of the art\b"
+        r"|\bwhere (?:should|do|can) i (?:start|begin)\b|\bi'?m new to\b",
         "survey",
         3.5,
     ),
@@ -337,9 +338,16 @@ _REQUEST_PHRASES = re.compile(
     r"picked up|built up ?on|builds? up ?on|based on|used by|cited by|in the field of|in the area of|"
     r"c[ao]me out of|grew out of|led (?:up )?to|(?:the )?most (?:often|frequently)|the most|get rid of|"
     r"improv(?:e|es|ed|ing) (?:on|upon)|alternatives? to|outperform(?:s|ed|ing)?|"
-    r"(?:references?|reference lists?|bibliography) (?:of|in|from))\b",
+    r"(?:references?|reference lists?|bibliography) (?:of|in|from)|what should i (?:cite|read)|"
+    r"for (?:my|our|a) (?:thesis|dissertation|paper|project|survey|review|class|course|talk|lit(?:erature)? review)|"
+    r"i'?m (?:writing|working on|doing) (?:a |my |our )?(?:paper|thesis|survey|review|project)(?: (?:on|about))?|"
+    r"(?:recent |latest |new )?(?:advances|developments|trends) in|where (?:should|do|can) i (?:start|begin)|"
+    r"i'?m new to)\b",
     re.I,
 )
+# words that only lead into a subject ("the most influential papers on …", "the main approaches to …", "the
+# original LSTM paper"); at its end they may be its own ("kernel methods")
+_LEADING_WORDS = frozenset("most main approaches original introduced introduces proposed".split())
 _REQUEST_WORDS = frozenset(
     """what which who whom whose where when how why is are was were be been being do does did has have had can could
     would should will may might must please show give find get list search look point tell recommend suggest want need
@@ -435,6 +443,7 @@ _CONSTRAINT_PHRASES = [
     for p in (
         r"\b(?:in|from|during|over)?\s*(?:the\s+)?(?:last|past)\s+(?:\d{1,2}|few|couple of)\s+years\b",
         r"\b(?:between|from)\s+(?:19|20)\d\d\s*(?:-|–|to|and|until|through)\s*(?:19|20)\d\d\b",
+        r"\b(?:19|20)\d\d\s*(?:-|–)\s*(?:19|20)\d\d\b|\bp(?:re|ost)-(?:19|20)\d\d\b",  # "… 2019-2021", "pre-2000"
         r"\b(?:(?:published|appeared|written|presented)\s+)?"  # "only papers published in 2005": no topic "published"
         r"(?:after|since|from|before|until|up to|through|by|in|during|prior to|earlier than|later than|"
         r"newer than|older than|no later than|starting(?: in)?)\s+(?:the\s+year\s+)?(?:19|20)\d\d"
@@ -501,7 +510,9 @@ def subject_of(text: str, known_venues: Iterable[str] = ()) -> str:
     cut = _REQUEST_PHRASES.sub(" ", _cut_constraints(text, known_venues))
     tokens = cut.split()
     start = 0
-    while start < len(tokens) and _is_request_token(tokens[start], first=start == 0):
+    while start < len(tokens) and (
+        _is_request_token(tokens[start], first=start == 0) or tokens[start].lower() in _LEADING_WORDS
+    ):
         start += 1
     end = len(tokens)
     while end > start and _is_request_token(tokens[end - 1], first=False):
@@ -509,12 +520,15 @@ def subject_of(text: str, known_venues: Iterable[str] = ()) -> str:
     subject = " ".join(tokens[start:end]).strip(" ?.!,;:")
     subject = _TRAILING_CLAUSE.sub("", subject)
     subject = re.sub(r"['’]s$", "", subject).strip(" ?.!,;:\"'“”")
-    if subject.lower() in _DROP_VERBS:
-        return ""  # "drop anything before 2019": what goes, not what to search ("exclude medical" keeps its word)
+    if subject.lower() in _DROP_VERBS or subject.lower() in _ADVERBS:
+        # "drop anything before 2019": what goes, not what to search ("exclude medical" keeps its word); "mostly
+        # recent stuff": how much, of nothing named
+        return ""
     return _name_before_verb(subject, text)
 
 
 _DROP_VERBS = frozenset("drop remove hide exclude skip excluding".split())
+_ADVERBS = frozenset("mostly mainly primarily preferably ideally largely generally".split())
 
 
 def _name_before_verb(subject: str, text: str) -> str:
@@ -677,8 +691,8 @@ def _year_updates(low: str) -> dict[str, Any]:
         start = 1900 + int(decade.group(1)) * 10
         return _period(low, decade, start, start + 9)
     # "after 2008" is read as 2009 on; "since/from 2008" includes 2008. Likewise before / until.
-    if m := re.search(rf"\b(?:after|later than|newer than|post)\s+{y}\b", low):
-        out["year_min"] = int(m.group(1)) + 1
+    if m := re.search(rf"\b(?:after|later than|newer than|post)\s+{y}\b|\bpost-{y}\b", low):
+        out["year_min"] = int(m.group(1) or m.group(2)) + 1
     elif m := re.search(
         rf"\b(?:since|from|starting(?: in)?|onwards? from|at least)\s+{y}\b"
         rf"|\b{y}\s*(?:\+|or later|and later|onwards?|or newer)",
@@ -688,8 +702,8 @@ def _year_updates(low: str) -> dict[str, Any]:
         if m.group(1) and _LEAVES_OUT_BEFORE.search(low[max(0, m.start() - 40) : m.start()]):
             return {"exclude_years": [(year, year)]}  # "not from 2019": that year left out
         out["year_min"] = year
-    if m := re.search(rf"\b(?:before|earlier than|older than|prior to|pre)\s+{y}\b", low):
-        out["year_max"] = int(m.group(1)) - 1
+    if m := re.search(rf"\b(?:before|earlier than|older than|prior to|pre)\s+{y}\b|\bpre-{y}\b", low):
+        out["year_max"] = int(m.group(1) or m.group(2)) - 1
     elif m := re.search(
         rf"\b(?:until|up to|through|by|no later than)\s+{y}\b|\b{y}\s*(?:or earlier|and earlier|or before)", low
     ):
@@ -786,7 +800,10 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         r"\b(?:seminal|classic|classics|foundational|highly[- ]cited|influential|landmark|most cited)\b", low
     ):
         out["recency"] = "seminal"
-    elif re.search(r"\b(?:recent|latest|newest|newer|new|current|too old|outdated)\b", low) and "year_min" not in out:
+    elif (
+        re.search(r"\b(?:recent|latest|newest|newer|new(?! to\b)|current|too old|outdated)\b", low)
+        and "year_min" not in out
+    ):
         out["recency"] = "recent"
     resources = [
         rt

@@ -47,7 +47,10 @@ _PASTED = re.compile(
     re.IGNORECASE,
 )
 # single spaces (messages arrive collapsed): \s+ around a dash would backtrack on a run of blanks
-_SPLIT_CLAUSES = re.compile(r"\s[-–—]+\s|[?!;]+\s?|\.\s(?=[A-Z])|\.$")
+# ("…sentiment analysis, what should I cite?": a comma before a question word ends the topic too)
+_SPLIT_CLAUSES = re.compile(
+    r"\s[-–—]+\s|[?!;]+\s?|\.\s(?=[A-Z])|\.$|,\s(?=(?i:what|which|where|who|how|can|could|would|should|any|please)\b)"
+)
 _WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
 
 
@@ -104,9 +107,19 @@ def _split(words: list[str]) -> tuple[list[str], list[str]] | None:
     return None
 
 
+# "… for my thesis": what the reading is for, not what it is about
+_PURPOSE = frozenset("thesis dissertation paper project survey review class course talk proposal research".split())
+
+
 def _clean(words: list[str]) -> list[str]:
-    while words and (words[-1].lower() in INSTRUCTION_WORDS or words[-1].lower() in _CUES):
-        words = words[:-1]  # "… parsing papers", "… published"
+    while words:
+        low = [w.lower() for w in words[-3:]]
+        if len(low) == 3 and low[0] == "for" and low[1] in ("my", "our", "a", "the") and low[2] in _PURPOSE:
+            words = words[:-3]
+        elif words[-1].lower() in INSTRUCTION_WORDS or words[-1].lower() in _CUES:
+            words = words[:-1]  # "… parsing papers", "… published"
+        else:
+            break
     while words and words[0].lower() in DETERMINERS:
         words = words[1:]
     return words

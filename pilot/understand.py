@@ -431,6 +431,19 @@ _ANSWER_PHRASING = re.compile(
 )
 
 
+# "I don't know", "not important", "up to you": an answer to the open question that picks nothing
+_NO_PREFERENCE = re.compile(
+    r"^\W*(?:(?:hmm+|well|honestly|really|um+)[,\s]+)?(?:"
+    r"(?:i|we) (?:don'?t|do not|dont) (?:know|mind|care|have (?:a )?preference)|(?:i'?m )?not sure|dunno|no idea|"
+    r"no clue|(?:it )?(?:doesn'?t|does not|dont) matter|not important|no (?:strong )?(?:preference|opinion)|"
+    r"whatever|any(?:thing)?(?: is fine| is ok(?:ay)?| works)?|either(?: one| is fine)?|all(?: of them)?|"
+    r"(?:up to you|you (?:choose|decide|pick))|surprise me|skip(?: (?:this|it|that)(?: one)?)?|pass|no|none|nope"
+    r")(?: (?:really|at all|thanks|thank you|please|honestly))*\W*$",
+    re.IGNORECASE,
+)
+_WAY_OUT = re.compile(r"^(?:any|no particular|none of|no preference|all |either)", re.IGNORECASE)
+
+
 class Context(BaseModel):
     """What the reader needs to know about the conversation."""
 
@@ -595,6 +608,9 @@ def read(text: str, ctx: Context) -> Message:
         idx = match_option(q, text)
         if idx is not None:
             return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1}")
+    if q is not None and q.slot not in ("anchor", "scope", "fallback") and _NO_PREFERENCE.match(text):
+        way_out = next((i for i, o in enumerate(q.options) if not o.sets or _WAY_OUT.match(o.label)), None)
+        return Message(kind="answer", text=text, option=way_out, why=f"no preference on the {q.slot} question")
     if ctx.has_search and (corrected := _correction(text, ctx)) is not None:
         return corrected
     if (both := _cites_both(text, ctx.known_venues)) is not None:

@@ -874,3 +874,57 @@ def test_a_list_dismissed_without_a_reason_is_kept_and_the_user_asked_why():
         assert msg.kind == "unclear" and "Tell me what is wrong" in msg.hint, text
     assert read("these are great", RESULTS).command == "help"  # an acknowledgement, not a topic "great"
     assert read("why is #3 ranked above #2?", RESULTS).refs == [3, 2]
+
+
+@pytest.mark.parametrize(
+    ("text", "topic", "constraints"),
+    [("I'm writing a paper on sentiment analysis, what should I cite?", "sentiment analysis", {"recency": "seminal"}),
+     ("recent advances in text summarization", "text summarization", {"recency": "recent"}),  # "advances in …"
+     ("most influential papers on word embeddings", "word embeddings", {"recency": "seminal"}),  # "most papers on …"
+     ("I need a survey on dialogue systems for my thesis", "dialogue systems", {}),  # "… for my thesis"
+     ("what are the main approaches to relation extraction?", "relation extraction", {}),
+     ("I'm new to NLP, where should I start?", "NLP", {}),  # was a wish for recent work
+     ("low resource machine translation 2019-2021", "low resource machine translation",
+      {"year_min": 2019, "year_max": 2021})],  # the years were searched as words
+)  # fmt: skip
+def test_a_first_message_is_searched_for_its_topic_alone(text, topic, constraints):
+    msg = read(text, FRESH)
+    assert (msg.kind, msg.target, msg.request.anchor_query) == ("new_search", "topic", topic)
+    assert msg.request.constraints == constraints
+
+
+def test_the_original_paper_and_the_top_venues_of_a_field():
+    msg = read("the original LSTM paper", FRESH)  # a topic search for "original LSTM"
+    assert (msg.target, msg.request.anchor_query) == ("paper", "LSTM")
+    msg = read("top venues for NLP", FRESH)  # a topic search for "venues for NLP"
+    assert msg.kind == "entity" and (msg.entity.shape, msg.entity.topic) == ("topic_venues", "NLP")
+    msg = read("best conferences for dialogue research", FRESH)
+    assert msg.kind == "entity" and msg.entity.shape == "topic_venues"
+
+
+_PERIOD = Question(
+    slot="time",
+    text="Which period matters most to you?",
+    options=[
+        Option(label="Up to 2006", sets={"year_max": 2006}),
+        Option(label="2007 or later", sets={"year_min": 2007}),
+        Option(label="Any time", sets={}),
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    "text", ["I don't know", "not important", "I dont care", "no idea", "not sure", "up to you", "whatever"]
+)
+def test_no_preference_typed_to_a_question_picks_its_way_out(text):
+    # "I don't know" was a topic search for "don't", "not important" one for "not"
+    msg = read(text, Context(phase="clarify", question=_PERIOD, has_search=True, topic="dependency parsing"))
+    assert (msg.kind, msg.option) == ("answer", 2)
+
+
+def test_an_adverb_or_a_hyphenated_year_answers_the_period_question():
+    ctx = Context(phase="clarify", question=_PERIOD, has_search=True, topic="dependency parsing")
+    msg = read("mostly recent stuff", ctx)  # a new topic search for "mostly"
+    assert msg.kind in ("answer", "refine") and msg.request is None
+    msg = read("pre-2000", ctx)  # set no year
+    assert msg.kind == "answer" and msg.updates == {"year_max": 1999}

@@ -600,6 +600,11 @@ _TOPIC_RE = [
     re.compile(r"\b(?:on|about|regarding|related to|in the (?:area|field) of|concerning)\s+(?P<t>.+)", re.I),
     # "who are the top researchers in parsing?", "the most cited author in machine translation"
     re.compile(r"\b(?:researchers?|authors?|scientists?|experts?|people|names)\s+in\s+(?P<t>.+)", re.I),
+    # "top venues for NLP", "the best conferences for dialogue research", "leading labs in parsing"
+    re.compile(
+        r"\b(?:venues?|conferences?|journals?|institutions?|universities|organi[sz]ations?|labs?)\s+(?:for|in)\s+(?P<t>.+)",
+        re.I,
+    ),
     re.compile(
         r"\b(?:study|studies|studied|studying|investigat(?:e|es|ed|ing)|explor(?:e|es|ed|ing)|researching|doing|"
         r"specializing in|interested in)\s+(?P<t>.+)",
