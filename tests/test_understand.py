@@ -902,15 +902,7 @@ def test_the_original_paper_and_the_top_venues_of_a_field():
     assert msg.kind == "entity" and msg.entity.shape == "topic_venues"
 
 
-_PERIOD = Question(
-    slot="time",
-    text="Which period matters most to you?",
-    options=[
-        Option(label="Up to 2006", sets={"year_max": 2006}),
-        Option(label="2007 or later", sets={"year_min": 2007}),
-        Option(label="Any time", sets={}),
-    ],
-)
+_PERIOD = PERIOD.model_copy(update={"options": [*PERIOD.options, Option(label="Any time", sets={})]})
 
 
 @pytest.mark.parametrize(
