@@ -74,6 +74,8 @@ log = logging.getLogger(__name__)
 
 Phase = Literal["start", "anchor", "clarify", "results", "answer"]
 CANDIDATE_LIMIT = 150
+# entity questions about one paper ("who wrote #3?", "what else did the authors of GloVe write?")
+_NAMES_A_PAPER = ("paper_authors", "paper_authors_papers")
 # questions that are not about the search's settings: which paper, which direction, refine-or-new, fallback
 _META_SLOTS = ("anchor", "direction", "scope", "fallback")
 HELP = (
@@ -878,14 +880,14 @@ class Session(BaseModel):
         query, taken = msg.entity, []
         named = query.paper if query is not None and query.paper else ""
         listed = referenced_indices(named) if _A_NUMBER.fullmatch(named) else []
-        if query is not None and query.shape == "paper_authors" and listed:
+        if query is not None and query.shape in _NAMES_A_PAPER and listed:
             # "who wrote #3?": a paper of the list on screen
             n, shown = listed[0], self.results
             if not 1 <= n <= len(shown):
                 what = f"the list has {len(shown)}" if shown else "there is no list on screen"
                 return self._reply(f"There is no result #{n}: {what}.", **self._on_screen())
             query = query.model_copy(update={"paper": shown[n - 1].paper.id})
-        elif query is not None and query.shape == "paper_authors" and query.paper:
+        elif query is not None and query.shape in _NAMES_A_PAPER and query.paper:
             # "who wrote the Penn Treebank paper?": the paper is found the way an anchor is (names, short titles)
             found = await self._look_up(parse_request(query.paper))
             if isinstance(found, SourceError):

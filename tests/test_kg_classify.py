@@ -305,3 +305,14 @@ def test_lower_case_people_and_a_venues_most_cited_paper(text, shape, slots):
 def test_lower_case_words_after_by_that_are_no_one_stay_a_paper_search(text):
     q = parse(text)
     assert q is None or q.person is None
+
+
+@pytest.mark.parametrize(
+    ("text", "paper"),
+    [("what else did the authors of GloVe write?", "GloVe"),  # a topic search for "else did the authors of …"
+     ("other papers by the authors of Moses", "Moses"), ("which other papers did the authors of BLEU publish?", "BLEU"),
+     ("what else did the authors of the Penn Treebank paper write?", "the Penn Treebank")],
+)  # fmt: skip
+def test_the_other_work_of_a_papers_authors_is_asked_of_that_paper(text, paper):
+    q = parse(text)
+    assert q is not None and (q.shape, q.paper) == ("paper_authors_papers", paper)

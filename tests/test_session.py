@@ -653,3 +653,13 @@ async def test_the_weight_of_a_ranking_signal_is_said_and_changed(runtime):
     reply = await s.user_says("ignore citations")
     assert s.workflow.node("score").params["features"]["citations"] == 0
     assert years  # the list is still there
+
+
+async def test_what_else_the_authors_of_a_paper_wrote_is_listed_from_their_papers(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("what else did the authors of the BLEU paper write?")  # a topic search before
+    bleu = await runtime.source.get_paper(BLEU)
+    surnames = {a.name.split()[-1] for a in bleu.authors}
+    assert reply.answer is not None and reply.message.startswith("Papers by ")
+    assert all(name in reply.message.split(":")[0] for name in surnames)  # every author is named
+    assert reply.results and all(any(a.name.split()[-1] in surnames for a in r.paper.authors) for r in reply.results)

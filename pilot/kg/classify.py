@@ -30,6 +30,7 @@ Shape = Literal[
     "topic_venues",
     "topic_orgs",
     "paper_authors",
+    "paper_authors_papers",
 ]
 
 
@@ -687,6 +688,17 @@ _WHERE_PUBLISHED = re.compile(
 )
 
 
+# "what else did the authors of GloVe write?", "other papers by the authors of BLEU", "more from the same authors as
+# the Penn Treebank paper": the other work of a paper's authors
+_THEIR_OTHER_WORK = re.compile(
+    r"^\W*(?:(?:what|which)(?: other| else)?(?: papers?| work)?(?: else)? (?:did|have|has|do) the (?:same )?authors? "
+    r"(?:of|behind) (?P<p>.+?) (?:also )?(?:write|written|publish|published|do|done|work on|worked on)"
+    r"|(?:(?:show me |list |find )?(?:the )?(?:other|more) (?:papers|work|publications) (?:by|from|of) "
+    r"(?:the )?(?:same )?authors? (?:of|behind|as) (?P<p2>.+?)))\W*$",
+    re.IGNORECASE,
+)
+
+
 def extract_paper_ref(text: str) -> str | None:
     """The paper in "who wrote <paper>?" / "authors of <paper>" / "where was <paper> published?", without the
     word "paper" around it."""
@@ -739,6 +751,9 @@ def parse(text: str) -> KGQuery | None:
     text = " ".join((text or "").split())
     if not text or not re.search(r"[^\W\d_]", text):
         return None
+    if (m := _THEIR_OTHER_WORK.match(text)) is not None:
+        ref = re.sub(r"\s+(?:paper|article|publication)$", "", (m.group("p") or m.group("p2")).strip(), flags=re.I)
+        return KGQuery(shape="paper_authors_papers", paper=ref)
     if (paper := extract_paper_ref(text)) is not None:
         return KGQuery(shape="paper_authors", paper=paper)
     query = _parse(text)

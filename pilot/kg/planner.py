@@ -96,6 +96,10 @@ class _Builder:
         )
 
 
+# "what else did the authors of X write?": the papers of its first few authors (a 20-author paper would flood it)
+_THEIR_AUTHORS = 5
+
+
 def plan_for(q: KGQuery, question: str) -> Workflow:
     """The fixed plan of each question shape."""
     b = _Builder(question)
@@ -104,6 +108,14 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         b.node("people", "paper_authors", "its authors", limit=50)
         b.wire(paper, "people", "papers")
         return b.answer("authorship", entities=("people",), papers=(paper,))
+    if q.shape == "paper_authors_papers":
+        paper = b.node("paper", "anchor", "find the paper", query=q.paper)
+        b.node("people", "paper_authors", "its authors", limit=_THEIR_AUTHORS)
+        b.wire(paper, "people", "papers")
+        b.node("papers", "author_papers", "their papers", top=_THEIR_AUTHORS)
+        b.wire("people", "papers", "authors")
+        return b.answer("their_papers", scope="(other work of the paper's authors)", entities=("people",),
+                        papers=("papers",))  # fmt: skip
     # "the most cited paper at ACL 2010" names no person: the venue's plan, ranked by citations
     person_shapes = ("author_papers", "author_profile", "author_topics", "most_cited", "coauthors")
     if q.shape in person_shapes and (q.person or q.shape != "most_cited"):

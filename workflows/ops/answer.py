@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 Template = Literal[
     "auto",
     "paper_list",
+    "their_papers",
     "author_profile",
     "author_topics",
     "most_cited",
@@ -160,7 +161,10 @@ def _list(items: list[str], total: int, shown: int) -> str:
     return _join(items) + more + "."
 
 
-def _subject(facts: Facts, refs: Refs) -> str:
+def _subject(facts: Facts, refs: Refs, every_author: bool = False) -> str:
+    if facts.authors and every_author:  # "what else did the authors of X write?": all of them are the subject
+        names = [_name(a, refs) for a in facts.authors]
+        return "by " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
     if facts.authors:
         return f"by {_name(facts.authors[0], refs)}"
     if facts.venues:
@@ -170,8 +174,8 @@ def _subject(facts: Facts, refs: Refs) -> str:
     return ""
 
 
-def _paper_list(facts: Facts, refs: Refs, max_items: int, scope: str) -> str:
-    subject = _subject(facts, refs)
+def _paper_list(facts: Facts, refs: Refs, max_items: int, scope: str, every_author: bool = False) -> str:
+    subject = _subject(facts, refs, every_author)
     head = " ".join(x for x in ["Papers", subject, scope] if x)
     if not facts.papers:
         return f"{head}: none found in this source."
@@ -373,8 +377,8 @@ def template_answer(facts: Facts, template: str = "auto", max_items: int = 10, s
     """The deterministic answer: the facts, each citing the entity it came from."""
     refs = Refs()
     kind = resolve_template(template, facts)
-    if kind == "paper_list":
-        text = _paper_list(facts, refs, max_items, scope)
+    if kind in ("paper_list", "their_papers"):
+        text = _paper_list(facts, refs, max_items, scope, every_author=kind == "their_papers")
     elif kind == "author_profile":
         text = "\n".join(_author_profile(a, refs) for a in facts.authors[:1]) or _entity_list(facts, refs, max_items)
     elif kind == "author_topics":
