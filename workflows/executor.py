@@ -314,7 +314,8 @@ async def _execute_node(
     key = node_key(node_id, node.op, params, input_fps, ctx_fp)
     started = time.perf_counter()
     if cache is not None:
-        hit = cache.get(key, _MISSING)
+        # cache I/O (disk or Redis, and decoding a node's papers) runs off the event loop: other sessions go on
+        hit = await asyncio.to_thread(cache.get, key, _MISSING)
         if isinstance(hit, tuple) and len(hit) == 3:  # anything else is a foreign / damaged entry: recompute
             value, notes, fp = hit
             trace.status = "cached"
@@ -351,7 +352,7 @@ async def _execute_node(
     trace.n_out = _size(value)
     fp = value_fingerprint(value)
     if cache is not None:
-        cache.set(key, (value, notes, fp))
+        await asyncio.to_thread(cache.set, key, (value, notes, fp))
     return value, trace, fp
 
 

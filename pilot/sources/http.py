@@ -215,10 +215,23 @@ class Remote:
             budget.usage.cache_hits += 1
         return data
 
+    # Cache reads and writes are disk (or Redis) I/O plus decoding: off the event loop, so one session's cached
+    # 500-paper batch does not hold up every other session's turn.
+    async def cached_many(self, keys: list[str]) -> list[Any]:
+        """``cached`` of each key, read in a worker thread."""
+        if self.cache is None or not keys:
+            return [None] * len(keys)
+        return await asyncio.to_thread(lambda: [self.cached(k) for k in keys])
+
+    async def store(self, items: list[tuple[str, Any]]) -> None:
+        """Cache each (key, answer), written in a worker thread."""
+        if self.cache is not None and items:
+            await asyncio.to_thread(lambda: [self.cache.set(k, v) for k, v in items])
+
     async def fetch(self, method: str, url: str, *, key: str, what: str, decode=None, **kw: Any) -> Any:
         """The JSON answer of one request (``decode`` may check it before it is cached); ``what`` names it
         in the turn's list of skipped work when the budget refuses it."""
-        data = self.cached(key)
+        (data,) = await self.cached_many([key])
         if data is not None:
             return data
         budget = current_budget()
@@ -241,8 +254,8 @@ class Remote:
             data = json_body(r, self.source, self.label)
             if decode is not None:
                 data = decode(data)
-            if self.cache is not None and data is not None:
-                self.cache.set(key, data)
+            if data is not None:
+                await self.store([(key, data)])
             future.set_result(data)
             return data
         except BaseException as exc:

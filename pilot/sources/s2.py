@@ -515,8 +515,8 @@ class SemanticScholarSource(Source):
         the look-ups: what was found so far is the answer."""
         out: dict[str, Any] = {}
         todo: list[str] = []
-        for sid in dict.fromkeys(sids):
-            hit = self._requester.remote.cached(key(sid))
+        unique = list(dict.fromkeys(sids))
+        for sid, hit in zip(unique, await self._requester.remote.cached_many([key(s) for s in unique]), strict=True):
             if hit is not None:
                 out[sid] = hit
             else:
@@ -533,8 +533,7 @@ class SemanticScholarSource(Source):
                 break  # the budget noted what was skipped
             for sid, rec in zip(chunk, found, strict=True):
                 out[sid] = keep(rec)
-                if self.cache is not None:
-                    self.cache.set(key(sid), out[sid])
+            await self._requester.remote.store([(key(sid), out[sid]) for sid in chunk if sid in out])
         return out
 
     async def get_papers(self, ids: list[str]) -> list[Paper]:
@@ -651,8 +650,9 @@ class SemanticScholarSource(Source):
         errors: dict[str, SourceError] = {}
         todo: list[str] = []
         heavy: list[str] = []
-        for sid in dict.fromkeys(wanted.values()):
-            hit = self._requester.remote.cached(fingerprint(NAME, direction, sid, fields))
+        unique = list(dict.fromkeys(wanted.values()))
+        hits = await self._requester.remote.cached_many([fingerprint(NAME, direction, sid, fields) for sid in unique])
+        for sid, hit in zip(unique, hits, strict=True):
             if hit is not None:
                 lists[sid] = self._papers(hit)
             elif direction == "citations" and self._expected(sid, direction) > HEAVY_CITATIONS:
@@ -687,14 +687,15 @@ class SemanticScholarSource(Source):
             except SourceError as exc:
                 errors.update(dict.fromkeys(chunk, exc))
                 continue
+            answered: list[tuple[str, Any]] = []
             for sid, rec in zip(chunk, records, strict=True):
                 if rec is None:
                     errors[sid] = NotFound(NAME, f"no paper with id {sid!r}")
                     continue
                 linked = [r for r in rec.get(direction) or [] if r]
                 lists[sid] = self._papers(linked)
-                if self.cache is not None:
-                    self.cache.set(fingerprint(NAME, direction, sid, fields), linked)
+                answered.append((fingerprint(NAME, direction, sid, fields), linked))
+            await self._requester.remote.store(answered)
             report()
         for sid in heavy:
             try:
@@ -760,8 +761,9 @@ class SemanticScholarSource(Source):
         fields = ",".join(["name", *(f"papers.{f}" for f in NESTED_FIELDS)])
         records: dict[str, list[dict[str, Any]] | None] = {}
         todo: list[str] = []
-        for aid in dict.fromkeys(keys.values()):
-            hit = self._requester.remote.cached(fingerprint(NAME, "author_papers", aid, fields))
+        unique = list(dict.fromkeys(keys.values()))
+        hits = await self._requester.remote.cached_many([fingerprint(NAME, "author_papers", a, fields) for a in unique])
+        for aid, hit in zip(unique, hits, strict=True):
             if hit is not None:
                 records[aid] = hit or None
             else:
@@ -777,10 +779,10 @@ class SemanticScholarSource(Source):
             if not isinstance(data, list) or len(data) != len(chunk):
                 raise SourceUnavailable(NAME, "unexpected answer shape from Semantic Scholar's author batch endpoint")
             for aid, rec in zip(chunk, data, strict=True):
-                papers = [r for r in (rec or {}).get("papers") or [] if r] if rec else None
-                records[aid] = papers
-                if self.cache is not None:
-                    self.cache.set(fingerprint(NAME, "author_papers", aid, fields), papers or [])
+                records[aid] = [r for r in (rec or {}).get("papers") or [] if r] if rec else None
+            await self._requester.remote.store(
+                [(fingerprint(NAME, "author_papers", aid, fields), records[aid] or []) for aid in chunk]
+            )
         return {raw: self._papers(found)[:limit] for raw, aid in keys.items() if (found := records.get(aid))}
 
     async def aclose(self) -> None:
