@@ -184,3 +184,15 @@ def test_a_venue_left_out_is_dropped_from_the_venues_kept_and_never_filtered_in(
     assert params["venues"] == ["ACL"] and params["exclude_venues"] == ["EMNLP"]
     assert ref.intent.venues == ["ACL"] and ref.intent.exclude_venues == ["EMNLP"]
     assert not ref.intent.exclude_terms  # the venue's name is not a phrase to drop from texts
+
+
+def test_constraints_said_in_the_chat_are_filters_too_and_are_described():
+    wf = template("successor", "acl:P02-1040")
+    said = ResultFilters(exclude_years=[(2000, 2009)], authors=["Nivre"], exclude_venues=["arXiv"])
+    ref = filter_results(wf, Intent(), said)
+    assert ref.workflow.node("filter").params["exclude_years"] == [[2000, 2009]]
+    assert current_filters(ref.workflow) == said and current_filters(ref.workflow).said_in_chat() == said
+    assert ref.reason == "filters: leaving out 2000–2009; only papers by Nivre; not from arXiv"
+    assert ref.intent.exclude_years == [(2000, 2009)] and ref.intent.exclude_venues == ["arXiv"]
+    cleared = filter_results(ref.workflow, ref.intent, ResultFilters())
+    assert "exclude_years" not in cleared.workflow.node("filter").params and not cleared.intent.exclude_years

@@ -268,3 +268,21 @@ async def test_a_change_that_leaves_nothing_says_the_papers_are_not_lost(control
     assert f"The {len(before)} papers listed before it are not lost" in panel
     await controller.send(ui, "undo")
     assert [r.paper.id for r in ui.results] == before
+
+
+async def test_what_the_chat_left_out_is_shown_by_the_filters_kept_by_them_and_cleared_with_them(controller):
+    ui = await _searched(controller)
+    await controller.send(ui, "not from the 2000s")
+    await controller.send(ui, "newest first")
+    choices = controller.filter_choices(ui)
+    assert choices["active"].exclude_years == [(2000, 2009)]
+    assert "leaving out 2000–2009" in choices["also"] and "Shown newest first" in choices["also"]
+    # the form's own controls applied: the chat's constraint stays (it was silently kept, and never shown)
+    await controller.apply_filters(ui, None, 2015, [], [], None)
+    assert all(not 2000 <= (r.paper.year or 0) <= 2009 for r in ui.results) and ui.results
+    assert controller.filter_choices(ui)["active"].exclude_years == [(2000, 2009)]
+    # "Clear filters" clears it too (it stayed: nothing in the form could remove it)
+    await controller.clear_filters(ui)
+    active = controller.filter_choices(ui)["active"]
+    assert active == type(active)() and ui.session.intent.exclude_years == []
+    assert "leaving out" not in controller.filter_choices(ui)["also"]

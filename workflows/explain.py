@@ -262,7 +262,7 @@ def how_made(wf: Workflow | None) -> str:
             lines.append(f"{step} ({node.op}) {node.label or params_label(node, limit=80)}".rstrip())
     steps = "\n".join(f"{i}. {line}." for i, line in enumerate(lines, start=1))
     return (
-        f"How this list was made:\n{steps}\n"
+        f"How this list was made:\n{steps}\n\n"
         "The workflow panel shows these steps as a graph: you can change any step there and run it again, or ask "
         "“why is #3 here?” about one paper."
     )

@@ -565,9 +565,26 @@ class ResultFilters(BaseModel):
     )
     paper_types: list[Annotated[str, Field(max_length=limits.MAX_ID_CHARS)]] = Field(default_factory=list, max_length=8)
     min_citations: int | None = Field(None, ge=0)
+    # said in the chat ("not from the 2000s", "only the ones by Nivre", "not from arXiv", "exclude speech"): the
+    # form shows them as a line, keeps them when its own controls are applied, and "Clear filters" removes them
+    exclude_years: list[tuple[int, int]] = Field(default_factory=list, max_length=limits.MAX_LIST_ITEMS)
+    authors: list[Annotated[str, Field(max_length=limits.MAX_LABEL_CHARS)]] = Field(
+        default_factory=list, max_length=limits.MAX_LIST_ITEMS
+    )
+    exclude_venues: list[Annotated[str, Field(max_length=limits.MAX_LABEL_CHARS)]] = Field(
+        default_factory=list, max_length=limits.MAX_LIST_ITEMS
+    )
+    exclude_terms: list[Annotated[str, Field(max_length=limits.MAX_LABEL_CHARS)]] = Field(
+        default_factory=list, max_length=limits.MAX_LIST_ITEMS
+    )
+
+    def said_in_chat(self) -> ResultFilters:
+        """Only the constraints the form has no control for."""
+        return ResultFilters.model_validate(self.model_dump(include=set(CHAT_KEYS)))
 
 
 FILTER_KEYS = tuple(ResultFilters.model_fields)
+CHAT_KEYS = ("exclude_years", "authors", "exclude_venues", "exclude_terms")
 
 
 def current_filters(workflow: Workflow | None) -> ResultFilters:
@@ -589,6 +606,13 @@ def describe_filters(f: ResultFilters) -> str:
         parts.append("types " + ", ".join(f.paper_types))
     if f.min_citations:
         parts.append(f"at least {f.min_citations} citations")
+    parts += [f"leaving out {_years_text(first, last)}" for first, last in f.exclude_years]
+    if f.authors:
+        parts.append("only papers by " + ", ".join(f.authors))
+    if f.exclude_venues:
+        parts.append("not from " + ", ".join(f.exclude_venues))
+    if f.exclude_terms:
+        parts.append("excluding " + ", ".join(f.exclude_terms))
     return "; ".join(parts) or "no filters"
 
 
@@ -603,7 +627,7 @@ def filter_results(workflow: Workflow, intent: Intent, filters: ResultFilters) -
     try:
         fid = plan.filter_node()
         known = get_operator(plan.wf.node(fid).op).Params.model_fields
-        wanted = filters.model_dump()
+        wanted = filters.model_dump(mode="json")  # periods as [first, last], as a node's params hold them
         if filters.paper_types and "paper_types" not in known:
             return Refinement(workflow, intent, [], "", ["this version of the filter step cannot select paper types"])
         params = {k: v for k, v in plan.wf.node(fid).params.items() if k not in FILTER_KEYS}
@@ -611,8 +635,16 @@ def filter_results(workflow: Workflow, intent: Intent, filters: ResultFilters) -
         plan.do(ModifyNode(node_id=fid, params=params, replace=True), "filters: " + describe_filters(filters))
     except WorkflowError as exc:
         return Refinement(workflow, intent, [], "", [f"could not apply the filters: {exc}"])
-    new_intent = apply_updates(
-        intent, {"year_min": filters.year_min, "year_max": filters.year_max, "venues": list(filters.venues)}
+    # the intent follows the filter exactly (apply_updates would merge the lists, and a cleared one must go)
+    new_intent = intent.model_copy(
+        update={
+            "year_min": filters.year_min,
+            "year_max": filters.year_max,
+            "venues": list(filters.venues),
+            "exclude_years": list(filters.exclude_years),
+            "exclude_venues": list(filters.exclude_venues),
+            "exclude_terms": list(filters.exclude_terms),
+        }
     )
     return Refinement(plan.wf, new_intent, plan.edits, plan.reasons[-1], plan.notes)
 

@@ -33,10 +33,11 @@ from pilot.sources.factory import UnavailableSource
 from pilot.ui import render
 from pilot.ui.paramform import FormError, form_html, help_markdown, read_form
 from pilot.ui.resultmap import result_map
+from pilot.vocab import RESULT_ORDER_WORDS
 from workflows.explain import weak_results
 from workflows.graph import iter_ready
 from workflows.model import AddNode, ModifyNode, Node, RemoveNode, RunTrace, Workflow
-from workflows.refine import ResultFilters, current_filters, describe_filters
+from workflows.refine import ResultFilters, current_filters, describe_filters, main_node
 from workflows.registry import operator_or_none
 
 log = logging.getLogger(__name__)
@@ -482,8 +483,11 @@ class Controller:
         venues: list[str] | None = None,
         paper_types: list[str] | None = None,
         min_citations: float | None = None,
+        *,
+        keep_chat: bool = True,
     ) -> UIState:
-        """The filter controls as one workflow edit (a new version with its diff), then a re-run."""
+        """The filter controls as one workflow edit (a new version with its diff), then a re-run. What was said
+        in the chat and has no control (``ResultFilters.said_in_chat``) stays, unless ``keep_chat`` is off."""
         if ui.workflow is None or not ui.results and ui.answer is not None:
             ui.say("assistant", "Run a paper search first; the filters narrow its results.")
             return ui
@@ -494,6 +498,7 @@ class Controller:
                 venues=[v for v in venues or [] if v],
                 paper_types=[t for t in paper_types or [] if t],
                 min_citations=_whole(min_citations),
+                **(current_filters(ui.workflow).said_in_chat().model_dump(exclude_defaults=True) if keep_chat else {}),
             )
         except (ValidationError, ValueError) as exc:
             msg = format_problems(exc) if isinstance(exc, ValidationError) else str(exc)
@@ -504,13 +509,20 @@ class Controller:
         return ui
 
     async def clear_filters(self, ui: UIState) -> UIState:
-        return await self.apply_filters(ui)
+        return await self.apply_filters(ui, keep_chat=False)
 
     def filter_choices(self, ui: UIState) -> dict[str, Any]:
         """What the filter controls offer and show now: venues of the current list, the active filters."""
         active = current_filters(ui.workflow)
         venues = sorted({v for v in (profile().venue_label(r.paper) for r in ui.results) if v} | set(active.venues))
-        return {"venues": venues, "active": active}
+        said = active.said_in_chat()
+        also = "" if said == ResultFilters() else describe_filters(said)
+        top = main_node(ui.workflow, "top_k") if ui.workflow is not None else None
+        order = ui.workflow.node(top).params.get("order", "score") if ui.workflow is not None and top else "score"
+        lines = [f"Also applied, as said in the chat: {also}. “Clear filters” removes these too."] if also else []
+        if order != "score" and (words := next((w for o, w in RESULT_ORDER_WORDS.items() if o == order), None)):
+            lines.append(f"Shown {words} (say “best match first” in the chat to change it).")
+        return {"venues": venues, "active": active, "also": "\n\n".join(lines)}
 
     def map_figure(self, ui: UIState) -> Any:
         session = ui.session

@@ -100,6 +100,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                             f_types = gr.CheckboxGroup(
                                 choices=PAPER_TYPES, label="paper type", scale=2, elem_id="pilot-f-types"
                             )
+                        f_also = gr.Markdown("", elem_id="pilot-f-also")
                         with gr.Row():
                             f_apply = gr.Button("Apply filters", variant="primary", elem_id="pilot-f-apply")
                             f_clear = gr.Button("Clear filters", elem_id="pilot-f-clear")
@@ -229,6 +230,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             f_min_cit,
             f_venues,
             f_types,
+            f_also,
             result_map,
             map_card,
             lib_scope,
@@ -279,8 +281,8 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             scopes = [("the whole library", "")] + [
                 (f"kept from: {label[:60] or '—'} ({n})", sid) for sid, label, n in searches
             ]
-            filter_boxes: list[Any] = [gr.skip()] * 5
-            filters_key = (repr(active), tuple(filters["venues"]))
+            filter_boxes: list[Any] = [gr.skip()] * 6
+            filters_key = (repr(active), tuple(filters["venues"]), filters["also"])
             if filters_key != ui.filters_key:
                 ui.filters_key = filters_key
                 filter_boxes = [
@@ -289,6 +291,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                     active.min_citations,
                     gr.update(choices=filters["venues"], value=active.venues),
                     active.paper_types,
+                    render.chat_text(filters["also"]),
                 ]
             store = gr.skip()
             if ui.library_changed:
