@@ -608,9 +608,12 @@ def read(text: str, ctx: Context) -> Message:
         idx = match_option(q, text)
         if idx is not None:
             return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1}")
-    if q is not None and q.slot not in ("anchor", "scope", "fallback") and _NO_PREFERENCE.match(text):
+    # "none of these are what I want" with only the question's options on screen dismisses those options
+    dismissed = not ctx.has_results and _DISMISSAL.match(text)
+    if q is not None and (_NO_PREFERENCE.match(text) or dismissed):
         way_out = next((i for i, o in enumerate(q.options) if not o.sets or _WAY_OUT.match(o.label)), None)
-        return Message(kind="answer", text=text, option=way_out, why=f"no preference on the {q.slot} question")
+        if way_out is not None or q.slot not in ("anchor", "scope", "fallback"):
+            return Message(kind="answer", text=text, option=way_out, why=f"no preference on the {q.slot} question")
     if ctx.has_search and (corrected := _correction(text, ctx)) is not None:
         return corrected
     if (both := _cites_both(text, ctx.known_venues)) is not None:

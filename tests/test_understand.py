@@ -920,3 +920,16 @@ def test_an_adverb_or_a_hyphenated_year_answers_the_period_question():
     assert msg.kind in ("answer", "refine") and msg.request is None
     msg = read("pre-2000", ctx)  # set no year
     assert msg.kind == "answer" and msg.updates == {"year_max": 1999}
+
+
+def test_options_dismissed_with_nothing_else_on_screen_take_the_questions_way_out():
+    which = Question(
+        slot="anchor",
+        text="Which paper do you mean?",
+        options=[Option(label="A paper (2001)", sets={"anchor_id": "x"}), Option(label="None of these", sets={})],
+    )
+    for text in ["none of these are what I want", "these are all irrelevant"]:  # a topic search for "irrelevant"
+        msg = read(text, Context(phase="anchor", question=which))
+        assert (msg.kind, msg.option) == ("answer", 1), text
+    msg = read("these are all irrelevant", Context(phase="clarify", question=_PERIOD, has_search=True))
+    assert (msg.kind, msg.option) == ("answer", 2)
