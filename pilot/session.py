@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, next_question, option_updates
 from clarifier.question import Option, Question
-from pilot import limits
+from pilot import export, limits
 from pilot import listfacts as list_facts
 from pilot.anchors import Resolution, near_exact, resolve
 from pilot.coverage import coverage_notes
@@ -437,7 +437,7 @@ class Session(BaseModel):
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
                 return self._reply(HELP, **self._on_screen())
-            if msg.command in ("explain", "keep", "export", "kinds", "count", "list_fact", "how"):
+            if msg.command in ("explain", "keep", "export", "kinds", "count", "list_fact", "how", "cite"):
                 return self._about_results(msg)
             if msg.command == "earlier":
                 return self._back_to_earlier(msg)
@@ -959,6 +959,10 @@ class Session(BaseModel):
             return self._reply(
                 f"Kept in your library: {titles}{more}.", notes=notes, keep=[i.paper.id for _, i in picked], **keep
             )
+        if msg.command == "cite":
+            cited = [f"#{n} {export.citation(item.paper)}" for n, item in picked[:5]]
+            bib = export.to_bibtex([item.paper for _, item in picked[:5]]).strip()
+            return self._reply("\n\n".join(cited) + f"\n\n```bibtex\n{bib}\n```", notes=notes, **keep)
         cards = [self._card(n, item) for n, item in picked[:5]]
         return self._reply("\n\n".join(cards), notes=notes, **keep)
 

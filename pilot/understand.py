@@ -58,6 +58,7 @@ Command = Literal[
     "count",
     "list_fact",
     "how",
+    "cite",
 ]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
@@ -73,7 +74,9 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
     (
         "reset",
         re.compile(
-            r"^\W*(?:start (?:over|again|afresh)|new search|reset|clear(?: all)?|forget (?:it|that|everything))\W*$",
+            r"^\W*(?:(?:ok(?:ay)?|so|well|hmm+)[,\s]+)?(?:let'?s )?(?:start (?:over|again|afresh|a new search)|"
+            r"(?:a |do a )?new search|reset|clear(?: all)?|forget (?:it|that|everything)|"
+            r"try something (?:else|different)|search (?:for )?something (?:else|different))\W*$",
             re.IGNORECASE,
         ),
     ),
@@ -338,6 +341,28 @@ _DISMISSAL_HINT = (
 )
 
 
+# "cite #3", "give me the bibtex for #2", "how do I cite the first one?": the citation to copy, in the chat
+_CITE = re.compile(
+    r"^\W*(?:please\s)?(?:(?:can|could) you\s)?(?:cite|"
+    r"(?:give|show|get|copy|send)(?: me)? (?:the |a |an )?(?:citations?|bibtex|bib(?:tex)? entry|references?|"
+    r"apa(?: citation)?)(?: entry| entries)? (?:for|of)|"
+    r"(?:the )?(?:citations?|bibtex|bib(?:tex)? entry|references?)(?: entry| entries)? (?:for|of)|"
+    r"how (?:do|should|can) i cite)"
+    rf"\s(?:(?:the\s)?(?:results?|papers?|numbers?)\s)?(?P<n>{_NUMBERS}|{_ORDINAL})\W*$",
+    re.IGNORECASE,
+)
+# "link to #1", "download #2", "pdf of the third one": the card, which has the link
+_LINK = re.compile(
+    rf"^\W*(?:(?:the\s)?(?:link|url|pdf|doi)\s(?:to|for|of)|download|read)\s(?P<n>{_NUMBERS}|{_ORDINAL})\W*$",
+    re.IGNORECASE,
+)
+# a result named plainly ("#3", "number 3", "the third paper") in a message that is read no other way
+_NAMED_RESULT = re.compile(
+    r"#\s?\d{1,3}\b|\b(?:number|result|paper) \d{1,3}\b|\bthe (?:first|second|third|fourth|fifth|sixth|seventh|"
+    r"eighth|ninth|tenth) (?:one|paper|result)\b",
+    re.IGNORECASE,
+)
+
 # "how did you rank these?", "show me the workflow", "how does the ranking work?": the steps that made the list
 _HOW_MADE = re.compile(
     r"^\W*(?:(?:so|ok(?:ay)?|and|but)[,\s]+)?(?:"
@@ -366,6 +391,10 @@ def _result_command(text: str, ctx: Context) -> Message | None:
     as BibTeX"); None for anything else. With no list on screen the session says so (never a search for "#3")."""
     if _EXPORT.match(text):
         return Message(kind="command", text=text, command="export", why="asks for an export")
+    if m := _CITE.match(text) or _LINK.match(text):
+        refs = _numbers(m.group("n")) or referenced_indices(m.group("n"))
+        command: Command = "cite" if m.re is _CITE else "explain"
+        return Message(kind="command", text=text, command=command, refs=refs, why="asks for a result's citation/link")
     if _HOW_MADE.match(text):
         return Message(kind="command", text=text, command="how", why="asks how the list was made")
     if m := _ABOVE.match(text):
@@ -682,6 +711,10 @@ def read(text: str, ctx: Context) -> Message:
         return Message(
             kind="new_search", text=text, target="paper", request=parsed, why=f"names a paper ({parsed.anchor_kind})"
         )
+    if ctx.listed and parsed.anchor_kind == "topic" and (named := _NAMED_RESULT.search(text)):
+        # "is #3 peer reviewed?", "is there code for #2?": about that result, never a topic search for "#3"
+        refs = referenced_indices(named.group(0))
+        return Message(kind="command", text=text, command="explain", refs=refs, why="about a result, read no other way")
     if parsed.anchor_kind == "topic":
         if parsed.request_words or direction or not ctx.has_results:
             return Message(kind="new_search", text=text, target="topic", request=parsed, why="a topic request")
@@ -821,3 +854,65 @@ async def read_with_llm(llm: Any, msg: Message, ctx: Context) -> Message:
         return msg.model_copy(update={"kind": "new_search", "target": "topic", "why": "the model read a new search"})
     feedback = msg.feedback or read_feedback(msg.text, ctx.known_venues)
     return msg.model_copy(update={"kind": "refine", "feedback": feedback, "why": "the model read feedback"})
+
+
+# --- what lives beside the conversation: the library and the list's last change ------------------------
+
+WorkspaceAction = Literal["show", "count", "clear", "clear_confirmed", "remove", "changes"]
+
+
+class WorkspaceRequest(BaseModel):
+    """A message about the researcher's library or about what the last change did to the list: the UI owns
+    both (the library is kept in their browser), so it answers these, not the search session."""
+
+    action: WorkspaceAction
+    refs: list[int] = Field(default_factory=list)  # remove: the numbers of the results on screen
+
+
+_LIBRARY = r"(?:my |the )?(?:library|saved papers|kept papers|reading list)"
+_WORKSPACE: list[tuple[WorkspaceAction, re.Pattern]] = [
+    ("clear_confirmed", re.compile(rf"^\W*yes,? (?:please )?(?:clear|empty) {_LIBRARY}\W*$", re.I)),
+    (
+        "show",
+        re.compile(
+            rf"^\W*(?:what(?:'s| is) in {_LIBRARY}|(?:show|list|open)(?: me)? {_LIBRARY}|"
+            r"what (?:papers )?(?:have i|did i) (?:kept|saved|keep|save)(?: so far)?)\W*$",
+            re.I,
+        ),
+    ),
+    (
+        "count",
+        re.compile(
+            rf"^\W*how many (?:papers )?(?:are (?:there )?in|do i have in|have i (?:got )?in) {_LIBRARY}\W*$"
+            r"|^\W*how many (?:papers )?(?:have i|did i) (?:kept|saved)(?: so far)?\W*$",
+            re.I,
+        ),
+    ),
+    ("clear", re.compile(rf"^\W*(?:please )?(?:clear|empty|reset|wipe) {_LIBRARY}\W*$", re.I)),
+    (
+        "remove",
+        re.compile(
+            rf"^\W*(?:please )?(?:(?:remove|delete|drop|take)(?: out)? (?P<a>{_NUMBERS}) from {_LIBRARY}|"
+            rf"(?:unsave|unkeep|un-save|un-keep|forget) (?P<b>{_NUMBERS}))\W*$",
+            re.I,
+        ),
+    ),
+    (
+        "changes",
+        re.compile(
+            r"^\W*(?:what(?:'s| has| did)? changed|which (?:ones|papers|results) (?:are|were) new|what(?:'s| is) new "
+            r"(?:here|on the list|in the list)|what did (?:that|this|it) change)\W*$",
+            re.I,
+        ),
+    ),
+]
+
+
+def workspace_request(text: str) -> WorkspaceRequest | None:
+    """The library or list-change request in ``text``, or None."""
+    text = strip_markup(text)
+    for action, rx in _WORKSPACE:
+        if m := rx.match(text):
+            numbers = (m.groupdict().get("a") or m.groupdict().get("b") or "") if action == "remove" else ""
+            return WorkspaceRequest(action=action, refs=_numbers(numbers))
+    return None

@@ -663,3 +663,17 @@ async def test_what_else_the_authors_of_a_paper_wrote_is_listed_from_their_paper
     assert reply.answer is not None and reply.message.startswith("Papers by ")
     assert all(name in reply.message.split(":")[0] for name in surnames)  # every author is named
     assert reply.results and all(any(a.name.split()[-1] in surnames for a in r.paper.authors) for r in reply.results)
+
+
+async def test_a_results_citation_is_given_in_the_chat_and_a_result_asked_about_is_shown(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    shown, second = [r.paper.id for r in reply.results], reply.results[1].paper
+    reply = await s.user_says("give me the bibtex for #2")  # was a topic search for "bibtex for #2"
+    assert (
+        reply.message.startswith("#2 ")
+        and "```bibtex\n@" in reply.message
+        and [r.paper.id for r in reply.results] == shown
+    )
+    reply = await s.user_says("is there code for #2?")  # was a topic search for "code for #2"
+    assert reply.message.startswith(f"#2 “{second.title}”") and [r.paper.id for r in reply.results] == shown

@@ -286,3 +286,28 @@ async def test_what_the_chat_left_out_is_shown_by_the_filters_kept_by_them_and_c
     active = controller.filter_choices(ui)["active"]
     assert active == type(active)() and ui.session.intent.exclude_years == []
     assert "leaving out" not in controller.filter_choices(ui)["also"]
+
+
+async def test_the_library_and_the_last_change_are_answered_in_the_chat(controller):
+    ui = await _searched(controller)
+    await controller.send(ui, "what's in my library?")  # was a topic search for "my library"
+    assert ui.chat[-1]["content"].startswith("Your library is empty")
+    await controller.send(ui, "keep #1 and #3")
+    first, third = ui.results[0].paper, ui.results[2].paper
+    await controller.send(ui, "how many papers are in my library?")
+    assert ui.chat[-1]["content"] == "Your library holds 2 papers, kept from 1 search."
+    await controller.send(ui, "show my library")
+    assert f"1. “{first.title[:40]}" in ui.chat[-1]["content"] and "2. “" in ui.chat[-1]["content"]
+    await controller.send(ui, "remove #3 from my library")  # was a search
+    assert ui.library.ids == {first.id} and "Removed #3" in ui.chat[-1]["content"]
+    await controller.send(ui, "clear my library")  # asks first: a careless line must not wipe it
+    assert ui.library.ids == {first.id} and "yes, clear my library" in ui.chat[-1]["content"]
+    await controller.send(ui, "yes, clear my library")
+    assert len(ui.library) == 0 and ui.library_changed
+    await controller.send(ui, "what changed?")  # was a topic search for "changed"
+    assert "first version" in ui.chat[-1]["content"]
+    await controller.send(ui, "only after 2005")
+    await controller.send(ui, "which ones are new?")
+    said = ui.chat[-1]["content"]
+    assert said.startswith(f"Version {len(ui.session.versions)} (") and "year_min" in said
+    assert (f"{len(ui.new_ids)} paper" in said) if ui.new_ids else "the same papers" in said

@@ -933,3 +933,22 @@ def test_options_dismissed_with_nothing_else_on_screen_take_the_questions_way_ou
         assert (msg.kind, msg.option) == ("answer", 1), text
     msg = read("these are all irrelevant", Context(phase="clarify", question=_PERIOD, has_search=True))
     assert (msg.kind, msg.option) == ("answer", 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "command", "refs"),
+    [("cite #3", "cite", [3]), ("give me the bibtex for #2", "cite", [2]),  # feedback / a topic search before
+     ("copy the citation of the first one", "cite", [1]), ("link to #1", "explain", [1]),
+     ("download #2", "explain", [2]), ("is #3 peer reviewed?", "explain", [3]),  # a topic search for "#3 peer …"
+     ("is there code for #2?", "explain", [2])],
+)  # fmt: skip
+def test_a_result_asked_about_in_any_words_is_about_that_result(text, command, refs):
+    msg = read(text, RESULTS.model_copy(update={"listed": 50}))
+    assert (msg.kind, msg.command, msg.refs) == ("command", command, refs)
+
+
+@pytest.mark.parametrize(
+    "text", ["start a new search", "let's try something else", "search for something different"]
+)  # "refine or new search?" and a topic search for "start a new"
+def test_a_new_search_asked_for_without_a_subject_starts_afresh(text):
+    assert read(text, RESULTS).command == "reset"

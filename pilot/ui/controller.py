@@ -26,6 +26,7 @@ from pilot import export, limits
 from pilot.domain import profile
 from pilot.library import Library
 from pilot.limits import clip_message, quote
+from pilot.listfacts import numbered
 from pilot.models import Paper, RankedPaper
 from pilot.runtime import Runtime
 from pilot.session import Reply, Session
@@ -33,7 +34,9 @@ from pilot.sources.factory import UnavailableSource
 from pilot.ui import render
 from pilot.ui.paramform import FormError, form_html, help_markdown, read_form
 from pilot.ui.resultmap import result_map
+from pilot.understand import WorkspaceRequest, workspace_request
 from pilot.vocab import RESULT_ORDER_WORDS
+from workflows.diff import short
 from workflows.explain import weak_results
 from workflows.graph import iter_ready
 from workflows.model import AddNode, ModifyNode, Node, RemoveNode, RunTrace, Workflow
@@ -67,6 +70,9 @@ def format_problems(exc: ValidationError) -> str:
         where = ".".join(str(p)[:40] for p in e["loc"]) or "params"
         lines.append(f"{where}: {e['msg']}")
     return "; ".join(lines)
+
+
+_LIBRARY_LINES = 20  # "what's in my library?" lists this many; the Library tab has them all
 
 
 @dataclass
@@ -333,8 +339,67 @@ class Controller:
         if not text:
             return ui
         ui.say("user", clip_message(text)[0])  # a long paste is kept cut; the session cuts it too, and says so
+        if (asked := workspace_request(text)) is not None:
+            ui.say("assistant", self._workspace(ui, asked))
+            return ui
         await self._call(ui, "understanding your message", lambda s, t: s.user_says(t), text)
         return ui
+
+    def _workspace(self, ui: UIState, asked: WorkspaceRequest) -> str:
+        """The answer to a message about the library or the list's last change (the UI holds both)."""
+        lib, n = ui.library, len(ui.library)
+        if asked.action == "changes":
+            return self._changes(ui)
+        if asked.action in ("show", "count") and n == 0:
+            return "Your library is empty: press keep on a result, or say “keep #1 and #3”."
+        if asked.action == "count":
+            k = len(lib.searches())
+            return f"Your library holds {n} paper{'s' if n != 1 else ''}, kept from {k} search{'es' if k != 1 else ''}."
+        if asked.action == "show":
+            lines = [
+                f"{i}. “{short(e.paper.title, 90)}” ({e.paper.year or 'year unknown'})"
+                + (f" — kept from “{short(e.search, 50)}”" if e.search else "")
+                for i, e in enumerate(lib.entries[:_LIBRARY_LINES], start=1)
+            ]
+            more = f"\n\n… and {n - _LIBRARY_LINES} more." if n > _LIBRARY_LINES else ""
+            return f"Your library ({n}):\n\n" + "\n".join(lines) + more + "\n\nThe Library tab exports them."
+        if asked.action == "clear":
+            if n == 0:
+                return "Your library is already empty."
+            return f"This removes all {n} papers from your library. Say “yes, clear my library” to do it."
+        if asked.action == "clear_confirmed":
+            lib.remove(list(lib.ids))
+            ui.library_changed = ui.library_changed or n > 0
+            return f"Removed all {n} papers from your library." if n else "Your library is already empty."
+        said = []
+        for k in asked.refs:
+            if not 1 <= k <= len(ui.results):
+                said.append(f"There is no result #{k} on the list.")
+            elif lib.remove([ui.results[k - 1].paper.id]):
+                ui.library_changed = True
+                said.append(f"Removed #{k} “{short(ui.results[k - 1].paper.title, 80)}” from your library.")
+            else:
+                said.append(f"#{k} is not in your library.")
+        return " ".join(said) or "Which result? Say e.g. “remove #2 from my library”."
+
+    def _changes(self, ui: UIState) -> str:
+        session = ui.session
+        if session is None or not session.versions:
+            return "No search has run yet."
+        now = session.versions[session.current_version if 0 <= session.current_version < len(session.versions) else -1]
+        if now.version == 1:
+            return "This is the first version of this search: nothing has changed yet."
+        shown = [r.paper.id for r in ui.results]
+        new = [i for i, pid in enumerate(shown, start=1) if pid in set(ui.new_ids)]
+        what = "; ".join(now.diff[:4]) or now.reason
+        head = f"Version {now.version} ({short(now.reason, 120)})"
+        moved = (
+            f"{len(new)} paper{'s are' if len(new) != 1 else ' is'} new on the list ({numbered(new)}) and "
+            f"{len(ui.removed)} left it"
+            if new or ui.removed
+            else "the same papers are listed"
+        )
+        return f"{head}: {moved}. What changed in the workflow: {what}."
 
     async def choose(self, ui: UIState, index: int) -> UIState:
         q = ui.question
