@@ -294,6 +294,7 @@ async def test_the_library_and_the_last_change_are_answered_in_the_chat(controll
     assert ui.chat[-1]["content"].startswith("Your library is empty")
     await controller.send(ui, "keep #1 and #3")
     first, third = ui.results[0].paper, ui.results[2].paper
+    assert ui.library.ids == {first.id, third.id}
     await controller.send(ui, "how many papers are in my library?")
     assert ui.chat[-1]["content"] == "Your library holds 2 papers, kept from 1 search."
     await controller.send(ui, "show my library")
