@@ -910,7 +910,9 @@ class Session(BaseModel):
         self.entity_query = msg.entity
         self._last_run = run
         self.answer = answer
-        self.results = _answer_papers(answer, run.values)  # so every paper an answer counts can be opened
+        # so every paper an answer counts can be opened: those it was given (not all 500 searched for an org's)
+        fed = {e.source for e in wf.inputs_of(wf.output) if e.port == "papers"} if wf.output else set()
+        self.results = _answer_papers(answer, {k: v for k, v in run.values.items() if k in fed} if fed else run.values)
         self.phase = "answer"
         notes: list[str] = taken
         if len(self.results) > len(answer.reference):
@@ -920,7 +922,11 @@ class Session(BaseModel):
         if wf.nodes:
             self._push(wf, "plan for your question")
         # how the person, venue or organisation was told apart ("kept … apart", "… also appears as …; merged")
-        notes += [f"step “{t.node_id}”: {t.note}" for t in run.trace.nodes if t.note and _is_entity_op(t.op)]
+        notes += [
+            f"step “{t.node_id}”: {t.note}"
+            for t in run.trace.nodes
+            if t.note and (_is_entity_op(t.op) or t.op == "filter")
+        ]  # and what an organisation's filter could see
         if run.errors:
             notes += [f"{n}: {e}" for n, e in run.errors.items()]
         return self._reply(

@@ -98,6 +98,13 @@ def stem(word: str) -> str:
     return word
 
 
+def org_matches(query: str | None, affiliation: str | None) -> bool:
+    """The organisation the user named appears, word for word, in an affiliation string."""
+    if not query:
+        return True
+    return bool(affiliation) and contains_run(words(affiliation), words(query))
+
+
 def contains_run(haystack: list[str], needle: list[str]) -> bool:
     """``needle`` occurs as a contiguous run of whole words in ``haystack`` ("data set" in "a new data set")."""
     n = len(needle)

@@ -7,10 +7,11 @@ import pytest
 from pilot.domain import profile
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, Venue
 from pilot.sources.base import NotFound, NotSupported, Source
+from pilot.text import org_matches
 from pilot.venues import at_venue
 from tests.ops_helpers import at_venue_row, authored, run_op, wrote_at_org_on_topic
 from workflows.operator import OperatorError, RunContext
-from workflows.ops.entities import org_matches, topic_matches
+from workflows.ops.entities import topic_matches
 from workflows.registry import get_operator
 
 venue_matches = profile().venue_name_matches

@@ -316,3 +316,20 @@ def test_lower_case_words_after_by_that_are_no_one_stay_a_paper_search(text):
 def test_the_other_work_of_a_papers_authors_is_asked_of_that_paper(text, paper):
     q = parse(text)
     assert q is not None and (q.shape, q.paper) == ("paper_authors_papers", paper)
+
+
+@pytest.mark.parametrize(
+    ("text", "shape", "slots"),
+    [("where does Noah Smith work?", "author_profile", {"person": "Noah Smith"}),  # was their papers
+     ("which conferences does Kathleen McKeown publish at?", "author_profile", {"person": "Kathleen McKeown"}),
+     ("who proposed BLEU?", "paper_authors", {"paper": "BLEU"}),  # a search for a paper called BLEU
+     ("who invented the transformer?", "paper_authors", {"paper": "the transformer"}),  # a topic search
+     ("how many papers were published at NAACL 2012?", "venue_papers", {"venue": "NAACL", "topic": None}),
+     ("what are the main topics at COLING?", "venue_profile", {"venue": "COLING"}),  # a topic search for "topics"
+     ("papers by Manning and Klein", "author_papers", {"person": "Manning", "coauthor": "Klein"}),  # a paper
+     ("what did Stanford publish on parsing?", "org_papers", {"org": "Stanford", "topic": "parsing"}),
+     ("papers from Edinburgh on machine translation", "org_papers", {"org": "Edinburgh"})],
+)  # fmt: skip
+def test_questions_about_people_venues_and_organisations_as_researchers_ask_them(text, shape, slots):
+    q = parse(text)
+    assert q is not None and q.shape == shape and {k: getattr(q, k) for k in slots} == slots

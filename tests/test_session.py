@@ -677,3 +677,23 @@ async def test_a_results_citation_is_given_in_the_chat_and_a_result_asked_about_
     )
     reply = await s.user_says("is there code for #2?")  # was a topic search for "code for #2"
     assert reply.message.startswith(f"#2 “{second.title}”") and [r.paper.id for r in reply.results] == shown
+
+
+async def test_an_organisations_papers_on_a_topic_are_those_with_an_author_there(runtime, local_source):
+    # an organisation and a word of a title of one of its papers, taken from the slice
+    store = local_source.store
+    paper = next(
+        p for p in store.papers(range(len(store)))
+        if any(a.affiliation and "University of " in a.affiliation for a in p.authors) and len(p.title.split()) > 3
+    )  # fmt: skip
+    aff = next(a.affiliation for a in paper.authors if a.affiliation and "University of " in a.affiliation)
+    org = "University of " + aff.split("University of ")[1].split(",")[0].split()[0]
+    topic = max((w for w in paper.title.split() if w.isalpha()), key=len).lower()
+    reply = await Session(runtime).user_says(f"what did {org} publish on {topic}?")  # no such question before
+    assert reply.answer is not None and reply.message.startswith(f"Papers from {org} on {topic}")
+    assert reply.results and all(
+        any(a.affiliation and org.lower() in a.affiliation.lower() for a in r.paper.authors) for r in reply.results
+    )
+    assert any("name their authors' institutions" in n for n in reply.notes) or all(
+        r.paper.authors for r in reply.results
+    )

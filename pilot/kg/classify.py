@@ -31,6 +31,7 @@ Shape = Literal[
     "topic_orgs",
     "paper_authors",
     "paper_authors_papers",
+    "org_papers",
 ]
 
 
@@ -206,6 +207,13 @@ _PROFILE = re.compile(
     r"\bwho is\b|\bwho's\b|\btell me about\b|\bprofile\b|\bh-?index\b|\baffiliation\b|\boverview\b|\bwhat is\b|"
     r"\bdescribe\b|\binformation (?:on|about)\b|\binfo (?:on|about)\b|\bwhat (?:kind|sort|type) of\b|"
     r"\bwho\b.+\b(?:is|was)\s*[?？.]?\s*$|是谁|介绍|简介|概况|h指数",
+    re.I,
+)
+# "where does Noah Smith work?", "which conferences does X publish at?": what a profile says (affiliation, venues),
+# though the words ("work", "publish") also ask for papers
+_PROFILE_ASKED = re.compile(
+    r"\bwhere (?:does|did|do|is|was) .{1,80}? (?:work|working|based)\b|"
+    r"\b(?:which|what) (?:university|institution|lab|company|organi[sz]ation|conferences|venues|journals)\b",
     re.I,
 )
 _PAPERS = re.compile(
@@ -553,7 +561,7 @@ def _name_ends(words: str) -> str:
 _SURNAME_PATTERNS = [
     rf"(?i:did|does|has|have)\s+(?P<n>{_NAME_WORD})\s+(?i:publish|write|author|co-?author|written|published)\b",
     rf"(?i:papers?|publications?|articles?)\s+(?i:written\s+|authored\s+)?(?i:by)\s+(?P<n>{_NAME_WORD})"
-    + _name_ends(_AFTER_AN_AUTHOR),
+    + _name_ends(_AFTER_AN_AUTHOR + "|and|&"),  # "papers by Manning and Klein": two surnames
     rf"(?<![{_NAME_CHARS}])(?P<n>{_NAME_WORD})['’]s\s+(?i:papers?|publications?|articles?|work)\b",
 ]
 
@@ -566,12 +574,15 @@ def extract_coauthor(text: str, person: str) -> str | None:
         rf"(?P<n>{EN_NAME})\s+(?i:and|&)\s+{p}",
         rf"{p}.{{0,80}}?(?i:together with|jointly with|with|and)\s+(?P<n>{EN_NAME})",
         rf"(?i:with|and)\s+(?P<n>{EN_NAME}).{{0,80}}?{p}",
+        # "papers by Manning and Klein": a surname after a surname
+        rf"(?i:by)\s+{p}\s+(?i:and|&)\s+(?P<n>{_NAME_WORD})" + _name_ends(_AFTER_AN_AUTHOR),
         rf"{p}\s*(?:和|与|跟)\s*(?P<n>(?<![{_NAME_CHARS}]){_NAME_WORD}(?:\s+{_NAME_WORD}){{0,3}}|{ZH_NAME}?)(?:合作|共同|一起|的)",
     ):
         m = re.search(pat, text)
         if m:
             name = m.group("n").strip()
-            name = name if re.search(r"[\u4e00-\u9fff]", name) else _trim_name(name)
+            one_word = " " not in name and " " not in person  # a surname with a surname
+            name = name if re.search(r"[\u4e00-\u9fff]", name) else _trim_name(name, min_words=1 if one_word else 2)
             if name and name != person and not (set(name) & _ZH_NOT_NAME):
                 return name
     return None
@@ -662,15 +673,17 @@ def _topic_before_papers(text: str) -> str | None:
     if not m:
         return None
     topic = _MOST_CITED.sub(" ", m.group("t")).strip()  # "most cited papers at ACL 2010": a ranking, not a topic
+    topic = re.sub(r"^(?:how many|the number of|number of|count of)\b\s*", "", topic, flags=re.I).strip()
     if not topic or re.fullmatch(r"(?:the|all|any|some|recent|new|good|best|top|\w{1,2})", topic, re.I):
-        return None
+        return None  # "how many papers were published at NAACL 2012?": a count, not a topic
     return topic
 
 
 # "Who wrote X?", "the authors of X": a question about one paper's authors. Not "who wrote papers on X" (the
 # topic's researchers) nor "who wrote with X" (co-authors).
 _WHO_WROTE = re.compile(
-    r"^(?:who\s+(?:wrote|authored|is\s+behind|(?:are|were)\s+the\s+authors\s+of|(?:is|was)\s+the\s+author\s+of)|"
+    r"^(?:who\s+(?:wrote|authored|is\s+behind|(?:are|were)\s+the\s+authors\s+of|(?:is|was)\s+the\s+author\s+of|"
+    r"(?:first\s+)?(?:invented|proposed|introduced|created|developed|came\s+up\s+with|made))|"
     r"(?:(?:list|show(?:\s+me)?|give\s+me|what\s+are|which\s+are|name)\s+)?(?:the\s+)?(?:authors?|writers?)\s+of)"
     r"\s+(?P<p>.+?)[\s?.!]*$",
     re.I,
@@ -793,7 +806,9 @@ def _parse(text: str) -> KGQuery | None:
         slots["coauthor"] = extract_coauthor(no_years, person)
         if slots["coauthor"] and not _MOST_CITED.search(text):
             return KGQuery(shape="author_papers", **slots)  # joint papers, even when phrased with "worked with"
-        if _MOST_CITED.search(text):
+        if _PROFILE_ASKED.search(text) and not _MOST_CITED.search(text):
+            shape = "author_profile"
+        elif _MOST_CITED.search(text):
             shape = "most_cited"
         elif _COAUTHOR.search(text):
             shape = "coauthors"
@@ -809,6 +824,8 @@ def _parse(text: str) -> KGQuery | None:
         return KGQuery(shape=shape, **slots)
     if org and _PEOPLE.search(text):
         return KGQuery(shape="org_researchers", **slots)
+    if org and topic and not venue and _PAPERS.search(text) and not _PROFILE.search(text):
+        return KGQuery(shape="org_papers", **slots)  # "what did Stanford publish on parsing?"
     if topic and not org and not venue and _VENUES_ASKED.search(text):
         return KGQuery(shape="topic_venues", **slots)
     if topic and not org and not venue and _ORGS_ASKED.search(text):
@@ -817,6 +834,8 @@ def _parse(text: str) -> KGQuery | None:
         return KGQuery(shape="topic_researchers", **slots)
     if org and _PROFILE.search(text):
         return KGQuery(shape="org_profile", **slots)
+    if venue and not person and _TOPICS.search(text) and not _PAPERS.search(text):
+        return KGQuery(shape="venue_profile", **slots)  # "what are the main topics at COLING?"
     if venue and (year_min or year_max or _PAPERS.search(text)):
         if _PAPER_SEARCH.search(_MOST_CITED.sub(" ", text)):
             return None  # "papers citing BLEU at ACL 2010" is a paper search with a venue filter

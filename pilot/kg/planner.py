@@ -32,6 +32,7 @@ ENTITY_OPS = (
     "org_authors",
     "paper_authors",
     "paper_groups",
+    "filter",
     "anchor",
     "keyword_search",
     "synthesize_answer",
@@ -96,6 +97,8 @@ class _Builder:
         )
 
 
+# "what did Stanford publish on parsing?": this many of the topic's papers are searched for the organisation's
+_ORG_SEARCH = 500
 # "what else did the authors of X write?": the papers of its first few authors (a 20-author paper would flood it)
 _THEIR_AUTHORS = 5
 
@@ -149,6 +152,13 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         b.node("people", "org_authors", "researchers" + (f" on {q.topic}" if q.topic else ""), topic=q.topic)
         b.wire(org, "people", "orgs")
         return b.answer("org_researchers", scope=f"working on {q.topic}" if q.topic else "", entities=(org, "people"))
+    if q.shape == "org_papers":
+        # the topic's papers with an author at the organisation (as the papers name it)
+        b.node("search", "keyword_search", f"papers on {q.topic}", query=q.topic, limit=_ORG_SEARCH,
+               year_min=q.year_min, year_max=q.year_max)  # fmt: skip
+        b.node("papers", "filter", f"by authors at {q.org}", orgs=[q.org])
+        b.wire("search", "papers", "in")
+        return b.answer("paper_list", scope=f"from {q.org} on {q.topic}", papers=("papers",))
     if q.shape in ("topic_venues", "topic_orgs"):
         by = "venue" if q.shape == "topic_venues" else "org"
         b.node("search", "keyword_search", f"papers on {q.topic}", query=q.topic, limit=200,

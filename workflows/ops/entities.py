@@ -24,7 +24,7 @@ from pilot.models import Author, Evidence, Org, Paper, RankedPaper, SearchFilter
 from pilot.people import same_person, variant
 from pilot.sources.base import NotFound, SourceError
 from pilot.store.text import institution, split_affiliation
-from pilot.text import TOPIC_FILTER_STOPWORDS, contains_run, fold, stem, words
+from pilot.text import TOPIC_FILTER_STOPWORDS, fold, org_matches, stem, words
 from pilot.venues import at_venue, venue_name
 from pilot.venues import known as known_venue
 from workflows.operator import (
@@ -53,13 +53,6 @@ def topic_matches(topic: str | None, paper: Paper) -> bool:
         return True
     have = {stem(w) for w in words(paper.text)}
     return all(t in have for t in terms)
-
-
-def org_matches(query: str | None, affiliation: str | None) -> bool:
-    """The organisation the user named appears, word for word, in an affiliation string."""
-    if not query:
-        return True
-    return bool(affiliation) and contains_run(words(affiliation), words(query))
 
 
 def person_matches(query: str | None, name: str | None) -> bool:

@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from pilot.domain import profile
 from pilot.models import Paper, PaperType, RankedPaper
 from pilot.papertype import paper_type
-from pilot.text import fold, normalize_title, snowball
+from pilot.text import fold, normalize_title, org_matches, snowball
 from pilot.vocab import ResultOrder
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import WEAK, match_strength, papers_of, support_node, tokens
@@ -41,6 +41,10 @@ class FilterParams(OperatorParams):
         description="keep papers by any of these people (a surname or a full name; every word must be in the name)",
     )
     exclude_venues: list[str] = Field(default_factory=list, description="drop papers at any of these venues")
+    orgs: list[str] = Field(
+        default_factory=list,
+        description="keep papers with an author whose affiliation names one of these organisations ('Stanford')",
+    )
     min_citations: int | None = Field(None, ge=0)
     has_abstract: bool | None = None
     has_references: bool | None = Field(
@@ -158,6 +162,8 @@ class _Checker:
             return False
         if self.by_them is not None and not self.by_them(paper):
             return False
+        if p.orgs and not any(org_matches(o, a.affiliation) for a in paper.authors for o in p.orgs):
+            return False
         if (
             p.min_citations is not None
             and max(paper.citation_count or 0, paper.in_corpus_citations or 0) < p.min_citations
@@ -201,6 +207,10 @@ class FilterOp(Operator[FilterParams, FilterInputs]):
     async def run(self, ctx: RunContext, params: FilterParams, inputs: FilterInputs) -> list[RankedPaper]:
         newest = max((it.paper.year for it in inputs.papers if it.paper.year), default=None)
         check = _Checker(params, papers_of(inputs.anchor), newest)
+        if params.orgs:  # older records often name no institution: a short list may be the records', not the field's
+            named = sum(1 for it in inputs.papers if any(a.affiliation for a in it.paper.authors))
+            if named < len(inputs.papers):
+                ctx.notes.append(f"{named} of the {len(inputs.papers)} papers name their authors' institutions")
         return [it for it in inputs.papers if check.accepts(it.paper)]
 
 
