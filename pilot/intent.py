@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
@@ -22,7 +22,7 @@ from pilot.domain import profile
 from pilot.models import Intent
 from pilot.spelling import respelt
 from pilot.text import REQUEST_STOPWORDS, normalize_title
-from pilot.vocab import PAPER_TYPE_WORDS, PAPER_TYPES, PaperType, ResultOrder
+from pilot.vocab import PAPER_TYPE_WORDS, PAPER_TYPES, PaperType, PublicationKind, ResultOrder
 
 AnchorKind = Literal[
     "doi", "arxiv", "s2", "corpus_id", "title", "name", "described", "cited", "topic", "current", "none"
@@ -830,6 +830,9 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         and not set(t.split()) <= {*PAPER_TYPE_WORDS, "or", "and", "nor"}  # "no surveys": a type (below)
         and not any(v.lower() in t for v in left_out)  # "no arXiv papers" leaves out a venue, not a phrase
     ]
+    if kinds := publication_kinds(low):
+        out["publication_kinds"] = kinds
+        terms = [t for t in terms if not set(t.split()) <= _KIND_WORDS]  # "no workshop papers": a kind, not words
     if terms:
         out["exclude_terms"] = terms
     if left_types := negated_types(low):
@@ -847,6 +850,35 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         if topic:
             out["topic_terms"] = topic
     return out
+
+
+# "only journal papers", "just conference papers", "no workshop papers", "peer-reviewed only": how a paper was published
+_KIND = r"(?P<k>journals?|conferences?|workshops?|preprints?|peer[- ]reviewed)"
+_KIND_NOUN = r"(?:\s(?:papers?|articles?|ones|publications?|versions?))?"
+_ONLY_KIND = re.compile(rf"\b(?:only|just)\s(?:the\s)?(?:ones?\s(?:from|in|at)\s)?{_KIND}{_KIND_NOUN}")
+_KIND_ONLY = re.compile(rf"\b{_KIND}{_KIND_NOUN}\sonly\b")
+_NO_KIND = re.compile(
+    rf"\b(?:no|not|without|exclude|excluding|skip|drop|remove|hide)\s(?:the\s|any\s)?{_KIND}{_KIND_NOUN}"
+)
+_KIND_WORDS = frozenset(
+    "journal journals conference conferences workshop workshops preprint preprints papers paper articles article "
+    "ones publications versions".split()
+)
+_KINDS: tuple[PublicationKind, ...] = ("journal", "conference", "workshop", "preprint", "unknown")
+
+
+def publication_kinds(low: str) -> list[PublicationKind]:
+    """The kinds of publication a text keeps ("only journal papers" -> journal; "no workshop papers" -> every kind but
+    workshop, unknown ones too); [] when it says nothing about them."""
+    if m := _ONLY_KIND.search(low) or _KIND_ONLY.search(low):
+        word = m.group("k")
+        if word.startswith("peer"):
+            return ["journal", "conference", "workshop"]
+        return [cast(PublicationKind, word.rstrip("s"))]
+    if m := _NO_KIND.search(low):
+        word = m.group("k").rstrip("s")
+        return [k for k in _KINDS if k != word] if not word.startswith("peer") else ["preprint", "unknown"]
+    return []
 
 
 _LEAVING_OUT = re.compile(r"\b(?:exclude|excluding|without|not|no|nothing|except|don'?t|dont)\b.*")

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pilot.vocab import Direction, Facet, PaperType, ResultOrder
+from pilot.vocab import Direction, Facet, PaperType, PublicationKind, ResultOrder
 
 S2_PAPER_URL = "https://www.semanticscholar.org/paper/{id}"
 S2_AUTHOR_URL = "https://www.semanticscholar.org/author/{id}"
@@ -201,6 +201,9 @@ class Intent(_Model):
     )
     venues: list[str] = Field(default_factory=list)
     exclude_venues: list[str] = Field(default_factory=list, description="never papers at these venues")
+    publication_kinds: list[PublicationKind] = Field(
+        default_factory=list, description="only papers published so ('only journal papers'); [] = any"
+    )
     topic_terms: list[str] = Field(default_factory=list)
     exclude_terms: list[str] = Field(default_factory=list)
     resource_types: list[str] = Field(default_factory=list)

@@ -52,7 +52,14 @@ from pilot.sources.budget import budget_scope, current_budget
 from pilot.text import normalize_title
 from pilot.understand import ABOUT_WORDS, BY_SOMEONE, Context, Message, read, read_with_llm
 from pilot.venues import at_venue
-from pilot.vocab import PAPER_TYPE_PLURALS, RESULT_ORDER_WORDS, direction_results, left_out_words, paper_type_named
+from pilot.vocab import (
+    PAPER_TYPE_PLURALS,
+    RESULT_ORDER_WORDS,
+    direction_results,
+    kinds_text,
+    left_out_words,
+    paper_type_named,
+)
 from workflows.diff import diff as workflow_diff
 from workflows.diff import short
 from workflows.edit import apply_edit, describe_edit
@@ -1443,6 +1450,8 @@ class Session(BaseModel):
             about += " that also cite " + " and ".join(f"“{short(p.title, 80)}”" for p in also)
         if left := left_out_words(i.exclude_terms, i.exclude_venues, i.paper_types, i.exclude_years):
             about += f", {left}"
+        if i.publication_kinds:
+            about += f", {kinds_text(i.publication_kinds)}"
         if i.order != "score":  # "the most cited papers on X" is a list in another order: said, not silently done
             about += f", {RESULT_ORDER_WORDS[i.order]}"
         message = (

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pilot.intent import negated_types, parse_constraints, without_left_out
+from pilot.intent import negated_types, parse_constraints, publication_kinds, without_left_out
 from pilot.text import DETERMINERS, INSTRUCTION_WORDS, PHRASE_BREAK_WORDS
 from pilot.vocab import PAPER_TYPE_WORDS, PAPER_TYPES, PaperType
 
@@ -67,7 +67,7 @@ class TopicRequest:
 _LEAD_ONLY = frozenset(
     """writing write preparing prepare working doing researching exploring studying planning cite citing thesis
     dissertation project proposal section chapter related people researchers commonly typically usually often
-    widely use used uses popular common""".split()
+    widely use used uses popular common journal conference workshop peer-reviewed only just""".split()
 )
 
 
@@ -161,6 +161,9 @@ def read_topic(text: str) -> TopicRequest | None:
             updates["recency"] = "seminal"
         elif low & _RECENT or "stateoftheart" in low:
             updates["recency"] = "recent"
+        said = " ".join(lead).lower()  # "journal papers on X", "only conference papers on X"
+        if kinds := publication_kinds(said) or publication_kinds("only " + said):
+            updates["publication_kinds"] = kinds
         if years:
             found = parse_constraints(" ".join(years))
             updates.update({k: v for k, v in found.items() if k in ("year_min", "year_max", "exclude_years")})

@@ -551,7 +551,8 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
         r"any (?:year|time|venue)|all venues|"
         r"this one|that one|is (?:great|good|relevant|irrelevant|wrong|bad|perfect|spot on|useful)|please|thanks?|"
         r"thank you|find|show me|give me|papers|ones|it|them|those|these|i'?m|i am|interested in|"
-        r"(?:do not|don'?t) (?:care about|want)|nothing (?:about|on)|keep|only|just|"
+        r"(?:do not|don'?t) (?:care about|want)|nothing (?:about|on)|keep|only|just|peer[- ]reviewed|"
+        r"(?:journal|conference|workshop|preprint)s?|articles|"
         r"next (?:page|results|batch|ones|\d{1,3})|the top|top)\b",
         " ",
         rest,

@@ -20,6 +20,8 @@ FACETS: tuple[Facet, ...] = get_args(Facet)
 # What kind of paper it is ("resource" = dataset, corpus, treebank, benchmark, lexical resource, shared task):
 # ``pilot.papertype.paper_type`` decides; a request's type words select one ("surveys on …", "datasets for …").
 PaperType = Literal["survey", "resource", "method"]
+# how a paper was published, as pilot.publication reads it from its venue and ids
+PublicationKind = Literal["conference", "workshop", "journal", "preprint", "unknown"]
 PAPER_TYPES: tuple[PaperType, ...] = get_args(PaperType)
 
 # A request's type words ("surveys on …", "datasets for …") -> the kind of paper it asks for.
@@ -105,6 +107,14 @@ def left_out_words(
     if not parts:
         return ""
     return "leaving out " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
+
+
+def kinds_text(kinds: Sequence[PublicationKind]) -> str:
+    """ "only journal papers", "leaving out workshop papers" (the kinds a filter keeps, said the short way)."""
+    if "unknown" in kinds:
+        gone = [k for k in ("journal", "conference", "workshop", "preprint") if k not in kinds]
+        return "leaving out " + " and ".join(f"{k} papers" for k in gone) if gone else "any kind of publication"
+    return "only " + " and ".join(f"{k} papers" for k in kinds)
 
 
 def direction_results(direction: Direction | None) -> str:

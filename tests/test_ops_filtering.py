@@ -173,3 +173,21 @@ async def test_top_k_folds_two_records_of_one_work_into_the_first(ctx):
         "a:3",
         "c:4",
     ]
+
+
+async def test_the_kind_of_publication_is_read_from_the_venue_and_the_anthology_id(ctx):
+    from pilot.models import Paper
+
+    papers = as_ranked(
+        [
+            Paper(id="acl:J93-2004", title="A treebank", venue="Computational Linguistics", year=1993),
+            Paper(id="acl:P05-1012", title="A parser", venue="ACL", year=2005),
+            Paper(id="acl:W06-2920", title="A shared task", venue="CoNLL Workshop", year=2006),
+            Paper(id="s2:1", title="No venue", year=2019),
+        ]
+    )
+    journal = await run_op(ctx, "filter", {"publication_kinds": ["journal"]}, **{"in": papers})
+    assert ids(journal) == ["acl:J93-2004"]
+    no_workshops = ["journal", "conference", "preprint", "unknown"]
+    out = await run_op(ctx, "filter", {"publication_kinds": no_workshops}, **{"in": papers})
+    assert ids(out) == ["acl:J93-2004", "acl:P05-1012", "s2:1"]  # "no workshop papers" keeps the unknown one

@@ -11,8 +11,8 @@ import rispy
 
 from pilot import export
 from pilot.export import references as cite
-from pilot.export.venues import publication
 from pilot.models import Author, Paper
+from pilot.publication import publication
 
 
 def _p(pid: str, title: str, venue: str | None, year: int | None = 2021, authors=("Ada Lovelace",), **kw) -> Paper:

@@ -697,3 +697,15 @@ async def test_an_organisations_papers_on_a_topic_are_those_with_an_author_there
     assert any("name their authors' institutions" in n for n in reply.notes) or all(
         r.paper.authors for r in reply.results
     )
+
+
+async def test_journal_papers_asked_for_are_all_journal_papers_and_said_so(runtime):
+    from pilot.publication import publication
+
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("journal papers on parsing"))
+    assert s.intent.topic == "parsing" and reply.results and "only journal papers" in reply.message
+    assert all(publication(r.paper).kind == "journal" for r in reply.results)
+    reply = await s.user_says("no workshop papers")  # excluded papers that mention the word "workshop"
+    assert "leaving out workshop papers" in reply.message
+    assert all(publication(r.paper).kind != "workshop" for r in reply.results)

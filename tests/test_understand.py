@@ -952,3 +952,21 @@ def test_a_result_asked_about_in_any_words_is_about_that_result(text, command, r
 )  # "refine or new search?" and a topic search for "start a new"
 def test_a_new_search_asked_for_without_a_subject_starts_afresh(text):
     assert read(text, RESULTS).command == "reset"
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [("only journal papers", ["journal"]), ("just conference papers please", ["conference"]),  # topic searches
+     ("no workshop papers", ["journal", "conference", "preprint", "unknown"]),  # excluded the *word* "workshop"
+     ("peer-reviewed only", ["journal", "conference", "workshop"])],
+)  # fmt: skip
+def test_the_kind_of_publication_said_of_the_list_narrows_it(text, kinds):
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine" and msg.feedback.updates == {"publication_kinds": kinds}
+
+
+def test_a_kind_of_publication_in_a_first_message_is_a_filter_not_topic_words():
+    msg = read("journal papers on dependency parsing", FRESH)
+    assert msg.request.anchor_query == "dependency parsing"  # "journal papers on dependency parsing" was the topic
+    assert msg.request.constraints == {"publication_kinds": ["journal"]}
+    assert read("only journal papers about parsing", FRESH).request.anchor_query == "parsing"

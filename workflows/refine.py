@@ -21,7 +21,7 @@ from pilot import limits
 from pilot.intent import apply_updates, parse_constraints
 from pilot.llm import LLM, LLMError
 from pilot.models import Intent, RankedPaper
-from pilot.vocab import PAPER_TYPE_PLURALS, PAPER_TYPES, RESULT_ORDER_WORDS, ResultOrder
+from pilot.vocab import PAPER_TYPE_PLURALS, PAPER_TYPES, RESULT_ORDER_WORDS, PublicationKind, ResultOrder, kinds_text
 from workflows.diff import short
 from workflows.edit import apply_edits, parse_edits
 from workflows.graph import ancestors, topo_order
@@ -344,6 +344,9 @@ def refine(
             plan.modify_filter({"min_citations": least}, f"at least {least} citations")
         if people := updates.get("authors"):
             plan.modify_filter({"authors": people}, "only papers by " + ", ".join(people))
+        if kinds := updates.get("publication_kinds"):
+            plan.modify_filter({"publication_kinds": kinds}, kinds_text(kinds))
+            new_intent = new_intent.model_copy(update={"publication_kinds": list(kinds)})
         if left_out := updates.get("exclude_venues"):
             merged = apply_updates(new_intent, {"exclude_venues": left_out})
             kept = [v for v in merged.venues if v not in left_out]
@@ -577,6 +580,7 @@ class ResultFilters(BaseModel):
     exclude_terms: list[Annotated[str, Field(max_length=limits.MAX_LABEL_CHARS)]] = Field(
         default_factory=list, max_length=limits.MAX_LIST_ITEMS
     )
+    publication_kinds: list[PublicationKind] = Field(default_factory=list, max_length=5)
 
     def said_in_chat(self) -> ResultFilters:
         """Only the constraints the form has no control for."""
@@ -584,7 +588,7 @@ class ResultFilters(BaseModel):
 
 
 FILTER_KEYS = tuple(ResultFilters.model_fields)
-CHAT_KEYS = ("exclude_years", "authors", "exclude_venues", "exclude_terms")
+CHAT_KEYS = ("exclude_years", "authors", "exclude_venues", "exclude_terms", "publication_kinds")
 
 
 def current_filters(workflow: Workflow | None) -> ResultFilters:
@@ -613,6 +617,8 @@ def describe_filters(f: ResultFilters) -> str:
         parts.append("not from " + ", ".join(f.exclude_venues))
     if f.exclude_terms:
         parts.append("excluding " + ", ".join(f.exclude_terms))
+    if f.publication_kinds:
+        parts.append(kinds_text(f.publication_kinds))
     return "; ".join(parts) or "no filters"
 
 
@@ -644,6 +650,7 @@ def filter_results(workflow: Workflow, intent: Intent, filters: ResultFilters) -
             "exclude_years": list(filters.exclude_years),
             "exclude_venues": list(filters.exclude_venues),
             "exclude_terms": list(filters.exclude_terms),
+            "publication_kinds": list(filters.publication_kinds),
         }
     )
     return Refinement(plan.wf, new_intent, plan.edits, plan.reasons[-1], plan.notes)

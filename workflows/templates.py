@@ -98,6 +98,8 @@ def _filter_params(intent: Intent | None, **base: Any) -> dict[str, Any]:
         p["exclude_terms"] = list(intent.exclude_terms)
     if intent.exclude_venues:
         p["exclude_venues"] = list(intent.exclude_venues)
+    if intent.publication_kinds:
+        p["publication_kinds"] = list(intent.publication_kinds)
     if intent.disliked_ids:
         p["exclude_ids"] = list(intent.disliked_ids)
     return p

@@ -2,14 +2,14 @@
 
 - :mod:`pilot.export.bibtex` — BibTeX (bibtexparser), with stable ASCII keys shared by every format;
 - :mod:`pilot.export.references` — CSL-JSON, RIS (rispy) and one formatted APA citation (citeproc-py);
-- :mod:`pilot.export.venues` — where a paper appeared, named in full (``pilot/data/venues.json``);
+- :mod:`pilot.publication` — where a paper appeared, named in full (``pilot/data/venues.json``);
 - :mod:`pilot.export.files` — CSV and the workflow JSON recipe (which loads back to re-run).
 """
 
 from pilot.export.bibtex import base_key, bibtex_entry, bibtex_fields, bibtex_keys, latex_escape, to_bibtex
 from pilot.export.files import CSV_COLUMNS, RecipeError, export_targets, load_recipe, to_csv, workflow_recipe
 from pilot.export.references import citation, csl_item, ris_record, split_name, to_csljson, to_ris
-from pilot.export.venues import Publication, publication
+from pilot.publication import Publication, publication
 
 __all__ = [
     "CSV_COLUMNS", "Publication", "RecipeError", "base_key", "bibtex_entry", "bibtex_fields", "bibtex_keys",

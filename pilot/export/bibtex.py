@@ -1,7 +1,7 @@
 """BibTeX for classic ``bibtex`` as well as biber, written by bibtexparser: LaTeX specials are escaped
 with commands that keep braces balanced (BibTeX counts ``\\{`` as a brace too), accented Latin letters
 become accent commands, anything else non-ASCII stays UTF-8, and keys are pure ASCII. The entry type and
-the venue's full name come from :func:`pilot.export.venues.publication`.
+the venue's full name come from :func:`pilot.publication.publication`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 import bibtexparser
 from bibtexparser.model import Entry, Field
 
-from pilot.export.venues import publication
 from pilot.models import Paper
+from pilot.publication import publication
 
 # --- LaTeX escaping ---------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Reference-manager formats besides BibTeX: CSL-JSON (Zotero, Mendeley, pandoc), RIS (EndNote, Zotero,
 Papers), and one formatted citation (APA, rendered by citeproc-py from the same CSL item).
 
-Every format is built from one description of the paper — :func:`pilot.export.venues.publication` says what kind
+Every format is built from one description of the paper — :func:`pilot.publication.publication` says what kind
 of publication it is and under which full name — so a paper is a conference paper, a journal article or a
 preprint in all of them alike, with the same key as its BibTeX entry. RIS is written by ``rispy``.
 
@@ -23,8 +23,8 @@ from typing import Any
 import rispy
 
 from pilot.export.bibtex import bibtex_keys
-from pilot.export.venues import Publication, publication
 from pilot.models import Paper
+from pilot.publication import Publication, publication
 
 log = logging.getLogger(__name__)
 

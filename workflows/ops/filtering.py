@@ -11,8 +11,9 @@ from pydantic import Field, model_validator
 from pilot.domain import profile
 from pilot.models import Paper, PaperType, RankedPaper
 from pilot.papertype import paper_type
+from pilot.publication import publication
 from pilot.text import fold, normalize_title, org_matches, snowball
-from pilot.vocab import ResultOrder
+from pilot.vocab import PublicationKind, ResultOrder
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import WEAK, match_strength, papers_of, support_node, tokens
 from workflows.ports import PortType
@@ -41,6 +42,11 @@ class FilterParams(OperatorParams):
         description="keep papers by any of these people (a surname or a full name; every word must be in the name)",
     )
     exclude_venues: list[str] = Field(default_factory=list, description="drop papers at any of these venues")
+    publication_kinds: list[PublicationKind] = Field(
+        default_factory=list,
+        description="keep papers published as one of these kinds (journal / conference / workshop / preprint), "
+        "read from the venue and the ACL Anthology id; papers of unknown kind are dropped",
+    )
     orgs: list[str] = Field(
         default_factory=list,
         description="keep papers with an author whose affiliation names one of these organisations ('Stanford')",
@@ -161,6 +167,8 @@ class _Checker:
         if self.venue_out is not None and self.venue_out(paper):
             return False
         if self.by_them is not None and not self.by_them(paper):
+            return False
+        if p.publication_kinds and publication(paper).kind not in p.publication_kinds:
             return False
         if p.orgs and not any(org_matches(o, a.affiliation) for a in paper.authors for o in p.orgs):
             return False

@@ -1,5 +1,6 @@
-"""Where a paper appeared, as reference managers want it: the kind of publication, the full proceedings or
-journal name, the publisher, and the ACL Anthology page when the paper has an Anthology id.
+"""Where a paper appeared, as reference managers want it (and the filter's "only journal papers"): the kind of
+publication, the full proceedings or journal name, the publisher, and the ACL Anthology page when the paper has an
+Anthology id.
 
 Sources name venues tersely ("NAACL" for a Findings paper, "NIPS") or in their own long spellings; the
 names, aliases and ACL Anthology conventions live in ``pilot/data/venues.json`` so they can grow without
@@ -15,13 +16,13 @@ import json
 import re
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
 from pilot.models import Paper
+from pilot.vocab import PublicationKind
 
-PublicationKind = Literal["conference", "workshop", "journal", "preprint", "unknown"]
 ACL_ANTHOLOGY_URL = "https://aclanthology.org/{id}"
 ARXIV_URL = "https://arxiv.org/abs/{id}"
 DOI_URL = "https://doi.org/{doi}"
