@@ -93,13 +93,13 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
     (r"\b(?:older|earlier) than\b(?!\s*(?:19|20)\d\d)|\bpre-?dat(?:e|es|ed|ing)\b", "predecessor", 3),
     # "papers after BERT about QA", "work before GloVe" (the paper is cut out of the text these rules see)
     (
-        r"\b(?:papers?|works?|research|articles?|anything|everything)\s(?:published\s|written\s)?after\b"
+        r"\b(?:papers?|works?|research|articles?|anything|everything|ones)\s(?:published\s|written\s)?after\b"
         r"(?!\s*(?:19|20)\d\d)",
         "successor",
         3,
     ),
     (
-        r"\b(?:papers?|works?|research|articles?|anything|everything)\s(?:published\s|written\s)?before\b"
+        r"\b(?:papers?|works?|research|articles?|anything|everything|ones)\s(?:published\s|written\s)?before\b"
         r"(?!\s*(?:19|20)\d\d)",
         "predecessor",
         3,

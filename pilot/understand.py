@@ -180,7 +180,8 @@ def _numbers(text: str) -> list[int]:
 _CORRECTION = re.compile(
     r"^\W*(?:(?:no|nope|sorry|oops|wait|hmm)\W+){0,3}(?:actually,? )?"
     r"(?:i (?:meant|mean|was thinking of|wanted|was asking about)|not that one\W+(?:i (?:meant?|want) )?|"
-    r"wrong (?:paper|one)\W+(?:i (?:meant?|want) )?)(?:,? )?(?P<x>\S.*)$",
+    r"wrong (?:paper|one)\W+(?:i (?:meant?|want) )?|"
+    r"instead of [^,;]{1,80}[,;] (?:(?:use|try|take|search(?: for)?|do|with) )?)(?:,? )?(?P<x>\S.*)$",
     re.I,
 )
 

@@ -970,3 +970,10 @@ def test_a_kind_of_publication_in_a_first_message_is_a_filter_not_topic_words():
     assert msg.request.anchor_query == "dependency parsing"  # "journal papers on dependency parsing" was the topic
     assert msg.request.constraints == {"publication_kinds": ["journal"]}
     assert read("only journal papers about parsing", FRESH).request.anchor_query == "parsing"
+
+
+def test_the_ones_before_it_and_instead_of_x_use_y_keep_to_the_search_on_screen():
+    msg = read("and the ones before it?", RESULTS)  # "nothing to search for"
+    assert (msg.kind, msg.target, msg.request.intent.direction) == ("new_search", "current", "predecessor")
+    msg = read("instead of BLEU, use ROUGE", RESULTS)  # a title "BLEU, use ROUGE"
+    assert msg.correction and msg.request.anchor_query == "ROUGE"
