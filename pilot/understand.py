@@ -684,6 +684,9 @@ def read(text: str, ctx: Context) -> Message:
     # so does "just papers by Yoshua Bengio": "only … by" a person, said of the list on screen
     author_filter = entity is not None and entity.person is not None and bool(feedback.updates.get("authors"))
     if feedback_only and not (direction and names_paper) and (entity is None or venue_filter or author_filter):
+        if feedback.refs and feedback.model_copy(update={"refs": []}) == Feedback(text=text):
+            # "is #3 peer reviewed?": it names a result and changes nothing: a question about that result
+            return Message(kind="command", text=text, command="explain", refs=feedback.refs, why="about a result")
         return Message(kind="refine", text=text, feedback=feedback, why="feedback on the results shown")
     # a named paper with a search direction is a paper search, whatever the entity patterns make of the name
     if entity is not None and not (direction and names_paper):
