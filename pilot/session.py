@@ -49,6 +49,7 @@ from pilot.papertype import paper_type
 from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
+from pilot.spelling import respelt_topic
 from pilot.text import normalize_title
 from pilot.understand import ABOUT_WORDS, BY_SOMEONE, Context, Message, read, read_with_llm
 from pilot.venues import at_venue
@@ -1126,6 +1127,11 @@ class Session(BaseModel):
         if self.last_message is not None and self.last_message.kind in ("new_search", "answer"):
             self.last_message = self.last_message.model_copy(update={"target": "topic"})
         src = self._runtime.source
+        topic, typos = respelt_topic(topic, src.word_frequency)
+        if typos:  # "sentimnet analysis": no paper holds the typed word, many hold the word one letter away
+            self.intent = apply_updates(self.intent, {"topic": topic})
+            said = ", ".join(f"“{typed}”" for typed in typos)
+            notes = [*notes, f"Searching for “{short(topic, 80)}” ({said} is in no paper of the source)."]
         try:
             probe = await src.search_papers(topic, limit=5, mode="lexical")
         except (SourceUnavailable, RateLimited) as exc:

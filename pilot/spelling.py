@@ -9,6 +9,7 @@ caller keeps a respelling only when it changes the direction, or turns a topic i
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # the words that decide a request's direction, with the real words one edit from them ("reference",
 # "citation") listed too so they are never "corrected"
@@ -38,6 +39,51 @@ def _distance(a: str, b: str, cap: int) -> int:
             return cap + 1
         prev2, prev = prev, cur
     return prev[-1]
+
+
+# --- the words of a topic, against the source's own vocabulary ---------------------------------------------
+
+_TOPIC_WORD = re.compile(r"(?<![\w'’-])[a-z]{5,}(?![\w'’-])")
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# a typo is put right only when the source never has the typed word and has the meant one this often
+_MIN_FREQUENCY = 20
+
+
+def _edits(word: str) -> dict[str, int]:
+    """Every string one edit from ``word``, with how typical that slip is (a letter left out or two swapped is
+    likelier than one typed wrong): words of one stem ("translation", "translator") count alike in the index."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + c + b[1:]: 1 for a, b in splits if b for c in _LETTERS}  # one letter typed wrong
+    out |= {a + b[1:]: 2 for a, b in splits if b}  # one letter too many
+    out |= {a + c + b: 3 for a, b in splits for c in _LETTERS}  # one left out
+    out |= {a + b[1] + b[0] + b[2:]: 3 for a, b in splits if len(b) > 1}  # two swapped
+    out.pop(word, None)
+    return out
+
+
+def respelt_topic(topic: str, frequency: Callable[[str], int | None]) -> tuple[str, dict[str, str]]:
+    """``topic`` with words the source never holds put right ("sentimnet analysis" -> "sentiment analysis") when
+    one edit away is a word it holds often, and what was changed. ``frequency`` is the source's document
+    frequency of a word (None: the source keeps no vocabulary, and nothing is changed). Capitalised words,
+    names and quoted text are left alone."""
+    changes: dict[str, str] = {}
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(topic)]
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if any(a <= m.start() < b for a, b in quoted) or word in changes:
+            return changes.get(word, word)
+        if frequency(word) != 0:  # known, or no vocabulary to tell
+            return word
+        edits = _edits(word)
+        counts = {w: frequency(w) or 0 for w in edits}
+        best = max(counts, key=lambda w: (counts[w], edits[w], w), default=None)
+        if best is None or counts[best] < _MIN_FREQUENCY:
+            return word
+        changes[word] = best
+        return best
+
+    return _TOPIC_WORD.sub(fix, topic), changes
 
 
 def _meant(word: str) -> str | None:

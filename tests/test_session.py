@@ -709,3 +709,12 @@ async def test_journal_papers_asked_for_are_all_journal_papers_and_said_so(runti
     reply = await s.user_says("no workshop papers")  # excluded papers that mention the word "workshop"
     assert "leaving out workshop papers" in reply.message
     assert all(publication(r.paper).kind != "workshop" for r in reply.results)
+
+
+async def test_a_typo_in_a_topic_is_searched_as_meant_and_said(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("papers on machine translaton")  # searched as typed: the lexical search found nothing
+    assert s.intent.topic == "machine translation"
+    assert any("“translaton” is in no paper of the source" in n for n in reply.notes)
+    reply = await _answer_until_results(s, reply)
+    assert "“machine translation”" in reply.message and reply.results

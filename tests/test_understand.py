@@ -977,3 +977,19 @@ def test_the_ones_before_it_and_instead_of_x_use_y_keep_to_the_search_on_screen(
     assert (msg.kind, msg.target, msg.request.intent.direction) == ("new_search", "current", "predecessor")
     msg = read("instead of BLEU, use ROUGE", RESULTS)  # a title "BLEU, use ROUGE"
     assert msg.correction and msg.request.anchor_query == "ROUGE"
+
+
+def test_a_topic_word_no_paper_holds_is_put_right_only_when_a_word_one_edit_away_is_common():
+    from pilot.spelling import respelt_topic
+
+    counts = {"sentiment": 800, "analysis": 5000, "agents": 300, "agent": 300, "grammer": 3}
+    frequency = counts.get  # a word missing from the dict is in no paper (0 would be the same)
+    assert respelt_topic("sentimnet analysis", lambda w: frequency(w, 0)) == (
+        "sentiment analysis",
+        {"sentimnet": "sentiment"},
+    )
+    # a word some paper holds ("grammer") is the source's, not a typo; short words and capitals are never touched
+    assert respelt_topic("grammer", lambda w: frequency(w, 0)) == ("grammer", {})
+    assert respelt_topic("BERTology agnts", lambda w: frequency(w, 0))[0] == "BERTology agents"
+    # a source without a vocabulary (a remote service) changes nothing
+    assert respelt_topic("sentimnet analysis", lambda w: None) == ("sentimnet analysis", {})

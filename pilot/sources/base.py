@@ -150,6 +150,11 @@ class Source:
         """What the source holds, as a noun phrase ("… is not in the source, which holds <coverage>")."""
         return f"what {self.name} indexes"
 
+    def word_frequency(self, word: str) -> int | None:
+        """In how many of the source's papers ``word`` (or a word of the same stem) occurs; None when the source
+        keeps no vocabulary (a remote service), so a typo in a topic can only be put right where one is kept."""
+        return None
+
     async def references(self, paper_id: str, limit: int = 100) -> list[Paper]:
         raise self._unsupported("references")
 

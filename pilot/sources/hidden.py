@@ -88,6 +88,9 @@ class _CaseSource(Source):
     def free_graph(self) -> bool:
         return self.inner.free_graph()
 
+    def word_frequency(self, word: str) -> int | None:
+        return self.inner.word_frequency(word)
+
     async def aclose(self) -> None:
         """The wrapper does not own the inner source (one source serves many benchmark cases)."""
 

@@ -374,6 +374,9 @@ class LocalCorpusSource(Source):
         found = [p for p in self.store.papers(await asyncio.to_thread(rows)) if introduces(p, text)]
         return sorted(found, key=lambda p: (-introduces(p, text), -impact(p)))[:limit]
 
+    def word_frequency(self, word: str) -> int | None:
+        return self.store.document_frequency(word)
+
     def coverage(self) -> str:
         """Counts by collection and the years, from the store ("78,036 papers from 1969–2025: …")."""
         if "coverage" not in self.stats:

@@ -280,6 +280,10 @@ class MultiSource(Source):
     def coverage(self) -> str:
         return "; ".join(s.coverage() for s in self.sources)
 
+    def word_frequency(self, word: str) -> int | None:
+        counts = [n for s in self.sources if (n := s.word_frequency(word)) is not None]
+        return max(counts) if counts else None
+
     async def _along_routes(
         self,
         pending: dict[str, list[Source]],

@@ -24,7 +24,7 @@ from pilot.models import Author, Org, Paper, SearchFilters, Venue
 from pilot.store.build import MANIFEST
 from pilot.store.integrity import StoreDamaged, check_files, check_sqlite_file, check_structure, describe
 from pilot.store.text import lexical_tokens
-from pilot.text import fold, normalize_title
+from pilot.text import fold, normalize_title, root
 
 
 class CorpusStore:
@@ -62,6 +62,15 @@ class CorpusStore:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def document_frequency(self, word: str) -> int:
+        """How many papers' titles and abstracts hold ``word`` or a word of its stem (the lexical index's count)."""
+        token = root(fold(word))
+        tid = self.bm25.vocab_dict.get(token)
+        indptr = self.bm25.scores["indptr"]
+        if tid is None or tid + 1 >= len(indptr):
+            return 0
+        return int(indptr[tid + 1] - indptr[tid])
 
     def close(self) -> None:
         with self._lock:
