@@ -107,6 +107,9 @@ def _split(words: list[str]) -> tuple[list[str], list[str]] | None:
     return None
 
 
+# "… coreference resolution, ideally after 2016": a hedge before a constraint, not a topic word
+_HEDGES = frozenset("ideally preferably possibly perhaps maybe mostly mainly".split())
+_HEDGE_TAIL = re.compile(rf"(?<![\s,;])[\s,;]+(?:{'|'.join(sorted(_HEDGES))})\W*$", re.IGNORECASE)
 # "… for my thesis": what the reading is for, not what it is about
 _PURPOSE = frozenset("thesis dissertation paper project survey review class course talk proposal research".split())
 
@@ -116,7 +119,7 @@ def _clean(words: list[str]) -> list[str]:
         low = [w.lower() for w in words[-3:]]
         if len(low) == 3 and low[0] == "for" and low[1] in ("my", "our", "a", "the") and low[2] in _PURPOSE:
             words = words[:-3]
-        elif words[-1].lower() in INSTRUCTION_WORDS or words[-1].lower() in _CUES:
+        elif words[-1].lower() in INSTRUCTION_WORDS or words[-1].lower() in _CUES or words[-1].lower() in _HEDGES:
             words = words[:-1]  # "… parsing papers", "… published"
         else:
             break
@@ -173,6 +176,7 @@ def read_topic(text: str) -> TopicRequest | None:
         span = _PASTED.sub("", _span(clause, topic))
         # "papers on parsing but not dependency parsing, no surveys": left out, not searched for
         kept, left_out = without_left_out(span)
+        kept = _HEDGE_TAIL.sub("", kept)  # "… resolution, ideally [no surveys]": the hedge was the left-out's
         subject, venue_updates = _without_venues(kept)
         if not subject:
             continue

@@ -591,6 +591,9 @@ def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
         return None  # "what about later work?": the words after the cue only ask for a direction
     if parsed.anchor_kind == "title" and _title_cut_short(req.topic, parsed.anchor_query):
         return None  # "tell me about Attention Is All You Need": a title, not the topic "Attention"
+    graph_direction = parsed.intent.direction in ("successor", "predecessor", "sibling")
+    if graph_direction and parsed.anchor_kind in ("name", "title") and parsed.anchor_query in req.topic:
+        return None  # "looking for work that builds on the Transformer for MT": that paper's successors, not a topic
     updates = {"topic": req.topic, "paper_types": req.paper_types, "direction": None, **req.updates}
     return parsed.model_copy(
         update={
@@ -611,9 +614,21 @@ def _touches_slot(question: Question, updates: dict[str, Any]) -> bool:
 _FRESH_START = re.compile(r"^\W*(?:forget (?:it|that|this)|never ?mind|scratch that)\s*[,;:.!—–-]+\s*(?=\w)", re.I)
 
 
+# "hello, can you find …", "… graph-based parsing, thanks!": greetings and thanks around a request are no part of it
+_GREETING = re.compile(
+    r"^\W*(?:hi|hello|hey|hiya|dear pilot|good (?:morning|afternoon|evening))(?: there| pilot)?[,.!:;\s]+(?=\w+\W+\w)",
+    re.IGNORECASE,
+)
+_THANKS = re.compile(
+    r"(?<=\w)[,.!;\s]+(?:thanks|thank you|thx|cheers|ty)(?: (?:a lot|so much|very much|in advance))?\W*$", re.IGNORECASE
+)
+
+
 def read(text: str, ctx: Context) -> Message:
     """The deterministic reading of one message (see the module docstring for the kinds)."""
     text = strip_markup(text)
+    if len(text.split()) > 2:
+        text = _THANKS.sub("", _GREETING.sub("", text)) or text
     if not text:
         return Message(kind="unclear", text=text, why="empty message (or markup only)")
     if text.strip(" .,!?;:-—").lower() in ("never mind", "nevermind"):
@@ -688,6 +703,11 @@ def read(text: str, ctx: Context) -> Message:
             # "is #3 peer reviewed?": it names a result and changes nothing: a question about that result
             return Message(kind="command", text=text, command="explain", refs=feedback.refs, why="about a result")
         return Message(kind="refine", text=text, feedback=feedback, why="feedback on the results shown")
+    # "… dialogue state tracking. Recent papers, preferably from ACL or EMNLP": a topic search at those venues, not
+    # a question about one venue
+    if entity is not None and entity.shape == "venue_papers" and topical is not None:
+        if len(parsed.constraints.get("venues") or []) > 1:
+            entity = None
     # a named paper with a search direction is a paper search, whatever the entity patterns make of the name
     if entity is not None and not (direction and names_paper):
         # "papers about <Capitalised Words>" is about a person only if the source knows one (the session asks it)

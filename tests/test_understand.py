@@ -993,3 +993,22 @@ def test_a_topic_word_no_paper_holds_is_put_right_only_when_a_word_one_edit_away
     assert respelt_topic("BERTology agnts", lambda w: frequency(w, 0))[0] == "BERTology agents"
     # a source without a vocabulary (a remote service) changes nothing
     assert respelt_topic("sentimnet analysis", lambda w: None) == ("sentimnet analysis", {})
+
+
+@pytest.mark.parametrize(
+    ("text", "target", "subject", "constraints"),
+    [("I'm working on dialogue state tracking. Can you find recent papers? Preferably from ACL or EMNLP.",
+      "topic", "dialogue state tracking", {"venues": ["EMNLP", "ACL"], "recency": "recent"}),  # ACL's papers
+     ("Hi! I need papers about neural coreference resolution, ideally after 2016, no surveys please.",
+      "topic", "neural coreference resolution", {"year_min": 2017}),  # "… resolution, ideally"
+     ("Looking for work that builds on the Transformer for machine translation, published at ACL.",
+      "paper", "Transformer", {"venues": ["ACL"], "topic_terms": ["machine", "translation"]}),  # a topic
+     ("I'd like an overview of graph-based dependency parsing, thanks!", "topic", "graph-based dependency parsing",
+      {}),  # "…, thanks"
+     ("hello, can you find me the most cited papers on named entity recognition from the 2000s", "topic",
+      "named entity recognition", {"year_min": 2000, "year_max": 2009, "order": "most_cited"})],  # "hello, can you …"
+)  # fmt: skip
+def test_a_long_first_message_is_read_for_its_subject_and_constraints(text, target, subject, constraints):
+    msg = read(text, FRESH)
+    assert (msg.kind, msg.target, msg.request.anchor_query) == ("new_search", target, subject)
+    assert msg.request.constraints == constraints
