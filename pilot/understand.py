@@ -705,9 +705,9 @@ def read(text: str, ctx: Context) -> Message:
         return Message(kind="refine", text=text, feedback=feedback, why="feedback on the results shown")
     # "… dialogue state tracking. Recent papers, preferably from ACL or EMNLP": a topic search at those venues, not
     # a question about one venue
-    if entity is not None and entity.shape == "venue_papers" and topical is not None:
-        if len(parsed.constraints.get("venues") or []) > 1:
-            entity = None
+    several_venues = len(parsed.constraints.get("venues") or []) > 1
+    if entity is not None and entity.shape == "venue_papers" and topical is not None and several_venues:
+        entity = None
     # a named paper with a search direction is a paper search, whatever the entity patterns make of the name
     if entity is not None and not (direction and names_paper):
         # "papers about <Capitalised Words>" is about a person only if the source knows one (the session asks it)
