@@ -690,6 +690,11 @@ def _year_updates(low: str) -> dict[str, Any]:
     if decade := re.search(r"\b(?:the\s+)?'?([5-9])0'?s\b", low):  # "the 90s", "'80s"
         start = 1900 + int(decade.group(1)) * 10
         return _period(low, decade, start, start + 9)
+    if m := re.search(
+        rf"\b(?:only|just)\s(?:(?:the\s)?(?:ones|papers|those)\s)?(?:(?:from|in)\s)?{y}\b(?!\s*(?:-|–|to|on))", low
+    ):
+        year = int(m.group(1))  # "only 2010", "just the ones from 2012": that year
+        return {"year_min": year, "year_max": year}
     # "after 2008" is read as 2009 on; "since/from 2008" includes 2008. Likewise before / until.
     if m := re.search(rf"\b(?:after|later than|newer than|post)\s+{y}\b|\bpost-{y}\b", low):
         out["year_min"] = int(m.group(1) or m.group(2)) + 1

@@ -716,6 +716,19 @@ class Session(BaseModel):
     async def _new_search(self, msg: Message) -> Reply:
         parsed = msg.request
         assert parsed is not None
+        if msg.target == "current" and msg.also:
+            if self.anchor is None:
+                return self._reply("Which paper's citers? Search for a paper first, e.g. “papers citing BLEU”.")
+            # "only the ones that also cite ROUGE": the paper on screen's later work, the choices made for it kept
+            mine = parse_request(self.anchor.id, self._known_venues()).model_copy(
+                update={"text": msg.text, "intent": apply_updates(self.intent, {"direction": "successor"})}
+            )
+            reply = await self._citing_all(mine, msg.also)
+            if reply.question is not None and reply.question.slot not in _META_SLOTS:
+                # the questions were answered for the list on screen: narrowing it asks none again
+                found = await self.search_now()
+                return found.model_copy(update={"notes": [*reply.notes, *found.notes]})
+            return reply
         if msg.target == "current":
             return await self._same_subject(parsed)
         if msg.target == "result" and msg.feedback is not None and msg.feedback.refs:

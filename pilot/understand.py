@@ -219,6 +219,15 @@ _SAME_FOR = re.compile(
 _LOOKS_LIKE_A_NAME = re.compile(r"\b\w*(?:\d|[a-z][A-Z]|[A-Z]{2})\w*|\bpaper\b")
 
 
+# "only the ones that also cite ROUGE", "those which also cite GloVe": the paper on screen's later work, kept to what
+# cites the second paper too
+_ALSO_CITE = re.compile(
+    r"^\W*(?:(?:only|just|show(?: me)?|keep)\s)?(?:(?:the|those)\s)?(?:(?:ones|papers|results)\s)?(?:(?:that|which)\s)?"
+    r"(?:also\s(?:cite|citing|cites)|(?:cite|citing)\s(?:also|too))\s(?P<x>.{2,200}?)(?:\s(?:too|as well))?\W*$",
+    re.I,
+)
+
+
 def _cites_both(text: str, known_venues: list[str]) -> Message | None:
     """Later work citing two papers at once: a search from the first, kept to what also cites the second."""
     m = _BOTH.match(text)
@@ -554,13 +563,16 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
         r"thank you|find|show me|give me|papers|ones|it|them|those|these|i'?m|i am|interested in|"
         r"(?:do not|don'?t) (?:care about|want)|nothing (?:about|on)|keep|only|just|peer[- ]reviewed|"
         r"(?:journal|conference|workshop|preprint)s?|articles|"
-        r"next (?:page|results|batch|ones|\d{1,3})|the top|top)\b",
+        r"next (?:page|results|batch|ones|\d{1,3})|the top|top|shorter|longer|(?:the )?list(?: is)?|too long|"
+        r"all of them|show all|all)\b",
         " ",
         rest,
         flags=re.IGNORECASE,
     )
     for term in feedback.updates.get("exclude_terms", []):
         rest = re.sub(re.escape(term), " ", rest, flags=re.IGNORECASE)
+    if "year_min" in feedback.updates or "year_max" in feedback.updates:  # "only 2010": a year, not a paper "2010"
+        rest = re.sub(r"\b(?:19|20)\d\d\b", " ", rest)
     if "k" in feedback.updates:  # "give me 10": how many, not a paper called "10"
         rest = re.sub(r"\b\d{1,3}\b", " ", rest)
     if _FOCUS.match(text):
@@ -664,6 +676,14 @@ def read(text: str, ctx: Context) -> Message:
         return corrected
     if (both := _cites_both(text, ctx.known_venues)) is not None:
         return both
+    if ctx.has_search and (m := _ALSO_CITE.match(text)):
+        second = parse_request(f"What came after {m.group('x').strip()}?", ctx.known_venues)
+        if second.anchor_kind not in ("none", "current", "topic"):
+            request = parse_request("What came after it?", ctx.known_venues).model_copy(update={"text": text})
+            return Message(
+                kind="new_search", text=text, target="current", request=request, also=[second],
+                why="the paper on screen's later work, also citing another",
+            )  # fmt: skip
 
     if ctx.phase == "answer" and ctx.listed:
         follow_up = _after_answer(text, ctx)

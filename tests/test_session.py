@@ -718,3 +718,14 @@ async def test_a_typo_in_a_topic_is_searched_as_meant_and_said(runtime):
     assert any("“translaton” is in no paper of the source" in n for n in reply.notes)
     reply = await _answer_until_results(s, reply)
     assert "“machine translation”" in reply.message and reply.results
+
+
+async def test_the_citers_on_screen_narrowed_to_those_also_citing_another_paper(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says(f"papers citing {BLEU}"))
+    assert s.anchor.id == BLEU and reply.results
+    other = next(pid for r in reply.results for pid in (r.paper.references or []) if pid != BLEU)
+    name = (await runtime.source.get_paper(other)).title
+    reply = await s.user_says(f'only the ones that also cite "{name}"')  # was a new search for that paper
+    assert s.anchor.id == BLEU and s.intent.also_cites == [other] and reply.question is None and reply.results
+    assert all(BLEU in (r.paper.references or []) and other in (r.paper.references or []) for r in reply.results)

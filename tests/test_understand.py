@@ -1012,3 +1012,22 @@ def test_a_long_first_message_is_read_for_its_subject_and_constraints(text, targ
     msg = read(text, FRESH)
     assert (msg.kind, msg.target, msg.request.anchor_query) == ("new_search", target, subject)
     assert msg.request.constraints == constraints
+
+
+@pytest.mark.parametrize(
+    ("text", "size", "updates", "weights"),
+    [("longer list please", "more", {}, {}), ("show all of them", "more", {}, {}),  # a topic / "nothing to search"
+     ("shorter list", "fewer", {}, {}), ("the list is too long", "fewer", {}, {}),  # topic searches
+     ("these are too recent", None, {}, {"recency": "older"}),  # asked for *recent* work
+     ("only 2010", None, {"year_min": 2010, "year_max": 2010}, {}),  # a paper called "2010"
+     ("just the ones from 2012", None, {"year_min": 2012, "year_max": 2012}, {})],  # 2012 on
+)  # fmt: skip
+def test_how_long_how_old_and_which_year_said_of_the_list(text, size, updates, weights):
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine"
+    assert (msg.feedback.size, msg.feedback.updates, msg.feedback.weights) == (size, updates, weights)
+
+
+def test_only_the_ones_that_also_cite_another_paper_narrows_the_citers_on_screen():
+    msg = read("only the ones that also cite ROUGE", RESULTS)  # a new search for ROUGE
+    assert (msg.kind, msg.target, [a.anchor_query for a in msg.also]) == ("new_search", "current", ["ROUGE"])

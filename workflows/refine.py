@@ -145,7 +145,8 @@ _SIZE = [
         r"\btoo (?:broad|general|wide|many|unfocused)\b|\bnarrow(?:er)? (?:it )?down\b|\bmore (?:focused|specific)\b",
     ),
     ("broader", r"\btoo (?:narrow|specific|few)\b|\bbroader\b|\bwiden\b"),
-    ("fewer", r"\b(?:fewer|less|shorter list)\b"),
+    ("fewer", r"\b(?:fewer|less|shorter(?: list)?|(?:list is |it'?s )?too long)\b"),
+    ("more", r"\b(?:longer(?: list)?|show (?:me )?all(?: of them)?|all of them|all (?:the )?results)\b"),
 ]
 
 
@@ -228,7 +229,10 @@ _WEIGH = [
         rf"|\b(?:don'?t|do not) (?:care|worry) about {_FEATURE}|\b{_FEATURE} (?:doesn'?t|does not) matter",
     ),
 ]
-_OLDER = re.compile(r"\bprefer (?:older|earlier|classic) (?:papers|work|ones)|\bolder (?:papers|work|ones) first\b")
+_OLDER = re.compile(
+    r"\bprefer (?:older|earlier|classic) (?:papers|work|ones)|\bolder (?:papers|work|ones) first\b"
+    r"|\btoo (?:recent|new|modern)\b"
+)
 
 
 def _weights(low: str) -> dict[str, str]:
