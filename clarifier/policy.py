@@ -458,12 +458,75 @@ def match_option(question: Question, text: str) -> int | None:
     return None
 
 
+# "both 1 and 2", "1 and 3", "options 2, 3", "the first two": several options at once
+_SEVERAL = re.compile(
+    r"(?:(?:both|options?|numbers?|choices?) )?(?P<a>\d)(?: ?(?:,|and|&|\+) ?(?:options? )?(?P<b>\d))"
+    r"(?: ?(?:,|and|&) ?(?P<c>\d))?(?: (?:please|both))?"
+    r"|(?:the )?first (?P<n>two|three)(?: (?:ones|options|choices))?(?: please)?"
+)
+
+
+def match_options(question: Question, text: str) -> list[int] | None:
+    """The options a typed answer picks together ("both 1 and 2", "the first two"); None unless two or more."""
+    t = " ".join(text.lower().split()).strip(" .!")
+    m = _SEVERAL.fullmatch(t)
+    if m is None:
+        return None
+    if m.group("n"):
+        picked = list(range({"two": 2, "three": 3}[m.group("n")]))
+    else:
+        picked = [int(g) - 1 for g in (m.group("a"), m.group("b"), m.group("c")) if g]
+    picked = list(dict.fromkeys(picked))
+    return picked if len(picked) > 1 and all(0 <= i < len(question.options) for i in picked) else None
+
+
+def _periods_together(sets: list[dict[str, Any]]) -> dict[str, Any]:
+    """The periods of several options as one filter: its outer bounds, and the years between them left out
+    ("up to 2006" and "2009 or later": 2007–2008 left out)."""
+    if not any("year_min" in s or "year_max" in s for s in sets):
+        return {}
+    spans = sorted((s.get("year_min") or -(10**4), s.get("year_max") or 10**4) for s in sets)
+    merged = [list(spans[0])]
+    for lo, hi in spans[1:]:
+        if lo <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    out: dict[str, Any] = {}
+    if merged[0][0] > -(10**4):
+        out["year_min"] = merged[0][0]
+    if merged[-1][1] < 10**4:
+        out["year_max"] = merged[-1][1]
+    gaps = [(a[1] + 1, b[0] - 1) for a, b in zip(merged, merged[1:], strict=False)]
+    if gaps:
+        out["exclude_years"] = gaps
+    return out
+
+
+def merged_updates(question: Question, picked: list[int]) -> dict[str, Any]:
+    """What several options set together: the span of their periods (a bound only where every option has one),
+    the union of their lists, and a single choice only where they agree."""
+    sets = [question.options[i].sets for i in picked]
+    out: dict[str, Any] = _periods_together(sets)
+    for key in dict.fromkeys(k for s in sets for k in s):
+        values = [s.get(key) for s in sets]
+        if key in ("year_min", "year_max"):
+            continue
+        if all(isinstance(v, list) for v in values):
+            out[key] = list(dict.fromkeys(x for v in values for x in v))
+        elif all(v == values[0] for v in values):
+            out[key] = values[0]
+    return out
+
+
 def interpret_answer(question: Question | None, text: str, known_venues: Sequence[str] = ()) -> dict[str, Any]:
     """Intent updates from a free-text answer: an option it names, else what the words say about the slot."""
     if question is not None:
         idx = match_option(question, text)
         if idx is not None:
             return option_updates(question, idx)
+        if (picked := match_options(question, text)) is not None:
+            return merged_updates(question, picked)
     updates = parse_constraints(text, known_venues)
     slot = question.slot if question else None
     if slot == "topic" and "topic_terms" not in updates:

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clarifier.policy import interpret_answer, match_option
+from clarifier.policy import interpret_answer, match_option, match_options, merged_updates
 from clarifier.question import Question
 from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
@@ -67,7 +67,9 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
         re.compile(
             r"^\W*(?:ok(?:ay)?,?\s+)?(?:just |please )?"
             r"(?:search|go|skip|search now|go ahead|show (?:me )?(?:the )?results|"
-            r"no more questions|that'?s (?:all|it|enough)|enough questions|skip (?:the )?questions)\W*(?:please)?\W*$",
+            r"no more questions|that'?s (?:all|it|enough)|enough questions|skip (?:the )?questions|"
+            r"stop asking(?: questions| me)?|no questions|(?:just )?(?:show|give) me (?:the )?(?:papers|results|list)|"
+            r"i don'?t want (?:to answer|questions))\W*(?:please)?\W*$",
             re.IGNORECASE,
         ),
     ),
@@ -483,6 +485,21 @@ _NO_PREFERENCE = re.compile(
 _WAY_OUT = re.compile(r"^(?:any|no particular|none of|no preference|all |either)", re.IGNORECASE)
 
 
+# "why are you asking?", "what do you mean?": about the open question, not a search
+_WHY_ASKED = re.compile(
+    r"^\W*(?:why (?:are you asking|do you ask|ask(?: me)?|does (?:it|this|that) matter|"
+    r"do you need (?:to know )?(?:this|that))|what do you mean|what does (?:this|that|it) mean|"
+    r"i don'?t understand(?: the question)?|what(?:'s| is) the difference|"
+    r"(?:can you )?explain (?:the )?(?:options|question|choices))\W*$",
+    re.IGNORECASE,
+)
+_WHY_ASKED_HINT = (
+    "I ask so that the list fits what you need: each option changes the search (a period filters the years, a "
+    "sub-area ranks its papers first, a venue keeps its papers). Pick one, type your own answer (e.g. “after "
+    "2015”), say “no preference”, or press Search now to skip the questions."
+)
+
+
 class Context(BaseModel):
     """What the reader needs to know about the conversation."""
 
@@ -666,6 +683,11 @@ def read(text: str, ctx: Context) -> Message:
         idx = match_option(q, text)
         if idx is not None:
             return Message(kind="answer", text=text, option=idx, why=f"names option {idx + 1}")
+    if q is not None and q.slot not in ("anchor", "scope", "fallback") and (picked := match_options(q, text)):
+        # "both 1 and 2", "the first two": the options together (a period spanning both)
+        return Message(kind="answer", text=text, updates=merged_updates(q, picked), why="names several options")
+    if q is not None and _WHY_ASKED.match(text):
+        return Message(kind="unclear", text=text, hint=_WHY_ASKED_HINT, why="asks about the question")
     # "none of these are what I want" with only the question's options on screen dismisses those options
     dismissed = not ctx.has_results and _DISMISSAL.match(text)
     if q is not None and (_NO_PREFERENCE.match(text) or dismissed):

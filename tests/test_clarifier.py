@@ -350,3 +350,22 @@ def test_a_but_before_a_constraint_is_not_part_of_the_paper_name(text, anchor, c
     parsed = parse_request(text)
     assert parsed.anchor_query == anchor and parsed.anchor_kind == "name"
     assert parsed.constraints == constraint
+
+
+def test_several_options_picked_together_span_their_periods_and_join_their_lists():
+    from clarifier.policy import match_options, merged_updates
+
+    spans = {"Up to 2006": {"year_max": 2006}, "2007–2008": {"year_min": 2007, "year_max": 2008}}
+    spans |= {"2009 or later": {"year_min": 2009}, "Any time": {}}
+    when = Question(slot="time", text="When?", options=[Option(label=k, sets=v) for k, v in spans.items()])
+    assert merged_updates(when, match_options(when, "both 1 and 2")) == {"year_max": 2008}
+    assert merged_updates(when, match_options(when, "the first two")) == {"year_max": 2008}
+    assert merged_updates(when, match_options(when, "1 and 3")) == {"exclude_years": [(2007, 2008)]}
+    assert merged_updates(when, match_options(when, "2 and 4")) == {}  # with "any time": any time
+    assert match_options(when, "2") is None and match_options(when, "1 and 9") is None
+    where = Question(
+        slot="venue",
+        text="Where?",
+        options=[Option(label="ACL", sets={"venues": ["ACL"]}), Option(label="EMNLP", sets={"venues": ["EMNLP"]})],
+    )
+    assert merged_updates(where, match_options(where, "1 and 2")) == {"venues": ["ACL", "EMNLP"]}

@@ -37,7 +37,8 @@ def make_settings(base: str, cache_dir: Path, key: str | None = API_KEY) -> Sett
         s2_recommendations_url=f"{base}/recommendations/v1",
         cache_dir=cache_dir,
         s2_api_key=SecretStr(key) if key else None,
-        connect_timeout_s=1.0,
+        # a loaded CI machine once took over 1 s to accept a loopback connection; a refused one fails at once anyway
+        connect_timeout_s=5.0,
         http_timeout_s=5.0,
     )
 

@@ -1031,3 +1031,14 @@ def test_how_long_how_old_and_which_year_said_of_the_list(text, size, updates, w
 def test_only_the_ones_that_also_cite_another_paper_narrows_the_citers_on_screen():
     msg = read("only the ones that also cite ROUGE", RESULTS)  # a new search for ROUGE
     assert (msg.kind, msg.target, [a.anchor_query for a in msg.also]) == ("new_search", "current", ["ROUGE"])
+
+
+def test_during_the_questions_why_asked_stop_asking_and_two_options_are_understood():
+    ctx = Context(phase="clarify", question=_PERIOD, has_search=True, topic="dependency parsing")
+    for text in ["why are you asking?", "what do you mean?"]:  # topic searches for "asking", "mean"
+        msg = read(text, ctx)
+        assert msg.kind == "unclear" and "each option changes the search" in msg.hint
+    for text in ["stop asking questions", "just show me the papers"]:  # words for the question
+        assert read(text, ctx).command == "search_now"
+    msg = read("both 1 and 2", ctx)  # up to 2015 and 2016 on: any year (the spans are test_clarifier's)
+    assert (msg.kind, msg.updates) == ("answer", {})
