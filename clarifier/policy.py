@@ -512,8 +512,9 @@ def merged_updates(question: Question, picked: list[int]) -> dict[str, Any]:
         values = [s.get(key) for s in sets]
         if key in ("year_min", "year_max"):
             continue
-        if all(isinstance(v, list) for v in values):
-            out[key] = list(dict.fromkeys(x for v in values for x in v))
+        lists = [v for v in values if isinstance(v, list)]
+        if len(lists) == len(values):
+            out[key] = list(dict.fromkeys(x for v in lists for x in v))
         elif all(v == values[0] for v in values):
             out[key] = values[0]
     return out
