@@ -145,6 +145,13 @@ _DOI_RE = re.compile(r"\b(10\.\d{4,9}/[^\s\"'<>]+)", re.I)
 _ARXIV_RE = re.compile(r"(?:arxiv[:/ ]\s*|arxiv\.org/(?:abs|pdf)/)?\b(\d{4}\.\d{4,5})(?:v\d+)?\b", re.I)
 _S2_RE = re.compile(r"\b([0-9a-f]{40})\b")
 _CORPUS_ID_RE = re.compile(r"\b((?:acl|s2|pc|aminer):[\w.\-:]+)")
+# "papers like 1810.04805": a bare arXiv id reads as one when its first four digits are a year and a month
+_ARXIV_LIKE = re.compile(r"(?:0[7-9]|[12]\d)(?:0[1-9]|1[0-2])\.\d{4,5}$")
+# "https://aclanthology.org/P02-1040/", "P02-1040", "2020.acl-main.1": an ACL Anthology id
+_ACL_RE = re.compile(
+    r"(?:https?://)?(?:www\.)?(?:aclanthology\.org/|aclweb\.org/anthology/(?:[A-Z]/[A-Z]\d\d/)?)?"
+    r"\b([A-Z]\d{2}-\d{4}|\d{4}\.[a-z]+(?:-[a-z]+)?\.\d+)\b(?:\.pdf|/)?"
+)
 
 
 class ParsedRequest(BaseModel):
@@ -186,8 +193,12 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
             # a quoted title next to the id is the same paper: its words must not count as the request's
             return value, kind, _QUOTE_RE.sub(" ", text.replace(m.group(0), " "))
     m = _ARXIV_RE.search(text)
-    if m and ("arxiv" in text.lower() or re.fullmatch(r"\s*\d{4}\.\d{4,5}(v\d+)?\s*", text)):
+    if m and (
+        "arxiv" in text.lower() or re.fullmatch(r"\s*\d{4}\.\d{4,5}(v\d+)?\s*", text) or _ARXIV_LIKE.match(m.group(1))
+    ):
         return m.group(1), "arxiv", text.replace(m.group(0), " ")
+    if m := _ACL_RE.search(text):  # an ACL Anthology id or page: the corpus's and Semantic Scholar's "acl:" id
+        return f"acl:{m.group(1)}", "corpus_id", text.replace(m.group(0), " ")
     quoted = _QUOTE_RE.findall(text)
     if quoted:
         title = max(quoted, key=len).strip()

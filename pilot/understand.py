@@ -733,6 +733,12 @@ def read(text: str, ctx: Context) -> Message:
         if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
             return _answer(text, q, ctx, updates)
     entity = parse_entity_question(text)
+    if (
+        entity is not None
+        and parsed.anchor_kind in ID_KINDS
+        and entity.shape not in ("paper_authors", "paper_authors_papers")
+    ):
+        entity = None  # a paper's id or page ("www.semanticscholar.org/…" is no venue "WWW")
     feedback = read_feedback(text, ctx.known_venues)
     feedback_only = ctx.has_results and _feedback_only(text, feedback, ctx.known_venues)
     # "only papers published at EACL" with results on screen narrows them; it is not a question about EACL

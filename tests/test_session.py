@@ -729,3 +729,9 @@ async def test_the_citers_on_screen_narrowed_to_those_also_citing_another_paper(
     reply = await s.user_says(f'only the ones that also cite "{name}"')  # was a new search for that paper
     assert s.anchor.id == BLEU and s.intent.also_cites == [other] and reply.question is None and reply.results
     assert all(BLEU in (r.paper.references or []) and other in (r.paper.references or []) for r in reply.results)
+
+
+async def test_a_paper_given_by_its_acl_anthology_page_is_taken_without_asking(runtime):
+    s = Session(runtime)
+    await s.user_says("papers citing https://aclanthology.org/P02-1040/")  # a paper called by the URL
+    assert s.anchor is not None and s.anchor.id == BLEU and s.intent.direction == "successor"

@@ -1042,3 +1042,17 @@ def test_during_the_questions_why_asked_stop_asking_and_two_options_are_understo
         assert read(text, ctx).command == "search_now"
     msg = read("both 1 and 2", ctx)  # up to 2015 and 2016 on: any year (the spans are test_clarifier's)
     assert (msg.kind, msg.updates) == ("answer", {})
+
+
+@pytest.mark.parametrize(
+    ("text", "query", "kind"),
+    [("papers citing https://aclanthology.org/P02-1040/", "acl:P02-1040", "corpus_id"),  # a paper named by a URL
+     ("what came after https://aclanthology.org/P02-1040.pdf", "acl:P02-1040", "corpus_id"),
+     ("P02-1040", "acl:P02-1040", "corpus_id"),
+     ("https://www.semanticscholar.org/paper/Attention-is-All-you-Need-Vaswani-Shazeer/"
+      "204e3073870fae3d05bcbc2f6a8e263d9b72e776", "204e3073870fae3d05bcbc2f6a8e263d9b72e776", "s2"),  # venue "WWW"
+     ("papers like 1810.04805", "1810.04805", "arxiv")],  # a paper called "1810.04805"
+)  # fmt: skip
+def test_a_paper_given_by_its_page_or_id_anywhere_in_the_message_is_that_paper(text, query, kind):
+    msg = read(text, FRESH)
+    assert (msg.kind, msg.request.anchor_query, msg.request.anchor_kind) == ("new_search", query, kind)
