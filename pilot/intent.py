@@ -531,6 +531,8 @@ def subject_of(text: str, known_venues: Iterable[str] = ()) -> str:
     subject = " ".join(tokens[start:end]).strip(" ?.!,;:")
     subject = _TRAILING_CLAUSE.sub("", subject)
     subject = re.sub(r"['’]s$", "", subject).strip(" ?.!,;:\"'“”")
+    if not re.search(r"\w", subject):
+        return ""  # "-" left of "2010-2015" names nothing
     if subject.lower() in _DROP_VERBS or subject.lower() in _ADVERBS:
         # "drop anything before 2019": what goes, not what to search ("exclude medical" keeps its word); "mostly
         # recent stuff": how much, of nothing named

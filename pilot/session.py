@@ -50,6 +50,7 @@ from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
 from pilot.spelling import respelt_topic
+from pilot.stepedit import StepEdit, step_edit
 from pilot.text import normalize_title
 from pilot.understand import ABOUT_WORDS, BY_SOMEONE, Context, Message, read, read_with_llm
 from pilot.venues import at_venue
@@ -449,6 +450,8 @@ class Session(BaseModel):
                 return self._about_results(msg)
             if msg.command == "earlier":
                 return self._back_to_earlier(msg)
+            if msg.command == "step_edit" and msg.step_edit is not None:
+                return await self._step_edit(msg.step_edit)
             return await self.search_now()
         if msg.kind == "entity" and msg.request is not None and not await self._knows_person(msg.entity):
             msg = msg.model_copy(
@@ -958,6 +961,18 @@ class Session(BaseModel):
             notes=notes,
             results=self.results,
         )
+
+    async def _step_edit(self, asked: StepEdit) -> Reply:
+        """A step of the workflow edited in words, as in the DAG panel; words that name no single step are told
+        which steps there are, and nothing changes."""
+        if self.workflow is None:
+            return self._reply("There is no workflow yet: run a search first.", **self._on_screen())
+        if asked.action == "rerun":
+            return await self.rerun()
+        edit = step_edit(self.workflow, asked)
+        if isinstance(edit, str):
+            return self._reply(edit, **self._on_screen())
+        return await self.edit(edit)
 
     def _about_results(self, msg: Message) -> Reply:
         """ "Why is #3 here?", "keep #1 and #4", "export as BibTeX": about the list on screen, which stays."""

@@ -35,6 +35,7 @@ from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
 from pilot.listfacts import list_fact
 from pilot.models import Intent
+from pilot.stepedit import StepEdit, read_step_edit
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from pilot.vocab import PAPER_TYPE_WORDS, paper_type_named
@@ -59,6 +60,7 @@ Command = Literal[
     "list_fact",
     "how",
     "cite",
+    "step_edit",
 ]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
@@ -537,6 +539,7 @@ class Message(BaseModel):
     correction: bool = False
     hint: str = ""  # unclear: what to tell the user instead of the general help
     also: list[ParsedRequest] = Field(default_factory=list)  # new_search: more papers the results must cite
+    step_edit: StepEdit | None = None  # command step_edit: a step of the workflow, named in words
 
 
 # "ok thanks", "great, that's it", "perfect, thank you": an acknowledgement, not a topic to search
@@ -581,7 +584,8 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
         r"(?:do not|don'?t) (?:care about|want)|nothing (?:about|on)|keep|only|just|peer[- ]reviewed|"
         r"(?:journal|conference|workshop|preprint)s?|articles|"
         r"next (?:page|results|batch|ones|\d{1,3})|the top|top|shorter|longer|(?:the )?list(?: is)?|too long|"
-        r"all of them|show all|all)\b",
+        r"all of them|show all|all|"
+        r"(?:change|set|switch|make) (?:the )?(?:venues?|years?|period|(?:year|date) range) to)\b",
         " ",
         rest,
         flags=re.IGNORECASE,
@@ -672,6 +676,11 @@ def read(text: str, ctx: Context) -> Message:
         return Message(kind="command", text=text, command=command, why=f"command: {command}")
     if (about_results := _result_command(text, ctx)) is not None:
         return about_results
+    if ctx.has_results and (edit := read_step_edit(text)) is not None and not read_feedback(text).actionable:
+        # "remove the keyword search step", "set the dense weight to 2", "rerun it" (not "change the venue to ACL")
+        return Message(
+            kind="command", text=text, command="step_edit", step_edit=edit, why=f"a step edit ({edit.action})"
+        )
     if (back := _earlier_search(text)) is not None:
         return back
     q = ctx.question

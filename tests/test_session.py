@@ -735,3 +735,15 @@ async def test_a_paper_given_by_its_acl_anthology_page_is_taken_without_asking(r
     s = Session(runtime)
     await s.user_says("papers citing https://aclanthology.org/P02-1040/")  # a paper called by the URL
     assert s.anchor is not None and s.anchor.id == BLEU and s.intent.direction == "successor"
+
+
+async def test_a_step_of_the_workflow_edited_in_words_makes_a_new_version(runtime):
+    s = Session(runtime)
+    await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    versions = len(s.versions)
+    reply = await s.user_says("set k to 20")  # a topic search for "set k"
+    assert len(reply.results) == 20 and len(s.versions) == versions + 1 and "top" in s.versions[-1].reason
+    reply = await s.user_says("remove the magic step")  # nothing changes, the steps are listed
+    assert len(s.versions) == versions + 1 and "The steps are:" in reply.message and len(reply.results) == 20
+    reply = await s.user_says("rerun the workflow")
+    assert len(s.versions) == versions + 1 and len(reply.results) == 20

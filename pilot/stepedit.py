@@ -1,0 +1,141 @@
+"""Edits of a workflow step said in the chat: "remove the keyword search step", "set k to 20", "set the dense
+weight to 2", "rerun the workflow". The words name a step by its id, its operator or its label, and a parameter
+by its name (a score feature by "<feature> weight"); what they name must be one step of the workflow on screen,
+or the reply lists the steps to choose from. The edit itself goes through the workflow's validated edits, like a
+change made in the DAG panel."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from workflows.model import ModifyNode, RemoveNode, Workflow
+from workflows.refine import main_node
+from workflows.registry import operator_or_none
+
+StepAction = Literal["remove", "set", "rerun"]
+
+
+class StepEdit(BaseModel):
+    """What a message asks of the workflow's steps, before it is matched to one."""
+
+    action: StepAction
+    step: str = ""  # the words naming a step ("keyword search", "citers", "search_kw")
+    param: str = ""  # the words naming a parameter ("k", "dense weight", "limit")
+    value: str = ""
+
+
+_RERUN = re.compile(
+    r"^\W*(?:please\s)?(?:re-?run|run)(?:\s(?:it|this|the (?:workflow|search|dag|pipeline|steps)))?(?:\sagain)?\W*$",
+    re.IGNORECASE,
+)
+# "remove the keyword search step", "drop the `citers` node": the word "step"/"node" (or an id in backticks) says a
+# step is meant, not papers ("remove the surveys")
+_REMOVE = re.compile(
+    r"^\W*(?:please\s)?(?:remove|drop|delete|disable|take out)\s(?:the\s)?"
+    r"(?:`(?P<id>[\w.-]{1,60})`(?:\s(?:step|node))?|(?P<step>[\w -]{2,60}?)\s(?:step|node))\W*$",
+    re.IGNORECASE,
+)
+# "set k to 20", "set the dense weight to 2", "change the limit of search_kw to 100", "set search_kw.limit = 100"
+_SET = re.compile(
+    r"^\W*(?:please\s)?(?:set|change|make|put)\s(?:the\s)?(?P<what>[\w .`-]{1,60}?)\s(?:to|=|at)\s"
+    r"(?P<value>[\w.-]{1,40})\W*$"
+    r"|^\W*(?P<what2>[\w`.-]{1,60})\s?=\s?(?P<value2>[\w.-]{1,40})\W*$",
+    re.IGNORECASE,
+)
+
+
+def read_step_edit(text: str) -> StepEdit | None:
+    """The step edit a message asks for, or None."""
+    if _RERUN.match(text):
+        return StepEdit(action="rerun")
+    if m := _REMOVE.match(text):
+        return StepEdit(action="remove", step=(m.group("id") or m.group("step")).strip())
+    if m := _SET.match(text):
+        what = (m.group("what") or m.group("what2")).replace("`", "").strip()
+        return StepEdit(action="set", param=what, value=m.group("value") or m.group("value2"))
+    return None
+
+
+def _key(words: str) -> str:
+    return re.sub(r"[\s.-]+", "_", words.strip().lower())
+
+
+def find_step(wf: Workflow, words: str) -> list[str]:
+    """The steps ``words`` name: by id, else by operator, else by label; several when they are ambiguous."""
+    key = _key(words)
+    for match in (
+        lambda n: _key(n.id) == key,
+        lambda n: _key(n.op) in (key, f"{key}_search") or _key(n.op).replace("_", "") == key.replace("_", ""),
+        lambda n: bool(n.label) and key.replace("_", " ") in n.label.lower(),
+    ):
+        found = [n.id for n in wf.nodes if match(n)]
+        if found:
+            return found
+    return []
+
+
+def _value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null"):
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def step_edit(wf: Workflow, asked: StepEdit) -> RemoveNode | ModifyNode | str:
+    """The workflow edit ``asked`` means on ``wf``, or what to tell the user when it names no single step."""
+    if asked.action == "remove":
+        found = find_step(wf, asked.step)
+        if len(found) == 1:
+            return RemoveNode(node_id=found[0])
+        return _which(wf, asked.step, found)
+    words = asked.param.lower().split()
+    value = _value(asked.value)
+    # "the dense weight": a feature of a score step
+    if len(words) >= 2 and words[-1] == "weight":
+        feature = "_".join(words[:-1])
+        scores = [n for n in wf.nodes if n.op == "score" and feature in (n.params.get("features") or {})]
+        if len(scores) == 1 and isinstance(value, (int, float)):
+            features = {**scores[0].params["features"], feature: value}
+            return ModifyNode(node_id=scores[0].id, params={"features": features})
+        return f"No single score step weighs “{feature}”; the workflow panel shows each step's weights."
+    # "<step> <param>", "<param> of <step>", or a parameter only one step has
+    param, step_words = words[-1], " ".join(words[:-1])
+    if " of " in f" {asked.param.lower()} ":
+        param, _, step_words = asked.param.lower().partition(" of ")
+        param = _key(param)
+    if "." in param:
+        step_words, _, param = param.rpartition(".")
+    having = [n.id for n in wf.nodes if (op := operator_or_none(n.op)) is not None and param in op.Params.model_fields]
+    if step_words.strip():
+        named = set(find_step(wf, step_words))
+        having = [h for h in having if h in named]
+    if len(having) > 1 and param == "k" and (top := main_node(wf, "top_k")) in having:
+        having = [top]  # "set k to 20": how many results, the cut-off nearest the list (as "give me 20" edits it)
+    ops = {wf.node(h).op for h in having}
+    if len(having) > 1 and len(ops) == 1 and (main := main_node(wf, ops.pop())) in having:
+        having = [main]
+    if len(having) == 1:
+        return ModifyNode(node_id=having[0], params={param: value})
+    if not having:
+        return f"No step of this workflow has a setting “{param}”."
+    example = f"set {param} of {having[0]} to {asked.value}"
+    return f"Several steps have “{param}” ({', '.join(having)}): say which, e.g. “{example}”."
+
+
+def _which(wf: Workflow, words: str, found: list[str]) -> str:
+    steps = ", ".join(f"{n.id} ({n.op})" for n in wf.nodes)
+    if found:
+        return f"“{words}” could be {', '.join(found)}: name the step by its id. The steps are: {steps}."
+    return f"No step of this workflow is “{words}”. The steps are: {steps}."

@@ -1,0 +1,42 @@
+"""Steps of the workflow edited in the chat's words, resolved against the workflow on screen."""
+
+from __future__ import annotations
+
+import pytest
+
+from pilot.models import Intent
+from pilot.stepedit import read_step_edit, step_edit
+from workflows.model import ModifyNode, RemoveNode
+from workflows.templates import topic_search
+
+
+@pytest.fixture
+def wf():
+    return topic_search(Intent(topic="dependency parsing"))
+
+
+@pytest.mark.parametrize(
+    ("text", "node", "params"),
+    [("set k to 20", "top", {"k": 20}),  # five steps have a "k": the results' cut-off is meant
+     ("set k of kw to 5", "kw", {"k": 5}), ("set the limit of search_kw to 100", "search_kw", {"limit": 100}),
+     ("set search_kw.limit = 100", "search_kw", {"limit": 100})],
+)  # fmt: skip
+def test_a_setting_is_set_on_the_one_step_it_names(wf, text, node, params):
+    assert step_edit(wf, read_step_edit(text)) == ModifyNode(node_id=node, params=params)
+
+
+def test_a_weight_is_a_feature_of_the_score_step_and_the_others_stay(wf):
+    edit = step_edit(wf, read_step_edit("set the dense weight to 2"))
+    before = wf.node("score").params["features"]
+    assert isinstance(edit, ModifyNode) and edit.params["features"] == {**before, "dense": 2}
+
+
+def test_a_step_is_removed_by_its_id_and_words_that_name_two_or_none_are_told_the_steps(wf):
+    assert step_edit(wf, read_step_edit("drop the citers node")) == RemoveNode(node_id="citers")
+    assert step_edit(wf, read_step_edit("remove `search_kw`")) == RemoveNode(node_id="search_kw")
+    said = step_edit(wf, read_step_edit("remove the keyword search step"))  # two keyword searches
+    assert isinstance(said, str) and "search_kw, search_phrases" in said and "name the step by its id" in said
+    said = step_edit(wf, read_step_edit("remove the magic step"))
+    assert isinstance(said, str) and said.startswith("No step of this workflow is “magic”")
+    assert step_edit(wf, read_step_edit("set the colour to red")) == "No step of this workflow has a setting “colour”."
+    assert read_step_edit("remove the surveys") is None  # papers, not a step
