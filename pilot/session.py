@@ -452,6 +452,8 @@ class Session(BaseModel):
                 return self._back_to_earlier(msg)
             if msg.command == "step_edit" and msg.step_edit is not None:
                 return await self._step_edit(msg.step_edit)
+            if msg.command == "compare":
+                return await self._compare_named(msg.also)
             return await self.search_now()
         if msg.kind == "entity" and msg.request is not None and not await self._knows_person(msg.entity):
             msg = msg.model_copy(
@@ -962,6 +964,23 @@ class Session(BaseModel):
             results=self.results,
         )
 
+    async def _compare_named(self, named: list[ParsedRequest]) -> Reply:
+        """ "Compare BERT and ELMo": both papers' cards, side by side; what is on screen stays."""
+        cards = []
+        for n, parsed in enumerate(named, start=1):
+            found = await self._look_up(parsed)
+            if isinstance(found, SourceError):
+                return self._error(f"Could not look up “{short(parsed.anchor_query, 80)}” ({found.message}).")
+            if found.best is None:
+                said = (
+                    found.note or f"I could not find a paper called “{short(parsed.anchor_query, 80)}” in the source."
+                )
+                return self._reply(said, **self._on_screen())
+            card = self._card(n, RankedPaper(paper=found.best, score=0.0)).split("\n")
+            cards.append("\n".join(line for line in card if not line.startswith("Why it is here")))
+        tail = f"Say e.g. “papers like {short(named[0].anchor_query, 60)}” to search from one of them."
+        return self._reply("\n\n".join(cards) + "\n\n" + tail, **self._on_screen())
+
     async def _step_edit(self, asked: StepEdit) -> Reply:
         """A step of the workflow edited in words, as in the DAG panel; words that name no single step are told
         which steps there are, and nothing changes."""
@@ -1092,7 +1111,8 @@ class Session(BaseModel):
         names = [a.name for a in p.authors]
         by = f" by {', '.join(names[:3])}{' et al.' if len(names) > 3 else ''}" if names else ""
         reasons = explain_why(self.workflow, item)
-        lines = [f"#{n} “{p.title}” ({_paper_label(p).removeprefix(p.title).strip(' ()') or 'year unknown'}){by}."]
+        head = f"#{n} “{p.title}” ({_paper_label(p).removeprefix(p.title).strip(' ()') or 'year unknown'}){by}"
+        lines = [head if head.endswith(".") else head + "."]  # "… et al." ends the sentence once
         lines.append("Why it is here: " + ("; ".join(reasons) if reasons else "its score in the final ranking") + ".")
         if p.abstract:
             lines.append("Abstract: " + short(p.abstract, 400))

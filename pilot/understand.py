@@ -61,6 +61,7 @@ Command = Literal[
     "how",
     "cite",
     "step_edit",
+    "compare",
 ]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
@@ -230,6 +231,26 @@ _ALSO_CITE = re.compile(
     r"(?:also\s(?:cite|citing|cites)|(?:cite|citing)\s(?:also|too))\s(?P<x>.{2,200}?)(?:\s(?:too|as well))?\W*$",
     re.I,
 )
+
+
+# "what is the difference between GloVe and word2vec?": two named papers, side by side (not a topic "difference
+# between …"); "compare BLEU and ROUGE" stays a search for the papers about both
+_COMPARE = re.compile(
+    r"^\W*(?:what(?:'s| is| are)\s)?(?:the\s)?differences?\s(?:between|of)\s(?P<a>.{2,120}?)\s(?:and|vs\.?)\s"
+    r"(?P<b>.{2,120}?)\W*$",
+    re.I,
+)
+
+
+def _compare(text: str, known_venues: list[str]) -> Message | None:
+    """Two papers named to be compared, both named as an anchor would be (a topic is no paper to compare)."""
+    m = _COMPARE.match(text)
+    if m is None:
+        return None
+    named = [parse_request(m.group(g).strip(), known_venues) for g in ("a", "b")]
+    if any(p.anchor_kind in ("none", "current", "topic") for p in named):
+        return None
+    return Message(kind="command", text=text, command="compare", also=named, why="two named papers, side by side")
 
 
 def _cites_both(text: str, known_venues: list[str]) -> Message | None:
@@ -707,6 +728,8 @@ def read(text: str, ctx: Context) -> Message:
         return corrected
     if (both := _cites_both(text, ctx.known_venues)) is not None:
         return both
+    if (pair := _compare(text, ctx.known_venues)) is not None:
+        return pair
     if ctx.has_search and (m := _ALSO_CITE.match(text)):
         second = parse_request(f"What came after {m.group('x').strip()}?", ctx.known_venues)
         if second.anchor_kind not in ("none", "current", "topic"):

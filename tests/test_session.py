@@ -747,3 +747,10 @@ async def test_a_step_of_the_workflow_edited_in_words_makes_a_new_version(runtim
     assert len(s.versions) == versions + 1 and "The steps are:" in reply.message and len(reply.results) == 20
     reply = await s.user_says("rerun the workflow")
     assert len(s.versions) == versions + 1 and len(reply.results) == 20
+
+
+async def test_two_papers_named_to_compare_are_shown_side_by_side(runtime):
+    bleu = await runtime.source.get_paper(BLEU)
+    reply = await Session(runtime).user_says(f"difference between {BLEU} and acl:N03-1033")  # a topic search before
+    assert reply.message.startswith(f"#1 “{bleu.title}”") and "\n\n#2 “" in reply.message
+    assert "et al.." not in reply.message

@@ -1056,3 +1056,12 @@ def test_during_the_questions_why_asked_stop_asking_and_two_options_are_understo
 def test_a_paper_given_by_its_page_or_id_anywhere_in_the_message_is_that_paper(text, query, kind):
     msg = read(text, FRESH)
     assert (msg.kind, msg.request.anchor_query, msg.request.anchor_kind) == ("new_search", query, kind)
+
+
+@pytest.mark.parametrize(
+    "text", ["what is the difference between GloVe and word2vec?", "difference between BLEU and ROUGE"]
+)  # topic searches for "difference between GloVe and word2vec"
+def test_two_named_papers_asked_apart_are_two_papers(text):
+    msg = read(text, FRESH)
+    assert msg.command == "compare" and len(msg.also) == 2
+    assert read("difference between parsing and tagging", FRESH).kind == "new_search"  # topics: no papers
