@@ -39,7 +39,7 @@ def settings_for(s2_url: str, aminer_url: str, cache_dir: Path, **kw) -> Setting
         aminer_base_url=aminer_url + PREFIX,
         aminer_token=SecretStr(TOKEN),
         cache_dir=cache_dir,
-        connect_timeout_s=1.0,
+        connect_timeout_s=5.0,  # a loaded machine once took over 1 s to accept a loopback connection
         http_timeout_s=5.0,
     )
     values.update(kw)

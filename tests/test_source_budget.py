@@ -200,8 +200,10 @@ async def test_a_spent_budget_returns_partial_results_and_names_what_it_skipped(
     assert usage is not None and usage.budget == BUDGET
     assert usage.requests - usage.retries <= BUDGET
     assert usage.skipped  # named: what the budget left out
-    note = next(n for n in reply.notes if "request budget" in n)
-    assert any(word in note for word in ("references of", "citations of", "search"))
+    note = next(n for n in reply.notes if n.startswith("These results are partial"))
+    # which steps the budget reached first depends on how the concurrent steps interleave: the note names what
+    # was skipped, whatever it was
+    assert usage.skipped[0] in note and any(w in note for w in ("of one paper", "of ", "search"))
     assert stats(emulator)["total"] <= BUDGET
 
     # asking again continues where the turn stopped: the steps that finished are not fetched again, the new
