@@ -393,13 +393,10 @@ class Controller:
         new = [i for i, pid in enumerate(shown, start=1) if pid in set(ui.new_ids)]
         what = "; ".join(now.diff[:4]) or now.reason
         head = f"Version {now.version} ({short(now.reason, 120)})"
-        moved = (
-            f"{len(new)} paper{'s are' if len(new) != 1 else ' is'} new on the list ({numbered(new)}) and "
-            f"{len(ui.removed)} left it"
-            if new or ui.removed
-            else "the same papers are listed"
-        )
-        return f"{head}: {moved}. What changed in the workflow: {what}."
+        if not (new or ui.removed):  # the last action changed no list (or was no re-run): only the workflow is told
+            return f"{head}. What changed in the workflow: {what}."
+        moved = f"{len(new)} paper{'s are' if len(new) != 1 else ' is'} new on the list ({numbered(new)}) and "
+        return f"{head}: {moved}{len(ui.removed)} left it. What changed in the workflow: {what}."
 
     async def choose(self, ui: UIState, index: int) -> UIState:
         q = ui.question
