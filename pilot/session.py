@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -74,7 +73,16 @@ from workflows.model import RunTrace, Workflow
 from workflows.ops.features import papers_of
 from workflows.ops.filtering import author_matcher, mention_matcher
 from workflows.progressive import run_progressively
-from workflows.refine import Feedback, Refinement, ResultFilters, filter_results, referenced_indices, refine, refine_llm
+from workflows.refine import (
+    RESULT_REF,
+    Feedback,
+    Refinement,
+    ResultFilters,
+    filter_results,
+    referenced_indices,
+    refine,
+    refine_llm,
+)
 from workflows.refine import rate as rate_paper
 from workflows.registry import operator_or_none
 from workflows.validate import WorkflowError, validate
@@ -196,14 +204,6 @@ def _preview(value: Any, n: int = 5) -> tuple[int, list[str]]:
         return 0, []
     text = getattr(value, "answer", None) or str(value)
     return 1, [str(text)[:500]]
-
-
-# "#3", "number 3", "result 3", "the third one": a paper of the list on screen, named by its place
-_A_NUMBER = re.compile(
-    r"#\s?\d{1,3}|(?:number|no\.?|result|paper|item)\s\d{1,3}|the (?:first|second|third|fourth|fifth|sixth|"
-    r"seventh|eighth|ninth|tenth)(?: one| paper| result)?",
-    re.I,
-)
 
 
 def _is_entity_op(name: str) -> bool:
@@ -905,7 +905,7 @@ class Session(BaseModel):
         text = msg.text
         query, taken = msg.entity, []
         named = query.paper if query is not None and query.paper else ""
-        listed = referenced_indices(named) if _A_NUMBER.fullmatch(named) else []
+        listed = referenced_indices(named) if RESULT_REF.fullmatch(named) else []
         if query is not None and query.shape in _NAMES_A_PAPER and listed:
             # "who wrote #3?": a paper of the list on screen
             n, shown = listed[0], self.results

@@ -39,7 +39,7 @@ from pilot.stepedit import StepEdit, read_step_edit
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from pilot.vocab import PAPER_TYPE_WORDS, paper_type_named
-from workflows.refine import MIN_CITED, ONLY_BY, Feedback, read_feedback, referenced_indices
+from workflows.refine import MIN_CITED, ONLY_BY, ORDINAL, RESULT_REF, Feedback, read_feedback, referenced_indices
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ _COMMANDS: list[tuple[Command, re.Pattern]] = [
 # "export as BibTeX".
 _NUMBERS = r"#?\s*\d{1,3}(?:\s*(?:,|&|and)\s*#?\s*\d{1,3})*"
 # "what is the first one?", "tell me about the third paper": a result named by its place
-_ORDINAL = r"the (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?: one| paper| result)?"
+_ORDINAL = rf"{ORDINAL}(?: one| paper| result)?"
 _EXPLAIN = re.compile(
     r"^\W*(?:why\s+(?:is|was|are|did you (?:include|pick|list|rank))|why'?s|what(?:'s| is| are)|"
     r"tell me (?:more )?about|explain|details (?:of|on|for|about)|more (?:details |info(?:rmation)? )?(?:about|on)|"
@@ -393,8 +393,7 @@ _LINK = re.compile(
 )
 # a result named plainly ("#3", "number 3", "the third paper") in a message that is read no other way
 _NAMED_RESULT = re.compile(
-    r"#\s?\d{1,3}\b|\b(?:number|result|paper) \d{1,3}\b|\bthe (?:first|second|third|fourth|fifth|sixth|seventh|"
-    r"eighth|ninth|tenth) (?:one|paper|result)\b",
+    rf"#\s?\d{{1,3}}\b|\b(?:number|result|paper) \d{{1,3}}\b|\b{ORDINAL} (?:one|paper|result)\b",
     re.IGNORECASE,
 )
 
@@ -598,7 +597,7 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
     rest = re.sub(
         r"\b(?:not|no|drop|remove|exclude|excluding|without|except|hide|more like|less like|like|fewer|less|more|"
         r"too (?:broad|narrow|general|specific|many|few|old)|narrow(?:er)?(?: it)? down|broader|widen|"
-        r"the (?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?: one)?|number \d+|"
+        rf"{ORDINAL}(?: one)?|number \d+|"
         r"any (?:year|time|venue)|all venues|"
         r"this one|that one|is (?:great|good|relevant|irrelevant|wrong|bad|perfect|spot on|useful)|please|thanks?|"
         r"thank you|find|show me|give me|papers|ones|it|them|those|these|i'?m|i am|interested in|"
@@ -852,14 +851,6 @@ _GROUP_SHAPES: dict[str, tuple[str, ...]] = {
 }
 
 
-# a result named by its number or place ("#2", "number 2", "the second one"): "it" to the request reader
-_RESULT_REF = re.compile(
-    r"(?:#\s?|\b(?:number|no\.?|result|paper|item) )\d{1,3}\b|\bthe (?:first|second|third|fourth|fifth|sixth|"
-    r"seventh|eighth|ninth|tenth)(?: (?:one|paper|result))?\b",
-    re.IGNORECASE,
-)
-
-
 def _from_result(text: str, ctx: Context, like_means_sibling: bool) -> Message | None:
     """ "Who cites #2?", "what does the first one cite?", "surveys covering #4": a new search from that result,
     in the direction the words ask for. "More like #3" is one only after an answer (``like_means_sibling``);
@@ -868,7 +859,7 @@ def _from_result(text: str, ctx: Context, like_means_sibling: bool) -> Message |
     refs = [i for i in feedback.refs if 1 <= i <= ctx.listed]
     if not refs:
         return None
-    parsed = parse_request(_RESULT_REF.sub("it", text), ctx.known_venues)
+    parsed = parse_request(RESULT_REF.sub("it", text), ctx.known_venues)
     if parsed.anchor_kind not in ("current", "none"):
         return None  # "papers citing both #2 and GloVe" names another paper
     direction = parsed.intent.direction

@@ -42,6 +42,12 @@ _ORDINALS = {
     "ninth": 9,
     "tenth": 10,
 }
+# "the first" … "the tenth": a result named by its place on the list
+ORDINAL = rf"the (?:{'|'.join(_ORDINALS)})"
+# a result named by its number or place: "#3", "number 3", "result 3", "the third one"
+RESULT_REF = re.compile(
+    rf"(?:#\s?|\b(?:number|no\.?|result|paper|item)\s)\d{{1,3}}\b|\b{ORDINAL}(?: (?:one|paper|result))?\b", re.I
+)
 
 
 @dataclass
