@@ -241,3 +241,24 @@ async def test_a_topic_the_citation_graph_does_not_reach_lists_its_own_papers(sh
     ours = {r["id"] for r in neural}
     assert sum(it.paper.id in ours for it in run.output[:20]) >= 16  # a few old papers match as text, on their own
     assert run.values["seeds"] == []  # and the DAG shows why: no strong match leads into the graph
+
+
+@pytest.mark.parametrize("name", ["DETR", "KITTI"])
+async def test_a_name_the_encoder_does_not_know_lists_only_papers_that_use_it(local_source, name):
+    """MiniLM places "DETR" (a detector) nowhere: its best dense hits on the slice are at cosine .29 and share
+    nothing with the papers that name it. Those distant hits used to fill the list and seed the graph walk
+    (their references ranked first); the topic's dense search now keeps only hits close to the query."""
+    ctx = RunContext(source=local_source, embedder=Embedder())
+    run = await execute(topic_search(Intent(topic=name)), ctx, None, 120)
+    assert run.errors == {}
+    listed = [f"{it.paper.title} {it.paper.abstract or ''}" for it in run.output]
+    assert listed and all(name.lower() in text.lower() for text in listed), [t[:80] for t in listed]
+    assert any("dense hits are less similar than 0.5" in note for note in ctx.notes)
+
+
+async def test_the_dense_floor_keeps_close_hits(local_source):
+    ctx = RunContext(source=local_source, embedder=Embedder())
+    params = {"limit": 20, "query": "semantic role labeling", "min_similarity": 0.5}
+    out = await run_op(ctx, "semantic_search", params)
+    assert len(out) == 20 and all(it.evidence.scores["semantic_search"] >= 0.5 for it in out)
+    assert not ctx.notes

@@ -78,6 +78,17 @@ class SearchParams(OperatorParams):
     exclude_anchor: bool = Field(True, description="drop the connected anchor paper(s) from the hits")
 
 
+class DenseSearchParams(SearchParams):
+    min_similarity: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="drop hits whose cosine to the query is below this: a query the encoder does not know (a short "
+        "name such as 'ELMo') only has distant hits, and they are noise; over a source whose scores are not "
+        "cosines (Semantic Scholar's relevance search) nothing is dropped",
+    )
+
+
 class KeywordSearchParams(SearchParams):
     per_keyword: bool = Field(
         False, description="one search per keyword, fused by reciprocal rank, instead of one query"
@@ -178,8 +189,23 @@ class KeywordSearchOp(_SearchOp):
 class SemanticSearchOp(_SearchOp):
     name = "semantic_search"
     description = "Dense (embedding) search of the source with a text or the anchor paper's title and abstract."
-    Params = SearchParams
+    Params = DenseSearchParams
     mode = "dense"
+
+    async def run(self, ctx: RunContext, params: SearchParams, inputs: SearchInputs) -> list[RankedPaper]:
+        hits = await super().run(ctx, params, inputs)
+        floor = params.min_similarity if isinstance(params, DenseSearchParams) else None
+        if floor is None or not ctx.source.searches_by_meaning():
+            return hits
+        close = [h for h in hits if h.evidence.scores.get(self.name, 0.0) >= floor]
+        if len(close) < len(hits):
+            best = max((h.evidence.scores.get(self.name, 0.0) for h in hits), default=0.0)
+            ctx.notes.append(
+                f"{len(hits) - len(close)} of the {len(hits)} dense hits are less similar than {floor:g} to the "
+                f"query (the closest is {best:.2f}) and were dropped"
+                + ("; the encoder may not know its words, so the word searches decide" if not close else "")
+            )
+        return close
 
     def anchor_text(self, paper: Paper) -> str:
         return paper.text
