@@ -211,7 +211,9 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
     subject = subject_of(stripped)
     if not subject:
         return "", "none", stripped
-    subject = _without_authors(_without_focus(subject, first=stripped.startswith(subject)))
+    before = stripped[: max(stripped.find(subject), 0)]
+    extended = _EXTENDED.search(before) is not None  # "extend BERT to multilingual settings": "to" joins a focus
+    subject = _without_authors(_without_focus(subject, first=stripped.startswith(subject), to_joins=extended))
     if subject.lower() in _PRONOUNS:
         return "", "current", _cut(stripped, subject)
     return subject, subject_form(subject), _cut(stripped, subject)
@@ -226,6 +228,11 @@ _FOCUS_JOIN = re.compile(
     r"|(but)(?!\s(?:not|only|from|after|before|since|published|at)\b))\s",
     re.I,
 )
+# "papers that extend / apply / adapt [BERT] to …": what follows "to" is the focus, not part of the name
+_EXTENDED = re.compile(
+    r"\b(?:extend|apply|applie|adapt|port|transfer|bring|generali[sz]e)(?:s|d|ed|ing)?\s(?:the\s)?$", re.I
+)
+_TO_JOIN = re.compile(r"\s(to)\s", re.I)
 # after the anchor is cut out: "... that cite Moses and use it for low-resource translation"
 _FOCUS_PHRASE = re.compile(
     r"\b(?:but\s(?:only\s)?(?:for|on|about|in|with|applied to)|"
@@ -235,17 +242,26 @@ _FOCUS_PHRASE = re.compile(
 )
 
 
-def _without_focus(subject: str, first: bool = False) -> str:
+def _without_focus(subject: str, first: bool = False, to_joins: bool = False) -> str:
     """A short name with a focus after it is the name alone ("GloVe but for sentences" -> "GloVe"); a title
     keeps its words ("Deep Residual Learning for Image Recognition"). At the start of a message a capital says
     nothing ("Mostly about parsing"), so there only a name written like one (BERT, GloVe, word2vec) counts."""
-    m = _FOCUS_JOIN.search(subject)
+    joins = list(_FOCUS_JOIN.finditer(subject)) + (list(_TO_JOIN.finditer(subject)) if to_joins else [])
+    joins.sort(key=lambda j: j.start())
+    # "Deep Residual Learning for Image Recognition but for text": an explicit "but for" is the join, not a "for";
+    # "extend BERT to …": so is the "to" after the verb
+    m = next((j for j in joins if j.re is _TO_JOIN or j.group(1)), joins[0] if joins else None)
     if m is None:
         return subject
     head, tail = subject[: m.start()].rstrip(" ,;:-–—"), subject[m.end() :]
     if first and not _written_as_name(head):
         return subject
-    if (subject_form(head) == "name" or head.lower() in _PRONOUNS) and (m.group(1) or m.group(2) or tail[:1].islower()):
+    if m.re is _TO_JOIN:  # "extend BERT to …" names a paper; "applying reinforcement learning to …" is a topic
+        return head if subject_form(head) in ("name", "title") else subject
+    explicit = bool(m.group(1) or m.group(2))
+    if (subject_form(head) == "name" or head.lower() in _PRONOUNS) and (explicit or tail[:1].islower()):
+        return head
+    if explicit and not first:  # "similar to Attention is all you need but for speech": "but for" ends a title too
         return head
     return subject
 
@@ -321,7 +337,9 @@ def focus_terms(text: str, anchor_query: str, rest: str) -> list[str]:
     """What a request about a named paper asks to focus on ("BERT for biomedical text", "but for sentences",
     "use it for low-resource translation"; ``rest`` is ``text`` without the paper, whose title may say "applied
     to"): words for the score's topic preference, never a filter."""
-    after_name = re.search(re.escape(anchor_query) + r"[\"”']?" + _FOCUS_JOIN.pattern + r"(?P<t>[^?.!;,]+)", text, re.I)
+    extended = bool(anchor_query) and _EXTENDED.search(text.partition(anchor_query)[0]) is not None
+    join = f"(?:{_FOCUS_JOIN.pattern}|{_TO_JOIN.pattern})" if extended else _FOCUS_JOIN.pattern
+    after_name = re.search(re.escape(anchor_query) + r"[\"”']?" + join + r"(?P<t>[^?.!;,]+)", text, re.I)
     m = after_name if anchor_query and after_name else _FOCUS_PHRASE.search(rest)
     return content_terms(m.group("t")) if m else []
 
@@ -373,7 +391,9 @@ _REQUEST_WORDS = frozenset(
     using reproduce evaluate evaluated key standard main important relevant good best influential interesting
     typical ones one instead too now then again also anything something everything nothing stuff result results
     hits list but though however yet especially particularly specifically compare comparing comparison
-    contrast versus vs since appeared appear happened happen influenced influences inspired led put top""".split()
+    contrast versus vs since appeared appear happened happen influenced influences inspired led put top
+    commonly typically usually often widely frequently generally apply applies applied applying adapt adapts
+    adapted adapting""".split()
 )
 _PRONOUNS = frozenset(
     {
@@ -969,7 +989,9 @@ def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
     intent = Intent(request=text, direction=direction)
     updates = parse_constraints(rest, known_venues)
     updates.pop("topic_terms", None)  # "work on X" in a request names the anchor's topic, not a filter
-    if kind not in ("topic", "none") and (focus := focus_terms(text, anchor_query, rest)):
+    # a topic with a relation ("similar to attention is all you need but for speech") may be a title in lower case
+    paper_like = kind not in ("topic", "none") or direction in ("predecessor", "successor", "sibling")
+    if paper_like and (focus := focus_terms(text, anchor_query, rest)):
         updates["topic_terms"] = focus
     if direction != "sibling":
         updates.pop("facet", None)  # "method" in "a method for…" is not a facet choice outside sibling search

@@ -298,6 +298,16 @@ def test_its_is_the_paper_being_searched_and_n_more_is_the_list_size():
          "Deep Residual Learning for Image Recognition", "sibling", []),
         ('papers similar to "Deep Residual Learning for Image Recognition" for medical images',
          "Deep Residual Learning for Image Recognition", "sibling", ["medical", "images"]),
+        # "but for" ends a title, even one with a "for" of its own or typed in lower case (was the whole phrase)
+        ("papers like Deep Residual Learning for Image Recognition but for text",
+         "Deep Residual Learning for Image Recognition", "sibling", ["text"]),
+        ("papers similar to attention is all you need, but about speech", "attention is all you need", "sibling",
+         ["speech"]),
+        # "extend / apply / adapt X to Y": Y is the focus (was the topic "BERT to multilingual settings")
+        ("Find papers that extend BERT to multilingual settings", "BERT", "successor", ["multilingual", "settings"]),
+        ("papers that apply BERT to biomedical text", "BERT", "successor", ["biomedical", "text"]),
+        ("papers that extend Attention Is All You Need to speech", "Attention Is All You Need", "successor",
+         ["speech"]),
     ],
 )  # fmt: skip
 def test_a_named_paper_with_a_focus_is_the_paper_and_the_focus_is_a_preference(text, anchor, direction, focus):
@@ -1065,3 +1075,19 @@ def test_two_named_papers_asked_apart_are_two_papers(text):
     msg = read(text, FRESH)
     assert msg.command == "compare" and len(msg.also) == 2
     assert read("difference between parsing and tagging", FRESH).kind == "new_search"  # topics: no papers
+
+
+@pytest.mark.parametrize(
+    "text, topic",
+    [
+        ("which datasets are commonly used to evaluate sentiment classifiers", "sentiment classifiers"),
+        ("what benchmarks are typically used for question answering", "question answering"),
+        ("widely used corpora for named entity recognition", "named entity recognition"),
+        # "to" after a topic's verb is the topic's own ("applying X to Y" names no paper)
+        ("papers applying reinforcement learning to dialogue", "reinforcement learning to dialogue"),
+    ],
+)
+def test_how_often_a_resource_is_used_is_no_part_of_the_topic(text, topic):
+    msg = read(text, Context())
+    assert msg.request is not None and msg.request.anchor_kind == "topic"
+    assert msg.request.intent.topic == topic
