@@ -208,6 +208,10 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
         return cited[0], "cited", _cut(stripped, cited[0])
     if not stripped:
         return "", "none", ""
+    if (intro := INTRODUCING.search(stripped)) and 0 < len(named := subject_of(stripped[intro.end() :]).split()) <= 5:
+        # "the original paper on conditional random fields": the paper that introduced them, found by that name
+        name = " ".join(named)
+        return name, "title" if subject_form(name) == "title" else "name", _cut(stripped, name)
     subject = subject_of(stripped)
     if not subject:
         return "", "none", stripped
@@ -226,6 +230,14 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
 _FOCUS_JOIN = re.compile(
     r"\s(?:(but\s(?:only\s)?)?(?:for|on|about|in the context of|in|with|applied to)"
     r"|(but)(?!\s(?:not|only|from|after|before|since|published|at)\b))\s",
+    re.I,
+)
+# "the original paper on X", "the paper that introduced X", "which paper proposed X?": one paper, named by X
+INTRODUCING = re.compile(
+    r"\b(?:(?:original|first|seminal|foundational|earliest)\s(?:paper|work|article|publication)\s"
+    r"(?:on|about|for|of|introducing|proposing|that\s(?:first\s)?(?:introduced|proposed|invented))"
+    r"|(?:paper|work|article|publication)\s(?:that|which)\s(?:first\s)?(?:introduced|proposed|invented|coined)"
+    r"|(?:which|what)\s(?:paper|work|article|publication)\s(?:first\s)?(?:introduced|proposed|invented|coined))\s",
     re.I,
 )
 # "papers that extend / apply / adapt [BERT] to …": what follows "to" is the focus, not part of the name

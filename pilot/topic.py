@@ -108,7 +108,7 @@ def _split(words: list[str]) -> tuple[list[str], list[str]] | None:
 
 
 # "… coreference resolution, ideally after 2016": a hedge before a constraint, not a topic word
-_HEDGES = frozenset("ideally preferably possibly perhaps maybe mostly mainly".split())
+_HEDGES = frozenset("ideally preferably possibly perhaps maybe mostly mainly instead".split())
 _HEDGE_TAIL = re.compile(rf"(?<![\s,;])[\s,;]+(?:{'|'.join(sorted(_HEDGES))})\W*$", re.IGNORECASE)
 # "… for my thesis": what the reading is for, not what it is about
 _PURPOSE = frozenset("thesis dissertation paper project survey review class course talk proposal research".split())

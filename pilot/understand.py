@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clarifier.policy import interpret_answer, match_option, match_options, merged_updates
 from clarifier.question import Question
-from pilot.intent import ID_KINDS, ParsedRequest, apply_updates, parse_request, subject_of
+from pilot.intent import ID_KINDS, INTRODUCING, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
 from pilot.listfacts import list_fact
@@ -639,6 +639,8 @@ def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     choose the kind of paper. None when it is not phrased so, or names a paper by id, quotes, "it" or its authors."""
     if parsed.anchor_kind in (*ID_KINDS, "current", "described", "cited") or _QUOTED.search(text):
         return None
+    if parsed.anchor_kind in ("name", "title") and INTRODUCING.search(text):
+        return None  # "I'm looking for the original paper on CRFs": the paper that introduced them, not the field
     req = read_topic(text)
     if req is None or not subject_of(req.topic):
         return None  # "what about later work?": the words after the cue only ask for a direction
@@ -672,6 +674,13 @@ _GREETING = re.compile(
     r"^\W*(?:hi|hello|hey|hiya|dear pilot|good (?:morning|afternoon|evening))(?: there| pilot)?[,.!:;\s]+(?=\w+\W+\w)",
     re.IGNORECASE,
 )
+# "ok now what came after it", "thanks! now what came before it?", "cool. what about surveys?": a lead-in that
+# acknowledges the last reply is no part of the request (it became the topic "ok now what it")
+_LEAD_IN = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|alright|all right|hmm+|so)(?:[,.!:;]+\s*|\s+)|(?:great|cool|nice|perfect|good|well|right|"
+    r"excellent|awesome|interesting|got it|thanks|thank you|thx)[,.!:;]+\s*)+(?=\S+\s+\S+\s+\S)",
+    re.IGNORECASE,
+)
 _THANKS = re.compile(
     r"(?<=\w)[,.!;\s]+(?:thanks|thank you|thx|cheers|ty)(?: (?:a lot|so much|very much|in advance))?\W*$", re.IGNORECASE
 )
@@ -681,7 +690,7 @@ def read(text: str, ctx: Context) -> Message:
     """The deterministic reading of one message (see the module docstring for the kinds)."""
     text = strip_markup(text)
     if len(text.split()) > 2:
-        text = _THANKS.sub("", _GREETING.sub("", text)) or text
+        text = _THANKS.sub("", _LEAD_IN.sub("", _GREETING.sub("", text))) or text
     if not text:
         return Message(kind="unclear", text=text, why="empty message (or markup only)")
     if text.strip(" .,!?;:-—").lower() in ("never mind", "nevermind"):

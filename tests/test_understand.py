@@ -1091,3 +1091,35 @@ def test_how_often_a_resource_is_used_is_no_part_of_the_topic(text, topic):
     msg = read(text, Context())
     assert msg.request is not None and msg.request.anchor_kind == "topic"
     assert msg.request.intent.topic == topic
+
+
+@pytest.mark.parametrize(
+    "text, direction",
+    [("ok now what came after it", "successor"), ("okay, and what came after it?", "successor"),
+     ("thanks! now what came before it?", "predecessor"), ("great, now show me what came after it", "successor"),
+     ("alright, now papers similar to it", "sibling")],
+)  # fmt: skip
+def test_a_lead_in_acknowledging_the_reply_is_no_part_of_the_request(text, direction):
+    # was a topic search for "ok now what it", "thanks! now what it"
+    msg = read(text, RESULTS)
+    assert msg.kind == "new_search" and msg.request is not None
+    assert (msg.request.anchor_kind, msg.request.intent.direction) == ("current", direction)
+
+
+def test_instead_is_no_part_of_a_new_topic():
+    msg = read("ok what about knowledge graphs instead", RESULTS)
+    assert msg.request is not None and msg.request.intent.topic == "knowledge graphs"
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [("I'm looking for the original paper on conditional random fields", "conditional random fields"),
+     ("the paper that introduced conditional random fields", "conditional random fields"),
+     ("which paper introduced the transformer?", "transformer"),
+     ("what's the first paper on word embeddings?", "word embeddings")],
+)  # fmt: skip
+def test_the_paper_that_introduced_something_is_looked_up_by_that_name(text, name):
+    # was a topic search for "original paper on conditional random fields" (or for the field)
+    msg = read(text, Context())
+    assert msg.request is not None and (msg.request.anchor_kind, msg.request.anchor_query) == ("name", name)
+    assert read("seminal papers on word embeddings", Context()).request.anchor_kind == "topic"  # several: the field
