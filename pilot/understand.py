@@ -888,9 +888,50 @@ def _from_result(text: str, ctx: Context, like_means_sibling: bool) -> Message |
     )  # fmt: skip
 
 
+# "he", "his papers", "her work", "them": the person the last answer was about
+_HE = re.compile(r"\b(?:he|she|him|they|them|his|their|her(?=\s(?P<noun>\w+))?)\b", re.I)
+_POSSESSED = frozenset(
+    "papers paper work works research publications articles most latest recent newest first earliest best "
+    "coauthors co-authors collaborators affiliation institution citations".split()
+)
+_THEIR_OTHER_PAPERS = re.compile(
+    r"\b(?:what else|other (?:papers|work)|(?:their|his|her) other)\b[^.?!]{0,80}?\b(?:they|them|their|he|she|his|her)\b"
+    r"|\b(?:they|he|she)\s(?:also\s)?(?:write|wrote|written|publish(?:ed)?)\b"
+    r"|\b(?:their|his|her)\s(?:other\s)?(?:papers|work|publications)\b",
+    re.I,
+)
+_IT = re.compile(r"\b(?:it|(?:this|that) (?:paper|one))\b", re.I)
+_WHAT_ABOUT = re.compile(r"^\W*(?:(?:and|so|ok|okay|now),? )?(?:what|how) about ", re.I)
+
+
+def _about_the_same_person(text: str, ctx: Context) -> Message | None:
+    """ "What about his papers on parsing?", "where does she work?", "who does he write with?" after an answer
+    about one person: the same person, asked something else."""
+    asked = ctx.asked
+    if asked is not None and asked.shape == "paper_authors" and asked.paper and _THEIR_OTHER_PAPERS.search(text):
+        # "what else did they write?" after "who wrote the BLEU paper?"
+        query = KGQuery(shape="paper_authors_papers", paper=asked.paper)
+        return Message(kind="entity", text=text, entity=query, why="the same paper's authors, asked about again")
+    person = asked.person if asked is not None else None
+    if not person or not _HE.search(text):
+        return None
+
+    def name(m: re.Match[str]) -> str:
+        word = m.group(0).lower()
+        owned = word in ("his", "their") or (word == "her" and (m.group("noun") or "").lower() in _POSSESSED)
+        return f"{person}'s" if owned else person
+
+    again = parse_entity_question(_WHAT_ABOUT.sub("", _HE.sub(name, text)))
+    if again is None or again.person is None or fold(again.person) != fold(person):
+        return None
+    return Message(kind="entity", text=text, entity=again, why=f"the same person ({person}), asked about again")
+
+
 def _after_answer(text: str, ctx: Context) -> Message | None:
     """After an answer about people or venues, with its papers listed: "only after 2010" narrows the question,
     "papers like the first one" starts a search from that paper. None: read the message as usual."""
+    if (same := _about_the_same_person(text, ctx)) is not None:
+        return same
     if ctx.asked is not None and ctx.asked.topic and (m := _OTHER_GROUP.match(text)):
         word = m.group("what").lower()
         shape = next(shape for shape, words in _GROUP_SHAPES.items() if word.startswith(words))
@@ -898,6 +939,10 @@ def _after_answer(text: str, ctx: Context) -> Message | None:
         return Message(kind="entity", text=text, entity=query, why=f"the same topic, asked about its {word}")
     if (pivot := _from_result(text, ctx, like_means_sibling=True)) is not None:
         return pivot
+    if ctx.listed == 1 and _IT.search(text):  # "who cites it?" under the one paper an answer named
+        one = _from_result(_IT.sub("#1", text), ctx, like_means_sibling=True)
+        if one is not None:
+            return one.model_copy(update={"text": text})
     feedback = read_feedback(text, ctx.known_venues)
     narrows = {k: v for k, v in feedback.updates.items() if k in ("year_min", "year_max", "venues")}
     if narrows and not subject_of(text, ctx.known_venues) and parse_entity_question(text) is None:

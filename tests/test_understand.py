@@ -12,6 +12,7 @@ import pytest
 from clarifier.policy import facet_question
 from clarifier.question import Option, Question
 from pilot.intent import parse_request, subject_of
+from pilot.kg.classify import KGQuery
 from pilot.understand import Context, read
 
 FRESH = Context()
@@ -1123,3 +1124,34 @@ def test_the_paper_that_introduced_something_is_looked_up_by_that_name(text, nam
     msg = read(text, Context())
     assert msg.request is not None and (msg.request.anchor_kind, msg.request.anchor_query) == ("name", name)
     assert read("seminal papers on word embeddings", Context()).request.anchor_kind == "topic"  # several: the field
+
+
+@pytest.mark.parametrize(
+    "text, shape, topic",
+    [("what about his papers on parsing?", "author_papers", "parsing"), ("where does he work?", "author_profile", None),
+     ("who does she work with?", "coauthors", None), ("his most cited papers", "most_cited", None),
+     ("and her work on dialogue", "author_papers", "dialogue")],
+)  # fmt: skip
+def test_he_and_his_after_an_answer_about_a_person_are_that_person(text, shape, topic):
+    # was a topic search for "his papers on parsing"
+    asked = KGQuery(shape="author_papers", person="Christopher Manning", topic="sentiment")
+    msg = read(text, Context(phase="answer", has_results=True, listed=4, asked=asked))
+    assert msg.kind == "entity" and msg.entity is not None
+    assert (msg.entity.person, msg.entity.shape, msg.entity.topic) == ("Christopher Manning", shape, topic)
+
+
+@pytest.mark.parametrize("text", ["what else did they write?", "their other papers", "show me their papers"])
+def test_they_after_an_answer_about_a_papers_authors_are_those_authors(text):
+    asked = KGQuery(shape="paper_authors", paper="the BLEU")
+    msg = read(text, Context(phase="answer", has_results=True, listed=1, asked=asked))
+    assert msg.kind == "entity" and msg.entity is not None
+    assert (msg.entity.shape, msg.entity.paper) == ("paper_authors_papers", "the BLEU")
+
+
+@pytest.mark.parametrize("text, direction", [("who cites it?", "successor"), ("what came before it?", "predecessor")])
+def test_it_under_the_one_paper_an_answer_named_is_that_paper(text, direction):
+    # was "nothing to search for"
+    asked = KGQuery(shape="paper_authors", paper="the BLEU")
+    msg = read(text, Context(phase="answer", has_results=True, listed=1, asked=asked))
+    assert msg.kind == "new_search" and msg.target == "result" and msg.feedback is not None
+    assert msg.feedback.refs == [1] and msg.request.intent.direction == direction
