@@ -895,7 +895,8 @@ _POSSESSED = frozenset(
     "coauthors co-authors collaborators affiliation institution citations".split()
 )
 _THEIR_OTHER_PAPERS = re.compile(
-    r"\b(?:what else|other (?:papers|work)|(?:their|his|her) other)\b[^.?!]{0,80}?\b(?:they|them|their|he|she|his|her)\b"
+    r"\b(?:what else|other (?:papers|work)|(?:their|his|her) other)\b[^.?!]{0,80}?"
+    r"\b(?:they|them|their|he|she|his|her)\b"
     r"|\b(?:they|he|she)\s(?:also\s)?(?:write|wrote|written|publish(?:ed)?)\b"
     r"|\b(?:their|his|her)\s(?:other\s)?(?:papers|work|publications)\b",
     re.I,
