@@ -240,6 +240,7 @@ INTRODUCING = re.compile(
     r"|(?:which|what)\s(?:paper|work|article|publication)\s(?:first\s)?(?:introduced|proposed|invented|coined))\s",
     re.I,
 )
+CITED_HOW_OFTEN = re.compile(r"^\W*how (?:many|often)\b.*\bcit(?:ed|es?|ing|ations?)\b", re.I)
 # "papers that extend / apply / adapt [BERT] to …": what follows "to" is the focus, not part of the name
 _EXTENDED = re.compile(
     r"\b(?:extend|apply|applie|adapt|port|transfer|bring|generali[sz]e)(?:s|d|ed|ing)?\s(?:the\s)?$", re.I
@@ -380,6 +381,7 @@ _REQUEST_PHRASES = re.compile(
     r"c[ao]me out of|grew out of|led (?:up )?to|(?:the )?most (?:often|frequently)|the most|get rid of|"
     r"improv(?:e|es|ed|ing) (?:on|upon)|alternatives? to|outperform(?:s|ed|ing)?|"
     r"(?:references?|reference lists?|bibliography) (?:of|in|from)|what should i (?:cite|read)|"
+    r"how (?:many(?: times)?|often)|"
     r"for (?:my|our|a) (?:thesis|dissertation|paper|project|survey|review|class|course|talk|lit(?:erature)? review)|"
     r"i'?m (?:writing|working on|doing) (?:a |my |our )?(?:paper|thesis|survey|review|project)(?: (?:on|about))?|"
     r"(?:recent |latest |new )?(?:advances|developments|trends) in|where (?:should|do|can) i (?:start|begin)|"
@@ -404,7 +406,7 @@ _REQUEST_WORDS = frozenset(
     typical ones one instead too now then again also anything something everything nothing stuff result results
     hits list but though however yet especially particularly specifically compare comparing comparison
     contrast versus vs since appeared appear happened happen influenced influences inspired led put top
-    commonly typically usually often widely frequently generally apply applies applied applying adapt adapts
+    details commonly typically usually often widely frequently generally apply applies applied applying adapt adapts
     adapted adapting""".split()
 )
 _PRONOUNS = frozenset(
@@ -998,6 +1000,8 @@ def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
     if described is not None and direction in DESCRIBED_DIRECTIONS:
         anchor_query, authors = described
         kind = "described"
+    if direction is None and kind in ("name", "title") and CITED_HOW_OFTEN.search(text):
+        direction = "successor"  # "how often is BLEU cited?": the papers citing it, counted on the list
     intent = Intent(request=text, direction=direction)
     updates = parse_constraints(rest, known_venues)
     updates.pop("topic_terms", None)  # "work on X" in a request names the anchor's topic, not a filter

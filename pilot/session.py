@@ -39,7 +39,15 @@ from pilot import listfacts as list_facts
 from pilot.anchors import Resolution, near_exact, resolve
 from pilot.coverage import coverage_notes
 from pilot.domain import profile
-from pilot.intent import ParsedRequest, apply_updates, as_topic, detect_direction, parse_constraints, parse_request
+from pilot.intent import (
+    CITED_HOW_OFTEN,
+    ParsedRequest,
+    apply_updates,
+    as_topic,
+    detect_direction,
+    parse_constraints,
+    parse_request,
+)
 from pilot.kg import KGQuery, answer_question
 from pilot.limits import clip_message, quote
 from pilot.listfacts import ListFact, numbered
@@ -204,6 +212,17 @@ def _preview(value: Any, n: int = 5) -> tuple[int, list[str]]:
         return 0, []
     text = getattr(value, "answer", None) or str(value)
     return 1, [str(text)[:500]]
+
+
+def _citation_count(paper: Paper) -> str:
+    """How often a paper is cited, as far as the source knows (its own links, and the count it was given)."""
+    said = [f"{paper.in_corpus_citations:,} paper{'s' if paper.in_corpus_citations != 1 else ''} in this source"]
+    if paper.in_corpus_citations is None:
+        said = []
+    if paper.citation_count is not None:
+        said.append(f"{paper.citation_count:,} in all, by the source's count")
+    title = f"“{short(paper.title, 100)}”" + (f" ({paper.year})" if paper.year else "")
+    return f"{title} is cited by {' and '.join(said)}." if said else f"The source gives no citation count for {title}."
 
 
 def _is_entity_op(name: str) -> bool:
@@ -1162,6 +1181,8 @@ class Session(BaseModel):
             direction = _direction_without_title(self.request, paper.title)
             if direction:
                 self.intent = apply_updates(self.intent, {"direction": direction})
+        if CITED_HOW_OFTEN.search(self.request or ""):  # "how often is BLEU cited?": the count, then its citers
+            notes = [*notes, _citation_count(paper)]
         self.phase = "clarify"
         return await self._clarify_or_search(notes)
 

@@ -639,6 +639,8 @@ def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     choose the kind of paper. None when it is not phrased so, or names a paper by id, quotes, "it" or its authors."""
     if parsed.anchor_kind in (*ID_KINDS, "current", "described", "cited") or _QUOTED.search(text):
         return None
+    if parsed.anchor_kind == "name" and re.search(rf"\bthe {re.escape(parsed.anchor_query)} paper\b", text, re.I):
+        return None  # "tell me about the BLEU paper": that paper, not papers about BLEU
     if parsed.anchor_kind in ("name", "title") and INTRODUCING.search(text):
         return None  # "I'm looking for the original paper on CRFs": the paper that introduced them, not the field
     req = read_topic(text)

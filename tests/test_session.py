@@ -756,3 +756,12 @@ async def test_two_papers_named_to_compare_are_shown_side_by_side(runtime):
     reply = await Session(runtime).user_says(f"difference between {BLEU} and acl:N03-1033")  # a topic search before
     assert reply.message.startswith(f"#1 “{bleu.title}”") and "\n\n#2 “" in reply.message
     assert "et al.." not in reply.message
+
+
+async def test_how_often_a_paper_is_cited_is_answered_with_its_count_and_its_citers_are_searched(runtime, by_id):
+    # was a topic search for "times has the BLEU paper been cited" (or "many papers cite BLEU")
+    s = Session(runtime)
+    reply = await s.user_says("how many times has the BLEU paper been cited?")
+    assert s.anchor is not None and s.anchor.id == BLEU and s.intent.direction == "successor"
+    count = by_id[BLEU]["in_corpus_citations"]
+    assert any(f"is cited by {count:,} papers in this source" in note for note in reply.notes), reply.notes

@@ -1155,3 +1155,21 @@ def test_it_under_the_one_paper_an_answer_named_is_that_paper(text, direction):
     msg = read(text, Context(phase="answer", has_results=True, listed=1, asked=asked))
     assert msg.kind == "new_search" and msg.target == "result" and msg.feedback is not None
     assert msg.feedback.refs == [1] and msg.request.intent.direction == direction
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [("how many papers cite BLEU?", "BLEU"), ("how often is BLEU cited?", "BLEU"),
+     ("how many citations does BLEU have?", "BLEU"), ("how many times has the BERT paper been cited", "BERT")],
+)  # fmt: skip
+def test_how_often_a_paper_is_cited_asks_for_its_citers(text, name):
+    # were topic searches for "many papers cite BLEU", "times has the BERT"
+    msg = read(text, Context())
+    assert msg.request is not None and msg.request.anchor_query == name
+    assert msg.request.intent.direction == "successor"
+
+
+@pytest.mark.parametrize("text", ["tell me about the BLEU paper", "details of the BLEU paper"])
+def test_the_x_paper_is_that_paper_not_papers_about_x(text):
+    msg = read(text, Context())
+    assert msg.request is not None and (msg.request.anchor_kind, msg.request.anchor_query) == ("name", "BLEU")
