@@ -208,6 +208,10 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
         return cited[0], "cited", _cut(stripped, cited[0])
     if not stripped:
         return "", "none", ""
+    if (cue := _CRITIQUE.search(stripped)) is not None and cue.group(0)[:1].islower():
+        criticised = subject_of(stripped[cue.end() :])
+        if criticised and subject_form(criticised) in ("name", "title"):  # "limitations of BLEU": the paper BLEU
+            return criticised, subject_form(criticised), _cut(stripped, criticised)
     if (intro := INTRODUCING.search(stripped)) and 0 < len(named := subject_of(stripped[intro.end() :]).split()) <= 5:
         # "the original paper on conditional random fields": the paper that introduced them, found by that name
         name = " ".join(named)
@@ -240,6 +244,23 @@ INTRODUCING = re.compile(
     r"|(?:which|what)\s(?:paper|work|article|publication)\s(?:first\s)?(?:introduced|proposed|invented|coined))\s",
     re.I,
 )
+# "papers that criticize BLEU", "limitations of BLEU": its later work, preferring the critical kind
+_CRITIQUE = re.compile(
+    r"\b(?:critici[sz](?:e|es|ed|ing)|critiqu(?:e|es|ed|ing)|(?:criticisms?|critiques?|limitations?|shortcomings?|"
+    r"weaknesses|flaws) (?:of|in)|problems with)\b",
+    re.I,
+)
+_CRITIQUE_WORDS = ("criticism", "limitations", "problems")
+
+
+def _critique_of(text: str, name: str) -> re.Match[str] | None:
+    """The critique cue before a named paper ("limitations of BLEU"), not words of a title ("Critique And …")."""
+    cue = _CRITIQUE.search(text)
+    if cue is None or not cue.group(0)[:1].islower() or not name or text.find(name) < cue.end():
+        return None
+    return cue
+
+
 CITED_HOW_OFTEN = re.compile(r"^\W*how (?:many|often)\b.*\bcit(?:ed|es?|ing|ations?)\b", re.I)
 # "papers that extend / apply / adapt [BERT] to …": what follows "to" is the focus, not part of the name
 _EXTENDED = re.compile(
@@ -381,7 +402,9 @@ _REQUEST_PHRASES = re.compile(
     r"c[ao]me out of|grew out of|led (?:up )?to|(?:the )?most (?:often|frequently)|the most|get rid of|"
     r"improv(?:e|es|ed|ing) (?:on|upon)|alternatives? to|outperform(?:s|ed|ing)?|"
     r"(?:references?|reference lists?|bibliography) (?:of|in|from)|what should i (?:cite|read)|"
-    r"how (?:many(?: times)?|often)|"
+    r"how (?:many(?: times)?|often)|(?:good )?starting points?(?: (?:for|on|in)(?! learn))?|"
+    r"(?:to|for) learn(?:ing)? (?:more )?about|"
+    r"get(?:ting)? started (?:with|on|in)|"
     r"for (?:my|our|a) (?:thesis|dissertation|paper|project|survey|review|class|course|talk|lit(?:erature)? review)|"
     r"i'?m (?:writing|working on|doing) (?:a |my |our )?(?:paper|thesis|survey|review|project)(?: (?:on|about))?|"
     r"(?:recent |latest |new )?(?:advances|developments|trends) in|where (?:should|do|can) i (?:start|begin)|"
@@ -490,7 +513,7 @@ _CONSTRAINT_PHRASES = [
         r"\b(?:between|from)\s+(?:19|20)\d\d\s*(?:-|–|to|and|until|through)\s*(?:19|20)\d\d\b",
         r"\b(?:19|20)\d\d\s*(?:-|–)\s*(?:19|20)\d\d\b|\bp(?:re|ost)-(?:19|20)\d\d\b",  # "… 2019-2021", "pre-2000"
         r"\b(?:(?:published|appeared|written|presented)\s+)?"  # "only papers published in 2005": no topic "published"
-        r"(?:after|since|from|before|until|up to|through|by|in|during|prior to|earlier than|later than|"
+        r"(?:after|since|from|before|until|up to|through|by|in|during|of|prior to|earlier than|later than|"
         r"newer than|older than|no later than|starting(?: in)?)\s+(?:the\s+year\s+)?(?:19|20)\d\d"
         r"(?:\s+on(?:wards?)?)?\b",
         r"\b(?:19|20)\d\d\s*(?:\+|or (?:later|earlier|newer|before)|and (?:later|earlier)|onwards?)",
@@ -605,6 +628,12 @@ def _name_like(word: str) -> bool:
     return core[0].isupper() or any(c.isupper() for c in core[1:]) or any(c.isdigit() for c in core)
 
 
+# acronyms of fields and tasks: a subject made of them is a topic ("NLP papers in 2018"), never a paper's name
+FIELD_ACRONYMS = frozenset(
+    "nlp ml ai cv ir mt nmt smt qa ner srl wsd pos asr tts rl llm nlg nlu kg gnn vqa ocr hci ie re sts nli".split()
+)
+
+
 def subject_form(subject: str) -> AnchorKind:
     """``name`` for a short capitalised name ("GloVe", "Penn Treebank", "Mask R-CNN"), ``title`` for a
     title-like phrase (a colon, or mostly capitalised words), ``topic`` for plain words."""
@@ -612,6 +641,8 @@ def subject_form(subject: str) -> AnchorKind:
     content = [w for w in words if w.lower() not in _FUNCTION_WORDS]
     if not content:
         return "topic"
+    if all(w.lower().rstrip("s") in FIELD_ACRONYMS for w in content):
+        return "topic"  # "NLP", "NER and QA": a field's acronym, not a paper's name
     capitalised = [w for w in content if _name_like(w)]
     if len(words) <= 4 and len(capitalised) == len(content):
         return "name"
@@ -760,7 +791,7 @@ def _year_updates(low: str) -> dict[str, Any]:
         rf"\b(?:until|up to|through|by|no later than)\s+{y}\b|\b{y}\s*(?:or earlier|and earlier|or before)", low
     ):
         out["year_max"] = int(m.group(1) or m.group(2))
-    if not out and (m := re.search(rf"\b(?:in|from|during)\s+{y}\b|^\s*{y}\s*$", low)):
+    if not out and (m := re.search(rf"\b(?:in|from|during|of)\s+{y}\b|^\s*{y}\s*$", low)):
         year = int(m.group(1) or m.group(2))
         out = _period(low, m, year, year)
     if not out and (m := re.search(r"\b(?:last|past)\s+(\d{1,2})\s+years\b", low)):
@@ -1002,6 +1033,9 @@ def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
         kind = "described"
     if direction is None and kind in ("name", "title") and CITED_HOW_OFTEN.search(text):
         direction = "successor"  # "how often is BLEU cited?": the papers citing it, counted on the list
+    critique = _critique_of(text, anchor_query) if kind in ("name", "title") else None
+    if direction is None and critique:
+        direction = "successor"  # "papers that criticize BLEU": later papers, the critical ones preferred
     intent = Intent(request=text, direction=direction)
     updates = parse_constraints(rest, known_venues)
     updates.pop("topic_terms", None)  # "work on X" in a request names the anchor's topic, not a filter
@@ -1009,6 +1043,8 @@ def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
     paper_like = kind not in ("topic", "none") or direction in ("predecessor", "successor", "sibling")
     if paper_like and (focus := focus_terms(text, anchor_query, rest)):
         updates["topic_terms"] = focus
+    if critique and direction == "successor":
+        updates["topic_terms"] = [*updates.get("topic_terms", []), *_CRITIQUE_WORDS]
     if direction != "sibling":
         updates.pop("facet", None)  # "method" in "a method for…" is not a facet choice outside sibling search
     if direction == "benchmark":

@@ -1173,3 +1173,24 @@ def test_how_often_a_paper_is_cited_asks_for_its_citers(text, name):
 def test_the_x_paper_is_that_paper_not_papers_about_x(text):
     msg = read(text, Context())
     assert msg.request is not None and (msg.request.anchor_kind, msg.request.anchor_query) == ("name", "BLEU")
+
+
+@pytest.mark.parametrize(
+    "text, anchor, kind, direction",
+    [("papers that criticize BLEU", "BLEU", "name", "successor"), ("limitations of BLEU", "BLEU", "name", "successor"),
+     # a topic keeps its words; a title's own "Critique" is no cue
+     ("limitations of neural machine translation", "limitations of neural machine translation", "topic", None),
+     ("most influential NLP papers of 2018", "NLP", "topic", None), ("NLP papers in 2018", "NLP", "topic", None),
+     ("good starting points for learning about topic models", "topic models", "topic", None),
+     ("machine learning about code", "machine learning about code", "topic", None)],
+)  # fmt: skip
+def test_critiques_field_acronyms_and_starting_points(text, anchor, kind, direction):
+    # were the topic "criticize BLEU", the title "NLP papers of 2018", the paper "NLP", the topic "starting points …"
+    msg = read(text, Context())
+    assert msg.request is not None
+    req = msg.request
+    assert (req.anchor_query, req.anchor_kind, req.intent.direction) == (anchor, kind, direction)
+    if direction == "successor":
+        assert "criticism" in msg.request.intent.topic_terms
+    if "2018" in text:
+        assert (msg.request.intent.year_min, msg.request.intent.year_max) == (2018, 2018)
