@@ -827,6 +827,9 @@ def read(text: str, ctx: Context) -> Message:
             kind="new_search", text=text, target="paper", request=parsed, why=f"names a paper ({parsed.anchor_kind})"
         )
     if ctx.listed and parsed.anchor_kind == "topic" and (named := _NAMED_RESULT.search(text)):
+        feedback = read_feedback(text, ctx.known_venues)
+        if feedback.refs and feedback.negative:  # "I already know #1 and #2": those go
+            return Message(kind="refine", text=text, feedback=feedback, why="leaves out results already known")
         # "is #3 peer reviewed?", "is there code for #2?": about that result, never a topic search for "#3"
         refs = referenced_indices(named.group(0))
         return Message(kind="command", text=text, command="explain", refs=refs, why="about a result, read no other way")

@@ -196,3 +196,21 @@ def test_constraints_said_in_the_chat_are_filters_too_and_are_described():
     assert ref.intent.exclude_years == [(2000, 2009)] and ref.intent.exclude_venues == ["arXiv"]
     cleared = filter_results(ref.workflow, ref.intent, ResultFilters())
     assert "exclude_years" not in cleared.workflow.node("filter").params and not cleared.intent.exclude_years
+
+
+@pytest.mark.parametrize(
+    "feedback, liked, dropped",
+    [("more like #4 and #6, less like #2", ["acl:P3", "acl:P5"], ["acl:P1"]),
+     ("#3 is great but drop #5", ["acl:P2"], ["acl:P4"])],
+)  # fmt: skip
+def test_a_mixed_message_likes_some_results_and_drops_others(wf, feedback, liked, dropped):
+    # "more like #4 and #6, less like #2" once liked all three and halved the list
+    ref = refine(wf, INTENT, feedback, RESULTS)
+    assert ref.intent.liked_ids == liked and ref.intent.disliked_ids == dropped
+    assert ref.workflow.node("filter").params["exclude_ids"] == dropped
+    assert ref.workflow.node("top").params["k"] == wf.node("top").params["k"]  # the list is not shortened
+
+
+def test_results_already_known_are_left_out(wf):
+    ref = refine(wf, INTENT, "I already know #1, #2 and #5", RESULTS)
+    assert ref.workflow.node("filter").params["exclude_ids"] == ["acl:P0", "acl:P1", "acl:P4"]

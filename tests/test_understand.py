@@ -1194,3 +1194,9 @@ def test_critiques_field_acronyms_and_starting_points(text, anchor, kind, direct
         assert "criticism" in msg.request.intent.topic_terms
     if "2018" in text:
         assert (msg.request.intent.year_min, msg.request.intent.year_max) == (2018, 2018)
+
+
+@pytest.mark.parametrize("text, refs", [("I already know #1, #2 and #5", [1, 2, 5]), ("I've read #4", [4])])
+def test_results_the_researcher_knows_are_feedback_not_a_card(text, refs):
+    msg = read(text, RESULTS.model_copy(update={"listed": 10}))  # was the cards of those results
+    assert msg.kind == "refine" and msg.feedback.refs == refs and msg.feedback.negative

@@ -161,6 +161,7 @@ class Feedback(BaseModel):
 
     text: str
     refs: list[int] = Field(default_factory=list, description="1-based result numbers it points at")
+    drop: list[int] = Field(default_factory=list, description="results a mixed message leaves out ('less like #2')")
     this_one: bool = False  # "this one" / "that paper": the selected (or top) result
     negative: bool = False  # "not #2", "drop the third"
     positive: bool = False  # "more like #3", "#1 is great"
@@ -178,6 +179,7 @@ class Feedback(BaseModel):
     def actionable(self) -> bool:
         return bool(
             self.refs
+            or self.drop
             or self.this_one
             or self.updates
             or self.size
@@ -253,6 +255,27 @@ def _weights(low: str) -> dict[str, str]:
     return out
 
 
+# negative references: "not #2", "drop the third", "remove this one", "less like #2", "I already know #1"
+_NEGATIVE = re.compile(
+    r"\b(?:not|no|drop|remove|exclude|hide|irrelevant|wrong|bad|less like|fewer like|unlike|"
+    r"already (?:know|have|read|seen|cited?)|(?:have|'ve) (?:already )?(?:read|seen|cited))\b"
+)
+_POSITIVE = re.compile(r"\b(?:like|similar|more of|good|relevant|great|yes)\b")
+
+
+def _split_by_polarity(low: str) -> tuple[list[int], list[int]]:
+    """The results a mixed message likes and those it drops, clause by clause."""
+    liked: list[int] = []
+    dropped: list[int] = []
+    for clause in re.split(r"[,;]|\bbut\b|\band\s(?=(?:less|not|no|drop|remove|more)\b)", low):
+        refs = referenced_indices(clause)
+        if _NEGATIVE.search(clause):
+            dropped += refs
+        elif _POSITIVE.search(clause):
+            liked += refs
+    return list(dict.fromkeys(liked)), [i for i in dict.fromkeys(dropped) if i not in liked]
+
+
 def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
     """What a piece of feedback says, without applying it (the session's reader calls this once)."""
     low = " ".join((text or "").lower().split())
@@ -281,14 +304,25 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
         updates.pop("recency", None)
     if ("exclude_years" in updates or "paper_types" in updates) and size in ("fewer", "narrower"):
         size = None  # "fewer from the 2000s", "too many surveys" leave those out; the list is not halved
+    refs, drop = referenced_indices(low), list[int]()
+    mixed = re.search(r"\b(?:less|fewer) like\b", low) is not None  # "more like #4, less like #2"
+    negative = bool(_NEGATIVE.search(low)) and (mixed or not re.search(r"\bmore like\b", low))
+    positive = bool(_POSITIVE.search(low))
+    if negative and positive and len(refs) > 1:
+        # "more like #4 and #6, less like #2": each clause says which way its own results go
+        liked, drop = _split_by_polarity(low)
+        if liked and drop:
+            refs, negative = liked, False
+            size = None if size == "fewer" else size  # the "less" of "less like #2" is no shorter list
+        else:
+            drop = []
     return Feedback(
         text=text,
-        refs=referenced_indices(low),
+        refs=refs,
+        drop=drop,
         this_one=bool(re.search(r"\bth(?:is|at) (?:one|paper)\b", low)),
-        # negative references: "not #2", "drop the third", "remove this one", "no more like #4"
-        negative=bool(re.search(r"\b(?:not|no|drop|remove|exclude|hide|irrelevant|wrong|bad)\b", low))
-        and not re.search(r"\bmore like\b", low),
-        positive=bool(re.search(r"\b(?:like|similar|more of|good|relevant|great|yes)\b", low)),
+        negative=negative,
+        positive=positive,
         # everything else only reads the words outside "#n" references
         updates=updates,
         order=order,
@@ -333,6 +367,10 @@ def refine(
                 title = next((r.paper.title for r in results if r.paper.id == pid), None)
                 _like_paper(plan, pid, f"“{short(title, 60)}”" if title else None)
             new_intent = apply_updates(new_intent, {"liked_ids": targets}, note=fb.text)
+        if unwanted := [pid for pid in (_paper_at(results, i) for i in fb.drop) if pid]:
+            r = _exclude_papers(plan, unwanted)
+            new_intent = apply_updates(new_intent, {"disliked_ids": unwanted}, note=fb.text)
+            plan.reasons[-1] = r
 
         updates = fb.updates
         if updates.get("year_min") is not None or updates.get("year_max") is not None:
