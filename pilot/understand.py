@@ -688,6 +688,34 @@ _THANKS = re.compile(
 )
 
 
+# "filter to ACL and EMNLP", "limit it to papers after 2015", "which of these are about Chinese?": "only …" and
+# "focus on …" in other words, said of the list on screen
+_NARROW_TO = re.compile(
+    r"^\W*(?:please\s)?(?:(?:can|could) you\s)?(?:filter|restrict|limit|narrow|cut)(?:\s(?:it|them|this|these|those|"
+    r"the (?:list|results|papers)))?(?:\sdown)?\s(?:to|by)\s(?P<x>.{1,200}?)(?:\sonly)?\W*$",
+    re.I,
+)
+_WHICH_ABOUT = re.compile(
+    r"^\W*(?:which|what)(?: ones?)?(?: of (?:these|them|those|the (?:results|papers|list)))? (?:are|is) (?:the )?"
+    r"(?:most |more )?(?:relevant|related|closest|about|on)(?: to| for)?\s(?P<x>.{1,200}?)\W*$",
+    re.I,
+)
+
+
+def _reworded(text: str, ctx: Context) -> Message | None:
+    """Feedback phrased another way, read as its plain form; None when that form is no feedback either."""
+    if m := _NARROW_TO.match(text):
+        plain = f"only {m.group('x')}"
+    elif m := _WHICH_ABOUT.match(text):
+        plain = f"focus on {m.group('x')}"
+    else:
+        return None
+    msg = read(plain, ctx)
+    if msg.kind != "refine" or msg.feedback is None:
+        return None
+    return msg.model_copy(update={"text": text, "feedback": msg.feedback.model_copy(update={"text": text})})
+
+
 def read(text: str, ctx: Context) -> Message:
     """The deterministic reading of one message (see the module docstring for the kinds)."""
     text = strip_markup(text)
@@ -707,6 +735,8 @@ def read(text: str, ctx: Context) -> Message:
         return Message(kind="command", text=text, command=command, why=f"command: {command}")
     if (about_results := _result_command(text, ctx)) is not None:
         return about_results
+    if ctx.has_results and (reworded := _reworded(text, ctx)) is not None:
+        return reworded
     if ctx.has_results and (edit := read_step_edit(text)) is not None and not read_feedback(text).actionable:
         # "remove the keyword search step", "set the dense weight to 2", "rerun it" (not "change the venue to ACL")
         return Message(

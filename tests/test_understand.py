@@ -1200,3 +1200,16 @@ def test_critiques_field_acronyms_and_starting_points(text, anchor, kind, direct
 def test_results_the_researcher_knows_are_feedback_not_a_card(text, refs):
     msg = read(text, RESULTS.model_copy(update={"listed": 10}))  # was the cards of those results
     assert msg.kind == "refine" and msg.feedback.refs == refs and msg.feedback.negative
+
+
+@pytest.mark.parametrize(
+    "text, updates",
+    [("filter to ACL and EMNLP only", {"venues": ["EMNLP", "ACL"]}), ("restrict to ACL", {"venues": ["ACL"]}),
+     ("narrow it down to papers after 2015", {"year_min": 2016}),
+     ("which of these are most relevant to low-resource languages?", {"topic_terms": ["low-resource", "languages"]}),
+     ("which ones are about Chinese?", {"topic_terms": ["chinese"]})],
+)  # fmt: skip
+def test_filter_to_and_which_of_these_are_about_narrow_the_list(text, updates):
+    # were topic searches for "filter", "restrict", "are most relevant to low-resource languages"
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine" and msg.feedback.updates == updates and msg.feedback.text == text
