@@ -14,7 +14,7 @@ from pilot.models import RankedPaper
 from workflows.diff import short
 from workflows.ops.features import citation_value
 
-ListFact = Literal["most_cited", "oldest", "newest", "authors", "venues"]
+ListFact = Literal["most_cited", "oldest", "newest", "authors", "venues", "overview"]
 
 _EXTREME = re.compile(
     r"^\W*(?:which|what)(?: one| paper| result)?(?: of (?:these|them|those))?(?:'s| is| was)(?: the)? "
@@ -34,6 +34,15 @@ _VENUES = re.compile(
     r"^\W*(?:(?:which|what) (?:venues?|conferences?|journals?)(?: are| were| do)?(?: (?:these|they|them))?"
     r"(?: (?:from|in|published (?:in|at)|come from|appear (?:in|at)))?"
     r"|where (?:were|are) (?:these|they|those)(?: papers)? published)\W*$",
+    re.IGNORECASE,
+)
+# "summarize these papers", "what are the common themes?", "give me an overview of the results": the list at a glance
+_OVERVIEW = re.compile(
+    r"^\W*(?:(?:can you|could you|please)\s)?(?:summari[sz]e|sum up|overview of|give (?:me )?an overview of|"
+    r"what (?:are|were) (?:the )?(?:common|main|recurring|key) (?:themes|topics|threads)(?: (?:here|in (?:these|them|"
+    r"the (?:list|results|papers))|of (?:these|them|the (?:list|results|papers))))?|"
+    r"what (?:do|did) (?:these|they) (?:have in common|cover)|what(?:'s| is) (?:this|the) list (?:about|like))"
+    r"(?:\s(?:these|them|those|the (?:list|results|papers)|(?:these|the) (?:papers|results)|this list))?\W*$",
     re.IGNORECASE,
 )
 _WORD: dict[str, ListFact] = {
@@ -57,6 +66,8 @@ def list_fact(text: str) -> ListFact | None:
         return "authors"
     if _VENUES.match(text):
         return "venues"
+    if _OVERVIEW.match(text):
+        return "overview"
     return None
 
 
@@ -66,10 +77,13 @@ def numbered(found: list[int], at_most: int = 20) -> str:
     return ", ".join(f"#{n}" for n in found[:at_most]) + more
 
 
-def answer(results: Sequence[RankedPaper], fact: ListFact) -> str:
-    """The fact, said with result numbers; ``results`` is the list on screen (not empty)."""
+def answer(results: Sequence[RankedPaper], fact: ListFact, themes: Sequence[tuple[str, list[int]]] = ()) -> str:
+    """The fact, said with result numbers; ``results`` is the list on screen (not empty). ``themes``: the list's
+    sub-topics (a phrase and its result numbers), which the caller finds (clustering is the clarifier's)."""
     papers = [r.paper for r in results]
     total = len(papers)
+    if fact == "overview":
+        return _overview(results, themes)
     if fact == "most_cited":
         n, p = max(enumerate(papers, 1), key=lambda x: (citation_value(x[1]), -x[0]))
         if citation_value(p) == 0:
@@ -112,3 +126,27 @@ def answer(results: Sequence[RankedPaper], fact: ListFact) -> str:
     missing = f"; {unknown} without a venue" if unknown else ""
     first = venues.most_common(1)[0][0]
     return f"The {total} results are from {said}{more}{missing}. (Say “only at {first}” to keep just those.)"
+
+
+def _overview(results: Sequence[RankedPaper], themes: Sequence[tuple[str, list[int]]]) -> str:
+    """How many, from when, where, about what, and the best known: a list summed up without reading it."""
+    papers = [r.paper for r in results]
+    lines = [f"{len(papers)} papers."]
+    years = sorted(p.year for p in papers if p.year)
+    if years:
+        middle = years[len(years) // 4], years[(3 * len(years)) // 4]
+        span = f"{years[0]}–{years[-1]}" if years[0] != years[-1] else str(years[0])
+        lines.append(
+            f"Years: {span}, half of them {middle[0]}–{middle[1]}." if middle[0] != middle[1] else f"Years: {span}."
+        )
+    if themes:
+        said = "; ".join(f"{phrase} ({len(ns)}: {numbered(ns, 4)})" for phrase, ns in themes)
+        lines.append(f"Themes: {said}.")
+    venues = Counter(v for v in (profile().venue_label(p) for p in papers) if v)
+    if venues:
+        lines.append("Venues: " + ", ".join(f"{v} ({c})" for v, c in venues.most_common(3)) + ".")
+    cited = sorted(enumerate(papers, 1), key=lambda x: (-citation_value(x[1]), x[0]))[:3]
+    if cited and citation_value(cited[0][1]) > 0:
+        best = "; ".join(f"#{n} “{short(p.title, 70)}” ({citation_value(p):,})" for n, p in cited if citation_value(p))
+        lines.append(f"Most cited: {best}.")
+    return " ".join(lines) + " (Say “focus on <theme>” to move a theme up the list.)"

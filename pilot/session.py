@@ -32,7 +32,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from clarifier.llm_questions import llm_question
-from clarifier.policy import apply_answer, next_question, option_updates
+from clarifier.policy import apply_answer, cluster_phrase, next_question, option_updates, topic_clusters
 from clarifier.question import Option, Question
 from pilot import export, limits
 from pilot import listfacts as list_facts
@@ -44,6 +44,7 @@ from pilot.intent import (
     ParsedRequest,
     apply_updates,
     as_topic,
+    content_terms,
     detect_direction,
     parse_constraints,
     parse_request,
@@ -1028,7 +1029,9 @@ class Session(BaseModel):
         if msg.command == "count":
             return self._reply(self._counted(msg.about), **keep)
         if msg.command == "list_fact":
-            return self._reply(list_facts.answer(self.results, cast(ListFact, msg.about)), **keep)
+            fact = cast(ListFact, msg.about)
+            themes = self._themes() if fact == "overview" else []
+            return self._reply(list_facts.answer(self.results, fact, themes), **keep)
         notes = [f"There is no result #{n}: the list has {len(self.results)}." for n in missing[:3]]
         if not picked:
             asked = "Which result? Name it by its number, e.g. “why is #3 here?”."
@@ -1170,6 +1173,17 @@ class Session(BaseModel):
             except SourceError as exc:
                 return self._error(f"Could not load that paper: {exc.message}")
         return await self._anchor_chosen_paper(paper, [])
+
+    def _themes(self) -> list[tuple[str, list[int]]]:
+        """The list's sub-topics, as the sub-area question finds them: a phrase and the result numbers under it."""
+        papers = [r.paper for r in self.results]
+        said = " ".join(filter(None, [self.intent.topic, self.anchor.title if self.anchor else None]))
+        skip = set(content_terms(said, limit=50))
+        themes = []
+        for label, members in topic_clusters(papers, anchor=self.anchor, topic=self.intent.topic):
+            phrase = cluster_phrase(papers, members, skip) or ", ".join(label[:2])
+            themes.append((phrase, sorted(i + 1 for i in members)))
+        return themes
 
     async def _anchor_chosen_paper(self, paper: Paper, notes: list[str]) -> Reply:
         self.anchor = paper

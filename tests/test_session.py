@@ -765,3 +765,19 @@ async def test_how_often_a_paper_is_cited_is_answered_with_its_count_and_its_cit
     assert s.anchor is not None and s.anchor.id == BLEU and s.intent.direction == "successor"
     count = by_id[BLEU]["in_corpus_citations"]
     assert any(f"is cited by {count:,} papers in this source" in note for note in reply.notes), reply.notes
+
+
+async def test_summarize_these_sums_the_list_up_with_its_themes(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    shown = [r.paper for r in reply.results]
+    reply = await s.user_says("summarize these papers")  # was a topic search for "summarize"
+    assert [r.paper.id for r in reply.results] == [p.id for p in shown]
+    years = sorted(p.year for p in shown if p.year)
+    assert reply.message.startswith(f"{len(shown)} papers. Years: {years[0]}–{years[-1]}")
+    themes = re.search(r"Themes: (.*?)\. Venues", reply.message)
+    assert themes, reply.message
+    # every theme says how many results it holds, and the themes share the list out
+    counts = [int(n) for n in re.findall(r"\((\d+): #", themes.group(1))]
+    assert len(counts) >= 2 and sum(counts) <= len(shown)
+    assert "focus on" in reply.message

@@ -728,7 +728,10 @@ def test_what_led_to_or_came_out_of_a_paper_is_a_search_from_that_paper(text, an
     [("which one is the most cited?", "most_cited"), ("what is the oldest one?", "oldest"),
      ("what's the newest paper here?", "newest"), ("who are the main authors here?", "authors"),
      ("who wrote most of these?", "authors"), ("which venues are these from?", "venues"),
-     ("where were these published?", "venues")],
+     ("where were these published?", "venues"),
+     # were topic searches for "summarize", "common themes"
+     ("summarize these papers", "overview"), ("what are the common themes?", "overview"),
+     ("give me an overview of the results", "overview")],
 )  # fmt: skip
 def test_a_question_a_glance_at_the_list_answers_is_about_the_list(text, fact):
     # "which one is the most cited?" asked for seminal papers again; the others were topic searches for
