@@ -420,6 +420,36 @@ _ABOVE = re.compile(
 )
 
 
+# asks about the list that the sources cannot answer: said plainly, with what can be done instead (these were
+# topic searches for "code", "open access", "email")
+_CANNOT: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\b(?:with|has|have|having|that (?:have|has|released))\s"
+            r"(?:(?:open[- ]source|public|available|released)\s)?(?:code|implementations?|github(?: repos?)?|"
+            r"source code)\b|\bcode (?:available|released?)\b",
+            re.I,
+        ),
+        "The sources do not record which papers released code, so I cannot filter on it. Each result's card "
+        "links to the paper's page, where code links usually are (say “tell me about #1”).",
+    ),
+    (
+        re.compile(r"\bopen[- ]access\b|\bfree(?:ly available| to read)\b|\bnot paywalled\b", re.I),
+        "The sources do not say which papers are open access, so I cannot filter on it. ACL Anthology papers are "
+        "all free to read; each result's card links to the paper's page.",
+    ),
+    (
+        re.compile(r"^\W*(?:(?:can|could) you\s|please\s)?(?:e-?mail|send|text|forward|share|post)\b", re.I),
+        "I cannot send anything. Say “export as BibTeX” (or RIS, CSL-JSON) to download the list, or “keep #1 and "
+        "#3” to put papers in your library.",
+    ),
+    (
+        re.compile(r"^\W*(?:show|give|read)(?: me)? (?:the |their |all )?(?:abstracts?|full texts?|pdfs?)\W*$", re.I),
+        "Each result's abstract and link are on its card: say “tell me about #3”, or pick a result in the list.",
+    ),
+)
+
+
 def _result_command(text: str, ctx: Context) -> Message | None:
     """A question or an order about the numbered list on screen ("why is #3 here?", "keep #1 and #4", "export
     as BibTeX"); None for anything else. With no list on screen the session says so (never a search for "#3")."""
@@ -436,6 +466,8 @@ def _result_command(text: str, ctx: Context) -> Message | None:
         return Message(kind="command", text=text, command="explain", refs=refs, why="asks why one result is above")
     if ctx.has_results and _DISMISSAL.match(text):
         return Message(kind="unclear", text=text, hint=_DISMISSAL_HINT, why="the list misses, no word of why")
+    if ctx.has_results and (cannot := next((hint for rx, hint in _CANNOT if rx.search(text)), None)):
+        return Message(kind="unclear", text=text, hint=cannot, why="asks for what the source does not record")
     if m := _EXPLAIN.match(text):
         return Message(
             kind="command",

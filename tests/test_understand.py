@@ -1216,3 +1216,13 @@ def test_filter_to_and_which_of_these_are_about_narrow_the_list(text, updates):
     # were topic searches for "filter", "restrict", "are most relevant to low-resource languages"
     msg = read(text, RESULTS)
     assert msg.kind == "refine" and msg.feedback.updates == updates and msg.feedback.text == text
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [("can you show only papers with code?", "code"), ("only open access papers", "open access"),
+     ("email me these", "cannot send"), ("show me the abstracts", "tell me about #3")],
+)  # fmt: skip
+def test_what_the_sources_do_not_record_is_said_plainly(text, said):
+    msg = read(text, RESULTS)  # were topic searches for "code", "open access", "email", "abstracts"
+    assert msg.kind == "unclear" and said in msg.hint
