@@ -177,6 +177,9 @@ class ParsedRequest(BaseModel):
     authors: list[str] = Field(default_factory=list)  # described, cited: the surnames of the paper's authors
     # cited: the year of the reference; name, title: the year of the paper going by that name ("the 2014 one")
     year: int | None = None
+    # "question answering after BERT", "parsing before the Transformer": a period bounded by a paper's year, as
+    # (after | since | before, the paper's name); the session looks the paper up
+    period_of: tuple[str, str] | None = None
 
 
 def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
@@ -219,6 +222,9 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
     subject = subject_of(stripped)
     if not subject:
         return "", "none", stripped
+    if when := PERIOD_OF.search(subject):  # "question answering after BERT", "post-BERT summarization": BERT dates it
+        head, tail = subject_of(subject[: when.start()]), subject_of(subject[when.end() :])
+        subject = head or tail or subject
     before = stripped[: max(stripped.find(subject), 0)]
     extended = _EXTENDED.search(before) is not None  # "extend BERT to multilingual settings": "to" joins a focus
     subject = _without_authors(_without_focus(subject, first=stripped.startswith(subject), to_joins=extended))
@@ -510,6 +516,7 @@ _CONSTRAINT_PHRASES = [
     re.compile(p, re.I)
     for p in (
         r"\b(?:in|from|during|over)?\s*(?:the\s+)?(?:last|past)\s+(?:\d{1,2}|few|couple of)\s+years\b",
+        r"\b(?:in|from|during|over)?\s*(?:the\s+)?(?:last|past)\s+(?:decade|(?:two|three|couple of|few)\s+decades)\b",
         r"\b(?:between|from)\s+(?:19|20)\d\d\s*(?:-|–|to|and|until|through)\s*(?:19|20)\d\d\b",
         r"\b(?:19|20)\d\d\s*(?:-|–)\s*(?:19|20)\d\d\b|\bp(?:re|ost)-(?:19|20)\d\d\b",  # "… 2019-2021", "pre-2000"
         r"\b(?:(?:published|appeared|written|presented)\s+)?"  # "only papers published in 2005": no topic "published"
@@ -796,7 +803,19 @@ def _year_updates(low: str) -> dict[str, Any]:
         out = _period(low, m, year, year)
     if not out and (m := re.search(r"\b(?:last|past)\s+(\d{1,2})\s+years\b", low)):
         out["year_min"] = _dt.date.today().year - int(m.group(1))
+    if not out and (m := _DECADES.search(low)):  # "in the last decade", "the past two decades"
+        out["year_min"] = _dt.date.today().year - 10 * _COUNT_WORDS.get(m.group(1) or "one", 1)
     return out
+
+
+# "after BERT", "since the Transformer", "before the transformer era", "post-BERT": a period named by a paper
+PERIOD_OF = re.compile(
+    r"\b(?P<rel>after|since|before|pre|post)(?:\s|-)(?:the\s)?(?P<name>[A-Z][\w\-]*[A-Za-z0-9](?:\s[A-Z][\w\-]+){0,2}|"
+    r"[a-z]+\d[\w\-]*|[a-z][\w\-]+(?=\s(?:era|paper)\b))(?:\s(?:era|paper|came out|was published|appeared))?\b"
+    r"(?!\s(?:19|20)\d\d)"  # "after ACL 2010" is a venue's year
+)
+_DECADES = re.compile(r"\b(?:last|past)\s+(?:decade|(two|three|couple of|few)\s+decades)\b")
+_COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "couple of": 2, "few": 2}
 
 
 # A paper id typed or pasted into a request ("[ACL:2024.naacl-long.131]", "arXiv:1706.03762"): its prefix names
@@ -1038,6 +1057,18 @@ def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
         direction = "successor"  # "papers that criticize BLEU": later papers, the critical ones preferred
     intent = Intent(request=text, direction=direction)
     updates = parse_constraints(rest, known_venues)
+    period_of = None
+    venues = {v.lower() for v in known_venues}
+    if (when := PERIOD_OF.search(rest)) and when.group("name").lower() not in venues:
+        # "question answering after BERT": the year BERT appeared bounds the search, once it is looked up
+        rel = {"pre": "before", "post": "after"}.get(when.group("rel").lower(), when.group("rel").lower())
+        period_of = (rel, when.group("name"))
+        if kind == "topic":  # "since the Transformer" dates the topic; it asks for no paper's later work
+            without = rest[: when.start()] + rest[when.end() :]
+            direction, scores = detect_direction(without, full_text=text)
+            intent = intent.model_copy(update={"direction": direction})
+            if "recency" not in parse_constraints(without, known_venues):
+                updates.pop("recency", None)
     updates.pop("topic_terms", None)  # "work on X" in a request names the anchor's topic, not a filter
     # a topic with a relation ("similar to attention is all you need but for speech") may be a title in lower case
     paper_like = kind not in ("topic", "none") or direction in ("predecessor", "successor", "sibling")
@@ -1070,6 +1101,7 @@ def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
         request_words=request_words,
         authors=authors,
         year=year,
+        period_of=period_of,
     )
 
 

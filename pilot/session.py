@@ -774,7 +774,38 @@ class Session(BaseModel):
         self._reset()
         self.request = parsed.text
         self.intent = parsed.intent
-        return await self._resolve(parsed)
+        notes: list[str] = []
+        if parsed.period_of is not None:
+            parsed, dated = await self._dated_by(parsed, *parsed.period_of)
+            self.intent = parsed.intent
+            notes.append(dated)
+        return await self._resolve(parsed, notes)
+
+    async def _dated_by(self, parsed: ParsedRequest, relation: str, name: str) -> tuple[ParsedRequest, str]:
+        """ "Question answering after BERT": the period starts (or ends) with the year of the paper so named."""
+        named = ParsedRequest(text=name, anchor_query=name, anchor_kind="name", intent=Intent(request=name))
+        res = await self._look_up(named)
+        paper = res.paper if isinstance(res, Resolution) and res.kind == "paper" else None
+        if paper is None or paper.year is None:
+            return (
+                parsed,
+                f"I could not date “{short(name, 60)}” (no paper in the source goes by that name), "
+                "so no year limit is set.",
+            )
+        year = paper.year
+        bound = {"after": {"year_min": year + 1}, "since": {"year_min": year}, "before": {"year_max": year - 1}}[
+            relation
+        ]
+        period = (
+            f"from {year + 1}"
+            if relation == "after"
+            else f"from {year}"
+            if relation == "since"
+            else f"up to {year - 1}"
+        )
+        intent = apply_updates(parsed.intent, bound)
+        said = f"“{relation} {short(name, 40)}”: {period} ({_paper_label(paper)})."
+        return parsed.model_copy(update={"intent": intent, "constraints": {**parsed.constraints, **bound}}), said
 
     def _corrected(self, parsed: ParsedRequest) -> ParsedRequest:
         """ "Actually I meant X": X with the direction, facet and filters chosen for the search it corrects (a

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clarifier.policy import interpret_answer, match_option, match_options, merged_updates
 from clarifier.question import Question
-from pilot.intent import ID_KINDS, INTRODUCING, ParsedRequest, apply_updates, parse_request, subject_of
+from pilot.intent import ID_KINDS, INTRODUCING, PERIOD_OF, ParsedRequest, apply_updates, parse_request, subject_of
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
 from pilot.listfacts import list_fact
@@ -683,10 +683,13 @@ def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     graph_direction = parsed.intent.direction in ("successor", "predecessor", "sibling")
     if graph_direction and parsed.anchor_kind in ("name", "title") and parsed.anchor_query in req.topic:
         return None  # "looking for work that builds on the Transformer for MT": that paper's successors, not a topic
-    updates = {"topic": req.topic, "paper_types": req.paper_types, "direction": None, **req.updates}
+    topic = req.topic
+    kept = " ".join(PERIOD_OF.sub(" ", topic).split()).strip(" ,;") if parsed.period_of else ""
+    topic = kept or topic  # "question answering after BERT": the paper dates the topic, it is no part of it
+    updates = {"topic": topic, "paper_types": req.paper_types, "direction": None, **req.updates}
     return parsed.model_copy(
         update={
-            "anchor_query": req.topic,
+            "anchor_query": topic,
             "anchor_kind": "topic",
             "intent": apply_updates(parsed.intent, updates),
             "constraints": {**parsed.constraints, **req.updates},

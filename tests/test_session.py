@@ -781,3 +781,14 @@ async def test_summarize_these_sums_the_list_up_with_its_themes(runtime):
     counts = [int(n) for n in re.findall(r"\((\d+): #", themes.group(1))]
     assert len(counts) >= 2 and sum(counts) <= len(shown)
     assert "focus on" in reply.message
+
+
+async def test_a_period_named_by_a_paper_starts_at_that_papers_year(runtime, by_id):
+    # "after BLEU": the search starts the year after BLEU appeared (was a topic search for "… after BLEU")
+    s = Session(runtime)
+    reply = await s.user_says("papers on machine translation evaluation after BLEU")
+    year = by_id[BLEU]["year"]
+    assert s.intent.topic == "machine translation evaluation" and s.intent.year_min == year + 1
+    assert any(f"“after BLEU”: from {year + 1}" in note for note in reply.notes), reply.notes
+    reply = await Session(runtime).user_says("parsing since Glorp")
+    assert any("could not date “Glorp”" in note for note in reply.notes)

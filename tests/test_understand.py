@@ -1226,3 +1226,29 @@ def test_filter_to_and_which_of_these_are_about_narrow_the_list(text, updates):
 def test_what_the_sources_do_not_record_is_said_plainly(text, said):
     msg = read(text, RESULTS)  # were topic searches for "code", "open access", "email", "abstracts"
     assert msg.kind == "unclear" and said in msg.hint
+
+
+@pytest.mark.parametrize(
+    "text, topic, period",
+    [("papers on question answering after BERT", "question answering", ("after", "BERT")),
+     ("work on parsing before the transformer era", "parsing", ("before", "transformer")),
+     ("post-BERT work on summarization", "summarization", ("after", "BERT")),
+     ("neural machine translation since the Transformer", "neural machine translation", ("since", "Transformer"))],
+)  # fmt: skip
+def test_a_period_named_by_a_paper_dates_the_topic(text, topic, period):
+    # were topics "question answering after BERT", "parsing before the transformer era" (and a successor search)
+    msg = read(text, Context())
+    assert msg.request is not None and msg.request.intent.topic == topic
+    assert msg.request.period_of == period and msg.request.intent.direction is None
+    # a paper's own later work stays that
+    assert read("what came after BERT?", Context()).request.period_of is None
+
+
+@pytest.mark.parametrize(
+    "text, year_min", [("summarization in the last decade", 10), ("parsing from the last two decades", 20)]
+)
+def test_the_last_decades_are_a_period(text, year_min):
+    import datetime
+
+    msg = read(text, Context())
+    assert msg.request.intent.year_min == datetime.date.today().year - year_min
