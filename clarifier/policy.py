@@ -425,10 +425,13 @@ _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st"
 # "the first one", "I mean the second paper", "option 3", "no. 2", "go with the last one"
 _PICK = re.compile(
     r"(?:(?:i )?(?:mean|meant|pick|choose|take|want|go with|it'?s|it is|that'?s|the answer is|probably|yes,?) ){0,3}"
-    r"(?:the )?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|last)"
-    r"(?: (?:one|option|paper|choice|answer|title))?|(?:option|number|no\.?|choice|#) ?(?P<num>\d))"
+    r"(?:the )?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|last|middle)"
+    r"(?: (?:one|option|paper|choice|answer|title))?|(?:option|number|no\.?|choice|#) ?(?P<num>\d)"
+    r"|(?:option |choice )?\(?(?P<letter>[a-e])\)?)"
     r"(?: one)?(?: please| thanks)?"
 )
+# "older stuff", "the older ones", "earlier work": to the period question, its earliest period
+_OLDER = re.compile(r"(?:the )?(?:older|oldest|earlier|earliest|old)(?: (?:ones|stuff|work|papers|ones please))?")
 # an option named by a word or year of it: "the Moses one", "the one from 2003", "the 2003 paper"
 _WRAPPED = re.compile(r"(?:the )?(?:one (?:from|in|at|on|about) |one )?(?P<w>.+?)(?: (?:one|paper|option))?")
 
@@ -444,13 +447,20 @@ def match_option(question: Question, text: str) -> int | None:
     labels = [o.label.lower() for o in question.options]
     if t in labels:
         return labels.index(t)
+    # the real options: "None of these" / "Any venue" are ways out, not choices
+    real = [i for i, lab in enumerate(labels) if not lab.startswith(("none of", "any ", "no particular"))]
     if (m := _PICK.fullmatch(t)) is not None:
         if m.group("ord") == "last":
-            # the last real option: "None of these" / "Any venue" are ways out, not choices
-            real = [i for i, lab in enumerate(labels) if not lab.startswith(("none of", "any ", "no particular"))]
             return real[-1] if real else None
+        if m.group("ord") == "middle":  # of three real options the second; of an even number none is
+            return real[len(real) // 2] if len(real) % 2 else None
+        if m.group("letter"):  # "b", "(c)", "option b": options read as a list lettered a, b, c
+            i = ord(m.group("letter")) - ord("a")
+            return i if i < n else None
         i = (_ORDINALS[m.group("ord")] if m.group("ord") else int(m.group("num"))) - 1
         return i if 0 <= i < n else None
+    if question.slot == "time" and _OLDER.fullmatch(t) and real:
+        return real[0]  # "older stuff": the earliest period offered
     for words in dict.fromkeys([t, (w := _WRAPPED.fullmatch(t)) and w.group("w") or t]):
         hits = [i for i, lab in enumerate(labels) if len(words) >= 4 and re.search(rf"(?<!\w){re.escape(words)}", lab)]
         if len(hits) == 1:
@@ -463,6 +473,7 @@ _SEVERAL = re.compile(
     r"(?:(?:both|options?|numbers?|choices?) )?(?P<a>\d)(?: ?(?:,|and|&|\+) ?(?:options? )?(?P<b>\d))"
     r"(?: ?(?:,|and|&) ?(?P<c>\d))?(?: (?:please|both))?"
     r"|(?:the )?first (?P<n>two|three)(?: (?:ones|options|choices))?(?: please)?"
+    r"|(?:(?:either|any|both) of )?the last (?P<last>two|three)(?: (?:ones|options|choices))?(?: please)?"
 )
 
 
@@ -474,6 +485,10 @@ def match_options(question: Question, text: str) -> list[int] | None:
         return None
     if m.group("n"):
         picked = list(range({"two": 2, "three": 3}[m.group("n")]))
+    elif m.group("last"):  # the last real options, not the way out ("Any time")
+        labels = [o.label.lower() for o in question.options]
+        real = [i for i, lab in enumerate(labels) if not lab.startswith(("none of", "any ", "no particular"))]
+        picked = real[-{"two": 2, "three": 3}[m.group("last")] :]
     else:
         picked = [int(g) - 1 for g in (m.group("a"), m.group("b"), m.group("c")) if g]
     picked = list(dict.fromkeys(picked))

@@ -369,3 +369,18 @@ def test_several_options_picked_together_span_their_periods_and_join_their_lists
         options=[Option(label="ACL", sets={"venues": ["ACL"]}), Option(label="EMNLP", sets={"venues": ["EMNLP"]})],
     )
     assert merged_updates(where, match_options(where, "1 and 2")) == {"venues": ["ACL", "EMNLP"]}
+
+
+def test_an_option_named_by_its_letter_its_middle_or_its_age():
+    from clarifier.policy import match_option, match_options, merged_updates
+
+    spans = {"Up to 2006": {"year_max": 2006}, "2007–2008": {"year_min": 2007, "year_max": 2008}}
+    spans |= {"2009 or later": {"year_min": 2009}, "Any time": {}}
+    when = Question(slot="time", text="When?", options=[Option(label=k, sets=v) for k, v in spans.items()])
+    # were words that set nothing, or a topic search for "middle one"
+    assert [match_option(when, t) for t in ("b", "option c", "(a)", "e")] == [1, 2, 0, None]
+    assert match_option(when, "the middle one") == 1  # of the three periods; "Any time" is a way out
+    assert match_option(when, "older stuff") == 0 and match_option(when, "the oldest") == 0
+    assert merged_updates(when, match_options(when, "either of the last two")) == {"year_min": 2007}
+    two = Question(slot="time", text="When?", options=[Option(label=k, sets=v) for k, v in list(spans.items())[1:]])
+    assert match_option(two, "the middle one") is None  # of two there is no middle
