@@ -14,6 +14,9 @@ from workflows.validate import validate
 @pytest.mark.parametrize(
     "text, shape, slots",
     [
+        # a decade is ten years (was its first year alone); "co-authored by" names two people (was a topic)
+        ("Jurafsky's papers from the 2000s", "author_papers", dict(person="Jurafsky", year_min=2000, year_max=2009)),
+        ("papers co-authored by Manning and Jurafsky", "author_papers", dict(person="Manning", coauthor="Jurafsky")),
         (
             "papers by Jian Pei at KDD 2010–2020",
             "author_papers",

@@ -300,6 +300,9 @@ _RECENT = re.compile(
 )
 
 
+_DECADE = re.compile(r"(?:the\s+)?((?:19|20)\d0)'?s\b")
+
+
 def this_year() -> int:
     import datetime
 
@@ -317,6 +320,10 @@ def extract_years(text: str) -> tuple[int | None, int | None, str]:
     if m:
         a, b = sorted((int(m.group(1)), int(m.group(2))))
         return a, b, _cut(text, m)
+    m = _DECADE.search(text)
+    if m:  # "from the 2000s", "in the 1990s": the decade, not its first year
+        first = int(m.group(1))
+        return first, first + 9, _cut(text, m)
     m = _SINCE.search(text)
     if m:
         year = int(m.group(1) or m.group(2))
@@ -560,7 +567,7 @@ def _name_ends(words: str) -> str:
 # "papers by Manning", "Hinton's papers" (a capitalised word alone is otherwise a topic or a system)
 _SURNAME_PATTERNS = [
     rf"(?i:did|does|has|have)\s+(?P<n>{_NAME_WORD})\s+(?i:publish|write|author|co-?author|written|published)\b",
-    rf"(?i:papers?|publications?|articles?)\s+(?i:written\s+|authored\s+)?(?i:by)\s+(?P<n>{_NAME_WORD})"
+    rf"(?i:papers?|publications?|articles?)\s+(?i:written\s+|(?:co-?)?authored\s+)?(?i:by)\s+(?P<n>{_NAME_WORD})"
     + _name_ends(_AFTER_AN_AUTHOR + "|and|&"),  # "papers by Manning and Klein": two surnames
     rf"(?<![{_NAME_CHARS}])(?P<n>{_NAME_WORD})['’]s\s+(?i:papers?|publications?|articles?|work)\b",
 ]
