@@ -463,6 +463,10 @@ class Session(BaseModel):
                 return self._reply("Started afresh. " + HELP)
             if msg.command == "undo":
                 return await self.undo()
+            if msg.command == "version" and msg.refs:
+                return await self.goto_version(msg.refs[0])
+            if msg.command == "clear_filters":
+                return await self.filter_results(ResultFilters())
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
                 return self._reply(HELP, **self._on_screen())

@@ -62,6 +62,8 @@ Command = Literal[
     "cite",
     "step_edit",
     "compare",
+    "version",
+    "clear_filters",
 ]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
@@ -630,7 +632,8 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
         r"\b(?:not|no|drop|remove|exclude|excluding|without|except|hide|more like|less like|like|fewer|less|more|"
         r"too (?:broad|narrow|general|specific|many|few|old)|narrow(?:er)?(?: it)? down|broader|widen|"
         rf"{ORDINAL}(?: one)?|number \d+|"
-        r"any (?:year|time|venue)|all venues|"
+        r"any (?:year|time|venue)|all venues|(?:the )?(?:year|date|period|time|venue|conference|journal) "
+        r"(?:filter|limit|restriction|range|constraint)s?|(?:is )?fine|"
         r"this one|that one|is (?:great|good|relevant|irrelevant|wrong|bad|perfect|spot on|useful)|please|thanks?|"
         r"thank you|find|show me|give me|papers|ones|it|them|those|these|i'?m|i am|interested in|"
         r"(?:do not|don'?t) (?:care about|want)|nothing (?:about|on)|keep|only|just|peer[- ]reviewed|"
@@ -737,6 +740,19 @@ _WHICH_ABOUT = re.compile(
 )
 
 
+_VERSION = re.compile(
+    r"^\W*(?:(?:please|let'?s|ok(?:ay)?),?\s)?(?:(?:go|switch|jump)\s)?(?:back\sto|to|restore|return\sto|revert\sto|"
+    r"use|show(?:\sme)?)\s(?:the\s)?(?:workflow\s)?(?:version\s?|v)(?P<n>\d{1,3})(?:\sagain)?\W*$",
+    re.I,
+)
+# "reset the filters", "clear all filters", "remove every filter": what the filter form's Clear button does
+_CLEAR_FILTERS = re.compile(
+    r"^\W*(?:please\s)?(?:reset|clear|remove|drop|undo|lift)\s(?:all\s|every\s)?(?:the\s|my\s)?(?:filters?|restrictions?|"
+    r"constraints?|limits?)(?:\splease)?\W*$",
+    re.I,
+)
+
+
 def _reworded(text: str, ctx: Context) -> Message | None:
     """Feedback phrased another way, read as its plain form; None when that form is no feedback either."""
     if m := _NARROW_TO.match(text):
@@ -777,6 +793,10 @@ def read(text: str, ctx: Context) -> Message:
         return Message(
             kind="command", text=text, command="step_edit", step_edit=edit, why=f"a step edit ({edit.action})"
         )
+    if m := _VERSION.match(text):  # "go back to version 2": that workflow version, run again
+        return Message(kind="command", text=text, command="version", refs=[int(m.group("n"))], why="a version")
+    if ctx.has_results and _CLEAR_FILTERS.match(text):
+        return Message(kind="command", text=text, command="clear_filters", why="clears every filter")
     if (back := _earlier_search(text)) is not None:
         return back
     q = ctx.question

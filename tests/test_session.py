@@ -792,3 +792,15 @@ async def test_a_period_named_by_a_paper_starts_at_that_papers_year(runtime, by_
     assert any(f"“after BLEU”: from {year + 1}" in note for note in reply.notes), reply.notes
     reply = await Session(runtime).user_says("parsing since Glorp")
     assert any("could not date “Glorp”" in note for note in reply.notes)
+
+
+async def test_version_and_clear_filters_typed_in_the_chat(runtime):
+    s = Session(runtime)
+    await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    first, was = [r.paper.id for r in s.results], s.versions[s.current_version].version
+    await s.user_says("only after 2005")
+    assert s.intent.year_min == 2006 and s.versions[s.current_version].version == was + 1
+    reply = await s.user_says("clear all filters")  # was a topic search for "clear all filters"
+    assert s.intent.year_min is None and s.versions[s.current_version].version == was + 2 and reply.error is None
+    reply = await s.user_says(f"go back to version {was}")
+    assert s.versions[s.current_version].version == was and [r.paper.id for r in reply.results] == first

@@ -1252,3 +1252,23 @@ def test_the_last_decades_are_a_period(text, year_min):
 
     msg = read(text, Context())
     assert msg.request.intent.year_min == datetime.date.today().year - year_min
+
+
+@pytest.mark.parametrize(
+    "text, command, refs",
+    [("go back to version 2", "version", [2]), ("restore v3", "version", [3]),
+     ("reset the filters", "clear_filters", []), ("clear all filters", "clear_filters", [])],
+)  # fmt: skip
+def test_versions_and_filters_named_in_the_chat_are_commands(text, command, refs):
+    msg = read(text, RESULTS)  # were topic searches for "version 2", "reset the filters"
+    assert (msg.kind, msg.command, msg.refs) == ("command", command, refs)
+
+
+@pytest.mark.parametrize(
+    "text, lifted",
+    [("remove the year filter", "any_year"), ("any year is fine", "any_year"), ("no date limit", "any_year"),
+     ("drop the venue restriction", "any_venue")],
+)  # fmt: skip
+def test_a_lifted_year_or_venue_limit_is_feedback(text, lifted):
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine" and getattr(msg.feedback, lifted) and not msg.feedback.updates

@@ -260,6 +260,13 @@ _NEGATIVE = re.compile(
     r"\b(?:not|no|drop|remove|exclude|hide|irrelevant|wrong|bad|less like|fewer like|unlike|"
     r"already (?:know|have|read|seen|cited?)|(?:have|'ve) (?:already )?(?:read|seen|cited))\b"
 )
+# "remove the year filter", "no date limit", "drop the venue restriction": that constraint lifted
+_LIFT = (
+    r"\b(?:remove|drop|clear|reset|lift|ignore|without|no)\s(?:the\s|any\s)?(?:{})\s"
+    r"(?:filter|limit|restriction|range|constraint)s?\b"
+)
+_LIFT_YEARS = re.compile(_LIFT.format("year|date|period|time"))
+_LIFT_VENUES = re.compile(_LIFT.format("venue|conference|journal"))
 _POSITIVE = re.compile(r"\b(?:like|similar|more of|good|relevant|great|yes)\b")
 
 
@@ -302,6 +309,9 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
         updates.pop("topic_terms", None)
         updates.pop("exclude_terms", None)
         updates.pop("recency", None)
+    if _LIFT_YEARS.search(low) or _LIFT_VENUES.search(low):  # "no date limit" leaves out no papers on dates
+        updates.pop("exclude_terms", None)
+        updates.pop("topic_terms", None)
     if ("exclude_years" in updates or "paper_types" in updates) and size in ("fewer", "narrower"):
         size = None  # "fewer from the 2000s", "too many surveys" leave those out; the list is not halved
     refs, drop = referenced_indices(low), list[int]()
@@ -330,8 +340,8 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
         extra=int(m.group(1) or m.group(2))
         if (m := re.search(r"\b(\d{1,3})\s+more\b(?!\s+like)|\bnext (\d{1,3})\b", low))
         else None,
-        any_year=bool(re.search(r"\bany (?:year|time)\b|\bno (?:year|date) (?:limit|filter)\b", low)),
-        any_venue=bool(re.search(r"\bany venue\b|\ball venues\b", low)),
+        any_year=bool(re.search(r"\bany (?:year|time)\b", low) or _LIFT_YEARS.search(low)),
+        any_venue=bool(re.search(r"\bany venue\b|\ball venues\b", low) or _LIFT_VENUES.search(low)),
         weights=weights,
     )
 
