@@ -49,7 +49,8 @@ _FACETS = {
 _DIRECTION_RULES: list[tuple[str, str, float]] = [
     (
         r"\bprior work\b|\bearlier (?:work|papers?)\b|\bolder papers?\b|\bpredecessors?\b|\bcame before\b|"
-        r"\bpreceded\b|\bprecursors?\b|\bwhat led to\b|\bled up to\b|\binspired\b|\bwhat influenced\b",
+        r"\bpreceded\b|\bprecursors?\b|\bwhat led to\b|\bled up to\b|\binspired\b|\bwhat influenced\b"
+        r"|\bancestors?\b|\bforerunners?\b|\borigins? of\b|\broots of\b|\blineage\b",
         "predecessor",
         3,
     ),
@@ -114,6 +115,13 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
     ),
     (r"\bsimilar\b|\bcomparable\b|\bclosely related\b|\balong these lines\b|\bsiblings?\b|\blike this\b", "sibling", 3),
     (r"\balternatives? to\b", "sibling", 3),
+    # "competitors of BERT", "concurrent work to BERT", "published at the same time as GloVe"
+    (
+        r"\bcompetitors?\b|\brivals?\b|\bconcurrent(?:ly)?\b|\bcontemporaneous\b|\bcontemporar(?:y|ies)\b"
+        r"|\b(?:at )?the same time as\b",
+        "sibling",
+        3,
+    ),
     (
         r"\b(?:papers?|works?|articles?|publications?|something|anything|stuff|more)\s+(?:just\s+|much\s+)?like\b"
         r"|\blike it\b",
@@ -411,6 +419,8 @@ _REQUEST_PHRASES = re.compile(
     r"how (?:many(?: times)?|often)|(?:good )?starting points?(?: (?:for|on|in)(?! learn))?|"
     r"(?:to|for) learn(?:ing)? (?:more )?about|"
     r"get(?:ting)? started (?:with|on|in)|"
+    r"(?:competitors?|rivals?|contemporar(?:y|ies)|origins?|roots|ancestors?|forerunners?|lineage) (?:of|to)|"
+    r"concurrent (?:work|papers?) (?:to|with)|(?:published |written |appeared )?(?:at )?the same time as|"
     r"for (?:my|our|a) (?:thesis|dissertation|paper|project|survey|review|class|course|talk|lit(?:erature)? review)|"
     r"i'?m (?:writing|working on|doing) (?:a |my |our )?(?:paper|thesis|survey|review|project)(?: (?:on|about))?|"
     r"(?:recent |latest |new )?(?:advances|developments|trends) in|where (?:should|do|can) i (?:start|begin)|"
@@ -435,7 +445,8 @@ _REQUEST_WORDS = frozenset(
     typical ones one instead too now then again also anything something everything nothing stuff result results
     hits list but though however yet especially particularly specifically compare comparing comparison
     contrast versus vs since appeared appear happened happen influenced influences inspired led put top
-    details commonly typically usually often widely frequently generally apply applies applied applying adapt adapts
+    details behind commonly typically usually often widely frequently generally apply applies applied applying
+    adapt adapts
     adapted adapting""".split()
 )
 _PRONOUNS = frozenset(
@@ -663,6 +674,11 @@ def subject_form(subject: str) -> AnchorKind:
 # "papers that build on X" asks for successors; "what does X build on?" for predecessors. Only the full
 # text tells them apart (is anything named after "on"?), since the anchor is cut out of the request.
 _BUILD_ON_FORWARD = re.compile(r"\b(?:build|builds|built|building)\s+(?:up)?on\s+[\w\"“'«]", re.I)
+# "papers that BERT cites", "the works which the Transformer paper references": a named subject citing them
+_CITES_BACKWARD = re.compile(
+    r"\b(?:papers?|works?|articles?|ones|what)\s(?:that|which)\s(?:the\s)?(?:[A-Z][\w\-]*|[a-z]+\d[\w\-]*)"
+    r"(?:\s[\w\-]+){0,5}?\s(?:cites|cited|references|referenced|builds on|built on|relies on|relied on)\b"
+)
 # likewise "papers cited by BERT" asks for BERT's references, "what is BERT cited by?" for its citers
 _CITED_BY_FORWARD = re.compile(r"\bcited\s+by\s+(?!me\b|us\b|others\b|many\b|later\b)[\w\"“'«]", re.I)
 
@@ -719,6 +735,10 @@ def detect_direction(rest: str, full_text: str | None = None) -> tuple[str | Non
     if full_text and _BUILD_ON_FORWARD.search(full_text) and re.search(r"\bbuil(?:d|ds|t|ding) (?:up)?on\b", low):
         scores["predecessor"] = scores.get("predecessor", 0.0) - 2
         scores["successor"] = scores.get("successor", 0.0) + 2.5
+        scores = {d: v for d, v in scores.items() if v > 0}
+    if full_text and _CITES_BACKWARD.search(full_text):  # "papers that BERT cites": BERT's references
+        scores["successor"] = scores.get("successor", 0.0) - 6
+        scores["predecessor"] = scores.get("predecessor", 0.0) + 6
         scores = {d: v for d, v in scores.items() if v > 0}
     if full_text and _CITED_BY_FORWARD.search(full_text) and re.search(r"\bcited by\b", low):
         scores["successor"] = scores.get("successor", 0.0) - 2.5

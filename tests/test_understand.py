@@ -1272,3 +1272,19 @@ def test_versions_and_filters_named_in_the_chat_are_commands(text, command, refs
 def test_a_lifted_year_or_venue_limit_is_feedback(text, lifted):
     msg = read(text, RESULTS)
     assert msg.kind == "refine" and getattr(msg.feedback, lifted) and not msg.feedback.updates
+
+
+@pytest.mark.parametrize(
+    "text, anchor, direction",
+    [("papers that BERT cites", "BERT", "predecessor"),  # was its citers
+     ("papers that cite BERT", "BERT", "successor"),
+     ("competitors of BERT", "BERT", "sibling"), ("concurrent work to BERT", "BERT", "sibling"),
+     ("papers published at the same time as GloVe", "GloVe", "sibling"),
+     ("the ancestors of the Transformer", "Transformer", "predecessor"), ("the origins of BLEU", "BLEU", "predecessor"),
+     ("what are the foundational papers behind ELMo", "ELMo", "predecessor")],
+)  # fmt: skip
+def test_who_cites_whom_rivals_and_origins(text, anchor, direction):
+    # were topic searches for "competitors of BERT", "origins of BLEU", "behind ELMo"; no direction for ancestors
+    msg = read(text, Context())
+    assert msg.request is not None
+    assert (msg.request.anchor_query, msg.request.intent.direction) == (anchor, direction)
