@@ -545,7 +545,8 @@ _CONSTRAINT_PHRASES = [
 # what to leave out is no part of the subject ("parsing but not dependency parsing"); bare "without" and "no"
 # only after a comma: "Learning without Forgetting" is a method
 _LEAVE_OUT = re.compile(
-    r"(?:\b(?:but not|excluding|except(?: for)?|other than|apart from|not about)|,\s?(?:without|no|not))\s[^,.;!?]+",
+    r"(?:\b(?:but not|excluding|except(?: for)?|other than|apart from|not about)|,\s?(?:without|no|not)"
+    r"|(?<=[a-z])\snot(?=\s[a-z][\w\-]*(?:\s[a-z][\w\-]*)?\W*$))\s[^,.;!?]+",  # "… in NLP not vision"
     re.I,
 )
 _CONSTRAINT_PHRASES.append(_LEAVE_OUT)
@@ -661,7 +662,8 @@ def subject_form(subject: str) -> AnchorKind:
         return "topic"
     if all(w.lower().rstrip("s") in FIELD_ACRONYMS for w in content):
         return "topic"  # "NLP", "NER and QA": a field's acronym, not a paper's name
-    capitalised = [w for w in content if _name_like(w)]
+    # a field's acronym says nothing of a title ("BERT-based NER models" is a topic)
+    capitalised = [w for w in content if _name_like(w) and w.lower().rstrip("s") not in FIELD_ACRONYMS]
     if len(words) <= 4 and len(capitalised) == len(content):
         return "name"
     if ":" in subject and len(content) >= 3:
@@ -936,7 +938,8 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         out["resource_types"] = resources
     excl = re.findall(
         r"\b(?:exclude|excluding|without|except(?: for)?|not about|but not|other than|apart from|no|"
-        r"not interested in|(?:do not|don't|dont) (?:care about|want)|nothing (?:about|on))\s+"
+        r"not interested in|(?:do not|don't|dont) (?:care about|want)|nothing (?:about|on)"
+        r"|(?:(?<=[a-z] )|(?<=, )|(?<=,)|^)not(?=\s+[a-z][\w\-]*(?:\s[a-z][\w\-]*)?\W*$))\s+"
         r"([a-z][\w\- ]{2,40}?)(?:[.,;!?]|$|\band\b)",
         low,
     )
@@ -948,6 +951,7 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         if t.strip()
         and t.strip() not in REQUEST_STOPWORDS
         and not re.search(r"\d", t)  # "no papers since 2020" drops a period (above), not a phrase
+        and not re.match(r"(?:too|very|so|that|recent|new|newer|old|older|relevant|helpful|useful)\b", t)
         and not set(t.split()) <= _REQUEST_WORDS
         and not set(t.split()) <= {*PAPER_TYPE_WORDS, "or", "and", "nor"}  # "no surveys": a type (below)
         and not any(v.lower() in t for v in left_out)  # "no arXiv papers" leaves out a venue, not a phrase

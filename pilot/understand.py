@@ -881,7 +881,9 @@ def read(text: str, ctx: Context) -> Message:
     # "… dialogue state tracking. Recent papers, preferably from ACL or EMNLP": a topic search at those venues, not
     # a question about one venue
     several_venues = len(parsed.constraints.get("venues") or []) > 1
-    if entity is not None and entity.shape == "venue_papers" and topical is not None and several_venues:
+    # (a venue question keeps one venue; a topic at several is a topic search)
+    bare_topic = topical is not None or (parsed.anchor_kind == "topic" and bool(parsed.anchor_query))
+    if entity is not None and entity.shape == "venue_papers" and bare_topic and several_venues:
         entity = None
     # a named paper with a search direction is a paper search, whatever the entity patterns make of the name
     if entity is not None and not (direction and names_paper):

@@ -1288,3 +1288,20 @@ def test_who_cites_whom_rivals_and_origins(text, anchor, direction):
     msg = read(text, Context())
     assert msg.request is not None
     assert (msg.request.anchor_query, msg.request.intent.direction) == (anchor, direction)
+
+
+@pytest.mark.parametrize(
+    "text, topic, constraints",
+    [("papers on attention mechanisms in NLP not vision", "attention mechanisms in NLP", {"exclude_terms": ["vision"]}),
+     ("parsing not dependency parsing", "parsing", {"exclude_terms": ["dependency parsing"]}),
+     ("sentiment analysis, not twitter", "sentiment analysis", {"exclude_terms": ["twitter"]}),
+     ("sarcasm detection in tweets, from 2015 to 2020, at ACL or EMNLP", "sarcasm detection in tweets",
+      {"year_min": 2015, "year_max": 2020, "venues": ["EMNLP", "ACL"]}),
+     ("BERT-based NER models", "BERT-based NER models", {})],
+)  # fmt: skip
+def test_a_field_acronym_is_no_venue_and_a_trailing_not_leaves_out(text, topic, constraints):
+    # were a question about the venue "NLP", a question about ACL alone, a title "BERT-based NER models", and
+    # topics that kept "not …"
+    msg = read(text, Context())
+    assert msg.kind == "new_search" and msg.request.anchor_kind == "topic"
+    assert msg.request.intent.topic == topic and msg.request.constraints == constraints

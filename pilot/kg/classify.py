@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from pilot.intent import parse_request
+from pilot.intent import FIELD_ACRONYMS, parse_request
 
 Kind = Literal["entity", "papers", "unsure"]
 Shape = Literal[
@@ -364,8 +364,10 @@ def extract_venue(text: str) -> tuple[str | None, str]:
     m = re.search(
         r"\b(?:at|in|published (?:at|in)|appeared (?:at|in))\s+(?:the\s+)?([A-Z][A-Z0-9]{1,9})(?![\w-])", text
     )
-    # an unknown acronym is a venue only in a question about papers ("researchers at UCLA" is an org)
-    if m and m.group(1) not in KNOWN_ORGS and _PAPERS.search(text):
+    # an unknown acronym is a venue only in a question about papers ("researchers at UCLA" is an org), and a field's
+    # acronym is none ("attention mechanisms in NLP")
+    field = m is not None and m.group(1).lower().rstrip("s") in FIELD_ACRONYMS
+    if m and m.group(1) not in KNOWN_ORGS and not field and _PAPERS.search(text):
         return m.group(1), text[: m.start()] + " " + text[m.end() :]
     m = _VENUE_PHRASE.search(text)
     if m:
