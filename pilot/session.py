@@ -467,6 +467,8 @@ class Session(BaseModel):
                 return await self.goto_version(msg.refs[0])
             if msg.command == "clear_filters":
                 return await self.filter_results(ResultFilters())
+            if msg.command == "cite_named" and msg.request is not None:
+                return await self._cite_named(msg.request)
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
                 return self._reply(HELP, **self._on_screen())
@@ -784,6 +786,23 @@ class Session(BaseModel):
             self.intent = parsed.intent
             notes.append(dated)
         return await self._resolve(parsed, notes)
+
+    async def _cite_named(self, parsed: ParsedRequest) -> Reply:
+        """ "bibtex for BERT": the paper so named, cited in the chat; the search on screen stays."""
+        res = await self._look_up(parsed)
+        keep = self._on_screen()
+        if isinstance(res, SourceError):
+            return self._reply(f"Could not look up “{short(parsed.anchor_query, 60)}” ({res.message}).", **keep)
+        if res.kind == "ask" and res.candidates:
+            names = "; ".join(f"“{short(p.title, 90)}” ({p.year})" for p in res.candidates[:4])
+            return self._reply(f"Several papers could be “{short(parsed.anchor_query, 60)}”: {names}. "
+                               "Ask again with the title you mean.", **keep)  # fmt: skip
+        if res.kind != "paper" or res.paper is None:
+            return self._reply(
+                res.note or f"No paper called “{short(parsed.anchor_query, 60)}” is in the source.", **keep
+            )
+        bib = export.to_bibtex([res.paper]).strip()
+        return self._reply(f"{export.citation(res.paper)}\n\n```bibtex\n{bib}\n```", **keep)
 
     async def _dated_by(self, parsed: ParsedRequest, relation: str, name: str) -> tuple[ParsedRequest, str]:
         """ "Question answering after BERT": the period starts (or ends) with the year of the paper so named."""

@@ -64,6 +64,7 @@ Command = Literal[
     "compare",
     "version",
     "clear_filters",
+    "cite_named",
 ]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
@@ -740,6 +741,15 @@ _WHICH_ABOUT = re.compile(
 )
 
 
+_CITE_NAMED = re.compile(
+    r"^\W*(?:(?:what(?:'s| is)|which is|i need|give me|get me|show me|can i have|can you give me)\s)?"
+    r"(?:(?:a|the|an)\s)?"
+    r"(?:(?:good|canonical|right|correct|standard|proper|usual|original)\s)?(?:paper to cite|reference|citation|"
+    r"bib(?:tex)?(?: entry)?|apa(?: citation)?|how to cite)\s(?:for|of|to)\s(?P<x>.{1,150}?)\W*$"
+    r"|^\W*(?:how (?:do|should|can|would) (?:i|we|you) cite|which paper (?:should|do) (?:i|we) cite for|cite)\s"
+    r"(?P<x2>.{1,150}?)\W*$",
+    re.I,
+)
 _VERSION = re.compile(
     r"^\W*(?:(?:please|let'?s|ok(?:ay)?),?\s)?(?:(?:go|switch|jump)\s)?(?:back\sto|to|restore|return\sto|revert\sto|"
     r"use|show(?:\sme)?)\s(?:the\s)?(?:workflow\s)?(?:version\s?|v)(?P<n>\d{1,3})(?:\sagain)?\W*$",
@@ -793,6 +803,14 @@ def read(text: str, ctx: Context) -> Message:
         return Message(
             kind="command", text=text, command="step_edit", step_edit=edit, why=f"a step edit ({edit.action})"
         )
+    if (m := _CITE_NAMED.match(text)) and not RESULT_REF.search(cited := m.group("x") or m.group("x2")):
+        # "bibtex for BERT", "how do I cite the transformer paper?": that paper's citation, whatever is on screen
+        paper = parse_request(cited, ctx.known_venues)
+        short_topic = paper.anchor_kind == "topic" and len(paper.anchor_query.split()) <= 3  # "the transformer"
+        if paper.anchor_kind not in ("none", "current", "topic") or short_topic:
+            paper = paper.model_copy(update={"anchor_kind": "name" if short_topic else paper.anchor_kind})
+            why = "a named paper's citation"
+            return Message(kind="command", text=text, command="cite_named", request=paper, why=why)
     if m := _VERSION.match(text):  # "go back to version 2": that workflow version, run again
         return Message(kind="command", text=text, command="version", refs=[int(m.group("n"))], why="a version")
     if ctx.has_results and _CLEAR_FILTERS.match(text):

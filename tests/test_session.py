@@ -804,3 +804,12 @@ async def test_version_and_clear_filters_typed_in_the_chat(runtime):
     assert s.intent.year_min is None and s.versions[s.current_version].version == was + 2 and reply.error is None
     reply = await s.user_says(f"go back to version {was}")
     assert s.versions[s.current_version].version == was and [r.paper.id for r in reply.results] == first
+
+
+async def test_bibtex_for_a_named_paper_is_given_in_the_chat_and_the_list_stays(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    shown = [r.paper.id for r in reply.results]
+    reply = await s.user_says(f'bibtex for "{BLEU_TITLE}"')  # was a topic search for "bibtex for …"
+    assert "```bibtex" in reply.message and "Bleu" in reply.message and "Papineni" in reply.message
+    assert [r.paper.id for r in reply.results] == shown

@@ -1305,3 +1305,16 @@ def test_a_field_acronym_is_no_venue_and_a_trailing_not_leaves_out(text, topic, 
     msg = read(text, Context())
     assert msg.kind == "new_search" and msg.request.anchor_kind == "topic"
     assert msg.request.intent.topic == topic and msg.request.constraints == constraints
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [("bibtex for BERT", "BERT"), ("how do I cite the transformer paper?", "transformer"),
+     ("what's the canonical reference for word2vec?", "word2vec"), ("which paper should I cite for the Penn Treebank?",
+      "Penn Treebank")],
+)  # fmt: skip
+def test_a_named_papers_citation_is_asked_for(text, name):
+    # were topic searches for "bibtex for BERT", "canonical reference for word2vec", or the predecessors of the PTB
+    msg = read(text, RESULTS)
+    assert (msg.kind, msg.command, msg.request.anchor_query) == ("command", "cite_named", name)
+    assert read("references for neural coreference resolution", Context()).kind == "new_search"  # a field's
