@@ -11,10 +11,11 @@ from typing import Literal
 
 from pilot.domain import profile
 from pilot.models import RankedPaper
+from pilot.papertype import paper_type
 from workflows.diff import short
 from workflows.ops.features import citation_value
 
-ListFact = Literal["most_cited", "oldest", "newest", "authors", "venues", "overview"]
+ListFact = Literal["most_cited", "oldest", "newest", "authors", "venues", "overview", "best"]
 
 _EXTREME = re.compile(
     r"^\W*(?:which|what)(?: one| paper| result)?(?: of (?:these|them|those))?(?:'s| is| was)(?: the)? "
@@ -45,6 +46,14 @@ _OVERVIEW = re.compile(
     r"(?:\s(?:these|them|those|the (?:list|results|papers)|(?:these|the) (?:papers|results)|this list))?\W*$",
     re.IGNORECASE,
 )
+# "which of these is the best?", "which one should I read first?", "where do I start?"
+_BEST = re.compile(
+    r"^\W*(?:(?:which|what)(?: one| paper)?(?: of (?:these|them|those))?(?:'s| is| are)(?: the)? "
+    r"(?:best|most relevant|most important|most useful|must[- ]reads?)(?: ones?| papers?)?(?: here)?"
+    r"|(?:which|what)(?: one| paper)? (?:should|do) i (?:read|start with|look at)(?: first)?"
+    r"|where (?:should|do) i (?:start|begin)(?: reading)?)\W*$",
+    re.IGNORECASE,
+)
 _WORD: dict[str, ListFact] = {
     "most cited": "most_cited",
     "most influential": "most_cited",
@@ -68,6 +77,8 @@ def list_fact(text: str) -> ListFact | None:
         return "venues"
     if _OVERVIEW.match(text):
         return "overview"
+    if _BEST.match(text):
+        return "best"
     return None
 
 
@@ -84,6 +95,8 @@ def answer(results: Sequence[RankedPaper], fact: ListFact, themes: Sequence[tupl
     total = len(papers)
     if fact == "overview":
         return _overview(results, themes)
+    if fact == "best":
+        return _best(results)
     if fact == "most_cited":
         n, p = max(enumerate(papers, 1), key=lambda x: (citation_value(x[1]), -x[0]))
         if citation_value(p) == 0:
@@ -150,3 +163,17 @@ def _overview(results: Sequence[RankedPaper], themes: Sequence[tuple[str, list[i
         best = "; ".join(f"#{n} “{short(p.title, 70)}” ({citation_value(p):,})" for n, p in cited if citation_value(p))
         lines.append(f"Most cited: {best}.")
     return " ".join(lines) + " (Say “focus on <theme>” to move a theme up the list.)"
+
+
+def _best(results: Sequence[RankedPaper]) -> str:
+    """Where to start: the best match (the list's order), the most cited, and an overview if the list has one."""
+    papers = [r.paper for r in results]
+    said = [f"#1 “{short(papers[0].title, 100)}” matches the search best (the list is in that order)."]
+    n, cited = max(enumerate(papers, 1), key=lambda x: (citation_value(x[1]), -x[0]))
+    if n != 1 and citation_value(cited):
+        said.append(f"The most cited is #{n} “{short(cited.title, 100)}” ({citation_value(cited):,} citations).")
+    surveys = [(i, p) for i, p in enumerate(papers, 1) if paper_type(p) == "survey"]
+    if surveys:
+        i, p = surveys[0]
+        said.append(f"For an overview first, #{i} “{short(p.title, 100)}” is a survey.")
+    return " ".join(said)

@@ -970,10 +970,19 @@ _GROUP_SHAPES: dict[str, tuple[str, ...]] = {
 }
 
 
+_IS_IT_A = re.compile(
+    r"^\W*(?:is|isn'?t|was)\s(?:#\s?\d{1,3}|(?:number|result|paper)\s\d{1,3}|the \w+ one)\s"
+    r"(?:really\s|also\s)?(?:a|an)\s",
+    re.I,
+)
+
+
 def _from_result(text: str, ctx: Context, like_means_sibling: bool) -> Message | None:
     """ "Who cites #2?", "what does the first one cite?", "surveys covering #4": a new search from that result,
     in the direction the words ask for. "More like #3" is one only after an answer (``like_means_sibling``);
     under a search's results it is feedback on them."""
+    if _IS_IT_A.match(text):
+        return None  # "is #1 a survey?" asks what #1 is; it asks for no surveys of it
     feedback = read_feedback(text, ctx.known_venues)
     refs = [i for i in feedback.refs if 1 <= i <= ctx.listed]
     if not refs:

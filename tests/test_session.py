@@ -813,3 +813,12 @@ async def test_bibtex_for_a_named_paper_is_given_in_the_chat_and_the_list_stays(
     reply = await s.user_says(f'bibtex for "{BLEU_TITLE}"')  # was a topic search for "bibtex for …"
     assert "```bibtex" in reply.message and "Bleu" in reply.message and "Papineni" in reply.message
     assert [r.paper.id for r in reply.results] == shown
+
+
+async def test_where_to_start_names_the_best_match_and_the_most_cited(runtime):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    shown = [r.paper for r in reply.results]
+    reply = await s.user_says("which one should I read first?")  # was a topic search for "first"
+    assert reply.message.startswith(f"#1 “{shown[0].title[:40]}") and "matches the search best" in reply.message
+    assert [r.paper.id for r in reply.results] == [p.id for p in shown]

@@ -731,7 +731,10 @@ def test_what_led_to_or_came_out_of_a_paper_is_a_search_from_that_paper(text, an
      ("where were these published?", "venues"),
      # were topic searches for "summarize", "common themes"
      ("summarize these papers", "overview"), ("what are the common themes?", "overview"),
-     ("give me an overview of the results", "overview")],
+     ("give me an overview of the results", "overview"),
+     # were "nothing to search for" and a topic search for "first"
+     ("which of these is the best?", "best"), ("which one should I read first?", "best"),
+     ("where do I start?", "best")],
 )  # fmt: skip
 def test_a_question_a_glance_at_the_list_answers_is_about_the_list(text, fact):
     # "which one is the most cited?" asked for seminal papers again; the others were topic searches for
@@ -1318,3 +1321,8 @@ def test_a_named_papers_citation_is_asked_for(text, name):
     msg = read(text, RESULTS)
     assert (msg.kind, msg.command, msg.request.anchor_query) == ("command", "cite_named", name)
     assert read("references for neural coreference resolution", Context()).kind == "new_search"  # a field's
+
+
+def test_is_a_result_a_survey_asks_about_that_result():
+    msg = read("is #1 a survey?", RESULTS.model_copy(update={"listed": 10}))  # was a search for surveys covering #1
+    assert (msg.kind, msg.command, msg.refs) == ("command", "explain", [1])
