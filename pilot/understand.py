@@ -777,6 +777,24 @@ def _reworded(text: str, ctx: Context) -> Message | None:
     return msg.model_copy(update={"text": text, "feedback": msg.feedback.model_copy(update={"text": text})})
 
 
+_YES = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|ya|y|sure|ok(?:ay)?|please|go ahead|do it|do that|sounds good|why not|yes please|"
+    r"(?:yes|yeah|sure|ok(?:ay)?),? (?:please|do it|do that|go ahead|why not|sounds good))\W*$",
+    re.I,
+)
+_NO = re.compile(r"^\W*(?:no|nope|nah|n|no thanks|no,? thank you|neither|not really|don'?t)\W*$", re.I)
+
+
+def _yes_or_no(question: Question, text: str) -> int | None:
+    """The option a bare yes or no picks, when one option starts with "Yes" and one with "No"."""
+    labels = [o.label.lower() for o in question.options]
+    yes = [i for i, lab in enumerate(labels) if lab.startswith("yes")]
+    no = [i for i, lab in enumerate(labels) if lab.startswith("no,") or lab.startswith("no ")]
+    if len(yes) != 1 or len(no) != 1:
+        return None
+    return yes[0] if _YES.match(text) else no[0] if _NO.match(text) else None
+
+
 def read(text: str, ctx: Context) -> Message:
     """The deterministic reading of one message (see the module docstring for the kinds)."""
     text = strip_markup(text)
@@ -818,6 +836,9 @@ def read(text: str, ctx: Context) -> Message:
     if (back := _earlier_search(text)) is not None:
         return back
     q = ctx.question
+    if q is not None and (said := _yes_or_no(q, text)) is not None:
+        # "yes", "sure", "nope" to "Search for papers about X instead?" (once a topic search for "yes")
+        return Message(kind="answer", text=text, option=said, why=f"answers the {q.slot} question yes or no")
     if q is not None and q.slot not in ("scope", "fallback"):
         idx = match_option(q, text)
         if idx is not None:

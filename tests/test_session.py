@@ -822,3 +822,11 @@ async def test_where_to_start_names_the_best_match_and_the_most_cited(runtime):
     reply = await s.user_says("which one should I read first?")  # was a topic search for "first"
     assert reply.message.startswith(f"#1 “{shown[0].title[:40]}") and "matches the search best" in reply.message
     assert [r.paper.id for r in reply.results] == [p.id for p in shown]
+
+
+async def test_yes_to_searching_a_missing_papers_words_searches_them(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("what came before Glorpnet?")
+    assert reply.question is not None and reply.question.slot == "fallback"
+    await s.user_says("yes")  # was a topic search for "yes"
+    assert s.intent.topic == "Glorpnet"

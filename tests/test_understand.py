@@ -1326,3 +1326,20 @@ def test_a_named_papers_citation_is_asked_for(text, name):
 def test_is_a_result_a_survey_asks_about_that_result():
     msg = read("is #1 a survey?", RESULTS.model_copy(update={"listed": 10}))  # was a search for surveys covering #1
     assert (msg.kind, msg.command, msg.refs) == ("command", "explain", [1])
+
+
+@pytest.mark.parametrize(
+    "text, option", [("yes", 0), ("sure, go ahead", 0), ("yeah", 0), ("nope", 1), ("neither", 1), ("no thanks", 1)]
+)
+def test_yes_or_no_answers_a_yes_no_question(text, option):
+    # "yes" to "Search for papers about X instead?" was a topic search for "yes"
+    q = Question(
+        slot="fallback",
+        text="Search for papers about “ELMo” instead?",
+        options=[
+            Option(label="Yes, search papers about “ELMo”"),
+            Option(label="No, I will name the paper differently"),
+        ],
+    )
+    msg = read(text, Context(phase="clarify", question=q))
+    assert (msg.kind, msg.option) == ("answer", option)
