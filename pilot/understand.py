@@ -535,7 +535,8 @@ _NO_PREFERENCE = re.compile(
     r"(?:i|we) (?:don'?t|do not|dont) (?:know|mind|care|have (?:a )?preference)|(?:i'?m )?not sure|dunno|no idea|"
     r"no clue|(?:it )?(?:doesn'?t|does not|dont) matter|not important|no (?:strong )?(?:preference|opinion)|"
     r"whatever|any(?:thing)?(?: is fine| is ok(?:ay)?| works)?|either(?: one| is fine)?|all(?: of them)?|"
-    r"(?:up to you|you (?:choose|decide|pick))|surprise me|skip(?: (?:this|it|that)(?: one)?)?|pass|no|none|nope"
+    r"(?:up to you|you (?:choose|decide|pick))|surprise me|skip(?: (?:this|it|that)(?: one)?)?|pass|no|none|nope|"
+    r"neither(?: of (?:these|them|those))?"
     r")(?: (?:really|at all|thanks|thank you|please|honestly))*\W*$",
     re.IGNORECASE,
 )

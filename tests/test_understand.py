@@ -1343,3 +1343,13 @@ def test_yes_or_no_answers_a_yes_no_question(text, option):
     )
     msg = read(text, Context(phase="clarify", question=q))
     assert (msg.kind, msg.option) == ("answer", option)
+
+
+def test_neither_to_which_paper_is_none_of_these():
+    q = Question(
+        slot="anchor",
+        text="Which paper do you mean?",
+        options=[Option(label="Glove (2014)", sets={"anchor_id": "a"}), Option(label="GloVe-based (2016)", sets={"anchor_id": "b"}),
+                 Option(label="None of these", sets={})],
+    )  # fmt: skip
+    assert read("neither", Context(phase="clarify", question=q)).option == 2  # was a search for a paper "neither"
