@@ -1349,7 +1349,10 @@ def test_neither_to_which_paper_is_none_of_these():
     q = Question(
         slot="anchor",
         text="Which paper do you mean?",
-        options=[Option(label="Glove (2014)", sets={"anchor_id": "a"}), Option(label="GloVe-based (2016)", sets={"anchor_id": "b"}),
-                 Option(label="None of these", sets={})],
-    )  # fmt: skip
+        options=[
+            Option(label="Glove (2014)", sets={"anchor_id": "a"}),
+            Option(label="GloVe-based (2016)", sets={"anchor_id": "b"}),
+            Option(label="None of these", sets={}),
+        ],
+    )
     assert read("neither", Context(phase="clarify", question=q)).option == 2  # was a search for a paper "neither"
