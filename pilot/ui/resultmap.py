@@ -25,6 +25,7 @@ import plotly.graph_objects as go
 
 from pilot.models import Paper, RankedPaper
 from workflows.explain import match_strength
+from workflows.ops.features import citation_value
 
 log = logging.getLogger(__name__)
 
@@ -106,12 +107,8 @@ def _topics(texts: list[str]) -> tuple[list[int], list[str]]:
     return labels, names
 
 
-def _citations(p: Paper) -> int:
-    return max(p.citation_count or 0, p.in_corpus_citations or 0)
-
-
 def _size(p: Paper) -> float:
-    return 8 + 7 * math.log10(1 + _citations(p))
+    return 8 + 7 * math.log10(1 + citation_value(p))
 
 
 def _hover(p: Paper, strength: str | None, closeness: float) -> str:
@@ -122,7 +119,7 @@ def _hover(p: Paper, strength: str | None, closeness: float) -> str:
     if meta:
         lines.append(meta)
     facts = [
-        f"{_citations(p)} citations" if p.citation_count is not None or p.in_corpus_citations else "",
+        f"{citation_value(p)} citations" if p.citation_count is not None or p.in_corpus_citations else "",
         strength or "",
     ]
     facts.append(f"closeness {closeness:.2f}")

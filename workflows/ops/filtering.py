@@ -15,7 +15,7 @@ from pilot.publication import publication
 from pilot.text import fold, normalize_title, org_matches, snowball
 from pilot.vocab import PublicationKind, ResultOrder
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
-from workflows.ops.features import WEAK, match_strength, papers_of, support_node, tokens
+from workflows.ops.features import WEAK, citation_value, match_strength, papers_of, support_node, tokens
 from workflows.ports import PortType
 
 
@@ -172,10 +172,7 @@ class _Checker:
             return False
         if p.orgs and not any(org_matches(o, a.affiliation) for a in paper.authors for o in p.orgs):
             return False
-        if (
-            p.min_citations is not None
-            and max(paper.citation_count or 0, paper.in_corpus_citations or 0) < p.min_citations
-        ):
+        if p.min_citations is not None and citation_value(paper) < p.min_citations:
             return False
         if p.has_abstract is not None and bool(paper.abstract) != p.has_abstract:
             return False
@@ -241,7 +238,7 @@ class TopKParams(OperatorParams):
 _ORDER_KEYS: dict[str, Callable[[RankedPaper], float]] = {
     "newest": lambda it: -(it.paper.year or 0),
     "oldest": lambda it: it.paper.year or 9999,
-    "most_cited": lambda it: -max(it.paper.citation_count or 0, it.paper.in_corpus_citations or 0),
+    "most_cited": lambda it: -citation_value(it.paper),
 }
 
 
