@@ -108,6 +108,7 @@ def _split(words: list[str]) -> tuple[list[str], list[str]] | None:
 
 
 # "… coreference resolution, ideally after 2016": a hedge before a constraint, not a topic word
+_DEICTIC = frozenset("topic area field subject domain problem".split())
 _HEDGES = frozenset("ideally preferably possibly perhaps maybe mostly mainly instead".split())
 _HEDGE_TAIL = re.compile(rf"(?<![\s,;])[\s,;]+(?:{'|'.join(sorted(_HEDGES))})\W*$", re.IGNORECASE)
 # "… for my thesis": what the reading is for, not what it is about
@@ -155,6 +156,12 @@ def read_topic(text: str) -> TopicRequest | None:
         topic = _clean(topic)
         if not topic or all(w.lower() in INSTRUCTION_WORDS for w in topic):
             continue
+        if (
+            len(topic) == 1
+            and topic[0].lower() in _DEICTIC
+            and re.search(rf"\b(?:this|that|the same) {topic[0]}\b", clause, re.I)
+        ):
+            return None  # "surveys on this topic": the search on screen, not a topic called "topic"
         # "I'm new to X" is a newcomer, not a wish for recent work ("what's new in X" is one)
         newcomer = bool(lead) and lead[-1].lower() == "new" and words[len(lead)].lower() == "to"
         low = {w.lower() for i, w in enumerate(lead) if not (newcomer and i + 1 == len(lead))}

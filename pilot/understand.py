@@ -317,7 +317,7 @@ def _correction(text: str, ctx: Context) -> Message | None:
 # "which of these are surveys?", "are any of them datasets?": a question about the list, not a new search
 _WHICH_KIND = re.compile(
     r"^\W*(?:(?:which|what)(?: ones?)?(?: of (?:these|them|those|the (?:results|papers|list)))?"
-    r"|(?:are|is) (?:any|there any)(?: of (?:these|them|those|the (?:results|papers)))?) (?:are |is )?(?:an? )?"
+    r"|(?:are|is) (?:any|there any)(?: of (?:these|them|those|the (?:results|papers)))?|any) (?:are |is )?(?:an? )?"
     r"(?P<t>surveys?|reviews?|overviews?|tutorials?|datasets?|data sets?|corpora|corpus|benchmarks?|resources?|"
     r"treebanks?|method papers?|methods?)(?: (?:here|there|on the list|in the list|among them))?\W*$",
     re.IGNORECASE,
@@ -900,6 +900,9 @@ def read(text: str, ctx: Context) -> Message:
         if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
             return _answer(text, q, ctx, updates)
     entity = parse_entity_question(text)
+    if entity is not None and entity.topic and _THIS_TOPIC.fullmatch(entity.topic):
+        # "who works on this topic?": the topic being searched (was a question about the word "topic")
+        entity = entity.model_copy(update={"topic": ctx.topic}) if ctx.topic else None
     if (
         entity is not None
         and parsed.anchor_kind in ID_KINDS
@@ -992,6 +995,7 @@ _GROUP_SHAPES: dict[str, tuple[str, ...]] = {
 }
 
 
+_THIS_TOPIC = re.compile(r"(?:this|that|the same|our|my) (?:topic|area|field|subject|domain)", re.I)
 _IS_IT_A = re.compile(
     r"^\W*(?:is|isn'?t|was)\s(?:#\s?\d{1,3}|(?:number|result|paper)\s\d{1,3}|the \w+ one)\s"
     r"(?:really\s|also\s)?(?:a|an)\s",

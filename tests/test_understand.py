@@ -1356,3 +1356,13 @@ def test_neither_to_which_paper_is_none_of_these():
         ],
     )
     assert read("neither", Context(phase="clarify", question=q)).option == 2  # was a search for a paper "neither"
+
+
+def test_this_topic_is_the_topic_being_searched():
+    on_screen = RESULTS.model_copy(update={"topic": "word embeddings", "listed": 10})
+    # were a topic search for "topic" and a question about researchers of the word "topic"
+    msg = read("any surveys on this topic?", on_screen)
+    assert (msg.kind, msg.target, msg.request.intent.direction) == ("new_search", "current", "survey")
+    assert read("datasets in this area", on_screen).request.intent.direction == "benchmark"
+    assert read("who works on this topic?", on_screen).entity.topic == "word embeddings"
+    assert read("any datasets here?", on_screen).command == "kinds"  # was a topic search for "here"
