@@ -77,6 +77,7 @@ from workflows.executor import RunResult, execute
 from workflows.executor import run_node as exec_run_node
 from workflows.explain import how_made
 from workflows.explain import why as explain_why
+from workflows.graph import topo_order
 from workflows.inducer import induce
 from workflows.model import RunTrace, Workflow
 from workflows.ops.features import papers_of
@@ -469,6 +470,8 @@ class Session(BaseModel):
                 return await self.filter_results(ResultFilters())
             if msg.command == "cite_named" and msg.request is not None:
                 return await self._cite_named(msg.request)
+            if msg.command == "on_list" and msg.request is not None:
+                return await self._on_list(msg.request)
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
                 return self._reply(HELP, **self._on_screen())
@@ -803,6 +806,40 @@ class Session(BaseModel):
             )
         bib = export.to_bibtex([res.paper]).strip()
         return self._reply(f"{export.citation(res.paper)}\n\n```bibtex\n{bib}\n```", **keep)
+
+    async def _on_list(self, parsed: ParsedRequest) -> Reply:
+        """ "Is BLEU on the list?": its number, or which step of the workflow left it out, or that none found it."""
+        res = await self._look_up(parsed)
+        keep = self._on_screen()
+        if isinstance(res, SourceError) or res.kind != "paper" or res.paper is None:
+            return self._reply(f"“{short(parsed.anchor_query, 60)}” is not a paper I can find in the source, "
+                               "so it cannot be on the list.", **keep)  # fmt: skip
+        paper, wf = res.paper, self.workflow
+        label = f"“{short(paper.title, 100)}” ({paper.year})" if paper.year else f"“{short(paper.title, 100)}”"
+        listed = next((n for n, r in enumerate(self.results, 1) if r.paper.id == paper.id), None)
+        if listed is not None:
+            return self._reply(f"Yes: {label} is #{listed}.", **keep)
+        values = self._last_run.values if self._last_run is not None else {}
+        held = [
+            nid for nid in (topo_order(wf) if wf is not None else [])
+            if any(getattr(x, "paper", None) is not None and x.paper.id == paper.id for x in values.get(nid) or [])
+        ]  # fmt: skip
+        if not held or wf is None:
+            around = f"Say “papers like {short(parsed.anchor_query, 40)}” to search around it."
+            return self._reply(f"No: {label} is in the source, but no step of this search found it. {around}", **keep)
+        last = held[-1]
+        after = [e.target for e in wf.edges if e.source == last]
+        dropped_by = next((wf.node(t) for t in after), None)
+        if dropped_by is not None and dropped_by.op == "top_k":
+            scored = values.get(last) or []
+            rank = next((i for i, x in enumerate(scored, 1) if x.paper.id == paper.id), None)
+            where = f" ranked #{rank} of {len(scored)}" if rank else ""
+            return self._reply(f"No: {label} was found and{where}, below the list's cut of "
+                               f"{dropped_by.params.get('k', len(self.results))}. Say “show all” or “next page” to see "
+                               "further down.", **keep)  # fmt: skip
+        step = f"the step “{dropped_by.label or dropped_by.id}” ({dropped_by.op})" if dropped_by else "a later step"
+        return self._reply(f"No: {label} was found by “{last}” but {step} left it out. “How did you rank these?” "
+                           "shows each step.", **keep)  # fmt: skip
 
     async def _dated_by(self, parsed: ParsedRequest, relation: str, name: str) -> tuple[ParsedRequest, str]:
         """ "Question answering after BERT": the period starts (or ends) with the year of the paper so named."""

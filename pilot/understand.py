@@ -65,6 +65,7 @@ Command = Literal[
     "version",
     "clear_filters",
     "cite_named",
+    "on_list",
 ]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
@@ -317,7 +318,8 @@ def _correction(text: str, ctx: Context) -> Message | None:
 # "which of these are surveys?", "are any of them datasets?": a question about the list, not a new search
 _WHICH_KIND = re.compile(
     r"^\W*(?:(?:which|what)(?: ones?)?(?: of (?:these|them|those|the (?:results|papers|list)))?"
-    r"|(?:are|is) (?:any|there any)(?: of (?:these|them|those|the (?:results|papers)))?|any) (?:are |is )?(?:an? )?"
+    r"|(?:are|is) (?:any|there(?: any)?)(?: of (?:these|them|those|the (?:results|papers)))?|any)"
+    r" (?:are |is )?(?:an? )?"
     r"(?P<t>surveys?|reviews?|overviews?|tutorials?|datasets?|data sets?|corpora|corpus|benchmarks?|resources?|"
     r"treebanks?|method papers?|methods?)(?: (?:here|there|on the list|in the list|among them))?\W*$",
     re.IGNORECASE,
@@ -751,6 +753,12 @@ _CITE_NAMED = re.compile(
     r"(?P<x2>.{1,150}?)\W*$",
     re.I,
 )
+_LISTED = r"(?:on|in)\s(?:the|this|my)\s(?:list|results)|here|there|listed|included"
+_ON_LIST = re.compile(
+    rf"^\W*(?:is|are)\s(?:the\s)?(?P<a>.{{2,150}}?)(?:\spaper)?\s(?:{_LISTED})\W*$"
+    rf"|^\W*why\s(?:is(?:n'?t| not)|are(?:n'?t| not))\s(?:the\s)?(?P<b>.{{2,150}}?)(?:\spaper)?\s(?:{_LISTED})\W*$",
+    re.I,
+)
 _VERSION = re.compile(
     r"^\W*(?:(?:please|let'?s|ok(?:ay)?),?\s)?(?:(?:go|switch|jump)\s)?(?:back\sto|to|restore|return\sto|revert\sto|"
     r"use|show(?:\sme)?)\s(?:the\s)?(?:workflow\s)?(?:version\s?|v)(?P<n>\d{1,3})(?:\sagain)?\W*$",
@@ -830,6 +838,15 @@ def read(text: str, ctx: Context) -> Message:
             paper = paper.model_copy(update={"anchor_kind": "name" if short_topic else paper.anchor_kind})
             why = "a named paper's citation"
             return Message(kind="command", text=text, command="cite_named", request=paper, why=why)
+    if ctx.has_results and (m := _ON_LIST.match(text)) and not RESULT_REF.search(said := m.group("a") or m.group("b")):
+        if (kind := paper_type_named(said)) is not None:  # "are surveys included?": the surveys on the list
+            return Message(kind="command", text=text, command="kinds", about=kind, why=f"asks which results are {kind}")
+        # "is BLEU on the list?", "why isn't GloVe here?": where that paper is, or why it is not listed
+        asked = parse_request(said, ctx.known_venues)
+        short_topic = asked.anchor_kind == "topic" and len(asked.anchor_query.split()) <= 3
+        if asked.anchor_kind not in ("none", "current", "topic") or short_topic:
+            asked = asked.model_copy(update={"anchor_kind": "name" if short_topic else asked.anchor_kind})
+            return Message(kind="command", text=text, command="on_list", request=asked, why="is a paper listed")
     if m := _VERSION.match(text):  # "go back to version 2": that workflow version, run again
         return Message(kind="command", text=text, command="version", refs=[int(m.group("n"))], why="a version")
     if ctx.has_results and _CLEAR_FILTERS.match(text):

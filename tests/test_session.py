@@ -830,3 +830,16 @@ async def test_yes_to_searching_a_missing_papers_words_searches_them(runtime):
     assert reply.question is not None and reply.question.slot == "fallback"
     await s.user_says("yes")  # was a topic search for "yes"
     assert s.intent.topic == "Glorpnet"
+
+
+async def test_is_a_paper_on_the_list_says_its_number_or_why_not(runtime, by_id):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    shown = [r.paper for r in reply.results]
+    reply = await s.user_says(f'is "{shown[2].title}" on the list?')  # was a topic search
+    assert reply.message.startswith("Yes: “") and reply.message.endswith("is #3.")
+    other = by_id["acl:D08-1048"]["title"]  # a FrameNet paper: no machine translation search finds it
+    reply = await s.user_says(f"why isn't “{other}” on the list?")
+    assert reply.message.startswith("No: “")
+    assert "no step of this search found it" in reply.message or "left it out" in reply.message
+    assert [r.paper.id for r in reply.results] == [p.id for p in shown]

@@ -1366,3 +1366,14 @@ def test_this_topic_is_the_topic_being_searched():
     assert read("datasets in this area", on_screen).request.intent.direction == "benchmark"
     assert read("who works on this topic?", on_screen).entity.topic == "word embeddings"
     assert read("any datasets here?", on_screen).command == "kinds"  # was a topic search for "here"
+
+
+@pytest.mark.parametrize(
+    "text, name", [("is BLEU on the list?", "BLEU"), ("why isn't GloVe on the list?", "GloVe"),
+                   ("is the Penn Treebank paper here?", "Penn Treebank")]
+)  # fmt: skip
+def test_is_a_named_paper_on_the_list(text, name):
+    msg = read(text, RESULTS)  # were a paper search for BLEU, a topic search for "isn't GloVe", a question on authors
+    assert (msg.kind, msg.command, msg.request.anchor_query) == ("command", "on_list", name)
+    assert read("are surveys included?", RESULTS).command == "kinds"
+    assert read("is #3 here?", RESULTS.model_copy(update={"listed": 10})).command == "explain"
