@@ -108,7 +108,8 @@ _META_SLOTS = ("anchor", "direction", "scope", "fallback")
 HELP = (
     "Tell me which paper (a title, a name like “TextRank”, an id) or which topic to search, and what you need: "
     "earlier work, later work, similar papers, datasets, surveys — or ask about people and venues. "
-    "“Back to the first search” returns to an earlier search."
+    "“Back to the first search” returns to an earlier search. About a list: “summarize these”, “is BLEU on the "
+    "list?”, “cite #2”, “more like #3, less like #5”."
 )
 
 
