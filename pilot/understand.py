@@ -916,10 +916,18 @@ def read(text: str, ctx: Context) -> Message:
         updates = interpret_answer(q, text, ctx.known_venues)
         if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
             return _answer(text, q, ctx, updates)
-    entity = parse_entity_question(text)
+    said = text.rstrip(" ?.!")
+    # "which groups work on this?": on the topic being searched
+    on_this = bool(ctx.topic) and _THIS_TOPIC_END.search(said) is not None
+    entity = parse_entity_question(_THIS_TOPIC_END.sub(f" on {ctx.topic}", said) + "?" if on_this else text)
     if entity is not None and entity.topic and _THIS_TOPIC.fullmatch(entity.topic):
         # "who works on this topic?": the topic being searched (was a question about the word "topic")
         entity = entity.model_copy(update={"topic": ctx.topic}) if ctx.topic else None
+    if entity is None and ctx.topic and ctx.has_results:
+        # "what conferences should I target?", "which groups work on this?": about the topic being searched
+        again = parse_entity_question(f"{_THIS_TOPIC_END.sub('', text.rstrip(' ?.!'))} on {ctx.topic}?")
+        if again is not None and again.shape in _TOPIC_SHAPES and again.topic == ctx.topic:
+            entity = again
     if (
         entity is not None
         and parsed.anchor_kind in ID_KINDS
@@ -1012,7 +1020,13 @@ _GROUP_SHAPES: dict[str, tuple[str, ...]] = {
 }
 
 
-_THIS_TOPIC = re.compile(r"(?:this|that|the same|our|my) (?:topic|area|field|subject|domain)", re.I)
+_THIS_TOPIC = re.compile(
+    r"(?:this|that|it)(?: (?:topic|area|field|subject|domain))?"
+    r"|(?:the same|our|my) (?:topic|area|field|subject|domain)",
+    re.I,
+)
+_THIS_TOPIC_END = re.compile(r"\s(?:on|about|in)\s(?:this|that|it)(?:\s(?:topic|area|field))?$", re.I)
+_TOPIC_SHAPES = ("topic_venues", "topic_orgs", "topic_researchers")
 _IS_IT_A = re.compile(
     r"^\W*(?:is|isn'?t|was)\s(?:#\s?\d{1,3}|(?:number|result|paper)\s\d{1,3}|the \w+ one)\s"
     r"(?:really\s|also\s)?(?:a|an)\s",

@@ -1377,3 +1377,21 @@ def test_is_a_named_paper_on_the_list(text, name):
     assert (msg.kind, msg.command, msg.request.anchor_query) == ("command", "on_list", name)
     assert read("are surveys included?", RESULTS).command == "kinds"
     assert read("is #3 here?", RESULTS.model_copy(update={"listed": 10})).command == "explain"
+
+
+@pytest.mark.parametrize(
+    "text, shape",
+    [("who else works on this?", "topic_researchers"), ("which other groups work on this?", "topic_orgs"),
+     ("what conferences should I target?", "topic_venues"),
+     ("where should I submit a paper on this topic?", "topic_venues")],
+)  # fmt: skip
+def test_people_groups_and_venues_of_the_topic_on_screen(text, shape):
+    # were topic searches for "else", "groups", "conferences should I target", "submit a paper on this topic"
+    msg = read(text, RESULTS.model_copy(update={"topic": "word embeddings"}))
+    assert msg.kind == "entity" and (msg.entity.shape, msg.entity.topic) == (shape, "word embeddings")
+
+
+@pytest.mark.parametrize("text", ["papers by the authors of #1", "show me papers from the same authors as #2"])
+def test_papers_by_a_results_authors(text):
+    msg = read(text, RESULTS.model_copy(update={"listed": 10}))  # were that result's card
+    assert msg.kind == "entity" and msg.entity.shape == "paper_authors_papers"

@@ -231,12 +231,13 @@ _PEOPLE = re.compile(
 # "Which venues publish the most on X?", "Where is X published?", "Which institutions work on X?"
 _VENUES_ASKED = re.compile(
     r"\b(?:which|what|top|main|best|leading)\s+(?:\w+\s+){0,2}?(?:venues?|conferences?|journals?)\b|"
-    r"\bwhere\s+(?:is|are|do|does|should)\b.{0,80}?\bpublish",
+    r"\bwhere\s+(?:is|are|do|does|should)\b.{0,80}?\bpublish|"
+    r"\bwhere\s+(?:should|could|can|do|would)\s+(?:i|we)\s+(?:submit|send|publish)",
     re.I,
 )
 _ORGS_ASKED = re.compile(
     r"\b(?:which|what|top|main|best|leading)\s+(?:\w+\s+){0,2}?(?:institutions?|universities|organi[sz]ations?|"
-    r"labs?|companies|research groups?)\b",
+    r"labs?|companies|(?:research\s+)?groups?|teams?)\b",
     re.I,
 )
 # Requests that are about papers relative to an anchor or a topic search, not about entities.
@@ -619,6 +620,10 @@ _TOPIC_RE = [
         re.I,
     ),
     re.compile(r"\b(?:on|about|regarding|related to|in the (?:area|field) of|concerning)\s+(?P<t>.+)", re.I),
+    # "what conferences should I target for dialogue?", "where should I submit my paper on parsing?"
+    re.compile(
+        r"\b(?:target|submit|send)\s+(?:(?:a|my|our)\s+paper\s+|it\s+|work\s+)?(?:for|on|about|in)\s+(?P<t>.+)", re.I
+    ),
     # "who are the top researchers in parsing?", "the most cited author in machine translation"
     re.compile(r"\b(?:researchers?|authors?|scientists?|experts?|people|names)\s+in\s+(?P<t>.+)", re.I),
     # "top venues for NLP", "the best conferences for dialogue research", "leading labs in parsing"
@@ -715,7 +720,7 @@ _WHERE_PUBLISHED = re.compile(
 _THEIR_OTHER_WORK = re.compile(
     r"^\W*(?:(?:what|which)(?: other| else)?(?: papers?| work)?(?: else)? (?:did|have|has|do) the (?:same )?authors? "
     r"(?:of|behind) (?P<p>.+?) (?:also )?(?:write|written|publish|published|do|done|work on|worked on)"
-    r"|(?:(?:show me |list |find )?(?:the )?(?:other|more) (?:papers|work|publications) (?:by|from|of) "
+    r"|(?:(?:show me |list |find )?(?:the )?(?:(?:other|more) )?(?:papers|work|publications) (?:by|from|of) "
     r"(?:the )?(?:same )?authors? (?:of|behind|as) (?P<p2>.+?)))\W*$",
     re.IGNORECASE,
 )
