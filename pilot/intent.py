@@ -544,6 +544,7 @@ _CONSTRAINT_PHRASES = [
         r"\b(?:the\s+)?(?:19|20)\d0'?s\b",
         r"\b(?:the\s+)?'?[5-9]0'?s\b",
         r"\b(?:top|best|first)\s+\d{1,3}\b|\b\d{1,3}\s+(?:papers|results|articles|hits)\b",
+        r"^\s*(?:19|20)\d\d(?=\s+(?:papers?|work|articles?|publications?)\b)",  # "2019 papers that build on ELMo"
         r"\b(?:most recent|latest|newest|recent|seminal|classic|classics|foundational|highly[- ]cited|"
         r"influential|landmark|most cited)\b",
     )
@@ -556,14 +557,24 @@ _LEAVE_OUT = re.compile(
     re.I,
 )
 _CONSTRAINT_PHRASES.append(_LEAVE_OUT)
+# "10 most cited papers that cite BLEU": the count goes before the order phrase takes the words after it
+_COUNT_BEFORE_ORDER = re.compile(
+    r"\b\d{1,3}(?=\s+(?:most\s+(?:cited|recent|influential|relevant|important)|best|top|newest|latest|key|main)"
+    r"\s+(?:papers|results|articles)\b)",
+    re.I,
+)
 # "newest first" goes whole, before "newest" alone would; "not from the 90s" goes with its "not"
-_CONSTRAINT_PHRASES[:0] = [rx for _, rx in _ORDERS] + [
-    re.compile(
-        r"\b(?:not|no|without|except|excluding|fewer|less|drop)\s(?:papers?\s)?(?:(?:from|in|during)\s)?(?:the\s)?"
-        r"(?:(?:19|20)\d0'?s|'?[5-9]0'?s|(?:19|20)\d\d(?:\s?(?:-|–|to)\s?(?:19|20)\d\d)?)\b",
-        re.I,
-    )
-]
+_CONSTRAINT_PHRASES[:0] = (
+    [_COUNT_BEFORE_ORDER]
+    + [rx for _, rx in _ORDERS]
+    + [
+        re.compile(
+            r"\b(?:not|no|without|except|excluding|fewer|less|drop)\s(?:papers?\s)?(?:(?:from|in|during)\s)?(?:the\s)?"
+            r"(?:(?:19|20)\d0'?s|'?[5-9]0'?s|(?:19|20)\d\d(?:\s?(?:-|–|to)\s?(?:19|20)\d\d)?)\b",
+            re.I,
+        )
+    ]
+)
 
 
 def without_left_out(text: str) -> tuple[str, list[str]]:
@@ -804,9 +815,11 @@ def _year_updates(low: str) -> dict[str, Any]:
         start = 1900 + int(decade.group(1)) * 10
         return _period(low, decade, start, start + 9)
     if m := re.search(
-        rf"\b(?:only|just)\s(?:(?:the\s)?(?:ones|papers|those)\s)?(?:(?:from|in)\s)?{y}\b(?!\s*(?:-|–|to|on))", low
+        rf"\b(?:only|just)\s(?:(?:the\s)?(?:ones|papers|those)\s)?(?:(?:from|in)\s)?{y}\b(?!\s*(?:-|–|to|on))"
+        rf"|^\s*{y}(?=\s+(?:papers?|work|articles?|publications?)\b)",
+        low,
     ):
-        year = int(m.group(1))  # "only 2010", "just the ones from 2012": that year
+        year = int(m.group(1) or m.group(2))  # "only 2010", "just the ones from 2012", "2019 papers": that year
         return {"year_min": year, "year_max": year}
     # "after 2008" is read as 2009 on; "since/from 2008" includes 2008. Likewise before / until.
     if m := re.search(rf"\b(?:after|later than|newer than|post)\s+{y}\b|\bpost-{y}\b", low):
@@ -913,7 +926,9 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         out["exclude_venues"] = left_out
     if m := re.search(
         r"\b(?:top|best|first|only|just|give me|show me|keep)\s+(?:the\s+)?(?:top\s+|first\s+|best\s+)?(\d{1,3})\b"
-        r"(?!\s*(?:more|\+|citations?|cites|times|years?|%))|\b(\d{1,3})\s+(?:papers|results|articles|hits)\b",
+        r"(?!\s*(?:more|\+|citations?|cites|times|years?|%))|\b(\d{1,3})\s+"
+        r"(?:(?:most\s+(?:cited|recent|influential|relevant|important)|best|top|newest|latest|key|main)\s+)?"
+        r"(?:papers|results|articles|hits)\b",  # "10 most cited papers that cite BLEU"
         low,
     ):
         k = int(m.group(1) or m.group(2))
@@ -1102,8 +1117,9 @@ def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
     updates.pop("topic_terms", None)  # "work on X" in a request names the anchor's topic, not a filter
     # a topic with a relation ("similar to attention is all you need but for speech") may be a title in lower case
     paper_like = kind not in ("topic", "none") or direction in ("predecessor", "successor", "sibling")
-    if paper_like and (focus := focus_terms(text, anchor_query, rest)):
-        updates["topic_terms"] = focus
+    venue_words = {w.lower() for v in updates.get("venues", []) for w in v.split()}
+    if paper_like and (focus := [t for t in focus_terms(text, anchor_query, rest) if t.lower() not in venue_words]):
+        updates["topic_terms"] = focus  # "follow-ups to GloVe in ACL": ACL is where, not what about
     if critique and direction == "successor":
         updates["topic_terms"] = [*updates.get("topic_terms", []), *_CRITIQUE_WORDS]
     if direction != "sibling":

@@ -1395,3 +1395,15 @@ def test_people_groups_and_venues_of_the_topic_on_screen(text, shape):
 def test_papers_by_a_results_authors(text):
     msg = read(text, RESULTS.model_copy(update={"listed": 10}))  # were that result's card
     assert msg.kind == "entity" and msg.entity.shape == "paper_authors_papers"
+
+
+@pytest.mark.parametrize(
+    "text, anchor, constraints",
+    [("2019 papers that build on ELMo", "ELMo", {"year_min": 2019, "year_max": 2019}),
+     ("10 most cited papers that cite BLEU", "BLEU", {"k": 10, "order": "most_cited"}),
+     ("recent follow-ups to GloVe in ACL", "GloVe", {"venues": ["ACL"], "recency": "recent"})],
+)  # fmt: skip
+def test_a_leading_year_or_count_and_a_venue_are_constraints_not_the_subject(text, anchor, constraints):
+    # were the topic "2019 papers", a paper called "10", and a focus on the word "acl"
+    msg = read(text, Context())
+    assert (msg.request.anchor_query, msg.request.constraints) == (anchor, constraints)
