@@ -473,6 +473,8 @@ class Session(BaseModel):
                 return await self._cite_named(msg.request)
             if msg.command == "on_list" and msg.request is not None:
                 return await self._on_list(msg.request)
+            if msg.command == "which_cite" and msg.request is not None:
+                return await self._which_cite(msg.request)
             if msg.command == "help":
                 # what pilot can do, and whatever was on screen stays: the open question, the results
                 return self._reply(HELP, **self._on_screen())
@@ -807,6 +809,24 @@ class Session(BaseModel):
             )
         bib = export.to_bibtex([res.paper]).strip()
         return self._reply(f"{export.citation(res.paper)}\n\n```bibtex\n{bib}\n```", **keep)
+
+    async def _which_cite(self, parsed: ParsedRequest) -> Reply:
+        """ "Which of these cite ROUGE?": the results whose reference lists hold that paper, the list unchanged."""
+        res = await self._look_up(parsed)
+        keep = self._on_screen()
+        if isinstance(res, SourceError) or res.kind != "paper" or res.paper is None:
+            return self._reply(f"“{short(parsed.anchor_query, 60)}” is not a paper I can find in the source.", **keep)
+        cited, total = res.paper, len(self.results)
+        label = f"“{short(cited.title, 100)}”" + (f" ({cited.year})" if cited.year else "")
+        citing = [n for n, r in enumerate(self.results, 1) if cited.id in (r.paper.references or [])]
+        unknown = sum(1 for r in self.results if r.paper.references is None)
+        blind = f" The source gives no reference list for {unknown} of them." if unknown else ""
+        if not citing:
+            return self._reply(f"None of the {total} results cites {label}.{blind}", **keep)
+        narrowing = self.anchor is not None and self.intent.direction == "successor"  # only citers can be narrowed so
+        hint = f" (Say “only the ones that also cite {short(parsed.anchor_query, 40)}” to keep just those.)"
+        said = f"{len(citing)} of the {total} results cite {label}: {numbered(citing)}.{blind}"
+        return self._reply(said + (hint if narrowing else ""), **keep)
 
     async def _on_list(self, parsed: ParsedRequest) -> Reply:
         """ "Is BLEU on the list?": its number, or which step of the workflow left it out, or that none found it."""

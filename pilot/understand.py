@@ -66,6 +66,7 @@ Command = Literal[
     "clear_filters",
     "cite_named",
     "on_list",
+    "which_cite",
 ]
 
 _COMMANDS: list[tuple[Command, re.Pattern]] = [
@@ -753,6 +754,11 @@ _CITE_NAMED = re.compile(
     r"(?P<x2>.{1,150}?)\W*$",
     re.I,
 )
+_WHICH_CITE = re.compile(
+    r"^\W*(?:which|what|how many)(?: ones?)?(?: of (?:these|them|those|the (?:results|papers|list)))?(?: papers| ones)?"
+    r"(?: here)? (?:also )?(?:cite|cites|cited|reference|references|build on|builds on) (?P<x>.{2,150}?)\W*$",
+    re.I,
+)
 _LISTED = r"(?:on|in)\s(?:the|this|my)\s(?:list|results)|here|there|listed|included"
 _ON_LIST = re.compile(
     rf"^\W*(?:is|are)\s(?:the\s)?(?P<a>.{{2,150}}?)(?:\spaper)?\s(?:{_LISTED})\W*$"
@@ -838,6 +844,15 @@ def read(text: str, ctx: Context) -> Message:
             paper = paper.model_copy(update={"anchor_kind": "name" if short_topic else paper.anchor_kind})
             why = "a named paper's citation"
             return Message(kind="command", text=text, command="cite_named", request=paper, why=why)
+    if ctx.has_results and (m := _WHICH_CITE.match(text)) and not RESULT_REF.search(m.group("x")):
+        # "which of these cite ROUGE?": counted on the list (was a topic search)
+        cited = parse_request(m.group("x"), ctx.known_venues)
+        short_topic = cited.anchor_kind == "topic" and len(cited.anchor_query.split()) <= 3
+        if cited.anchor_kind not in ("none", "current", "topic") or short_topic:
+            cited = cited.model_copy(update={"anchor_kind": "name" if short_topic else cited.anchor_kind})
+            return Message(
+                kind="command", text=text, command="which_cite", request=cited, why="counts citers on the list"
+            )
     if ctx.has_results and (m := _ON_LIST.match(text)) and not RESULT_REF.search(said := m.group("a") or m.group("b")):
         if (kind := paper_type_named(said)) is not None:  # "are surveys included?": the surveys on the list
             return Message(kind="command", text=text, command="kinds", about=kind, why=f"asks which results are {kind}")

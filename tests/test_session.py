@@ -843,3 +843,15 @@ async def test_is_a_paper_on_the_list_says_its_number_or_why_not(runtime, by_id)
     assert reply.message.startswith("No: “")
     assert "no step of this search found it" in reply.message or "left it out" in reply.message
     assert [r.paper.id for r in reply.results] == [p.id for p in shown]
+
+
+async def test_which_of_these_cite_a_paper_numbers_them(runtime, by_id):
+    s = Session(runtime)
+    reply = await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
+    shown = [r.paper for r in reply.results]
+    citing = [n for n, p in enumerate(shown, 1) if BLEU in (by_id.get(p.id, {}).get("references") or [])]
+    reply = await s.user_says(f'which of these cite "{BLEU_TITLE}"?')  # was a topic search
+    assert citing  # the slice's machine translation list holds BLEU's citers
+    assert reply.message.startswith(f"{len(citing)} of the {len(shown)} results cite “Bleu")
+    assert f"#{citing[0]}" in reply.message
+    assert [r.paper.id for r in reply.results] == [p.id for p in shown]

@@ -1407,3 +1407,11 @@ def test_a_leading_year_or_count_and_a_venue_are_constraints_not_the_subject(tex
     # were the topic "2019 papers", a paper called "10", and a focus on the word "acl"
     msg = read(text, Context())
     assert (msg.request.anchor_query, msg.request.constraints) == (anchor, constraints)
+
+
+@pytest.mark.parametrize(
+    "text, name", [("which of these cite ROUGE?", "ROUGE"), ("how many of them cite BLEU?", "BLEU")]
+)
+def test_which_results_cite_a_paper_is_counted_on_the_list(text, name):
+    msg = read(text, RESULTS)  # were topic searches for "cite ROUGE"
+    assert (msg.kind, msg.command, msg.request.anchor_query) == ("command", "which_cite", name)
