@@ -810,13 +810,20 @@ class Session(BaseModel):
         bib = export.to_bibtex([res.paper]).strip()
         return self._reply(f"{export.citation(res.paper)}\n\n```bibtex\n{bib}\n```", **keep)
 
+    async def _paper_named(self, parsed: ParsedRequest) -> Paper | str:
+        """The one paper ``parsed`` names, or what to say when it names none (asked of the list on screen)."""
+        res = await self._look_up(parsed)
+        if isinstance(res, SourceError) or res.kind != "paper" or res.paper is None:
+            return f"“{short(parsed.anchor_query, 60)}” is not a paper I can find in the source."
+        return res.paper
+
     async def _which_cite(self, parsed: ParsedRequest) -> Reply:
         """ "Which of these cite ROUGE?": the results whose reference lists hold that paper, the list unchanged."""
-        res = await self._look_up(parsed)
         keep = self._on_screen()
-        if isinstance(res, SourceError) or res.kind != "paper" or res.paper is None:
-            return self._reply(f"“{short(parsed.anchor_query, 60)}” is not a paper I can find in the source.", **keep)
-        cited, total = res.paper, len(self.results)
+        cited = await self._paper_named(parsed)
+        if isinstance(cited, str):
+            return self._reply(cited, **keep)
+        total = len(self.results)
         label = f"“{short(cited.title, 100)}”" + (f" ({cited.year})" if cited.year else "")
         citing = [n for n, r in enumerate(self.results, 1) if cited.id in (r.paper.references or [])]
         unknown = sum(1 for r in self.results if r.paper.references is None)
@@ -830,12 +837,11 @@ class Session(BaseModel):
 
     async def _on_list(self, parsed: ParsedRequest) -> Reply:
         """ "Is BLEU on the list?": its number, or which step of the workflow left it out, or that none found it."""
-        res = await self._look_up(parsed)
         keep = self._on_screen()
-        if isinstance(res, SourceError) or res.kind != "paper" or res.paper is None:
-            return self._reply(f"“{short(parsed.anchor_query, 60)}” is not a paper I can find in the source, "
-                               "so it cannot be on the list.", **keep)  # fmt: skip
-        paper, wf = res.paper, self.workflow
+        paper = await self._paper_named(parsed)
+        if isinstance(paper, str):
+            return self._reply(paper, **keep)
+        wf = self.workflow
         label = f"“{short(paper.title, 100)}” ({paper.year})" if paper.year else f"“{short(paper.title, 100)}”"
         listed = next((n for n, r in enumerate(self.results, 1) if r.paper.id == paper.id), None)
         if listed is not None:
@@ -874,16 +880,11 @@ class Session(BaseModel):
                 "so no year limit is set.",
             )
         year = paper.year
-        bound = {"after": {"year_min": year + 1}, "since": {"year_min": year}, "before": {"year_max": year - 1}}[
-            relation
-        ]
-        period = (
-            f"from {year + 1}"
-            if relation == "after"
-            else f"from {year}"
-            if relation == "since"
-            else f"up to {year - 1}"
-        )
+        bound, period = {
+            "after": ({"year_min": year + 1}, f"from {year + 1}"),
+            "since": ({"year_min": year}, f"from {year}"),
+            "before": ({"year_max": year - 1}, f"up to {year - 1}"),
+        }[relation]
         intent = apply_updates(parsed.intent, bound)
         said = f"“{relation} {short(name, 40)}”: {period} ({_paper_label(paper)})."
         return parsed.model_copy(update={"intent": intent, "constraints": {**parsed.constraints, **bound}}), said
