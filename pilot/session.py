@@ -219,9 +219,9 @@ def _preview(value: Any, n: int = 5) -> tuple[int, list[str]]:
 
 def _citation_count(paper: Paper) -> str:
     """How often a paper is cited, as far as the source knows (its own links, and the count it was given)."""
-    said = [f"{paper.in_corpus_citations:,} paper{'s' if paper.in_corpus_citations != 1 else ''} in this source"]
-    if paper.in_corpus_citations is None:
-        said = []
+    said = []
+    if (linked := paper.in_corpus_citations) is not None:  # a remote source's record has no count of its own links
+        said.append(f"{linked:,} paper{'s' if linked != 1 else ''} in this source")
     if paper.citation_count is not None:
         said.append(f"{paper.citation_count:,} in all, by the source's count")
     title = f"“{short(paper.title, 100)}”" + (f" ({paper.year})" if paper.year else "")

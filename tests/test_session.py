@@ -855,3 +855,13 @@ async def test_which_of_these_cite_a_paper_numbers_them(runtime, by_id):
     assert reply.message.startswith(f"{len(citing)} of the {len(shown)} results cite “Bleu")
     assert f"#{citing[0]}" in reply.message
     assert [r.paper.id for r in reply.results] == [p.id for p in shown]
+
+
+def test_a_citation_count_without_the_sources_own_links_is_said_not_crashed_on():
+    # a Semantic Scholar record has a citation count but no count of in-source links (the format once raised)
+    from pilot.models import Paper
+    from pilot.session import _citation_count
+
+    remote = Paper(id="s2:1", title="Bleu", year=2002, citation_count=12000)
+    assert _citation_count(remote) == "“Bleu” (2002) is cited by 12,000 in all, by the source's count."
+    assert _citation_count(Paper(id="s2:2", title="X")) == "The source gives no citation count for “X”."
