@@ -778,6 +778,18 @@ _CLEAR_FILTERS = re.compile(
 )
 
 
+def _paper_words(words: str, ctx: Context) -> ParsedRequest | None:
+    """The paper a few words name ("BERT", "the transformer", a title), read as a name when they are short; None
+    for a result's number ("#3"), a topic, or nothing."""
+    if RESULT_REF.search(words):
+        return None
+    paper = parse_request(words, ctx.known_venues)
+    short_topic = paper.anchor_kind == "topic" and len(paper.anchor_query.split()) <= 3  # "the transformer"
+    if paper.anchor_kind in ("none", "current", "topic") and not short_topic:
+        return None
+    return paper.model_copy(update={"anchor_kind": "name"}) if short_topic else paper
+
+
 def _reworded(text: str, ctx: Context) -> Message | None:
     """Feedback phrased another way, read as its plain form; None when that form is no feedback either."""
     if m := _NARROW_TO.match(text):
@@ -836,31 +848,18 @@ def read(text: str, ctx: Context) -> Message:
         return Message(
             kind="command", text=text, command="step_edit", step_edit=edit, why=f"a step edit ({edit.action})"
         )
-    if (m := _CITE_NAMED.match(text)) and not RESULT_REF.search(cited := m.group("x") or m.group("x2")):
+    if (m := _CITE_NAMED.match(text)) and (paper := _paper_words(m.group("x") or m.group("x2"), ctx)):
         # "bibtex for BERT", "how do I cite the transformer paper?": that paper's citation, whatever is on screen
-        paper = parse_request(cited, ctx.known_venues)
-        short_topic = paper.anchor_kind == "topic" and len(paper.anchor_query.split()) <= 3  # "the transformer"
-        if paper.anchor_kind not in ("none", "current", "topic") or short_topic:
-            paper = paper.model_copy(update={"anchor_kind": "name" if short_topic else paper.anchor_kind})
-            why = "a named paper's citation"
-            return Message(kind="command", text=text, command="cite_named", request=paper, why=why)
-    if ctx.has_results and (m := _WHICH_CITE.match(text)) and not RESULT_REF.search(m.group("x")):
+        why = "a named paper's citation"
+        return Message(kind="command", text=text, command="cite_named", request=paper, why=why)
+    if ctx.has_results and (m := _WHICH_CITE.match(text)) and (cited := _paper_words(m.group("x"), ctx)):
         # "which of these cite ROUGE?": counted on the list (was a topic search)
-        cited = parse_request(m.group("x"), ctx.known_venues)
-        short_topic = cited.anchor_kind == "topic" and len(cited.anchor_query.split()) <= 3
-        if cited.anchor_kind not in ("none", "current", "topic") or short_topic:
-            cited = cited.model_copy(update={"anchor_kind": "name" if short_topic else cited.anchor_kind})
-            return Message(
-                kind="command", text=text, command="which_cite", request=cited, why="counts citers on the list"
-            )
+        return Message(kind="command", text=text, command="which_cite", request=cited, why="counts citers on the list")
     if ctx.has_results and (m := _ON_LIST.match(text)) and not RESULT_REF.search(said := m.group("a") or m.group("b")):
         if (kind := paper_type_named(said)) is not None:  # "are surveys included?": the surveys on the list
             return Message(kind="command", text=text, command="kinds", about=kind, why=f"asks which results are {kind}")
-        # "is BLEU on the list?", "why isn't GloVe here?": where that paper is, or why it is not listed
-        asked = parse_request(said, ctx.known_venues)
-        short_topic = asked.anchor_kind == "topic" and len(asked.anchor_query.split()) <= 3
-        if asked.anchor_kind not in ("none", "current", "topic") or short_topic:
-            asked = asked.model_copy(update={"anchor_kind": "name" if short_topic else asked.anchor_kind})
+        if asked := _paper_words(said, ctx):
+            # "is BLEU on the list?", "why isn't GloVe here?": where that paper is, or why it is not listed
             return Message(kind="command", text=text, command="on_list", request=asked, why="is a paper listed")
     if m := _VERSION.match(text):  # "go back to version 2": that workflow version, run again
         return Message(kind="command", text=text, command="version", refs=[int(m.group("n"))], why="a version")
@@ -931,18 +930,7 @@ def read(text: str, ctx: Context) -> Message:
         updates = interpret_answer(q, text, ctx.known_venues)
         if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
             return _answer(text, q, ctx, updates)
-    said = text.rstrip(" ?.!")
-    # "which groups work on this?": on the topic being searched
-    on_this = bool(ctx.topic) and _THIS_TOPIC_END.search(said) is not None
-    entity = parse_entity_question(_THIS_TOPIC_END.sub(f" on {ctx.topic}", said) + "?" if on_this else text)
-    if entity is not None and entity.topic and _THIS_TOPIC.fullmatch(entity.topic):
-        # "who works on this topic?": the topic being searched (was a question about the word "topic")
-        entity = entity.model_copy(update={"topic": ctx.topic}) if ctx.topic else None
-    if entity is None and ctx.topic and ctx.has_results:
-        # "what conferences should I target?", "which groups work on this?": about the topic being searched
-        again = parse_entity_question(f"{_THIS_TOPIC_END.sub('', text.rstrip(' ?.!'))} on {ctx.topic}?")
-        if again is not None and again.shape in _TOPIC_SHAPES and again.topic == ctx.topic:
-            entity = again
+    entity = _entity_question(text, ctx)
     if (
         entity is not None
         and parsed.anchor_kind in ID_KINDS
@@ -1033,6 +1021,22 @@ _GROUP_SHAPES: dict[str, tuple[str, ...]] = {
     "topic_venues": ("venue", "conference", "journal"),
     "topic_researchers": ("researcher", "author", "people"),
 }
+
+
+def _entity_question(text: str, ctx: Context) -> KGQuery | None:
+    """The entity question in ``text``, where "this", "this topic" and no topic at all ("what conferences should I
+    target?") mean the topic being searched (they were questions about the words "this", "topic")."""
+    said = text.rstrip(" ?.!")
+    bare = _THIS_TOPIC_END.sub("", said)
+    on_the_topic = f"{bare} on {ctx.topic}?"
+    entity = parse_entity_question(on_the_topic if ctx.topic and bare != said else text)
+    if entity is not None and entity.topic and _THIS_TOPIC.fullmatch(entity.topic):
+        entity = entity.model_copy(update={"topic": ctx.topic}) if ctx.topic else None
+    if entity is None and ctx.topic and ctx.has_results and bare == said:
+        again = parse_entity_question(on_the_topic)
+        if again is not None and again.shape in _TOPIC_SHAPES and again.topic == ctx.topic:
+            entity = again
+    return entity
 
 
 _THIS_TOPIC = re.compile(
