@@ -236,15 +236,20 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
     before = stripped[: max(stripped.find(subject), 0)]
     extended = _EXTENDED.search(before) is not None  # "extend BERT to multilingual settings": "to" joins a focus
     subject = _without_authors(_without_focus(subject, first=stripped.startswith(subject), to_joins=extended))
-    if subject.lower() in _PRONOUNS or _this_topic(subject, stripped):
+    if subject.lower() in _PRONOUNS or names_this_topic(subject, stripped):
         return "", "current", _cut(stripped, subject)
     return subject, subject_form(subject), _cut(stripped, subject)
 
 
-def _this_topic(subject: str, text: str) -> bool:
-    """ "Surveys on this topic", "datasets in this area": the search on screen (the subject left is "topic")."""
-    deictic = subject.lower() in ("topic", "area", "field", "subject", "domain")
-    return deictic and re.search(rf"\b(?:this|that|the same) {re.escape(subject)}\b", text, re.I) is not None
+# nouns that point at the search on screen after "this", "that", "the same" ("surveys on this topic")
+DEICTIC_NOUNS = ("topic", "area", "field", "subject", "domain", "problem")
+
+
+def names_this_topic(word: str, text: str) -> bool:
+    """ "Surveys on this topic", "datasets in this area": ``word``, all that is left of the subject, points at the
+    search on screen."""
+    deictic = word.lower() in DEICTIC_NOUNS
+    return deictic and re.search(rf"\b(?:this|that|the same) {re.escape(word)}\b", text, re.I) is not None
 
 
 # "papers like GloVe but for sentences", "BERT for biomedical text": a named paper and what to focus on

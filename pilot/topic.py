@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pilot.intent import negated_types, parse_constraints, publication_kinds, without_left_out
+from pilot.intent import names_this_topic, negated_types, parse_constraints, publication_kinds, without_left_out
 from pilot.text import DETERMINERS, INSTRUCTION_WORDS, PHRASE_BREAK_WORDS
 from pilot.vocab import PAPER_TYPE_WORDS, PAPER_TYPES, PaperType
 
@@ -108,7 +108,6 @@ def _split(words: list[str]) -> tuple[list[str], list[str]] | None:
 
 
 # "… coreference resolution, ideally after 2016": a hedge before a constraint, not a topic word
-_DEICTIC = frozenset("topic area field subject domain problem".split())
 _HEDGES = frozenset("ideally preferably possibly perhaps maybe mostly mainly instead".split())
 _HEDGE_TAIL = re.compile(rf"(?<![\s,;])[\s,;]+(?:{'|'.join(sorted(_HEDGES))})\W*$", re.IGNORECASE)
 # "… for my thesis": what the reading is for, not what it is about
@@ -156,11 +155,7 @@ def read_topic(text: str) -> TopicRequest | None:
         topic = _clean(topic)
         if not topic or all(w.lower() in INSTRUCTION_WORDS for w in topic):
             continue
-        if (
-            len(topic) == 1
-            and topic[0].lower() in _DEICTIC
-            and re.search(rf"\b(?:this|that|the same) {topic[0]}\b", clause, re.I)
-        ):
+        if len(topic) == 1 and names_this_topic(topic[0], clause):
             return None  # "surveys on this topic": the search on screen, not a topic called "topic"
         # "I'm new to X" is a newcomer, not a wish for recent work ("what's new in X" is one)
         newcomer = bool(lead) and lead[-1].lower() == "new" and words[len(lead)].lower() == "to"

@@ -30,7 +30,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clarifier.policy import interpret_answer, match_option, match_options, merged_updates
 from clarifier.question import Question
-from pilot.intent import ID_KINDS, INTRODUCING, PERIOD_OF, ParsedRequest, apply_updates, parse_request, subject_of
+from pilot.intent import (
+    DEICTIC_NOUNS,
+    ID_KINDS,
+    INTRODUCING,
+    PERIOD_OF,
+    ParsedRequest,
+    apply_updates,
+    parse_request,
+    subject_of,
+)
 from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
 from pilot.listfacts import list_fact
@@ -1039,12 +1048,9 @@ def _entity_question(text: str, ctx: Context) -> KGQuery | None:
     return entity
 
 
-_THIS_TOPIC = re.compile(
-    r"(?:this|that|it)(?: (?:topic|area|field|subject|domain))?"
-    r"|(?:the same|our|my) (?:topic|area|field|subject|domain)",
-    re.I,
-)
-_THIS_TOPIC_END = re.compile(r"\s(?:on|about|in)\s(?:this|that|it)(?:\s(?:topic|area|field))?$", re.I)
+_DEICTIC = "|".join(DEICTIC_NOUNS)
+_THIS_TOPIC = re.compile(rf"(?:this|that|it)(?: (?:{_DEICTIC}))?|(?:the same|our|my) (?:{_DEICTIC})", re.I)
+_THIS_TOPIC_END = re.compile(rf"\s(?:on|about|in)\s(?:this|that|it)(?:\s(?:{_DEICTIC}))?$", re.I)
 _TOPIC_SHAPES = ("topic_venues", "topic_orgs", "topic_researchers")
 _IS_IT_A = re.compile(
     r"^\W*(?:is|isn'?t|was)\s(?:#\s?\d{1,3}|(?:number|result|paper)\s\d{1,3}|the \w+ one)\s"
