@@ -219,7 +219,7 @@ def _find_anchor(text: str) -> tuple[str, AnchorKind, str]:
         return cited[0], "cited", _cut(stripped, cited[0])
     if not stripped:
         return "", "none", ""
-    if (cue := _CRITIQUE.search(stripped)) is not None and cue.group(0)[:1].islower():
+    if (cue := _critique_cue(stripped)) is not None:
         criticised = subject_of(stripped[cue.end() :])
         if criticised and subject_form(criticised) in ("name", "title"):  # "limitations of BLEU": the paper BLEU
             return criticised, subject_form(criticised), _cut(stripped, criticised)
@@ -278,12 +278,16 @@ _CRITIQUE = re.compile(
 _CRITIQUE_WORDS = ("criticism", "limitations", "problems")
 
 
-def _critique_of(text: str, name: str) -> re.Match[str] | None:
-    """The critique cue before a named paper ("limitations of BLEU"), not words of a title ("Critique And …")."""
+def _critique_cue(text: str) -> re.Match[str] | None:
+    """The critique cue in ``text`` ("limitations of"), not words of a title ("Critique And …")."""
     cue = _CRITIQUE.search(text)
-    if cue is None or not cue.group(0)[:1].islower() or not name or text.find(name) < cue.end():
-        return None
-    return cue
+    return cue if cue is not None and cue.group(0)[:1].islower() else None
+
+
+def _critique_of(text: str, name: str) -> re.Match[str] | None:
+    """The critique cue before a named paper ("limitations of BLEU")."""
+    cue = _critique_cue(text)
+    return cue if cue is not None and name and text.find(name) >= cue.end() else None
 
 
 CITED_HOW_OFTEN = re.compile(r"^\W*how (?:many|often)\b.*\bcit(?:ed|es?|ing|ations?)\b", re.I)
@@ -457,8 +461,7 @@ _REQUEST_WORDS = frozenset(
     hits list but though however yet especially particularly specifically compare comparing comparison
     contrast versus vs since appeared appear happened happen influenced influences inspired led put top
     details behind commonly typically usually often widely frequently generally apply applies applied applying
-    adapt adapts
-    adapted adapting""".split()
+    adapt adapts adapted adapting""".split()
 )
 _PRONOUNS = frozenset(
     {
@@ -563,11 +566,8 @@ _LEAVE_OUT = re.compile(
 )
 _CONSTRAINT_PHRASES.append(_LEAVE_OUT)
 # "10 most cited papers that cite BLEU": the count goes before the order phrase takes the words after it
-_COUNT_BEFORE_ORDER = re.compile(
-    r"\b\d{1,3}(?=\s+(?:most\s+(?:cited|recent|influential|relevant|important)|best|top|newest|latest|key|main)"
-    r"\s+(?:papers|results|articles)\b)",
-    re.I,
-)
+_RANKED = r"(?:most\s+(?:cited|recent|influential|relevant|important)|best|top|newest|latest|key|main)"
+_COUNT_BEFORE_ORDER = re.compile(rf"\b\d{{1,3}}(?=\s+{_RANKED}\s+(?:papers|results|articles)\b)", re.I)
 # "newest first" goes whole, before "newest" alone would; "not from the 90s" goes with its "not"
 _CONSTRAINT_PHRASES[:0] = (
     [_COUNT_BEFORE_ORDER]
@@ -932,8 +932,7 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     if m := re.search(
         r"\b(?:top|best|first|only|just|give me|show me|keep)\s+(?:the\s+)?(?:top\s+|first\s+|best\s+)?(\d{1,3})\b"
         r"(?!\s*(?:more|\+|citations?|cites|times|years?|%))|\b(\d{1,3})\s+"
-        r"(?:(?:most\s+(?:cited|recent|influential|relevant|important)|best|top|newest|latest|key|main)\s+)?"
-        r"(?:papers|results|articles|hits)\b",  # "10 most cited papers that cite BLEU"
+        rf"(?:{_RANKED}\s+)?(?:papers|results|articles|hits)\b",  # "10 most cited papers that cite BLEU"
         low,
     ):
         k = int(m.group(1) or m.group(2))

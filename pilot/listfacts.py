@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from pilot.domain import profile
-from pilot.models import RankedPaper
+from pilot.models import Paper, RankedPaper
 from pilot.papertype import paper_type
 from workflows.diff import short
 from workflows.ops.features import citation_value
@@ -82,6 +82,11 @@ def list_fact(text: str) -> ListFact | None:
     return None
 
 
+def _most_cited(papers: Sequence[Paper]) -> tuple[int, Paper]:
+    """The most cited paper and its number on the list (the first of equals)."""
+    return max(enumerate(papers, 1), key=lambda x: (citation_value(x[1]), -x[0]))
+
+
 def numbered(found: list[int], at_most: int = 20) -> str:
     """Result numbers as a reply lists them: "#2, #5 and 31 more"."""
     more = f" and {len(found) - at_most} more" if len(found) > at_most else ""
@@ -98,7 +103,7 @@ def answer(results: Sequence[RankedPaper], fact: ListFact, themes: Sequence[tupl
     if fact == "best":
         return _best(results)
     if fact == "most_cited":
-        n, p = max(enumerate(papers, 1), key=lambda x: (citation_value(x[1]), -x[0]))
+        n, p = _most_cited(papers)
         if citation_value(p) == 0:
             return f"None of the {total} results has a citation count in the source."
         return (
@@ -169,7 +174,7 @@ def _best(results: Sequence[RankedPaper]) -> str:
     """Where to start: the best match (the list's order), the most cited, and an overview if the list has one."""
     papers = [r.paper for r in results]
     said = [f"#1 “{short(papers[0].title, 100)}” matches the search best (the list is in that order)."]
-    n, cited = max(enumerate(papers, 1), key=lambda x: (citation_value(x[1]), -x[0]))
+    n, cited = _most_cited(papers)
     if n != 1 and citation_value(cited):
         said.append(f"The most cited is #{n} “{short(cited.title, 100)}” ({citation_value(cited):,} citations).")
     surveys = [(i, p) for i, p in enumerate(papers, 1) if paper_type(p) == "survey"]
