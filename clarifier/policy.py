@@ -276,19 +276,29 @@ def cluster_label(cands: list[Paper], members: list[int], phrase: str) -> str:
     return f"{phrase} — e.g. “{title}”"
 
 
-def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal | None:
-    if intent.topic_terms:
-        return None
+def named_clusters(
+    cands: list[Paper], anchor: Paper | None, intent: Intent
+) -> list[tuple[str | None, list[str], list[int]]]:
+    """The candidates' sub-topics, biggest first: each cluster's typical phrase (None when its titles share none),
+    its label terms and its members. What the anchor's title, the topic and the request already say names none."""
     clusters = topic_clusters(cands, anchor=anchor, topic=intent.topic)
-    if len(clusters) < 2:
-        return None
-    options = []
-    seen: set[str] = set()
+    if not clusters:
+        return []
     skip = set(content_terms(anchor.title, limit=50)) if anchor else set()
     skip |= set(content_terms(intent.topic or "", limit=50))
     skip |= set(content_terms(intent.request or "", limit=50))  # what the user already said ("datasets") is no sub-area
-    for label, members in clusters:
-        phrase = cluster_phrase(cands, members, skip)
+    return [(cluster_phrase(cands, members, skip), label, members) for label, members in clusters]
+
+
+def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal | None:
+    if intent.topic_terms:
+        return None
+    named = named_clusters(cands, anchor, intent)
+    if len(named) < 2:
+        return None
+    options = []
+    seen: set[str] = set()
+    for phrase, label, members in named:
         text = cluster_label(cands, members, phrase or ", ".join(label))
         if text.lower() in seen:
             continue
@@ -300,7 +310,7 @@ def _topic(intent: Intent, cands: list[Paper], anchor: Paper | None) -> Proposal
         return None
     options.append(Option(label="No particular sub-topic", sets={}))
     labels = [-1] * len(cands)
-    for ci, (_, members) in enumerate(clusters):
+    for ci, (_, _, members) in enumerate(named):
         for i in members:
             labels[i] = ci
     q = Question(slot="topic", text="Which sub-area are you most interested in?", options=options)

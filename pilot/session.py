@@ -32,7 +32,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from clarifier.llm_questions import llm_question
-from clarifier.policy import apply_answer, cluster_phrase, next_question, option_updates, topic_clusters
+from clarifier.policy import apply_answer, named_clusters, next_question, option_updates
 from clarifier.question import Option, Question
 from pilot import export, limits
 from pilot import listfacts as list_facts
@@ -44,7 +44,6 @@ from pilot.intent import (
     ParsedRequest,
     apply_updates,
     as_topic,
-    content_terms,
     detect_direction,
     parse_constraints,
     parse_request,
@@ -1289,14 +1288,8 @@ class Session(BaseModel):
 
     def _themes(self) -> list[tuple[str, list[int]]]:
         """The list's sub-topics, as the sub-area question finds them: a phrase and the result numbers under it."""
-        papers = [r.paper for r in self.results]
-        said = " ".join(filter(None, [self.intent.topic, self.anchor.title if self.anchor else None]))
-        skip = set(content_terms(said, limit=50))
-        themes = []
-        for label, members in topic_clusters(papers, anchor=self.anchor, topic=self.intent.topic):
-            phrase = cluster_phrase(papers, members, skip) or ", ".join(label[:2])
-            themes.append((phrase, sorted(i + 1 for i in members)))
-        return themes
+        named = named_clusters([r.paper for r in self.results], self.anchor, self.intent)
+        return [(phrase or ", ".join(label[:2]), sorted(i + 1 for i in members)) for phrase, label, members in named]
 
     async def _anchor_chosen_paper(self, paper: Paper, notes: list[str]) -> Reply:
         self.anchor = paper
