@@ -20,7 +20,7 @@ from typing import Any
 
 from clarifier.question import Option, Question
 from pilot.domain import profile
-from pilot.intent import apply_updates, content_terms, detect_direction, parse_constraints
+from pilot.intent import apply_updates, content_terms, detect_direction, parse_constraints, subject_of
 from pilot.models import Intent, Paper
 from pilot.text import root
 from pilot.vocab import DIRECTION_OPTIONS, FACET_OPTIONS
@@ -555,7 +555,8 @@ def interpret_answer(question: Question | None, text: str, known_venues: Sequenc
             return merged_updates(question, picked)
     updates = parse_constraints(text, known_venues)
     slot = question.slot if question else None
-    if slot == "topic" and "topic_terms" not in updates:
+    if slot == "topic" and "topic_terms" not in updates and subject_of(text, known_venues):
+        # ("exclude workshop papers" to the sub-area question sets a kind of paper, not the sub-topic "workshop")
         terms = content_terms(text)
         if terms:
             updates["topic_terms"] = terms

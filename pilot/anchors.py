@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from pilot.intent import ID_KINDS, ParsedRequest, content_terms, subject_form
 from pilot.models import Paper
-from pilot.names import impact, introduces
+from pilot.names import impact, introduces, well_known_titles
 from pilot.people import name_parts
 from pilot.sources.base import NotFound, NotSupported, Source
 from pilot.text import normalize_title
@@ -321,8 +321,32 @@ async def _in_year(source: Source, parsed: ParsedRequest) -> Resolution:
     return Resolution(kind="missing", note=note)
 
 
+async def _well_known(source: Source, name: str) -> list[Paper]:
+    """The papers a name no title contains usually means ("word2vec", "ResNet"), as the source holds them."""
+    found: list[Paper] = []
+    for title in well_known_titles(name):
+        try:
+            hits = await source.match_paper(title, limit=3)
+        except NotFound:
+            continue
+        found += [p for p in hits[:3] if near_exact(title, p.title, inside=False)][:1]
+    return found
+
+
 async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolution:
     name = parsed.anchor_query
+    if known := await _well_known(source, name):
+        # the table knows the name better than the words of titles do: "LDA" is Blei et al.'s paper, not one of
+        # the ten whose abstracts abbreviate "linear discriminant analysis"
+        usual = max(known, key=impact)  # max keeps the table's order among equals
+        alike = "; ".join(_label(p) for p in known if p is not usual)
+        aka = f" (also known by that name: {alike})" if alike else ""
+        return Resolution(
+            kind="paper",
+            paper=usual,
+            note=f"I took {_label(usual)} as the paper known as “{name}”{aka}; name another paper if you meant a "
+            "different one.",
+        )
     named = await source.named_papers(name, limit=10)
     if not named:
         # a short title typed as a name ("Latent Dirichlet Allocation") is still a title

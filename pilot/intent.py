@@ -92,6 +92,17 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
     # "anything newer than BERT?", "what has appeared since GloVe?"; a year after them is a period, not a paper
     (r"\b(?:newer|more recent) than\b(?!\s*(?:19|20)\d\d)|\bsince\b(?!\s*(?:19|20)\d\d)", "successor", 3),
     (r"\b(?:older|earlier) than\b(?!\s*(?:19|20)\d\d)|\bpre-?dat(?:e|es|ed|ing)\b", "predecessor", 3),
+    # "and after it?", "what about before that?": the paper on screen's later or earlier work
+    (
+        r"^\W*(?:(?:and|so|ok|okay|now|then)\W+)*(?:(?:what|how) about\s+)?after\W*(?:(?:it|that|this|them)\W*)?$",
+        "successor",
+        3,
+    ),
+    (
+        r"^\W*(?:(?:and|so|ok|okay|now|then)\W+)*(?:(?:what|how) about\s+)?before\W*(?:(?:it|that|this|them)\W*)?$",
+        "predecessor",
+        3,
+    ),
     # "papers after BERT about QA", "work before GloVe" (the paper is cut out of the text these rules see)
     (
         r"\b(?:papers?|works?|research|articles?|anything|everything|ones)\s(?:published\s|written\s)?after\b"
@@ -433,6 +444,8 @@ _REQUEST_PHRASES = re.compile(
     r"(?:references?|reference lists?|bibliography) (?:of|in|from)|what should i (?:cite|read)|"
     r"how (?:many(?: times)?|often)|(?:good )?starting points?(?: (?:for|on|in)(?! learn))?|"
     r"(?:to|for) learn(?:ing)? (?:more )?about|"
+    r"how (?:did|do|does|have|has|would|should|can) (?:people|researchers|others|we|they|one|you|i|the field) "
+    r"(?:do|done|approach(?:ed)?|tackle[d]?|handle[d]?|solve[d]?|address(?:ed)?|deal(?:t)? with|go about)|"
     r"get(?:ting)? started (?:with|on|in)|"
     r"(?:competitors?|rivals?|contemporar(?:y|ies)|origins?|roots|ancestors?|forerunners?|lineage) (?:of|to)|"
     r"concurrent (?:work|papers?) (?:to|with)|(?:published |written |appeared )?(?:at )?the same time as|"
@@ -597,7 +610,7 @@ def _cut_constraints(text: str, known_venues: Iterable[str] = ()) -> str:
     for rx in _CONSTRAINT_PHRASES:
         text = rx.sub(" ", text)
     for venue in _venue_updates(text, known_venues):
-        for name in _venue_names(venue):
+        for name in venue_names(venue):
             text = re.sub(_VENUE_PHRASE.format(v=re.escape(name)), " ", text, flags=0 if name.isupper() else re.I)
     return " ".join(text.split())
 
@@ -798,6 +811,72 @@ def _period(low: str, m: re.Match[str], first: int, last: int) -> dict[str, Any]
     return {"year_min": first, "year_max": last}
 
 
+# Eras of the field named instead of years ("before deep learning", "pre-neural MT", "the statistical era"): each
+# with the first year commonly given for it (and the last, for an era that ended), said back in a note so the
+# researcher can correct it. An era named by a paper ("before the Transformer", "post-BERT") is PERIOD_OF's.
+class Era(BaseModel):
+    pattern: str
+    name: str
+    first: int | None
+    last: int | None = None
+    why: str
+
+
+ERAS: tuple[Era, ...] = (
+    Era(pattern=r"deep[\s-]learning", name="deep learning", first=2012, why="AlexNet's ImageNet result, 2012"),
+    Era(pattern=r"(?:large\s)?language[\s-]models?|llms?|gpt-?3", name="large language models", first=2020,
+        why="GPT-3, 2020"),
+    Era(pattern=r"chatgpt", name="ChatGPT", first=2023, why="ChatGPT, released at the end of 2022"),
+    Era(pattern=r"pre-?trained\slanguage\smodels?|pre-?training", name="pretrained language models", first=2018,
+        why="ELMo and BERT, 2018"),
+    Era(pattern=r"neural(?:\s(?:networks?|nets|methods|models|nlp|mt|machine translation))?", name="neural methods",
+        first=2014, why="neural machine translation and word embeddings took over around 2014"),
+    Era(pattern=r"statistical(?:\s(?:nlp|mt|machine translation|methods))?", name="statistical methods", first=1990,
+        last=2013, why="from the IBM models (around 1990) until neural methods (around 2014)"),
+    Era(pattern=r"rule[\s-]based|symbolic", name="rule-based methods", first=None, last=1989,
+        why="before the statistical turn of around 1990"),
+)  # fmt: skip
+_ERA = "|".join(f"(?P<e{i}>{e.pattern})" for i, e in enumerate(ERAS))
+_ANY_ERA = "|".join(f"(?:{e.pattern})" for e in ERAS)
+_ERA_NOUN = r"(?:\s(?:era|age|days|revolution|boom|wave|times|period))"
+ERA_PHRASE = re.compile(
+    # "what came before neural machine translation" asks for predecessors, not for a period
+    rf"(?<!came )(?<!come )(?<!comes )(?<!went )"
+    rf"\b(?:(?:(?:in|during|from|of)\s+)?(?:the\s+)?(?P<rel>before|pre|prior to|until|up to|after|since|post)"
+    rf"(?:\s+|-)(?:the\s+)?"
+    rf"|(?:(?:in|during|from|of)\s+)?the\s+(?=(?:{_ANY_ERA}){_ERA_NOUN}))(?:{_ERA})(?:{_ERA_NOUN})?(?![\w-])",
+    re.I,
+)
+
+
+def era_period(text: str) -> tuple[dict[str, Any], str] | None:
+    """The years an era phrase in ``text`` stands for, and the note that says how it was read."""
+    m = ERA_PHRASE.search(text or "")
+    if m is None:
+        return None
+    era = next(e for i, e in enumerate(ERAS) if m.group(f"e{i}"))
+    rel = (m.group("rel") or "").lower()
+    if rel in ("before", "pre", "prior to", "until", "up to"):
+        bound = (era.first or 0) - 1 if era.first else era.last
+        if bound is None:
+            return None
+        updates: dict[str, Any] = {"year_max": bound}
+        said = f"up to {bound}"
+    elif rel:  # after, since, post
+        start = era.first if era.first is not None else (era.last or 0) + 1
+        updates, said = {"year_min": start}, f"from {start}"
+    else:  # "in the statistical era": the era itself
+        updates = {k: v for k, v in (("year_min", era.first), ("year_max", era.last)) if v is not None}
+        said = (
+            "–".join(str(y) for y in (era.first, era.last) if y)
+            if era.first and era.last
+            else (f"from {era.first}" if era.first else f"up to {era.last}")
+        )
+    dated = f"the era of {era.name} dated by {era.why}"
+    note = f"“{m.group(0).strip()}”: {said} ({dated}); say other years if you mean others."
+    return updates, note
+
+
 def _year_updates(low: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     y = r"((?:19|20)\d\d)"
@@ -851,6 +930,8 @@ def _year_updates(low: str) -> dict[str, Any]:
         out["year_min"] = _dt.date.today().year - int(m.group(1))
     if not out and (m := _DECADES.search(low)):  # "in the last decade", "the past two decades"
         out["year_min"] = _dt.date.today().year - 10 * _COUNT_WORDS.get(m.group(1) or "one", 1)
+    if not out and (era := era_period(low)) is not None:  # "before deep learning", "the statistical era"
+        out = era[0]
     return out
 
 
@@ -899,12 +980,12 @@ def _negated_venues(text: str, venues: list[str]) -> list[str]:
     text = " ".join(_PAPER_ID.sub(" ", text).split())
     out = []
     for venue in venues:
-        if any(re.search(_NOT_AT + rf"{re.escape(name)}(?![\w-])", text, re.I) for name in _venue_names(venue)):
+        if any(re.search(_NOT_AT + rf"{re.escape(name)}(?![\w-])", text, re.I) for name in venue_names(venue)):
             out.append(venue)
     return out
 
 
-def _venue_names(venue: str) -> set[str]:
+def venue_names(venue: str) -> set[str]:
     """The canonical venue and every name a user may type for it ("NeurIPS" for NIPS)."""
     return {venue, *(k for k, v in profile().request_venue_canonical.items() if v == venue)}
 
@@ -1011,6 +1092,9 @@ _KIND_ONLY = re.compile(rf"\b{_KIND}{_KIND_NOUN}\sonly\b")
 _NO_KIND = re.compile(
     rf"\b(?:no|not|without|exclude|excluding|skip|drop|remove|hide)\s(?:the\s|any\s)?{_KIND}{_KIND_NOUN}"
 )
+_CONSTRAINT_PHRASES.append(ERA_PHRASE)
+# "only journal papers", "exclude workshop papers": a kind of publication is a constraint, not the subject
+_CONSTRAINT_PHRASES += [re.compile(rx.pattern, re.I) for rx in (_ONLY_KIND, _KIND_ONLY, _NO_KIND)]
 _KIND_WORDS = frozenset(
     "journal journals conference conferences workshop workshops preprint preprints papers paper articles article "
     "ones publications versions".split()
@@ -1108,7 +1192,8 @@ def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
     updates = parse_constraints(rest, known_venues)
     period_of = None
     venues = {v.lower() for v in known_venues}
-    if (when := PERIOD_OF.search(rest)) and when.group("name").lower() not in venues:
+    era = ERA_PHRASE.search(rest)
+    if (when := PERIOD_OF.search(rest)) and when.group("name").lower() not in venues and era is None:
         # "question answering after BERT": the year BERT appeared bounds the search, once it is looked up
         rel = {"pre": "before", "post": "after"}.get(when.group("rel").lower(), when.group("rel").lower())
         period_of = (rel, when.group("name"))
@@ -1153,6 +1238,30 @@ def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
         year=year,
         period_of=period_of,
     )
+
+
+_CLAUSE_END = re.compile(r"[.?!,;:()\[\]\"“”«»]")
+TITLE_TAIL_WORDS = 12  # a longer run of lower-case words after a name is a sentence, not the rest of a title
+
+
+def title_tail(parsed: ParsedRequest) -> str | None:
+    """ "Papers like Attention is all you need": the reading stops at "Attention", the lower-case words after it
+    being request words; the subject with the rest of its clause is returned, for the caller to check against
+    the source's titles (a title typed in sentence case). None when no lower-case words follow the subject."""
+    subject = parsed.anchor_query
+    if parsed.anchor_kind not in ("name", "topic") or not subject:
+        return None
+    text = " ".join(parsed.text.split())
+    at = text.find(subject)
+    if at < 0:
+        return None
+    rest = _CLAUSE_END.split(text[at + len(subject) :], maxsplit=1)[0]
+    tail = rest.split()
+    if not tail or len(tail) > TITLE_TAIL_WORDS or not all(w.isalpha() and w.islower() for w in tail):
+        return None
+    if len(subject.split()) + len(tail) < 3 or (subject[:1].islower() and len(tail) < 2):
+        return None
+    return text[at : at + len(subject) + len(rest)].strip()
 
 
 def as_topic(parsed: ParsedRequest) -> ParsedRequest:

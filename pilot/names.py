@@ -12,6 +12,7 @@ Used by the sources (which papers introduce a name) and by the session (which of
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
@@ -172,3 +173,26 @@ def names_introduced(title: str | None, abstract: str | None = None) -> list[str
                 found.append(m.group(1))
     keys = [normalize_title(n) for n in found]
     return list(dict.fromkeys(k for k in keys if k))
+
+
+def _name_key(name: str) -> str:
+    """ "Word2Vec", "word2vec", "the R-CNN", "ResNets": one key per way of writing a name."""
+    low = re.sub(r"^(?:the|a|an)\s+", "", " ".join(name.lower().split()))
+    low = re.sub(r"\s+(?:paper|papers|model|algorithm|method)$", "", low)
+    return re.sub(r"[\s\-.’']", "", low)
+
+
+@lru_cache(maxsize=1)
+def _well_known() -> dict[str, tuple[str, ...]]:
+    from importlib import resources
+
+    data = json.loads(resources.files("pilot").joinpath("data/well_known.json").read_text(encoding="utf-8"))
+    return {_name_key(form): tuple(titles) for forms, titles in data["names"].items() for form in forms.split("|")}
+
+
+def well_known_titles(name: str) -> tuple[str, ...]:
+    """The titles a name that no title contains usually means ("word2vec", "ResNet", "the Collins parser"),
+    the canonical one first; () for a name the table does not list (pilot/data/well_known.json)."""
+    key = _name_key(name)
+    table = _well_known()
+    return table.get(key) or (table.get(key[:-1], ()) if key.endswith("s") else ())

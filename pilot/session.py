@@ -45,8 +45,10 @@ from pilot.intent import (
     apply_updates,
     as_topic,
     detect_direction,
+    era_period,
     parse_constraints,
     parse_request,
+    title_tail,
 )
 from pilot.kg import KGQuery, answer_question
 from pilot.limits import clip_message, quote
@@ -428,11 +430,27 @@ class Session(BaseModel):
 
     async def _message(self, text: str) -> Reply:
         ctx = self._context()
-        msg = read(text, ctx)
+        msg = await self._with_typed_title(read(text, ctx), ctx)
         if msg.kind == "ambiguous" and self._runtime.llm is not None:
             msg = await read_with_llm(self._runtime.llm, msg, ctx)
         self.last_message = msg
         return await self._dispatch(msg)
+
+    async def _with_typed_title(self, msg: Message, ctx: Context) -> Message:
+        """ "Which benchmarks were used in Attention is all you need": a title typed in sentence case reads as the
+        name "Attention"; when the source holds a paper with the longer title, the message is read again with that
+        title quoted, as if the user had typed the quotes."""
+        parsed = msg.request
+        if msg.kind not in ("new_search", "ambiguous") or parsed is None or (span := title_tail(parsed)) is None:
+            return msg
+        try:
+            found = await self._runtime.source.match_paper(span, limit=3)
+        except SourceError:
+            return msg  # the reading without the check stands; the search itself will say what is wrong
+        if not any(near_exact(span, p.title, inside=False) for p in found):
+            return msg
+        again = read(msg.text.replace(span, f"“{span}”", 1), ctx)
+        return again if again.request is not None and again.request.anchor_kind == "title" else msg
 
     async def _turn_boundary(self, turn: Callable[..., Awaitable[Reply]], *args: Any) -> Reply:
         """The session's one never-raise boundary (the UI controller and the CLI have theirs): whatever
@@ -790,6 +808,10 @@ class Session(BaseModel):
             parsed, dated = await self._dated_by(parsed, *parsed.period_of)
             self.intent = parsed.intent
             notes.append(dated)
+        elif (era := era_period(parsed.text)) is not None and all(
+            getattr(parsed.intent, k) == v for k, v in era[0].items()
+        ):
+            notes.append(era[1])  # "before deep learning": which years that was taken to mean
         return await self._resolve(parsed, notes)
 
     async def _cite_named(self, parsed: ParsedRequest) -> Reply:
@@ -985,6 +1007,9 @@ class Session(BaseModel):
     async def _resolved(self, parsed: ParsedRequest, res: Resolution, notes: list[str]) -> Reply:
         if res.kind == "paper":
             assert res.paper is not None
+            if self.last_message is not None and self.last_message.target == "topic":
+                # "what came after the transformer": words read as a topic turned out to name a paper
+                self.last_message = self.last_message.model_copy(update={"target": "paper"})
             return await self._anchor_chosen_paper(res.paper, notes + ([res.note] if res.note else []))
         if res.kind == "ask":
             return self._ask_anchor(res.candidates, parsed, res.note)

@@ -19,7 +19,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pilot.intent import names_this_topic, negated_types, parse_constraints, publication_kinds, without_left_out
+from pilot.intent import (
+    ERA_PHRASE,
+    era_period,
+    names_this_topic,
+    negated_types,
+    parse_constraints,
+    publication_kinds,
+    venue_names,
+    without_left_out,
+)
 from pilot.text import DETERMINERS, INSTRUCTION_WORDS, PHRASE_BREAK_WORDS
 from pilot.vocab import PAPER_TYPE_WORDS, PAPER_TYPES, PaperType
 
@@ -143,6 +152,8 @@ def read_topic(text: str) -> TopicRequest | None:
         return None
     years = _YEARS.findall(text)
     body = _YEARS.sub(" ", text)
+    era = era_period(body)  # "dependency parsing from the statistical era": years, not words of the topic
+    body = ERA_PHRASE.sub(" ", body)
     for clause in _SPLIT_CLAUSES.split(body):
         words = _words(clause)
         parts = _split(words)
@@ -169,6 +180,9 @@ def read_topic(text: str) -> TopicRequest | None:
         said = " ".join(lead).lower()  # "journal papers on X", "only conference papers on X"
         if kinds := publication_kinds(said) or publication_kinds("only " + said):
             updates["publication_kinds"] = kinds
+        if era is not None and not years:
+            updates.update(era[0])
+            updates.pop("recency", None)
         if years:
             found = parse_constraints(" ".join(years))
             updates.update({k: v for k, v in found.items() if k in ("year_min", "year_max", "exclude_years")})
@@ -191,21 +205,28 @@ def read_topic(text: str) -> TopicRequest | None:
 
 
 def _without_venues(topic: str) -> tuple[str, dict[str, Any]]:
-    """ "parsing at ACL 2005": the venue (and its year) is a filter, not a search term."""
+    """ "parsing at ACL 2005", "GNNs for recommendation at KDD or WWW": the venues (and the year) are filters, not
+    search terms. A venue named without "at / in / from" before it ("SemEval tasks") is part of the topic."""
     venues = parse_constraints(topic).get("venues") or []
+    if not venues:
+        return topic, {}
+    typed = {n.lower(): v for v in venues for n in venue_names(v)}
+    one = "|".join(re.escape(n) for n in sorted(typed, key=len, reverse=True))
+    listed = re.compile(
+        rf"\s*\b(?:(?:published|presented|appearing)\s+)?(?:at|in|from)\s+(?:the\s+)?"
+        rf"(?P<list>(?:{one})(?:\s*(?:,\s*(?:or\s+|and\s+)?|/|&|\s(?:or|and)\s)\s*(?:the\s+)?(?:{one}))*)"
+        rf"(?![\w-])(?:\s+(?P<year>(?:19|20)\d\d))?\b",
+        re.IGNORECASE,
+    )
     updates: dict[str, Any] = {}
-    for venue in venues:
-        m = re.search(
-            rf"\s*\b(?:(?:published|presented|appearing)\s+)?(?:at|in|from)\s+{re.escape(venue)}(?:\s+((?:19|20)\d\d))?\b",
-            topic,
-            re.IGNORECASE,
-        )
-        if m is None:
-            continue  # the venue's name is part of the topic ("SemEval tasks"), not where the papers appeared
+    while (m := listed.search(topic)) is not None:
+        for name in re.findall(rf"(?<![\w-])(?:{one})(?![\w-])", m.group("list"), re.IGNORECASE):
+            venue = typed[name.lower()]
+            if venue not in updates.setdefault("venues", []):
+                updates["venues"].append(venue)
+        if m.group("year"):
+            updates["year_min"] = updates["year_max"] = int(m.group("year"))
         topic = (topic[: m.start()] + topic[m.end() :]).strip()
-        updates.setdefault("venues", []).append(venue)
-        if m.group(1):
-            updates["year_min"] = updates["year_max"] = int(m.group(1))
     return topic, updates
 
 

@@ -424,7 +424,9 @@ class SearchVenue(Operator[SearchVenueParams, NoInputs]):
         for alias in profile().venue_forms(params.name)[:1]:
             # "NeurIPS" is "NIPS" in older data: look the alias up too so the venue is found either way
             with contextlib.suppress(NotFound):
-                found += await ctx.source.search_venues(alias, limit=params.limit)
+                # only venues the alias names: its loose matches ("Knowledge Discovery …" for KDD) are other venues
+                more = await ctx.source.search_venues(alias, limit=params.limit)
+                found += [v for v in more if profile().venue_name_matches(params.name, v.name)]
         found = _first_of_each(found, key=lambda v: v.id)
         # whole-word matches first ("ACL" before "NAACL"), then the bigger venue
         found.sort(key=lambda v: (not profile().venue_name_matches(params.name, v.name), -(v.paper_count or 0)))

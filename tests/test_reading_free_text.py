@@ -1,0 +1,180 @@
+"""Requests as researchers type them, read right: eras instead of years, kinds of publication as constraints,
+several venues in one phrase, titles typed in sentence case, and papers called by names their titles do not
+contain ("word2vec", "ResNet", "LDA"). The reader's tests need no source; the rest run on a corpus slice with
+the named papers added.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from clarifier.policy import interpret_answer
+from clarifier.question import Option, Question
+from pilot.intent import era_period, parse_request
+from pilot.runtime import Runtime
+from pilot.session import Session
+from pilot.settings import Settings
+from pilot.understand import Context, read
+
+ATTENTION = "s2:13756489"  # "Attention Is All You Need"
+LDA = "pc:nips2001:c903a50c05"  # "Latent Dirichlet Allocation"
+LDA_2D = "pc:nips2004:5df2fe4f84"  # "Two-Dimensional Linear Discriminant Analysis": its abstract says "(LDA)"
+WORD2VEC = ("s2:5959482", "s2:16447573")  # "Efficient Estimation of Word Representations …", "Distributed …"
+RESNET = "pc:cvpr2016:Deep Residual Learning for Image Recognition"
+COLLINS = ("acl:P97-1003", "acl:J03-4003")  # "Three Generative, Lexicalized Models …", "Head-Driven …"
+
+TIME = Question(
+    slot="time",
+    text="Which period matters most to you?",
+    options=[
+        Option(label="Up to 2007", sets={"year_max": 2007}),
+        Option(label="2008–2011", sets={"year_min": 2008, "year_max": 2011}),
+        Option(label="2012 or later", sets={"year_min": 2012}),
+        Option(label="Any time", sets={}),
+    ],
+)
+SUB_AREA = Question(
+    slot="topic",
+    text="Which sub-area are you most interested in?",
+    options=[
+        Option(label="multilingual", sets={"topic_terms": ["multilingual"]}),
+        Option(label="No particular sub-topic"),
+    ],
+)
+
+
+# --- eras of the field ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "topic", "year_min", "year_max"),
+    [
+        ("Before deep learning, how did people do named entity recognition?", "named entity recognition", None, 2011),
+        ("pre-neural approaches to machine translation", "machine translation", None, 2013),
+        ("papers on dependency parsing from the statistical era", "dependency parsing", 1990, 2013),
+        ("sentiment analysis in the deep learning era", "sentiment analysis", 2012, None),
+        ("what should I read on summarization from the pre-neural era", "summarization", None, 2013),
+        ("machine translation before LLMs", "machine translation", None, 2019),
+    ],
+)
+def test_an_era_named_instead_of_years_is_a_period_and_no_part_of_the_topic(text, topic, year_min, year_max):
+    msg = read(text, Context())
+    assert msg.kind == "new_search" and msg.request is not None
+    intent = msg.request.intent
+    assert intent.topic == topic
+    assert (intent.year_min, intent.year_max) == (year_min, year_max)
+    assert msg.request.period_of is None  # no paper called "LLMs" is looked up to date it
+
+
+def test_the_era_note_says_which_years_were_taken_so_the_researcher_can_correct_them():
+    updates, note = era_period("named entity recognition before deep learning")
+    assert updates == {"year_max": 2011}
+    assert "up to 2011" in note and "2012" in note
+
+
+def test_what_came_before_a_field_is_its_predecessors_not_a_period():
+    parsed = parse_request("what came before neural machine translation")
+    assert parsed.intent.direction == "predecessor"
+    assert parsed.intent.year_max is None and parsed.anchor_query == "neural machine translation"
+
+
+# --- constraints while a question is open ----------------------------------------------------------------
+
+
+def test_a_kind_of_publication_while_a_question_is_open_is_a_constraint_not_a_topic_search():
+    ctx = Context(phase="clarify", question=TIME, has_search=True, topic="neural machine translation")
+    msg = read("only journal papers", ctx)
+    assert msg.kind != "new_search", msg.why  # was a topic search for "journal"
+    assert read("exclude workshop papers", ctx).kind != "new_search"
+    assert parse_request("only journal papers on dependency parsing").intent.topic == "dependency parsing"
+
+
+def test_a_kind_of_publication_answering_the_sub_area_question_names_no_sub_area():
+    updates = interpret_answer(SUB_AREA, "exclude workshop papers")
+    assert "workshop" not in updates["publication_kinds"]
+    assert "topic_terms" not in updates  # was ["exclude", "workshop"]
+    assert interpret_answer(SUB_AREA, "word alignment")["topic_terms"] == ["word", "alignment"]
+
+
+def test_and_after_it_while_a_question_is_open_is_the_papers_later_work():
+    ctx = Context(phase="clarify", question=TIME, has_search=True)
+    msg = read("and after it?", ctx)
+    assert (msg.kind, msg.target) == ("new_search", "current")  # was an answer to the period question
+    assert msg.request is not None and msg.request.intent.direction == "successor"
+    assert read("and before that?", ctx).request.intent.direction == "predecessor"
+
+
+def test_a_topic_at_several_venues_keeps_them_all_out_of_the_topic():
+    msg = read("Give me papers on graph neural networks for recommendation published at KDD or WWW", Context())
+    assert (msg.kind, msg.target) == ("new_search", "topic")  # was a question about the venue KDD
+    assert msg.request.intent.topic == "graph neural networks for recommendation"  # was "… or WWW"
+    assert sorted(msg.request.intent.venues) == ["KDD", "WWW"]
+    three = read("what should I read on sentiment analysis at ACL, EMNLP or NAACL", Context()).request.intent
+    assert three.topic == "sentiment analysis" and sorted(three.venues) == ["ACL", "EMNLP", "NAACL"]
+
+
+# --- on a corpus: titles in sentence case, names no title contains ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def runtime(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> Runtime:
+    from pilot.sources.local import LocalCorpusSource
+    from tests.conftest import corpus_with_vectors
+
+    wanted = {ATTENTION, LDA, LDA_2D, *WORD2VEC, RESNET, *COLLINS}
+    have = {r["id"] for r in corpus_slice_rows}
+    with gzip.open(shared / "corpus" / "papers.jsonl.gz", "rt", encoding="utf-8") as fh:
+        extra = [r for r in map(json.loads, fh) if r["id"] in wanted - have]
+    d = tmp_path_factory.mktemp("named-papers")
+    corpus, vectors = corpus_with_vectors(shared, corpus_slice_rows + extra, d)
+    source = LocalCorpusSource.open(corpus, d / "cache", vectors=vectors, progress=False)
+    return Runtime.for_source(source, Settings(cache_dir=d / "cache", max_turns=4))
+
+
+async def test_a_title_typed_in_sentence_case_is_that_paper_not_its_first_word(runtime):
+    s = Session(runtime)
+    await s.user_says("Which benchmarks were used in Attention is all you need")
+    assert s.anchor is not None and s.anchor.id == ATTENTION  # was a topic search for "Attention"
+    assert s.intent.direction == "benchmark"
+    s = Session(runtime)
+    await s.user_says("Papers like Attention is all you need")
+    assert s.anchor is not None and s.anchor.id == ATTENTION and s.intent.direction == "sibling"
+    s = Session(runtime)
+    await s.user_says("papers on parsing for my thesis")  # lower-case words after a topic stay a topic
+    assert s.anchor is None and s.intent.topic == "parsing"
+
+
+async def test_a_name_no_title_contains_is_the_paper_it_usually_means_and_the_note_says_so(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("Papers like LDA")
+    assert s.anchor is not None and s.anchor.id == LDA  # was "Two-Dimensional Linear Discriminant Analysis"
+    assert any("known as “LDA”" in n for n in reply.notes), reply.notes
+    s = Session(runtime)
+    reply = await s.user_says("what came before word2vec")
+    assert s.anchor is not None and s.anchor.id in WORD2VEC and s.intent.direction == "predecessor"
+    other = next(t for i, t in zip(WORD2VEC, ("Efficient", "Distributed"), strict=True) if i != s.anchor.id)
+    assert any(other in n for n in reply.notes), reply.notes  # the other paper of the name is offered
+    s = Session(runtime)
+    await s.user_says("Find papers similar to ResNet but for NLP")
+    assert s.anchor is not None and s.anchor.id == RESNET and "nlp" in s.intent.topic_terms
+
+
+async def test_a_system_called_by_its_authors_name_is_their_paper(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("follow-ups of the Collins parser")
+    assert s.anchor is not None and s.anchor.id in COLLINS  # was a topic search for "Collins parser"
+    assert s.intent.direction == "successor"
+    assert s.last_message is not None and s.last_message.target == "paper"
+    assert any("Collins parser" in n for n in reply.notes)
+
+
+async def test_a_venue_the_source_lacks_is_said_to_be_missing_not_swapped_for_another(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("papers on graph neural networks at KDD")
+    text = " ".join([reply.message, *(reply.notes or []), reply.answer.answer if reply.answer else ""])
+    assert "Speech And Natural Language" not in text  # KDD's long name once matched that workshop loosely
+    assert "KDD" in text
