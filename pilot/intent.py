@@ -46,6 +46,7 @@ _FACETS = {
 }
 
 # (pattern, direction, weight). Matched against the request with the anchor removed; highest total wins.
+_EXTENDED_TO = re.compile(r"\b(?:extend|apply|applie|adapt|port|transfer|generali[sz]e)(?:s|d|ed|ing)?\s+to\b", re.I)
 _DIRECTION_RULES: list[tuple[str, str, float]] = [
     (
         r"\bprior work\b|\bearlier (?:work|papers?)\b|\bolder papers?\b|\bpredecessors?\b|\bcame before\b|"
@@ -92,6 +93,8 @@ _DIRECTION_RULES: list[tuple[str, str, float]] = [
     # "anything newer than BERT?", "what has appeared since GloVe?"; a year after them is a period, not a paper
     (r"\b(?:newer|more recent) than\b(?!\s*(?:19|20)\d\d)|\bsince\b(?!\s*(?:19|20)\d\d)", "successor", 3),
     (r"\b(?:older|earlier) than\b(?!\s*(?:19|20)\d\d)|\bpre-?dat(?:e|es|ed|ing)\b", "predecessor", 3),
+    # "work that extends LDA to multilingual corpora": what follows "to" is where it went, not what was asked for
+    (_EXTENDED_TO.pattern, "successor", 1.5),
     # "and after it?", "what about before that?": the paper on screen's later or earlier work
     (
         r"^\W*(?:(?:and|so|ok|okay|now|then)\W+)*(?:(?:what|how) about\s+)?after\W*(?:(?:it|that|this|them)\W*)?$",
@@ -444,6 +447,9 @@ _REQUEST_PHRASES = re.compile(
     r"(?:references?|reference lists?|bibliography) (?:of|in|from)|what should i (?:cite|read)|"
     r"how (?:many(?: times)?|often)|(?:good )?starting points?(?: (?:for|on|in)(?! learn))?|"
     r"(?:to|for) learn(?:ing)? (?:more )?about|"
+    r"(?:make|change|set|bump|increase|raise|cut|reduce|limit|trim) (?:it|that|this|them|the list)"
+    r"(?: (?:to|up to|down to))?(?: (?:a bit |much |a lot )?(?:shorter|longer|smaller|bigger|narrower|broader))?"
+    r"(?= \d| only\b| just\b|\W*$)|"
     r"how (?:did|do|does|have|has|would|should|can) (?:people|researchers|others|we|they|one|you|i|the field) "
     r"(?:do|done|approach(?:ed)?|tackle[d]?|handle[d]?|solve[d]?|address(?:ed)?|deal(?:t)? with|go about)|"
     r"get(?:ting)? started (?:with|on|in)|"
@@ -457,7 +463,10 @@ _REQUEST_PHRASES = re.compile(
 )
 # words that only lead into a subject ("the most influential papers on …", "the main approaches to …", "the
 # original LSTM paper"); at its end they may be its own ("kernel methods")
-_LEADING_WORDS = frozenset("most main approaches original introduced introduces proposed".split())
+_LEADING_WORDS = frozenset(
+    "most main approaches original introduced introduces proposed known well-known popular famous common commonly "
+    "widely".split()
+)
 _REQUEST_WORDS = frozenset(
     """what which who whom whose where when how why is are was were be been being do does did has have had can could
     would should will may might must please show give find get list search look point tell recommend suggest want need
@@ -1000,6 +1009,31 @@ def content_terms(text: str, limit: int = 6) -> list[str]:
     return out[:limit]
 
 
+# "only papers with more than 50 citations", "at least 100 cites", "500+ citations": a floor, not a subject
+MIN_CITED = re.compile(
+    r"\b(?:(?P<more>more than|over|above)|at least|a minimum of|min(?:imum)?)\s(?P<n>\d{1,6})\+?\s"
+    r"(?:citations?|cites|times cited)\b|\b(?P<n2>\d{1,6})\+\s(?:citations?|cites)\b"
+    r"|\bcited\s(?:(?P<more2>more than|over|above)|at least)\s(?P<n3>\d{1,6})\+?\s?times\b",  # "cited over 20 times"
+    re.IGNORECASE,
+)
+_CONSTRAINT_PHRASES.append(MIN_CITED)
+# "make it 20", "cut it down to 10", "limit the list to 15": how many results, not a paper called "20"
+_MAKE_IT = re.compile(
+    r"\b(?:make|change|set|bump|increase|raise|cut|reduce|limit|trim)\s(?:it|that|this|them|the list)"
+    r"(?:\s(?:to|up to|down to|at))?\s(?P<k>\d{1,3})\b(?:\s(?:papers|results|articles|hits))?",
+    re.IGNORECASE,
+)
+_CONSTRAINT_PHRASES.append(_MAKE_IT)
+
+
+def min_citations(text: str) -> int | None:
+    """The citation floor a text sets ("more than 50 citations" -> 51), if any."""
+    if (cited := MIN_CITED.search(text or "")) is None:
+        return None
+    n = int(cited.group("n") or cited.group("n2") or cited.group("n3"))
+    return n + 1 if cited.group("more") or cited.group("more2") else n
+
+
 def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, Any]:
     """The intent fields a piece of free text sets. Unknown words are not guessed at."""
     low = " ".join((text or "").lower().split())
@@ -1010,7 +1044,12 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         out["venues"] = kept
     if left_out:
         out["exclude_venues"] = left_out
-    if m := re.search(
+    if (least := min_citations(text)) is not None:
+        out["min_citations"] = least
+    if made := _MAKE_IT.search(low):
+        if 1 <= int(made.group("k")) <= 500:
+            out["k"] = int(made.group("k"))
+    elif m := re.search(
         r"\b(?:top|best|first|only|just|give me|show me|keep)\s+(?:the\s+)?(?:top\s+|first\s+|best\s+)?(\d{1,3})\b"
         r"(?!\s*(?:more|\+|citations?|cites|times|years?|%))|\b(\d{1,3})\s+"
         rf"(?:{_RANKED}\s+)?(?:papers|results|articles|hits)\b",  # "10 most cited papers that cite BLEU"
@@ -1213,8 +1252,10 @@ def _parse_request(text: str, known_venues: Iterable[str]) -> ParsedRequest:
         updates["topic_terms"] = [*updates.get("topic_terms", []), *_CRITIQUE_WORDS]
     if direction != "sibling":
         updates.pop("facet", None)  # "method" in "a method for…" is not a facet choice outside sibling search
-    if direction == "benchmark":
-        updates.pop("resource_types", None)  # "datasets or benchmarks" is the direction, not a type filter
+    if direction == "benchmark" or (direction == "successor" and _EXTENDED_TO.search(rest)):
+        # "datasets or benchmarks" is the direction, not a type filter; "extends LDA to multilingual corpora" asks
+        # for methods that took it there, not for corpora
+        updates.pop("resource_types", None)
     if kind == "topic":
         # no paper named: the direction words say which papers of the topic are wanted
         updates.pop("resource_types", None)

@@ -207,6 +207,7 @@ class Intent(_Model):
     topic_terms: list[str] = Field(default_factory=list)
     exclude_terms: list[str] = Field(default_factory=list)
     resource_types: list[str] = Field(default_factory=list)
+    min_citations: int | None = Field(None, ge=0, description="only papers cited at least this often")
     recency: Literal["seminal", "recent", "any"] = "any"
     k: int = 50
     order: ResultOrder = Field("score", description="how the results are listed: 'newest first' keeps the same papers")

@@ -46,7 +46,7 @@ _YEARS = re.compile(
     r"newer than|earlier than|later than|no later than)\s+"
     r"(?:the\s+)?(?:19|20)\d\d'?s?(?:\s*(?:-|–|to|and|until)\s*(?:19|20)\d\d'?s?)?"
     r"|(?:(?:from|in|during)\s+)?the\s+'?(?:[5-9]0|(?:19|20)\d0)'?s"
-    r"|(?:in\s+)?the\s+(?:last|past)\s+(?:\d{1,2}|few|several|two|three|five|ten)\s+years"
+    r"|(?:(?:in|from|during|over|within)\s+)?the\s+(?:last|past)\s+(?:\d{1,2}|few|several|two|three|five|ten)\s+years"
     r"|(?:19|20)\d\d\s*(?:or later|onwards?|and later|or earlier|and earlier))\b",
     re.IGNORECASE,
 )

@@ -34,6 +34,7 @@ from pilot.intent import (
     DEICTIC_NOUNS,
     ID_KINDS,
     INTRODUCING,
+    MIN_CITED,
     PERIOD_OF,
     ParsedRequest,
     apply_updates,
@@ -48,7 +49,7 @@ from pilot.stepedit import StepEdit, read_step_edit
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from pilot.vocab import PAPER_TYPE_WORDS, paper_type_named
-from workflows.refine import MIN_CITED, ONLY_BY, ORDINAL, RESULT_REF, Feedback, read_feedback, referenced_indices
+from workflows.refine import ONLY_BY, ORDINAL, RESULT_REF, Feedback, read_feedback, referenced_indices
 
 log = logging.getLogger(__name__)
 
@@ -563,6 +564,10 @@ _WHY_ASKED = re.compile(
     r"(?:can you )?explain (?:the )?(?:options|question|choices))\W*$",
     re.IGNORECASE,
 )
+_NO_LIST_HINT = (
+    "There is no numbered list on screen yet, so there is no #1 to act on. Name a paper or a topic to search first; "
+    "once results are listed, “#3” means the third of them."
+)
 _WHY_ASKED_HINT = (
     "I ask so that the list fits what you need: each option changes the search (a period filters the years, a "
     "sub-area ranks its papers first, a venue keeps its papers). Pick one, type your own answer (e.g. “after "
@@ -925,6 +930,10 @@ def read(text: str, ctx: Context) -> Message:
     topical = _as_topic_request(parsed, text)
     parsed = topical or parsed
     direction = parsed.intent.direction
+    no_list = not (ctx.listed or ctx.has_results)
+    if no_list and parsed.anchor_kind == "topic" and re.search(r"#\s?\d", parsed.anchor_query):
+        # "remove #2 and #5", "what does #1 cite?" before any list: a number of nothing, never a topic "#1"
+        return Message(kind="unclear", text=text, hint=_NO_LIST_HINT, why="names a result, with no list on screen")
     names_paper = parsed.anchor_kind not in ("topic", "current", "none")
     if names_paper and parsed.anchor_kind == "name" and q is not None and q.slot == "topic":
         # "Mostly about chunking, conll" to "which sub-area?" answers it; its first word is no paper's name

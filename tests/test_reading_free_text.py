@@ -117,6 +117,59 @@ def test_a_topic_at_several_venues_keeps_them_all_out_of_the_topic():
     assert three.topic == "sentiment analysis" and sorted(three.venues) == ["ACL", "EMNLP", "NAACL"]
 
 
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("only ones with more than 50 citations", "min_citations", 51),
+        ("only the ones cited more than 20 times", "min_citations", 21),
+        ("make it 20 results", "k", 20),
+        ("make it 10", "k", 10),
+        ("cut it down to 15", "k", 15),
+    ],
+)
+def test_a_count_or_a_citation_floor_is_a_constraint_never_a_paper_called_by_the_number(text, field, value):
+    asking = read(text, Context(phase="clarify", question=SUB_AREA, has_search=True, topic="machine translation"))
+    assert asking.kind == "refine" and asking.feedback is not None, asking.why  # was a paper called "50"
+    assert asking.feedback.updates[field] == value
+    shown = read(text, Context(phase="results", has_results=True, has_search=True, listed=50, topic="parsing"))
+    assert shown.kind == "refine" and shown.feedback.updates[field] == value
+
+
+def test_a_citation_floor_set_before_the_results_reaches_the_workflows_filter():
+    from workflows.inducer import deterministic
+
+    parsed = parse_request("papers on retrieval-augmented generation with at least 100 citations")
+    assert parsed.intent.topic == "retrieval-augmented generation" and parsed.intent.min_citations == 100
+    wf = deterministic(parsed.intent, "").workflow
+    assert any(n.params.get("min_citations") == 100 for n in wf.nodes), [n.params for n in wf.nodes]
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        (
+            "papers on low-resource machine translation, preferably from the last 5 years",
+            "low-resource machine translation",
+        ),
+        ("what are the best known evaluation metrics for summarization?", "evaluation metrics for summarization"),
+    ],
+)
+def test_hedges_and_praise_around_a_topic_are_not_its_words(text, topic):
+    assert read(text, Context()).request.intent.topic == topic
+
+
+def test_a_result_number_with_no_list_on_screen_is_said_so_not_searched_as_a_topic():
+    for text in ("remove #2 and #5", "what does #1 cite?", "papers like #3"):
+        msg = read(text, Context())
+        assert msg.kind == "unclear" and "no numbered list" in msg.hint, (text, msg.why)  # were topic searches
+
+
+def test_work_that_extends_a_paper_to_a_new_setting_is_its_later_work_not_its_datasets():
+    parsed = parse_request("Find me work that extends LDA to multilingual corpora")
+    assert parsed.anchor_query == "LDA" and parsed.intent.direction == "successor"  # was "benchmark"
+    assert parsed.intent.resource_types == [] and "multilingual" in parsed.intent.topic_terms
+
+
 # --- on a corpus: titles in sentence case, names no title contains ------------------------------------------
 
 

@@ -203,11 +203,6 @@ ONLY_BY = re.compile(
 
 
 # "only the ones with more than 100 citations", "at least 50 citations", "500+ citations"
-MIN_CITED = re.compile(
-    r"\b(?:(?P<more>more than|over|above)|at least|a minimum of|min(?:imum)?)\s(?P<n>\d{1,6})\+?\s"
-    r"(?:citations?|cites|times cited)\b|\b(?P<n2>\d{1,6})\+\s(?:citations?|cites)\b",
-    re.IGNORECASE,
-)
 
 
 # the words for the score's features a researcher can weigh
@@ -296,9 +291,6 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
     ):
         size = "more"
     updates = parse_constraints(re.sub(r"#\s*\d+", " ", text or ""), known_venues)
-    if cited := MIN_CITED.search(text or ""):
-        n = int(cited.group("n") or cited.group("n2"))
-        updates["min_citations"] = n + 1 if cited.group("more") else n
     if by := ONLY_BY.search(text or ""):
         who = by.group("who")
         updates["authors"] = [who.title() if who.islower() else who]  # "by bengio" is said back as "by Bengio"
@@ -400,6 +392,7 @@ def refine(
             new_intent = apply_updates(new_intent, {"venues": []})
         if (least := updates.get("min_citations")) is not None:
             plan.modify_filter({"min_citations": least}, f"at least {least} citations")
+            new_intent = new_intent.model_copy(update={"min_citations": least})
         if people := updates.get("authors"):
             plan.modify_filter({"authors": people}, "only papers by " + ", ".join(people))
         if kinds := updates.get("publication_kinds"):

@@ -100,6 +100,8 @@ def _filter_params(intent: Intent | None, **base: Any) -> dict[str, Any]:
         p["exclude_venues"] = list(intent.exclude_venues)
     if intent.publication_kinds:
         p["publication_kinds"] = list(intent.publication_kinds)
+    if intent.min_citations:
+        p["min_citations"] = intent.min_citations
     if intent.disliked_ids:
         p["exclude_ids"] = list(intent.disliked_ids)
     return p
