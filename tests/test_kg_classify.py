@@ -331,7 +331,10 @@ def test_the_other_work_of_a_papers_authors_is_asked_of_that_paper(text, paper):
      ("what are the main topics at COLING?", "venue_profile", {"venue": "COLING"}),  # a topic search for "topics"
      ("papers by Manning and Klein", "author_papers", {"person": "Manning", "coauthor": "Klein"}),  # a paper
      ("what did Stanford publish on parsing?", "org_papers", {"org": "Stanford", "topic": "parsing"}),
-     ("papers from Edinburgh on machine translation", "org_papers", {"org": "Edinburgh"})],
+     ("papers from Edinburgh on machine translation", "org_papers", {"org": "Edinburgh"}),
+     # a venue's frequent authors (was a topic search for "prolific authors")
+     ("Who are the most prolific authors at COLT?", "venue_profile", {"venue": "COLT", "topic": None}),
+     ("who publishes most at ACL?", "venue_profile", {"venue": "ACL"})],
 )  # fmt: skip
 def test_questions_about_people_venues_and_organisations_as_researchers_ask_them(text, shape, slots):
     q = parse(text)

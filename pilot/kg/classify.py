@@ -848,6 +848,8 @@ def _parse(text: str) -> KGQuery | None:
         return KGQuery(shape="topic_researchers", **slots)
     if org and _PROFILE.search(text):
         return KGQuery(shape="org_profile", **slots)
+    if venue and not person and _VENUE_AUTHORS.search(text):
+        return KGQuery(shape="venue_profile", **{**slots, "topic": None})  # "the most prolific authors at COLT"
     if venue and not person and _TOPICS.search(text) and not _PAPERS.search(text):
         return KGQuery(shape="venue_profile", **slots)  # "what are the main topics at COLING?"
     if venue and (year_min or year_max or _PAPERS.search(text)):
@@ -857,6 +859,15 @@ def _parse(text: str) -> KGQuery | None:
     if venue and _PROFILE.search(text):
         return KGQuery(shape="venue_profile", **slots)
     return None
+
+
+# "who are the most prolific authors at COLT?", "who publishes most at ACL?": a venue's frequent authors
+_VENUE_AUTHORS = re.compile(
+    r"\b(?:prolific|top|leading|main|key|most (?:active|frequent|published|productive)|frequent)\s"
+    r"(?:authors?|researchers?|people|contributors?|scientists?)\b|\bwho (?:publishes|published|writes|has published)"
+    r"(?: the)? most\b",
+    re.I,
+)
 
 
 def _names_a_paper_with_direction(text: str) -> bool:
