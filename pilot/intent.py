@@ -724,6 +724,9 @@ _BUILD_ON_FORWARD = re.compile(r"\b(?:build|builds|built|building)\s+(?:up)?on\s
 _CITES_BACKWARD = re.compile(
     r"\b(?:papers?|works?|articles?|ones|what)\s(?:that|which)\s(?:the\s)?(?:[A-Z][\w\-]*|[a-z]+\d[\w\-]*)"
     r"(?:\s[\w\-]+){0,5}?\s(?:cites|cited|references|referenced|builds on|built on|relies on|relied on)\b"
+    # "papers it cites", "what does it cite?", "the ones this paper references": the pronoun's references
+    r"|\b(?:papers?|works?|articles?|ones|what)\s(?:(?:that|which)\s)?(?:does\s|did\s)?"
+    r"(?:it|this(?: paper)?|that paper)\s(?:cites?|cited|references?|referenced)\b"
 )
 # likewise "papers cited by BERT" asks for BERT's references, "what is BERT cited by?" for its citers
 _CITED_BY_FORWARD = re.compile(r"\bcited\s+by\s+(?!me\b|us\b|others\b|many\b|later\b)[\w\"“'«]", re.I)

@@ -178,7 +178,7 @@ def names_introduced(title: str | None, abstract: str | None = None) -> list[str
 def _name_key(name: str) -> str:
     """ "Word2Vec", "word2vec", "the R-CNN", "ResNets": one key per way of writing a name."""
     low = re.sub(r"^(?:the|a|an)\s+", "", " ".join(name.lower().split()))
-    low = re.sub(r"\s+(?:paper|papers|model|algorithm|method)$", "", low)
+    low = re.sub(r" (?:paper|papers|model|algorithm|method)$", "", low)  # one blank: the text is collapsed above
     return re.sub(r"[\s\-.’']", "", low)
 
 

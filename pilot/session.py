@@ -409,6 +409,7 @@ class Session(BaseModel):
             listed=len(self.results),
             asked=self.entity_query if self.phase == "answer" else None,
             topic=self.intent.topic if self.anchor is None else None,
+            direction=self.intent.direction if self.anchor is not None else None,
         )
 
     # --- the conversation ---------------------------------------------------------------------------

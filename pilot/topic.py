@@ -76,7 +76,9 @@ class TopicRequest:
 _LEAD_ONLY = frozenset(
     """writing write preparing prepare working doing researching exploring studying planning cite citing thesis
     dissertation project proposal section chapter related people researchers commonly typically usually often
-    widely use used uses popular common journal conference workshop peer-reviewed only just""".split()
+    widely use used uses popular common journal conference workshop peer-reviewed only just
+    hi hello hey phd student students master masters undergrad undergraduate grad graduate postdoc researcher
+    engineer beginner newcomer interested""".split()
 )
 
 
@@ -88,7 +90,7 @@ def _words(text: str) -> list[str]:
 
 
 def _is_lead(word: str) -> bool:
-    low = word.lower().strip("'’")
+    low = re.sub(r"['’]s$", "", word.lower().strip("'’"))  # "a master's student"
     return low in INSTRUCTION_WORDS or low in _LEAD_ONLY or word.lower() in PAPER_TYPE_WORDS
 
 

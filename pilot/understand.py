@@ -38,6 +38,9 @@ from pilot.intent import (
     PERIOD_OF,
     ParsedRequest,
     apply_updates,
+    as_topic,
+    detect_direction,
+    parse_constraints,
     parse_request,
     subject_of,
 )
@@ -284,8 +287,44 @@ def _cites_both(text: str, known_venues: list[str]) -> Message | None:
     )  # fmt: skip
 
 
+# "actually, make that Chinese", "change it to Chinese", "switch to dialogue instead": the topic on screen with its
+# last part swapped ("sentiment analysis for Arabic" -> "... for Chinese"), or all of it when it has no such part
+_SWAP = re.compile(
+    r"^\W*(?:(?:no|nope|sorry|oops|wait|hmm|actually|ok|okay)\W+){0,3}(?:actually,? )?"
+    r"(?:make (?:that|it)|change (?:that|it) to|switch (?:that|it) to|switch to|"
+    r"(?:do|try) (?:that|it) (?:for|with|on))\s"
+    r"(?P<x>[^\W\d][^,;.!?]{0,80}?)(?:\s(?:instead|please))?\W*$",
+    re.I,
+)
+_TOPIC_TAIL = re.compile(r"^(?P<head>.+?\s(?:for|in|on|of|with|from|about|using)\s)(?P<tail>\S+(?:\s\S+){0,2})$", re.I)
+
+
+def _swapped_topic(text: str, ctx: Context) -> Message | None:
+    m = _SWAP.match(text)
+    if m is None or ctx.topic is None or not _focus_words(m.group("x")) or not subject_of(m.group("x")):
+        return None  # "make it shorter", "make it 20", "make it recent": the list's size or period, read as usual
+    new = m.group("x").strip()
+    named = parse_request(new, ctx.known_venues)
+    if named.anchor_kind in ("name", "title") and _LOOKS_LIKE_A_NAME.search(new):
+        return Message(
+            kind="new_search", text=text, target="paper", request=named, correction=True,
+            why="the search on screen, for a paper named instead",
+        )  # fmt: skip
+    if (tail := _TOPIC_TAIL.match(ctx.topic)) is not None and len(new.split()) == 1:
+        new = tail.group("head") + new  # one word swaps the last part: "for Arabic" -> "for Chinese"
+    parsed = parse_request(new, ctx.known_venues)
+    if parsed.anchor_kind != "topic":
+        parsed = as_topic(parsed)  # "make that Chinese" on "parsing": the words as they are
+    return Message(
+        kind="new_search", text=text, target="topic", request=parsed, correction=True,
+        why=f"the topic with its last part swapped: {new!r}",
+    )  # fmt: skip
+
+
 def _correction(text: str, ctx: Context) -> Message | None:
     """The search being set up or shown, about another paper or topic (its direction and choices kept)."""
+    if (swapped := _swapped_topic(text, ctx)) is not None:
+        return swapped
     if (y := _OTHER_YEAR.match(text)) is not None:
         year = int(y.group("a") or y.group("b"))
         if ctx.topic is not None:
@@ -588,6 +627,7 @@ class Context(BaseModel):
     listed: int = 0  # papers on the numbered list on screen (a search's results or the papers of an answer)
     asked: KGQuery | None = None  # the entity question answered last ("and which institutions?" continues it)
     topic: str | None = None  # the topic being searched, when no paper is
+    direction: str | None = None  # the direction searched from the paper on screen, when one is
 
 
 class Message(BaseModel):
@@ -708,7 +748,9 @@ def _as_topic_request(parsed: ParsedRequest, text: str) -> ParsedRequest | None:
     topic = req.topic
     kept = " ".join(PERIOD_OF.sub(" ", topic).split()).strip(" ,;") if parsed.period_of else ""
     topic = kept or topic  # "question answering after BERT": the paper dates the topic, it is no part of it
-    updates = {"topic": topic, "paper_types": req.paper_types, "direction": None, **req.updates}
+    # "I'm new to argument mining. Where should I start?": the type may be asked for in another clause than the topic
+    types = req.paper_types or parsed.intent.paper_types
+    updates = {"topic": topic, "paper_types": types, "direction": None, **req.updates}
     return parsed.model_copy(
         update={
             "anchor_query": topic,
@@ -792,6 +834,26 @@ _CLEAR_FILTERS = re.compile(
 )
 
 
+# "what about abstractive ones only?", "just the extractive ones", "only neural papers": a focus inside the list
+_ONES = re.compile(
+    r"^\W*(?:(?:and|so|ok|okay|now)\W+)?(?P<lead>(?:what|how) about\s|(?:show me\s)?(?:only|just)\s)?(?:the\s)?"
+    r"(?P<x>[a-z][\w\-]*(?:\s[a-z][\w\-]*){0,3})\s(?:ones|papers)(?P<only>\sonly)?\W*$",
+    re.I,
+)
+_NOT_A_FOCUS = frozenset(
+    "recent new newer old older other these those good best more fewer all same first last shorter longer smaller "
+    "bigger narrower broader wider".split()
+)
+
+
+def _focus_words(words: str) -> bool:
+    """Words that name what some of the results are about, not a period, venue, kind or count of them."""
+    low = words.lower()
+    if detect_direction(f"{words} papers")[0] is not None:
+        return False  # "what about earlier papers?": another direction for the same search
+    return not parse_constraints(words) and paper_type_named(words) is None and not set(low.split()) & _NOT_A_FOCUS
+
+
 def _paper_words(words: str, ctx: Context) -> ParsedRequest | None:
     """The paper a few words name ("BERT", "the transformer", a title), read as a name when they are short; None
     for a result's number ("#3"), a topic, or nothing."""
@@ -808,7 +870,12 @@ def _reworded(text: str, ctx: Context) -> Message | None:
     """Feedback phrased another way, read as its plain form; None when that form is no feedback either."""
     if m := _NARROW_TO.match(text):
         plain = f"only {m.group('x')}"
-    elif m := _WHICH_ABOUT.match(text):
+    elif (m := _WHICH_ABOUT.match(text)) or (
+        (m := _ONES.match(text))
+        and (m.group("lead") or m.group("only"))
+        and _focus_words(m.group("x"))
+        and not set(parse_constraints(text)) - {"topic_terms"}  # "only journal papers": a kind of publication
+    ):
         plain = f"focus on {m.group('x')}"
     else:
         return None
@@ -962,7 +1029,16 @@ def read(text: str, ctx: Context) -> Message:
     venue_filter = venue_filter and entity is not None and (not entity.topic or parsed.anchor_kind == "none")
     # so does "just papers by Yoshua Bengio": "only … by" a person, said of the list on screen
     author_filter = entity is not None and entity.person is not None and bool(feedback.updates.get("authors"))
-    if feedback_only and not (direction and names_paper) and (entity is None or venue_filter or author_filter):
+    # "now papers that cite it from 2016" under its predecessors: another direction for the same paper, not a filter
+    other_direction = bool(direction) and parsed.anchor_kind == "current" and direction != ctx.direction
+    if ctx.direction is None:
+        other_direction = False  # a topic search (or a session that does not say): feedback as before
+    if (
+        feedback_only
+        and not (direction and names_paper)
+        and not other_direction
+        and (entity is None or venue_filter or author_filter)
+    ):
         if feedback.refs and feedback.model_copy(update={"refs": []}) == Feedback(text=text):
             # "is #3 peer reviewed?": it names a result and changes nothing: a question about that result
             return Message(kind="command", text=text, command="explain", refs=feedback.refs, why="about a result")

@@ -170,6 +170,52 @@ def test_work_that_extends_a_paper_to_a_new_setting_is_its_later_work_not_its_da
     assert parsed.intent.resource_types == [] and "multilingual" in parsed.intent.topic_terms
 
 
+RESULTS = Context(phase="results", has_results=True, has_search=True, listed=50)
+
+
+def test_a_student_introducing_themselves_names_the_topic_not_themselves():
+    msg = read("hi! I'm a PhD student working on argument mining. where should I start?", Context())
+    assert msg.request.intent.topic == "argument mining"  # was "I'm a PhD student working on argument mining"
+    assert msg.request.intent.paper_types == ["survey"]  # "where should I start?" asks for an overview
+    other = read("I'm a master's student interested in question answering, what should I read?", Context())
+    assert other.request.intent.topic == "question answering"
+
+
+def test_another_direction_for_the_paper_on_screen_is_a_new_search_not_a_filter():
+    on_predecessors = RESULTS.model_copy(update={"direction": "predecessor"})
+    msg = read("ok now papers that cite it from 2016", on_predecessors)
+    assert (msg.kind, msg.target) == ("new_search", "current")  # was a year filter on its predecessors
+    assert msg.request.intent.direction == "successor" and msg.request.intent.year_min == 2016
+    same = read("ok now papers that cite it from 2016", RESULTS.model_copy(update={"direction": "successor"}))
+    assert same.kind == "refine" and same.feedback.updates["year_min"] == 2016  # the same direction: narrowed
+    assert parse_request("papers it cites").intent.direction == "predecessor"  # was its citers
+    assert parse_request("papers that cite it").intent.direction == "successor"
+
+
+@pytest.mark.parametrize(
+    ("text", "updates"),
+    [
+        ("what about abstractive ones only?", {"topic_terms": ["abstractive"]}),  # was a topic search
+        ("just the extractive ones", {"topic_terms": ["extractive"]}),
+        ("show me only papers from ACL", {"venues": ["ACL"]}),  # was a question about ACL's papers "on only"
+        ("only journal papers", {"publication_kinds": ["journal"]}),
+    ],
+)
+def test_narrowing_the_list_in_free_words_refines_it(text, updates):
+    msg = read(text, RESULTS)
+    assert msg.kind == "refine" and msg.feedback.updates == updates, msg.why
+
+
+def test_make_that_x_swaps_the_last_part_of_the_topic():
+    ctx = Context(phase="clarify", has_search=True, topic="sentiment analysis for Arabic")
+    msg = read("actually, make that Chinese", ctx)
+    assert (msg.kind, msg.correction) == ("new_search", True)  # was a note on the period question
+    assert msg.request.intent.topic == "sentiment analysis for Chinese"
+    assert read("switch to machine translation instead", ctx).request.intent.topic == "machine translation"
+    assert read("make that BERT", ctx).target == "paper"
+    assert read("make it shorter", ctx).kind != "new_search"
+
+
 # --- on a corpus: titles in sentence case, names no title contains ------------------------------------------
 
 

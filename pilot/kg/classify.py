@@ -688,7 +688,8 @@ def _topic_before_papers(text: str) -> str | None:
         return None
     topic = _MOST_CITED.sub(" ", m.group("t")).strip()  # "most cited papers at ACL 2010": a ranking, not a topic
     topic = re.sub(r"^(?:how many|the number of|number of|count of)\b\s*", "", topic, flags=re.I).strip()
-    if not topic or re.fullmatch(r"(?:the|all|any|some|recent|new|good|best|top|\w{1,2})", topic, re.I):
+    topic = re.sub(r"^(?:only|just)\b\s*(?:the\s+)?", "", topic, flags=re.I).strip()  # "only papers from ACL"
+    if not topic or re.fullmatch(r"(?:the|all|any|some|recent|new|good|best|top|only|just|\w{1,2})", topic, re.I):
         return None  # "how many papers were published at NAACL 2012?": a count, not a topic
     return topic
 
