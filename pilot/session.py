@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -104,6 +105,7 @@ Phase = Literal["start", "anchor", "clarify", "results", "answer"]
 CANDIDATE_LIMIT = 150
 # entity questions about one paper ("who wrote #3?", "what else did the authors of GloVe write?")
 _NAMES_A_PAPER = ("paper_authors", "paper_authors_papers")
+_POINTS_AT_IT = re.compile(r"(?:it|its|this|that|this one|that one|(?:this|that|the) paper)", re.I)
 # questions that are not about the search's settings: which paper, which direction, refine-or-new, fallback
 _META_SLOTS = ("anchor", "direction", "scope", "fallback")
 HELP = (
@@ -1071,6 +1073,11 @@ class Session(BaseModel):
                 what = f"the list has {len(shown)}" if shown else "there is no list on screen"
                 return self._reply(f"There is no result #{n}: {what}.", **self._on_screen())
             query = query.model_copy(update={"paper": shown[n - 1].paper.id})
+        elif query is not None and query.shape in _NAMES_A_PAPER and _POINTS_AT_IT.fullmatch(named):
+            # "who wrote it?", "who are the authors of this paper?": the paper the search is about
+            if self.anchor is None:
+                return self._reply("Which paper do you mean? Name it by its title or short name.", **self._on_screen())
+            query = query.model_copy(update={"paper": self.anchor.id})
         elif query is not None and query.shape in _NAMES_A_PAPER and query.paper:
             # "who wrote the Penn Treebank paper?": the paper is found the way an anchor is (names, short titles)
             found = await self._look_up(parse_request(query.paper))
@@ -1091,7 +1098,8 @@ class Session(BaseModel):
         self.request = text
         self.intent = Intent(kind="entity", request=text)
         wf, run, answer = await answer_question(text, self._runtime, query=query)
-        self.entity_query = msg.entity
+        # a paper named by a pronoun or a number is kept as found: "what else did they write?" follows it
+        self.entity_query = query if query is not None and query.shape in _NAMES_A_PAPER else msg.entity
         self._last_run = run
         self.answer = answer
         # so every paper an answer counts can be opened: those it was given (not all 500 searched for an org's)

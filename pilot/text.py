@@ -38,11 +38,14 @@ def printable(text: str | None) -> str:
 # values are not the researcher's words — a quoted ``onerror="…"`` must never be read as a quoted title.
 # Bounded and without nesting, so it runs in linear time on any paste.
 _MARKUP = re.compile(r"<!--[^>]{0,2000}>|</?[A-Za-z][^<>]{0,1000}>")
+# what a script or style element holds is code, never words of a request ("<script>alert(1)</script> parsing")
+_CODE_ELEMENT = re.compile(r"<(script|style)\b[^<>]{0,1000}>[^<]{0,5000}</\1\s*>", re.I)
 
 
 def strip_markup(text: str | None) -> str:
-    """The words of a message without HTML tags or comments (what they enclose stays), spaces collapsed."""
-    return " ".join(_MARKUP.sub(" ", text or "").split())
+    """The words of a message without HTML tags or comments (what they enclose stays, except a script's or a
+    style's code), spaces collapsed."""
+    return " ".join(_MARKUP.sub(" ", _CODE_ELEMENT.sub(" ", text or "")).split())
 
 
 def fold(text: str | None) -> str:

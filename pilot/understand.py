@@ -986,7 +986,7 @@ def read(text: str, ctx: Context) -> Message:
                 why="the paper on screen's later work, also citing another",
             )  # fmt: skip
 
-    if ctx.phase == "answer" and ctx.listed:
+    if ctx.phase == "answer" and (ctx.listed or ctx.asked is not None):  # a profile answer lists no papers
         follow_up = _after_answer(text, ctx)
         if follow_up is not None:
             return follow_up

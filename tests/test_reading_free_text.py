@@ -15,6 +15,8 @@ import pytest
 from clarifier.policy import interpret_answer
 from clarifier.question import Option, Question
 from pilot.intent import era_period, parse_request
+from pilot.kg.classify import KGQuery
+from pilot.text import strip_markup
 from pilot.runtime import Runtime
 from pilot.session import Session
 from pilot.settings import Settings
@@ -216,6 +218,21 @@ def test_make_that_x_swaps_the_last_part_of_the_topic():
     assert read("make it shorter", ctx).kind != "new_search"
 
 
+def test_a_follow_up_about_the_person_of_a_profile_answer_asks_about_that_person():
+    after_profile = Context(phase="answer", asked=KGQuery(shape="author_profile", person="Christopher Manning"))
+    msg = read("and his most cited paper?", after_profile)
+    assert msg.kind == "entity" and msg.entity.shape == "most_cited"  # was a topic search for "his"
+    assert msg.entity.person == "Christopher Manning"
+    on_topic = read("which of his papers are about sentiment?", after_profile)
+    assert on_topic.entity.shape == "author_papers" and on_topic.entity.topic == "sentiment"
+
+
+def test_script_code_in_a_message_is_no_part_of_the_request():
+    assert strip_markup("<script>alert(1)</script> papers on parsing") == "papers on parsing"
+    assert read("<script>alert(1)</script> papers on parsing", Context()).request.intent.topic == "parsing"
+    assert strip_markup("<b>parsing</b>") == "parsing"  # what other tags enclose stays
+
+
 # --- on a corpus: titles in sentence case, names no title contains ------------------------------------------
 
 
@@ -277,3 +294,14 @@ async def test_a_venue_the_source_lacks_is_said_to_be_missing_not_swapped_for_an
     text = " ".join([reply.message, *(reply.notes or []), reply.answer.answer if reply.answer else ""])
     assert "Speech And Natural Language" not in text  # KDD's long name once matched that workshop loosely
     assert "KDD" in text
+
+
+async def test_its_authors_are_the_authors_of_the_paper_on_screen(runtime):
+    s = Session(runtime)
+    await s.user_says("Papers like LDA")
+    reply = await s.user_says("who are its authors?")
+    assert reply.answer is not None and "Blei" in reply.answer.answer  # was a topic search for "its authors"
+    s = Session(runtime)
+    await s.user_says("Papers like LDA")
+    reply = await s.user_says("who wrote it?")
+    assert reply.answer is not None and "Blei" in reply.answer.answer  # was "Could not look up “it”"

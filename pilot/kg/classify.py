@@ -703,6 +703,11 @@ _WHO_WROTE = re.compile(
     r"\s+(?P<p>.+?)[\s?.!]*$",
     re.I,
 )
+_ITS_AUTHORS = re.compile(
+    r"^(?:(?:and\s+)?(?:who\s+(?:are|were|is|was)|(?:list|show(?:\s+me)?|give\s+me|what\s+are|name)))?\s*"
+    r"(?:its|the)\s+(?:authors?|writers?)\W*$",
+    re.I,
+)
 _NOT_ONE_PAPER = re.compile(
     r"^(?:papers?|work|works|articles?|publications?|about|on|with|most|the\s+most|many|several|some|any|all)\b", re.I
 )
@@ -730,6 +735,8 @@ _THEIR_OTHER_WORK = re.compile(
 def extract_paper_ref(text: str) -> str | None:
     """The paper in "who wrote <paper>?" / "authors of <paper>" / "where was <paper> published?", without the
     word "paper" around it."""
+    if _ITS_AUTHORS.match(text.strip()):
+        return "it"  # "who are its authors?": the paper being talked about, which the caller knows
     m = _WHO_WROTE.match(text.strip()) or _WHERE_PUBLISHED.match(text.strip())
     if m is None or _NOT_ONE_PAPER.match(m.group("p")):
         return None
