@@ -16,10 +16,10 @@ from clarifier.policy import interpret_answer
 from clarifier.question import Option, Question
 from pilot.intent import era_period, parse_request
 from pilot.kg.classify import KGQuery
-from pilot.text import strip_markup
 from pilot.runtime import Runtime
 from pilot.session import Session
 from pilot.settings import Settings
+from pilot.text import strip_markup
 from pilot.understand import Context, read
 
 ATTENTION = "s2:13756489"  # "Attention Is All You Need"
