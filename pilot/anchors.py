@@ -177,6 +177,10 @@ async def resolve(source: Source, parsed: ParsedRequest, coverage: str | None = 
         return Resolution(kind="topic")
     found = await source.match_paper(query, limit=5)
     exact = [p for p in found if near_exact(query, p.title)]
+    if not exact:
+        # a relevance search can rank a title below papers that share its words; Semantic Scholar's title match
+        # (one request, asked only now) finds it by the title itself
+        exact = [p for p in await source.match_paper(query, limit=1) if near_exact(query, p.title)]
     if exact:
         return Resolution(kind="paper", paper=exact[0])
     # a title: close titles are asked about; a title typed as one that matches nothing is said to be missing
@@ -326,10 +330,10 @@ async def _well_known(source: Source, name: str) -> list[Paper]:
     found: list[Paper] = []
     for title in well_known_titles(name):
         try:
-            hits = await source.match_paper(title, limit=3)
+            hits = await source.match_paper(title, limit=1)  # Semantic Scholar: its one-request title match
         except NotFound:
             continue
-        found += [p for p in hits[:3] if near_exact(title, p.title, inside=False)][:1]
+        found += [p for p in hits[:1] if near_exact(title, p.title, inside=False)]
     return found
 
 

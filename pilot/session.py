@@ -447,7 +447,7 @@ class Session(BaseModel):
         if msg.kind not in ("new_search", "ambiguous") or parsed is None or (span := title_tail(parsed)) is None:
             return msg
         try:
-            found = await self._runtime.source.match_paper(span, limit=3)
+            found = await self._runtime.source.match_paper(span, limit=1)  # Semantic Scholar: one title match
         except SourceError:
             return msg  # the reading without the check stands; the search itself will say what is wrong
         if not any(near_exact(span, p.title, inside=False) for p in found):
