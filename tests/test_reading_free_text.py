@@ -6,6 +6,7 @@ the named papers added.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 from pathlib import Path
@@ -237,7 +238,7 @@ def test_script_code_in_a_message_is_no_part_of_the_request():
 
 
 @pytest.fixture(scope="module")
-def runtime(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> Runtime:
+def named_source(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory):
     from pilot.sources.local import LocalCorpusSource
     from tests.conftest import corpus_with_vectors
 
@@ -247,8 +248,12 @@ def runtime(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> Ru
         extra = [r for r in map(json.loads, fh) if r["id"] in wanted - have]
     d = tmp_path_factory.mktemp("named-papers")
     corpus, vectors = corpus_with_vectors(shared, corpus_slice_rows + extra, d)
-    source = LocalCorpusSource.open(corpus, d / "cache", vectors=vectors, progress=False)
-    return Runtime.for_source(source, Settings(cache_dir=d / "cache", max_turns=4))
+    return LocalCorpusSource.open(corpus, d / "cache", vectors=vectors, progress=False)
+
+
+@pytest.fixture(scope="module")
+def runtime(named_source) -> Runtime:
+    return Runtime.for_source(named_source, Settings(cache_dir=named_source.store.dir.parent, max_turns=4))
 
 
 async def test_a_title_typed_in_sentence_case_is_that_paper_not_its_first_word(runtime):
@@ -305,3 +310,34 @@ async def test_its_authors_are_the_authors_of_the_paper_on_screen(runtime):
     await s.user_says("Papers like LDA")
     reply = await s.user_says("who wrote it?")
     assert reply.answer is not None and "Blei" in reply.answer.answer  # was "Could not look up “it”"
+
+
+def test_over_semantic_scholar_titles_and_well_known_names_use_its_title_match(named_source, tmp_path):
+    import uuid
+
+    import httpx
+    from pydantic import SecretStr
+
+    from emulators.s2 import S2Emulator
+    from emulators.server import Running
+    from pilot.sources.s2 import SemanticScholarSource
+
+    async def talk(runtime: Runtime) -> tuple[str | None, str | None]:
+        s = Session(runtime)
+        await s.user_says("Which benchmarks were used in Attention is all you need")
+        typed = s.anchor.title if s.anchor else None
+        s = Session(runtime)
+        await s.user_says("Papers like LDA")
+        return typed, s.anchor.title if s.anchor else None
+
+    with Running(S2Emulator(named_source)) as running:
+        settings = Settings(
+            _env_file=None, sources="s2", s2_base_url=f"{running.url}/graph/v1",
+            s2_recommendations_url=f"{running.url}/recommendations/v1", s2_api_key=SecretStr(uuid.uuid4().hex),
+            s2_rate="20/1", cache_dir=tmp_path / "cache", http_timeout_s=120,
+        )  # fmt: skip
+        runtime = Runtime.for_source(SemanticScholarSource(settings), settings, embedder=named_source.embedder)
+        typed, named = asyncio.run(talk(runtime))
+        served = httpx.get(f"{running.url}/_stats").json()["requests"]
+    assert typed == "Attention Is All You Need" and named == "Latent Dirichlet Allocation"
+    assert served.get("GET /graph/v1/paper/search/match", 0) >= 2, served  # one small request per title
