@@ -121,6 +121,13 @@ def dominant(candidates: list[Paper], name: str) -> Paper | None:
 _PAIR = re.compile(r"\S+(?:\s+\S+)?\s+(?:and|or|vs\.?|versus|&)\s+\S+(?:\s+\S+)?", re.IGNORECASE)
 
 
+_KIND_TAIL = re.compile(
+    r" (?:metric|measure|score|model|architecture|algorithm|method|approach|framework|toolkit|tool|system|dataset|"
+    r"corpus|benchmark|network|technique|paper)s?$",
+    re.I,
+)
+
+
 def _quoted(parsed: ParsedRequest) -> bool:
     return bool(re.search(r"[\"“«]\s*" + re.escape(parsed.anchor_query), parsed.text))
 
@@ -360,6 +367,9 @@ async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolut
             return Resolution(kind="paper", paper=exact[0])
         if _PAIR.fullmatch(name):
             return Resolution(kind="topic")  # "BLEU and METEOR", "CRF vs HMM": papers about both, not one paper
+        if (bare := _KIND_TAIL.sub("", name)) != name and bare:
+            # "the BLEU metric", "the LSTM architecture": the name is the word before what kind of thing it is
+            return await _by_name(source, parsed.model_copy(update={"anchor_query": bare}), where)
         return Resolution(
             kind="missing",
             note=f"No paper in the source introduces “{name}”; the source holds {where}.",

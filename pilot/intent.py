@@ -582,7 +582,8 @@ _CONSTRAINT_PHRASES = [
 # what to leave out is no part of the subject ("parsing but not dependency parsing"); bare "without" and "no"
 # only after a comma: "Learning without Forgetting" is a method
 _LEAVE_OUT = re.compile(
-    r"(?:\b(?:but not|excluding|except(?: for)?|other than|apart from|not about)|,\s?(?:without|no|not)"
+    r"(?:\b(?:but not|but exclude|but without|excluding|except(?: for)?|other than|apart from|not about)"
+    r"|,\s?(?:without|no|not|exclude)"
     r"|(?<=[a-z])\snot(?=\s[a-z][\w\-]*(?:\s[a-z][\w\-]*)?\W*$))\s[^,.;!?]+",  # "… in NLP not vision"
     re.I,
 )

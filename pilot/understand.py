@@ -223,7 +223,8 @@ _OTHER_YEAR = re.compile(
 _BOTH = re.compile(
     r"^\W*(?:(?:find|show(?: me)?|list|give me|get)\s)?(?:(?:the|all)\s)?"
     r"(?:papers?|work|articles?|what|which(?: papers?)?)\s(?:that\s|which\s)?"
-    r"(?:cites?|citing|cited|co-cites?|co-citing)\s(?:both\s(?P<a>.{2,200}?)\sand\s(?P<b>.{2,200}?)"
+    r"(?:cites?|citing|cited|co-cites?|co-citing|builds? (?:up)?on|built (?:up)?on|building (?:up)?on|extends?|"
+    r"extending|combines?|combining)\s(?:both\s(?P<a>.{2,200}?)\sand\s(?P<b>.{2,200}?)"
     r"|(?P<c>.{2,200}?)\sand\s(?P<d>.{2,200}?)\s(?:together|at once|at the same time))\W*$",
     re.I,
 )

@@ -234,6 +234,18 @@ def test_script_code_in_a_message_is_no_part_of_the_request():
     assert strip_markup("<b>parsing</b>") == "parsing"  # what other tags enclose stays
 
 
+def test_but_exclude_leaves_its_words_out_of_the_topic():
+    intent = read("Find papers on reinforcement learning for dialogue but exclude anything about robotics", Context())
+    assert intent.request.intent.topic == "reinforcement learning for dialogue"  # was the whole phrase
+    assert intent.request.intent.exclude_terms == ["robotics"]
+
+
+def test_what_builds_on_both_x_and_y_is_later_work_citing_the_two():
+    msg = read("what builds on both GloVe and word2vec?", Context())
+    assert (msg.kind, msg.target) == ("new_search", "paper")  # was a topic search for "both GloVe and word2vec"
+    assert msg.request.anchor_query == "GloVe" and [p.anchor_query for p in msg.also] == ["word2vec"]
+
+
 # --- on a corpus: titles in sentence case, names no title contains ------------------------------------------
 
 
@@ -282,6 +294,12 @@ async def test_a_name_no_title_contains_is_the_paper_it_usually_means_and_the_no
     s = Session(runtime)
     await s.user_says("Find papers similar to ResNet but for NLP")
     assert s.anchor is not None and s.anchor.id == RESNET and "nlp" in s.intent.topic_terms
+
+
+async def test_a_name_followed_by_what_kind_of_thing_it_is_is_still_that_name(runtime):
+    s = Session(runtime)
+    await s.user_says("Which paper introduced the BLEU metric?")
+    assert s.anchor is not None and s.anchor.id == "acl:P02-1040"  # was "no paper introduces “BLEU metric”"
 
 
 async def test_a_system_called_by_its_authors_name_is_their_paper(runtime):
