@@ -483,7 +483,7 @@ _REQUEST_WORDS = frozenset(
     hits list but though however yet especially particularly specifically compare comparing comparison
     contrast versus vs since appeared appear happened happen influenced influences inspired led put top
     details behind commonly typically usually often widely frequently generally apply applies applied applying
-    adapt adapts adapted adapting""".split()
+    adapt adapts adapted adapting evolved evolve evolving changed progressed""".split()
 )
 _PRONOUNS = frozenset(
     {
@@ -941,6 +941,8 @@ def _year_updates(low: str) -> dict[str, Any]:
         out = _period(low, m, year, year)
     if not out and (m := re.search(r"\b(?:last|past)\s+(\d{1,2})\s+years\b", low)):
         out["year_min"] = _dt.date.today().year - int(m.group(1))
+    elif not out and (m := _YEARS_IN_WORDS.search(low)):  # "the last two years", "the past few years"
+        out["year_min"] = _dt.date.today().year - _COUNT_WORDS[m.group(1)]
     if not out and (m := _DECADES.search(low)):  # "in the last decade", "the past two decades"
         out["year_min"] = _dt.date.today().year - 10 * _COUNT_WORDS.get(m.group(1) or "one", 1)
     if not out and (era := era_period(low)) is not None:  # "before deep learning", "the statistical era"
@@ -955,7 +957,11 @@ PERIOD_OF = re.compile(
     r"(?!\s(?:19|20)\d\d)"  # "after ACL 2010" is a venue's year
 )
 _DECADES = re.compile(r"\b(?:last|past)\s+(?:decade|(two|three|couple of|few)\s+decades)\b")
-_COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "couple of": 2, "few": 2}
+_COUNT_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "couple of": 2, "few": 3, "several": 5,
+}  # fmt: skip
+_YEARS_IN_WORDS = re.compile(rf"\b(?:last|past)\s+({'|'.join(_COUNT_WORDS)})\s+years\b")
 
 
 # A paper id typed or pasted into a request ("[ACL:2024.naacl-long.131]", "arXiv:1706.03762"): its prefix names

@@ -123,6 +123,8 @@ _HEDGES = frozenset("ideally preferably possibly perhaps maybe mostly mainly ins
 _HEDGE_TAIL = re.compile(rf"(?<![\s,;])[\s,;]+(?:{'|'.join(sorted(_HEDGES))})\W*$", re.IGNORECASE)
 # "… for my thesis": what the reading is for, not what it is about
 _PURPOSE = frozenset("thesis dissertation paper project survey review class course talk proposal research".split())
+# "how has research on dialogue systems evolved since 2000?": how the field moved, not a word of the topic
+_HOW_IT_WENT = frozenset("evolved evolve evolving changed progressed".split())
 
 
 def _clean(words: list[str]) -> list[str]:
@@ -130,7 +132,7 @@ def _clean(words: list[str]) -> list[str]:
         low = [w.lower() for w in words[-3:]]
         if len(low) == 3 and low[0] == "for" and low[1] in ("my", "our", "a", "the") and low[2] in _PURPOSE:
             words = words[:-3]
-        elif words[-1].lower() in INSTRUCTION_WORDS or words[-1].lower() in _CUES or words[-1].lower() in _HEDGES:
+        elif words[-1].lower() in INSTRUCTION_WORDS | _CUES | _HEDGES | _HOW_IT_WENT:
             words = words[:-1]  # "… parsing papers", "… published"
         else:
             break
