@@ -147,9 +147,19 @@ def test_a_citation_floor_set_before_the_results_reaches_the_workflows_filter():
     assert any(n.params.get("min_citations") == 100 for n in wf.nodes), [n.params for n in wf.nodes]
 
 
+def test_a_period_counted_in_words_is_a_period():
+    import datetime as dt
+
+    this_year = dt.date.today().year
+    intent = read("papers from the last two years on code generation", Context()).request.intent
+    assert (intent.topic, intent.year_min) == ("code generation", this_year - 2)  # was no period at all
+    assert read("work from the past few years on summarization", Context()).request.intent.year_min == this_year - 3
+
+
 @pytest.mark.parametrize(
     ("text", "topic"),
     [
+        ("How has research on dialogue systems evolved since 2000?", "dialogue systems"),
         (
             "papers on low-resource machine translation, preferably from the last 5 years",
             "low-resource machine translation",
