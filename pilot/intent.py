@@ -1080,7 +1080,7 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     ):
         out["recency"] = "seminal"
     elif (
-        re.search(r"\b(?:recent|latest|newest|newer|new(?! to\b)|current|too old|outdated)\b", low)
+        re.search(r"\b(?:recent|latest|newest|newer|new(?! to\b)|current|too (?:many )?old|outdated)\b", low)
         and "year_min" not in out
     ):
         out["recency"] = "recent"
@@ -1092,7 +1092,7 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
     if resources:
         out["resource_types"] = resources
     excl = re.findall(
-        r"\b(?:exclude|excluding|without|except(?: for)?|not about|but not|other than|apart from|no|"
+        r"\b(?:exclude|excluding|without|except(?: for)?|not about|but not|other than|apart from|no|less (?:about|on)|"
         r"not interested in|(?:do not|don't|dont) (?:care about|want)|nothing (?:about|on)"
         r"|(?:(?<=[a-z] )|(?<=, )|(?<=,)|^)not(?=\s+[a-z][\w\-]*(?:\s[a-z][\w\-]*)?\W*$))\s+"
         r"([a-z][\w\- ]{2,40}?)(?:[.,;!?]|$|\band\b)",
@@ -1122,6 +1122,7 @@ def parse_constraints(text: str, known_venues: Iterable[str] = ()) -> dict[str, 
         out["paper_types"] = [PAPER_TYPE_WORDS[m.group(1)]]
     # "about X" inside a leaving-out ("exclude anything about images") names what goes, not a topic
     outside = _LEAVING_OUT.sub(" ", low) if terms else low
+    outside = re.sub(r"\bless (?:about|on) [^,.;!?]+", " ", outside)  # "less about speech, more about text"
     if m := re.search(
         r"\b(?:about|on|focus(?:ed|ing)? on|regarding|mostly|especially)\s+([a-z][a-z ,\-]{2,80})", outside
     ):
@@ -1139,7 +1140,8 @@ _KIND_NOUN = r"(?:\s(?:papers?|articles?|ones|publications?|versions?))?"
 _ONLY_KIND = re.compile(rf"\b(?:only|just)\s(?:the\s)?(?:ones?\s(?:from|in|at)\s)?{_KIND}{_KIND_NOUN}")
 _KIND_ONLY = re.compile(rf"\b{_KIND}{_KIND_NOUN}\sonly\b")
 _NO_KIND = re.compile(
-    rf"\b(?:no|not|without|exclude|excluding|skip|drop|remove|hide)\s(?:the\s|any\s)?{_KIND}{_KIND_NOUN}"
+    rf"\b(?:no|not|without|exclude|excluding|skip|drop|remove|hide|(?:do not|don't|dont) want)\s(?:the\s|any\s)?"
+    rf"{_KIND}{_KIND_NOUN}"
 )
 _CONSTRAINT_PHRASES.append(ERA_PHRASE)
 # "only journal papers", "exclude workshop papers": a kind of publication is a constraint, not the subject

@@ -571,7 +571,7 @@ SLOT_FIELDS: dict[str, tuple[str, ...]] = {
 _FOCUS = re.compile(
     r"^\W*(?:(?:only|just)\s+(?:those|the ones|ones|papers|results)?\s*(?:about|on|with|mentioning)"
     r"|focus(?:ed|ing)?\s+on|"
-    r"more\s+(?:about|on)|especially|mostly|prefer(?:ably)?)\b",
+    r"(?:more|less)\s+(?:about|on)|especially|mostly|prefer(?:ably)?)\b",
     re.IGNORECASE,
 )
 # how an answer about a sub-topic begins ("Mostly about alignment and phrase tables")
@@ -690,7 +690,7 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
     rest = MIN_CITED.sub(" ", rest)
     rest = re.sub(
         r"\b(?:not|no|drop|remove|exclude|excluding|without|except|hide|more like|less like|like|fewer|less|more|"
-        r"too (?:broad|narrow|general|specific|many|few|old)|narrow(?:er)?(?: it)? down|broader|widen|"
+        r"too (?:many )?(?:broad|narrow|general|specific|many|few|old)|narrow(?:er)?(?: it)? down|broader|widen|"
         rf"{ORDINAL}(?: one)?|number \d+|"
         r"any (?:year|time|venue)|all venues|(?:the )?(?:year|date|period|time|venue|conference|journal) "
         r"(?:filter|limit|restriction|range|constraint)s?|(?:is )?fine|"

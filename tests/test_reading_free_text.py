@@ -212,6 +212,9 @@ def test_another_direction_for_the_paper_on_screen_is_a_new_search_not_a_filter(
         ("just the extractive ones", {"topic_terms": ["extractive"]}),
         ("show me only papers from ACL", {"venues": ["ACL"]}),  # was a question about ACL's papers "on only"
         ("only journal papers", {"publication_kinds": ["journal"]}),
+        ("I don't want workshop papers", {"publication_kinds": ["journal", "conference", "preprint", "unknown"]}),
+        ("too many old papers", {"recency": "recent"}),  # was a topic search for "many old"
+        ("less about speech, more about text", {"exclude_terms": ["speech"], "topic_terms": ["text"]}),
     ],
 )
 def test_narrowing_the_list_in_free_words_refines_it(text, updates):
