@@ -1621,6 +1621,9 @@ class Session(BaseModel):
         reply = await self._run(ref.notes)
         if had and reply.error is None and not reply.results:  # "only surveys" on a list that holds none
             reply.notes.append(f"No paper is left after “{ref.reason}”; say “undo” to get the {had} papers back.")
+            run = self._last_run
+            # why it may be the records' fault: "12 of the 50 papers name their authors' institutions"
+            reply.notes += [t.note for t in (run.trace.nodes if run else []) if t.note and t.op == "filter"]
         return reply
 
     def _progress_to(self, observer: Callable[[Any], None]) -> Callable[[Any], None]:

@@ -52,7 +52,7 @@ from pilot.stepedit import StepEdit, read_step_edit
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from pilot.vocab import PAPER_TYPE_WORDS, paper_type_named
-from workflows.refine import ONLY_BY, ORDINAL, RESULT_REF, Feedback, read_feedback, referenced_indices
+from workflows.refine import ONLY_BY, ONLY_FROM, ORDINAL, RESULT_REF, Feedback, read_feedback, referenced_indices
 
 log = logging.getLogger(__name__)
 
@@ -687,6 +687,8 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
         return True
     rest = re.sub(r"#\s*\d+|\b\d{1,3}\s+more\b", " ", text)
     rest = ONLY_BY.sub(" ", rest)  # "only the ones by Mikolov": the name is whose papers, not a subject
+    if feedback.updates.get("orgs"):
+        rest = ONLY_FROM.sub(" ", rest)  # "only the ones from Stanford": whose institution, not a subject
     rest = MIN_CITED.sub(" ", rest)
     rest = re.sub(
         r"\b(?:not|no|drop|remove|exclude|excluding|without|except|hide|more like|less like|like|fewer|less|more|"

@@ -215,6 +215,8 @@ def test_another_direction_for_the_paper_on_screen_is_a_new_search_not_a_filter(
         ("I don't want workshop papers", {"publication_kinds": ["journal", "conference", "preprint", "unknown"]}),
         ("too many old papers", {"recency": "recent"}),  # was a topic search for "many old"
         ("less about speech, more about text", {"exclude_terms": ["speech"], "topic_terms": ["text"]}),
+        ("only the ones from Stanford", {"orgs": ["Stanford"]}),  # was a search for a paper called "Stanford"
+        ("only ones from the University of Edinburgh", {"orgs": ["University of Edinburgh"]}),
     ],
 )
 def test_narrowing_the_list_in_free_words_refines_it(text, updates):
@@ -372,3 +374,19 @@ def test_over_semantic_scholar_titles_and_well_known_names_use_its_title_match(n
         served = httpx.get(f"{running.url}/_stats").json()["requests"]
     assert typed == "Attention Is All You Need" and named == "Latent Dirichlet Allocation"
     assert served.get("GET /graph/v1/paper/search/match", 0) >= 2, served  # one small request per title
+
+
+async def test_only_the_ones_from_an_institution_filters_by_affiliation_and_says_how_many_name_one(runtime):
+    s = Session(runtime)
+    await s.user_says("papers on parsing")
+    reply = await s.search_now()
+    assert reply.results
+    reply = await s.user_says("only the ones from Stanford")
+    assert s.last_message.kind == "refine"
+    assert [n.params.get("orgs") for n in s.workflow.nodes if n.op == "filter" and n.params.get("orgs")] == [
+        ["Stanford"]
+    ]  # one filter step keeps to the institution
+    kept = reply.results
+    assert all(any("stanford" in (a.affiliation or "").lower() for a in r.paper.authors) for r in kept)
+    if not kept:  # the slice's older records name few institutions: the reply says so
+        assert any("name their authors' institutions" in n for n in reply.notes), reply.notes

@@ -202,6 +202,14 @@ ONLY_BY = re.compile(
 )
 
 
+# "only the ones from Stanford", "just papers from Google Research": an organisation in the authors' affiliations
+# (a venue after "from" is a venue filter; the caller leaves those out)
+ONLY_FROM = re.compile(
+    r"\b(?i:only|just)\s(?:(?i:the|those|these)\s)?(?:(?i:ones?|papers?|work|articles?)\s)?(?i:from|at)\s"
+    r"(?:the\s)?(?P<org>[A-Z][\w.&'’-]*(?:\s(?:(?i:of|for|de|at)\s)?[A-Z][\w.&'’-]*){0,5})"
+)
+
+
 # "only the ones with more than 100 citations", "at least 50 citations", "500+ citations"
 
 
@@ -294,6 +302,8 @@ def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
     if by := ONLY_BY.search(text or ""):
         who = by.group("who")
         updates["authors"] = [who.title() if who.islower() else who]  # "by bengio" is said back as "by Bengio"
+    if (at := ONLY_FROM.search(text or "")) and not updates.get("venues") and not re.search(r"\d", at.group("org")):
+        updates["orgs"] = [at.group("org")]
     order = updates.pop("order", None)  # applied to the top_k step, not as a preference of the score
     weights = _weights(low)
     if weights:  # "less weight on recency" weighs a feature; it neither halves the list nor names a topic
@@ -395,6 +405,8 @@ def refine(
             new_intent = new_intent.model_copy(update={"min_citations": least})
         if people := updates.get("authors"):
             plan.modify_filter({"authors": people}, "only papers by " + ", ".join(people))
+        if orgs := updates.get("orgs"):
+            plan.modify_filter({"orgs": orgs}, "only papers from " + ", ".join(orgs))
         if kinds := updates.get("publication_kinds"):
             plan.modify_filter({"publication_kinds": kinds}, kinds_text(kinds))
             new_intent = new_intent.model_copy(update={"publication_kinds": list(kinds)})
@@ -632,6 +644,9 @@ class ResultFilters(BaseModel):
         default_factory=list, max_length=limits.MAX_LIST_ITEMS
     )
     publication_kinds: list[PublicationKind] = Field(default_factory=list, max_length=5)
+    orgs: list[Annotated[str, Field(max_length=limits.MAX_LABEL_CHARS)]] = Field(
+        default_factory=list, max_length=limits.MAX_LIST_ITEMS
+    )
 
     def said_in_chat(self) -> ResultFilters:
         """Only the constraints the form has no control for."""
@@ -639,7 +654,7 @@ class ResultFilters(BaseModel):
 
 
 FILTER_KEYS = tuple(ResultFilters.model_fields)
-CHAT_KEYS = ("exclude_years", "authors", "exclude_venues", "exclude_terms", "publication_kinds")
+CHAT_KEYS = ("exclude_years", "authors", "exclude_venues", "exclude_terms", "publication_kinds", "orgs")
 
 
 def current_filters(workflow: Workflow | None) -> ResultFilters:
@@ -670,6 +685,8 @@ def describe_filters(f: ResultFilters) -> str:
         parts.append("excluding " + ", ".join(f.exclude_terms))
     if f.publication_kinds:
         parts.append(kinds_text(f.publication_kinds))
+    if f.orgs:
+        parts.append("only papers from " + ", ".join(f.orgs))
     return "; ".join(parts) or "no filters"
 
 
