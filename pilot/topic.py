@@ -125,6 +125,9 @@ _HEDGE_TAIL = re.compile(rf"(?<![\s,;])[\s,;]+(?:{'|'.join(sorted(_HEDGES))})\W*
 _PURPOSE = frozenset("thesis dissertation paper project survey review class course talk proposal research".split())
 # "how has research on dialogue systems evolved since 2000?": how the field moved, not a word of the topic
 _HOW_IT_WENT = frozenset("evolved evolve evolving changed progressed".split())
+# instruction words that end a topic after another word of it: "deep learning", "language understanding",
+# "machine reading", "operations research", "user studies" (alone, "learning" and "research" only lead in)
+_TOPIC_HEADS = frozenset("learning understanding reading research studies study".split())
 
 
 def _clean(words: list[str]) -> list[str]:
@@ -132,6 +135,8 @@ def _clean(words: list[str]) -> list[str]:
         low = [w.lower() for w in words[-3:]]
         if len(low) == 3 and low[0] == "for" and low[1] in ("my", "our", "a", "the") and low[2] in _PURPOSE:
             words = words[:-3]
+        elif words[-1].lower() in _TOPIC_HEADS and len(words) > 1 and words[-2].lower() not in INSTRUCTION_WORDS:
+            break
         elif words[-1].lower() in INSTRUCTION_WORDS | _CUES | _HEDGES | _HOW_IT_WENT:
             words = words[:-1]  # "… parsing papers", "… published"
         else:

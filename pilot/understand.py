@@ -48,6 +48,7 @@ from pilot.kg.classify import KGQuery
 from pilot.kg.classify import parse as parse_entity_question
 from pilot.listfacts import list_fact
 from pilot.models import Intent
+from pilot.names import well_known_titles
 from pilot.stepedit import StepEdit, read_step_edit
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
@@ -813,6 +814,14 @@ _CITE_NAMED = re.compile(
     r"(?P<x2>.{1,150}?)\W*$",
     re.I,
 )
+_CITE_FOR = re.compile(r"^\W*what (?:should|do|can|would) (?:i|we|you) cite for (?P<x>.{1,80}?)\W*$", re.I)
+
+
+def _is_a_name(words: str) -> bool:
+    """Words that name one paper rather than a field: a well-known name ("dropout") or one written like a name."""
+    return bool(well_known_titles(words)) or bool(_LOOKS_LIKE_A_NAME.search(words) and len(words.split()) <= 3)
+
+
 _WHICH_CITE = re.compile(
     r"^\W*(?:which|what|how many)(?: ones?)?(?: of (?:these|them|those|the (?:results|papers|list)))?(?: papers| ones)?"
     r"(?: here)? (?:also )?(?:cite|cites|cited|reference|references|build on|builds on) (?P<x>.{2,150}?)\W*$",
@@ -936,6 +945,9 @@ def read(text: str, ctx: Context) -> Message:
         # "bibtex for BERT", "how do I cite the transformer paper?": that paper's citation, whatever is on screen
         why = "a named paper's citation"
         return Message(kind="command", text=text, command="cite_named", request=paper, why=why)
+    if (m := _CITE_FOR.match(text)) and _is_a_name(m.group("x")) and (paper := _paper_words(m.group("x"), ctx)):
+        # "what should I cite for dropout?": a well-known name's paper ("… for parsing?" is the field's literature)
+        return Message(kind="command", text=text, command="cite_named", request=paper, why="a named paper's citation")
     if ctx.has_results and (m := _WHICH_CITE.match(text)) and (cited := _paper_words(m.group("x"), ctx)):
         # "which of these cite ROUGE?": counted on the list (was a topic search)
         return Message(kind="command", text=text, command="which_cite", request=cited, why="counts citers on the list")
@@ -1051,8 +1063,8 @@ def read(text: str, ctx: Context) -> Message:
     several_venues = len(parsed.constraints.get("venues") or []) > 1
     # (a venue question keeps one venue; a topic at several is a topic search)
     bare_topic = topical is not None or (parsed.anchor_kind == "topic" and bool(parsed.anchor_query))
-    if entity is not None and entity.shape == "venue_papers" and bare_topic and several_venues:
-        entity = None
+    if entity is not None and entity.shape == "venue_papers" and bare_topic and (several_venues or not entity.topic):
+        entity = None  # (a venue question that lost the topic: "knowledge graph embedding before 2018 at AAAI")
     # a named paper with a search direction is a paper search, whatever the entity patterns make of the name
     if entity is not None and not (direction and names_paper):
         # "papers about <Capitalised Words>" is about a person only if the source knows one (the session asks it)

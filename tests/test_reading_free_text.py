@@ -147,6 +147,33 @@ def test_a_citation_floor_set_before_the_results_reaches_the_workflows_filter():
     assert any(n.params.get("min_citations") == 100 for n in wf.nodes), [n.params for n in wf.nodes]
 
 
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("papers on deep learning", "deep learning"),  # was "deep"
+        ("surveys on reinforcement learning published in the last five years", "reinforcement learning"),
+        ("what should I read on machine learning?", "machine learning"),
+        ("papers on language understanding", "language understanding"),
+    ],
+)
+def test_a_topic_ending_in_learning_or_understanding_keeps_that_word(text, topic):
+    assert read(text, Context()).request.intent.topic == topic
+
+
+def test_a_topic_at_a_venue_is_a_topic_search_at_that_venue_not_a_venue_question_without_the_topic():
+    msg = read("knowledge graph embedding before 2018 at AAAI", Context())
+    assert (msg.kind, msg.target) == ("new_search", "topic")  # was "Papers at AAAI until 2017", topic lost
+    intent = msg.request.intent
+    assert (intent.topic, intent.venues, intent.year_max) == ("knowledge graph embedding", ["AAAI"], 2017)
+    assert read("papers on question answering at ACL in 2010", Context()).kind == "entity"  # the venue's papers
+
+
+def test_what_to_cite_for_a_well_known_name_is_that_papers_citation():
+    msg = read("what should I cite for dropout?", Context())
+    assert (msg.kind, msg.command, msg.request.anchor_query) == ("command", "cite_named", "dropout")
+    assert read("what should I cite for parsing?", Context()).kind == "new_search"  # a field's literature
+
+
 def test_a_period_counted_in_words_is_a_period():
     import datetime as dt
 
