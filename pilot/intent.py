@@ -277,7 +277,9 @@ _FOCUS_JOIN = re.compile(
 )
 # "the original paper on X", "the paper that introduced X", "which paper proposed X?": one paper, named by X
 INTRODUCING = re.compile(
-    r"\b(?:(?:original|first|seminal|foundational|earliest)\s(?:paper|work|article|publication)\s"
+    # "the seminal paper on X" is one paper; "seminal work on X" is the field's key literature
+    r"\b(?:(?:(?:original|first|earliest)\s(?:paper|work|article|publication)|(?:seminal|foundational)\s"
+    r"(?:paper|article|publication))\s"
     r"(?:on|about|for|of|introducing|proposing|that\s(?:first\s)?(?:introduced|proposed|invented))"
     r"|(?:paper|work|article|publication)\s(?:that|which)\s(?:first\s)?(?:introduced|proposed|invented|coined)"
     r"|(?:which|what)\s(?:paper|work|article|publication)\s(?:first\s)?(?:introduced|proposed|invented|coined))\s",

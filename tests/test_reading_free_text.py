@@ -168,6 +168,12 @@ def test_a_topic_at_a_venue_is_a_topic_search_at_that_venue_not_a_venue_question
     assert read("papers on question answering at ACL in 2010", Context()).kind == "entity"  # the venue's papers
 
 
+def test_seminal_work_on_a_field_is_its_literature_and_the_seminal_paper_is_one_paper():
+    msg = read("seminal work on active learning", Context())
+    assert (msg.target, msg.request.intent.topic, msg.request.intent.recency) == ("topic", "active learning", "seminal")
+    assert read("the seminal paper on conditional random fields", Context()).target == "paper"
+
+
 def test_what_to_cite_for_a_well_known_name_is_that_papers_citation():
     msg = read("what should I cite for dropout?", Context())
     assert (msg.kind, msg.command, msg.request.anchor_query) == ("command", "cite_named", "dropout")
