@@ -1038,8 +1038,20 @@ _MAKE_IT = re.compile(
 _CONSTRAINT_PHRASES.append(_MAKE_IT)
 
 
+# "drop the ones without citations", "only papers that have been cited": cited at least once
+_CITED_AT_ALL = re.compile(
+    r"\b(?:drop|remove|hide|exclude|no|skip)\s(?:the\s|any\s)?(?:ones|papers|those|results)\s"
+    r"(?:without|with no|with zero)\s(?:any\s)?citations?\b"
+    r"|\bonly\s(?:the\s)?(?:ones|papers)\s(?:that|which)\s(?:have\s)?been\scited\b",
+    re.IGNORECASE,
+)
+_CONSTRAINT_PHRASES.append(_CITED_AT_ALL)
+
+
 def min_citations(text: str) -> int | None:
     """The citation floor a text sets ("more than 50 citations" -> 51), if any."""
+    if _CITED_AT_ALL.search(text or ""):
+        return 1
     if (cited := MIN_CITED.search(text or "")) is None:
         return None
     n = int(cited.group("n") or cited.group("n2") or cited.group("n3"))

@@ -15,7 +15,7 @@ from pilot.papertype import paper_type
 from workflows.diff import short
 from workflows.ops.features import citation_value
 
-ListFact = Literal["most_cited", "oldest", "newest", "authors", "venues", "overview", "best"]
+ListFact = Literal["most_cited", "oldest", "newest", "authors", "venues", "years", "overview", "best"]
 
 _EXTREME = re.compile(
     r"^\W*(?:which|what)(?: one| paper| result)?(?: of (?:these|them|those))?(?:'s| is| was)(?: the)? "
@@ -34,7 +34,19 @@ _AUTHORS = re.compile(
 _VENUES = re.compile(
     r"^\W*(?:(?:which|what) (?:venues?|conferences?|journals?)(?: are| were| do)?(?: (?:these|they|them))?"
     r"(?: (?:from|in|published (?:in|at)|come from|appear (?:in|at)))?"
-    r"|where (?:were|are) (?:these|they|those)(?: papers)? published)\W*$",
+    r"|where (?:were|are) (?:these|they|those)(?: papers)? published"
+    r"|(?:group|sort|break down|split) (?:them|these|those|the (?:list|results|papers)) by (?:venue|conference))\W*$",
+    re.IGNORECASE,
+)
+# "which year has the most papers?", "what years are these from?", "group them by year": the list over time
+_YEARS = re.compile(
+    r"^\W*(?:(?:which|what) years?(?: (?:has|have|had) the most(?: papers| results)?|"
+    r" (?:are|were) (?:these|they|those|the results)(?: papers)? from)"
+    r"|how (?:are|were) (?:these|they|the (?:results|papers)) (?:spread|distributed)(?: (?:over|across|by))?"
+    r"(?: the)? (?:years|time)"
+    r"|(?:papers|results|how many) (?:per|by|each) year"
+    r"|(?:group|break down|split) (?:them|these|those|the (?:list|results|papers)) by year"
+    r"|when were (?:these|they|those)(?: papers)? (?:published|written))\W*$",
     re.IGNORECASE,
 )
 # "summarize these papers", "what are the common themes?", "give me an overview of the results": the list at a glance
@@ -75,6 +87,8 @@ def list_fact(text: str) -> ListFact | None:
         return "authors"
     if _VENUES.match(text):
         return "venues"
+    if _YEARS.match(text):
+        return "years"
     if _OVERVIEW.match(text):
         return "overview"
     if _BEST.match(text):
@@ -135,6 +149,8 @@ def answer(results: Sequence[RankedPaper], fact: ListFact, themes: Sequence[tupl
         said = "; ".join(f"{name} ({len(ns)}: {numbered(ns, SAID)})" for name, ns in top if len(ns) > 1)
         who = top[0][0].split(",")[0].split()[-1]
         return f"Authors with the most of the {total} results: {said}. (Say “only the ones by {who}” to keep theirs.)"
+    if fact == "years":
+        return _years(papers)
     venues = Counter(v for v in (profile().venue_label(p) for p in papers) if v)
     if not venues:
         return f"The source names no venue for the {total} results."
@@ -144,6 +160,25 @@ def answer(results: Sequence[RankedPaper], fact: ListFact, themes: Sequence[tupl
     missing = f"; {unknown} without a venue" if unknown else ""
     first = venues.most_common(1)[0][0]
     return f"The {total} results are from {said}{more}{missing}. (Say “only at {first}” to keep just those.)"
+
+
+def _years(papers: Sequence[Paper]) -> str:
+    """The list over time: its span and the years with the most papers, with their result numbers."""
+    by_year: dict[int, list[int]] = {}
+    for n, p in enumerate(papers, 1):
+        if p.year:
+            by_year.setdefault(p.year, []).append(n)
+    if not by_year:
+        return f"None of the {len(papers)} results has a year in the source."
+    top = sorted(by_year.items(), key=lambda kv: (-len(kv[1]), -kv[0]))[:3]
+    said = "; ".join(f"{year} ({len(ns)}: {numbered(ns, SAID)})" for year, ns in top)
+    undated = len(papers) - sum(len(ns) for ns in by_year.values())
+    missing = f"; {undated} without a year" if undated else ""
+    span = f"{min(by_year)}–{max(by_year)}" if len(by_year) > 1 else str(min(by_year))
+    return (
+        f"The {len(papers)} results span {span}; the most are from {said}{missing}. "
+        f"(Say “only {top[0][0]}” to keep those, or “sort by year” to list them by year.)"
+    )
 
 
 def _overview(results: Sequence[RankedPaper], themes: Sequence[tuple[str, list[int]]]) -> str:

@@ -571,6 +571,8 @@ SLOT_FIELDS: dict[str, tuple[str, ...]] = {
 # "only those about X", "focus on X", "more about X": a topic inside the results, not a new search
 _FOCUS = re.compile(
     r"^\W*(?:(?:only|just)\s+(?:those|the ones|ones|papers|results)?\s*(?:about|on|with|mentioning)"
+    r"|(?:(?:and\s)?(?:show(?: me)?|give me|list|keep)\s+)(?:only\s+|just\s+)?(?:those|the ones|the papers|the results)"
+    r"\s+(?:about|on|mentioning)"
     r"|focus(?:ed|ing)?\s+on|"
     r"(?:more|less)\s+(?:about|on)|especially|mostly|prefer(?:ably)?)\b",
     re.IGNORECASE,
@@ -697,7 +699,8 @@ def _feedback_only(text: str, feedback: Feedback, known_venues: list[str]) -> bo
         rf"{ORDINAL}(?: one)?|number \d+|"
         r"any (?:year|time|venue)|all venues|(?:the )?(?:year|date|period|time|venue|conference|journal) "
         r"(?:filter|limit|restriction|range|constraint)s?|(?:is )?fine|"
-        r"this one|that one|is (?:great|good|relevant|irrelevant|wrong|bad|perfect|spot on|useful)|please|thanks?|"
+        r"this one|that one|(?:is|looks?|seems?) (?:great|good|relevant|irrelevant|wrong|bad|perfect|spot on|useful)|"
+        r"more of (?:that|those|these)|(?:like|of) that|please|thanks?|"
         r"thank you|find|show me|give me|papers|ones|it|them|those|these|i'?m|i am|interested in|"
         r"(?:do not|don'?t) (?:care about|want)|nothing (?:about|on)|keep|only|just|peer[- ]reviewed|"
         r"(?:journal|conference|workshop|preprint)s?|articles|"

@@ -249,12 +249,44 @@ def test_another_direction_for_the_paper_on_screen_is_a_new_search_not_a_filter(
         ("too many old papers", {"recency": "recent"}),  # was a topic search for "many old"
         ("less about speech, more about text", {"exclude_terms": ["speech"], "topic_terms": ["text"]}),
         ("only the ones from Stanford", {"orgs": ["Stanford"]}),  # was a search for a paper called "Stanford"
+        ("and the ones from Google?", {"orgs": ["Google"]}),
+        ("show me the ones about BERT", {"topic_terms": ["bert"]}),  # was BERT's paper
+        ("drop the ones without citations", {"min_citations": 1}),  # was a topic search
         ("only ones from the University of Edinburgh", {"orgs": ["University of Edinburgh"]}),
     ],
 )
 def test_narrowing_the_list_in_free_words_refines_it(text, updates):
     msg = read(text, RESULTS)
     assert msg.kind == "refine" and msg.feedback.updates == updates, msg.why
+
+
+def test_praise_for_a_result_named_by_its_place_is_more_like_it():
+    msg = read("the third one looks great, more like that", RESULTS)
+    assert msg.kind == "refine" and msg.feedback.refs == [3] and msg.feedback.positive  # was its card
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("which year has the most papers?", "years"),  # was a topic search for "year"
+        ("what years are these from?", "years"),
+        ("group them by venue", "venues"),  # was "refine these or search anew?"
+    ],
+)
+def test_questions_about_the_list_over_time_and_venues_are_answered_from_it(text, fact):
+    msg = read(text, RESULTS)
+    assert (msg.kind, msg.command, msg.about) == ("command", "list_fact", fact)
+
+
+def test_the_years_of_a_list_are_said_with_their_result_numbers():
+    from pilot.listfacts import answer
+    from pilot.models import Paper, RankedPaper
+
+    papers = [
+        RankedPaper(paper=Paper(id=f"p{i}", title=f"Paper {i}", year=y)) for i, y in enumerate([2005, 2007, 2005])
+    ]
+    said = answer(papers, "years")
+    assert "span 2005–2007" in said and "2005 (2: #1, #3)" in said
 
 
 def test_make_that_x_swaps_the_last_part_of_the_topic():

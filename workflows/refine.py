@@ -205,7 +205,8 @@ ONLY_BY = re.compile(
 # "only the ones from Stanford", "just papers from Google Research": an organisation in the authors' affiliations
 # (a venue after "from" is a venue filter; the caller leaves those out)
 ONLY_FROM = re.compile(
-    r"\b(?i:only|just)\s(?:(?i:the|those|these)\s)?(?:(?i:ones?|papers?|work|articles?)\s)?(?i:from|at)\s"
+    r"(?:\b(?i:only|just)\s(?:(?i:the|those|these)\s)?(?:(?i:ones?|papers?|work|articles?)\s)?"
+    r"|^\W*(?i:and\s|what about\s|how about\s)?(?i:the|those)\s(?i:ones?|papers?)\s)(?i:from|at)\s"
     r"(?:the\s)?(?P<org>[A-Z][\w.&'’-]*(?:\s(?:(?i:of|for|de|at)\s)?[A-Z][\w.&'’-]*){0,5})"
 )
 
