@@ -24,6 +24,7 @@ from pilot.intent import apply_updates, content_terms, detect_direction, parse_c
 from pilot.models import Intent, Paper
 from pilot.text import root
 from pilot.vocab import DIRECTION_OPTIONS, FACET_OPTIONS
+from workflows.refine import read_feedback
 
 MIN_GAIN = 0.5  # bits; below this no question is worth a turn
 NO_PREFERENCE = "No preference"
@@ -555,7 +556,15 @@ def interpret_answer(question: Question | None, text: str, known_venues: Sequenc
             return merged_updates(question, picked)
     updates = parse_constraints(text, known_venues)
     slot = question.slot if question else None
-    if slot == "topic" and "topic_terms" not in updates and subject_of(text, known_venues):
+    lifts = read_feedback(text, known_venues)
+    if (
+        slot == "topic"
+        and "topic_terms" not in updates
+        and subject_of(text, known_venues)
+        and not (
+            lifts.any_venue or lifts.any_year  # "nah, any venue is fine": a limit lifted, no sub-area
+        )
+    ):
         # ("exclude workshop papers" to the sub-area question sets a kind of paper, not the sub-topic "workshop")
         terms = content_terms(text)
         if terms:

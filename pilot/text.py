@@ -267,6 +267,16 @@ REQUEST_STOPWORDS = FUNCTION_WORDS | frozenset(
         "under",
         "other",
         "others",
+        # how much, or how it is said ("mainly RST", "nah, any venue is fine"): no word of a topic
+        "mainly",
+        "mostly",
+        "primarily",
+        "especially",
+        "particularly",
+        "nah",
+        "fine",
+        "interested",
+        "instead",
     ]
 )
 

@@ -1029,7 +1029,17 @@ def read(text: str, ctx: Context) -> Message:
     # words would "set" a sub-topic, so the topic question takes only a bare phrase (below)
     # ... unless they ask for another topic ("find work on X, not older than 2012" to the period question)
     other_topic = topical is not None and fold(topical.anchor_query) != fold(ctx.topic or "")
-    if q is not None and open_slot and not names_paper and parsed.anchor_kind != "current" and not other_topic:
+    # ... but "I'm interested in RST mainly" to the sub-area question answers it, though it reads like a topic request
+    answers_sub_area = (
+        q is not None and q.slot == "topic" and bool(_ANSWER_PHRASING.match(text)) and "instead" not in text.lower()
+    )
+    if (
+        q is not None
+        and open_slot
+        and not names_paper
+        and parsed.anchor_kind != "current"
+        and (not other_topic or answers_sub_area)
+    ):
         updates = interpret_answer(q, text, ctx.known_venues)
         if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
             return _answer(text, q, ctx, updates)

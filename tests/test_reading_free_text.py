@@ -289,6 +289,16 @@ def test_the_years_of_a_list_are_said_with_their_result_numbers():
     assert "span 2005–2007" in said and "2005 (2: #1, #3)" in said
 
 
+def test_a_free_text_answer_to_the_sub_area_question_is_an_answer_not_a_new_search():
+    asking = Context(phase="clarify", question=SUB_AREA, has_search=True, topic="discourse parsing")
+    msg = read("I'm interested in RST mainly", asking)
+    assert msg.kind == "answer" and msg.updates["topic_terms"] == ["rst"]  # was a new topic search for "RST"
+    assert read("I'm interested in machine translation instead", asking).kind == "new_search"
+    shown = RESULTS.model_copy(update={"question": SUB_AREA})
+    lifted = read("nah, any venue is fine", shown)
+    assert lifted.feedback.any_venue and "topic_terms" not in lifted.updates  # was the sub-area "nah venue fine"
+
+
 def test_make_that_x_swaps_the_last_part_of_the_topic():
     ctx = Context(phase="clarify", has_search=True, topic="sentiment analysis for Arabic")
     msg = read("actually, make that Chinese", ctx)
