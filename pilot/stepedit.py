@@ -11,11 +11,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from workflows.graph import ancestors
 from workflows.model import ModifyNode, RemoveNode, Workflow
 from workflows.refine import main_node
 from workflows.registry import operator_or_none
 
-StepAction = Literal["remove", "set", "rerun"]
+StepAction = Literal["remove", "set", "rerun", "explain"]
 
 
 class StepEdit(BaseModel):
@@ -38,9 +39,21 @@ _REMOVE = re.compile(
     r"(?:`(?P<id>[\w.-]{1,60})`(?:\s(?:step|node))?|(?P<step>[\w -]{2,60}?)\s(?:step|node))\W*$",
     re.IGNORECASE,
 )
+# "turn off the reranker", "skip the citation expansion": verbs only steps take, so no "step" is needed after them
+_TURN_OFF = re.compile(
+    r"^\W*(?:please\s)?(?:turn off|switch off|skip|bypass|disable)\s(?:the\s)?(?P<step>[\w -]{2,60}?)"
+    r"(?:\s(?:step|node))?\W*$",
+    re.IGNORECASE,
+)
+# "what does the score step do?", "what is the dedupe node for?": the step's operator and settings
+_EXPLAIN = re.compile(
+    r"^\W*(?:what|how)\s(?:does|is)\s(?:the\s)?(?P<step>[\w -]{2,60}?)\s(?:step|node)(?:\s(?:do|for|doing|work))?\W*$",
+    re.IGNORECASE,
+)
 # "set k to 20", "set the dense weight to 2", "change the limit of search_kw to 100", "set search_kw.limit = 100"
 _SET = re.compile(
-    r"^\W*(?:please\s)?(?:set|change|make|put)\s(?:the\s)?(?P<what>[\w .`-]{1,60}?)\s(?:to|=|at)\s"
+    r"^\W*(?:please\s)?(?:set|change|make|put|increase|decrease|raise|lower|bump|reduce)\s(?:the\s)?"
+    r"(?P<what>[\w .`-]{1,60}?)\s(?:to|=|at)\s"
     r"(?P<value>[\w.-]{1,40})\W*$"
     r"|^\W*(?P<what2>[\w`.-]{1,60})\s?=\s?(?P<value2>[\w.-]{1,40})\W*$",
     re.IGNORECASE,
@@ -53,6 +66,10 @@ def read_step_edit(text: str) -> StepEdit | None:
         return StepEdit(action="rerun")
     if m := _REMOVE.match(text):
         return StepEdit(action="remove", step=(m.group("id") or m.group("step")).strip())
+    if m := _TURN_OFF.match(text):
+        return StepEdit(action="remove", step=m.group("step").strip())
+    if m := _EXPLAIN.match(text):
+        return StepEdit(action="explain", step=m.group("step").strip())
     if m := _SET.match(text):
         what = (m.group("what") or m.group("what2")).replace("`", "").strip()
         return StepEdit(action="set", param=what, value=m.group("value") or m.group("value2"))
@@ -65,7 +82,8 @@ def _key(words: str) -> str:
 
 def find_step(wf: Workflow, words: str) -> list[str]:
     """The steps ``words`` name: by id, else by operator, else by label; several when they are ambiguous."""
-    key = _key(words)
+    key = _key(re.sub(r"^(?:the|a)\s+", "", words.strip(), flags=re.IGNORECASE))
+    key = re.sub(r"(?<=[a-z]{4})(?:er|ing)$", "", key)  # "the reranker", "reranking": the rerank step
     for match in (
         lambda n: _key(n.id) == key,
         lambda n: _key(n.op) in (key, f"{key}_search") or _key(n.op).replace("_", "") == key.replace("_", ""),
@@ -93,8 +111,25 @@ def _value(text: str) -> Any:
     return text
 
 
+def explain_step(wf: Workflow, words: str) -> str:
+    """What the step ``words`` name does and how it is set, or which steps there are."""
+    found = find_step(wf, words)
+    if len(found) != 1:
+        return _which(wf, words, found)
+    node = wf.node(found[0])
+    op = operator_or_none(node.op)
+    does = op.description if op is not None else "an operator this version does not know"
+    settings = ", ".join(f"{k} = {v!r}" for k, v in sorted(node.params.items())) or "its defaults"
+    feeds = [e.source for e in wf.edges if e.target == node.id]
+    fed = f" It reads from {', '.join(dict.fromkeys(feeds))}." if feeds else ""
+    how = f"Edit it in the Workflow tab or here, e.g. “set <setting> of {node.id} to …”."
+    return f"Step “{node.id}” ({node.op}): {does} Settings: {settings}.{fed} {how}"
+
+
 def step_edit(wf: Workflow, asked: StepEdit) -> RemoveNode | ModifyNode | str:
     """The workflow edit ``asked`` means on ``wf``, or what to tell the user when it names no single step."""
+    if asked.action == "explain":
+        return explain_step(wf, asked.step)
     if asked.action == "remove":
         found = find_step(wf, asked.step)
         if len(found) == 1:
@@ -118,13 +153,17 @@ def step_edit(wf: Workflow, asked: StepEdit) -> RemoveNode | ModifyNode | str:
     if "." in param:
         step_words, _, param = param.rpartition(".")
     having = [n.id for n in wf.nodes if (op := operator_or_none(n.op)) is not None and param in op.Params.model_fields]
-    if step_words.strip():
+    step_words = re.sub(r"^(?:the|a)\s+", "", step_words.strip())  # "the year_min of the filter"
+    if step_words:
         named = set(find_step(wf, step_words))
         having = [h for h in having if h in named]
     if len(having) > 1 and param == "k" and (top := main_node(wf, "top_k")) in having:
         having = [top]  # "set k to 20": how many results, the cut-off nearest the list (as "give me 20" edits it)
     ops = {wf.node(h).op for h in having}
-    if len(having) > 1 and len(ops) == 1 and (main := main_node(wf, ops.pop())) in having:
+    # steps in a row (a cut-off before the final one): the one nearest the list; side by side (two keyword
+    # searches) the user is asked which
+    main = main_node(wf, next(iter(ops))) if len(having) > 1 and len(ops) == 1 else None
+    if main in having and all(h == main or h in ancestors(wf, main) for h in having):
         having = [main]
     if len(having) == 1:
         return ModifyNode(node_id=having[0], params={param: value})

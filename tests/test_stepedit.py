@@ -40,3 +40,26 @@ def test_a_step_is_removed_by_its_id_and_words_that_name_two_or_none_are_told_th
     assert isinstance(said, str) and said.startswith("No step of this workflow is “magic”")
     assert step_edit(wf, read_step_edit("set the colour to red")) == "No step of this workflow has a setting “colour”."
     assert read_step_edit("remove the surveys") is None  # papers, not a step
+
+
+def test_verbs_only_steps_take_name_a_step_without_the_word_step():
+    from workflows.templates import generic_workflow
+
+    generic = generic_workflow("acl:P02-1040", "")
+    rerank = next(n.id for n in generic.nodes if n.op == "rerank")
+    assert step_edit(generic, read_step_edit("turn off the reranker")) == RemoveNode(node_id=rerank)
+    assert read_step_edit("skip the citation expansion").action == "remove"
+
+
+def test_what_a_step_does_is_said_with_its_settings_and_inputs(wf):
+    said = step_edit(wf, read_step_edit("what does the score step do?"))
+    assert isinstance(said, str) and said.startswith("Step “score” (score): Rank papers")
+    assert "features = " in said and "It reads from graph" in said
+
+
+def test_side_by_side_steps_of_one_kind_are_asked_about_not_picked(wf):
+    said = step_edit(wf, read_step_edit("increase the limit of the keyword search to 200"))
+    assert isinstance(said, str) and "search_kw, search_phrases" in said  # was search_phrases, picked silently
+    assert step_edit(wf, read_step_edit("increase the limit of search_kw to 200")) == ModifyNode(
+        node_id="search_kw", params={"limit": 200}
+    )
