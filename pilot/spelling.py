@@ -94,10 +94,28 @@ def _meant(word: str) -> str | None:
     return close[0] if len(close) == 1 else None
 
 
+# Short steering words have too many real neighbours to find by edit distance; their usual typos are listed
+# ("wat cam befor BERT?"). The caller keeps a respelling only when it changes how the request reads.
+_SHORT_TYPOS = {
+    "befor": "before", "beofre": "before", "bfore": "before", "afer": "after", "aftr": "after", "atfer": "after",
+    "cam": "came", "wat": "what", "waht": "what", "whta": "what", "papres": "papers", "paprs": "papers",
+    "citng": "citing", "ctie": "cite", "lik": "like", "liek": "like",
+}  # fmt: skip
+_SHORT_WORD = re.compile(rf"\b(?:{'|'.join(_SHORT_TYPOS)})\b")
+
+
 def respelt(text: str) -> tuple[str, dict[str, str]]:
     """``text`` with misspelt steering words put right, and what was changed (typo -> word)."""
     quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
     changes: dict[str, str] = {}
+
+    def short(m: re.Match[str]) -> str:
+        if any(a <= m.start() < b for a, b in quoted):
+            return m.group(0)
+        changes[m.group(0)] = _SHORT_TYPOS[m.group(0)]
+        return _SHORT_TYPOS[m.group(0)]
+
+    text = _SHORT_WORD.sub(short, text)
 
     def fix(m: re.Match[str]) -> str:
         if any(a <= m.start() < b for a, b in quoted):

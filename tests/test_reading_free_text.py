@@ -465,3 +465,10 @@ async def test_only_the_ones_from_an_institution_filters_by_affiliation_and_says
     assert all(any("stanford" in (a.affiliation or "").lower() for a in r.paper.authors) for r in kept)
     if not kept:  # the slice's older records name few institutions: the reply says so
         assert any("name their authors' institutions" in n for n in reply.notes), reply.notes
+
+
+def test_short_steering_words_typed_wrong_are_read_as_meant_and_said():
+    parsed = parse_request("wat cam befor BERT?")
+    assert (parsed.anchor_query, parsed.intent.direction) == ("BERT", "predecessor")  # was a topic search
+    assert parsed.respelt == {"wat": "what", "cam": "came", "befor": "before"}  # the reply says so
+    assert parse_request("cam papers for saliency").respelt == {}  # kept where it changes nothing
