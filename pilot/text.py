@@ -8,6 +8,7 @@ one purpose and is declared once, built from the shared ``FUNCTION_WORDS``.
 from __future__ import annotations
 
 import html
+import json
 import re
 import unicodedata
 from functools import lru_cache
@@ -101,11 +102,38 @@ def stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=1)
+def _org_table() -> dict[str, list[str]]:
+    data = json.loads(resources.files("pilot").joinpath("data/org_aliases.json").read_text(encoding="utf-8"))
+    return dict(data["aliases"])
+
+
+@lru_cache(maxsize=1)
+def _org_aliases() -> dict[str, tuple[str, ...]]:
+    return {" ".join(words(k)) or k: tuple(v) for k, v in _org_table().items()}
+
+
+def org_alias_names() -> tuple[str, ...]:
+    """The short names the alias table lists, as typed ("CMU", "UC Berkeley", "清华大学")."""
+    return tuple(_org_table())
+
+
+def org_forms(query: str) -> tuple[str, ...]:
+    """The names affiliations spell out for an organisation typed short or in Chinese ("CMU" -> "Carnegie Mellon
+    University"; pilot/data/org_aliases.json); () for a name the table does not list."""
+    key = " ".join(words(query)) or query.strip()
+    return _org_aliases().get(key, ())
+
+
 def org_matches(query: str | None, affiliation: str | None) -> bool:
-    """The organisation the user named appears, word for word, in an affiliation string."""
+    """The organisation the user named appears, word for word, in an affiliation string (or one of its other
+    names: "CMU" in "Carnegie Mellon University")."""
     if not query:
         return True
-    return bool(affiliation) and contains_run(words(affiliation), words(query))
+    if not affiliation:
+        return False
+    hay = words(affiliation)
+    return any(contains_run(hay, words(form)) for form in (query, *org_forms(query)))
 
 
 def contains_run(haystack: list[str], needle: list[str]) -> bool:

@@ -53,6 +53,7 @@ from pilot.stepedit import StepEdit, read_step_edit
 from pilot.text import fold, strip_markup
 from pilot.topic import read_topic
 from pilot.vocab import PAPER_TYPE_WORDS, paper_type_named
+from pilot.zh import in_english, topic_in_english
 from workflows.refine import ONLY_BY, ONLY_FROM, ORDINAL, RESULT_REF, Feedback, read_feedback, referenced_indices
 
 log = logging.getLogger(__name__)
@@ -1044,6 +1045,12 @@ def read(text: str, ctx: Context) -> Message:
         if _touches_slot(q, updates) and (q.slot != "topic" or _ANSWER_PHRASING.match(text)):
             return _answer(text, q, ctx, updates)
     entity = _entity_question(text, ctx)
+    if entity is None and (english := in_english(text)) is not None:
+        # "关于机器翻译的综述": the request in English words, for titles in English (pilot.zh)
+        msg = read(english, ctx)
+        return msg.model_copy(update={"text": text, "why": f"{msg.why} (read as “{english}”)"})
+    if entity is not None and entity.topic and (topic := topic_in_english(entity.topic)) is not None:
+        entity = entity.model_copy(update={"topic": topic})  # "清华大学研究知识图谱的学者": the topic in English
     if (
         entity is not None
         and parsed.anchor_kind in ID_KINDS

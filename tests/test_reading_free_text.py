@@ -472,3 +472,34 @@ def test_short_steering_words_typed_wrong_are_read_as_meant_and_said():
     assert (parsed.anchor_query, parsed.intent.direction) == ("BERT", "predecessor")  # was a topic search
     assert parsed.respelt == {"wat": "what", "cam": "came", "befor": "before"}  # the reply says so
     assert parse_request("cam papers for saliency").respelt == {}  # kept where it changes nothing
+
+
+@pytest.mark.parametrize(
+    ("text", "topic", "types", "recency"),
+    [
+        ("关于机器翻译的综述", "machine translation", ["survey"], "any"),  # was "nothing in the source matches"
+        ("最新的命名实体识别论文", "named entity recognition", [], "recent"),
+        ("情感分析的数据集", "sentiment analysis", ["resource"], "any"),
+    ],
+)
+def test_a_request_typed_in_chinese_searches_its_topic_in_english(text, topic, types, recency):
+    msg = read(text, Context())
+    assert (msg.kind, msg.target, msg.text) == ("new_search", "topic", text)
+    intent = msg.request.intent
+    assert (intent.topic, intent.paper_types, intent.recency) == (topic, types, recency)
+
+
+def test_an_entity_question_in_chinese_keeps_its_people_and_puts_its_topic_in_english():
+    msg = read("清华大学研究知识图谱的学者", Context())
+    assert msg.kind == "entity" and (msg.entity.org, msg.entity.topic) == ("清华大学", "knowledge graph")
+
+
+def test_short_and_chinese_names_of_organisations_match_their_affiliations():
+    from pilot.kg.classify import parse
+    from pilot.text import org_matches
+
+    assert org_matches("CMU", "School of Computer Science, Carnegie Mellon University")
+    assert org_matches("清华大学", "Department of Computer Science, Tsinghua University")
+    assert not org_matches("MIT", "University of Michigan")
+    q = parse("papers from UW on commonsense")
+    assert (q.shape, q.org, q.topic) == ("org_papers", "UW", "commonsense")  # was a paper called "UW"

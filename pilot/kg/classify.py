@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from pilot.intent import FIELD_ACRONYMS, parse_request
+from pilot.text import org_alias_names
 
 Kind = Literal["entity", "papers", "unsure"]
 Shape = Literal[
@@ -161,7 +162,9 @@ KNOWN_ORGS = (
     "SJTU",
     "USTC",
 )
-_KNOWN_ORG_RE = re.compile(r"(?<![A-Za-z0-9-])(" + "|".join(re.escape(o) for o in KNOWN_ORGS) + r")(?![A-Za-z0-9-])")
+# and the Latin short names of the alias table ("UW", "UIUC", "Georgia Tech"), longest first
+_ORG_NAMES = sorted({*KNOWN_ORGS, *(o for o in org_alias_names() if o.isascii())}, key=len, reverse=True)
+_KNOWN_ORG_RE = re.compile(r"(?<![A-Za-z0-9-])(" + "|".join(re.escape(o) for o in _ORG_NAMES) + r")(?![A-Za-z0-9-])")
 # Patterns over user text must run in linear time on any input (tests/test_abuse.py replays adversarial
 # ones). Two rules keep them so: a repeated word starts only where a word starts (a look-behind for the
 # word's own characters, so "AAAA…" or "A-A-A-…" offers one start, not one per letter), and a run of

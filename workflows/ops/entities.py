@@ -24,7 +24,7 @@ from pilot.models import Author, Evidence, Org, Paper, RankedPaper, SearchFilter
 from pilot.people import same_person, variant
 from pilot.sources.base import NotFound, SourceError
 from pilot.store.text import institution, split_affiliation
-from pilot.text import TOPIC_FILTER_STOPWORDS, fold, org_matches, stem, words
+from pilot.text import TOPIC_FILTER_STOPWORDS, fold, org_forms, org_matches, stem, words
 from pilot.venues import at_venue, venue_name
 from pilot.venues import known as known_venue
 from workflows.operator import (
@@ -541,13 +541,20 @@ class SearchOrg(Operator[SearchOrgParams, NoInputs]):
 
     async def run(self, ctx: RunContext, params: SearchOrgParams, inputs: NoInputs) -> list[Org]:
         found = list(await ctx.source.search_orgs(params.name, limit=max(params.limit, 25)))
+        for form in org_forms(params.name):
+            # "CMU", "清华大学": the source knows it by the name its affiliations spell out
+            with contextlib.suppress(NotFound):
+                more = await ctx.source.search_orgs(form, limit=params.limit)
+                found += [o for o in more if org_matches(form, o.name)]
+        found = _first_of_each(found, key=lambda o: o.id)
         if not found:
             raise NotFound(ctx.source.name, f"no organisation matching {params.name!r}", "try its full official name")
         wanted = words(params.name)
-        # exact name, then names containing the query, then the most query words in common
+        known_as = [words(f) for f in org_forms(params.name)]
+        # exact name (or a listed other name), then names containing the query, then the most query words in common
         found.sort(
             key=lambda o: (
-                words(o.name) != wanted,
+                words(o.name) != wanted and words(o.name) not in known_as,
                 not org_matches(params.name, o.name),
                 -len(set(wanted) & set(words(o.name))),
             )
