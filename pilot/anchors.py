@@ -365,7 +365,7 @@ async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolut
         exact = [p for p in found if near_exact(name, p.title)]
         if exact:
             return Resolution(kind="paper", paper=exact[0])
-        if _PAIR.fullmatch(name):
+        if len(name) <= 200 and _PAIR.fullmatch(name):  # (a name is short; the pattern backtracks on long text)
             return Resolution(kind="topic")  # "BLEU and METEOR", "CRF vs HMM": papers about both, not one paper
         if (bare := _KIND_TAIL.sub("", name)) != name and bare:
             # "the BLEU metric", "the LSTM architecture": the name is the word before what kind of thing it is
