@@ -8,16 +8,14 @@ else reads it through ``profile()``; another field is another profile in that fi
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from functools import cache
-from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pilot.models import Paper
-from pilot.text import contains_run, normalize_title, words
+from pilot.text import contains_run, data_json, normalize_title, words
 
 _LETTERS = re.compile(r"[a-z]+")
 
@@ -157,7 +155,7 @@ class Profile(_Data):
 
 @cache
 def profiles() -> dict[str, Profile]:
-    data = json.loads(resources.files("pilot").joinpath("data/domains.json").read_text(encoding="utf-8"))
+    data = data_json("domains.json")
     return {name: Profile.model_validate(p) for name, p in data["profiles"].items()} | {
         "": Profile.model_validate(data["profiles"][data["default"]])
     }

@@ -12,12 +12,11 @@ Used by the sources (which papers introduce a name) and by the session (which of
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 
 from pilot.models import Paper
-from pilot.text import normalize_title
+from pilot.text import data_json, normalize_title
 
 TITLE, ABSTRACT = 2, 1  # how strongly a paper is shown to introduce a name
 _INTRO = r"(?:propose|introduce|present|describe|release|develop|build|create|construct)s?"
@@ -184,9 +183,7 @@ def _name_key(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def _well_known() -> dict[str, tuple[str, ...]]:
-    from importlib import resources
-
-    data = json.loads(resources.files("pilot").joinpath("data/well_known.json").read_text(encoding="utf-8"))
+    data = data_json("well_known.json")
     return {_name_key(form): tuple(titles) for forms, titles in data["names"].items() for form in forms.split("|")}
 
 

@@ -12,15 +12,14 @@ the venue field says, ``2021.naacl-demos.3`` a demo paper, ``J93-2004`` a journa
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from pydantic import BaseModel
 
 from pilot.models import Paper
+from pilot.text import data_json
 from pilot.vocab import PublicationKind
 
 ACL_ANTHOLOGY_URL = "https://aclanthology.org/{id}"
@@ -48,7 +47,7 @@ def _key(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Any]:
-    data = json.loads(resources.files("pilot").joinpath("data/venues.json").read_text(encoding="utf-8"))
+    data = data_json("venues.json")
     by_key: dict[str, str] = {}
     for short, entry in data["venues"].items():
         for name in (short, *entry.get("aliases", [])):

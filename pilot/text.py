@@ -104,8 +104,7 @@ def stem(word: str) -> str:
 
 @lru_cache(maxsize=1)
 def _org_table() -> dict[str, list[str]]:
-    data = json.loads(resources.files("pilot").joinpath("data/org_aliases.json").read_text(encoding="utf-8"))
-    return dict(data["aliases"])
+    return dict(data_json("org_aliases.json")["aliases"])
 
 
 @lru_cache(maxsize=1)
@@ -440,8 +439,18 @@ ACADEMIC_WORDS = frozenset(
 )
 
 
+def data_text(name: str) -> str:
+    """A file the package ships in ``pilot/data`` (word lists, tables of names), as text."""
+    return resources.files("pilot").joinpath(f"data/{name}").read_text(encoding="utf-8")
+
+
+def data_json(name: str) -> Any:
+    """A JSON table the package ships in ``pilot/data``."""
+    return json.loads(data_text(name))
+
+
 def _word_file(name: str) -> frozenset[str]:
-    text = resources.files("pilot").joinpath(f"data/{name}").read_text(encoding="utf-8")
+    text = data_text(name)
     return frozenset(w for line in text.splitlines() if (w := line.strip()) and not w.startswith("#"))
 
 

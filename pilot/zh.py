@@ -5,17 +5,22 @@ words inside it. People, venues and institutions in Chinese are the entity reade
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
-from importlib import resources
+
+from pilot.text import data_json
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, dict[str, str]]:
-    return json.loads(resources.files("pilot").joinpath("data/zh_terms.json").read_text(encoding="utf-8"))
+    return data_json("zh_terms.json")
+
+
+@lru_cache(maxsize=1)
+def _longest_first() -> tuple[str, ...]:
+    return tuple(sorted(_table()["terms"], key=len, reverse=True))
 
 
 def _terms(text: str) -> tuple[list[str], str]:
@@ -23,7 +28,7 @@ def _terms(text: str) -> tuple[list[str], str]:
     terms = _table()["terms"]
     found: list[str] = []
     rest = text
-    for zh in sorted(terms, key=len, reverse=True):
+    for zh in _longest_first():
         if zh in rest:
             found.append(terms[zh])
             rest = rest.replace(zh, " ")
