@@ -546,6 +546,11 @@ def merged_updates(question: Question, picked: list[int]) -> dict[str, Any]:
     return out
 
 
+def _lifts_a_limit(text: str, known_venues: Sequence[str]) -> bool:
+    lifts = read_feedback(text, known_venues)
+    return lifts.any_venue or lifts.any_year
+
+
 def interpret_answer(question: Question | None, text: str, known_venues: Sequence[str] = ()) -> dict[str, Any]:
     """Intent updates from a free-text answer: an option it names, else what the words say about the slot."""
     if question is not None:
@@ -556,14 +561,11 @@ def interpret_answer(question: Question | None, text: str, known_venues: Sequenc
             return merged_updates(question, picked)
     updates = parse_constraints(text, known_venues)
     slot = question.slot if question else None
-    lifts = read_feedback(text, known_venues)
     if (
         slot == "topic"
         and "topic_terms" not in updates
         and subject_of(text, known_venues)
-        and not (
-            lifts.any_venue or lifts.any_year  # "nah, any venue is fine": a limit lifted, no sub-area
-        )
+        and not _lifts_a_limit(text, known_venues)  # "nah, any venue is fine": a limit lifted, no sub-area
     ):
         # ("exclude workshop papers" to the sub-area question sets a kind of paper, not the sub-topic "workshop")
         terms = content_terms(text)

@@ -153,8 +153,7 @@ def step_edit(wf: Workflow, asked: StepEdit) -> RemoveNode | ModifyNode | str:
     if "." in param:
         step_words, _, param = param.rpartition(".")
     having = [n.id for n in wf.nodes if (op := operator_or_none(n.op)) is not None and param in op.Params.model_fields]
-    step_words = re.sub(r"^(?:the|a)\s+", "", step_words.strip())  # "the year_min of the filter"
-    if step_words:
+    if step_words.strip():  # ("the year_min of the filter": find_step drops "the")
         named = set(find_step(wf, step_words))
         having = [h for h in having if h in named]
     if len(having) > 1 and param == "k" and (top := main_node(wf, "top_k")) in having:

@@ -313,9 +313,10 @@ def _swapped_topic(text: str, ctx: Context) -> Message | None:
             kind="new_search", text=text, target="paper", request=named, correction=True,
             why="the search on screen, for a paper named instead",
         )  # fmt: skip
+    parsed = named
     if (tail := _TOPIC_TAIL.match(ctx.topic)) is not None and len(new.split()) == 1:
         new = tail.group("head") + new  # one word swaps the last part: "for Arabic" -> "for Chinese"
-    parsed = parse_request(new, ctx.known_venues)
+        parsed = parse_request(new, ctx.known_venues)
     if parsed.anchor_kind != "topic":
         parsed = as_topic(parsed)  # "make that Chinese" on "parsing": the words as they are
     return Message(

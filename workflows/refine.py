@@ -211,9 +211,6 @@ ONLY_FROM = re.compile(
 )
 
 
-# "only the ones with more than 100 citations", "at least 50 citations", "500+ citations"
-
-
 # the words for the score's features a researcher can weigh
 _FEATURE_NAMES = {
     "citations": r"citations?|citation counts?|how (?:often|much) (?:it is |they are )?cited|popularity|impact"
