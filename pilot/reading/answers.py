@@ -1,0 +1,186 @@
+"""An answer to the open question: a number, an ordinal or a letter first; then the option whose words (and the
+cue words of what it sets) the answer is most like; a value outside the options sets that value; words that
+chose an option set nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pilot.reading.cues import CueHit, lemma, votes
+from pilot.reading.model import QuestionState
+from pilot.reading.spans import Extracted
+from pilot.reading.timegrammar import periods
+from pilot.reading.tokens import tokenize
+from pilot.text import ENGLISH_STOPWORDS
+
+_LETTERS = "abcde"
+_ORDINAL_WORDS = {
+    "first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "fifth": 4, "5th": 4,
+    "last": -1,
+}  # fmt: skip
+_NUMBER_WORDS = {"one": 0, "two": 1, "three": 2, "four": 3, "five": 4}
+# what an option sets, as the cue labels that say the same in other words
+_CUE_OF_SET = {
+    ("direction", "predecessor"): "dir:predecessor", ("direction", "successor"): "dir:successor",
+    ("direction", "sibling"): "dir:sibling", ("direction", "benchmark"): "dir:benchmark",
+    ("direction", "survey"): "dir:survey", ("recency", "recent"): "refine:recent",
+    ("recency", "seminal"): "refine:seminal",
+}  # fmt: skip
+# an option that leaves the question's setting open ("Any time", "No preference", "No particular sub-topic")
+_WAY_OUT = re.compile(r"^(?:any|no |none|all |either|overall|no preference|whatever)", re.I)
+# words that pick nothing
+_NO_PREFERENCE = frozenset(
+    """dunno whatever any anything either all none neither skip pass nope no idea clue sure care mind matter matters
+    preference important fine ok okay really honestly don't dont do not know up to you decide choose pick surprise
+    me doesn't doesnt is it of them these those everything works good equally both""".split()
+)
+_NO_PREFERENCE_CORE = (
+    "don't know", "dont know", "do not know", "no idea", "no preference", "no clue", "doesn't matter",
+    "does not matter", "doesnt matter", "don't care", "dont care", "do not care", "don't mind", "dont mind",
+    "not important", "up to you",
+    "you decide", "you choose", "you pick", "surprise me", "whatever", "either", "any", "all of it", "all of them",
+    "no particular", "not sure", "dunno", "skip", "pass", "none", "neither", "nope", "either is fine", "no strong",
+    "whichever", "all good", "everything",
+)  # fmt: skip
+
+
+@dataclass
+class Answer:
+    option: int | None = None
+    options: list[int] = field(default_factory=list)
+    no_preference: bool = False
+    updates: dict[str, Any] = field(default_factory=dict)
+    confidence: float = 0.0
+    why: str = ""
+
+
+def _words(text: str) -> list[str]:
+    """Folded words, compounds split ("low-resource" is "low" and "resource")."""
+    return [w for t in tokenize(text) if t.is_word for w in t.low.split("-") if w]
+
+
+def _content(words: list[str]) -> set[str]:
+    stop = ENGLISH_STOPWORDS | {"one", "ones", "stuff", "things", "papers", "paper", "work", "please", "really"}
+    return {lemma(w) for w in words if w not in stop and len(w) > 1}
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """ "molecules" and "molecular", "extractive" and "extraction": five letters and more in common at the start."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n >= 5 or (n >= 4 and n == min(len(a), len(b)))
+
+
+def _picked_number(words: list[str], n_options: int) -> list[int] | None:
+    """ "2", "#2", "option b", "the second one", "1 and 3": the options named by place (None: none named)."""
+    picks: list[int] = []
+    if words in (["one"], ["ones"]):
+        return [0]
+    fillers = {
+        "ones", "the", "one", "option", "number", "no", "choice", "please", "and", "&", "or", "i", "pick", "choose",
+        "take", "go", "with", "want", "prefer", "answer", "is", "it's", "its", "that", "s", "let's", "lets",
+    }  # fmt: skip
+    for w in words:
+        core = w.lstrip("#").rstrip(")").rstrip(".")
+        if core.isdigit():
+            picks.append(int(core) - 1)
+        elif core in _ORDINAL_WORDS:
+            picks.append(_ORDINAL_WORDS[core] if _ORDINAL_WORDS[core] >= 0 else n_options - 1)
+        elif core in fillers:
+            continue
+        elif core in _NUMBER_WORDS and len(words) <= 3:
+            picks.append(_NUMBER_WORDS[core])
+        elif len(core) == 1 and core in _LETTERS and len(words) <= 3 and (core != "a" or len(words) == 1):
+            picks.append(_LETTERS.index(core))  # "b", "option c" ("a" alone only: it is mostly an article)
+        elif core not in fillers:
+            return None
+    return picks or None
+
+
+def _option_range(label: str) -> tuple[int | None, int | None] | None:
+    """The years a time option's label stands for ("2013–2017", "Up to 2012", "2018 or later")."""
+    ps = periods(tokenize(label.replace("–", " - ").replace("-", " - ")))
+    if not ps:
+        return None
+    kept = ps[0].kept()
+    return kept.get("year_min"), kept.get("year_max")
+
+
+def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit]) -> Answer | None:
+    """The answer the message gives, or None when it does not read as one (it may be a new request)."""
+    words = _words(ex.text)
+    n = len(question.options)
+    if not words:
+        return None
+    picked = _picked_number(words, n)
+    if picked is not None:
+        if any(not 0 <= p < n for p in picked):
+            return Answer(confidence=0.0, why="names an option that is not there")
+        if len(picked) == 1:
+            return Answer(option=picked[0], confidence=1.0, why=f"names option {picked[0] + 1}")
+        together = sorted(set(picked))
+        way_outs = {i for i, o in enumerate(question.options) if _WAY_OUT.match(o)}
+        adjacent = together == list(range(together[0], together[-1] + 1))
+        if (
+            question.slot not in ("time", "venue")
+            or way_outs & set(together)
+            or (question.slot == "time" and not adjacent)
+        ):
+            return Answer(confidence=0.0, why="names options that do not go together")
+        return Answer(options=sorted(set(picked)), confidence=0.9, why="names several options together")
+    low = " ".join(words)
+    if low in ("both", "all three", "the two of them"):
+        return Answer(confidence=0.0, why="names several options of a one-choice question")
+    way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
+    # values the words set (a period, a venue): an answer in its own terms
+    if question.slot == "time" and (times := [s for s in ex.spans if s.kind == "time"]):
+        value = {k: v for k, v in times[0].value.items() if k in ("year_min", "year_max", "exclude_years")}
+        for i, label in enumerate(question.options):
+            rng = _option_range(label)
+            if rng and rng == (value.get("year_min"), value.get("year_max")):
+                return Answer(option=i, confidence=0.95, why=f"the years of option {i + 1}")
+        return Answer(updates=value, confidence=0.9, why="a period of its own")
+    if question.slot == "venue" and (venues := [s for s in ex.spans if s.kind == "venue"]):
+        labels = [o.lower() for o in question.options]
+        names = [str(s.value) for s in venues]
+        if len(names) == 1 and names[0].lower() in labels:
+            return Answer(option=labels.index(names[0].lower()), confidence=0.95, why="names a venue offered")
+        return Answer(updates={"venues": names}, confidence=0.9, why="names venues of its own")
+    chosen = _option_like(words, question, hits)
+    if chosen is not None:
+        return chosen
+    if any(core in low for core in _NO_PREFERENCE_CORE) and (len(set(words) - _NO_PREFERENCE) <= 2):
+        if way_out is not None:
+            return Answer(option=way_out, no_preference=True, confidence=0.9, why="no preference")
+        return Answer(no_preference=True, confidence=0.9, why="no preference")
+    return None
+
+
+def _option_like(words: list[str], question: QuestionState, hits: list[CueHit]) -> Answer | None:
+    """The option whose words, or whose setting's cue words, the answer shares."""
+    said = _content(words)
+    cue = votes(hits)
+    best, best_score, second = None, 0.0, 0.0
+    for i, label in enumerate(question.options):
+        opt = _content(_words(label))
+        overlap = len(said & opt) / max(1, len(said)) if said else 0.0
+        prefix = sum(1 for w in said if any(_same_stem(w, o) for o in opt)) / max(1, len(said))
+        score = max(overlap, 0.8 * prefix)
+        sets = question.option_sets[i] if i < len(question.option_sets) else {}
+        for key, value in sets.items():
+            label_cue = _CUE_OF_SET.get((key, str(value)))
+            if label_cue and label_cue in cue:
+                score = max(score, 0.6 + 0.1 * cue[label_cue])
+        if score > best_score:
+            best, best_score, second = i, score, best_score
+        elif score > second:
+            second = score
+    if best is not None and best_score >= 0.5 and best_score - second >= 0.15 and len(words) <= 12:
+        return Answer(option=best, confidence=min(1.0, best_score), why=f"its words are option {best + 1}'s")
+    return None

@@ -1,0 +1,194 @@
+"""The cue lexicon's grammar: phrases (``data/cues.json``) that vote for a direction, a change to the list, a
+command or an entity question, matched over the message with its spans replaced by their slots.
+
+    cue_votes(items_of(extracted))  ->  {"dir:successor": 2.0, …} and the token ranges that said so
+
+A pattern's words are matched by lemma, with up to two other words between them inside one clause; slots match
+spans ("P": a paper named any way, "N": result numbers, …). Longer patterns say more and weigh more.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from pilot.reading.lexicon import data_json
+from pilot.reading.spans import Extracted
+
+# the slot each kind of span fills in a pattern
+SLOT_OF = {
+    "id": "P", "title": "P", "paper": "P", "name": "P", "cited": "P", "it": "P", "ref": "N", "type": "T",
+    "person": "A", "venue": "V", "time": "Y", "org": "O", "count": "K", "cites": "K", "format": "F", "pubkind": "T",
+}  # fmt: skip
+_BE = {
+    "is": "be",
+    "are": "be",
+    "was": "be",
+    "were": "be",
+    "been": "be",
+    "being": "be",
+    "'s": "be",
+    "am": "be",
+    "'re": "be",
+}
+_DO = {"did": "do", "does": "do", "done": "do", "doing": "do", "has": "have", "had": "have", "having": "have"}
+_CLAUSE = frozenset(".;!?")
+MAX_GAP = 2
+
+
+@dataclass(frozen=True)
+class Item:
+    """One position of the message as the cues see it: a lemma, or a slot standing for a span."""
+
+    word: str  # lemma, or a slot letter
+    slot: bool
+    first_token: int
+    last_token: int
+    span_index: int | None = None
+
+
+@dataclass(frozen=True)
+class CueHit:
+    label: str
+    pattern: str
+    weight: float
+    items: tuple[int, ...]  # item positions of the pattern's words and slots
+    slots: tuple[int, ...]  # item positions of its slots
+
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[dict[str, str], list[tuple[str, str, tuple[tuple[str, ...], ...], tuple[bool, ...], float]]]:
+    data = data_json("cues.json")
+    lemmas: dict[str, str] = {**data["lemmas"], **_BE, **_DO}
+    patterns = []
+    for label, phrases in data["cues"].items():
+        for written in phrases:
+            phrase, _, weight = written.partition(" @")
+            elements, optional = [], []
+            for raw in phrase.split():
+                opt = raw.startswith("?")
+                alts = tuple(a if a in SLOT_LETTERS else lemma(a, lemmas) for a in raw.lstrip("?").split("|"))
+                elements.append(alts)
+                optional.append(opt)
+            patterns.append((label, phrase, tuple(elements), tuple(optional), float(weight) if weight else 0.0))
+    return lemmas, patterns
+
+
+SLOT_LETTERS = frozenset("PNTAVYOKF")
+
+
+def lemma(word: str, lemmas: dict[str, str] | None = None) -> str:
+    table = lemmas if lemmas is not None else _table()[0]
+    w = word.lower().replace("’", "'")
+    if w in table:
+        return table[w]
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def items_of(ex: Extracted) -> list[Item]:
+    """The message as a run of lemmas and slots (a span becomes its slot letter)."""
+    out: list[Item] = []
+    i = 0
+    spans = ex.spans
+    while i < len(ex.tokens):
+        t = ex.tokens[i]
+        k = next((n for n, s in enumerate(spans) if s.start <= t.start < s.end), None)
+        if k is not None:
+            s = spans[k]
+            j = i
+            while j + 1 < len(ex.tokens) and ex.tokens[j + 1].start < s.end:
+                j += 1
+            slot = SLOT_OF.get(s.kind)
+            if slot is not None:
+                out.append(Item(slot, True, i, j, k))
+            i = j + 1
+            continue
+        if t.is_word or t.text in _CLAUSE or t.text == ",":
+            out.append(Item(lemma(t.text), False, i, i))
+        i += 1
+    return out
+
+
+def _match(
+    items: list[Item], start: int, elements: tuple[tuple[str, ...], ...], optional: tuple[bool, ...]
+) -> tuple[int, ...] | None:
+    """Item positions matching ``elements`` from ``start`` (the first element must match there)."""
+    pos: list[int] = []
+    i = start
+    for n, alts in enumerate(elements):
+        limit = i + (0 if n == 0 else MAX_GAP) + 1
+        found = None
+        j = i
+        while j < min(limit, len(items)):
+            it = items[j]
+            if it.word in _CLAUSE:
+                break
+            if it.word in alts:
+                found = j
+                break
+            j += 1
+        if found is None:
+            if optional[n]:
+                continue
+            return None
+        pos.append(found)
+        i = found + 1
+    return tuple(pos)
+
+
+def cue_hits(items: list[Item]) -> list[CueHit]:
+    """Every pattern that matches, each at its first place."""
+    _, patterns = _table()
+    hits = []
+    for label, phrase, elements, optional, fixed in patterns:
+        firsts = elements[0]
+        for start, it in enumerate(items):
+            if it.word not in firsts:
+                continue
+            pos = _match(items, start, elements, optional)
+            if pos is None:
+                continue
+            slots = tuple(p for p in pos if items[p].slot)
+            words = len(pos) - len(slots)
+            weight = fixed or words + 0.5 * len(slots) + (0.5 if len(pos) > 1 else 0.0)
+            hits.append(CueHit(label, phrase, weight, pos, slots))
+            break
+    return hits
+
+
+def votes(hits: list[CueHit]) -> dict[str, float]:
+    """Each label's strongest vote (a phrase and its sub-phrases do not add up)."""
+    out: dict[str, float] = defaultdict(float)
+    for h in hits:
+        out[h.label] = max(out[h.label], h.weight)
+    return dict(out)
+
+
+def best(hits: list[CueHit], prefix: str) -> tuple[str | None, float, float]:
+    """The winning label with this prefix, its vote and the runner-up's."""
+    scored = sorted(((v, k) for k, v in votes([h for h in hits if h.label.startswith(prefix)]).items()), reverse=True)
+    if not scored:
+        return None, 0.0, 0.0
+    top = scored[0]
+    second = scored[1][0] if len(scored) > 1 else 0.0
+    return top[1], top[0], second
+
+
+def covered_tokens(items: list[Item], hits: list[CueHit]) -> set[int]:
+    """Tokens the cues' words cover (their slots are the spans', not the cue's)."""
+    out: set[int] = set()
+    for h in hits:
+        for p in h.items:
+            if not items[p].slot:
+                out.update(range(items[p].first_token, items[p].last_token + 1))
+    return out
+
+
+def describe(hits: list[CueHit]) -> list[dict[str, Any]]:
+    return [{"label": h.label, "pattern": h.pattern, "weight": h.weight} for h in hits]

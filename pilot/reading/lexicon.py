@@ -1,0 +1,151 @@
+"""The one lexicon (``data/lexicon.json``): venues, organisations, papers known by a name, Chinese words, paper
+types — loaded once, matched as runs of whole words.
+
+Matching follows spaCy's EntityRuler: every entry is a phrase of folded words; all matches are found, and
+overlaps are settled by the span engine (longest, then earliest). An entry marked ``cased`` is matched only as
+written ("CL" the journal, not "cl"; "MIT", not "mit"), because its folded form is an ordinary word.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from pilot.reading.tokens import Token, fold_word, tokenize
+
+
+def data_file(name: str) -> str:
+    return resources.files("pilot.reading").joinpath(f"data/{name}").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=8)
+def data_json(name: str) -> Any:
+    return json.loads(data_file(name))
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: str  # venue | org | paper | type | pubkind | format
+    label: str  # the canonical form ("NeurIPS", "Carnegie Mellon University", "word2vec", "survey")
+    phrase: tuple[str, ...]  # folded words to match
+    cased: tuple[str, ...] | None  # the words as they must be written, for a cased entry
+    row: dict[str, Any]  # the whole data row (titles, forms, …)
+
+
+@dataclass(frozen=True)
+class Match:
+    entry: Entry
+    first: int  # token index
+    last: int  # token index, inclusive
+
+
+def _phrase(text: str) -> tuple[str, ...]:
+    return tuple(t.low for t in tokenize(text) if t.is_word)
+
+
+def _cased(text: str) -> tuple[str, ...]:
+    return tuple(t.text for t in tokenize(text) if t.is_word)
+
+
+class Lexicon:
+    """Every named thing the reader recognises, indexed by the first word of its phrase."""
+
+    def __init__(self, data: dict[str, Any]):
+        self.data = data
+        self.entries: list[Entry] = []
+        for row in data["venues"]:
+            cased = bool(row.get("cased"))
+            for form in (row["label"], *row.get("aliases", ())):
+                self._add("venue", row["label"], form, cased, row)
+            for form in row.get("names", ()):
+                self._add("venue", row["label"], form, bool(row.get("names_cased")), row)
+        for row in data["orgs"]:
+            for form in (*row.get("aliases", ()), *row.get("forms", ())):
+                self._add("org", row["label"], form, bool(row.get("cased")) and form in row.get("aliases", ()), row)
+        for row in data["papers"]:
+            for name in row["names"]:
+                # a cased row's names are matched as written ("Adam", "GLUE"); its other spellings are not names
+                cased = bool(row.get("cased")) and any(c.isupper() for c in name)
+                self._add("paper", row["names"][0], name, cased, row)
+            for title in row.get("titles", ()):  # a well-known title typed in any case
+                if len(title.split()) >= 3:
+                    self._add("paper", row["names"][0], title, False, row)
+        for kind in ("types", "pubkinds", "formats"):
+            for label, forms in data.get(kind, {}).items():
+                for form in forms:
+                    self._add(kind.rstrip("s") if kind != "pubkinds" else "pubkind", label, form, False, {})
+        self._first: dict[str, list[Entry]] = {}
+        for e in self.entries:
+            self._first.setdefault(e.phrase[0], []).append(e)
+        zh = data.get("zh", {})
+        self.zh: dict[str, str] = {
+            **zh.get("words", {}), **zh.get("terms", {}), **zh.get("kinds", {}), **zh.get("recency", {}),
+        }  # fmt: skip
+        self._zh_keys = sorted(self.zh, key=len, reverse=True)
+
+    def _add(self, kind: str, label: str, form: str, cased: bool, row: dict[str, Any]) -> None:
+        phrase = _phrase(form)
+        if phrase:
+            self.entries.append(Entry(kind, label, phrase, _cased(form) if cased else None, row))
+
+    def is_weak(self, entry: Entry) -> bool:
+        """A paper's name that is also a field's ("dropout", "knowledge distillation"): the paper only where the
+        words point at one paper."""
+        return " ".join(entry.phrase) in {" ".join(_phrase(w)) for w in entry.row.get("weak", ())}
+
+    def matches(self, tokens: list[Token], kinds: tuple[str, ...] | None = None) -> list[Match]:
+        """Every entry whose phrase occurs as a run of tokens (all of them; overlaps are the caller's)."""
+        low = [t.low for t in tokens]
+        found: list[Match] = []
+        for i, word in enumerate(low):
+            for e in self._first.get(word, ()):
+                if kinds is not None and e.kind not in kinds:
+                    continue
+                n = len(e.phrase)
+                if tuple(low[i : i + n]) != e.phrase:
+                    continue
+                if e.cased is not None and tuple(t.text for t in tokens[i : i + n]) != e.cased:
+                    continue
+                found.append(Match(e, i, i + n - 1))
+        return found
+
+    def in_english(self, text: str) -> tuple[str, bool]:
+        """Chinese words replaced by their English forms, longest first (a request typed in Chinese searches
+        English titles); True when anything was replaced."""
+        if not any("\u3400" <= c <= "\u9fff" for c in text):
+            return text, False
+        out, i, changed = [], 0, False
+        while i < len(text):
+            key = next((k for k in self._zh_keys if text.startswith(k, i)), None)
+            if key is None:
+                out.append(text[i])
+                i += 1
+                continue
+            english = self.zh[key]
+            out.append(f" {english} " if english else " ")
+            i += len(key)
+            changed = True
+        return " ".join("".join(out).split()), changed
+
+    def venue(self, label: str) -> dict[str, Any] | None:
+        return next((row for row in self.data["venues"] if row["label"] == label), None)
+
+    def paper_titles(self, name: str) -> list[str]:
+        """The titles a known name usually means, the canonical one first ([] for a name not listed)."""
+        phrase = _phrase(name)
+        for e in self._first.get(phrase[0] if phrase else "", ()):
+            if e.kind == "paper" and e.phrase == phrase:
+                return list(e.row.get("titles", ()))
+        return []
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> Lexicon:
+    return Lexicon(data_json("lexicon.json"))
+
+
+def fold_phrase(text: str) -> str:
+    return " ".join(fold_word(t.text) for t in tokenize(text) if t.is_word)

@@ -1,0 +1,105 @@
+"""The reading cases' neutral format (``../shared/reading/README.md``): a case's context as a reader ``State``, and
+a ``Reading`` as the neutral reading the scorer grades.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pilot.reading.model import QuestionState, Reading, State
+from pilot.vocab import DIRECTION_OPTIONS
+
+_DIRECTION_NAME = {"sibling": "similar"}
+_TYPE_NAME = {"resource": "dataset"}
+_DIRECTION_OF_OPTION = {label.lower(): d for d, label in DIRECTION_OPTIONS.items()}
+_RECENCY_OF_OPTION = {"seminal, highly cited work": "seminal", "the most recent work": "recent"}
+_NEUTRAL_DIRECTION = {"similar": "sibling"}
+
+
+def state_of(context: dict[str, Any]) -> State:
+    """The reader's state for a case's ``context``."""
+    phase = context.get("state", "fresh")
+    search = context.get("search") or {}
+    listed = int(context.get("listed", 10 if phase in ("results", "entity_answer") else 0))
+    question = None
+    if (q := context.get("question")) is not None:
+        sets: list[dict[str, Any]] = []
+        for label in q.get("options", []):
+            low = label.lower()
+            if q["slot"] == "direction" and low in _DIRECTION_OF_OPTION:
+                sets.append({"direction": _DIRECTION_OF_OPTION[low]})
+            elif q["slot"] == "recency" and low in _RECENCY_OF_OPTION:
+                sets.append({"recency": _RECENCY_OF_OPTION[low]})
+            else:
+                sets.append({})
+        question = QuestionState(
+            slot=q["slot"], text=q.get("text", ""), options=list(q.get("options", [])), option_sets=sets
+        )
+    direction = search.get("direction")
+    return State(
+        phase=phase,
+        question=question,
+        listed=listed,
+        anchor=search.get("anchor"),
+        topic=search.get("topic"),
+        direction=_NEUTRAL_DIRECTION.get(direction or "", direction),
+        asked=context.get("asked"),
+    )
+
+
+def neutral(reading: Reading, state: State) -> dict[str, Any]:
+    """The neutral reading of ``reading`` (only the keys it sets)."""
+    out: dict[str, Any] = {"act": reading.act}
+    c = reading.constraints
+    if reading.act == "search":
+        out["anchor"] = reading.anchor.text if reading.anchor else None
+        out["topic"] = reading.topic
+        out["direction"] = _DIRECTION_NAME.get(reading.direction or "", reading.direction)
+        if reading.also_cites:
+            out["also_cites"] = [a.text for a in reading.also_cites]
+    if reading.act in ("search", "refine", "answer"):
+        for key in ("year_min", "year_max", "min_citations", "k", "sort"):
+            if (v := getattr(c, key)) is not None:
+                out[key] = v
+        for key in ("venues", "authors", "exclude_authors"):
+            if v := getattr(c, key):
+                out[key] = list(v)
+        # the neutral format counts a preprint as a kind of paper
+        types = [_TYPE_NAME.get(t, t) for t in c.paper_types] + (
+            ["preprint"] if "preprint" in c.publication_kinds else []
+        )
+        excluded = [_TYPE_NAME.get(t, t) for t in c.exclude_types] + (
+            ["preprint"] if "preprint" in c.exclude_kinds else []
+        )
+        if types:
+            out["paper_types"] = types
+        if excluded:
+            out["exclude_types"] = excluded
+    if reading.act == "refine" and reading.refine is not None:
+        r = reading.refine
+        for key in ("drop", "keep", "more_like"):
+            if v := getattr(r, key):
+                out[key] = list(v)
+        if r.focus:
+            out["focus"] = r.focus
+    if reading.act == "answer":
+        q = state.question
+        if reading.option is not None and q is not None and 0 <= reading.option < len(q.options):
+            out["option"] = q.options[reading.option]
+        elif reading.no_preference:
+            out["option"] = "none"
+    if reading.act == "entity" and reading.entity is not None:
+        e = reading.entity
+        ask = {"authors_papers": "papers", "profile": "papers"}.get(e.ask, e.ask)
+        out["ask"] = ask
+        for key in ("person", "venue", "org", "topic", "paper", "year_min", "year_max"):
+            if (v := getattr(e, key)) is not None:
+                out[key] = v
+    if reading.act == "command":
+        command = {"cite": "explain"}.get(reading.command or "", reading.command)
+        out["command"] = command
+        if reading.format:
+            out["format"] = reading.format
+        if reading.refs:
+            out["refs"] = list(reading.refs)
+    return out

@@ -1,0 +1,977 @@
+"""``read(text, state) -> Reading``: the one place that looks at a user's words.
+
+Precedence, declared once (also in DESIGN.md):
+
+1. **Hard spans and exact forms.** An id, a quoted title or a result number is what it is; an empty message or
+   one that is only markup is unclear.
+2. **The state.** An answer only while a question is open (a number, an ordinal, an option's words or a value of
+   the slot it asks); a refinement only while a list is on screen; "it" only while a search is being made.
+3. **The act classifier and the cue lexicon**, voting together, over the labels the state allows. The winner
+   must clear a threshold and beat the runner-up of another act by a margin; otherwise the reader **asks**:
+   the two best readings come back as options of a question.
+
+The parts of the act are then read from the spans: the anchor is the paper span the words point at, the topic
+is what is left once cue, constraint and asking words are removed (never leftover function words), constraints
+are the time, venue, person, type and count spans, kept or left out as the words around them say.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import replace
+from typing import Any
+
+from pilot.reading import acts as acts_mod
+from pilot.reading.answers import read_answer
+from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
+from pilot.reading.lexicon import lexicon
+from pilot.reading.model import (
+    Act,
+    Alternative,
+    Anchor,
+    Constraints,
+    EntityAsk,
+    Reading,
+    Refinement,
+    Span,
+    SpanKind,
+    State,
+)
+from pilot.reading.spans import Extracted, extract, vocabulary, word_set, word_table
+from pilot.reading.tokens import normalise, respell, tokenize
+from pilot.text import ENGLISH_STOPWORDS, strip_markup
+from pilot.vocab import Direction
+
+log = logging.getLogger(__name__)
+
+THRESHOLD = 0.2  # below this, no reading is sure enough to act on
+MARGIN = 0.03  # the winning act must beat the best other act by this much
+CUE_SHARE = 0.08  # what one unit of cue vote adds to a label's score
+
+_DIRECTION_OF = {
+    "dir:predecessor": "predecessor", "dir:successor": "successor", "dir:sibling": "sibling",
+    "dir:benchmark": "benchmark", "dir:survey": "survey",
+}  # fmt: skip
+_LABEL_DIRECTION: dict[str, Direction] = {
+    "search.predecessor": "predecessor", "search.successor": "successor", "search.sibling": "sibling",
+    "search.benchmark": "benchmark", "search.survey": "survey",
+}  # fmt: skip
+_REVERSED: dict[str, Direction] = {"predecessor": "successor", "successor": "predecessor"}
+_PAPER_KINDS: tuple[SpanKind, ...] = ("id", "title", "paper", "name", "cited")
+_CLAUSE = frozenset('.,;:!?()[]"')
+_EXCLUDING = frozenset(
+    "no not nothing none without exclude excluding drop ditch remove skip hide lose cut omit except minus ignore "
+    "avoid less".split()
+)
+_FLIP = frozenset("flip reverse other opposite round backwards instead".split())
+# cue labels that speak for each act label
+_CUE_FOR: dict[str, tuple[str, ...]] = {
+    "search.predecessor": ("dir:predecessor",), "search.successor": ("dir:successor",),
+    "search.sibling": ("dir:sibling",), "search.benchmark": ("dir:benchmark",), "search.survey": ("dir:survey",),
+    "refine.drop": ("ref:drop",), "refine.keep": ("ref:keep",), "refine.more_like": ("ref:more_like",),
+    "refine.less_like": ("ref:less_like",), "refine.focus": ("refine:focus",),
+    "refine.exclude_topic": ("refine:exclude",), "refine.sort": ("refine:sort_newest", "refine:sort_oldest",
+    "refine:sort_cited"), "refine.size": ("refine:fewer", "refine:more", "refine:broader", "refine:narrower"),
+    "refine.weights": ("refine:weights",), "refine.filter": ("refine:author", "refine:keep_only"),
+    "refine.any": ("refine:any_year", "refine:any_venue"),
+    "refine.recency": ("refine:recent", "refine:seminal"),
+    "command.export": ("cmd:export",), "command.show_workflow": ("cmd:show_workflow",), "command.undo": ("cmd:undo",),
+    "command.start_over": ("cmd:start_over",), "command.save": ("ref:save",), "command.explain": ("ref:explain",),
+    "command.cite": ("ref:cite",), "command.cite_named": ("cmd:cite_named",), "command.search_now": ("cmd:search_now",),
+    "command.help": ("cmd:help",), "command.library": ("cmd:library",),
+    "entity.papers": ("ent:papers",), "entity.most_cited": ("ent:most_cited",), "entity.count": ("ent:count",),
+    "entity.coauthors": ("ent:coauthors",), "entity.topics": ("ent:topics",), "entity.venues": ("ent:venues",),
+    "entity.institutions": ("ent:institutions",), "entity.researchers": ("ent:researchers",),
+    "entity.authors": ("ent:authors",), "search.same_for": ("search:same_for",),
+}  # fmt: skip
+
+
+# --- preparing the text -----------------------------------------------------------------------------------------
+
+
+def _prepare(raw: str) -> tuple[str, str | None, dict[str, str]]:
+    """The text as the reader reads it: markup gone, quotes plain, Chinese in English words, typos of steering
+    words put right. Returns (text, the English reading of a Chinese message, respelt words)."""
+    text = normalise(strip_markup(raw))
+    english, changed = lexicon().in_english(text)
+    translated = english if changed else None
+    text = english
+    vocabulary = _steering_words()
+    known = _known_words()
+    quoted = [(m.start(), m.end()) for m in re.finditer(r"[\"“«][^\"“”«»]*[\"”»]", text)]
+    respelt: dict[str, str] = {}
+    out, pos = [], 0
+    for t in tokenize(text):
+        if not t.is_word or any(a <= t.start < b for a, b in quoted):
+            continue  # a quoted word: as written
+        if t.text[:1].isupper() and t.low not in word_table("contractions") and t.low not in ("i'm", "im"):
+            continue  # a name or a title's word: as written
+        if (fixed := _typo(t.low, vocabulary, known)) is not None:
+            out.append(text[pos : t.start])
+            out.append(fixed)
+            pos = t.end
+            respelt[t.text] = fixed
+    out.append(text[pos:])
+    return "".join(out), translated, respelt
+
+
+def _typo(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str | None:
+    table = word_table("typos")
+    if word in table:
+        return table[word]
+    contractions = word_table("contractions")
+    if word in contractions:
+        return contractions[word]
+    return respell(word, vocabulary, known)
+
+
+_STEERING: frozenset[str] | None = None
+
+
+def _steering_words() -> frozenset[str]:
+    global _STEERING
+    if _STEERING is None:
+        from pilot.reading.cues import _table
+
+        words = set(acts_mod._asking_words()) | set(word_set("request_words")) | set(_table()[0])
+        words |= set(
+            "between before after since until inclusive earlier later older newer explain results result second third "
+            "fourth fifth first please similar references bibtex export download undo understand survey surveys "
+            "dataset datasets benchmark benchmarks predecessors successors citations citing".split()
+        )
+        _STEERING = frozenset(w for w in words if len(w) >= 4 and w.isalpha())
+    return _STEERING
+
+
+def _known_words() -> frozenset[str]:
+    """Words that are right as they are, though one letter from a steering word ("form", "latent", "glove")."""
+    return vocabulary()
+
+
+# --- the acts --------------------------------------------------------------------------------------------------
+
+
+def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[CueHit]:
+    """A kind of paper said of a paper ("surveys covering BERT", "the datasets GloVe used") is a direction: the
+    survey or benchmark one, by the kind the span names."""
+    out = []
+    for h in hits:
+        if h.label != "dir:typed":
+            out.append(h)
+            continue
+        kinds = [ex.spans[items[p].span_index].value for p in h.slots if items[p].word == "T"]  # type: ignore[index]
+        label = {"survey": "dir:survey", "resource": "dir:benchmark"}.get(str(kinds[0]) if kinds else "")
+        if label is not None:
+            out.append(replace(h, label=label))
+    return out
+
+
+_ENTITY_SPANS: tuple[SpanKind, ...] = ("person", "venue", "org")
+# when several entity cues speak, the more specific question wins ("how many papers …" is a count of papers)
+_ENTITY_PRECEDENCE = (
+    "count",
+    "most_cited",
+    "coauthors",
+    "topics",
+    "institutions",
+    "researchers",
+    "venues",
+    "authors",
+    "papers",
+)
+
+
+def _directed_paper(cue: dict[str, float], ex: Extracted) -> bool:
+    strong = [s for s in ex.of(*_PAPER_KINDS) if not is_weak(s) and s.kind != "name"]
+    named = strong or ex.of("name")
+    return bool(named) and any(k in cue for k in ("dir:predecessor", "dir:successor", "dir:sibling"))
+
+
+def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], subject: int) -> bool:
+    act, _, sub = label.partition(".")
+    if label == "ask.unclear":
+        return subject < 2  # a message with a subject of its own is about it
+    if label == "search.topic":
+        return subject > 0
+    if label in ("command.cite_named", "command.compare", "command.on_list", "command.which_cite"):
+        return bool(ex.of(*_PAPER_KINDS))
+    if act == "entity" and sub not in ("authors", "authors_papers") and _directed_paper(cue, ex):
+        return False  # a named paper with a search direction is a paper search ("later work by Manning on GloVe")
+    if act == "entity":
+        # an entity question names a person, a venue or an organisation, or asks for people, venues or
+        # institutions in words ("who works on X?")
+        asks = any(k.startswith("ent:") for k in cue)
+        return (
+            asks or bool(ex.of(*_ENTITY_SPANS)) or (sub in ("authors", "authors_papers") and bool(ex.of(*_PAPER_KINDS)))
+        )
+    if act == "refine":
+        return state.has_list
+    if label == "search.current":
+        return state.has_search
+    if label == "search.same_for":
+        return state.has_search and bool(ex.of(*_PAPER_KINDS))
+    if act == "command" and sub in ("explain", "save", "cite", "kinds", "count", "list_fact", "on_list",
+                                     "which_cite", "changes", "clear_filters"):  # fmt: skip
+        return state.has_list
+    if label == "command.search_now":
+        return state.phase == "question"
+    if label == "command.step_edit":
+        return state.phase == "results"
+    return True
+
+
+def _scores(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> dict[str, float]:
+    raw = acts_mod.classifier().scores(acts_mod.typed_text(ex))
+    cue = votes(hits)
+    subject = _subject_words(ex, items, hits)
+    out = {}
+    for label, score in raw.items():
+        if not _allowed(label, state, ex, cue, subject):
+            continue
+        boost = max((cue.get(c, 0.0) for c in _CUE_FOR.get(label, ())), default=0.0)
+        out[label] = score + CUE_SHARE * min(boost, 4.0)
+    return out
+
+
+def _rank(scores: dict[str, float]) -> list[tuple[str, float]]:
+    return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+
+
+# --- the topic: what is left -----------------------------------------------------------------------------------
+
+
+def _edge_words() -> frozenset[str]:
+    return (
+        word_set("request_words")
+        | ENGLISH_STOPWORDS
+        | frozenset(
+            "papers paper work works stuff things reads read got get gets whats what's im i'm id i'd ive i've lit "
+            "review reviews survey surveys overview overviews mostly mainly especially particularly specifically only "
+            "just the ones one narrow focus please thanks thank".split()
+        )
+    )
+
+
+def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]:
+    """Runs of the message's words that are left (clause marks and removed words split them), trimmed of
+    asking words at both ends: (first token, last token, words)."""
+    toks = ex.tokens
+    edge = _edge_words()
+    field = word_set("field_words")
+    chunks: list[tuple[int, int]] = []
+    start = None
+    for i, t in enumerate(toks):
+        cut = i in removed or t.text in _CLAUSE or not (t.is_word or t.text in "-+/&'")
+        if cut:
+            if start is not None:
+                chunks.append((start, i - 1))
+            start = None
+        elif start is None:
+            start = i
+    if start is not None:
+        chunks.append((start, len(toks) - 1))
+    out = []
+    for a, b in chunks:
+
+        def trim_word(k: int, nxt: int) -> bool:
+            w = toks[k].low
+            if w not in edge and lemma(w) not in edge:
+                return False
+            # "reading comprehension", "machine learning": a field's word next to a subject's is part of it
+            return not (w in field and 0 <= nxt < len(toks) and nxt not in removed and toks[nxt].low not in edge)
+
+        while a <= b and trim_word(a, a + 1):
+            a += 1
+        while b >= a and trim_word(b, b - 1):
+            b -= 1
+        a = _after_asking_prefix(toks, a, b, edge)
+        if a <= b:
+            words = ex.text[toks[a].start : toks[b].end]
+            out.append((a, b, words))
+    return out
+
+
+_REQUEST_VERBS = frozenset(
+    "retrieve find get show give list fetch pull search look preparing prepare writing write need want like love "
+    "recommend suggest point compile collect gather cite read".split()
+)
+
+
+def _after_asking_prefix(toks: list[Any], a: int, b: int, edge: frozenset[str]) -> int:
+    """Where the subject starts when a chunk opens with a request in words of its own ("would like you to retrieve
+    publications concerning X"): after the last subject-introducing word that follows a request verb."""
+    intros = word_set("topic_intros")
+    low = [t.low for t in toks]
+    verb_at = next((k for k in range(a, b + 1) if low[k] in _REQUEST_VERBS or lemma(low[k]) in _REQUEST_VERBS), None)
+    if verb_at is None:
+        return a
+    cut = None
+    for k in range(verb_at + 1, b):
+        if low[k] in intros and low[k] not in ("to", "with", "using", "for", "of", "in"):
+            cut = k + 1
+    if cut is None:
+        return a
+    while cut <= b and low[cut] in edge:
+        cut += 1
+    return cut if cut <= b else a
+
+
+def _content_count(words: str) -> int:
+    edge = _edge_words()
+    return sum(1 for w in re.findall(r"[\w'+-]+", words.lower()) if w not in edge)
+
+
+def _choose_topic(
+    chunks: list[tuple[int, int, str]], ex: Extracted, excluded_after: set[int]
+) -> tuple[str | None, list[str]]:
+    """The chunk that is the subject, and the chunks the words leave out ("… but not about robotics")."""
+    kept: list[tuple[int, int, str]] = []
+    left_out: list[tuple[int, int, str]] = []
+    for a, b, words in chunks:
+        (left_out if a in excluded_after else kept).append((a, b, words))
+    if not kept:
+        return None, [w for _, _, w in left_out]
+    best_chunk = max(kept, key=lambda c: (_content_count(c[2]), -c[0]))
+    if _content_count(best_chunk[2]) == 0:
+        return None, [w for _, _, w in left_out]
+    return best_chunk[2], [w for _, _, w in left_out]
+
+
+def _excluded_starts(ex: Extracted, items: list[Item]) -> set[int]:
+    """First tokens of chunks that a leaving-out word governs ("but exclude anything about robotics")."""
+    out = set()
+    low = [t.low for t in ex.tokens]
+    for i, w in enumerate(low):
+        if w in _EXCLUDING or (w == "rid" and i > 0 and low[i - 1] == "get"):
+            j = i + 1
+            while j < len(low) and j - i <= 4 and (low[j] in _edge_words() or low[j] in _EXCLUDING):
+                j += 1
+            out.add(j)
+    return out
+
+
+# --- assembling the parts -----------------------------------------------------------------------------------
+
+
+def _constraints(ex: Extracted, used: set[int], state: State, *, refine: bool) -> Constraints:
+    """Time, venue, person, type, publication kind, count and citation-floor spans, kept or left out."""
+    c = Constraints()
+    low = [t.low for t in ex.tokens]
+
+    def excluded_before(span: Span, reach: int = 5) -> bool:
+        i = _token_at(ex, span.start)
+        for j in range(i - 1, max(-1, i - reach - 1), -1):
+            if ex.tokens[j].text in ".;!?":
+                return False
+            if (
+                low[j] in _EXCLUDING
+                or (low[j] == "rid" and j > 0 and low[j - 1] == "get")
+                or (low[j] == "out" and j > 0 and low[j - 1] in ("take", "leave", "filter", "throw", "cut"))
+            ):
+                return True
+            if low[j] in ("only", "just", "keep", "but"):
+                return False
+        return False
+
+    for n, s in enumerate(ex.spans):
+        if n in used:
+            continue
+        if s.kind == "time":
+            v = s.value
+            for key in ("year_min", "year_max"):
+                if v.get(key) is not None:
+                    setattr(c, key, v[key])
+            if v.get("exclude_years"):
+                c.exclude_years.extend(tuple(x) for x in v["exclude_years"])
+            if v.get("note"):
+                c.era_note = v["note"]
+        elif s.kind == "venue":
+            (c.exclude_venues if excluded_before(s) else c.venues).append(str(s.value))
+        elif s.kind == "type":
+            kind = s.value
+            if excluded_before(s):
+                c.exclude_types.append(kind)
+            else:
+                c.paper_types.append(kind)
+        elif s.kind == "pubkind":
+            kind = s.value
+            if kind == "peer_reviewed":
+                c.exclude_kinds.append("preprint")
+            elif excluded_before(s):
+                c.exclude_kinds.append(kind)
+            else:
+                c.publication_kinds.append(kind)
+        elif s.kind == "cites":
+            c.min_citations = int(s.value)
+        elif s.kind == "count" and "k" in s.value:
+            c.k = int(s.value["k"])
+        elif s.kind == "person" and (refine or _after_by(ex, s)):
+            # a person in a refinement is an author to keep or leave out; in a search, one its words say wrote it
+            (c.exclude_authors if excluded_before(s, reach=7) else c.authors).append(str(s.value))
+        elif s.kind == "org" and refine:
+            v = s.value
+            c.orgs.append(s.text if isinstance(v, dict) else str(v))
+    # several closed periods kept ("the 90s and 2000s"): the years from the first to the last
+    kept = [sp.value for sp in ex.spans if sp.kind == "time" and not sp.value.get("excluded")]
+    closed = [v for v in kept if v.get("year_min") is not None and v.get("year_max") is not None]
+    if len(closed) > 1:
+        c.year_min = min(v["year_min"] for v in closed)
+        c.year_max = max(v["year_max"] for v in closed)
+    return c
+
+
+def _after_by(ex: Extracted, s: Span) -> bool:
+    """ "written by Kaiming He", "papers by Manning": the person wrote them."""
+    if s.source.startswith("after 'by'"):
+        return True
+    i = _token_at(ex, s.start)
+    return any(t.low in ("by", "authored", "author", "authors") for t in ex.tokens[max(0, i - 2) : i])
+
+
+def _token_at(ex: Extracted, offset: int) -> int:
+    return next((i for i, t in enumerate(ex.tokens) if t.start >= offset), len(ex.tokens))
+
+
+def _span_tokens(ex: Extracted, s: Span) -> set[int]:
+    return {i for i, t in enumerate(ex.tokens) if s.start <= t.start and t.end <= s.end}
+
+
+def _anchor_of(s: Span) -> Anchor:
+    if s.kind == "id":
+        return Anchor(text=str(s.value), kind="id", value=str(s.value))
+    if s.kind == "title":
+        return Anchor(text=str(s.value), kind="title", value=str(s.value))
+    if s.kind == "paper":
+        v = s.value
+        return Anchor(text=s.text, kind="paper", value=(v["titles"] or [None])[0], titles=list(v["titles"]))
+    if s.kind == "cited":
+        return Anchor(text=s.text, kind="cited", authors=list(s.value["authors"]), year=s.value["year"])
+    return Anchor(text=str(s.value if isinstance(s.value, str) else s.text), kind="name")
+
+
+def _direction(hits: list[CueHit], label: str) -> tuple[Direction | None, float]:
+    top, vote, second = best(hits, "dir:")
+    if top is not None and vote > second:
+        return _DIRECTION_OF[top], vote  # type: ignore[return-value]
+    if label in _LABEL_DIRECTION:
+        return _LABEL_DIRECTION[label], 0.5
+    if top is not None:
+        return _DIRECTION_OF[top], vote  # type: ignore[return-value]
+    return None, 0.0
+
+
+_PASSAGE_WORDS = 40  # a message this long, in sentences, is a pasted passage (an abstract): a document query
+_INTRO_VERBS = frozenset(
+    "introduce introduces present presents propose proposes study studies describe describes investigate "
+    "investigates address addresses release releases report reports explore explores examine examines develop "
+    "develops consider considers tackle tackles focus focuses".split()
+)
+_NP_END = frozenset(
+    "is are was were be been has have had can could will would should may might do does did which that who whose "
+    "where when while because although though but and or with using via by through to we our it its this these "
+    "show shows shown achieve achieves achieved outperform outperforms usually often typically".split()
+)
+
+
+def _passage_topic(ex: Extracted) -> str | None:
+    """A pasted abstract's subject: its most repeated phrase with its most repeated other words, or else the noun
+    phrase its first sentence introduces."""
+    start = _passage_start(ex)
+    toks = [t for t in ex.tokens[start:] if t.is_word]
+    stop = (
+        ENGLISH_STOPWORDS
+        | _NP_END
+        | _INTRO_VERBS
+        | frozenset("paper work approach method results new propose proposed".split())
+    )
+    counts: dict[str, int] = {}
+    for t in toks:
+        if t.low not in stop and not t.low.isdigit():
+            counts[lemma(t.low)] = counts.get(lemma(t.low), 0) + 1
+    best_phrase, best_score = None, 0.0
+    for n in (3, 2):
+        for i in range(len(toks) - n + 1):
+            words = [t.low for t in toks[i : i + n]]
+            if any(w in stop or w.isdigit() for w in words):
+                continue
+            freq = sum(1 for k in range(len(toks) - n + 1) if [t.low for t in toks[k : k + n]] == words)
+            if freq < 2:
+                continue
+            score = freq * n + sum(counts.get(lemma(w), 0) for w in words) / n
+            if score > best_score:
+                best_phrase, best_score = " ".join(t.text for t in toks[i : i + n]), score
+    if best_phrase is None:
+        return _introduced_phrase(ex)
+    inside = {lemma(w.lower()) for w in best_phrase.split()}
+    extra = [w for w, k in sorted(counts.items(), key=lambda kv: -kv[1]) if k >= 2 and w not in inside][:1]
+    return " ".join([*extra, best_phrase]) if extra else best_phrase
+
+
+def _passage_start(ex: Extracted) -> int:
+    """The first token of the pasted passage (after "Abstract:", "… related work:", or an opening quote)."""
+    low = [t.low for t in ex.tokens]
+    for i, w in enumerate(low[:40]):
+        if w == "abstract" and i + 1 < len(low) and low[i + 1] in (":", ".", "-"):
+            return i + 2
+        if w in ('"', "“"):
+            return i + 1
+    return 0
+
+
+def _introduced_phrase(ex: Extracted) -> str | None:
+    """A pasted abstract's subject: the noun phrase its first sentence introduces ("We introduce a named entity
+    recognition benchmark covering 20 African languages" -> "named entity recognition benchmark covering African
+    languages"), or the phrase it opens with ("Coreference resolution systems are …")."""
+    words = list(ex.tokens)
+    low = [t.low for t in words]
+    start = _passage_start(ex)
+    sentences: list[list[int]] = [[]]
+    for i in range(start, len(words)):
+        if low[i] in (".", "!", "?") and sentences[-1]:
+            sentences.append([])
+        elif words[i].is_word:
+            sentences[-1].append(i)
+    for sent in sentences:
+        if len(sent) < 6:
+            continue
+        idx = [i for i in sent]
+        k = next((n for n, i in enumerate(idx[:12]) if low[i] in _INTRO_VERBS), None)
+        body = idx[k + 1 :] if k is not None else idx
+        while body and low[body[0]] in ("a", "an", "the", "new", "novel", "first", "large", "simple"):
+            body = body[1:]
+        phrase: list[str] = []
+        for i in body:
+            if low[i] in _NP_END or len(phrase) >= 8:
+                break
+            if not low[i].isdigit() and not re.fullmatch(r"\d+k?", low[i]):
+                phrase.append(words[i].text)
+        if phrase:
+            return " ".join(phrase)
+    return None
+
+
+_PASSAGE_SIGNS = re.compile(
+    r"\babstract\b|\bwe (?:propose|introduce|present|study|show|describe)\b|\b(?:in )?this (?:paper|work)\b", re.I
+)
+
+
+def _is_passage(ex: Extracted) -> bool:
+    """A pasted passage: long, in sentences, written as a paper is ("We propose …", "Abstract.")."""
+    n_words = sum(1 for t in ex.tokens if t.is_word)
+    sentences = sum(1 for t in ex.tokens if t.text in ".!?")
+    return sentences >= 2 and (n_words >= 80 or (n_words >= 25 and bool(_PASSAGE_SIGNS.search(ex.text))))
+
+
+def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
+    if _is_passage(ex) and not ex.of("id", "title"):
+        topic = _passage_topic(ex)
+        return Reading(text=ex.text, act="search", sub="search.topic", topic=topic, query=ex.text,
+                       why="a pasted passage: searched as a document")  # fmt: skip
+    papers = [(n, s) for n, s in enumerate(ex.spans) if s.kind in _PAPER_KINDS]
+    its = [(n, s) for n, s in enumerate(ex.spans) if s.kind == "it"]
+    direction, _ = _direction(hits, label)
+    cue_tokens = covered_tokens(items, hits)
+    used: set[int] = set()
+    anchor: Anchor | None = None
+    also: list[Anchor] = []
+    period_of = None
+    low = [t.low for t in ex.tokens]
+    # a paper after "after/since/before" in a request with a subject of its own dates the subject
+    pointed = _pointed_at(ex, items, hits)
+    for n, s in papers:
+        i = _token_at(ex, s.start)
+        if i > 0 and low[i - 1] in ("after", "since", "before", "pre", "post") and direction != _dir_of(low[i - 1]):
+            continue
+        if is_weak(s) and n not in pointed:
+            continue  # "surveys on knowledge distillation": the field, not the paper of that name
+        if anchor is None:
+            anchor = _anchor_of(s)
+            used.add(n)
+        elif _also(ex, s):
+            also.append(_anchor_of(s))
+            used.add(n)
+    # a person named with "by" in a paper search is who wrote the work; a possessive person is the anchor's author
+    removed = set(cue_tokens)
+    for n in used:
+        removed |= _span_tokens(ex, ex.spans[n])
+    constraints = _constraints(ex, used, state, refine=False)
+    for n, s in enumerate(ex.spans):
+        if n not in used and s.kind not in ("name", "it") and not is_weak(s):
+            removed |= _span_tokens(ex, s)
+    target_current = label in ("search.current",) or (anchor is None and its and state.has_search and direction)
+    chunks = topic_chunks(ex, removed)
+    topic, left_out = _choose_topic(chunks, ex, _excluded_starts(ex, items))
+    if left_out:
+        constraints.exclude_terms.extend(left_out)
+    # a topic search for a field: the type words choose the kind of paper
+    if anchor is None and target_current and state.anchor:
+        anchor = Anchor(text=state.anchor, kind="current")
+        if direction is None or any(w in _FLIP for w in low):
+            direction = _REVERSED.get(state.direction or "", direction)
+        topic = None
+    if label == "search.same_for" and anchor is not None and direction is None:
+        direction = state.direction
+    if (
+        anchor is None
+        and topic
+        and direction in ("predecessor", "successor", "sibling", "benchmark")
+        and (_looks_named(topic))
+    ):
+        anchor = Anchor(text=topic, kind="name")
+        topic = None
+    if anchor is not None and topic and anchor.kind != "current":
+        # words beside a named paper are a focus, not a second subject ("BERT for biomedical text")
+        topic = None if _content_count(topic) <= 0 else topic
+    if anchor is not None and anchor.kind != "current":
+        # the type words of an anchored search are its direction ("surveys covering BERT")
+        if direction is None and constraints.paper_types:
+            direction = "survey" if "survey" in constraints.paper_types else "benchmark"
+        if direction in ("survey", "benchmark"):
+            constraints.paper_types = []
+    elif anchor is None:
+        _types_point(ex, constraints)
+        if direction in ("survey",) and not constraints.paper_types:
+            constraints.paper_types = ["survey"]
+        if direction in ("benchmark",) and not constraints.paper_types:
+            constraints.paper_types = ["resource"]
+        direction = None if not state.anchor or label != "search.current" else direction
+    return Reading(
+        text=ex.text, act="search", sub=label, anchor=anchor, topic=topic if anchor is None else None,
+        direction=direction, also_cites=also, constraints=constraints, period_of=period_of,
+        query=_query(ex, removed) if anchor is None else None,
+    )  # fmt: skip
+
+
+def is_weak(s: Span) -> bool:
+    """A paper's name that is also a field's: listed so in the lexicon ("dropout"), or several words typed in
+    lower case ("retrieval-augmented generation", "natural questions")."""
+    if s.kind != "paper":
+        return False
+    return bool(s.value.get("weak")) or (len(s.text.split()) > 1 and s.text == s.text.lower())
+
+
+def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
+    """Spans the words point at as one paper: the paper slot of a direction cue (a kind of paper said of a field's
+    name in lower case is the field: "surveys on knowledge distillation"), "the X paper", or a message that is
+    nothing but the name."""
+    out: set[int | None] = set()
+    for h in hits:
+        if not h.label.startswith("dir:"):
+            continue
+        for p in h.slots:
+            index = items[p].span_index
+            if items[p].word != "P" or index is None:
+                continue
+            span = ex.spans[index]
+            typed_in_capitals = any(c.isupper() for c in span.text)
+            if h.label in ("dir:predecessor", "dir:successor", "dir:sibling") or typed_in_capitals:
+                out.add(items[p].span_index)
+    low = [t.low for t in ex.tokens]
+    for n, s in enumerate(ex.spans):
+        i = _token_at(ex, s.start)
+        j = i + len(tokenize(s.text))
+        if i > 0 and low[i - 1] == "the" and j < len(low) and low[j] in word_set("name_nouns"):
+            out.add(n)
+    words = [t for t in ex.tokens if t.is_word]
+    if len(words) <= 3:
+        out.update(n for n, s in enumerate(ex.spans) if s.kind == "paper")
+    return {n for n in out if n is not None}
+
+
+def _dir_of(word: str) -> str | None:
+    return {"after": "successor", "since": "successor", "post": "successor", "before": "predecessor",
+            "pre": "predecessor"}.get(word)  # fmt: skip
+
+
+def _also(ex: Extracted, s: Span) -> bool:
+    """A second paper the results must cite too ("… and also the Collins parser", "both X and Y")."""
+    i = _token_at(ex, s.start)
+    before = {t.low for t in ex.tokens[max(0, i - 3) : i]}
+    return bool(before & {"also", "and", "both", "plus", "well"})
+
+
+def _looks_named(words: str) -> bool:
+    ws = words.split()
+    return 0 < len(ws) <= 4 and all(
+        w[:1].isupper() or any(c.isdigit() for c in w) for w in ws if w.isalpha() or w[:1].isalnum()
+    )
+
+
+def _types_point(ex: Extracted, c: Constraints) -> None:
+    """A kind of paper filters only when it is the point of the request ("surveys on X", "only datasets"); a type
+    word inside a longer question ranks that kind higher instead."""
+    if not c.paper_types:
+        return
+    n_words = sum(1 for t in ex.tokens if t.is_word)
+    types = [s for s in ex.spans if s.kind == "type"]
+    point = n_words <= 12
+    for s in types:
+        i = _token_at(ex, s.start)
+        before = [t.low for t in ex.tokens[max(0, i - 3) : i]]
+        after = ex.tokens[i + len(s.text.split()) : i + len(s.text.split()) + 1]
+        if any(w in ("only", "just") for w in before) or (after and after[0].low in word_set("topic_intros")):
+            point = True
+    if not point:
+        c.prefer_types, c.paper_types = c.paper_types, []
+
+
+def _query(ex: Extracted, removed: set[int]) -> str | None:
+    """The request as a search query: its words without the asking words at the edges of its clauses."""
+    parts = [w for _, _, w in topic_chunks(ex, {i for i in removed if ex.tokens[i].low in _edge_words()})]
+    q = " ".join(parts).strip()
+    return q or None
+
+
+def _refs_in(ex: Extracted, state: State) -> list[int]:
+    out: list[int] = []
+    for s in ex.spans:
+        if s.kind == "ref":
+            out.extend(int(x) for x in s.value)
+    return out
+
+
+def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
+    refs = _refs_in(ex, state)
+    r = Refinement()
+    cue = votes(hits)
+    sub = label.split(".", 1)[1]
+    used = {n for n, s in enumerate(ex.spans) if s.kind == "ref"}
+    constraints = _constraints(ex, used, state, refine=True)
+    removed = covered_tokens(items, hits)
+    for s in ex.spans:
+        if s.kind not in ("name", "it"):
+            removed |= _span_tokens(ex, s)
+    topic, left_out = _choose_topic(topic_chunks(ex, removed), ex, _excluded_starts(ex, items))
+    if sub == "drop" and refs:
+        r.drop = refs[:1] if _points_back(ex) and len(refs) > 1 else refs
+    elif sub == "keep" and refs:
+        r.keep = refs
+    elif sub == "more_like" and refs:
+        r.more_like = refs
+    elif sub == "less_like" and refs:
+        r.less_like = refs
+    elif sub == "focus":
+        r.focus = topic
+    elif sub == "exclude_topic":
+        constraints.exclude_terms.extend([*(left_out or []), *([topic] if topic else [])])
+    elif sub == "sort":
+        constraints.sort = _sort(cue)
+    elif sub == "size":
+        r.size = _size(cue)
+        counts = ex.of("count")
+        if counts and "extra" in counts[0].value:
+            r.extra = counts[0].value["extra"]
+    elif sub == "any":
+        r.any_year = "refine:any_year" in cue or "refine:any_venue" not in cue
+        r.any_venue = "refine:any_venue" in cue
+    elif sub == "recency":
+        constraints.recency = "seminal" if cue.get("refine:seminal", 0) > cue.get("refine:recent", 0) else "recent"
+    elif sub == "weights":
+        r.weights = {"citations": "more"} if "cit" in ex.text.lower() else {"recency": "more"}
+    if sub == "filter" and topic and not constraints.set_fields():
+        r.focus = topic
+    if left_out and sub not in ("exclude_topic",):
+        constraints.exclude_terms.extend(left_out)
+    if constraints.sort is None and (s := _sort(cue)) is not None and sub in ("filter", "sort"):
+        constraints.sort = s
+    return Reading(text=ex.text, act="refine", sub=label, refine=r, constraints=constraints, refs=refs)
+
+
+def _points_back(ex: Extracted) -> bool:
+    return any(t.low in ("it", "that") for t in ex.tokens)
+
+
+def _sort(cue: dict[str, float]) -> Any:
+    for label, value in (
+        ("refine:sort_newest", "newest"),
+        ("refine:sort_oldest", "oldest"),
+        ("refine:sort_cited", "most_cited"),
+    ):
+        if label in cue:
+            return value
+    return None
+
+
+def _size(cue: dict[str, float]) -> Any:
+    for label, value in (
+        ("refine:fewer", "fewer"),
+        ("refine:more", "more"),
+        ("refine:broader", "broader"),
+        ("refine:narrower", "narrower"),
+    ):
+        if label in cue:
+            return value
+    return None
+
+
+def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
+    ask = label.split(".", 1)[1]
+    cue = votes(hits)
+    if ask not in ("authors", "authors_papers"):
+        # the words that ask say what, the more specific first: "how many papers at ACL" is a count
+        said = next((a for a in _ENTITY_PRECEDENCE if cue.get(f"ent:{a}", 0.0) >= 2.0), None)
+        if said is not None:
+            ask = said
+    people = ex.of("person")
+    venues = ex.of("venue")
+    orgs = ex.of("org")
+    times = ex.of("time")
+    papers = ex.of(*_PAPER_KINDS)
+    removed = covered_tokens(items, hits)
+    for s in ex.spans:
+        removed |= _span_tokens(ex, s)
+    topic, _ = _choose_topic(topic_chunks(ex, removed), ex, set())
+    e = EntityAsk(ask=ask)
+    if people:
+        e.person = str(people[0].value)
+        if len(people) > 1:
+            e.coauthor = str(people[1].value)
+    if venues:
+        e.venue = str(venues[0].value)
+    if orgs:
+        e.org = orgs[0].text  # as typed: the planner matches it and the names affiliations spell out
+    if times:
+        e.year_min, e.year_max = times[0].value.get("year_min"), times[0].value.get("year_max")
+    if ask in ("authors", "authors_papers"):
+        e.paper = (
+            papers[0].text if papers and papers[0].kind != "title" else (str(papers[0].value) if papers else topic)
+        )
+        if papers and papers[0].kind == "name":
+            e.paper = str(papers[0].value)
+    elif ask in ("venues", "institutions", "researchers", "count", "papers", "most_cited") and topic:
+        e.topic = topic
+    if e.person is None and ask in ("papers", "most_cited", "coauthors", "topics", "profile", "count") and papers:
+        name = papers[0]
+        if name.kind == "name" and ask in ("coauthors", "topics", "profile"):
+            e.person = str(name.value)
+    return Reading(text=ex.text, act="entity", sub=label, entity=e)
+
+
+def _command(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
+    command = label.split(".", 1)[1]
+    refs = _refs_in(ex, state)
+    fmt = next((str(s.value) for s in ex.spans if s.kind == "format"), None)
+    r = Reading(text=ex.text, act="command", sub=label, command=command, refs=refs, format=fmt)
+    if command in ("save",) and not refs:
+        low = [t.low for t in ex.tokens]
+        counts = ex.of("count")
+        if counts and "k" in counts[0].value:
+            r.refs = list(range(1, int(counts[0].value["k"]) + 1))
+        elif {"all", "everything", "these", "them"} & set(low):
+            r.refs = list(range(1, state.listed + 1))
+    if command in ("cite_named", "compare", "on_list", "which_cite"):
+        r.papers = [_anchor_of(s) for s in ex.of(*_PAPER_KINDS)]
+    if command == "version":
+        nums = [int(re.sub(r"\D", "", t.text)) for t in ex.tokens if re.fullmatch(r"v?\d{1,3}", t.low)]
+        r.refs = nums[:1]
+    return r
+
+
+# --- the decision ----------------------------------------------------------------------------------------------
+
+_ASSEMBLE = {"search": _search, "refine": _refine, "entity": _entity, "command": _command}
+
+
+def _assemble(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
+    act = label.split(".")[0]
+    if act == "ask":
+        return Reading(text=ex.text, act="ask", sub=label)
+    return _ASSEMBLE[act](ex, items, hits, label, state)
+
+
+def _subject_words(ex: Extracted, items: list[Item], hits: list[CueHit]) -> int:
+    """How many words of its own the message's subject has (0: it only asks)."""
+    removed = covered_tokens(items, hits)
+    for s in ex.spans:
+        if s.kind not in ("name",) and not is_weak(s):
+            removed |= _span_tokens(ex, s)
+    topic, _ = _choose_topic(topic_chunks(ex, removed), ex, set())
+    return _content_count(topic) if topic else 0
+
+
+def _has_subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
+    return _subject_words(ex, items, hits) > 0
+
+
+def _label_for_alternative(r: Reading) -> str:
+    if r.act == "search":
+        what = r.anchor.text if r.anchor else (r.topic or "")
+        return f"Search for papers on “{what}”" if r.anchor is None else f"Search around “{what}”"
+    if r.act == "refine":
+        return "Change the list on screen"
+    if r.act == "entity":
+        return "Answer a question about people, venues or institutions"
+    if r.act == "command":
+        return f"Do: {r.command}"
+    return "Something else"
+
+
+def read(text: str, state: State | None = None) -> Reading:
+    """The reading of one message in the state of its conversation (see the module docstring)."""
+    state = state or State()
+    prepared, translated, respelt = _prepare(text or "")
+    if not re.search(r"\w", prepared):
+        return Reading(text=prepared, act="ask", sub="ask.empty", confidence=1.0, why="no words")
+    ex = extract(prepared, state)
+    items = items_of(ex)
+    hits = resolve_typed(cue_hits(items), items, ex)
+    reading = _decide(ex, items, hits, state)
+    reading.spans = ex.spans
+    reading.translated = translated
+    reading.respelt = respelt
+    return reading
+
+
+def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> Reading:
+    # 2. the state: an answer to the open question
+    if state.phase == "question" and state.question is not None:
+        ans = read_answer(ex, state.question, hits)
+        if ans is not None and ans.confidence > 0:
+            return Reading(
+                text=ex.text, act="answer", sub=f"answer.{state.question.slot}", option=ans.option,
+                options=ans.options, no_preference=ans.no_preference, confidence=ans.confidence, why=ans.why,
+                constraints=Constraints(**ans.updates) if ans.updates else Constraints(),
+            )  # fmt: skip
+        if ans is not None and ans.confidence == 0:
+            return Reading(text=ex.text, act="ask", sub="ask.answer", confidence=0.0, why=ans.why)
+    # a first name alone names nobody in particular: whose papers, or that word's topic?
+    words = [t for t in ex.tokens if t.is_word]
+    if len(words) == 1 and words[0].low in word_set("given_names") and not ex.of(*_PAPER_KINDS, "venue", "org"):
+        return Reading(text=ex.text, act="ask", sub="ask.name", confidence=0.0,
+                       why="a first name alone: a person (whose surname?) or a topic?")  # fmt: skip
+    # a result number out of the list's range is a question back, never a guess
+    refs = _refs_in(ex, state)
+    if refs and state.has_list and any(not 1 <= r <= state.listed for r in refs) and not ex.of(*_PAPER_KINDS):
+        return Reading(text=ex.text, act="ask", sub="ask.range", confidence=0.0,
+                       why=f"names a result that is not on the list (there are {state.listed})")  # fmt: skip
+    # 3. the classifier and the cues, over the labels the state allows
+    scores = _scores(ex, items, hits, state)
+    ranked = _rank(scores)
+    top_label, top = ranked[0]
+    other = next(((lab, s) for lab, s in ranked[1:] if lab.split(".")[0] != top_label.split(".")[0]), (None, 0.0))
+    asks_number = any(h.label in ("ent:count", "ent:most_cited") for h in hits)
+    if (
+        top_label == "entity.papers"
+        and not ex.of("person", "org")
+        and not asks_number
+        and _has_subject(ex, items, hits)
+    ):
+        top_label = "search.topic"  # "ACL papers on NER": a topic search at that venue, not a venue's profile
+    reading = _assemble(ex, items, hits, top_label, state)
+    reading.confidence = round(top, 3)
+    reading.why = (
+        f"most like “{acts_mod.classifier().nearest(acts_mod.typed_text(ex), top_label)}” ({top_label} {top:.2f})"
+    )
+    sure = top >= THRESHOLD and top - other[1] >= MARGIN
+    if not sure and reading.act != "ask" and other[0] is not None:
+        second = _assemble(ex, items, hits, other[0], state)
+        return Reading(
+            text=ex.text, act="ask", sub="ask.unsure", confidence=round(top, 3),
+            why=f"not sure: {top_label} {top:.2f} vs {other[0]} {other[1]:.2f}",
+            alternatives=[Alternative(label=_label_for_alternative(r), reading=r) for r in (reading, second)],
+        )  # fmt: skip
+    return reading
+
+
+__all__ = ["read", "Reading", "State", "Act"]

@@ -1,0 +1,562 @@
+"""One pass over a message: typed spans with offsets, overlaps settled once (longest, then earliest).
+
+    extract("which NeurIPS or ICML papers extend ResNet since 2016?", State())
+    -> venue NeurIPS, venue ICML, paper ResNet, time {year_min: 2016}
+
+What is recognised by name (venues, organisations, papers known by a name, paper types, export formats) comes
+from the one lexicon; periods from the time grammar; the rest are shapes that do not depend on a word list: ids,
+quoted titles, result numbers, counts, citation floors, references written as papers cite them, people's names,
+words written like a paper's name. A span records which rule or row found it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pilot.reading.lexicon import data_json, lexicon
+from pilot.reading.model import Span, SpanKind, State
+from pilot.reading.timegrammar import periods
+from pilot.reading.tokens import Token, tokenize
+
+# --- identifiers and quoted titles ---------------------------------------------------------------------------
+_DOI = re.compile(r"\b(?:https?://(?:dx\.)?doi\.org/|doi:\s?)?(10\.\d{4,9}/[^\s\"'<>]+)", re.I)
+_ARXIV = re.compile(
+    r"(?:arxiv[:/ ]\s*|arxiv\.org/(?:abs|pdf)/)(\d{4}\.\d{4,5})(?:v\d+)?|\b(\d{4}\.\d{4,5})(?:v\d+)?\b", re.I
+)
+_ARXIV_LIKE = re.compile(r"(?:0[7-9]|[12]\d)(?:0[1-9]|1[0-2])\.\d{4,5}$")  # a year and a month, then the number
+_S2 = re.compile(r"(?:https?://(?:www\.)?semanticscholar\.org/paper/(?:[\w-]+/)?)?\b([0-9a-f]{40})\b")
+_CORPUS_ID = re.compile(r"\b((?:acl|s2|pc|aminer|corpusid):[\w.\-:]+)", re.I)
+_ACL = re.compile(
+    r"(?:https?://)?(?:www\.)?(?:aclanthology\.org/|aclweb\.org/anthology/(?:[A-Z]/[A-Z]\d\d/)?)?"
+    r"\b([A-Z]\d{2}-\d{4}|\d{4}\.[a-z]+(?:-[a-z]+)?\.\d+)\b(?:\.pdf|/)?"
+)
+_QUOTED = re.compile(r"[\"“«]([^\"“”«»]{3,300})[\"”»]|(?<![\w])'([^']{6,300})'(?![\w])")
+
+# --- result numbers, counts, citation floors -----------------------------------------------------------------
+_ORDINALS = {
+    "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5,
+    "sixth": 6, "6th": 6, "seventh": 7, "7th": 7, "eighth": 8, "8th": 8, "ninth": 9, "9th": 9, "tenth": 10,
+    "10th": 10, "eleventh": 11, "twelfth": 12, "top": 1,
+}  # fmt: skip
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+}  # fmt: skip
+_NUMBER_NOUNS = frozenset("number no nr result paper item entry".split())
+_REF_NOUNS = frozenset("one ones paper papers result results entry item article hit".split())
+_COUNT_NOUNS = frozenset("results papers hits items articles entries references ones".split())
+_CITES_NOUNS = frozenset("citations citation cites cited times".split())
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """The message as the reader saw it, its tokens, and its spans (settled, left to right)."""
+
+    text: str
+    tokens: list[Token]
+    spans: list[Span]
+
+    def of(self, *kinds: SpanKind) -> list[Span]:
+        return [s for s in self.spans if s.kind in kinds]
+
+    def first(self, *kinds: SpanKind) -> Span | None:
+        return next((s for s in self.spans if s.kind in kinds), None)
+
+    def covered(self, i: int) -> Span | None:
+        """The span holding token ``i``, if any."""
+        t = self.tokens[i]
+        return next((s for s in self.spans if s.start <= t.start and t.end <= s.end), None)
+
+
+def _span(kind: SpanKind, text: str, start: int, end: int, value: object, source: str) -> Span:
+    return Span(kind=kind, start=start, end=end, text=text[start:end], value=value, source=source)
+
+
+def _tok_span(kind: SpanKind, text: str, toks: list[Token], i: int, j: int, value: object, source: str) -> Span:
+    return _span(kind, text, toks[i].start, toks[j].end, value, source)
+
+
+# --- the pieces ------------------------------------------------------------------------------------------------
+
+
+def _ids(text: str) -> list[Span]:
+    out = []
+    for m in _CORPUS_ID.finditer(text):
+        out.append(_span("id", text, m.start(), m.end(), m.group(1).rstrip(".,;)]"), "corpus id"))
+    for m in _DOI.finditer(text):
+        out.append(_span("id", text, m.start(), m.end(), m.group(1).rstrip(".,;)]"), "doi"))
+    for m in _S2.finditer(text):
+        out.append(_span("id", text, m.start(), m.end(), m.group(1), "s2"))
+    for m in _ARXIV.finditer(text):
+        if m.group(1) or _ARXIV_LIKE.match(m.group(2)):
+            out.append(_span("id", text, m.start(), m.end(), f"arxiv:{m.group(1) or m.group(2)}", "arxiv"))
+    for m in _ACL.finditer(text):
+        out.append(_span("id", text, m.start(), m.end(), f"acl:{m.group(1)}", "acl anthology id"))
+    return out
+
+
+MAX_TITLE_WORDS = 30  # a longer quotation is a pasted passage (an abstract), not a title
+
+
+def _titles(text: str) -> list[Span]:
+    out = []
+    for m in _QUOTED.finditer(text):
+        title = (m.group(1) or m.group(2)).strip()
+        if 1 <= len(title.split()) <= MAX_TITLE_WORDS and any(c.isalpha() for c in title):
+            out.append(_span("title", text, m.start(), m.end(), title, "quoted"))
+    return out
+
+
+_TITLE_SMALL = frozenset("a an the of for to in on and with is are from by via at as or vs be all you".split())
+_SENTENCE_END = frozenset(".!?")
+
+
+def _title_case(text: str, toks: list[Token]) -> list[Span]:
+    """A title typed in Title Case inside a sentence ("works citing Attention Is All You Need"): three or more
+    words, most of them capitalised, the rest small words; not at the start of a sentence, where any word is."""
+    out = []
+    n = len(toks)
+    i = 0
+    while i < n:
+        t = toks[i]
+        sentence_start = i == 0 or toks[i - 1].text in _SENTENCE_END
+        if sentence_start or not (t.text[:1].isupper() and t.is_word):
+            i += 1
+            continue
+        j = i
+        caps = 1
+        while j + 1 < n:
+            nxt = toks[j + 1]
+            if nxt.is_word and nxt.text[:1].isupper():
+                caps += 1
+            elif nxt.text == ":" or (nxt.is_word and nxt.low in _TITLE_SMALL and j + 2 < n and toks[j + 2].is_word):
+                pass
+            else:
+                break
+            j += 1
+        while j > i and toks[j].low in _TITLE_SMALL and not toks[j].text[:1].isupper():
+            j -= 1
+        words = j - i + 1
+        given = word_set("given_names")
+        people = any(toks[k].low in given and k + 1 <= j and _capitalised(toks[k + 1]) for k in range(i, j + 1))
+        after_by = i > 0 and toks[i - 1].low in ("by", "with", "and")
+        if words >= 3 and caps >= 3 and caps >= 0.5 * words and not people and not after_by:
+            title = text[toks[i].start : toks[j].end]
+            out.append(_span("title", text, toks[i].start, toks[j].end, title, "title case"))
+        i = j + 1
+    return out
+
+
+_SPAN_OF_ENTRY: dict[str, SpanKind] = {
+    "venue": "venue", "org": "org", "paper": "paper", "type": "type", "pubkind": "pubkind", "format": "format",
+}  # fmt: skip
+
+
+def _lexicon_spans(text: str, toks: list[Token], known_venues: list[str]) -> list[Span]:
+    out = []
+    for m in lexicon().matches(toks):
+        e = m.entry
+        kind = _SPAN_OF_ENTRY[e.kind]
+        value: object = e.label
+        if e.kind == "paper":
+            value = {"name": e.label, "titles": list(e.row.get("titles", ())), "weak": lexicon().is_weak(e)}
+        elif e.kind == "org":
+            value = {"label": e.label, "forms": list(e.row.get("forms", ()))}
+        out.append(_tok_span(kind, text, toks, m.first, m.last, value, f"lexicon:{e.kind}:{e.label}"))
+    if known_venues:  # venue names this source holds beyond the lexicon (typed as they are written there)
+        names = {v.lower(): v for v in known_venues if len(v) >= 3}
+        for i, t in enumerate(toks):
+            if t.text.lower() in names and t.text[:1].isupper():
+                out.append(_tok_span("venue", text, toks, i, i, names[t.text.lower()], "source venue"))
+    return out
+
+
+def _time_spans(text: str, toks: list[Token]) -> list[Span]:
+    out = []
+    for p in periods(toks):
+        span = _tok_span("time", text, toks, p.first, p.last, None, f"time:{p.rule}")
+        note = p.note.replace("{phrase}", f"“{span.text}”") if p.note else ""
+        span.value = {**p.kept(), "rule": p.rule, "excluded": p.excluded, "note": note}
+        out.append(span)
+    return out
+
+
+def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
+    """Results named on the list: "#3", "number 7", "result 3", "the third one", "the last one", "the second and
+    fifth", "1st and last"."""
+    out = []
+    low = [t.low for t in toks]
+    ordinal = {**_ORDINALS, "last": state.listed, "final": state.listed}
+    ordinal.pop("top")
+    for i, w in enumerate(low):
+        # a run of ordinals joined by "and" / "," names several results ("the second and fifth ones")
+        if w in ordinal and (i == 0 or low[i - 1] in ("the", "and", ",", "&")) and state.listed:
+            j, picks = i, [ordinal[w]]
+            while (
+                j + 2 < len(low) and low[j + 1] in ("and", ",", "&", "or") and low[j + 2].removeprefix("the") in ordinal
+            ):
+                j += 2
+                picks.append(ordinal[low[j]])
+            if j > i:
+                end = j + 1 if j + 1 < len(low) and low[j + 1] in _REF_NOUNS else j
+                start = i - 1 if i > 0 and low[i - 1] == "the" else i
+                out.append(_tok_span("ref", text, toks, start, end, picks, "ordinals"))
+                continue
+        if w.startswith("#") and w[1:].isdigit():
+            out.append(_tok_span("ref", text, toks, i, i, [int(w[1:])], "hash"))
+        elif (
+            w in ("number", "no", "nr", "result", "paper", "item", "entry")
+            and i + 1 < len(low)
+            and low[i + 1].isdigit()
+        ):
+            out.append(_tok_span("ref", text, toks, i, i + 1, [int(low[i + 1])], "noun number"))
+        elif w in _ORDINALS or w in ("last", "final", "bottom"):
+            j = i + 1
+            if j < len(low) and low[j] in _REF_NOUNS:
+                n = state.listed if w in ("last", "final", "bottom") else _ORDINALS[w]
+                if w == "top" and j < len(low):
+                    continue
+                start = i - 1 if i > 0 and low[i - 1] == "the" else i
+                out.append(_tok_span("ref", text, toks, start, j, [n] if n else [], "ordinal"))
+            elif (
+                w in _ORDINALS
+                and w != "top"
+                and i > 0
+                and low[i - 1] == "the"
+                and (j >= len(low) or not low[j].isalpha())
+            ):
+                out.append(_tok_span("ref", text, toks, i - 1, i, [_ORDINALS[w]], "ordinal alone"))
+    return out
+
+
+def _counts(text: str, toks: list[Token]) -> list[Span]:
+    """ "30 results", "top 20", "give me 50", "10 more"; and citation floors: "100+ citations", "cited over 20 times",
+    "at least 1000 citations"."""
+    out = []
+    low = [t.low for t in toks]
+    for i, w in enumerate(low):
+        n = _number(w)
+        if n is None or re.fullmatch(r"1[89]\d\d|20\d\d", w):
+            continue
+        nxt = low[i + 1] if i + 1 < len(low) else ""
+        nxt2 = low[i + 2] if i + 2 < len(low) else ""
+        prev = low[i - 1] if i > 0 else ""
+        prev2 = low[i - 2] if i > 1 else ""
+        if (
+            nxt in _CITES_NOUNS
+            or (nxt in ("+", "or") and nxt2 in _CITES_NOUNS)
+            or w.endswith("+")
+            and nxt in _CITES_NOUNS
+        ):
+            start = i
+            if prev in ("least", "than", "over", "above") or prev == "cited":
+                start = i - 1
+                if prev2 in ("at", "more", "cited", "over"):
+                    start = i - 2
+            while start > 0 and low[start - 1] in ("cited", "cites", "citations", "with", "having", "has", "have"):
+                start -= 1  # "papers cited at least 1000 times", "with 100+ citations"
+            end = i + 1 if nxt in _CITES_NOUNS else i + 2
+            if end + 1 < len(low) and low[end] == "or" and low[end + 1] in ("more", "above"):
+                end += 2
+            strict = prev in ("than", "over", "above") and prev2 != "at"
+            out.append(_tok_span("cites", text, toks, start, end, n + 1 if strict else n, "citation floor"))
+        elif nxt in ("more",) and nxt2 not in _CITES_NOUNS:
+            out.append(_tok_span("count", text, toks, i, i + 1, {"extra": n}, "n more"))
+        elif nxt in _COUNT_NOUNS or (nxt and nxt2 in _COUNT_NOUNS and nxt in ("more", "best", "top", "most", "new")):
+            out.append(_tok_span("count", text, toks, i, i + 1, {"k": n}, "n results"))
+        elif prev in ("show", "give", "list", "display", "return", "want", "see") and not nxt.isalpha() and n <= 500:
+            out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "show n"))
+        elif prev in ("top", "first") or (prev2 == "make" and prev in ("it", "that")):
+            out.append(
+                _tok_span("count", text, toks, i - 1 if prev in ("top", "first") else i - 2, i, {"k": n}, "top n")
+            )
+    return out
+
+
+def _number(w: str) -> int | None:
+    w = w.rstrip("+")
+    if w.isdigit() and len(w) <= 5:
+        return int(w)
+    return NUMBER_WORDS.get(w)
+
+
+def _nums(text: str, toks: list[Token]) -> list[Span]:
+    """Bare numbers (not years): result numbers, option numbers or counts, as the act decides."""
+    out = []
+    for i, t in enumerate(toks):
+        w = t.low
+        if w.isdigit() and len(w) <= 3:
+            out.append(_tok_span("ref", text, toks, i, i, [int(w)], "bare number"))
+    return out
+
+
+# --- references written as papers cite them, people, words written like a name ---------------------------------
+_PARTICLES = frozenset("van von de der den di da du le la del dos al el bin".split())
+
+
+@lru_cache(maxsize=1)
+def _words() -> dict[str, frozenset[str]]:
+    data = data_json("words.json")
+    return {k: frozenset(w.lower() for w in v) for k, v in data.items() if isinstance(v, list)}
+
+
+def word_table(name: str) -> dict[str, str]:
+    """A table of words.json ("typos", "contractions")."""
+    return dict(data_json("words.json")[name])
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> frozenset[str]:
+    """Words that are right as they are (``data/vocabulary.txt``, the stop words, given names)."""
+    from pilot.reading.lexicon import data_file
+    from pilot.text import ENGLISH_STOPWORDS
+
+    listed = (w.strip() for w in data_file("vocabulary.txt").splitlines() if w.strip() and not w.startswith("#"))
+    return frozenset(listed) | ENGLISH_STOPWORDS | word_set("given_names")
+
+
+def word_set(name: str) -> frozenset[str]:
+    return _words()[name]
+
+
+def _capitalised(t: Token) -> bool:
+    """ "Manning", "Fei-Fei", "Li's", "O'Connor": a word written as a name."""
+    core = t.text.removesuffix("'s").replace("-", "").replace("'", "")
+    return t.text[:1].isupper() and core[1:2].islower() and core.isalpha()
+
+
+def _cited(text: str, toks: list[Token]) -> list[Span]:
+    """ "Sutskever et al. 2014", "Collins (1999)", "Och and Ney 2003", "Mikolov et al., 2013"."""
+    out = []
+    low = [t.low for t in toks]
+    not_authors = word_set("not_first_authors")
+    for i, t in enumerate(toks):
+        if not re.fullmatch(r"(?:1[89]|20)\d\d[a-z]?", t.low):
+            continue
+        j = i - 1
+        if j >= 0 and low[j] == "(" and i + 1 < len(low) and low[i + 1] == ")":
+            end, j = i + 1, j - 1
+        else:
+            end = i
+        if j >= 0 and low[j] == ",":
+            j -= 1
+        if j >= 0 and low[j] == ".":
+            j -= 1
+        if j >= 1 and low[j] == "al" and low[j - 1] == "et":
+            j -= 2
+        names_end = j
+        while j >= 0 and (_capitalised(toks[j]) or low[j] in _PARTICLES or low[j] in ("and", "&", ",")):
+            j -= 1
+        first = j + 1
+        while first <= names_end and not _capitalised(toks[first]):
+            first += 1
+        if first > names_end or low[first] in not_authors or low[names_end] in not_authors:
+            continue
+        surnames = [x.text for x in toks[first : names_end + 1] if _capitalised(x)]
+        value = {"authors": surnames, "year": int(t.low[:4])}
+        out.append(_tok_span("cited", text, toks, first, end, value, "author year"))
+    return out
+
+
+def _people(text: str, toks: list[Token]) -> list[Span]:
+    """Names of people: two or three capitalised words with a known given name first ("Yejin Choi", "Christopher D.
+    Manning"), a possessive capitalised pair ("Percy Liang's"), or the words after "by" ("by Manning", "by dan
+    klein", "by Pennington or Socher")."""
+    out = []
+    given = word_set("given_names")
+    not_names = word_set("not_names")
+    low = [t.low for t in toks]
+    n = len(toks)
+    for i in range(n):
+        if not _capitalised(toks[i]) or low[i] in not_names:
+            continue
+        j = i + 1
+        while (
+            j < n
+            and j - i < 4
+            and (_capitalised(toks[j]) or re.fullmatch(r"[A-Z]\.", toks[j].text) or low[j] in _PARTICLES)
+            and low[j] not in not_names
+        ):
+            j += 1
+        possessive = toks[j - 1].text.endswith("'s") or (j < n and toks[j].text in ("'s", "'"))
+        if j - i >= 2 and (low[i] in given or possessive):
+            name = text[toks[i].start : toks[j - 1].end].removesuffix("'s")
+            out.append(_tok_span("person", text, toks, i, j - 1, name, "name"))
+    for i in range(1, n - 2):
+        # "anything Manning is an author on", "Socher as a coauthor"
+        if _capitalised(toks[i]) and low[i] not in not_names and low[i + 1] in ("is", "as", "was"):
+            k = i + 2 + (low[i + 2] in ("an", "a", "the", "one", "first", "last"))
+            if k < n and low[k] in ("author", "coauthor", "co-author", "authors", "writer"):
+                out.append(_tok_span("person", text, toks, i, i, toks[i].text, "before 'is an author'"))
+    for i, w in enumerate(low):
+        if w not in ("by", "author", "authors", "authored", "coauthor", "co-author", "with"):
+            continue
+        j = i + 1
+        while j < n:
+            k = j
+            while (
+                k < n
+                and k - j < 3
+                and low[k] not in not_names
+                and (
+                    _capitalised(toks[k])
+                    or (low[k] in given and k == j)
+                    or (k > j and low[k - 1] in given and toks[k].text.isalpha())
+                )
+            ):
+                k += 1
+            if k == j:
+                break
+            if w == "with" and k - j < 2 and low[j] not in given:
+                break
+            name = text[toks[j].start : toks[k - 1].end].removesuffix("'s")
+            out.append(_tok_span("person", text, toks, j, k - 1, name, f"after '{w}'"))
+            if k < n and low[k] in ("or", "and", ",", "&"):
+                j = k + 1
+                continue
+            break
+    return out
+
+
+_ORG_WORDS = frozenset(
+    "university universities université universität universidad universidade institute institut college school academy "
+    "laboratory laboratories lab labs research center centre inc corporation corp foundation polytechnic "
+    "polytechnique".split()
+)
+_ORG_JOINS = frozenset("of at for and de la del di für the".split())
+
+
+def _orgs(text: str, toks: list[Token]) -> list[Span]:
+    """Organisations by their shape: a run of capitalised words holding an organisation word ("University of
+    Edinburgh", "Allen Institute for AI", "Google Research"), or a Chinese name ending in 大学, 研究院, …."""
+    out = []
+    n = len(toks)
+    low = [t.low for t in toks]
+    i = 0
+    while i < n:
+        if not (toks[i].text[:1].isupper() and toks[i].is_word):
+            i += 1
+            continue
+        j = i
+        while j + 1 < n and (
+            (toks[j + 1].text[:1].isupper() and toks[j + 1].is_word)
+            or (low[j + 1] in _ORG_JOINS and j + 2 < n and toks[j + 2].text[:1].isupper())
+        ):
+            j += 1
+        if any(low[k] in _ORG_WORDS for k in range(i, j + 1)):
+            out.append(
+                _tok_span(
+                    "org", text, toks, i, j, {"label": text[toks[i].start : toks[j].end], "forms": []}, "org words"
+                )
+            )
+        i = j + 1
+    for m in re.finditer(r"[\u4e00-\u9fff]{2,12}?(?:大学|学院|研究院|研究所|实验室|科学院|公司|集团)", text):
+        out.append(_span("org", text, m.start(), m.end(), {"label": m.group(0), "forms": []}, "org words (zh)"))
+    return out
+
+
+def _looks_like_name(t: Token) -> bool:
+    """Written like a paper's or a model's name: an inner capital or digit ("GloVe", "word2vec", "BERT", "GPT-2")."""
+    w = t.text
+    if len(w) < 2 or not w[0].isalnum():
+        return False
+    if "-" in w and w.split("-")[0].isalpha() and w.split("-")[0].islower():
+        return False  # "text-to-SQL", "multi-GPU": a compound of the subject, not a name
+    inner = w[1:]
+    return (any(c.isupper() for c in inner) and any(c.isalpha() for c in w)) or (
+        any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
+    )
+
+
+def _names(text: str, toks: list[Token]) -> list[Span]:
+    """Words written like a paper's name, and "the X paper" / "the X model" / "Blei's LDA" around one."""
+    out = []
+    low = [t.low for t in toks]
+    kind_nouns = word_set("name_nouns")
+    common = word_set("not_names")
+    acronyms = word_set("field_acronyms")
+    n = len(toks)
+    for i, t in enumerate(toks):
+        if (
+            _looks_like_name(t)
+            and low[i] not in common
+            and low[i].rstrip("s") not in acronyms
+            and not re.fullmatch(r"\d+(?:st|nd|rd|th|s)?", low[i])
+        ):
+            first, last = i, i
+            if i > 0 and toks[i - 1].text.endswith("'s") and _capitalised(toks[i - 1]):
+                first = i - 1  # "Blei's LDA"
+            out.append(
+                _tok_span(
+                    "name", text, toks, first, last, text[toks[first].start : toks[last].end], "written as a name"
+                )
+            )
+        # "the pointer-generator paper", "the Collins parser", "the transformer architecture"
+        if low[i] == "the" and i + 2 < n:
+            for j in range(i + 2, min(i + 5, n)):
+                if low[j] in kind_nouns and all(toks[k].is_word for k in range(i + 1, j)):
+                    # "the pointer-generator paper" names "pointer-generator"; "the Collins parser" is its name
+                    last = j - 1 if low[j] in ("paper", "papers", "article", "work") else j
+                    inner = text[toks[i + 1].start : toks[last].end]
+                    named = any(_looks_like_name(toks[k]) or toks[k].text[:1].isupper() or "-" in toks[k].text
+                                or toks[k].low not in vocabulary() for k in range(i + 1, j))  # fmt: skip
+                    if named and low[i + 1] not in common and low[j - 1] not in common:
+                        out.append(_tok_span("name", text, toks, i, j, inner, f"the X {low[j]}"))
+                    break
+    return out
+
+
+def _it(text: str, toks: list[Token]) -> list[Span]:
+    out = []
+    low = [t.low for t in toks]
+    for i, w in enumerate(low):
+        if w in ("it", "its", "it's"):
+            out.append(_tok_span("it", text, toks, i, i, w, "pronoun"))
+        elif w in ("this", "that") and i + 1 < len(low) and low[i + 1] in ("paper", "one", "article", "work"):
+            out.append(_tok_span("it", text, toks, i, i + 1, w, "this paper"))
+    return out
+
+
+# --- settling overlaps -----------------------------------------------------------------------------------------
+
+# When two spans cover the same stretch, the kind that says more wins.
+_PRIORITY: dict[str, int] = {
+    "id": 9, "title": 8, "cited": 7, "time": 6, "cites": 6, "count": 5, "ref": 5, "venue": 4, "org": 4,
+    "format": 4, "paper": 3, "type": 3, "pubkind": 3, "person": 2, "name": 1, "it": 1, "option": 1,
+}  # fmt: skip
+
+
+def settle(spans: list[Span]) -> list[Span]:
+    """Longest first, then earliest, then the kind that says more; a span overlapping a chosen one is dropped."""
+    chosen: list[Span] = []
+    for s in sorted(spans, key=lambda s: (-s.length, s.start, -_PRIORITY.get(s.kind, 0))):
+        if all(s.end <= c.start or s.start >= c.end for c in chosen):
+            chosen.append(s)
+    return sorted(chosen, key=lambda s: s.start)
+
+
+def extract(text: str, state: State) -> Extracted:
+    toks = tokenize(text)
+    candidates = [
+        *_ids(text),
+        *_titles(text),
+        *_title_case(text, toks),
+        *_lexicon_spans(text, toks, state.known_venues),
+        *_time_spans(text, toks),
+        *_refs(text, toks, state),
+        *_counts(text, toks),
+        *_cited(text, toks),
+        *_people(text, toks),
+        *_orgs(text, toks),
+        *_names(text, toks),
+        *_it(text, toks),
+    ]
+    settled = settle(candidates)
+    # bare numbers only where nothing else claimed them
+    taken = [(s.start, s.end) for s in settled]
+    for s in _nums(text, toks):
+        if all(s.end <= a or s.start >= b for a, b in taken):
+            settled.append(s)
+    return Extracted(text=text, tokens=toks, spans=sorted(settled, key=lambda s: s.start))

@@ -1,0 +1,85 @@
+"""Words with their offsets, and the few normalisations every layer of the reader shares.
+
+A token keeps where it is in the text (spans are offsets into the message as the reader saw it), its surface
+form, and a folded form (lower case, curly quotes made straight) that the lexicons and the cue grammar match.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# A word: letters and digits, with inner hyphens, apostrophes, dots and pluses kept ("pointer-generator",
+# "Blei's", "GIZA++", "2015+", "U.S."), or one CJK character run, or one punctuation mark.
+_TOKEN = re.compile(
+    r"[#@]?[^\W_](?:[\w]|[-'’.+&](?=[\w+]))*\+{0,2}|[\u4e00-\u9fff\u3400-\u4dbf]+|[^\w\s]",
+    re.UNICODE,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int
+    end: int
+
+    @property
+    def low(self) -> str:
+        return fold_word(self.text)
+
+    @property
+    def is_word(self) -> bool:
+        return self.text[:1].isalnum() or self.text[:1] in "#@"
+
+    @property
+    def is_cjk(self) -> bool:
+        return "\u3400" <= self.text[:1] <= "\u9fff"
+
+
+def fold_word(word: str) -> str:
+    low = word.lower().replace("’", "'")
+    return low.rstrip(".") if len(low) > 1 else low
+
+
+def tokenize(text: str) -> list[Token]:
+    return [Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def normalise(text: str) -> str:
+    """Quotes and dashes made plain, blanks collapsed: offsets into this form are what spans carry."""
+    text = text.replace("\u00a0", " ").replace("–", "-").replace("—", " - ").replace("‘", "'").replace("’", "'")
+    return " ".join(text.split())
+
+
+def edit_distance_one(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by one insertion, deletion, substitution or swap of neighbours."""
+    if a == b:
+        return False
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    if la == lb:
+        diff = [i for i in range(la) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    short, long_ = (a, b) if la < lb else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1 :]
+
+
+@lru_cache(maxsize=4096)
+def _by_length(vocabulary: frozenset[str], length: int) -> tuple[str, ...]:
+    return tuple(w for w in vocabulary if abs(len(w) - length) <= 1)
+
+
+def respell(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str | None:
+    """The one ``vocabulary`` word that ``word`` is a typo of, when ``word`` is not a word itself (``known``).
+    Only words of four letters and more: shorter ones have too many neighbours to guess from."""
+    if len(word) < 4 or word in known or word in vocabulary or not word.isalpha():
+        return None
+    near = [w for w in _by_length(vocabulary, len(word)) if edit_distance_one(word, w)]
+    return near[0] if len(near) == 1 else None
