@@ -67,7 +67,7 @@ def exemplars() -> list[Exemplar]:
 
 
 def for_model(text_with_slots: str) -> str:
-    return _SLOT.sub(lambda m: STAND_IN[m.group(1)], text_with_slots)
+    return _SLOT.sub(lambda m: STAND_IN[m.group(1)], text_with_slots).replace("_", " ")
 
 
 @lru_cache(maxsize=1)
@@ -76,12 +76,11 @@ def _asking_words() -> frozenset[str]:
     from pilot.reading.cues import _table
 
     cue_words = {w for _, _, elements, _, _ in _table()[1] for alts in elements for w in alts}
-    ex_words: set[str] = set()
+    # a word of the examples is one of asking when several examples use it; a subject's word is used once or twice
+    seen: Counter[str] = Counter()
     for e in exemplars():
-        if e.label.startswith(("search.topic", "refine.focus", "refine.exclude_topic", "entity.venues",
-                               "entity.institutions", "entity.researchers")):  # fmt: skip
-            continue  # their subject words are examples of subjects, not of asking
-        ex_words.update(lemma(w) for w in re.findall(r"[a-z']+", e.text.lower()))
+        seen.update({lemma(w) for w in re.findall(r"[a-z']+", e.text.lower())})
+    ex_words = {w for w, k in seen.items() if k >= 3}
     return frozenset(cue_words | ex_words | word_set("request_words") | {lemma(w) for w in word_set("request_words")})
 
 
@@ -110,7 +109,7 @@ def framed(text_with_slots: str) -> str:
     """What the sentence model reads for the asking alone: the subject's words as "this topic", slots as their
     stand-ins ("got any good stuff on this topic?")."""
     words = _framed_tokens(text_with_slots, "this topic")
-    return " ".join(STAND_IN[w[1]] if w.startswith("<") else w for w in words)
+    return " ".join(STAND_IN[w[1]] if w.startswith("<") else w for w in words).replace("_", " ")
 
 
 def _ngrams(text: str) -> Counter[str]:
@@ -149,6 +148,11 @@ def typed_text(ex: Extracted) -> str:
     """The message with its spans replaced by their slots ("what came out after {P}?")."""
     out, pos = [], 0
     for s in ex.spans:
+        if s.kind == "term":  # one word of the subject's: "learning_to_rank" asks nothing
+            out.append(ex.text[pos : s.start])
+            out.append("_".join(s.text.split()))
+            pos = s.end
+            continue
         slot = SLOT_OF.get(s.kind)
         if slot is None or s.kind == "it":
             continue  # "it" stays a word: "fix it" is not "fix {P}"

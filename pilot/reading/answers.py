@@ -135,7 +135,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit]) -> A
             return Answer(confidence=0.0, why="names options that do not go together")
         return Answer(options=sorted(set(picked)), confidence=0.9, why="names several options together")
     low = " ".join(words)
-    if low in ("both", "all three", "the two of them"):
+    if low in ("both", "all three", "the two of them", "all of them", "every one", "all options", "each of them"):
         return Answer(confidence=0.0, why="names several options of a one-choice question")
     way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
     # values the words set (a period, a venue): an answer in its own terms

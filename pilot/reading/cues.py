@@ -20,7 +20,7 @@ from pilot.reading.spans import Extracted
 # the slot each kind of span fills in a pattern
 SLOT_OF = {
     "id": "P", "title": "P", "paper": "P", "name": "P", "cited": "P", "it": "P", "ref": "N", "type": "T",
-    "person": "A", "venue": "V", "time": "Y", "org": "O", "count": "K", "cites": "K", "format": "F", "pubkind": "T",
+    "person": "A", "venue": "V", "time": "Y", "org": "O", "count": "K", "cites": "K", "format": "F",
 }  # fmt: skip
 _BE = {
     "is": "be",
@@ -35,6 +35,8 @@ _BE = {
 }
 _DO = {"did": "do", "does": "do", "done": "do", "doing": "do", "has": "have", "had": "have", "having": "have"}
 _CLAUSE = frozenset(".;!?")
+# a gap between a pattern's words never holds these: they start another clause ("builds on BERT and also cites …")
+_GAP_STOPS = frozenset("and or but also then while whereas".split())
 MAX_GAP = 2
 
 
@@ -107,6 +109,8 @@ def items_of(ex: Extracted) -> list[Item]:
             slot = SLOT_OF.get(s.kind)
             if slot is not None:
                 out.append(Item(slot, True, i, j, k))
+            elif s.kind == "term":  # read whole: no cue reads inside a term of the field
+                out.append(Item("<term>", False, i, j, k))
             i = j + 1
             continue
         if t.is_word or t.text in _CLAUSE or t.text == ",":
@@ -132,6 +136,9 @@ def _match(
             if it.word in alts:
                 found = j
                 break
+            after_slot = bool(pos) and items[pos[-1]].slot
+            if after_slot and it.word in _GAP_STOPS:
+                break  # "BERT and also cites RoBERTa": no "BERT … cites" across the clauses
             j += 1
         if found is None:
             if optional[n]:

@@ -126,6 +126,7 @@ class Lexicon:
                 continue
             english = self.zh[key]
             out.append(f" {english} " if english else " ")
+            # (Latin words and digits glued to Chinese are split off: "我想看2019年" -> "… 2019 …")
             i += len(key)
             changed = True
         return " ".join("".join(out).split()), changed

@@ -33,6 +33,7 @@ SpanKind = Literal[
     "format",  # an export format ("BibTeX", "RIS")
     "option",  # an option of the open question, named by its number, ordinal or letter
     "it",  # the paper or search on screen ("it", "this paper")
+    "term",  # a multi-word term of the field ("mixture of experts"): the subject's words, read whole
 ]
 
 

@@ -38,7 +38,7 @@ from pilot.reading.model import (
     SpanKind,
     State,
 )
-from pilot.reading.spans import Extracted, extract, vocabulary, word_set, word_table
+from pilot.reading.spans import Extracted, corpus_words, extract, vocabulary, word_set, word_table
 from pilot.reading.tokens import normalise, respell, tokenize
 from pilot.text import ENGLISH_STOPWORDS, strip_markup
 from pilot.vocab import Direction
@@ -83,7 +83,8 @@ _CUE_FOR: dict[str, tuple[str, ...]] = {
     "entity.papers": ("ent:papers",), "entity.most_cited": ("ent:most_cited",), "entity.count": ("ent:count",),
     "entity.coauthors": ("ent:coauthors",), "entity.topics": ("ent:topics",), "entity.venues": ("ent:venues",),
     "entity.institutions": ("ent:institutions",), "entity.researchers": ("ent:researchers",),
-    "entity.authors": ("ent:authors",), "search.same_for": ("search:same_for",),
+    "entity.authors": ("ent:authors",), "search.same_for": ("search:same_for",), "search.topic": ("search:new",),
+    "ask.smalltalk": ("ask:smalltalk",),
 }  # fmt: skip
 
 
@@ -96,7 +97,7 @@ def _prepare(raw: str) -> tuple[str, str | None, dict[str, str]]:
     text = normalise(strip_markup(raw))
     english, changed = lexicon().in_english(text)
     translated = english if changed else None
-    text = english
+    text = _without_acknowledgements(english)
     vocabulary = _steering_words()
     known = _known_words()
     quoted = [(m.start(), m.end()) for m in re.finditer(r"[\"“«][^\"“”«»]*[\"”»]", text)]
@@ -114,6 +115,23 @@ def _prepare(raw: str) -> tuple[str, str | None, dict[str, str]]:
             respelt[t.text] = fixed
     out.append(text[pos:])
     return "".join(out), translated, respelt
+
+
+_PRAISE = frozenset(
+    "thanks thank you thx cheers great perfect nice good cool awesome excellent helpful useful these are this is "
+    "they look looks those that was very so much a lot really".split()
+)
+
+
+def _without_acknowledgements(text: str) -> str:
+    """ "Thanks, these are great. Separately, could you …": sentences that only thank or praise are no request."""
+    parts = re.split(r"(?<=[.!?])\s+", text)
+    while len(parts) > 1:
+        words = re.findall(r"[a-z']+", parts[0].lower())
+        if not words or not set(words) <= (_PRAISE | word_set("reactions")):
+            break
+        parts = parts[1:]
+    return " ".join(parts)
 
 
 def _typo(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str | None:
@@ -190,8 +208,11 @@ def _directed_paper(cue: dict[str, float], ex: Extracted) -> bool:
 
 def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], subject: int) -> bool:
     act, _, sub = label.partition(".")
+    if label == "ask.smalltalk":
+        # small talk speaks to pilot ("how's the weather?", "what's your name"); a bare phrase is a subject
+        return "ask:smalltalk" in cue or any(t.low in ("you", "your", "?") for t in ex.tokens)
     if label == "ask.unclear":
-        return subject < 2  # a message with a subject of its own is about it
+        return subject < 2  # a message with a subject of its own is about it (small talk is ask.smalltalk)
     if label == "search.topic":
         return subject > 0
     if label in ("command.cite_named", "command.compare", "command.on_list", "command.which_cite"):
@@ -262,7 +283,7 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
     chunks: list[tuple[int, int]] = []
     start = None
     for i, t in enumerate(toks):
-        cut = i in removed or t.text in _CLAUSE or not (t.is_word or t.text in "-+/&'")
+        cut = i in removed or t.text in _CLAUSE or t.text == "-" or not (t.is_word or t.text in "+/&'")
         if cut:
             if start is not None:
                 chunks.append((start, i - 1))
@@ -332,10 +353,28 @@ def _choose_topic(
         (left_out if a in excluded_after else kept).append((a, b, words))
     if not kept:
         return None, [w for _, _, w in left_out]
-    best_chunk = max(kept, key=lambda c: (_content_count(c[2]), -c[0]))
+    best_chunk = max(kept, key=lambda c: (_content_count(c[2]) + 2 * _introduced(ex, c[0]), -c[0]))
     if _content_count(best_chunk[2]) == 0:
         return None, [w for _, _, w in left_out]
     return best_chunk[2], [w for _, _, w in left_out]
+
+
+_ASKING_NOUNS = frozenset(
+    "papers paper work works research literature studies study stuff anything something articles publications reading "
+    "reads read find found looked look searching search pointers references up".split()
+)
+
+
+def _introduced(ex: Extracted, first: int) -> bool:
+    """A chunk introduced as the subject of a request ("find papers on X", "has anyone looked at X", "work on X"),
+    rather than said about the asker ("I'm a PhD student in robotics")."""
+    low = [t.low for t in ex.tokens]
+    k = first - 1
+    while k >= 0 and low[k] in ("the", "a", "an", "some", "any"):
+        k -= 1
+    if k < 0 or low[k] not in word_set("topic_intros"):
+        return False
+    return any(w in _ASKING_NOUNS for w in low[max(0, k - 3) : k])
 
 
 def _excluded_starts(ex: Extracted, items: list[Item]) -> set[int]:
@@ -405,7 +444,7 @@ def _constraints(ex: Extracted, used: set[int], state: State, *, refine: bool) -
         elif s.kind == "cites":
             c.min_citations = int(s.value)
         elif s.kind == "count" and "k" in s.value:
-            c.k = int(s.value["k"])
+            c.k = int(s.value["k"])  # the last said wins ("10 is too many, give me 4")
         elif s.kind == "person" and (refine or _after_by(ex, s)):
             # a person in a refinement is an author to keep or leave out; in a search, one its words say wrote it
             (c.exclude_authors if excluded_before(s, reach=7) else c.authors).append(str(s.value))
@@ -596,9 +635,7 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     for n in used:
         removed |= _span_tokens(ex, ex.spans[n])
     constraints = _constraints(ex, used, state, refine=False)
-    for n, s in enumerate(ex.spans):
-        if n not in used and s.kind not in ("name", "it") and not is_weak(s):
-            removed |= _span_tokens(ex, s)
+    removed |= _not_subject(ex, items, [])
     target_current = label in ("search.current",) or (anchor is None and its and state.has_search and direction)
     chunks = topic_chunks(ex, removed)
     topic, left_out = _choose_topic(chunks, ex, _excluded_starts(ex, items))
@@ -651,6 +688,33 @@ def is_weak(s: Span) -> bool:
     return bool(s.value.get("weak")) or (len(s.text.split()) > 1 and s.text == s.text.lower())
 
 
+def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
+    """Paper spans that are words of a subject: a field's name nothing points at as one paper ("music generation
+    with transformers"), or a word written like a name inside a phrase of subject words ("PAC-Bayes
+    generalization bounds", "single-cell RNA-seq clustering")."""
+    pointed = _pointed_at(ex, items, hits)
+    edge = _edge_words()
+    cue_tokens = covered_tokens(items, hits)
+    out = set()
+    for n, s in enumerate(ex.spans):
+        if n in pointed:
+            continue
+        if is_weak(s):
+            out.add(n)
+            continue
+        if s.kind == "name" and s.source == "written as a name":
+            i = _token_at(ex, s.start)
+            j = i + len(tokenize(s.text)) - 1
+            beside = [k for k in (i - 1, j + 1) if 0 <= k < len(ex.tokens)]
+            if any(
+                ex.tokens[k].is_word and ex.tokens[k].low not in edge and k not in cue_tokens
+                and ex.covered(k) is None
+                for k in beside
+            ):  # fmt: skip
+                out.add(n)
+    return out
+
+
 def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
     """Spans the words point at as one paper: the paper slot of a direction cue (a kind of paper said of a field's
     name in lower case is the field: "surveys on knowledge distillation"), "the X paper", or a message that is
@@ -667,6 +731,9 @@ def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int
             typed_in_capitals = any(c.isupper() for c in span.text)
             if h.label in ("dir:predecessor", "dir:successor", "dir:sibling") or typed_in_capitals:
                 out.add(items[p].span_index)
+    # a field's name typed like a model's ("CLIP", "Batch Normalization") in a message that asks for a direction
+    if any(h.label in ("dir:predecessor", "dir:successor", "dir:sibling") for h in hits):
+        out.update(n for n, s in enumerate(ex.spans) if s.kind == "paper" and any(c.isupper() for c in s.text))
     low = [t.low for t in ex.tokens]
     for n, s in enumerate(ex.spans):
         i = _token_at(ex, s.start)
@@ -738,11 +805,12 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     sub = label.split(".", 1)[1]
     used = {n for n, s in enumerate(ex.spans) if s.kind == "ref"}
     constraints = _constraints(ex, used, state, refine=True)
-    removed = covered_tokens(items, hits)
-    for s in ex.spans:
-        if s.kind not in ("name", "it"):
-            removed |= _span_tokens(ex, s)
+    removed = _not_subject(ex, items, hits)
     topic, left_out = _choose_topic(topic_chunks(ex, removed), ex, _excluded_starts(ex, items))
+    if not refs and sub in ("drop", "keep", "more_like", "less_like"):
+        refs = _counted_refs(ex, state)  # "keep the first three", "the last two are off"
+        if refs:
+            constraints.k = None
     if sub == "drop" and refs:
         r.drop = refs[:1] if _points_back(ex) and len(refs) > 1 else refs
     elif sub == "keep" and refs:
@@ -776,6 +844,16 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if constraints.sort is None and (s := _sort(cue)) is not None and sub in ("filter", "sort"):
         constraints.sort = s
     return Reading(text=ex.text, act="refine", sub=label, refine=r, constraints=constraints, refs=refs)
+
+
+def _counted_refs(ex: Extracted, state: State) -> list[int]:
+    for s in ex.of("count"):
+        if "last" in s.value and state.listed:
+            n = int(s.value["last"])
+            return list(range(max(1, state.listed - n + 1), state.listed + 1))
+        if "k" in s.value and s.source == "top n":
+            return list(range(1, min(int(s.value["k"]), state.listed or int(s.value["k"])) + 1))
+    return []
 
 
 def _points_back(ex: Extracted) -> bool:
@@ -818,9 +896,7 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     orgs = ex.of("org")
     times = ex.of("time")
     papers = ex.of(*_PAPER_KINDS)
-    removed = covered_tokens(items, hits)
-    for s in ex.spans:
-        removed |= _span_tokens(ex, s)
+    removed = _not_subject(ex, items, hits, names_too=True)
     topic, _ = _choose_topic(topic_chunks(ex, removed), ex, set())
     e = EntityAsk(ask=ask)
     if people:
@@ -841,11 +917,21 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             e.paper = str(papers[0].value)
     elif ask in ("venues", "institutions", "researchers", "count", "papers", "most_cited") and topic:
         e.topic = topic
+    if e.person is None and ask in ("papers", "most_cited", "coauthors", "topics", "profile", "count"):
+        # "Hinton's most cited paper": a capitalised word no lexicon or vocabulary knows is the person asked about
+        lone = [t for t in ex.tokens if _capitalised_unknown(t) and ex.covered(ex.tokens.index(t)) is None]
+        if len(lone) == 1:
+            e.person = lone[0].text.removesuffix("'s")
     if e.person is None and ask in ("papers", "most_cited", "coauthors", "topics", "profile", "count") and papers:
         name = papers[0]
         if name.kind == "name" and ask in ("coauthors", "topics", "profile"):
             e.person = str(name.value)
     return Reading(text=ex.text, act="entity", sub=label, entity=e)
+
+
+def _capitalised_unknown(t: Any) -> bool:
+    core = t.text.removesuffix("'s")
+    return core[:1].isupper() and core[1:].islower() and core.isalpha() and core.lower() not in vocabulary()
 
 
 def _command(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
@@ -880,13 +966,24 @@ def _assemble(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, 
     return _ASSEMBLE[act](ex, items, hits, label, state)
 
 
-def _subject_words(ex: Extracted, items: list[Item], hits: list[CueHit]) -> int:
-    """How many words of its own the message's subject has (0: it only asks)."""
+_SUBJECT_SPANS = frozenset({"name", "it", "term"})
+
+
+def _not_subject(ex: Extracted, items: list[Item], hits: list[CueHit], *, names_too: bool = False) -> set[int]:
+    """Tokens that are no word of the message's subject: the cues' words and every span that says something else
+    (a period, a venue, a person, a paper named as one); a field's term, a word written like a name and a field's
+    name stay the subject's (``names_too``: a name is no subject either, in an entity question)."""
     removed = covered_tokens(items, hits)
     for s in ex.spans:
-        if s.kind not in ("name",) and not is_weak(s):
+        keep = s.kind in _SUBJECT_SPANS and not (names_too and s.kind == "name")
+        if not keep and not is_weak(s):
             removed |= _span_tokens(ex, s)
-    topic, _ = _choose_topic(topic_chunks(ex, removed), ex, set())
+    return removed
+
+
+def _subject_words(ex: Extracted, items: list[Item], hits: list[CueHit]) -> int:
+    """How many words of its own the message's subject has (0: it only asks)."""
+    topic, _ = _choose_topic(topic_chunks(ex, _not_subject(ex, items, hits)), ex, set())
     return _content_count(topic) if topic else 0
 
 
@@ -916,11 +1013,70 @@ def read(text: str, state: State | None = None) -> Reading:
     ex = extract(prepared, state)
     items = items_of(ex)
     hits = resolve_typed(cue_hits(items), items, ex)
+    demoted = _demoted(ex, items, hits)
+    if demoted:  # words that only look like a paper's name are the subject's words: read again without them
+        ex = Extracted(ex.text, ex.tokens, [s for n, s in enumerate(ex.spans) if n not in demoted])
+        items = items_of(ex)
+        hits = resolve_typed(cue_hits(items), items, ex)
     reading = _decide(ex, items, hits, state)
     reading.spans = ex.spans
     reading.translated = translated
     reading.respelt = respelt
     return reading
+
+
+_FILTER_VERBS = frozenset(
+    "only just keep remove drop exclude exclude excluding without filter restrict limit narrow hide skip ditch lose "
+    "leave cut no not nothing none except".split()
+)
+
+
+def _only_narrows(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
+    """A filter verb with constraint spans and no subject words: "remove papers by Kaiming He", "only Hinton's"."""
+    constraints = ex.of("person", "venue", "time", "type", "pubkind", "cites", "org")
+    asks_more = any(h.label.startswith(("ent:", "dir:", "cmd:")) and h.label != "ent:papers" for h in hits)
+    asks_more = asks_more or bool(ex.of("it", *_PAPER_KINDS))
+    return bool(constraints) and not asks_more and _subject_words(ex, items, hits) == 0
+
+
+def _unclear(ex: Extracted, state: State) -> Reading | None:
+    """Messages the reader cannot act on whatever its classifier says: a first name or one capitalised word alone
+    (a person, a venue or a topic?), words that only react ("maybe", "meh"), a pronoun with nothing on screen for
+    it to mean, or periods that exclude each other."""
+    words = [t for t in ex.tokens if t.is_word]
+    lows = {t.low for t in words}
+
+    def ask(sub: str, why: str) -> Reading:
+        return Reading(text=ex.text, act="ask", sub=f"ask.{sub}", confidence=0.0, why=why)
+
+    named = ex.of(*_PAPER_KINDS, "venue", "org", "person")
+    if len(words) == 1 and named and words[0].low in corpus_words() and words[0].text[:1].isupper():
+        return ask("name", f"“{words[0].text}”: the venue or name, or the word's topic?")  # "Nature", "Science"
+    if len(words) == 1 and not named:
+        w = words[0]
+        if w.low in word_set("given_names") or (
+            w.text[:1].isupper() and w.text[1:].islower() and ex.text.strip()[-1:] != "."
+        ):
+            if w.low not in word_set("field_words") and not w.low.endswith(("tion", "ing", "sis")):
+                return ask("name", f"“{w.text}” alone: a person, a venue or a topic?")
+    if lows and lows <= word_set("reactions"):
+        return ask("reaction", "words that react, but ask for nothing")
+    deictic = lows & word_set("deictic")
+    pointing = deictic & {"it", "its", "his", "her", "him", "he", "she", "they", "them", "their"}
+    pointing |= {s.text for s in ex.of("it")}
+    if pointing and state.phase == "fresh" and not named and len(words) <= 8:
+        return ask("nothing_on_screen", "points at something, with nothing on screen to point at")
+    if "other" in lows and lows <= {"the", "other", "one", "ones", "that", "please", "i", "mean", "meant", "no"}:
+        return ask("which_other", "“the other one”: which one?")
+    # open bounds that cannot both hold ("only before 2010 and only after 2015"); closed periods add up instead
+    kept = [
+        s.value for s in ex.of("time") if not s.value.get("excluded") and s.value.get("rule", "").startswith("year ")
+    ]
+    lo = max((v["year_min"] for v in kept if v.get("year_min") is not None), default=None)
+    hi = min((v["year_max"] for v in kept if v.get("year_max") is not None), default=None)
+    if lo is not None and hi is not None and lo > hi:
+        return ask("contradiction", f"periods that exclude each other (from {lo} and up to {hi})")
+    return None
 
 
 def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> Reading:
@@ -935,11 +1091,8 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
             )  # fmt: skip
         if ans is not None and ans.confidence == 0:
             return Reading(text=ex.text, act="ask", sub="ask.answer", confidence=0.0, why=ans.why)
-    # a first name alone names nobody in particular: whose papers, or that word's topic?
-    words = [t for t in ex.tokens if t.is_word]
-    if len(words) == 1 and words[0].low in word_set("given_names") and not ex.of(*_PAPER_KINDS, "venue", "org"):
-        return Reading(text=ex.text, act="ask", sub="ask.name", confidence=0.0,
-                       why="a first name alone: a person (whose surname?) or a topic?")  # fmt: skip
+    if (unclear := _unclear(ex, state)) is not None:
+        return unclear
     # a result number out of the list's range is a question back, never a guess
     refs = _refs_in(ex, state)
     if refs and state.has_list and any(not 1 <= r <= state.listed for r in refs) and not ex.of(*_PAPER_KINDS):
@@ -947,17 +1100,16 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
                        why=f"names a result that is not on the list (there are {state.listed})")  # fmt: skip
     # 3. the classifier and the cues, over the labels the state allows
     scores = _scores(ex, items, hits, state)
+    asks_number = any(h.label in ("ent:count", "ent:most_cited") for h in hits)
+    if "entity.papers" in scores and not ex.of("person", "org") and not asks_number and _has_subject(ex, items, hits):
+        # "ACL papers on NER": a topic search at that venue, not a venue's profile
+        scores["search.topic"] = max(scores.get("search.topic", 0.0), scores.pop("entity.papers"))
+    if state.has_list and _only_narrows(ex, items, hits):
+        # words that only narrow the list on screen (a filter verb and constraints, no subject of their own)
+        scores = {k: v for k, v in scores.items() if k.startswith(("refine.", "command."))} or scores
     ranked = _rank(scores)
     top_label, top = ranked[0]
     other = next(((lab, s) for lab, s in ranked[1:] if lab.split(".")[0] != top_label.split(".")[0]), (None, 0.0))
-    asks_number = any(h.label in ("ent:count", "ent:most_cited") for h in hits)
-    if (
-        top_label == "entity.papers"
-        and not ex.of("person", "org")
-        and not asks_number
-        and _has_subject(ex, items, hits)
-    ):
-        top_label = "search.topic"  # "ACL papers on NER": a topic search at that venue, not a venue's profile
     reading = _assemble(ex, items, hits, top_label, state)
     reading.confidence = round(top, 3)
     reading.why = (

@@ -206,6 +206,8 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
                 continue
         if w.startswith("#") and w[1:].isdigit():
             out.append(_tok_span("ref", text, toks, i, i, [int(w[1:])], "hash"))
+        elif (m := re.fullmatch(r"#?(\d{1,2})-#?(\d{1,2})", w)) and state.listed and int(m.group(1)) < int(m.group(2)):
+            out.append(_tok_span("ref", text, toks, i, i, list(range(int(m.group(1)), int(m.group(2)) + 1)), "range"))
         elif (
             w in ("number", "no", "nr", "result", "paper", "item", "entry")
             and i + 1 < len(low)
@@ -266,12 +268,20 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             out.append(_tok_span("count", text, toks, i, i + 1, {"extra": n}, "n more"))
         elif nxt in _COUNT_NOUNS or (nxt and nxt2 in _COUNT_NOUNS and nxt in ("more", "best", "top", "most", "new")):
             out.append(_tok_span("count", text, toks, i, i + 1, {"k": n}, "n results"))
-        elif prev in ("show", "give", "list", "display", "return", "want", "see") and not nxt.isalpha() and n <= 500:
-            out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "show n"))
-        elif prev in ("top", "first") or (prev2 == "make" and prev in ("it", "that")):
-            out.append(
-                _tok_span("count", text, toks, i - 1 if prev in ("top", "first") else i - 2, i, {"k": n}, "top n")
+        elif (
+            (
+                prev in ("show", "give", "list", "display", "return", "want", "see")
+                or (prev in ("me", "us") and prev2 in ("show", "give", "send"))
             )
+            and not nxt.isalpha()
+            and n <= 500
+        ):
+            out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "show n"))
+        elif prev in ("last", "bottom") and n <= 50:
+            out.append(_tok_span("count", text, toks, i - 1, i, {"last": n}, "last n"))
+        elif prev in ("top", "first") or (prev2 == "make" and prev in ("it", "that")):
+            start = i - 1 if prev in ("top", "first") else i - 2
+            out.append(_tok_span("count", text, toks, start, i, {"k": n}, "top n"))
     return out
 
 
@@ -305,6 +315,14 @@ def _words() -> dict[str, frozenset[str]]:
 def word_table(name: str) -> dict[str, str]:
     """A table of words.json ("typos", "contractions")."""
     return dict(data_json("words.json")[name])
+
+
+@lru_cache(maxsize=1)
+def corpus_words() -> frozenset[str]:
+    """The lower-case words of the corpus's titles and abstracts (``data/vocabulary.txt``)."""
+    from pilot.reading.lexicon import data_file
+
+    return frozenset(w.strip() for w in data_file("vocabulary.txt").splitlines() if w.strip() and not w.startswith("#"))
 
 
 @lru_cache(maxsize=1)
@@ -384,6 +402,45 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         if j - i >= 2 and (low[i] in given or possessive):
             name = text[toks[i].start : toks[j - 1].end].removesuffix("'s")
             out.append(_tok_span("person", text, toks, i, j - 1, name, "name"))
+    words_known = corpus_words()
+    for i in range(n - 1):
+        # "kaiming he", "yoav goldberg's papers": a first name that is no English word, typed in lower case
+        g = low[i]
+        if g in given and g not in words_known and toks[i].text.islower() and toks[i + 1].text.isalpha() is not None:
+            surname = toks[i + 1]
+            if surname.text.removesuffix("'s").replace("-", "").isalpha() and surname.low not in not_names:
+                name = text[toks[i].start : surname.end].removesuffix("'s")
+                out.append(_tok_span("person", text, toks, i, i + 1, name, "lower-case name"))
+        # "Fei-Fei Li", "Jean-Luc Godard": a hyphenated first name
+        if (
+            "-" in toks[i].text
+            and _capitalised(toks[i])
+            and _capitalised(toks[i + 1])
+            and all(part[:1].isupper() for part in toks[i].text.split("-"))
+        ):
+            name = text[toks[i].start : toks[i + 1].end].removesuffix("'s")
+            out.append(_tok_span("person", text, toks, i, i + 1, name, "hyphenated first name"))
+    for i in range(n - 1):
+        # "Timnit Gebru": two capitalised words no title of the corpus uses in lower case
+        a, b = toks[i], toks[i + 1]
+        if (
+            _capitalised(a)
+            and _capitalised(b)
+            and low[i] not in words_known
+            and b.low.removesuffix("'s") not in words_known
+        ):
+            if low[i] not in not_names and b.low not in not_names:
+                out.append(
+                    _tok_span("person", text, toks, i, i + 1, text[a.start : b.end].removesuffix("'s"), "unknown name")
+                )
+    for i in range(n - 1):
+        # "only Bengio's papers": a surname's papers
+        if (
+            toks[i].text.endswith("'s")
+            and _capitalised(toks[i])
+            and low[i + 1] in ("papers", "paper", "work", "works", "publications", "articles")
+        ):
+            out.append(_tok_span("person", text, toks, i, i, toks[i].text.removesuffix("'s"), "possessive surname"))
     for i in range(1, n - 2):
         # "anything Manning is an author on", "Socher as a coauthor"
         if _capitalised(toks[i]) and low[i] not in not_names and low[i + 1] in ("is", "as", "was"):
@@ -502,6 +559,9 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     inner = text[toks[i + 1].start : toks[last].end]
                     named = any(_looks_like_name(toks[k]) or toks[k].text[:1].isupper() or "-" in toks[k].text
                                 or toks[k].low not in vocabulary() for k in range(i + 1, j))  # fmt: skip
+                    inner_named = {m.entry.kind for m in lexicon().matches(toks[i + 1 : j])}
+                    if inner_named & {"venue", "org", "type", "pubkind", "format"}:
+                        break  # "the CVPR papers": papers at a venue, not a paper called "CVPR"
                     if named and low[i + 1] not in common and low[j - 1] not in common:
                         out.append(_tok_span("name", text, toks, i, j, inner, f"the X {low[j]}"))
                     break
@@ -514,8 +574,36 @@ def _it(text: str, toks: list[Token]) -> list[Span]:
     for i, w in enumerate(low):
         if w in ("it", "its", "it's"):
             out.append(_tok_span("it", text, toks, i, i, w, "pronoun"))
-        elif w in ("this", "that") and i + 1 < len(low) and low[i + 1] in ("paper", "one", "article", "work"):
+        elif (
+            w in ("this", "that")
+            and i + 1 < len(low)
+            and low[i + 1].removesuffix("'s") in ("paper", "one", "article", "work")
+        ):
             out.append(_tok_span("it", text, toks, i, i + 1, w, "this paper"))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _term_index() -> dict[str, list[tuple[str, ...]]]:
+    from pilot.reading.lexicon import data_file
+
+    index: dict[str, list[tuple[str, ...]]] = {}
+    for line in data_file("terms.txt").splitlines():
+        if line and not line.startswith("#"):
+            words = tuple(line.split())
+            index.setdefault(words[0], []).append(words)
+    return index
+
+
+def _terms(text: str, toks: list[Token]) -> list[Span]:
+    """The field's multi-word terms ("mixture of experts", "learning to rank"), longest at each place."""
+    out = []
+    low = [t.low for t in toks]
+    index = _term_index()
+    for i, w in enumerate(low):
+        best = max((t for t in index.get(w, ()) if tuple(low[i : i + len(t)]) == t), key=len, default=None)
+        if best is not None:
+            out.append(_tok_span("term", text, toks, i, i + len(best) - 1, " ".join(best), "term"))
     return out
 
 
@@ -524,7 +612,7 @@ def _it(text: str, toks: list[Token]) -> list[Span]:
 # When two spans cover the same stretch, the kind that says more wins.
 _PRIORITY: dict[str, int] = {
     "id": 9, "title": 8, "cited": 7, "time": 6, "cites": 6, "count": 5, "ref": 5, "venue": 4, "org": 4,
-    "format": 4, "paper": 3, "type": 3, "pubkind": 3, "person": 2, "name": 1, "it": 1, "option": 1,
+    "format": 4, "paper": 3, "type": 3, "pubkind": 3, "person": 2, "name": 1, "it": 1, "option": 1, "term": 0,
 }  # fmt: skip
 
 
@@ -552,6 +640,7 @@ def extract(text: str, state: State) -> Extracted:
         *_orgs(text, toks),
         *_names(text, toks),
         *_it(text, toks),
+        *_terms(text, toks),
     ]
     settled = settle(candidates)
     # bare numbers only where nothing else claimed them

@@ -78,8 +78,11 @@ def _by_length(vocabulary: frozenset[str], length: int) -> tuple[str, ...]:
 
 def respell(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str | None:
     """The one ``vocabulary`` word that ``word`` is a typo of, when ``word`` is not a word itself (``known``).
-    Only words of four letters and more: shorter ones have too many neighbours to guess from."""
-    if len(word) < 4 or word in known or word in vocabulary or not word.isalpha():
+    Words of three letters only by a swap of neighbours ("fnd" is no word, but "fro" has many neighbours)."""
+    if len(word) < 3 or word in known or word in vocabulary or not word.isalpha():
         return None
+    if len(word) == 3:
+        near = [w for w in _by_length(vocabulary, 4) if len(w) == 4 and w[0] == word[0] and edit_distance_one(word, w)]
+        return near[0] if len(near) == 1 else None
     near = [w for w in _by_length(vocabulary, len(word)) if edit_distance_one(word, w)]
     return near[0] if len(near) == 1 else None
