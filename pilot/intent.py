@@ -1331,6 +1331,21 @@ def title_tail(parsed: ParsedRequest) -> str | None:
     return text[at : at + len(subject) + len(rest)].strip()
 
 
+def named_request(words: str, text: str = "") -> ParsedRequest:
+    """A request for the one paper ``words`` name — an id the session holds, or the paper an entity question names
+    ("the Penn Treebank paper") — built without reading any words again."""
+    words = words.strip()
+    if re.fullmatch(r"(?:acl|s2|pc|aminer|corpusid):\S+", words, re.I):
+        kind: AnchorKind = "corpus_id"
+    elif words.startswith("10."):
+        kind = "doi"
+    elif re.fullmatch(r"[0-9a-f]{40}", words):
+        kind = "s2"
+    else:
+        kind = "title" if len(words.split()) > 4 else "name"
+    return ParsedRequest(text=text or words, anchor_query=words, anchor_kind=kind, intent=Intent(request=text or words))
+
+
 def as_topic(parsed: ParsedRequest) -> ParsedRequest:
     """The same request read as a topic search (a named paper the source does not hold, a title-like topic)."""
     direction = parsed.intent.direction

@@ -7,7 +7,8 @@
     reply.results                               # ranked papers with evidence
     reply = await session.user_says("only after 2008")   # feedback -> workflow edit -> new version -> re-run
 
-Every message is read once, against the state of the conversation (``pilot.understand.read``): a new
+Every message is read once, against the state of the conversation (``pilot.message.read``, which takes the one
+reading of ``pilot.reading``): a new
 search (another paper, person, topic or direction), feedback on the results, the answer to the open
 question, an entity question or a command. The session dispatches on that reading; nothing downstream reads
 the text again. Results come after at most ``questions_before_results`` questions; the questions still
@@ -23,7 +24,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -40,20 +40,11 @@ from pilot import listfacts as list_facts
 from pilot.anchors import Resolution, near_exact, resolve
 from pilot.coverage import coverage_notes
 from pilot.domain import profile
-from pilot.intent import (
-    CITED_HOW_OFTEN,
-    ParsedRequest,
-    apply_updates,
-    as_topic,
-    detect_direction,
-    era_period,
-    parse_constraints,
-    parse_request,
-    title_tail,
-)
+from pilot.intent import ParsedRequest, apply_updates, as_topic, named_request
 from pilot.kg import KGQuery, answer_question
 from pilot.limits import clip_message, quote
 from pilot.listfacts import ListFact, numbered
+from pilot.message import Context, Message, read, settle_with_llm
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.papertype import paper_type
 from pilot.runtime import Runtime
@@ -62,7 +53,6 @@ from pilot.sources.budget import budget_scope, current_budget
 from pilot.spelling import respelt_topic
 from pilot.stepedit import StepEdit, step_edit
 from pilot.text import normalize_title
-from pilot.understand import ABOUT_WORDS, BY_SOMEONE, Context, Message, read, read_with_llm
 from pilot.venues import at_venue
 from pilot.vocab import (
     PAPER_TYPE_PLURALS,
@@ -70,7 +60,6 @@ from pilot.vocab import (
     direction_results,
     kinds_text,
     left_out_words,
-    paper_type_named,
 )
 from workflows.diff import diff as workflow_diff
 from workflows.diff import short
@@ -86,12 +75,10 @@ from workflows.ops.features import papers_of
 from workflows.ops.filtering import author_matcher, mention_matcher
 from workflows.progressive import run_progressively
 from workflows.refine import (
-    RESULT_REF,
     Feedback,
     Refinement,
     ResultFilters,
     filter_results,
-    referenced_indices,
     refine,
     refine_llm,
 )
@@ -105,9 +92,9 @@ Phase = Literal["start", "anchor", "clarify", "results", "answer"]
 CANDIDATE_LIMIT = 150
 # entity questions about one paper ("who wrote #3?", "what else did the authors of GloVe write?")
 _NAMES_A_PAPER = ("paper_authors", "paper_authors_papers")
-_POINTS_AT_IT = re.compile(r"(?:it|its|this|that|this one|that one|(?:this|that|the) paper)", re.I)
 # questions that are not about the search's settings: which paper, which direction, refine-or-new, fallback
 _META_SLOTS = ("anchor", "direction", "scope", "fallback")
+_EMPTY = "Please type a request, e.g. a paper title in quotes and what you are looking for."
 HELP = (
     "Tell me which paper (a title, a name like “TextRank”, an id) or which topic to search, and what you need: "
     "earlier work, later work, similar papers, datasets, surveys — or ask about people and venues. "
@@ -293,13 +280,6 @@ def _pick_earlier(earlier: list[dict[str, Any]], current: int, msg: Message) -> 
     return best["search_no"] if overlap(best) else None
 
 
-def _direction_without_title(request: str, title: str | None) -> str | None:
-    req, t = normalize_title(request), normalize_title(title)
-    if not t or f" {t} " not in f" {req} ":
-        return None
-    return detect_direction(f" {req} ".replace(f" {t} ", " "), full_text=request)[0]
-
-
 def _carried(before: Intent, after: Intent, fields: tuple[str, ...]) -> dict[str, Any]:
     """The ``fields`` set in ``before`` that ``after`` leaves unset: what a follow-up search keeps."""
     return {f: getattr(before, f) for f in fields if getattr(before, f) and not getattr(after, f)}
@@ -403,6 +383,7 @@ class Session(BaseModel):
 
     def _context(self) -> Context:
         return Context(
+            anchor=self.anchor.title if self.anchor is not None else None,
             phase=self.phase,
             question=self.question,
             has_results=self.phase == "results" and self.workflow is not None,
@@ -417,43 +398,35 @@ class Session(BaseModel):
     # --- the conversation ---------------------------------------------------------------------------
     @_turn
     async def user_says(self, text: str) -> Reply:
-        """Read one message. A paste longer than ``limits.MAX_MESSAGE_CHARS`` is cut (the reply says so);
-        nothing the user types is refused for its length."""
+        """Read one message and act on it. A paste longer than ``limits.MAX_MESSAGE_CHARS`` is cut (the reply says
+        so); nothing the user types is refused for its length."""
+        return await self.act_on(self.read(text))
+
+    def read(self, text: str) -> Message:
+        """The message read once, in this conversation's state, without acting on it (the UI answers what is
+        about the library itself and hands the rest back to ``act_on``)."""
         text, clipped = clip_message(" ".join((text or "").split()))
-        reply = await self._user_says(text)
-        if clipped:
-            reply.notes.insert(0, clipped)
+        if not text:
+            return Message(kind="unclear", text="", hint=_EMPTY)
+        msg = read(text, self._context())
+        return msg.model_copy(update={"clipped": clipped}) if clipped else msg
+
+    @_turn
+    async def act_on(self, msg: Message) -> Reply:
+        """What the message asks, done: the one turn a message makes."""
+        if not msg.text:
+            return self._error(_EMPTY)
+        self._say("user", msg.text)
+        reply = await self._turn_boundary(self._message, msg)
+        if msg.clipped:
+            reply.notes.insert(0, msg.clipped)
         return reply
 
-    async def _user_says(self, text: str) -> Reply:
-        if not text:
-            return self._error("Please type a request, e.g. a paper title in quotes and what you are looking for.")
-        self._say("user", text)
-        return await self._turn_boundary(self._message, text)
-
-    async def _message(self, text: str) -> Reply:
-        ctx = self._context()
-        msg = await self._with_typed_title(read(text, ctx), ctx)
+    async def _message(self, msg: Message) -> Reply:
         if msg.kind == "ambiguous" and self._runtime.llm is not None:
-            msg = await read_with_llm(self._runtime.llm, msg, ctx)
+            msg = await settle_with_llm(self._runtime.llm, msg, self.history[-6:])
         self.last_message = msg
         return await self._dispatch(msg)
-
-    async def _with_typed_title(self, msg: Message, ctx: Context) -> Message:
-        """ "Which benchmarks were used in Attention is all you need": a title typed in sentence case reads as the
-        name "Attention"; when the source holds a paper with the longer title, the message is read again with that
-        title quoted, as if the user had typed the quotes."""
-        parsed = msg.request
-        if msg.kind not in ("new_search", "ambiguous") or parsed is None or (span := title_tail(parsed)) is None:
-            return msg
-        try:
-            found = await self._runtime.source.match_paper(span, limit=1)  # Semantic Scholar: one title match
-        except SourceError:
-            return msg  # the reading without the check stands; the search itself will say what is wrong
-        if not any(near_exact(span, p.title, inside=False) for p in found):
-            return msg
-        again = read(msg.text.replace(span, f"“{span}”", 1), ctx)
-        return again if again.request is not None and again.request.anchor_kind == "title" else msg
 
     async def _turn_boundary(self, turn: Callable[..., Awaitable[Reply]], *args: Any) -> Reply:
         """The session's one never-raise boundary (the UI controller and the CLI have theirs): whatever
@@ -777,7 +750,7 @@ class Session(BaseModel):
             if self.anchor is None:
                 return self._reply("Which paper's citers? Search for a paper first, e.g. “papers citing BLEU”.")
             # "only the ones that also cite ROUGE": the paper on screen's later work, the choices made for it kept
-            mine = parse_request(self.anchor.id, self._known_venues()).model_copy(
+            mine = named_request(self.anchor.id).model_copy(
                 update={"text": msg.text, "intent": apply_updates(self.intent, {"direction": "successor"})}
             )
             reply = await self._citing_all(mine, msg.also)
@@ -811,10 +784,8 @@ class Session(BaseModel):
             parsed, dated = await self._dated_by(parsed, *parsed.period_of)
             self.intent = parsed.intent
             notes.append(dated)
-        elif (era := era_period(parsed.text)) is not None and all(
-            getattr(parsed.intent, k) == v for k, v in era[0].items()
-        ):
-            notes.append(era[1])  # "before deep learning": which years that was taken to mean
+        elif msg.era_note:
+            notes.append(msg.era_note)  # "before deep learning": which years that was taken to mean
         return await self._resolve(parsed, notes)
 
     async def _cite_named(self, parsed: ParsedRequest) -> Reply:
@@ -1045,17 +1016,13 @@ class Session(BaseModel):
         return self._reply(note, question=self.question)
 
     def _ask_scope(self, msg: Message) -> Reply:
-        """A bare topic while results are shown: it could narrow them or start over. Asked once."""
+        """The reader is not sure between two readings: they come back as the options of a question (asked once);
+        the one chosen is acted on as if it had been read so."""
         self.pending = msg
-        words = short(msg.request.anchor_query if msg.request else msg.text, 60)
-        self.question = Question(
-            slot="scope",
-            text=f"Should “{words}” refine these results or start a new search?",
-            options=[
-                Option(label=f"Refine these results (focus on “{words}”)", sets={"scope": "refine"}),
-                Option(label=f"Start a new search on “{words}”", sets={"scope": "new"}),
-            ],
-        )
+        words = short(msg.text, 60)
+        options = [Option(label=short(label, 90), sets={"scope": i}) for i, label in enumerate(msg.labels[:4])]
+        options.append(Option(label="Neither: I will say it differently", sets={}))
+        self.question = Question(slot="scope", text=f"What should “{words}” do?", options=options)
         return self._reply(self.question.text, **self._on_screen())
 
     async def _entity(self, msg: Message, *, new_search: bool = False) -> Reply:
@@ -1065,7 +1032,7 @@ class Session(BaseModel):
         text = msg.text
         query, taken = msg.entity, []
         named = query.paper if query is not None and query.paper else ""
-        listed = referenced_indices(named) if RESULT_REF.fullmatch(named) else []
+        listed = [int(named[1:])] if named[1:].isdigit() and named.startswith("#") else []
         if query is not None and query.shape in _NAMES_A_PAPER and listed:
             # "who wrote #3?": a paper of the list on screen
             n, shown = listed[0], self.results
@@ -1073,14 +1040,14 @@ class Session(BaseModel):
                 what = f"the list has {len(shown)}" if shown else "there is no list on screen"
                 return self._reply(f"There is no result #{n}: {what}.", **self._on_screen())
             query = query.model_copy(update={"paper": shown[n - 1].paper.id})
-        elif query is not None and query.shape in _NAMES_A_PAPER and _POINTS_AT_IT.fullmatch(named):
+        elif query is not None and query.shape in _NAMES_A_PAPER and named == "it":
             # "who wrote it?", "who are the authors of this paper?": the paper the search is about
             if self.anchor is None:
                 return self._reply("Which paper do you mean? Name it by its title or short name.", **self._on_screen())
             query = query.model_copy(update={"paper": self.anchor.id})
         elif query is not None and query.shape in _NAMES_A_PAPER and query.paper:
             # "who wrote the Penn Treebank paper?": the paper is found the way an anchor is (names, short titles)
-            found = await self._look_up(parse_request(query.paper))
+            found = await self._look_up(named_request(query.paper))
             if isinstance(found, SourceError):
                 return self._error(f"Could not look up “{short(query.paper, 80)}” ({found.message}).")
             paper = found.best
@@ -1173,7 +1140,7 @@ class Session(BaseModel):
         if msg.command == "kinds":
             return self._reply(self._of_kind(msg.about), **keep)
         if msg.command == "count":
-            return self._reply(self._counted(msg.about), **keep)
+            return self._reply(self._counted(msg), **keep)
         if msg.command == "list_fact":
             fact = cast(ListFact, msg.about)
             themes = self._themes() if fact == "overview" else []
@@ -1195,21 +1162,20 @@ class Session(BaseModel):
         cards = [self._card(n, item) for n, item in picked[:5]]
         return self._reply("\n\n".join(cards), notes=notes, **keep)
 
-    def _counted(self, words: str) -> str:
-        """ "How many are from ACL?", "how many are after 2015?", "how many surveys?": the results of a period, a
-        venue or a kind, counted and numbered; the list unchanged."""
+    def _counted(self, msg: Message) -> str:
+        """ "How many are from ACL?", "how many are after 2015?", "how many surveys?", "how many are by Manning?",
+        "how many mention BERT?": the results of a period, a venue, a kind, an author or words, counted and
+        numbered (from the reading's constraints); the list unchanged."""
         total = len(self.results)
-        kind = paper_type_named(words)
-        if kind is not None:
-            return self._of_kind(kind)
-        if by := BY_SOMEONE.fullmatch(words):
-            return self._by_author(by.group("who"))
-        if about := ABOUT_WORDS.fullmatch(words):
-            return self._mentioning(about.group("what"))
-        listed = sorted({v for v in (profile().venue_label(r.paper) for r in self.results) if v})
-        wanted = parse_constraints(words, [*listed, *self._known_venues()])
+        wanted = msg.constraints
+        if kinds := wanted.get("paper_types"):
+            return self._of_kind(kinds[0])
+        if people := wanted.get("authors"):
+            return self._by_author(people[0])
         lo, hi, venues = wanted.get("year_min"), wanted.get("year_max"), wanted.get("venues") or []
         if lo is None and hi is None and not venues:
+            if msg.about:
+                return self._mentioning(msg.about)
             return f"There are {total} results on the list."
         at_venue = profile().venue_matcher(venues) if venues else None
         found = [
@@ -1329,13 +1295,8 @@ class Session(BaseModel):
         self.anchor = paper
         self.anchor_candidates = []
         self.intent = apply_updates(self.intent, {"anchor_id": paper.id, "topic": None, "paper_types": []})
-        if self.intent.direction is None:
-            # an unquoted title's own words ("… Corpus of English: The Penn Treebank") may have drowned the
-            # direction word; read the request again without them
-            direction = _direction_without_title(self.request, paper.title)
-            if direction:
-                self.intent = apply_updates(self.intent, {"direction": direction})
-        if CITED_HOW_OFTEN.search(self.request or ""):  # "how often is BLEU cited?": the count, then its citers
+        if self.last_message is not None and self.last_message.about == "citation_count":
+            # "how often is BLEU cited?": the count, then its citers
             notes = [*notes, _citation_count(paper)]
         self.phase = "clarify"
         return await self._clarify_or_search(notes)
@@ -1408,14 +1369,12 @@ class Session(BaseModel):
         if pending is None:
             return self._reply(HELP)
         if q.slot == "scope":
-            if choice.get("scope") == "new":
-                new = pending.model_copy(update={"kind": "new_search", "target": "topic"})
-                self.last_message = new
-                return await self._new_search(new)
-            feedback = pending.feedback or Feedback(text=pending.text)
-            terms = pending.request.anchor_query.split() if pending.request else []
-            feedback = feedback.model_copy(update={"updates": {**feedback.updates, "topic_terms": terms}})
-            return await self._refine(pending.model_copy(update={"kind": "refine", "feedback": feedback}))
+            index = choice.get("scope")
+            if not isinstance(index, int) or not 0 <= index < len(pending.alternatives):
+                return self._reply("Say it differently and I will read it again.", **self._on_screen())
+            chosen = pending.alternatives[index]
+            self.last_message = chosen
+            return await self._dispatch(chosen)
         if choice.get("fallback") == "topic" and pending.request is not None:
             self.last_message = pending
             self._reset()

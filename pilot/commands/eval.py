@@ -7,6 +7,7 @@
     pilot eval kg --corpus ../shared/corpus/papers.jsonl.gz --out runs/kg   # entity questions, gold plans
     pilot eval conversations --corpus ../shared/corpus/papers.jsonl.gz --out runs/conv  # scripted conversations
     pilot eval ablate runs/multi --cases … --corpus … --drop facet --drop paper_type --out runs/ablation
+    pilot eval reading --cases ../shared/reading/dev.jsonl --out runs/reading      # how messages are read
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def add(sub) -> None:
     p.add_argument(
         "compare",
         nargs="*",
-        metavar="compare DIR | kg | conversations | ablate DIR",
+        metavar="compare DIR | kg | conversations | reading | ablate DIR",
         help="`compare` followed by --out folders of earlier runs, `kg` for the entity-question gold set, "
         "`conversations` for the scripted conversations, or `ablate` and one earlier run's folder",
     )
@@ -61,7 +62,10 @@ def add(sub) -> None:
         metavar="SIGNAL",
         help="with `ablate`: a score feature or node id to leave out (repeatable, one ablation each; a+b together)",
     )
-    p.add_argument("--cases", type=Path, help="benchmark cases (JSONL)")
+    p.add_argument("--cases", type=Path, help="benchmark cases (JSONL); with `reading`: reading cases")
+    p.add_argument(
+        "--scorer", type=Path, help="with `reading`: the reading cases' score.py (default: beside the cases)"
+    )
     p.add_argument("--corpus", type=Path, help="offline corpus file (default: PILOT_CORPUS)")
     p.add_argument(
         "--sources",
@@ -167,6 +171,21 @@ def _ablate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reading(args: argparse.Namespace) -> int:
+    """`pilot eval reading --cases FILE --out DIR`: the neutral readings of reading cases, and their table."""
+    from pilot.eval import reading
+
+    if args.cases is None or args.out is None:
+        return _fail("`pilot eval reading` needs --cases FILE and --out DIR")
+    if not args.cases.is_file():
+        return _fail(f"no reading cases at {args.cases}")
+    summary = reading.run(args.cases, args.out, args.scorer)
+    print(reading.table(summary))
+    print(f"\nwrote {args.out}/readings.jsonl (score it: python ../shared/reading/score.py {args.cases} "
+          f"{args.out}/readings.jsonl)")  # fmt: skip
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -183,11 +202,13 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.compare and args.compare[0] == "ablate":
         return _ablate(args)
+    if args.compare and args.compare[0] == "reading":
+        return _reading(args)
     if args.compare:
         if args.compare[0] != "compare":
             return _fail(
                 f"unexpected argument {args.compare[0]!r} (did you mean `pilot eval compare DIR ...`, "
-                "`pilot eval kg`, `pilot eval conversations` or `pilot eval ablate DIR`?)"
+                "`pilot eval kg`, `pilot eval conversations`, `pilot eval reading` or `pilot eval ablate DIR`?)"
             )
         return _compare(args.compare[1:], args.out)
     missing = [flag for flag, v in (("--cases", args.cases), ("--mode", args.mode), ("--out", args.out)) if v is None]

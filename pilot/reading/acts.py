@@ -33,9 +33,9 @@ Encoder = Callable[[list[str]], np.ndarray]
 # what a slot reads as to the sentence model: words it knows, of the right kind
 STAND_IN = {
     "P": "the paper", "N": "number 3", "T": "surveys", "A": "John Smith", "V": "ACL", "Y": "2015",
-    "O": "Stanford University", "K": "20 results", "F": "bibtex",
+    "O": "Stanford University", "K": "20 results", "F": "bibtex", "S": "the keyword search step",
 }  # fmt: skip
-_SLOT = re.compile(r"\{([PNTAVYOKF])\}")
+_SLOT = re.compile(r"\{([PNTAVYOKFS])\}")
 TOP_K = 3
 EMBED_SHARE = 0.6  # the sentence model's share of a label's score when it is there
 

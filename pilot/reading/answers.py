@@ -152,6 +152,8 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit]) -> A
         if len(names) == 1 and names[0].lower() in labels:
             return Answer(option=labels.index(names[0].lower()), confidence=0.95, why="names a venue offered")
         return Answer(updates={"venues": names}, confidence=0.9, why="names venues of its own")
+    if (said := _yes_or_no(words, question)) is not None:
+        return Answer(option=said, confidence=0.95, why="yes or no to the question")
     chosen = _option_like(words, question, hits)
     if chosen is not None:
         return chosen
@@ -159,6 +161,24 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit]) -> A
         if way_out is not None:
             return Answer(option=way_out, no_preference=True, confidence=0.9, why="no preference")
         return Answer(no_preference=True, confidence=0.9, why="no preference")
+    return None
+
+
+_YES = frozenset("yes yeah yep yup ya sure ok okay please go ahead do it sounds good why not".split())
+_NO = frozenset("no nope nah not really don't thanks".split())
+
+
+def _yes_or_no(words: list[str], question: QuestionState) -> int | None:
+    """The option a bare yes or no picks, when one option starts with "Yes" and one with "No"."""
+    labels = [o.lower() for o in question.options]
+    yes = [i for i, lab in enumerate(labels) if lab.startswith("yes")]
+    no = [i for i, lab in enumerate(labels) if lab.startswith(("no,", "no "))]
+    if len(yes) != 1 or len(no) != 1 or len(words) > 4:
+        return None
+    if set(words) <= _YES:
+        return yes[0]
+    if set(words) <= _NO | {"thank", "you"}:
+        return no[0]
     return None
 
 

@@ -20,7 +20,7 @@ from pilot.reading.spans import Extracted
 # the slot each kind of span fills in a pattern
 SLOT_OF = {
     "id": "P", "title": "P", "paper": "P", "name": "P", "cited": "P", "it": "P", "ref": "N", "type": "T",
-    "person": "A", "venue": "V", "time": "Y", "org": "O", "count": "K", "cites": "K", "format": "F",
+    "person": "A", "venue": "V", "time": "Y", "org": "O", "count": "K", "cites": "K", "format": "F", "step": "S",
 }  # fmt: skip
 _BE = {
     "is": "be",
@@ -71,14 +71,18 @@ def _table() -> tuple[dict[str, str], list[tuple[str, str, tuple[tuple[str, ...]
             elements, optional = [], []
             for raw in phrase.split():
                 opt = raw.startswith("?")
-                alts = tuple(a if a in SLOT_LETTERS else lemma(a, lemmas) for a in raw.lstrip("?").split("|"))
+                # "cite it", "before it": "it" is the paper on screen, a paper slot like any other
+                alts = tuple(
+                    a if a in SLOT_LETTERS else "P" if a == "it" else lemma(a, lemmas)
+                    for a in raw.lstrip("?").split("|")
+                )
                 elements.append(alts)
                 optional.append(opt)
             patterns.append((label, phrase, tuple(elements), tuple(optional), float(weight) if weight else 0.0))
     return lemmas, patterns
 
 
-SLOT_LETTERS = frozenset("PNTAVYOKF")
+SLOT_LETTERS = frozenset("PNTAVYOKFS")
 
 
 def lemma(word: str, lemmas: dict[str, str] | None = None) -> str:
@@ -133,7 +137,7 @@ def _match(
             it = items[j]
             if it.word in _CLAUSE:
                 break
-            if it.word in alts:
+            if it.word in alts or (it.word == "N" and "P" in alts):  # a result on the list is a paper too
                 found = j
                 break
             after_slot = bool(pos) and items[pos[-1]].slot

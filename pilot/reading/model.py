@@ -34,6 +34,7 @@ SpanKind = Literal[
     "option",  # an option of the open question, named by its number, ordinal or letter
     "it",  # the paper or search on screen ("it", "this paper")
     "term",  # a multi-word term of the field ("mixture of experts"): the subject's words, read whole
+    "step",  # a workflow step or setting named as the workflow names it ("search_kw", "`citers`", "top_n")
 ]
 
 
@@ -77,7 +78,8 @@ class State(BaseModel):
 
     @property
     def has_list(self) -> bool:
-        return self.listed > 0 and self.phase in ("results", "entity_answer")
+        """A numbered list is on screen (a question may be offered with it)."""
+        return self.listed > 0 and self.phase != "fresh"
 
     @property
     def has_search(self) -> bool:
@@ -190,6 +192,7 @@ class Reading(BaseModel):
     direction: Direction | None = None
     also_cites: list[Anchor] = Field(default_factory=list)
     correction: bool = False  # corrects what the search being set up or shown is about ("I meant X")
+    focus: str | None = None  # words that narrow a named paper's search ("BERT but for biomedical text")
     period_of: tuple[str, str] | None = None  # "QA after BERT": (after | since | before, the paper's name)
     # every act that narrows papers
     constraints: Constraints = Field(default_factory=Constraints)

@@ -67,6 +67,13 @@ _EXCLUDING = frozenset(
 _FLIP = frozenset("flip reverse other opposite round backwards instead".split())
 # cue labels that speak for each act label
 _CUE_FOR: dict[str, tuple[str, ...]] = {
+    "command.list_fact": ("fact:most_cited", "fact:oldest", "fact:newest", "fact:authors", "fact:venues",
+                          "fact:years", "fact:overview", "fact:best"),
+    "command.step_edit": ("step:remove", "step:set", "step:explain", "step:rerun"),
+    "command.earlier": ("cmd:earlier",), "command.version": ("cmd:version",),
+    "command.clear_filters": ("cmd:clear_filters",), "command.changes": ("cmd:changes",),
+    "command.count": ("list:count",), "command.kinds": ("list:kinds",), "command.on_list": ("cmd:on_list",),
+    "command.which_cite": ("cmd:which_cite",), "command.compare": ("cmd:compare",),
     "search.predecessor": ("dir:predecessor",), "search.successor": ("dir:successor",),
     "search.sibling": ("dir:sibling",), "search.benchmark": ("dir:benchmark",), "search.survey": ("dir:survey",),
     "refine.drop": ("ref:drop",), "refine.keep": ("ref:keep",), "refine.more_like": ("ref:more_like",),
@@ -201,9 +208,11 @@ _ENTITY_PRECEDENCE = (
 
 
 def _directed_paper(cue: dict[str, float], ex: Extracted) -> bool:
+    """A paper named (or described: "the parsing paper by Collins") with a search direction is a paper search."""
     strong = [s for s in ex.of(*_PAPER_KINDS) if not is_weak(s) and s.kind != "name"]
     named = strong or ex.of("name")
-    return bool(named) and any(k in cue for k in ("dir:predecessor", "dir:successor", "dir:sibling"))
+    described = bool(ex.of("person")) and any(t.low in ("one", "paper", "work", "article") for t in ex.tokens)
+    return bool(named or described) and any(k in cue for k in ("dir:predecessor", "dir:successor", "dir:sibling"))
 
 
 def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], subject: int) -> bool:
@@ -217,6 +226,8 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         return subject > 0
     if label in ("command.cite_named", "command.compare", "command.on_list", "command.which_cite"):
         return bool(ex.of(*_PAPER_KINDS))
+    if act == "entity" and state.has_list and any(k.startswith("list:") for k in cue):
+        return False  # "how many are by Manning?", "which of these are from ACL?": about the list on screen
     if act == "entity" and sub not in ("authors", "authors_papers") and _directed_paper(cue, ex):
         return False  # a named paper with a search direction is a paper search ("later work by Manning on GloVe")
     if act == "entity":
@@ -227,7 +238,7 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
             asks or bool(ex.of(*_ENTITY_SPANS)) or (sub in ("authors", "authors_papers") and bool(ex.of(*_PAPER_KINDS)))
         )
     if act == "refine":
-        return state.has_list
+        return state.has_list or (state.phase == "question" and sub == "filter")
     if label == "search.current":
         return state.has_search
     if label == "search.same_for":
@@ -618,9 +629,15 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     low = [t.low for t in ex.tokens]
     # a paper after "after/since/before" in a request with a subject of its own dates the subject
     pointed = _pointed_at(ex, items, hits)
+    subject_besides = _subject_words(ex, items, hits) > 0
     for n, s in papers:
         i = _token_at(ex, s.start)
-        if i > 0 and low[i - 1] in ("after", "since", "before", "pre", "post") and direction != _dir_of(low[i - 1]):
+        rel = low[i - 1] if i > 0 else ""
+        if rel in ("after", "since", "before", "pre", "post") and direction != _dir_of(rel):
+            if subject_besides and period_of is None:
+                # "question answering after BERT": the paper dates the subject
+                period_of = ({"pre": "before", "post": "after"}.get(rel, rel), s.text)
+                used.add(n)
             continue
         if is_weak(s) and n not in pointed:
             continue  # "surveys on knowledge distillation": the field, not the paper of that name
@@ -636,7 +653,17 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         removed |= _span_tokens(ex, ex.spans[n])
     constraints = _constraints(ex, used, state, refine=False)
     removed |= _not_subject(ex, items, [])
-    target_current = label in ("search.current",) or (anchor is None and its and state.has_search and direction)
+    if anchor is None and state.listed and direction is not None:
+        # "who cites #2?", "what does the first one cite?": a search from that result
+        pointed_refs = [items[p].span_index for h in hits if h.label.startswith("dir:") for p in h.slots
+                        if items[p].word == "N"]  # fmt: skip
+        ref = next((ex.spans[k] for k in pointed_refs if k is not None), None)
+        if ref is not None and ref.value:
+            anchor = Anchor(text=ref.text, kind="result", ref=int(ref.value[0]))
+    alone = not _subject_words(ex, items, hits)
+    target_current = label in ("search.current",) or (
+        anchor is None and state.has_search and direction is not None and (bool(its) or alone)
+    )
     chunks = topic_chunks(ex, removed)
     topic, left_out = _choose_topic(chunks, ex, _excluded_starts(ex, items))
     if left_out:
@@ -649,6 +676,26 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         topic = None
     if label == "search.same_for" and anchor is not None and direction is None:
         direction = state.direction
+    correction = state.has_search and (
+        any(h.label in ("search:correction", "search:same_for") for h in hits) or label == "search.same_for"
+    )
+    if correction and len(papers) > 1 and anchor is not None and any(t.low == "instead" for t in ex.tokens):
+        # "instead of BLEU, use ROUGE": the paper named last replaces the one named first
+        anchor, also = _anchor_of(papers[-1][1]), []
+    if correction and anchor is None and topic and state.topic:
+        topic = _swapped(state.topic, topic)  # "actually, make that Chinese": the topic's last part swapped
+    people = [s for s in ex.of("person") if _after_by(ex, s) or s.text.endswith("'s") or s.source == "name"]
+    described = any(t.low in ("one", "paper", "work", "article") for t in ex.tokens) and people and topic
+    if anchor is None and described and direction is not None:
+        # "the paper on sentence compression by Knight and Marcu": one paper, by what it is about and who wrote it
+        surnames = [w for s in people for w in str(s.value).replace(" and ", ",").split(",") if w.strip()]
+        anchor = Anchor(text=topic, kind="described", authors=[w.strip().split()[-1] for w in surnames])
+        topic = None
+        constraints.authors = []
+    if anchor is None and topic and any(h.label == "intro:paper" for h in hits):
+        anchor, topic = Anchor(text=topic, kind="name"), None  # "the paper that introduced CRFs": found by that name
+    if anchor is None and topic and direction in ("predecessor", "successor", "sibling") and _title_like(topic):
+        anchor, topic = Anchor(text=topic, kind="title"), None  # "papers like Attention is all you need"
     if (
         anchor is None
         and topic
@@ -657,10 +704,13 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     ):
         anchor = Anchor(text=topic, kind="name")
         topic = None
+    focus = None
     if anchor is not None and topic and anchor.kind != "current":
         # words beside a named paper are a focus, not a second subject ("BERT for biomedical text")
-        topic = None if _content_count(topic) <= 0 else topic
-    if anchor is not None and anchor.kind != "current":
+        focus = topic if _content_count(topic) > 0 else None
+    if any(h.label == "focus:criticism" for h in hits):
+        focus, direction = "criticism", direction or "successor"  # "limitations of BLEU": the papers criticising it
+    if anchor is not None:
         # the type words of an anchored search are its direction ("surveys covering BERT")
         if direction is None and constraints.paper_types:
             direction = "survey" if "survey" in constraints.paper_types else "benchmark"
@@ -673,11 +723,37 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         if direction in ("benchmark",) and not constraints.paper_types:
             constraints.paper_types = ["resource"]
         direction = None if not state.anchor or label != "search.current" else direction
+    _search_preferences(hits, constraints)
     return Reading(
         text=ex.text, act="search", sub=label, anchor=anchor, topic=topic if anchor is None else None,
-        direction=direction, also_cites=also, constraints=constraints, period_of=period_of,
-        query=_query(ex, removed) if anchor is None else None,
+        direction=direction, also_cites=also, constraints=constraints, period_of=period_of, focus=focus,
+        query=_query(ex, removed) if anchor is None else None, correction=correction,
+        about="citation_count" if any(h.label == "ask:citation_count" for h in hits) else "",
     )  # fmt: skip
+
+
+def _search_preferences(hits: list[CueHit], c: Constraints) -> None:
+    """How the results are listed and which are preferred, said with a request ("… newest first", "recent
+    follow-ups", "the classics")."""
+    cue = votes(hits)
+    if c.sort is None:
+        c.sort = _sort(cue)
+    if c.recency is None and c.year_min is None and (cue.get("refine:recent") or cue.get("refine:seminal")):
+        c.recency = "seminal" if cue.get("refine:seminal", 0) > cue.get("refine:recent", 0) else "recent"
+
+
+def _swapped(before: str, said: str) -> str:
+    """ "make that Chinese" on "sentiment analysis for Arabic": one word swaps the topic's last part."""
+    words = before.split()
+    if len(said.split()) == 1 and len(words) >= 3 and words[-2].lower() in ("for", "in", "on", "of", "with"):
+        return " ".join([*words[:-1], said])
+    return said
+
+
+def _title_like(words: str) -> bool:
+    """A title typed in sentence case: a capital, then at least three words ("Attention is all you need")."""
+    ws = words.split()
+    return len(ws) >= 4 and ws[0][:1].isupper() and not all(w[:1].isupper() for w in ws)
 
 
 def is_weak(s: Span) -> bool:
@@ -738,8 +814,9 @@ def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int
     for n, s in enumerate(ex.spans):
         i = _token_at(ex, s.start)
         j = i + len(tokenize(s.text))
-        if i > 0 and low[i - 1] == "the" and j < len(low) and low[j] in word_set("name_nouns"):
-            out.add(n)
+        after_the = (i > 0 and low[i - 1] == "the") or s.text.lower().startswith("the ")
+        if after_the and j < len(low) and low[j] in word_set("name_nouns"):
+            out.add(n)  # "the transformer paper", "the BLEU metric"
     words = [t for t in ex.tokens if t.is_word]
     if len(words) <= 3:
         out.update(n for n, s in enumerate(ex.spans) if s.kind == "paper")
@@ -898,6 +975,9 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     papers = ex.of(*_PAPER_KINDS)
     removed = _not_subject(ex, items, hits, names_too=True)
     topic, _ = _choose_topic(topic_chunks(ex, removed), ex, set())
+    asked = state.asked or {}
+    if ask == "authors_papers" and asked.get("paper") and not papers:
+        return Reading(text=ex.text, act="entity", sub=label, entity=EntityAsk(ask=ask, paper=asked["paper"]))
     e = EntityAsk(ask=ask)
     if people:
         e.person = str(people[0].value)
@@ -915,8 +995,18 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         )
         if papers and papers[0].kind == "name":
             e.paper = str(papers[0].value)
+        refs = [int(s.value[0]) for s in ex.of("ref") if s.value]
+        if not papers and refs:
+            e.paper = f"#{refs[0]}"  # "who wrote #3?": a result on the list
+        elif not papers and ex.of("it"):
+            e.paper = "it"  # "who wrote it?": the paper on screen
     elif ask in ("venues", "institutions", "researchers", "count", "papers", "most_cited") and topic:
         e.topic = topic
+    pronoun = {t.low for t in ex.tokens} & {"he", "she", "his", "her", "him", "they", "them", "their"}
+    if e.person is None and pronoun and asked.get("person"):
+        e.person = asked["person"]  # "who does she write with?" after an answer about one person
+    if ask in ("venues", "institutions", "researchers") and not e.topic and not e.org and asked.get("topic"):
+        e.topic, e.year_min, e.year_max = asked["topic"], asked.get("year_min"), asked.get("year_max")
     if e.person is None and ask in ("papers", "most_cited", "coauthors", "topics", "profile", "count"):
         # "Hinton's most cited paper": a capitalised word no lexicon or vocabulary knows is the person asked about
         lone = [t for t in ex.tokens if _capitalised_unknown(t) and ex.covered(ex.tokens.index(t)) is None]
@@ -951,7 +1041,72 @@ def _command(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, s
     if command == "version":
         nums = [int(re.sub(r"\D", "", t.text)) for t in ex.tokens if re.fullmatch(r"v?\d{1,3}", t.low)]
         r.refs = nums[:1]
+    if command == "list_fact":
+        fact, _, _ = best(hits, "fact:")
+        r.about = fact.split(":", 1)[1] if fact else "overview"
+    if command in ("kinds", "count"):
+        kinds = [str(s.value) for s in ex.of("type")]
+        r.about = kinds[0] if kinds and command == "kinds" else ""
+        r.constraints = _constraints(ex, set(), state, refine=True)
+        if command == "count":
+            r.topic, _ = _choose_topic(topic_chunks(ex, _not_subject(ex, items, hits)), ex, set())
+    if command == "earlier":
+        r.refs = _place(ex)
+        r.about = " ".join(
+            t.text for t in ex.tokens
+            if t.is_word and t.low not in _edge_words() and t.low not in _PLACES and t.low not in ("search", "back")
+        )  # fmt: skip
+    if command == "step_edit":
+        r.step = _step(ex, hits)
+    if command == "library":
+        r.about = _library_action(ex)
     return r
+
+
+_PLACES = {"first": 1, "original": 1, "initial": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+
+
+def _place(ex: Extracted) -> list[int]:
+    """Which earlier search ("the first search", "search #2"); [] for the latest before this one."""
+    for t in ex.tokens:
+        if t.low in _PLACES:
+            return [_PLACES[t.low]]
+    return [int(s.value[0]) for s in ex.of("ref")][:1]
+
+
+_STEP_NOUNS = frozenset("step node stage".split())
+
+
+def _step(ex: Extracted, hits: list[CueHit]) -> dict[str, Any]:
+    """A workflow step edited in words: the action the cue words say, the words naming the step or setting, and
+    the value after "to" / "="."""
+    action, _, _ = best(hits, "step:")
+    kind = action.split(":", 1)[1] if action else "explain"
+    words = [t for t in ex.tokens if t.is_word or t.text in ("=", "`", ".", "_")]
+    low = [t.low for t in words]
+    verbs = {"remove", "drop", "delete", "disable", "turn", "switch", "off", "skip", "bypass", "take", "out", "set",
+             "change", "make", "put", "increase", "decrease", "raise", "lower", "bump", "reduce", "what", "does", "do",
+             "is", "the", "explain", "how", "please", "rerun", "re-run", "run", "again", "for", "work"}  # fmt: skip
+    if kind == "rerun":
+        return {"action": "rerun"}
+    if kind == "set":
+        cut = next((i for i, w in enumerate(low) if w in ("to", "=", "at")), len(low))
+        what = [t.text for t in words[:cut] if t.low not in verbs and t.text != "`"]
+        value = words[cut + 1].text if cut + 1 < len(words) else ""
+        return {"action": "set", "param": " ".join(what), "value": value}
+    named = [t.text for t in words if t.low not in verbs and t.low not in _STEP_NOUNS and t.text not in ("`", "=")]
+    return {"action": kind, "step": " ".join(named)}
+
+
+def _library_action(ex: Extracted) -> str:
+    low = {t.low for t in ex.tokens}
+    if low & {"clear", "empty", "wipe", "reset"}:
+        return "clear_confirmed" if low & {"yes", "yeah", "sure", "confirm"} else "clear"
+    if low & {"remove", "delete", "unsave", "forget"} and ex.of("ref"):
+        return "remove"
+    if low & {"many", "count", "number"}:
+        return "count"
+    return "show"
 
 
 # --- the decision ----------------------------------------------------------------------------------------------
@@ -994,9 +1149,10 @@ def _has_subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
 def _label_for_alternative(r: Reading) -> str:
     if r.act == "search":
         what = r.anchor.text if r.anchor else (r.topic or "")
-        return f"Search for papers on “{what}”" if r.anchor is None else f"Search around “{what}”"
+        return f"Start a new search on “{what}”" if r.anchor is None else f"Start a new search around “{what}”"
     if r.act == "refine":
-        return "Change the list on screen"
+        focus = r.refine.focus if r.refine is not None else None
+        return f"Refine these results (focus on “{focus}”)" if focus else "Refine these results"
     if r.act == "entity":
         return "Answer a question about people, venues or institutions"
     if r.act == "command":
@@ -1031,12 +1187,38 @@ _FILTER_VERBS = frozenset(
 )
 
 
+def _bare_subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | None:
+    """The message is a subject's words and nothing else ("semantic role labeling"): no asking word, no cue, no
+    span but the field's terms and words written like names."""
+    if hits or any(s.kind not in ("term", "name") for s in ex.spans):
+        return None
+    words = [t for t in ex.tokens if t.is_word]
+    edge = _edge_words()
+    if (
+        not words
+        or len(words) > 6
+        or any(t.low in edge and t.low not in ("of", "for", "in", "and", "with") for t in words)
+    ):
+        return None
+    return " ".join(t.text for t in words)
+
+
 def _only_narrows(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
     """A filter verb with constraint spans and no subject words: "remove papers by Kaiming He", "only Hinton's"."""
     constraints = ex.of("person", "venue", "time", "type", "pubkind", "cites", "org")
     asks_more = any(h.label.startswith(("ent:", "dir:", "cmd:")) and h.label != "ent:papers" for h in hits)
     asks_more = asks_more or bool(ex.of("it", *_PAPER_KINDS))
-    return bool(constraints) and not asks_more and _subject_words(ex, items, hits) == 0
+    if not constraints or asks_more or _subject_words(ex, items, hits) > 0:
+        return False
+    # a filter verb, or nothing but the constraints ("ACL 2018 only"); a question ("which papers did … publish
+    # at NAACL?", "tell me about EMNLP") asks about them instead
+    low = [t.low for t in ex.tokens if t.is_word]
+    if low and low[0] in ("which", "what", "who", "how", "where", "when", "tell", "show", "list", "give"):
+        return any(w in ("only", "just") for w in low)
+    covered = {i for s in ex.spans for i in _span_tokens(ex, s)}
+    rest = [t.low for i, t in enumerate(ex.tokens) if t.is_word and i not in covered]
+    plain = {"papers", "paper", "ones", "the", "from", "at", "in", "please", "published", "by", "and", "or", "with"}
+    return any(w in _FILTER_VERBS for w in rest) or set(rest) <= plain
 
 
 def _unclear(ex: Extracted, state: State) -> Reading | None:
@@ -1079,6 +1261,19 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     return None
 
 
+def _sub_area(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | None:
+    """Words that answer "which sub-area?" in their own terms ("mostly alignment and phrase tables", "I'm
+    interested in RST mainly"): a short subject and nothing else asked."""
+    asks = any(h.label.startswith(("dir:", "ref:", "cmd:", "ent:", "search:", "refine:")) for h in hits)
+    if asks or ex.of("id", "title", "paper", "cited", "person", "venue", "time"):
+        return None
+    removed = covered_tokens(items, hits)
+    topic, _ = _choose_topic(topic_chunks(ex, removed), ex, set())
+    if topic and _content_count(topic) <= 6:
+        return topic
+    return None
+
+
 def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> Reading:
     # 2. the state: an answer to the open question
     if state.phase == "question" and state.question is not None:
@@ -1091,6 +1286,9 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
             )  # fmt: skip
         if ans is not None and ans.confidence == 0:
             return Reading(text=ex.text, act="ask", sub="ask.answer", confidence=0.0, why=ans.why)
+        if state.question.slot == "topic" and (sub_area := _sub_area(ex, items, hits)) is not None:
+            return Reading(text=ex.text, act="answer", sub="answer.topic", topic=sub_area, confidence=0.8,
+                           why="names a sub-area in words of its own")  # fmt: skip
     if (unclear := _unclear(ex, state)) is not None:
         return unclear
     # a result number out of the list's range is a question back, never a guess
@@ -1104,6 +1302,14 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     if "entity.papers" in scores and not ex.of("person", "org") and not asks_number and _has_subject(ex, items, hits):
         # "ACL papers on NER": a topic search at that venue, not a venue's profile
         scores["search.topic"] = max(scores.get("search.topic", 0.0), scores.pop("entity.papers"))
+    if state.has_list and (bare := _bare_subject(ex, items, hits)) is not None:
+        # a subject and nothing else while a list is on screen: narrow the list, or search it anew? (asked)
+        refine = Reading(text=ex.text, act="refine", sub="refine.focus", refine=Refinement(focus=bare))
+        search = Reading(text=ex.text, act="search", sub="search.topic", topic=bare)
+        return Reading(
+            text=ex.text, act="ask", sub="ask.scope", confidence=0.5, why="a subject alone while a list is on screen",
+            alternatives=[Alternative(label=_label_for_alternative(r), reading=r) for r in (refine, search)],
+        )  # fmt: skip
     if state.has_list and _only_narrows(ex, items, hits):
         # words that only narrow the list on screen (a filter verb and constraints, no subject of their own)
         scores = {k: v for k, v in scores.items() if k.startswith(("refine.", "command."))} or scores
@@ -1111,6 +1317,10 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     top_label, top = ranked[0]
     other = next(((lab, s) for lab, s in ranked[1:] if lab.split(".")[0] != top_label.split(".")[0]), (None, 0.0))
     reading = _assemble(ex, items, hits, top_label, state)
+    if state.phase == "entity_answer" and reading.refine is not None and reading.refine.more_like:
+        n = reading.refine.more_like[0]  # after an answer, "more like the first one" searches from that paper
+        reading = Reading(text=ex.text, act="search", sub="search.sibling", direction="sibling",
+                          anchor=Anchor(text=f"#{n}", kind="result", ref=n))  # fmt: skip
     reading.confidence = round(top, 3)
     reading.why = (
         f"most like “{acts_mod.classifier().nearest(acts_mod.typed_text(ex), top_label)}” ({top_label} {top:.2f})"

@@ -266,7 +266,13 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             out.append(_tok_span("cites", text, toks, start, end, n + 1 if strict else n, "citation floor"))
         elif nxt in ("more",) and nxt2 not in _CITES_NOUNS:
             out.append(_tok_span("count", text, toks, i, i + 1, {"extra": n}, "n more"))
-        elif nxt in _COUNT_NOUNS or (nxt and nxt2 in _COUNT_NOUNS and nxt in ("more", "best", "top", "most", "new")):
+        elif (
+            nxt in _COUNT_NOUNS
+            or (nxt and nxt2 in _COUNT_NOUNS and nxt in ("more", "best", "top", "most", "new"))
+            or (
+                nxt == "most" and i + 3 < len(low) and low[i + 3] in _COUNT_NOUNS  # "10 most cited papers"
+            )
+        ):
             out.append(_tok_span("count", text, toks, i, i + 1, {"k": n}, "n results"))
         elif (
             (
@@ -550,6 +556,17 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     "name", text, toks, first, last, text[toks[first].start : toks[last].end], "written as a name"
                 )
             )
+        # "What came before Mamba?": a capitalised word inside a sentence that no title uses in lower case
+        elif (
+            _capitalised(t)
+            and i > 0
+            and toks[i - 1].text not in _SENTENCE_END
+            and low[i] not in corpus_words()
+            and low[i] not in common
+            and low[i] not in word_set("given_names")
+            and not t.text.endswith("'s")
+        ):
+            out.append(_tok_span("name", text, toks, i, i, t.text, "capitalised"))
         # "the pointer-generator paper", "the Collins parser", "the transformer architecture"
         if low[i] == "the" and i + 2 < n:
             for j in range(i + 2, min(i + 5, n)):
@@ -565,6 +582,26 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     if named and low[i + 1] not in common and low[j - 1] not in common:
                         out.append(_tok_span("name", text, toks, i, j, inner, f"the X {low[j]}"))
                     break
+    return out
+
+
+_SETTINGS = frozenset(
+    "k limit alpha top_n year_min year_max weight weights method features min_citations venues query".split()
+)
+
+
+def _steps(text: str, toks: list[Token], state: State) -> list[Span]:
+    """Workflow steps and settings named as the workflow names them: an id in backticks, a snake_case name, a
+    step of the workflow on screen, a setting ("k", "top_n")."""
+    out = []
+    names = {s.lower() for s in state.steps}
+    for m in re.finditer(r"`([\w.-]{1,60})`", text):
+        out.append(_span("step", text, m.start(), m.end(), m.group(1), "backticks"))
+    for i, t in enumerate(toks):
+        if ("_" in t.text and t.text.strip("_")) or t.low in names or ("." in t.text and "_" in t.text):
+            out.append(_tok_span("step", text, toks, i, i, t.text, "step name"))
+        elif t.low in _SETTINGS and i > 0 and toks[i - 1].low in ("set", "change", "the", "of", "increase", "lower"):
+            out.append(_tok_span("step", text, toks, i, i, t.text, "setting"))
     return out
 
 
@@ -613,6 +650,7 @@ def _terms(text: str, toks: list[Token]) -> list[Span]:
 _PRIORITY: dict[str, int] = {
     "id": 9, "title": 8, "cited": 7, "time": 6, "cites": 6, "count": 5, "ref": 5, "venue": 4, "org": 4,
     "format": 4, "paper": 3, "type": 3, "pubkind": 3, "person": 2, "name": 1, "it": 1, "option": 1, "term": 0,
+    "step": 5,
 }  # fmt: skip
 
 
@@ -641,6 +679,7 @@ def extract(text: str, state: State) -> Extracted:
         *_names(text, toks),
         *_it(text, toks),
         *_terms(text, toks),
+        *_steps(text, toks, state),
     ]
     settled = settle(candidates)
     # bare numbers only where nothing else claimed them

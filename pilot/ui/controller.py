@@ -27,6 +27,8 @@ from pilot.domain import profile
 from pilot.library import Library
 from pilot.limits import clip_message, quote
 from pilot.listfacts import numbered
+from pilot.message import Context, WorkspaceRequest, workspace_request
+from pilot.message import read as read_message
 from pilot.models import Paper, RankedPaper
 from pilot.runtime import Runtime
 from pilot.session import Reply, Session
@@ -34,7 +36,6 @@ from pilot.sources.factory import UnavailableSource
 from pilot.ui import render
 from pilot.ui.paramform import FormError, form_html, help_markdown, read_form
 from pilot.ui.resultmap import result_map
-from pilot.understand import WorkspaceRequest, workspace_request
 from pilot.vocab import RESULT_ORDER_WORDS
 from workflows.diff import short
 from workflows.explain import weak_results
@@ -339,10 +340,13 @@ class Controller:
         if not text:
             return ui
         ui.say("user", clip_message(text)[0])  # a long paste is kept cut; the session cuts it too, and says so
-        if (asked := workspace_request(text)) is not None:
+        session = self._session(ui)
+        # read once; the library and the list's changes are the UI's to answer, the rest the session's
+        msg = session.read(text) if session is not None else read_message(text, Context())
+        if (asked := workspace_request(msg)) is not None:
             ui.say("assistant", self._workspace(ui, asked))
             return ui
-        await self._call(ui, "understanding your message", lambda s, t: s.user_says(t), text)
+        await self._call(ui, "understanding your message", lambda s, m: s.act_on(m), msg)
         return ui
 
     def _workspace(self, ui: UIState, asked: WorkspaceRequest) -> str:
