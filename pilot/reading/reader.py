@@ -130,8 +130,15 @@ _PRAISE = frozenset(
 )
 
 
+_FRESH_START = re.compile(
+    r"^\W*(?:forget (?:it|that|this)|never ?mind|scratch that|ok(?:ay)?)\s*[,;:.!—–-]+\s*(?=\w)", re.I
+)
+
+
 def _without_acknowledgements(text: str) -> str:
-    """ "Thanks, these are great. Separately, could you …": sentences that only thank or praise are no request."""
+    """ "Thanks, these are great. Separately, could you …": sentences that only thank or praise are no request;
+    "forget it, show me …" starts afresh."""
+    text = _FRESH_START.sub("", text)
     parts = re.split(r"(?<=[.!?])\s+", text)
     while len(parts) > 1:
         words = re.findall(r"[a-z']+", parts[0].lower())
@@ -195,6 +202,7 @@ def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[
 _ENTITY_SPANS: tuple[SpanKind, ...] = ("person", "venue", "org")
 # when several entity cues speak, the more specific question wins ("how many papers …" is a count of papers)
 _ENTITY_PRECEDENCE = (
+    "authors_papers",
     "count",
     "most_cited",
     "coauthors",
@@ -203,6 +211,7 @@ _ENTITY_PRECEDENCE = (
     "researchers",
     "venues",
     "authors",
+    "profile",
     "papers",
 )
 
@@ -230,6 +239,12 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         return False  # "how many are by Manning?", "which of these are from ACL?": about the list on screen
     if act == "entity" and sub not in ("authors", "authors_papers") and _directed_paper(cue, ex):
         return False  # a named paper with a search direction is a paper search ("later work by Manning on GloVe")
+    if (
+        act == "entity"
+        and not ex.of(*_ENTITY_SPANS)
+        and set(k for k in cue if k.startswith("ent:")) <= {"ent:most_cited", "ent:count", "ent:papers"}
+    ):
+        return False  # "the most cited papers on parsing": a topic's seminal papers, a search
     if act == "entity":
         # an entity question names a person, a venue or an organisation, or asks for people, venues or
         # institutions in words ("who works on X?")
@@ -291,10 +306,14 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
     toks = ex.tokens
     edge = _edge_words()
     field = word_set("field_words")
+    # the words of a term or a field's name are the subject's whole: never trimmed, never cut
+    protected = {i for s in ex.spans if s.kind == "term" or is_weak(s) for i in _span_tokens(ex, s)}
     chunks: list[tuple[int, int]] = []
     start = None
     for i, t in enumerate(toks):
+        leaves_out = t.low in _EXCLUDING or (t.low == "but" and i + 1 < len(toks) and toks[i + 1].low in _EXCLUDING)
         cut = i in removed or t.text in _CLAUSE or t.text == "-" or not (t.is_word or t.text in "+/&'")
+        cut = (cut or leaves_out) and i not in protected
         if cut:
             if start is not None:
                 chunks.append((start, i - 1))
@@ -307,6 +326,8 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
     for a, b in chunks:
 
         def trim_word(k: int, nxt: int) -> bool:
+            if k in protected:
+                return False
             w = toks[k].low
             if w not in edge and lemma(w) not in edge:
                 return False
@@ -629,12 +650,18 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     low = [t.low for t in ex.tokens]
     # a paper after "after/since/before" in a request with a subject of its own dates the subject
     pointed = _pointed_at(ex, items, hits)
-    subject_besides = _subject_words(ex, items, hits) > 0
+    # words of a subject besides the papers named ("question answering after BERT")
+    besides = Extracted(ex.text, ex.tokens, [s for s in ex.spans if s.kind not in _PAPER_KINDS])
+    paper_tokens = {i for _, s in papers for i in _span_tokens(ex, s)}
+    chunks = topic_chunks(besides, _not_subject(besides, items, hits) | paper_tokens)
+    subject_besides = bool(_choose_topic(chunks, besides, set())[0])
     for n, s in papers:
         i = _token_at(ex, s.start)
         rel = low[i - 1] if i > 0 else ""
-        if rel in ("after", "since", "before", "pre", "post") and direction != _dir_of(rel):
+        if rel in ("after", "since", "before", "pre", "post") and (subject_besides or direction != _dir_of(rel)):
             if subject_besides and period_of is None:
+                if direction == _dir_of(rel):
+                    direction = None  # the relation dated the subject; it asked for no direction
                 # "question answering after BERT": the paper dates the subject
                 period_of = ({"pre": "before", "post": "after"}.get(rel, rel), s.text)
                 used.add(n)
@@ -717,6 +744,8 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         if direction in ("survey", "benchmark"):
             constraints.paper_types = []
     elif anchor is None:
+        if any(h.label == "newcomer" for h in hits) and not constraints.paper_types:
+            constraints.paper_types = ["survey"]  # "I'm new to X, where should I start?": the overviews first
         _types_point(ex, constraints)
         if direction in ("survey",) and not constraints.paper_types:
             constraints.paper_types = ["survey"]
@@ -797,7 +826,7 @@ def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int
     nothing but the name."""
     out: set[int | None] = set()
     for h in hits:
-        if not h.label.startswith("dir:"):
+        if not h.label.startswith(("dir:", "ent:authors")):
             continue
         for p in h.slots:
             index = items[p].span_index
@@ -1007,6 +1036,12 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         e.person = asked["person"]  # "who does she write with?" after an answer about one person
     if ask in ("venues", "institutions", "researchers") and not e.topic and not e.org and asked.get("topic"):
         e.topic, e.year_min, e.year_max = asked["topic"], asked.get("year_min"), asked.get("year_max")
+    deictic = {"this", "that", "it", "same"} & {t.low for t in ex.tokens}
+    if ask in ("venues", "institutions", "researchers") and state.topic and (not e.topic or deictic):
+        e.topic = state.topic  # "who works on this topic?", "where should I submit a paper on this?"
+    if ask == "coauthors" and e.person and e.coauthor:
+        ask = "papers"  # "papers Dan Klein wrote with Chris Manning": their joint papers
+        e.ask = ask
     if e.person is None and ask in ("papers", "most_cited", "coauthors", "topics", "profile", "count"):
         # "Hinton's most cited paper": a capitalised word no lexicon or vocabulary knows is the person asked about
         lone = [t for t in ex.tokens if _capitalised_unknown(t) and ex.covered(ex.tokens.index(t)) is None]

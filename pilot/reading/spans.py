@@ -399,11 +399,18 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         j = i + 1
         while (
             j < n
-            and j - i < 4
-            and (_capitalised(toks[j]) or re.fullmatch(r"[A-Z]\.", toks[j].text) or low[j] in _PARTICLES)
+            and j - i < 5
+            and (
+                _capitalised(toks[j])
+                or re.fullmatch(r"[A-Z]\.?", toks[j].text)
+                or (toks[j].text == "." and re.fullmatch(r"[A-Z]", toks[j - 1].text))
+                or low[j] in _PARTICLES
+            )
             and low[j] not in not_names
         ):
             j += 1
+        while j - 1 > i and not _capitalised(toks[j - 1]):
+            j -= 1  # a name ends on a surname, not on an initial
         possessive = toks[j - 1].text.endswith("'s") or (j < n and toks[j].text in ("'s", "'"))
         if j - i >= 2 and (low[i] in given or possessive):
             name = text[toks[i].start : toks[j - 1].end].removesuffix("'s")
@@ -439,6 +446,18 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
                 out.append(
                     _tok_span("person", text, toks, i, i + 1, text[a.start : b.end].removesuffix("'s"), "unknown name")
                 )
+    surnames = word_set("zh_surnames")
+    for i, t in enumerate(toks):
+        # "周杰在CVPR 2020发表的论文", "李飞飞的研究方向": a Chinese name (a family name, one or two more characters)
+        if t.is_cjk and 2 <= len(t.text) <= 4 and t.text[0] in surnames:
+            out.append(_tok_span("person", text, toks, i, i, t.text, "Chinese name"))
+    for i in range(n - 1):
+        # "What did Mikolov publish in 2013?": a capitalised word no title uses, with a verb of writing
+        t = toks[i]
+        writing = {"publish", "published", "write", "wrote", "written", "author", "authored", "co-author"}
+        near = {low[k] for k in range(max(0, i - 3), min(n, i + 3)) if k != i}
+        if _capitalised(t) and low[i] not in corpus_words() and low[i] not in not_names and near & writing:
+            out.append(_tok_span("person", text, toks, i, i, t.text.removesuffix("'s"), "surname with a verb"))
     for i in range(n - 1):
         # "only Bengio's papers": a surname's papers
         if (
@@ -467,6 +486,8 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
                     _capitalised(toks[k])
                     or (low[k] in given and k == j)
                     or (k > j and low[k - 1] in given and toks[k].text.isalpha())
+                    or (k == j and w == "by" and toks[k].text.isalpha() and low[k] not in corpus_words())
+                    or (k == j and toks[k].is_cjk and 2 <= len(toks[k].text) <= 4)
                 )
             ):
                 k += 1
@@ -520,6 +541,10 @@ def _orgs(text: str, toks: list[Token]) -> list[Span]:
     return out
 
 
+# words after which a capitalised unknown word names a paper ("What came before Mamba?", "papers like Glorpnet")
+_BEFORE_A_NAME = frozenset("before after like than of cite cites citing cited on to following extend extends".split())
+
+
 def _looks_like_name(t: Token) -> bool:
     """Written like a paper's or a model's name: an inner capital or digit ("GloVe", "word2vec", "BERT", "GPT-2")."""
     w = t.text
@@ -560,7 +585,7 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
         elif (
             _capitalised(t)
             and i > 0
-            and toks[i - 1].text not in _SENTENCE_END
+            and low[i - 1] in _BEFORE_A_NAME
             and low[i] not in corpus_words()
             and low[i] not in common
             and low[i] not in word_set("given_names")
@@ -663,6 +688,19 @@ def settle(spans: list[Span]) -> list[Span]:
     return sorted(chosen, key=lambda s: s.start)
 
 
+def _from_state(text: str, toks: list[Token], state: State) -> list[Span]:
+    """Words that point at what the last answer was about: "he", "her work" (the person asked about)."""
+    asked = state.asked or {}
+    person = asked.get("person")
+    if not person:
+        return []
+    return [
+        _tok_span("person", text, toks, i, i, person, "the person asked about")
+        for i, t in enumerate(toks)
+        if t.low in ("he", "she", "him", "his", "her", "hers")
+    ]
+
+
 def extract(text: str, state: State) -> Extracted:
     toks = tokenize(text)
     candidates = [
@@ -680,6 +718,7 @@ def extract(text: str, state: State) -> Extracted:
         *_it(text, toks),
         *_terms(text, toks),
         *_steps(text, toks, state),
+        *_from_state(text, toks, state),
     ]
     settled = settle(candidates)
     # bare numbers only where nothing else claimed them
