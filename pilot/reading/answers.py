@@ -77,21 +77,37 @@ def _same_stem(a: str, b: str) -> bool:
     return n >= 5 or (n >= 4 and n == min(len(a), len(b)))
 
 
-def _picked_number(words: list[str], n_options: int) -> list[int] | None:
-    """ "2", "#2", "option b", "the second one", "1 and 3": the options named by place (None: none named)."""
+def _picked_number(words: list[str], question: QuestionState) -> list[int] | None:
+    """ "2", "#2", "option b", "the second one", "1 and 3", "the last one", "the middle one", "the first two",
+    "either of the last two": the options named by place (None: none named). "Last" and "middle" count the real
+    options, not a way out ("Any time", "None of these")."""
+    n_options = len(question.options)
+    real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)] or list(range(n_options))
     picks: list[int] = []
     if words in (["one"], ["ones"]):
         return [0]
     fillers = {
         "ones", "the", "one", "option", "number", "no", "choice", "please", "and", "&", "or", "i", "pick", "choose",
-        "take", "go", "with", "want", "prefer", "answer", "is", "it's", "its", "that", "s", "let's", "lets",
+        "take", "go", "with", "want", "prefer", "answer", "is", "it's", "its", "that", "s", "let's", "lets", "mean",
+        "meant", "paper", "papers", "either", "of", "both", "options", "choices", "sorry", "actually",
     }  # fmt: skip
-    for w in words:
+    counted = {"two": 2, "three": 3}
+    for k, w in enumerate(words):
         core = w.lstrip("#").rstrip(")").rstrip(".")
+        if core in ("first", "last") and k + 1 < len(words) and words[k + 1] in counted:
+            n = counted[words[k + 1]]
+            picks.extend(real[:n] if core == "first" else real[-n:])  # "the first two", "the last two"
+            return picks
         if core.isdigit():
             picks.append(int(core) - 1)
+        elif core == "middle":
+            if len(real) % 2 == 0:
+                return [-1]  # of an even number of options none is in the middle
+            picks.append(real[len(real) // 2])
+        elif core == "last":
+            picks.append(real[-1])
         elif core in _ORDINAL_WORDS:
-            picks.append(_ORDINAL_WORDS[core] if _ORDINAL_WORDS[core] >= 0 else n_options - 1)
+            picks.append(_ORDINAL_WORDS[core])
         elif core in fillers:
             continue
         elif core in _NUMBER_WORDS and len(words) <= 3:
@@ -101,6 +117,32 @@ def _picked_number(words: list[str], n_options: int) -> list[int] | None:
         elif core not in fillers:
             return None
     return picks or None
+
+
+def _together(question: QuestionState, picked: list[int]) -> dict[str, Any]:
+    """What several options set together: the span of their periods (the years between them left out), or the
+    venues they name."""
+    if question.slot == "venue":
+        return {"venues": [question.options[i] for i in picked]}
+    spans = sorted(
+        (lo or -(10**4), hi or 10**4) for i in picked if (r := _option_range(question.options[i])) for lo, hi in [r]
+    )
+    if not spans:
+        return {}
+    merged = [list(spans[0])]
+    for lo, hi in spans[1:]:
+        if lo <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    out: dict[str, Any] = {}
+    if merged[0][0] > -(10**4):
+        out["year_min"] = merged[0][0]
+    if merged[-1][1] < 10**4:
+        out["year_max"] = merged[-1][1]
+    if gaps := [(a[1] + 1, b[0] - 1) for a, b in zip(merged, merged[1:], strict=False)]:
+        out["exclude_years"] = gaps
+    return out
 
 
 def _option_range(label: str) -> tuple[int | None, int | None] | None:
@@ -118,7 +160,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit]) -> A
     n = len(question.options)
     if not words:
         return None
-    picked = _picked_number(words, n)
+    picked = _picked_number(words, question)
     if picked is not None:
         if any(not 0 <= p < n for p in picked):
             return Answer(confidence=0.0, why="names an option that is not there")
@@ -126,15 +168,23 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit]) -> A
             return Answer(option=picked[0], confidence=1.0, why=f"names option {picked[0] + 1}")
         together = sorted(set(picked))
         way_outs = {i for i, o in enumerate(question.options) if _WAY_OUT.match(o)}
-        adjacent = together == list(range(together[0], together[-1] + 1))
-        if (
-            question.slot not in ("time", "venue")
-            or way_outs & set(together)
-            or (question.slot == "time" and not adjacent)
-        ):
+        if question.slot not in ("time", "venue"):
             return Answer(confidence=0.0, why="names options that do not go together")
-        return Answer(options=sorted(set(picked)), confidence=0.9, why="names several options together")
+        if way_outs & set(together):  # "2 and 4" with "Any time" among them: no limit
+            return Answer(no_preference=True, confidence=0.8, why="several options, one of them any")
+        return Answer(options=together, updates=_together(question, together), confidence=0.9, why="options together")
     low = " ".join(words)
+    if question.slot == "time" and set(words) <= {"older", "oldest", "earlier", "earliest", "old", "stuff", "the",
+                                                  "ones", "work", "papers", "please"}:  # fmt: skip
+        real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)]
+        if real:
+            return Answer(option=real[0], confidence=0.9, why="the earliest period offered")
+    if (said := _yes_or_no(words, question)) is not None:
+        return Answer(option=said, confidence=0.95, why="yes or no to the question")
+    if set(words) & _DISMISSING and set(words) <= _DISMISSING | _NO_PREFERENCE | {"these", "this", "those", "what",
+                                                                                   "i", "want", "are", "is"}:  # fmt: skip
+        way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
+        return Answer(option=way_out, no_preference=way_out is None, confidence=0.9, why="none of the options")
     if low in ("both", "all three", "the two of them", "all of them", "every one", "all options", "each of them"):
         return Answer(confidence=0.0, why="names several options of a one-choice question")
     way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
@@ -164,8 +214,9 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit]) -> A
     return None
 
 
+_DISMISSING = frozenset("irrelevant wrong useless none neither nothing".split())
 _YES = frozenset("yes yeah yep yup ya sure ok okay please go ahead do it sounds good why not".split())
-_NO = frozenset("no nope nah not really don't thanks".split())
+_NO = frozenset("no nope nah not really don't thanks neither".split())
 
 
 def _yes_or_no(words: list[str], question: QuestionState) -> int | None:

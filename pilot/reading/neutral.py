@@ -115,6 +115,8 @@ def neutral(reading: Reading, state: State) -> dict[str, Any]:
             out["option"] = q.options[reading.option]
         elif reading.no_preference:
             out["option"] = "none"
+        if reading.topic:
+            out["topic"] = reading.topic
     if reading.act == "entity" and reading.entity is not None:
         e = reading.entity
         ask = {"authors_papers": "papers", "profile": "papers"}.get(e.ask, e.ask)

@@ -1299,26 +1299,33 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
 def _sub_area(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | None:
     """Words that answer "which sub-area?" in their own terms ("mostly alignment and phrase tables", "I'm
     interested in RST mainly"): a short subject and nothing else asked."""
-    asks = any(h.label.startswith(("dir:", "ref:", "cmd:", "ent:", "search:", "refine:")) for h in hits)
-    if asks or ex.of("id", "title", "paper", "cited", "person", "venue", "time"):
+    asks = any(h.label.startswith(("dir:", "ref:", "cmd:", "ent:", "search:")) for h in hits)
+    if asks or ex.of("id", "title", "cited", "person", "time"):
         return None
     removed = covered_tokens(items, hits)
-    topic, _ = _choose_topic(topic_chunks(ex, removed), ex, set())
-    if topic and _content_count(topic) <= 6:
+    chunks = [w for _, _, w in topic_chunks(ex, removed) if _content_count(w)]
+    topic = " ".join(chunks)  # "chunking, conll, chinese": several sub-areas, together
+    if topic and _content_count(topic) <= 8:
         return topic
     return None
 
 
 def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> Reading:
     # 2. the state: an answer to the open question
-    if state.phase == "question" and state.question is not None:
+    if state.question is not None:
         ans = read_answer(ex, state.question, hits)
         if ans is not None and ans.confidence > 0:
             return Reading(
-                text=ex.text, act="answer", sub=f"answer.{state.question.slot}", option=ans.option,
-                options=ans.options, no_preference=ans.no_preference, confidence=ans.confidence, why=ans.why,
+                text=ex.text,
+                act="answer",
+                sub=f"answer.{state.question.slot}",
+                option=ans.option,
+                options=ans.options,
+                no_preference=ans.no_preference,
+                confidence=ans.confidence,
+                why=ans.why,
                 constraints=Constraints(**ans.updates) if ans.updates else Constraints(),
-            )  # fmt: skip
+            )
         if ans is not None and ans.confidence == 0:
             return Reading(text=ex.text, act="ask", sub="ask.answer", confidence=0.0, why=ans.why)
         if state.question.slot == "topic" and (sub_area := _sub_area(ex, items, hits)) is not None:

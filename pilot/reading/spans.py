@@ -338,7 +338,7 @@ def vocabulary() -> frozenset[str]:
     from pilot.text import ENGLISH_STOPWORDS
 
     listed = (w.strip() for w in data_file("vocabulary.txt").splitlines() if w.strip() and not w.startswith("#"))
-    return frozenset(listed) | ENGLISH_STOPWORDS | word_set("given_names")
+    return frozenset(listed) | ENGLISH_STOPWORDS | word_set("given_names") | word_set("reactions")
 
 
 def word_set(name: str) -> frozenset[str]:
