@@ -198,7 +198,7 @@ def _anchor_kind(a: Anchor) -> tuple[str, str]:
     return a.text, a.kind
 
 
-_ORDER = {"newest": "newest", "oldest": "oldest", "most_cited": "most_cited"}
+_ORDER = {"newest": "newest", "oldest": "oldest", "most_cited": "most_cited", "relevance": "score"}
 _KINDS = ("conference", "workshop", "journal", "preprint", "unknown")
 
 
@@ -288,6 +288,7 @@ def feedback_of(r: Reading, text: str, listed: int) -> Feedback:
         extra=ref.extra if ref is not None else None,
         any_year=bool(ref and ref.any_year),
         any_venue=bool(ref and ref.any_venue),
+        this_one=bool(ref and ref.this_one),
         order=_ORDER.get(r.constraints.sort or "") if r.constraints.sort else None,  # type: ignore[arg-type]
         weights=dict(ref.weights) if ref is not None else {},
     )

@@ -104,7 +104,7 @@ class Constraints(BaseModel):
     exclude_kinds: list[PublicationKind] = Field(default_factory=list)
     min_citations: int | None = None
     k: int | None = None
-    sort: Literal["newest", "oldest", "most_cited"] | None = None
+    sort: Literal["newest", "oldest", "most_cited", "relevance"] | None = None
     recency: Literal["seminal", "recent"] | None = None
     facet: Facet | None = None
     exclude_terms: list[str] = Field(default_factory=list)
@@ -142,6 +142,7 @@ class Refinement(BaseModel):
     extra: int | None = None  # "10 more"
     any_year: bool = False
     any_venue: bool = False
+    this_one: bool = False  # "not this one": the paper selected on screen
     weights: dict[str, str] = Field(default_factory=dict)  # a score feature -> more | less | off | older
 
 

@@ -468,7 +468,7 @@ def _constraints(ex: Extracted, used: set[int], state: State, *, refine: bool) -
         elif s.kind == "pubkind":
             kind = s.value
             if kind == "peer_reviewed":
-                c.exclude_kinds.append("preprint")
+                c.publication_kinds.extend(["journal", "conference", "workshop"])
             elif excluded_before(s):
                 c.exclude_kinds.append(kind)
             else:
@@ -904,52 +904,109 @@ def _refs_in(ex: Extracted, state: State) -> list[int]:
     return out
 
 
+_NEGATIVE_WORDS = frozenset(
+    "drop remove delete ditch lose kill exclude not no less fewer without minus hide skip cut irrelevant wrong "
+    "off-topic useless read know".split()
+)
+
+
+def _ref_polarity(ex: Extracted) -> dict[int, bool]:
+    """Each result number, liked (True) or left out (False), by the nearest word before it that says so ("more
+    like #4 and #6, less like #2", "#3 is great but drop #5")."""
+    out: dict[int, bool] = {}
+    low = [t.low for t in ex.tokens]
+    for s in ex.of("ref"):
+        i = _token_at(ex, s.start)
+        j = i + len(tokenize(s.text))
+        before = low[max(0, i - 3) : i]
+        after = low[j : j + 3]
+        negative = bool(set(before) & _NEGATIVE_WORDS) or bool(set(after) & {"irrelevant", "wrong", "off", "useless"})
+        if "more" in before and "like" in before and not ({"less", "fewer"} & set(before)):
+            negative = False
+        for n in s.value:
+            out[int(n)] = not negative
+    return out
+
+
 def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
+    """What a message changes about the list: results liked or left out, a period, venues, people, kinds, a
+    citation floor, a focus inside the list or words to leave out, an order, a size, a weight — all it says."""
     refs = _refs_in(ex, state)
     r = Refinement()
     cue = votes(hits)
     sub = label.split(".", 1)[1]
     used = {n for n, s in enumerate(ex.spans) if s.kind == "ref"}
     constraints = _constraints(ex, used, state, refine=True)
-    removed = _not_subject(ex, items, hits)
-    topic, left_out = _choose_topic(topic_chunks(ex, removed), ex, _excluded_starts(ex, items))
+    # a paper named in a refinement is words to focus on ("show me the ones about BERT")
+    subject_view = Extracted(ex.text, ex.tokens, [s for s in ex.spans if s.kind not in _PAPER_KINDS])
+    removed = _not_subject(subject_view, items, hits)
+    chunks = topic_chunks(subject_view, removed)
+    left_starts = _excluded_starts(subject_view, items)
+    kept = [w for a, _, w in chunks if a not in left_starts and _content_count(w)]
+    left_out = [w for a, _, w in chunks if a in left_starts and _content_count(w)]
     if not refs and sub in ("drop", "keep", "more_like", "less_like"):
         refs = _counted_refs(ex, state)  # "keep the first three", "the last two are off"
         if refs:
             constraints.k = None
-    if sub == "drop" and refs:
-        r.drop = refs[:1] if _points_back(ex) and len(refs) > 1 else refs
-    elif sub == "keep" and refs:
-        r.keep = refs
-    elif sub == "more_like" and refs:
-        r.more_like = refs
-    elif sub == "less_like" and refs:
-        r.less_like = refs
-    elif sub == "focus":
-        r.focus = topic
-    elif sub == "exclude_topic":
-        constraints.exclude_terms.extend([*(left_out or []), *([topic] if topic else [])])
-    elif sub == "sort":
-        constraints.sort = _sort(cue)
-    elif sub == "size":
+    if refs:
+        polarity = _ref_polarity(ex)
+        liked = [n for n in refs if polarity.get(n, True)]
+        unliked = [n for n in refs if not polarity.get(n, True)]
+        if sub == "keep":
+            r.keep = refs
+        elif sub == "drop" or (unliked and not liked):
+            r.drop = (refs[:1] if _points_back(ex) and len(refs) > 1 else refs) if sub == "drop" else unliked
+        elif sub == "less_like":
+            r.less_like = refs
+        else:
+            r.more_like, r.drop = liked, unliked
+    elif sub == "drop" and any(s.kind == "it" for s in ex.spans):
+        r.this_one = True  # "not this one": the paper selected on screen
+    if sub == "exclude_topic":
+        constraints.exclude_terms.extend([*left_out, *kept])
+    else:
+        constraints.exclude_terms.extend(left_out)
+        if kept and (sub in ("focus", "more_like", "filter", "recency") or r.more_like):
+            r.focus = " ".join(kept)
+    if sub == "size" or any(k in cue for k in ("refine:fewer", "refine:more", "refine:broader", "refine:narrower")):
         r.size = _size(cue)
         counts = ex.of("count")
         if counts and "extra" in counts[0].value:
-            r.extra = counts[0].value["extra"]
-    elif sub == "any":
-        r.any_year = "refine:any_year" in cue or "refine:any_venue" not in cue
+            r.extra, r.size = counts[0].value["extra"], "more"
+    if sub == "any" or "refine:any_year" in cue or "refine:any_venue" in cue:
+        r.any_year = "refine:any_year" in cue or ("refine:any_venue" not in cue and sub == "any")
         r.any_venue = "refine:any_venue" in cue
-    elif sub == "recency":
+    if cue.get("refine:seminal") or cue.get("refine:recent"):
         constraints.recency = "seminal" if cue.get("refine:seminal", 0) > cue.get("refine:recent", 0) else "recent"
-    elif sub == "weights":
-        r.weights = {"citations": "more"} if "cit" in ex.text.lower() else {"recency": "more"}
-    if sub == "filter" and topic and not constraints.set_fields():
-        r.focus = topic
-    if left_out and sub not in ("exclude_topic",):
-        constraints.exclude_terms.extend(left_out)
-    if constraints.sort is None and (s := _sort(cue)) is not None and sub in ("filter", "sort"):
-        constraints.sort = s
+    if sub == "weights" or "refine:weights" in cue:
+        r.weights = _weights(ex)
+    for facet in ("background", "method", "result"):
+        if f"facet:{facet}" in cue:
+            constraints.facet = facet  # type: ignore[assignment]
+    if "refine:uncited" in cue:
+        constraints.min_citations = constraints.min_citations or 1
+    if constraints.sort is None and (order := _sort(cue)) is not None:
+        constraints.sort = order
     return Reading(text=ex.text, act="refine", sub=label, refine=r, constraints=constraints, refs=refs)
+
+
+def _weights(ex: Extracted) -> dict[str, str]:
+    """ "more weight on citations", "prefer older papers", "rank by similarity": a feature of the score, and which
+    way."""
+    low = {t.low for t in ex.tokens}
+    feature = (
+        "citations" if low & {"citation", "citations", "cited", "cites"}
+        else "lexical" if low & {"keyword", "keywords", "words", "lexical"}
+        else "dense" if low & {"similarity", "meaning", "semantic", "closeness", "relevance"}
+        else "recency"
+    )  # fmt: skip
+    if feature == "recency" and low & {"older", "old", "earlier", "classic"}:
+        return {"recency": "older"}
+    if low & {"ignore", "off", "without", "disregard"}:
+        return {feature: "off"}
+    if low & {"less", "lower", "de-emphasize", "down"}:
+        return {feature: "less"}
+    return {feature: "more"}
 
 
 def _counted_refs(ex: Extracted, state: State) -> list[int]:
@@ -967,14 +1024,12 @@ def _points_back(ex: Extracted) -> bool:
 
 
 def _sort(cue: dict[str, float]) -> Any:
-    for label, value in (
-        ("refine:sort_newest", "newest"),
-        ("refine:sort_oldest", "oldest"),
-        ("refine:sort_cited", "most_cited"),
-    ):
-        if label in cue:
-            return value
-    return None
+    """The order the strongest sorting cue says ("sort by year, oldest first" is oldest, though "sort by year"
+    alone would be newest)."""
+    orders = {"refine:sort_newest": "newest", "refine:sort_oldest": "oldest", "refine:sort_cited": "most_cited",
+              "refine:sort_relevance": "relevance"}  # fmt: skip
+    said = [(cue[k], v) for k, v in orders.items() if k in cue]
+    return max(said)[1] if said else None
 
 
 def _size(cue: dict[str, float]) -> Any:
@@ -1299,8 +1354,11 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
 def _sub_area(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | None:
     """Words that answer "which sub-area?" in their own terms ("mostly alignment and phrase tables", "I'm
     interested in RST mainly"): a short subject and nothing else asked."""
-    asks = any(h.label.startswith(("dir:", "ref:", "cmd:", "ent:", "search:")) for h in hits)
-    if asks or ex.of("id", "title", "cited", "person", "time"):
+    asks = any(
+        h.label.startswith(("dir:", "ref:", "cmd:", "ent:", "search:", "refine:")) and h.label != "refine:focus"
+        for h in hits
+    )
+    if asks or ex.of("id", "title", "cited", "person", "time", "count", "cites", "pubkind"):
         return None
     removed = covered_tokens(items, hits)
     chunks = [w for _, _, w in topic_chunks(ex, removed) if _content_count(w)]

@@ -240,8 +240,8 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
     low = [t.low for t in toks]
     for i, w in enumerate(low):
         n = _number(w)
-        if n is None or re.fullmatch(r"1[89]\d\d|20\d\d", w):
-            continue
+        if n is None or re.fullmatch(r"(?:1[89]\d\d|20\d\d)\+?", w):
+            continue  # a year ("2020", "2020+") is the time grammar's
         nxt = low[i + 1] if i + 1 < len(low) else ""
         nxt2 = low[i + 2] if i + 2 < len(low) else ""
         prev = low[i - 1] if i > 0 else ""
@@ -283,6 +283,10 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             and n <= 500
         ):
             out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "show n"))
+        elif (prev in ("just", "only") or (prev == "to" and prev2 in ("down", "it", "that"))) and not nxt.isalpha():
+            out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "just n"))
+        elif prev == "next" and n <= 500:
+            out.append(_tok_span("count", text, toks, i - 1, i, {"extra": n}, "next n"))
         elif prev in ("last", "bottom") and n <= 50:
             out.append(_tok_span("count", text, toks, i - 1, i, {"last": n}, "last n"))
         elif prev in ("top", "first") or (prev2 == "make" and prev in ("it", "that")):

@@ -93,7 +93,9 @@ def _starts_at(low: list[str], i: int, phrases: dict[tuple[str, ...], Any] | lis
 
 
 def _bound(op: str, year: int) -> tuple[int | None, int | None]:
-    return {"ge": (year, None), "gt": (year + 1, None), "le": (None, year), "lt": (None, year - 1)}[op]
+    return {"ge": (year, None), "gt": (year + 1, None), "le": (None, year), "lt": (None, year - 1), "in": (year, year)}[
+        op
+    ]
 
 
 def _year_of(word: str) -> int | None:
@@ -180,8 +182,8 @@ def _with_relation(low: list[str], first: int, last: int, year: int, op: str | N
         op, start = g["relations"][tuple(low[s : j + 1])], s
     if (end := _starts_at(low, last + 1, g["suffixes"])) is not None:
         suffix_op = g["suffixes"][tuple(low[last + 1 : end + 1])]
-        if op is None or suffix_op == op or {op, suffix_op} <= {"ge", "gt"}:
-            op, last = op or suffix_op, end
+        if op in (None, "in") or suffix_op == op or {op, suffix_op} <= {"ge", "gt"}:
+            op, last = suffix_op if op in (None, "in") else op, end  # "from 2020 on": from then on
     if op is None:
         return Period(start, last, year, year, "year")
     lo, hi = _bound(op, year)
