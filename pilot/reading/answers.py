@@ -154,7 +154,7 @@ def _option_range(label: str) -> tuple[int | None, int | None] | None:
     return kept.get("year_min"), kept.get("year_max")
 
 
-def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit]) -> Answer | None:
+def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subject: bool = False) -> Answer | None:
     """The answer the message gives, or None when it does not read as one (it may be a new request)."""
     words = _words(ex.text)
     n = len(question.options)
@@ -189,6 +189,8 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit]) -> A
         return Answer(confidence=0.0, why="names several options of a one-choice question")
     way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
     # values the words set (a period, a venue): an answer in its own terms
+    if subject:
+        return None  # "find me work on sentiment analysis, not older than 2012": a new request, not an answer
     if question.slot == "time" and (times := [s for s in ex.spans if s.kind == "time"]):
         value = {k: v for k, v in times[0].value.items() if k in ("year_min", "year_max", "exclude_years")}
         for i, label in enumerate(question.options):

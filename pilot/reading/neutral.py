@@ -65,6 +65,8 @@ def neutral(reading: Reading, state: State) -> dict[str, Any]:
                 out["refs"] = [a.ref]
         if a is not None and a.year is not None and a.kind != "cited":
             out["anchor_year"] = a.year
+            if a.kind == "current":
+                del out["target"]
         if a is not None and a.authors and "authors" not in out:
             out["authors"] = list(a.authors)
         if reading.correction:

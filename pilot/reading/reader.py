@@ -254,7 +254,7 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         )
     if act == "refine":
         return state.has_list or (state.phase == "question" and sub == "filter")
-    if label == "search.current":
+    if label in ("search.current", "search.other_year"):
         return state.has_search
     if label == "search.same_for":
         return state.has_search and bool(ex.of(*_PAPER_KINDS))
@@ -347,7 +347,8 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
 
 _REQUEST_VERBS = frozenset(
     "retrieve find get show give list fetch pull search look preparing prepare writing write need want like love "
-    "recommend suggest point compile collect gather cite read".split()
+    "recommend suggest point compile collect gather cite read student researcher engineer working interested "
+    "postdoc professor phd".split()
 )
 
 
@@ -458,6 +459,9 @@ def _constraints(ex: Extracted, used: set[int], state: State, *, refine: bool) -
             if v.get("note"):
                 c.era_note = v["note"]
         elif s.kind == "venue":
+            j = _token_at(ex, s.end)
+            if j < len(ex.tokens) and ex.tokens[j].is_word and ex.tokens[j].low in ("task", "tasks", "shared"):
+                continue  # "SemEval tasks for sarcasm": the subject's words
             (c.exclude_venues if excluded_before(s) else c.venues).append(str(s.value))
         elif s.kind == "type":
             kind = s.value
@@ -639,6 +643,18 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         topic = _passage_topic(ex)
         return Reading(text=ex.text, act="search", sub="search.topic", topic=topic, query=ex.text,
                        why="a pasted passage: searched as a document")  # fmt: skip
+    if label == "search.other_year":
+        years = [s.value.get("year_min") for s in ex.of("time") if s.value.get("year_min")]
+        if state.anchor and years:  # "I mean the 2014 one": the paper of that name from that year
+            anchor = Anchor(text=state.anchor, kind="current", year=int(years[0]))
+            return Reading(text=ex.text, act="search", sub=label, anchor=anchor, direction=state.direction,
+                           correction=True)  # fmt: skip
+        hint = (
+            "This search is about a topic, not one paper, so there is no other year's paper to switch to. Name the "
+            "paper (its title or short name), or keep the results of that year with “only papers published in "
+            f"{years[0] if years else 'that year'}”."
+        )
+        return Reading(text=ex.text, act="ask", sub="ask.topic_year", hint=hint, why="another year of a topic")
     papers = [(n, s) for n, s in enumerate(ex.spans) if s.kind in _PAPER_KINDS]
     its = [(n, s) for n, s in enumerate(ex.spans) if s.kind == "it"]
     direction, _ = _direction(hits, label)
@@ -650,6 +666,10 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     low = [t.low for t in ex.tokens]
     # a paper after "after/since/before" in a request with a subject of its own dates the subject
     pointed = _pointed_at(ex, items, hits)
+    for n, s in papers:  # "post-BERT summarization", "pre-Transformer parsing": a period named by a paper
+        head, _, name = s.text.partition("-")
+        if head.lower() in ("post", "pre") and name and period_of is None:
+            period_of, _ = ("after" if head.lower() == "post" else "before", name), used.add(n)
     # words of a subject besides the papers named ("question answering after BERT")
     besides = Extracted(ex.text, ex.tokens, [s for s in ex.spans if s.kind not in _PAPER_KINDS])
     paper_tokens = {i for _, s in papers for i in _span_tokens(ex, s)}
@@ -663,7 +683,7 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
                 if direction == _dir_of(rel):
                     direction = None  # the relation dated the subject; it asked for no direction
                 # "question answering after BERT": the paper dates the subject
-                period_of = ({"pre": "before", "post": "after"}.get(rel, rel), s.text)
+                period_of = ({"pre": "before", "post": "after"}.get(rel, rel), s.text.removeprefix("the "))
                 used.add(n)
             continue
         if is_weak(s) and n not in pointed:
@@ -751,7 +771,9 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             constraints.paper_types = ["survey"]
         if direction in ("benchmark",) and not constraints.paper_types:
             constraints.paper_types = ["resource"]
-        direction = None if not state.anchor or label != "search.current" else direction
+        explicit = any(h.label in ("dir:predecessor", "dir:successor") for h in hits) and period_of is None
+        if not explicit:
+            direction = None if not state.anchor or label != "search.current" else direction
     _search_preferences(hits, constraints)
     return Reading(
         text=ex.text, act="search", sub=label, anchor=anchor, topic=topic if anchor is None else None,
@@ -865,6 +887,8 @@ def _also(ex: Extracted, s: Span) -> bool:
 
 
 def _looks_named(words: str) -> bool:
+    if all(w.lower().rstrip("s") in word_set("field_acronyms") for w in words.split()):
+        return False  # "QA", "NLP": a field, not a paper
     ws = words.split()
     return 0 < len(ws) <= 4 and all(
         w[:1].isupper() or any(c.isdigit() for c in w) for w in ws if w.isalpha() or w[:1].isalnum()
@@ -1260,8 +1284,9 @@ def read(text: str, state: State | None = None) -> Reading:
     items = items_of(ex)
     hits = resolve_typed(cue_hits(items), items, ex)
     demoted = _demoted(ex, items, hits)
-    if demoted:  # words that only look like a paper's name are the subject's words: read again without them
-        ex = Extracted(ex.text, ex.tokens, [s for n, s in enumerate(ex.spans) if n not in demoted])
+    if demoted:  # words that only look like a paper's name are the subject's words, read whole: read again so
+        spans = [s.model_copy(update={"kind": "term"}) if n in demoted else s for n, s in enumerate(ex.spans)]
+        ex = Extracted(ex.text, ex.tokens, spans)
         items = items_of(ex)
         hits = resolve_typed(cue_hits(items), items, ex)
     reading = _decide(ex, items, hits, state)
@@ -1371,7 +1396,8 @@ def _sub_area(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | Non
 def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> Reading:
     # 2. the state: an answer to the open question
     if state.question is not None:
-        ans = read_answer(ex, state.question, hits)
+        own_subject = state.question.slot != "topic" and _subject_words(ex, items, hits) >= 2
+        ans = read_answer(ex, state.question, hits, subject=own_subject)
         if ans is not None and ans.confidence > 0:
             return Reading(
                 text=ex.text,

@@ -546,7 +546,9 @@ def _orgs(text: str, toks: list[Token]) -> list[Span]:
 
 
 # words after which a capitalised unknown word names a paper ("What came before Mamba?", "papers like Glorpnet")
-_BEFORE_A_NAME = frozenset("before after like than of cite cites citing cited on to following extend extends".split())
+_BEFORE_A_NAME = frozenset(
+    "before after since like than of cite cites citing cited on to following extend extends post pre".split()
+)
 
 
 def _looks_like_name(t: Token) -> bool:
