@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clarifier.policy import merged_updates
+from clarifier.policy import merged_updates, option_updates
 from clarifier.question import Question
 from pilot.intent import ParsedRequest, apply_updates
 from pilot.kg.classify import KGQuery
@@ -234,12 +234,14 @@ def request_of(r: Reading, text: str, anchor: Anchor | None = None) -> ParsedReq
     updates.pop("orgs", None)
     if r.direction:
         updates["direction"] = r.direction
+    if r.focus:
+        updates["topic_terms"] = r.focus.split()  # "papers like GloVe but for sentences": ranked first
     if anchor is None:
         query, kind = (r.topic or "", "topic") if r.topic else ("", "none")
         if r.topic:
             updates["topic"] = r.topic
-    elif anchor.kind == "current":
-        query, kind = "", "current"
+    elif anchor.kind in ("current", "result"):
+        query, kind = "", "current" if anchor.kind == "current" else "none"
     else:
         query, kind = _anchor_kind(anchor)
     intent = apply_updates(Intent(request=text), updates)
@@ -299,6 +301,7 @@ _SHAPES = {
     ("most_cited", None): "most_cited", ("count", None): "author_papers", ("coauthors", None): "coauthors",
     ("topics", None): "author_topics", ("venues", None): "topic_venues", ("institutions", None): "topic_orgs",
     ("researchers", None): "topic_researchers", ("researchers", "org"): "org_researchers",
+    ("researchers", "venue"): "venue_profile",
     ("authors", None): "paper_authors", ("authors_papers", None): "paper_authors_papers",
     ("profile", "person"): "author_profile", ("profile", "venue"): "venue_profile", ("profile", "org"): "org_profile",
 }  # fmt: skip
@@ -332,6 +335,8 @@ _HINTS = {
     "<topic>”.",
     "ask.which_other": "Which one do you mean? Name it by its number on the list or by its title.",
     "ask.contradiction": "Those years exclude each other ({why}). Which period do you want?",
+    "ask.nothing_to_narrow": "That narrows a search, but none is being made yet: name a paper or a topic first "
+    "(e.g. “papers on dependency parsing, only after 2010”).",
     "ask.smalltalk": "I can only help with research papers: name a paper, a topic, a person or a venue.",
     "ask.answer": "Please pick one option of the question (or type your own answer).",
 }
@@ -364,10 +369,17 @@ def message_of(r: Reading, ctx: Context) -> Message:
     if r.act == "search":
         return _search_message(r, ctx, base)
     if r.act == "refine":
-        updates = updates_of(r.constraints) if ctx.question is not None else {}
-        return Message(kind="refine", feedback=feedback_of(r, text, ctx.listed), updates=updates, **base)
+        return Message(
+            kind="refine", feedback=feedback_of(r, text, ctx.listed), updates=_refine_updates(r, ctx), **base
+        )
     if r.act == "answer":
-        return _answer_message(r, ctx, base)
+        msg = _answer_message(r, ctx, base)
+        if ctx.has_results and msg.request is None and ctx.question is not None:
+            # with results on screen, words that answer the question offered with them change those results
+            updates = option_updates(ctx.question, msg.option) if msg.option is not None else msg.updates
+            feedback = Feedback(text=r.text, updates=updates)
+            return msg.model_copy(update={"kind": "refine", "feedback": feedback, "updates": updates})
+        return msg
     if r.act == "entity":
         return Message(kind="entity", entity=entity_of(r), **base)
     if r.act == "command":
@@ -381,6 +393,27 @@ def message_of(r: Reading, ctx: Context) -> Message:
             feedback=next((m.feedback for m in alternatives if m.feedback is not None), None), **base,
         )  # fmt: skip
     return Message(kind="unclear", hint=_hint(r, ctx), **base)
+
+
+# the intent fields each question slot asks for: words that set them answer the question offered with the results
+SLOT_FIELDS: dict[str, tuple[str, ...]] = {
+    "time": ("year_min", "year_max", "exclude_years"), "venue": ("venues",), "topic": ("topic_terms",),
+    "facet": ("facet",), "recency": ("recency",), "resource": ("resource_types",), "direction": ("direction",),
+    "k": ("k",),
+}  # fmt: skip
+
+
+def _refine_updates(r: Reading, ctx: Context) -> dict[str, Any]:
+    """What a refinement sets as the search's own choices: all of it before the results (the search being set up
+    takes it) and after an answer (it narrows the question); with results on screen, only what answers the question
+    offered with them."""
+    updates = updates_of(r.constraints)
+    if ctx.phase == "answer" or (ctx.question is not None and not ctx.has_results):
+        return updates
+    if ctx.question is not None:
+        wanted = SLOT_FIELDS.get(ctx.question.slot, ())
+        return {k: v for k, v in updates.items() if k in wanted}
+    return {}
 
 
 def _search_message(r: Reading, ctx: Context, base: dict[str, Any]) -> Message:

@@ -64,7 +64,7 @@ _EXCLUDING = frozenset(
     "no not nothing none without exclude excluding drop ditch remove skip hide lose cut omit except minus ignore "
     "avoid less".split()
 )
-_FLIP = frozenset("flip reverse other opposite round backwards instead".split())
+_FLIP = frozenset("flip reverse opposite round backwards".split())
 # cue labels that speak for each act label
 _CUE_FOR: dict[str, tuple[str, ...]] = {
     "command.list_fact": ("fact:most_cited", "fact:oldest", "fact:newest", "fact:authors", "fact:venues",
@@ -253,6 +253,8 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
             asks or bool(ex.of(*_ENTITY_SPANS)) or (sub in ("authors", "authors_papers") and bool(ex.of(*_PAPER_KINDS)))
         )
     if act == "refine":
+        if state.phase == "entity_answer" and sub in ("focus", "exclude_topic"):
+            return False  # after an answer about people or venues, words on a subject ask anew
         return state.has_list or (state.phase == "question" and sub == "filter")
     if label in ("search.current", "search.other_year"):
         return state.has_search
@@ -262,7 +264,7 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
                                      "which_cite", "changes", "clear_filters"):  # fmt: skip
         return state.has_list
     if label == "command.search_now":
-        return state.phase == "question"
+        return state.phase in ("question", "results")
     if label == "command.step_edit":
         return state.phase == "results"
     return True
@@ -721,6 +723,8 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         if direction is None or any(w in _FLIP for w in low):
             direction = _REVERSED.get(state.direction or "", direction)
         topic = None
+    elif anchor is None and target_current and state.topic and not topic:
+        topic = state.topic  # "what about surveys?" after a topic's results: the same topic
     if label == "search.same_for" and anchor is not None and direction is None:
         direction = state.direction
     correction = state.has_search and (
@@ -1336,6 +1340,11 @@ def _only_narrows(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
     return any(w in _FILTER_VERBS for w in rest) or set(rest) <= plain
 
 
+_NARROWING_WORDS = frozenset(
+    "only just no not papers ones the from at in after before since please published by and or with".split()
+)
+
+
 def _unclear(ex: Extracted, state: State) -> Reading | None:
     """Messages the reader cannot act on whatever its classifier says: a first name or one capitalised word alone
     (a person, a venue or a topic?), words that only react ("maybe", "meh"), a pronoun with nothing on screen for
@@ -1363,6 +1372,9 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     pointing |= {s.text for s in ex.of("it")}
     if pointing and state.phase == "fresh" and not named and len(words) <= 8:
         return ask("nothing_on_screen", "points at something, with nothing on screen to point at")
+    nothing_to_narrow = state.phase == "fresh" and not named and ex.of("time", "venue", "type", "cites", "pubkind")
+    if nothing_to_narrow and lows <= _NARROWING_WORDS | {t.low for s in ex.spans for t in tokenize(s.text)}:
+        return ask("nothing_to_narrow", "narrows a search, but none is being made")
     if "other" in lows and lows <= {"the", "other", "one", "ones", "that", "please", "i", "mean", "meant", "no"}:
         return ask("which_other", "“the other one”: which one?")
     # open bounds that cannot both hold ("only before 2010 and only after 2015"); closed periods add up instead
@@ -1383,7 +1395,7 @@ def _sub_area(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | Non
         h.label.startswith(("dir:", "ref:", "cmd:", "ent:", "search:", "refine:")) and h.label != "refine:focus"
         for h in hits
     )
-    if asks or ex.of("id", "title", "cited", "person", "time", "count", "cites", "pubkind"):
+    if asks or ex.of("id", "title", "cited", "person", "time", "count", "cites", "pubkind", "type"):
         return None
     removed = covered_tokens(items, hits)
     chunks = [w for _, _, w in topic_chunks(ex, removed) if _content_count(w)]

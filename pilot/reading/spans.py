@@ -410,13 +410,14 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
                 or (toks[j].text == "." and re.fullmatch(r"[A-Z]", toks[j - 1].text))
                 or low[j] in _PARTICLES
             )
-            and low[j] not in not_names
+            and (low[j] not in not_names or re.fullmatch(r"[A-Z]", toks[j].text))  # "Noah A. Smith"
         ):
             j += 1
         while j - 1 > i and not _capitalised(toks[j - 1]):
             j -= 1  # a name ends on a surname, not on an initial
         possessive = toks[j - 1].text.endswith("'s") or (j < n and toks[j].text in ("'s", "'"))
-        if j - i >= 2 and (low[i] in given or possessive):
+        initial = any(re.fullmatch(r"[A-Z]", toks[k].text) for k in range(i + 1, j))  # "Michael I. Jordan"
+        if j - i >= 2 and (low[i] in given or possessive or initial):
             name = text[toks[i].start : toks[j - 1].end].removesuffix("'s")
             out.append(_tok_span("person", text, toks, i, j - 1, name, "name"))
     words_known = corpus_words()
@@ -587,9 +588,10 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     "name", text, toks, first, last, text[toks[first].start : toks[last].end], "written as a name"
                 )
             )
-        # "What came before Mamba?": a capitalised word inside a sentence that no title uses in lower case
+        # "What came before Mamba?", "what came before pointpillars": a word after a direction's word that no
+        # title uses in lower case
         elif (
-            _capitalised(t)
+            (_capitalised(t) or (t.text.isalpha() and t.text.islower() and len(t.text) >= 4))
             and i > 0
             and low[i - 1] in _BEFORE_A_NAME
             and low[i] not in corpus_words()

@@ -13,7 +13,7 @@ from functools import lru_cache
 # A word: letters and digits, with inner hyphens, apostrophes, dots and pluses kept ("pointer-generator",
 # "Blei's", "GIZA++", "2015+", "U.S."), or one CJK character run, or one punctuation mark.
 _TOKEN = re.compile(
-    r"[#@]?[^\W_](?:[\w]|[-'’.+&](?=[\w+]))*\+{0,2}|[\u4e00-\u9fff\u3400-\u4dbf]+|[^\w\s]",
+    r"[#@]?[^\W_](?:[\w]|(?:::|[-'’.+&])(?=[\w+]))*\+{0,2}|[\u4e00-\u9fff\u3400-\u4dbf]+|[^\w\s]",
     re.UNICODE,
 )
 
