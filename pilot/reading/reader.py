@@ -90,7 +90,8 @@ _CUE_FOR: dict[str, tuple[str, ...]] = {
     "entity.papers": ("ent:papers",), "entity.most_cited": ("ent:most_cited",), "entity.count": ("ent:count",),
     "entity.coauthors": ("ent:coauthors",), "entity.topics": ("ent:topics",), "entity.venues": ("ent:venues",),
     "entity.institutions": ("ent:institutions",), "entity.researchers": ("ent:researchers",),
-    "entity.authors": ("ent:authors",), "search.same_for": ("search:same_for",), "search.topic": ("search:new",),
+    "entity.authors": ("ent:authors",), "search.same_for": ("search:same_for", "search:correction"),
+    "search.topic": ("search:new", "search:correction"), "search.other_year": ("search:other_year",),
     "ask.smalltalk": ("ask:smalltalk",),
 }  # fmt: skip
 
@@ -768,9 +769,9 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         if direction in ("survey", "benchmark"):
             constraints.paper_types = []
     elif anchor is None:
-        if any(h.label == "newcomer" for h in hits) and not constraints.paper_types:
-            constraints.paper_types = ["survey"]  # "I'm new to X, where should I start?": the overviews first
         _types_point(ex, constraints)
+        if any(h.label == "newcomer" for h in hits) and not constraints.paper_types:
+            constraints.paper_types = ["survey"]  # "… where should I start?": the overviews first
         if direction in ("survey",) and not constraints.paper_types:
             constraints.paper_types = ["survey"]
         if direction in ("benchmark",) and not constraints.paper_types:
@@ -996,7 +997,9 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         constraints.exclude_terms.extend(left_out)
         if kept and (sub in ("focus", "more_like", "filter", "recency") or r.more_like):
             r.focus = " ".join(kept)
-    if sub == "size" or any(k in cue for k in ("refine:fewer", "refine:more", "refine:broader", "refine:narrower")):
+    leaves_out = constraints.exclude_years or constraints.exclude_types or constraints.exclude_terms
+    sizes = ("refine:more", "refine:broader", "refine:narrower") + (() if leaves_out else ("refine:fewer",))
+    if (sub == "size" and not leaves_out) or any(k in cue for k in sizes):
         r.size = _size(cue)
         counts = ex.of("count")
         if counts and "extra" in counts[0].value:
@@ -1306,6 +1309,23 @@ _FILTER_VERBS = frozenset(
 )
 
 
+def _type_on_new_subject(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> bool:
+    """ "surveys on automatic summarization", "datasets for sarcasm detection" while a list is on screen: a kind of
+    paper on a subject of its own, not said to narrow the list ("only surveys"), is a new search."""
+    types = ex.of("type")
+    low = [t.low for t in ex.tokens]
+    if not types or any(
+        w in ("only", "just", "keep", "filter", "restrict", "limit", "which", "any", "are") for w in low
+    ):
+        return False
+    i = _token_at(ex, types[0].start) + len(tokenize(types[0].text))
+    if i >= len(low) or low[i] not in word_set("topic_intros"):
+        return False
+    topic, _ = _choose_topic(topic_chunks(ex, _not_subject(ex, items, hits)), ex, set())
+    on_screen = f"{state.topic or ''} {state.anchor or ''}".lower()
+    return bool(topic) and topic.lower() not in on_screen
+
+
 def _bare_subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | None:
     """The message is a subject's words and nothing else ("semantic role labeling"): no asking word, no cue, no
     span but the field's terms and words written like names."""
@@ -1440,6 +1460,8 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     if "entity.papers" in scores and not ex.of("person", "org") and not asks_number and _has_subject(ex, items, hits):
         # "ACL papers on NER": a topic search at that venue, not a venue's profile
         scores["search.topic"] = max(scores.get("search.topic", 0.0), scores.pop("entity.papers"))
+    if state.has_list and _type_on_new_subject(ex, items, hits, state):
+        scores = {k: v for k, v in scores.items() if k.startswith("search.")} or scores
     if state.has_list and (bare := _bare_subject(ex, items, hits)) is not None:
         # a subject and nothing else while a list is on screen: narrow the list, or search it anew? (asked)
         refine = Reading(text=ex.text, act="refine", sub="refine.focus", refine=Refinement(focus=bare))
