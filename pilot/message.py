@@ -419,6 +419,9 @@ def _refine_updates(r: Reading, ctx: Context) -> dict[str, Any]:
 def _search_message(r: Reading, ctx: Context, base: dict[str, Any]) -> Message:
     text = r.text
     request = request_of(r, text)
+    if r.anchor is not None and r.anchor.kind == "current" and r.anchor.year is not None:
+        # "I mean the 2014 one": the paper of the same name from that year, the search's choices kept
+        return Message(kind="new_search", target="paper", request=request, correction=True, **base)
     if r.anchor is not None and r.anchor.kind == "current":
         return Message(kind="new_search", target="current", request=request, **base)
     if r.anchor is not None and r.anchor.kind == "result" and r.anchor.ref is not None:

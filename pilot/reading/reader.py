@@ -1345,7 +1345,11 @@ def _bare_subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str |
 def _only_narrows(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
     """A filter verb with constraint spans and no subject words: "remove papers by Kaiming He", "only Hinton's"."""
     constraints = ex.of("person", "venue", "time", "type", "pubkind", "cites", "org")
-    asks_more = any(h.label.startswith(("ent:", "dir:", "cmd:")) and h.label != "ent:papers" for h in hits)
+    asks_more = any(
+        h.label.startswith(("ent:", "dir:", "cmd:", "search:other_year", "search:correction"))
+        and h.label != "ent:papers"
+        for h in hits
+    )
     asks_more = asks_more or bool(ex.of("it", *_PAPER_KINDS))
     if not constraints or asks_more or _subject_words(ex, items, hits) > 0:
         return False
@@ -1425,6 +1429,19 @@ def _sub_area(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | Non
     return None
 
 
+_RESTRICTING = frozenset("only just rest else drop remove rid others nothing lose ditch delete".split())
+
+
+def _keeps_in_library(ex: Extracted) -> bool:
+    """ "keep #1 and #4", "keep the first three": results kept (in the library), as the keep button does."""
+    words = [t.low for t in ex.tokens if t.is_word]
+    lead = next(
+        (w for w in words if w not in ("please", "ok", "okay", "and", "also", "i", "want", "to", "can", "you")), ""
+    )
+    positional = ex.of("ref") or [s for s in ex.of("count") if s.source in ("top n", "last n")]
+    return lead in ("keep", "save", "bookmark", "star") and bool(positional) and not set(words) & _RESTRICTING
+
+
 def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> Reading:
     # 2. the state: an answer to the open question
     if state.question is not None:
@@ -1460,8 +1477,8 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     if "entity.papers" in scores and not ex.of("person", "org") and not asks_number and _has_subject(ex, items, hits):
         # "ACL papers on NER": a topic search at that venue, not a venue's profile
         scores["search.topic"] = max(scores.get("search.topic", 0.0), scores.pop("entity.papers"))
-    if state.has_list and _type_on_new_subject(ex, items, hits, state):
-        scores = {k: v for k, v in scores.items() if k.startswith("search.")} or scores
+    if state.has_search and _type_on_new_subject(ex, items, hits, state):
+        scores = {k: v for k, v in scores.items() if k == "search.topic"} or scores
     if state.has_list and (bare := _bare_subject(ex, items, hits)) is not None:
         # a subject and nothing else while a list is on screen: narrow the list, or search it anew? (asked)
         refine = Reading(text=ex.text, act="refine", sub="refine.focus", refine=Refinement(focus=bare))
@@ -1476,6 +1493,8 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     ranked = _rank(scores)
     top_label, top = ranked[0]
     other = next(((lab, s) for lab, s in ranked[1:] if lab.split(".")[0] != top_label.split(".")[0]), (None, 0.0))
+    if top_label.startswith("refine.") and state.has_list and _keeps_in_library(ex):
+        top_label = "command.save"  # "keep #1 and #4": into the library (the list stays); "keep only …" narrows it
     reading = _assemble(ex, items, hits, top_label, state)
     if state.phase == "entity_answer" and reading.refine is not None and reading.refine.more_like:
         n = reading.refine.more_like[0]  # after an answer, "more like the first one" searches from that paper
