@@ -20,11 +20,10 @@ from typing import Any
 
 from clarifier.question import Option, Question
 from pilot.domain import profile
-from pilot.intent import apply_updates, content_terms, detect_direction, parse_constraints, subject_of
+from pilot.intent import apply_updates, content_terms
 from pilot.models import Intent, Paper
 from pilot.text import root
 from pilot.vocab import DIRECTION_OPTIONS, FACET_OPTIONS
-from workflows.refine import read_feedback
 
 MIN_GAIN = 0.5  # bits; below this no question is worth a turn
 NO_PREFERENCE = "No preference"
@@ -432,80 +431,6 @@ def option_updates(question: Question, index: int) -> dict[str, Any]:
     return dict(question.options[index].sets)
 
 
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
-# "the first one", "I mean the second paper", "option 3", "no. 2", "go with the last one"
-_PICK = re.compile(
-    r"(?:(?:i )?(?:mean|meant|pick|choose|take|want|go with|it'?s|it is|that'?s|the answer is|probably|yes,?) ){0,3}"
-    r"(?:the )?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|last|middle)"
-    r"(?: (?:one|option|paper|choice|answer|title))?|(?:option|number|no\.?|choice|#) ?(?P<num>\d)"
-    r"|(?:option |choice )?\(?(?P<letter>[a-e])\)?)"
-    r"(?: one)?(?: please| thanks)?"
-)
-# "older stuff", "the older ones", "earlier work": to the period question, its earliest period
-_OLDER = re.compile(r"(?:the )?(?:older|oldest|earlier|earliest|old)(?: (?:ones|stuff|work|papers|ones please))?")
-# an option named by a word or year of it: "the Moses one", "the one from 2003", "the 2003 paper"
-_WRAPPED = re.compile(r"(?:the )?(?:one (?:from|in|at|on|about) |one )?(?P<w>.+?)(?: (?:one|paper|option))?")
-
-
-def match_option(question: Question, text: str) -> int | None:
-    """The option a typed answer names: its number ("2", "the second one", "option 3"), its label, or a label
-    that contains the text or the word it names ("the Moses one", "the one from 2003")."""
-    t = " ".join(text.lower().split()).strip(" .!")
-    n = len(question.options)
-    if re.fullmatch(r"#?\d", t):
-        i = int(t.lstrip("#")) - 1
-        return i if 0 <= i < n else None
-    labels = [o.label.lower() for o in question.options]
-    if t in labels:
-        return labels.index(t)
-    # the real options: "None of these" / "Any venue" are ways out, not choices
-    real = [i for i, lab in enumerate(labels) if not lab.startswith(("none of", "any ", "no particular"))]
-    if (m := _PICK.fullmatch(t)) is not None:
-        if m.group("ord") == "last":
-            return real[-1] if real else None
-        if m.group("ord") == "middle":  # of three real options the second; of an even number none is
-            return real[len(real) // 2] if len(real) % 2 else None
-        if m.group("letter"):  # "b", "(c)", "option b": options read as a list lettered a, b, c
-            i = ord(m.group("letter")) - ord("a")
-            return i if i < n else None
-        i = (_ORDINALS[m.group("ord")] if m.group("ord") else int(m.group("num"))) - 1
-        return i if 0 <= i < n else None
-    if question.slot == "time" and _OLDER.fullmatch(t) and real:
-        return real[0]  # "older stuff": the earliest period offered
-    for words in dict.fromkeys([t, (w := _WRAPPED.fullmatch(t)) and w.group("w") or t]):
-        hits = [i for i, lab in enumerate(labels) if len(words) >= 4 and re.search(rf"(?<!\w){re.escape(words)}", lab)]
-        if len(hits) == 1:
-            return hits[0]
-    return None
-
-
-# "both 1 and 2", "1 and 3", "options 2, 3", "the first two": several options at once
-_SEVERAL = re.compile(
-    r"(?:(?:both|options?|numbers?|choices?) )?(?P<a>\d)(?: ?(?:,|and|&|\+) ?(?:options? )?(?P<b>\d))"
-    r"(?: ?(?:,|and|&) ?(?P<c>\d))?(?: (?:please|both))?"
-    r"|(?:the )?first (?P<n>two|three)(?: (?:ones|options|choices))?(?: please)?"
-    r"|(?:(?:either|any|both) of )?the last (?P<last>two|three)(?: (?:ones|options|choices))?(?: please)?"
-)
-
-
-def match_options(question: Question, text: str) -> list[int] | None:
-    """The options a typed answer picks together ("both 1 and 2", "the first two"); None unless two or more."""
-    t = " ".join(text.lower().split()).strip(" .!")
-    m = _SEVERAL.fullmatch(t)
-    if m is None:
-        return None
-    if m.group("n"):
-        picked = list(range({"two": 2, "three": 3}[m.group("n")]))
-    elif m.group("last"):  # the last real options, not the way out ("Any time")
-        labels = [o.label.lower() for o in question.options]
-        real = [i for i, lab in enumerate(labels) if not lab.startswith(("none of", "any ", "no particular"))]
-        picked = real[-{"two": 2, "three": 3}[m.group("last")] :]
-    else:
-        picked = [int(g) - 1 for g in (m.group("a"), m.group("b"), m.group("c")) if g]
-    picked = list(dict.fromkeys(picked))
-    return picked if len(picked) > 1 and all(0 <= i < len(question.options) for i in picked) else None
-
-
 def _periods_together(sets: list[dict[str, Any]]) -> dict[str, Any]:
     """The periods of several options as one filter: its outer bounds, and the years between them left out
     ("up to 2006" and "2009 or later": 2007–2008 left out)."""
@@ -544,41 +469,6 @@ def merged_updates(question: Question, picked: list[int]) -> dict[str, Any]:
         elif all(v == values[0] for v in values):
             out[key] = values[0]
     return out
-
-
-def _lifts_a_limit(text: str, known_venues: Sequence[str]) -> bool:
-    lifts = read_feedback(text, known_venues)
-    return lifts.any_venue or lifts.any_year
-
-
-def interpret_answer(question: Question | None, text: str, known_venues: Sequence[str] = ()) -> dict[str, Any]:
-    """Intent updates from a free-text answer: an option it names, else what the words say about the slot."""
-    if question is not None:
-        idx = match_option(question, text)
-        if idx is not None:
-            return option_updates(question, idx)
-        if (picked := match_options(question, text)) is not None:
-            return merged_updates(question, picked)
-    updates = parse_constraints(text, known_venues)
-    slot = question.slot if question else None
-    if (
-        slot == "topic"
-        and "topic_terms" not in updates
-        and subject_of(text, known_venues)
-        and not _lifts_a_limit(text, known_venues)  # "nah, any venue is fine": a limit lifted, no sub-area
-    ):
-        # ("exclude workshop papers" to the sub-area question sets a kind of paper, not the sub-topic "workshop")
-        terms = content_terms(text)
-        if terms:
-            updates["topic_terms"] = terms
-    if slot == "direction" and "direction" not in updates:
-        direction, _ = detect_direction(text)
-        if direction:
-            updates["direction"] = direction
-    if slot != "facet" and slot is not None and "facet" in updates and slot != "direction":
-        # "method" in "a method for parsing" answers a topic question, not the facet one
-        updates.pop("facet")
-    return updates
 
 
 def apply_answer(intent: Intent, updates: dict[str, Any], text: str | None = None) -> Intent:

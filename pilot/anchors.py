@@ -21,8 +21,9 @@ from pydantic import BaseModel, Field
 
 from pilot.intent import ID_KINDS, ParsedRequest, content_terms, subject_form
 from pilot.models import Paper
-from pilot.names import impact, introduces, well_known_titles
+from pilot.names import impact, introduces
 from pilot.people import name_parts
+from pilot.reading.lexicon import known_titles
 from pilot.sources.base import NotFound, NotSupported, Source
 from pilot.text import normalize_title
 from workflows.diff import short
@@ -335,7 +336,7 @@ async def _in_year(source: Source, parsed: ParsedRequest) -> Resolution:
 async def _well_known(source: Source, name: str) -> list[Paper]:
     """The papers a name no title contains usually means ("word2vec", "ResNet"), as the source holds them."""
     found: list[Paper] = []
-    for title in well_known_titles(name):
+    for title in known_titles(name):
         try:
             hits = await source.match_paper(title, limit=1)  # Semantic Scholar: its one-request title match
         except NotFound:

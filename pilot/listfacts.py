@@ -4,7 +4,6 @@ papers, with their numbers, and the words that would act on the answer; the list
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
@@ -17,83 +16,8 @@ from workflows.ops.features import citation_value
 
 ListFact = Literal["most_cited", "oldest", "newest", "authors", "venues", "years", "overview", "best"]
 
-_EXTREME = re.compile(
-    r"^\W*(?:which|what)(?: one| paper| result)?(?: of (?:these|them|those))?(?:'s| is| was)(?: the)? "
-    r"(?P<w>most cited|most influential|oldest|earliest|newest|latest|most recent)"
-    r"(?: one| paper| result)?(?: (?:here|on the list|in the list|of (?:them|these|those|all)))?\W*$",
-    re.IGNORECASE,
-)
-_AUTHORS = re.compile(
-    r"^\W*(?:(?:who|which authors?|which researchers|which people)(?: are| is)?(?: the)?"
-    r"(?: (?:main|most common|most frequent|top|key|leading|usual))?(?: (?:authors?|researchers|people|names))?"
-    r" (?:here|on (?:the|this) list|in (?:the|these) results|of these(?: papers)?|behind (?:these|them)"
-    r"|(?:show up|appear) (?:most|most often|the most))"
-    r"|who (?:wrote|authored) (?:most of )?(?:these|them|the (?:list|results|papers)))\W*$",
-    re.IGNORECASE,
-)
-_VENUES = re.compile(
-    r"^\W*(?:(?:which|what) (?:venues?|conferences?|journals?)(?: are| were| do)?(?: (?:these|they|them))?"
-    r"(?: (?:from|in|published (?:in|at)|come from|appear (?:in|at)))?"
-    r"|where (?:were|are) (?:these|they|those)(?: papers)? published"
-    r"|(?:group|sort|break down|split) (?:them|these|those|the (?:list|results|papers)) by (?:venue|conference))\W*$",
-    re.IGNORECASE,
-)
-# "which year has the most papers?", "what years are these from?", "group them by year": the list over time
-_YEARS = re.compile(
-    r"^\W*(?:(?:which|what) years?(?: (?:has|have|had) the most(?: papers| results)?|"
-    r" (?:are|were) (?:these|they|those|the results)(?: papers)? from)"
-    r"|how (?:are|were) (?:these|they|the (?:results|papers)) (?:spread|distributed)(?: (?:over|across|by))?"
-    r"(?: the)? (?:years|time)"
-    r"|(?:papers|results|how many) (?:per|by|each) year"
-    r"|(?:group|break down|split) (?:them|these|those|the (?:list|results|papers)) by year"
-    r"|when were (?:these|they|those)(?: papers)? (?:published|written))\W*$",
-    re.IGNORECASE,
-)
-# "summarize these papers", "what are the common themes?", "give me an overview of the results": the list at a glance
-_OVERVIEW = re.compile(
-    r"^\W*(?:(?:can you|could you|please)\s)?(?:summari[sz]e|sum up|overview of|give (?:me )?an overview of|"
-    r"what (?:are|were) (?:the )?(?:common|main|recurring|key) (?:themes|topics|threads)(?: (?:here|in (?:these|them|"
-    r"the (?:list|results|papers))|of (?:these|them|the (?:list|results|papers))))?|"
-    r"what (?:do|did) (?:these|they) (?:have in common|cover)|what(?:'s| is) (?:this|the) list (?:about|like))"
-    r"(?:\s(?:these|them|those|the (?:list|results|papers)|(?:these|the) (?:papers|results)|this list))?\W*$",
-    re.IGNORECASE,
-)
-# "which of these is the best?", "which one should I read first?", "where do I start?"
-_BEST = re.compile(
-    r"^\W*(?:(?:which|what)(?: one| paper)?(?: of (?:these|them|those))?(?:'s| is| are)(?: the)? "
-    r"(?:best|most relevant|most important|most useful|must[- ]reads?)(?: ones?| papers?)?(?: here)?"
-    r"|(?:which|what)(?: one| paper)? (?:should|do) i (?:read|start with|look at)(?: first)?"
-    r"|where (?:should|do) i (?:start|begin)(?: reading)?)\W*$",
-    re.IGNORECASE,
-)
-_WORD: dict[str, ListFact] = {
-    "most cited": "most_cited",
-    "most influential": "most_cited",
-    "oldest": "oldest",
-    "earliest": "oldest",
-    "newest": "newest",
-    "latest": "newest",
-    "most recent": "newest",
-}
 SHOWN = 5  # authors or venues named in an answer
 SAID = 8  # result numbers said per author or year
-
-
-def list_fact(text: str) -> ListFact | None:
-    """Which fact about the list ``text`` asks for, or None."""
-    if m := _EXTREME.match(text):
-        return _WORD[" ".join(m.group("w").lower().split())]
-    if _AUTHORS.match(text):
-        return "authors"
-    if _VENUES.match(text):
-        return "venues"
-    if _YEARS.match(text):
-        return "years"
-    if _OVERVIEW.match(text):
-        return "overview"
-    if _BEST.match(text):
-        return "best"
-    return None
 
 
 def _most_cited(papers: Sequence[Paper]) -> tuple[int, Paper]:

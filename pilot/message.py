@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from clarifier.policy import merged_updates, option_updates
 from clarifier.question import Question
 from pilot.intent import ParsedRequest, apply_updates
-from pilot.kg.classify import KGQuery
+from pilot.kg.classify import KGQuery, query_of
 from pilot.models import Intent
 from pilot.reading import read as read_words
 from pilot.reading.model import Anchor, Constraints, QuestionState, Reading, State
@@ -103,7 +103,7 @@ def workspace_request(msg: Message) -> WorkspaceRequest | None:
     if msg.command == "changes":
         return WorkspaceRequest(action="changes")
     action = msg.about if msg.about in ("show", "count", "clear", "clear_confirmed", "remove") else "show"
-    return WorkspaceRequest(action=action, refs=list(msg.refs))  # type: ignore[arg-type]
+    return WorkspaceRequest(action=action, refs=list(msg.refs))
 
 
 # --- the state, as the reader takes it --------------------------------------------------------------------------
@@ -132,7 +132,7 @@ def state_of(ctx: Context) -> State:
         listed=ctx.listed if (ctx.has_results or ctx.phase == "answer") else 0,
         anchor=ctx.anchor if ctx.has_search else None,
         topic=ctx.topic if ctx.has_search else None,
-        direction=ctx.direction,  # type: ignore[arg-type]
+        direction=ctx.direction,
         asked=ctx.asked.model_dump(exclude_none=True) if ctx.asked is not None else None,
         known_venues=ctx.known_venues,
     )
@@ -248,7 +248,7 @@ def request_of(r: Reading, text: str, anchor: Anchor | None = None) -> ParsedReq
     return ParsedRequest(
         text=text,
         anchor_query=query,
-        anchor_kind=kind,  # type: ignore[arg-type]
+        anchor_kind=kind,
         intent=intent,
         constraints={k: v for k, v in updates.items() if k not in ("direction", "topic")},
         request_words=True,
@@ -291,39 +291,9 @@ def feedback_of(r: Reading, text: str, listed: int) -> Feedback:
         any_year=bool(ref and ref.any_year),
         any_venue=bool(ref and ref.any_venue),
         this_one=bool(ref and ref.this_one),
-        order=_ORDER.get(r.constraints.sort or "") if r.constraints.sort else None,  # type: ignore[arg-type]
+        order=_ORDER.get(r.constraints.sort or "") if r.constraints.sort else None,
         weights=dict(ref.weights) if ref is not None else {},
     )
-
-
-_SHAPES = {
-    ("papers", "person"): "author_papers", ("papers", "venue"): "venue_papers", ("papers", "org"): "org_papers",
-    ("most_cited", None): "most_cited", ("count", None): "author_papers", ("coauthors", None): "coauthors",
-    ("topics", None): "author_topics", ("venues", None): "topic_venues", ("institutions", None): "topic_orgs",
-    ("researchers", None): "topic_researchers", ("researchers", "org"): "org_researchers",
-    ("researchers", "venue"): "venue_profile",
-    ("authors", None): "paper_authors", ("authors_papers", None): "paper_authors_papers",
-    ("profile", "person"): "author_profile", ("profile", "venue"): "venue_profile", ("profile", "org"): "org_profile",
-}  # fmt: skip
-
-
-def entity_of(r: Reading) -> KGQuery | None:
-    e = r.entity
-    if e is None:
-        return None
-    who = "person" if e.person else "org" if e.org else "venue" if e.venue else None
-    shape = _SHAPES.get((e.ask, who)) or _SHAPES.get((e.ask, None))
-    if shape is None:
-        shape = {"person": "author_papers", "org": "org_papers", "venue": "venue_papers"}.get(
-            who or "", "topic_researchers"
-        )
-    if e.ask == "count" and not e.person and e.venue:
-        shape = "venue_papers"
-    return KGQuery(
-        shape=shape,  # type: ignore[arg-type]
-        person=e.person, org=e.org, venue=e.venue, topic=e.topic, year_min=e.year_min, year_max=e.year_max,
-        coauthor=e.coauthor, paper=e.paper,
-    )  # fmt: skip
 
 
 _COMMAND = {"start_over": "reset", "show_workflow": "how", "save": "keep"}
@@ -381,7 +351,7 @@ def message_of(r: Reading, ctx: Context) -> Message:
             return msg.model_copy(update={"kind": "refine", "feedback": feedback, "updates": updates})
         return msg
     if r.act == "entity":
-        return Message(kind="entity", entity=entity_of(r), **base)
+        return Message(kind="entity", entity=query_of(r), **base)
     if r.act == "command":
         return _command_message(r, ctx, base)
     # ask
@@ -453,7 +423,7 @@ def _answer_message(r: Reading, ctx: Context, base: dict[str, Any]) -> Message:
 def _command_message(r: Reading, ctx: Context, base: dict[str, Any]) -> Message:
     command = _COMMAND.get(r.command or "", r.command)
     text = r.text
-    out = Message(kind="command", command=command, refs=list(r.refs), about=r.about, **base)  # type: ignore[arg-type]
+    out = Message(kind="command", command=command, refs=list(r.refs), about=r.about, **base)
     if command == "count":
         out.about = r.topic or ""
     if command in ("cite_named", "on_list", "which_cite") and r.papers:

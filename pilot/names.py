@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 
 from pilot.models import Paper
-from pilot.text import data_json, normalize_title
+from pilot.text import normalize_title
 
 TITLE, ABSTRACT = 2, 1  # how strongly a paper is shown to introduce a name
 _INTRO = r"(?:propose|introduce|present|describe|release|develop|build|create|construct)s?"
@@ -172,24 +172,3 @@ def names_introduced(title: str | None, abstract: str | None = None) -> list[str
                 found.append(m.group(1))
     keys = [normalize_title(n) for n in found]
     return list(dict.fromkeys(k for k in keys if k))
-
-
-def _name_key(name: str) -> str:
-    """ "Word2Vec", "word2vec", "the R-CNN", "ResNets": one key per way of writing a name."""
-    low = re.sub(r"^(?:the|a|an)\s+", "", " ".join(name.lower().split()))
-    low = re.sub(r" (?:paper|papers|model|algorithm|method)$", "", low)  # one blank: the text is collapsed above
-    return re.sub(r"[\s\-.’']", "", low)
-
-
-@lru_cache(maxsize=1)
-def _well_known() -> dict[str, tuple[str, ...]]:
-    data = data_json("well_known.json")
-    return {_name_key(form): tuple(titles) for forms, titles in data["names"].items() for form in forms.split("|")}
-
-
-def well_known_titles(name: str) -> tuple[str, ...]:
-    """The titles a name that no title contains usually means ("word2vec", "ResNet", "the Collins parser"),
-    the canonical one first; () for a name the table does not list (pilot/data/well_known.json)."""
-    key = _name_key(name)
-    table = _well_known()
-    return table.get(key) or (table.get(key[:-1], ()) if key.endswith("s") else ())

@@ -1558,9 +1558,8 @@ class Session(BaseModel):
             self.question = None
             return await self._search_again(f"your answer: {short(msg.text, 60)}", msg.updates, [])
         self.question = None
-        venues = self._known_venues()
         if self._runtime.llm is not None:
-            ref = await refine_llm(self._runtime.llm, self.workflow, self.intent, msg.feedback, self.results, venues)
+            ref = await refine_llm(self._runtime.llm, self.workflow, self.intent, msg.feedback, self.results)
         else:
             ref = refine(self.workflow, self.intent, msg.feedback, self.results)
         return await self._apply_refinement(ref)

@@ -28,54 +28,6 @@ class StepEdit(BaseModel):
     value: str = ""
 
 
-_RERUN = re.compile(
-    r"^\W*(?:please\s)?(?:re-?run|run)(?:\s(?:it|this|the (?:workflow|search|dag|pipeline|steps)))?(?:\sagain)?\W*$",
-    re.IGNORECASE,
-)
-# "remove the keyword search step", "drop the `citers` node": the word "step"/"node" (or an id in backticks) says a
-# step is meant, not papers ("remove the surveys")
-_REMOVE = re.compile(
-    r"^\W*(?:please\s)?(?:remove|drop|delete|disable|take out)\s(?:the\s)?"
-    r"(?:`(?P<id>[\w.-]{1,60})`(?:\s(?:step|node))?|(?P<step>[\w -]{2,60}?)\s(?:step|node))\W*$",
-    re.IGNORECASE,
-)
-# "turn off the reranker", "skip the citation expansion": verbs only steps take, so no "step" is needed after them
-_TURN_OFF = re.compile(
-    r"^\W*(?:please\s)?(?:turn off|switch off|skip|bypass|disable)\s(?:the\s)?(?P<step>[\w -]{2,60}?)"
-    r"(?:\s(?:step|node))?\W*$",
-    re.IGNORECASE,
-)
-# "what does the score step do?", "what is the dedupe node for?": the step's operator and settings
-_EXPLAIN = re.compile(
-    r"^\W*(?:what|how)\s(?:does|is)\s(?:the\s)?(?P<step>[\w -]{2,60}?)\s(?:step|node)(?:\s(?:do|for|doing|work))?\W*$",
-    re.IGNORECASE,
-)
-# "set k to 20", "set the dense weight to 2", "change the limit of search_kw to 100", "set search_kw.limit = 100"
-_SET = re.compile(
-    r"^\W*(?:please\s)?(?:set|change|make|put|increase|decrease|raise|lower|bump|reduce)\s(?:the\s)?"
-    r"(?P<what>[\w .`-]{1,60}?)\s(?:to|=|at)\s"
-    r"(?P<value>[\w.-]{1,40})\W*$"
-    r"|^\W*(?P<what2>[\w`.-]{1,60})\s?=\s?(?P<value2>[\w.-]{1,40})\W*$",
-    re.IGNORECASE,
-)
-
-
-def read_step_edit(text: str) -> StepEdit | None:
-    """The step edit a message asks for, or None."""
-    if _RERUN.match(text):
-        return StepEdit(action="rerun")
-    if m := _REMOVE.match(text):
-        return StepEdit(action="remove", step=(m.group("id") or m.group("step")).strip())
-    if m := _TURN_OFF.match(text):
-        return StepEdit(action="remove", step=m.group("step").strip())
-    if m := _EXPLAIN.match(text):
-        return StepEdit(action="explain", step=m.group("step").strip())
-    if m := _SET.match(text):
-        what = (m.group("what") or m.group("what2")).replace("`", "").strip()
-        return StepEdit(action="set", param=what, value=m.group("value") or m.group("value2"))
-    return None
-
-
 def _key(words: str) -> str:
     return re.sub(r"[\s.-]+", "_", words.strip().lower())
 

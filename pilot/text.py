@@ -102,39 +102,6 @@ def stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=1)
-def _org_table() -> dict[str, list[str]]:
-    return dict(data_json("org_aliases.json")["aliases"])
-
-
-@lru_cache(maxsize=1)
-def _org_aliases() -> dict[str, tuple[str, ...]]:
-    return {" ".join(words(k)) or k: tuple(v) for k, v in _org_table().items()}
-
-
-def org_alias_names() -> tuple[str, ...]:
-    """The short names the alias table lists, as typed ("CMU", "UC Berkeley", "清华大学")."""
-    return tuple(_org_table())
-
-
-def org_forms(query: str) -> tuple[str, ...]:
-    """The names affiliations spell out for an organisation typed short or in Chinese ("CMU" -> "Carnegie Mellon
-    University"; pilot/data/org_aliases.json); () for a name the table does not list."""
-    key = " ".join(words(query)) or query.strip()
-    return _org_aliases().get(key, ())
-
-
-def org_matches(query: str | None, affiliation: str | None) -> bool:
-    """The organisation the user named appears, word for word, in an affiliation string (or one of its other
-    names: "CMU" in "Carnegie Mellon University")."""
-    if not query:
-        return True
-    if not affiliation:
-        return False
-    hay = words(affiliation)
-    return any(contains_run(hay, words(form)) for form in (query, *org_forms(query)))
-
-
 def contains_run(haystack: list[str], needle: list[str]) -> bool:
     """``needle`` occurs as a contiguous run of whole words in ``haystack`` ("data set" in "a new data set")."""
     n = len(needle)
@@ -460,3 +427,25 @@ ENGLISH_STOPWORDS = _word_file("english_stop_words.txt")
 # Query terms of the paper operators (BM25 over a candidate set, keywords, evidence): English stop words
 # and academic filler.
 QUERY_STOPWORDS = ENGLISH_STOPWORDS | FUNCTION_WORDS | ACADEMIC_WORDS
+
+
+_PHRASE_WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
+
+
+def noun_phrases(text: str, limit: int = 6) -> list[str]:
+    """The request's noun phrases: runs of words between function words and punctuation, each naming one
+    part of the topic ("tree kernels", "semantic role labeling"); longer runs first."""
+    phrases: list[str] = []
+    for chunk in re.split(r"[,:;()\[\]{}\"“”?!]|\s[-–—]\s", text or ""):
+        run: list[str] = []
+        for word in [*_PHRASE_WORD.findall(chunk), "of"]:  # a closing function word flushes the last run
+            if word.lower() in PHRASE_BREAK_WORDS:
+                while run and run[0].lower() in DETERMINERS:
+                    run = run[1:]
+                if run:
+                    phrases.append(" ".join(run))
+                run = []
+            else:
+                run.append(word)
+    ordered = [p for p in phrases if " " in p] + [p for p in phrases if " " not in p]
+    return list(dict.fromkeys(p.lower() for p in ordered))[:limit]

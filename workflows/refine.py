@@ -1,7 +1,8 @@
-"""Feedback -> edits of the workflow. Free text ("too broad", "only after 2015", "only EMNLP",
-"more like #3", "not #2", "fewer", "exclude speech") and thumbs up / down on result papers become
-add / modify / remove operations on the current workflow, applied all-or-nothing and validated, so
-the user's own earlier edits survive and the new version's diff shows exactly what the feedback did.
+"""Feedback -> edits of the workflow. What a message says about the results ("too broad", "only after 2015",
+"only EMNLP", "more like #3", "not #2", "fewer", "exclude speech" — read by ``pilot.reading`` into a ``Feedback``)
+and thumbs up / down on result papers become add / modify / remove operations on the current workflow, applied
+all-or-nothing and validated, so the user's own earlier edits survive and the new version's diff shows exactly what
+the feedback did.
 
 Nodes are found by operator (the ``filter``, ``score`` and ``top_k`` nodes nearest the output), so a
 loaded or LLM-written workflow is refined as well as a template; a missing filter is inserted.
@@ -10,15 +11,13 @@ loaded or LLM-written workflow is refined as well as a template; a missing filte
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
 from pilot import limits
-from pilot.intent import apply_updates, parse_constraints
+from pilot.intent import apply_updates
 from pilot.llm import LLM, LLMError
 from pilot.models import Intent, RankedPaper
 from pilot.vocab import PAPER_TYPE_PLURALS, PAPER_TYPES, RESULT_ORDER_WORDS, PublicationKind, ResultOrder, kinds_text
@@ -29,25 +28,6 @@ from workflows.inducer import MAX_REPAIRS, registry_description, workflow_proble
 from workflows.model import AddNode, Edge, ModifyNode, Node, Rewire, Workflow
 from workflows.registry import get_operator
 from workflows.validate import WorkflowError
-
-_ORDINALS = {
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-}
-# "the first" … "the tenth": a result named by its place on the list
-ORDINAL = rf"the (?:{'|'.join(_ORDINALS)})"
-# a result named by its number or place: "#3", "number 3", "result 3", "the third one"
-RESULT_REF = re.compile(
-    rf"(?:#\s?|\b(?:number|no\.?|result|paper|item)\s)\d{{1,3}}\b|\b{ORDINAL}(?: (?:one|paper|result))?\b", re.I
-)
 
 
 @dataclass
@@ -132,32 +112,13 @@ class _Plan:
 # --- parsing the feedback -----------------------------------------------------------------------
 
 
-def referenced_indices(text: str) -> list[int]:
-    """1-based result numbers the text points at: "#3", "number 3", "the third one", "2 and 5"."""
-    low = text.lower()
-    nums = [int(x) for x in re.findall(r"#\s*(\d{1,3})\b", low)]
-    nums += [int(x) for x in re.findall(r"\b(?:number|no\.?|result|paper|item)\s+(\d{1,3})\b", low)]
-    nums += [n for w, n in _ORDINALS.items() if re.search(rf"\bthe {w}\b", low)]
-    return list(dict.fromkeys(nums))
-
-
 def _paper_at(results: list[RankedPaper], idx: int) -> str | None:
     return results[idx - 1].paper.id if 1 <= idx <= len(results) else None
 
 
-_SIZE = [
-    (
-        "narrower",
-        r"\btoo (?:broad|general|wide|many|unfocused)\b|\bnarrow(?:er)? (?:it )?down\b|\bmore (?:focused|specific)\b",
-    ),
-    ("broader", r"\btoo (?:narrow|specific|few)\b|\bbroader\b|\bwiden\b"),
-    ("fewer", r"\b(?:fewer|less|shorter(?: list)?|(?:list is |it'?s )?too long)\b"),
-    ("more", r"\b(?:longer(?: list)?|show (?:me )?all(?: of them)?|all of them|all (?:the )?results)\b"),
-]
-
-
 class Feedback(BaseModel):
-    """Free text about the current results, read once: which results it points at and what it changes."""
+    """What a message says about the current results (built from its reading): which results it points at and what
+    it changes."""
 
     text: str
     refs: list[int] = Field(default_factory=list, description="1-based result numbers it points at")
@@ -190,173 +151,16 @@ class Feedback(BaseModel):
         )
 
 
-# "only the ones by Mikolov", "just papers by Christopher Manning", "only those written by Collins": a person's
-# papers among the results (a capitalised name)
-# words that end a name typed in lower case ("only the ones by bengio from 2015")
-_NOT_A_NAME = r"(?i:from|in|at|on|after|before|since|until|and|or|with|published|about|please)\b"
-ONLY_BY = re.compile(
-    r"\b(?i:only|just)\s(?:(?i:the|those|these)\s)?(?:(?i:ones?|papers?|work|articles?)\s)?"
-    r"(?:(?i:written|co-?authored)\s)?(?i:by)\s"
-    r"(?P<who>[A-Za-z][\w.'’-]*(?:\s(?!" + _NOT_A_NAME + r")[A-Za-z][\w.'’-]*){0,3})"
-    r"(?=\s*(?:[,;.!?]|$)|\s" + _NOT_A_NAME + ")"
-)
-
-
-# "only the ones from Stanford", "just papers from Google Research": an organisation in the authors' affiliations
-# (a venue after "from" is a venue filter; the caller leaves those out)
-ONLY_FROM = re.compile(
-    r"(?:\b(?i:only|just)\s(?:(?i:the|those|these)\s)?(?:(?i:ones?|papers?|work|articles?)\s)?"
-    r"|^\W*(?i:and\s|what about\s|how about\s)?(?i:the|those)\s(?i:ones?|papers?)\s)(?i:from|at)\s"
-    r"(?:the\s)?(?P<org>[A-Z][\w.&'’-]*(?:\s(?:(?i:of|for|de|at)\s)?[A-Z][\w.&'’-]*){0,5})"
-)
-
-
-# the words for the score's features a researcher can weigh
-_FEATURE_NAMES = {
-    "citations": r"citations?|citation counts?|how (?:often|much) (?:it is |they are )?cited|popularity|impact"
-    r"|being cited|cited papers",
-    "recency": r"recency|newness|how recent|how new|publication (?:year|date)|the year|dates?",
-    "dense": r"(?:semantic |meaning )?similarity|closeness in meaning|meaning|relevance|how similar",
-    "lexical": r"(?:the )?key ?words|exact words|word overlap|the (?:search )?terms",
-}
-_FEATURE = "(" + "|".join(_FEATURE_NAMES.values()) + ")"
-_WEIGH = [
-    (
-        "more",
-        rf"\b(?:more|higher|bigger|extra) (?:weight|emphasis|importance) (?:on|to|for) {_FEATURE}"
-        rf"|\b(?:weigh|weight|emphasi[sz]e|favou?r|boost|prioriti[sz]e) {_FEATURE}(?: (?:more|higher))?"
-        rf"|\bcare (?:more|most) about {_FEATURE}|\b{_FEATURE} (?:matters?|counts?) (?:more|most)",
-    ),
-    (
-        "less",
-        rf"\b(?:less|lower|smaller) (?:weight|emphasis|importance) (?:on|to|for) {_FEATURE}"
-        rf"|\b(?:weigh|weight) {_FEATURE} less|\bcare less about {_FEATURE}|\b{_FEATURE} (?:matters?|counts?) less",
-    ),
-    (
-        "off",
-        rf"\b(?:ignore|no weight (?:on|to|for)|forget about) {_FEATURE}"
-        rf"|\b(?:don'?t|do not) (?:care|worry) about {_FEATURE}|\b{_FEATURE} (?:doesn'?t|does not) matter",
-    ),
-]
-_OLDER = re.compile(
-    r"\bprefer (?:older|earlier|classic) (?:papers|work|ones)|\bolder (?:papers|work|ones) first\b"
-    r"|\btoo (?:recent|new|modern)\b"
-)
-
-
-def _weights(low: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for how, rx in _WEIGH:
-        for m in re.finditer(rx, low):
-            said = next(g for g in m.groups() if g)
-            feature = next(f for f, words in _FEATURE_NAMES.items() if re.fullmatch(words, said))
-            out.setdefault(feature, how)
-    if _OLDER.search(low):
-        out.setdefault("recency", "older")
-    return out
-
-
-# negative references: "not #2", "drop the third", "remove this one", "less like #2", "I already know #1"
-_NEGATIVE = re.compile(
-    r"\b(?:not|no|drop|remove|exclude|hide|irrelevant|wrong|bad|less like|fewer like|unlike|"
-    r"already (?:know|have|read|seen|cited?)|(?:have|'ve) (?:already )?(?:read|seen|cited))\b"
-)
-# "remove the year filter", "no date limit", "drop the venue restriction": that constraint lifted
-_LIFT = (
-    r"\b(?:remove|drop|clear|reset|lift|ignore|without|no)\s(?:the\s|any\s)?(?:{})\s"
-    r"(?:filter|limit|restriction|range|constraint)s?\b"
-)
-_LIFT_YEARS = re.compile(_LIFT.format("year|date|period|time"))
-_LIFT_VENUES = re.compile(_LIFT.format("venue|conference|journal"))
-_POSITIVE = re.compile(r"\b(?:like|similar|more of|good|relevant|great|yes)\b")
-
-
-def _split_by_polarity(low: str) -> tuple[list[int], list[int]]:
-    """The results a mixed message likes and those it drops, clause by clause."""
-    liked: list[int] = []
-    dropped: list[int] = []
-    for clause in re.split(r"[,;]|\bbut\b|\band\s(?=(?:less|not|no|drop|remove|more)\b)", low):
-        refs = referenced_indices(clause)
-        if _NEGATIVE.search(clause):
-            dropped += refs
-        elif _POSITIVE.search(clause):
-            liked += refs
-    return list(dict.fromkeys(liked)), [i for i in dict.fromkeys(dropped) if i not in liked]
-
-
-def read_feedback(text: str, known_venues: Iterable[str] = ()) -> Feedback:
-    """What a piece of feedback says, without applying it (the session's reader calls this once)."""
-    low = " ".join((text or "").lower().split())
-    size = next((name for name, rx in _SIZE if re.search(rx, low)), None)
-    if size is None and re.search(r"\bnext (?:page|results|batch|ones|\d{1,3})\b", low):
-        size = "more"  # "next page": the list goes on
-    if (
-        size is None
-        and re.search(r"\bmore\b", low)
-        and not re.search(r"\bmore like\b|\bmore (?:recent|cited|focused|specific|than|about|on)\b", low)
-    ):
-        size = "more"
-    updates = parse_constraints(re.sub(r"#\s*\d+", " ", text or ""), known_venues)
-    if by := ONLY_BY.search(text or ""):
-        who = by.group("who")
-        updates["authors"] = [who.title() if who.islower() else who]  # "by bengio" is said back as "by Bengio"
-    if (at := ONLY_FROM.search(text or "")) and not updates.get("venues") and not re.search(r"\d", at.group("org")):
-        updates["orgs"] = [at.group("org")]
-    order = updates.pop("order", None)  # applied to the top_k step, not as a preference of the score
-    weights = _weights(low)
-    if weights:  # "less weight on recency" weighs a feature; it neither halves the list nor names a topic
-        size = None if size in ("fewer", "more") else size
-        updates.pop("topic_terms", None)
-        updates.pop("exclude_terms", None)
-        updates.pop("recency", None)
-    if _LIFT_YEARS.search(low) or _LIFT_VENUES.search(low):  # "no date limit" leaves out no papers on dates
-        updates.pop("exclude_terms", None)
-        updates.pop("topic_terms", None)
-    if ("exclude_years" in updates or "paper_types" in updates) and size in ("fewer", "narrower"):
-        size = None  # "fewer from the 2000s", "too many surveys" leave those out; the list is not halved
-    refs, drop = referenced_indices(low), list[int]()
-    mixed = re.search(r"\b(?:less|fewer) like\b", low) is not None  # "more like #4, less like #2"
-    negative = bool(_NEGATIVE.search(low)) and (mixed or not re.search(r"\bmore like\b", low))
-    positive = bool(_POSITIVE.search(low))
-    if negative and positive and len(refs) > 1:
-        # "more like #4 and #6, less like #2": each clause says which way its own results go
-        liked, drop = _split_by_polarity(low)
-        if liked and drop:
-            refs, negative = liked, False
-            size = None if size == "fewer" else size  # the "less" of "less like #2" is no shorter list
-        else:
-            drop = []
-    return Feedback(
-        text=text,
-        refs=refs,
-        drop=drop,
-        this_one=bool(re.search(r"\bth(?:is|at) (?:one|paper)\b", low)),
-        negative=negative,
-        positive=positive,
-        # everything else only reads the words outside "#n" references
-        updates=updates,
-        order=order,
-        size=size,
-        extra=int(m.group(1) or m.group(2))
-        if (m := re.search(r"\b(\d{1,3})\s+more\b(?!\s+like)|\bnext (\d{1,3})\b", low))
-        else None,
-        any_year=bool(re.search(r"\bany (?:year|time)\b", low) or _LIFT_YEARS.search(low)),
-        any_venue=bool(re.search(r"\bany venue\b|\ball venues\b", low) or _LIFT_VENUES.search(low)),
-        weights=weights,
-    )
-
-
 def refine(
     workflow: Workflow,
     intent: Intent,
-    feedback: Feedback | str,
+    feedback: Feedback,
     results: list[RankedPaper] | None = None,
     focus_id: str | None = None,
-    known_venues: Iterable[str] = (),
 ) -> Refinement:
     """Deterministic refinement. ``focus_id``: the paper "this one" refers to (the UI's selection);
     without it "this one" means the top result. Unactionable feedback gives no edits and a note."""
-    fb = feedback if isinstance(feedback, Feedback) else read_feedback(feedback, known_venues)
+    fb = feedback
     results = results or []
     plan = _Plan(workflow)
     new_intent = intent
@@ -745,9 +549,8 @@ async def refine_llm(
     llm: LLM,
     workflow: Workflow,
     intent: Intent,
-    feedback: Feedback | str,
+    feedback: Feedback,
     results: list[RankedPaper] | None = None,
-    known_venues: Iterable[str] = (),
 ) -> Refinement:
     """The model proposes the edits; they must apply to a valid workflow (2 repairs), else deterministic."""
 
@@ -758,7 +561,7 @@ async def refine_llm(
             return [str(exc)]
         return workflow_problems(new) or ([] if plan.edits else ["no edits given"])
 
-    fb = feedback if isinstance(feedback, Feedback) else read_feedback(feedback, known_venues)
+    fb = feedback
     user = json.dumps(
         {
             "feedback": fb.text,

@@ -181,8 +181,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
             return Answer(option=real[0], confidence=0.9, why="the earliest period offered")
     if (said := _yes_or_no(words, question)) is not None:
         return Answer(option=said, confidence=0.95, why="yes or no to the question")
-    if set(words) & _DISMISSING and set(words) <= _DISMISSING | _NO_PREFERENCE | {"these", "this", "those", "what",
-                                                                                   "i", "want", "are", "is"}:  # fmt: skip
+    if set(words) & _DISMISSING and set(words) <= _DISMISSING | _NO_PREFERENCE | _ABOUT_THE_OPTIONS:
         way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
         return Answer(option=way_out, no_preference=way_out is None, confidence=0.9, why="none of the options")
     if low in ("both", "all three", "the two of them", "all of them", "every one", "all options", "each of them"):
@@ -217,6 +216,8 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
 
 
 _DISMISSING = frozenset("irrelevant wrong useless none neither nothing".split())
+# the words around a dismissal that point at the options ("none of these are what I want")
+_ABOUT_THE_OPTIONS = frozenset("these this those what i want are is".split())
 _YES = frozenset("yes yeah yep yup ya sure ok okay please go ahead do it sounds good why not".split())
 _NO = frozenset("no nope nah not really don't thanks neither".split())
 

@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from pilot.reading.tokens import Token, fold_word, tokenize
+from pilot.text import contains_run, words
 
 
 def data_file(name: str) -> str:
@@ -146,6 +147,45 @@ class Lexicon:
 @lru_cache(maxsize=1)
 def lexicon() -> Lexicon:
     return Lexicon(data_json("lexicon.json"))
+
+
+def known_titles(name: str) -> tuple[str, ...]:
+    """The titles a name known in the lexicon usually means ("word2vec", "ResNet", "the Collins parser"), the
+    canonical one first; () for a name it does not list. "The", "paper" and a plural "s" do not count."""
+    low = " ".join(fold_word(t.text) for t in tokenize(name) if t.is_word)
+    low = low.removeprefix("the ").removesuffix(" paper").removesuffix(" papers").strip()
+    for key in (low, low[:-1] if low.endswith("s") else low):
+        if titles := lexicon().paper_titles(key):
+            return tuple(titles)
+    return ()
+
+
+@lru_cache(maxsize=1)
+def _org_forms() -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for row in lexicon().data["orgs"]:
+        forms = tuple(dict.fromkeys([row["label"], *row.get("forms", ())]))
+        for name in (*row.get("aliases", ()), row["label"]):
+            out.setdefault(" ".join(words(name)) or name.strip(), forms)
+    return out
+
+
+def org_forms(query: str) -> tuple[str, ...]:
+    """The names affiliations spell out for an organisation typed short or in Chinese ("CMU" -> "Carnegie Mellon
+    University", the lexicon's organisations); () for a name the lexicon does not list."""
+    key = " ".join(words(query)) or query.strip()
+    return _org_forms().get(key, ())
+
+
+def org_matches(query: str | None, affiliation: str | None) -> bool:
+    """The organisation the user named appears, word for word, in an affiliation string (or one of its other
+    names: "CMU" in "Carnegie Mellon University")."""
+    if not query:
+        return True
+    if not affiliation:
+        return False
+    hay = words(affiliation)
+    return any(contains_run(hay, words(form)) for form in (query, *org_forms(query)))
 
 
 def fold_phrase(text: str) -> str:

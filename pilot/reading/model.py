@@ -146,13 +146,16 @@ class Refinement(BaseModel):
     weights: dict[str, str] = Field(default_factory=dict)  # a score feature -> more | less | off | older
 
 
+EntityKind = Literal[
+    "papers", "most_cited", "count", "coauthors", "topics", "venues", "institutions", "researchers", "authors",
+    "profile", "authors_papers",
+]  # fmt: skip
+
+
 class EntityAsk(BaseModel):
     """An entity question's slots (the planner's ``KGQuery`` is built from these)."""
 
-    ask: Literal[
-        "papers", "most_cited", "count", "coauthors", "topics", "venues", "institutions", "researchers", "authors",
-        "profile", "authors_papers",
-    ]  # fmt: skip
+    ask: EntityKind
     person: str | None = None
     coauthor: str | None = None
     venue: str | None = None

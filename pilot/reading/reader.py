@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from pilot.reading import acts as acts_mod
 from pilot.reading.answers import read_answer
@@ -32,6 +32,7 @@ from pilot.reading.model import (
     Anchor,
     Constraints,
     EntityAsk,
+    EntityKind,
     Reading,
     Refinement,
     Span,
@@ -202,7 +203,7 @@ def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[
 
 _ENTITY_SPANS: tuple[SpanKind, ...] = ("person", "venue", "org")
 # when several entity cues speak, the more specific question wins ("how many papers …" is a count of papers)
-_ENTITY_PRECEDENCE = (
+_ENTITY_PRECEDENCE: tuple[EntityKind, ...] = (
     "authors_papers",
     "count",
     "most_cited",
@@ -649,8 +650,8 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if label == "search.other_year":
         years = [s.value.get("year_min") for s in ex.of("time") if s.value.get("year_min")]
         if state.anchor and years:  # "I mean the 2014 one": the paper of that name from that year
-            anchor = Anchor(text=state.anchor, kind="current", year=int(years[0]))
-            return Reading(text=ex.text, act="search", sub=label, anchor=anchor, direction=state.direction,
+            this_year = Anchor(text=state.anchor, kind="current", year=int(years[0]))
+            return Reading(text=ex.text, act="search", sub=label, anchor=this_year, direction=state.direction,
                            correction=True)  # fmt: skip
         hint = (
             "This search is about a topic, not one paper, so there is no other year's paper to switch to. Name the "
@@ -672,7 +673,8 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     for n, s in papers:  # "post-BERT summarization", "pre-Transformer parsing": a period named by a paper
         head, _, name = s.text.partition("-")
         if head.lower() in ("post", "pre") and name and period_of is None:
-            period_of, _ = ("after" if head.lower() == "post" else "before", name), used.add(n)
+            period_of = ("after" if head.lower() == "post" else "before", name)
+            used.add(n)
     # words of a subject besides the papers named ("question answering after BERT")
     besides = Extracted(ex.text, ex.tokens, [s for s in ex.spans if s.kind not in _PAPER_KINDS])
     paper_tokens = {i for _, s in papers for i in _span_tokens(ex, s)}
@@ -1013,7 +1015,7 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         r.weights = _weights(ex)
     for facet in ("background", "method", "result"):
         if f"facet:{facet}" in cue:
-            constraints.facet = facet  # type: ignore[assignment]
+            constraints.facet = facet
     if "refine:uncited" in cue:
         constraints.min_citations = constraints.min_citations or 1
     if constraints.sort is None and (order := _sort(cue)) is not None:
@@ -1076,7 +1078,7 @@ def _size(cue: dict[str, float]) -> Any:
 
 
 def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
-    ask = label.split(".", 1)[1]
+    ask = cast(EntityKind, label.split(".", 1)[1])
     cue = votes(hits)
     if ask not in ("authors", "authors_papers"):
         # the words that ask say what, the more specific first: "how many papers at ACL" is a count
@@ -1323,7 +1325,7 @@ def _type_on_new_subject(ex: Extracted, items: list[Item], hits: list[CueHit], s
         return False
     topic, _ = _choose_topic(topic_chunks(ex, _not_subject(ex, items, hits)), ex, set())
     on_screen = f"{state.topic or ''} {state.anchor or ''}".lower()
-    return bool(topic) and topic.lower() not in on_screen
+    return topic is not None and topic != "" and topic.lower() not in on_screen
 
 
 def _bare_subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | None:
@@ -1384,11 +1386,11 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
         return ask("name", f"“{words[0].text}”: the venue or name, or the word's topic?")  # "Nature", "Science"
     if len(words) == 1 and not named:
         w = words[0]
-        if w.low in word_set("given_names") or (
+        namelike = w.low in word_set("given_names") or (
             w.text[:1].isupper() and w.text[1:].islower() and ex.text.strip()[-1:] != "."
-        ):
-            if w.low not in word_set("field_words") and not w.low.endswith(("tion", "ing", "sis")):
-                return ask("name", f"“{w.text}” alone: a person, a venue or a topic?")
+        )
+        if namelike and w.low not in word_set("field_words") and not w.low.endswith(("tion", "ing", "sis")):
+            return ask("name", f"“{w.text}” alone: a person, a venue or a topic?")
     if lows and lows <= word_set("reactions"):
         return ask("reaction", "words that react, but ask for nothing")
     deictic = lows & word_set("deictic")

@@ -446,11 +446,12 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
             and _capitalised(b)
             and low[i] not in words_known
             and b.low.removesuffix("'s") not in words_known
+            and low[i] not in not_names
+            and b.low not in not_names
         ):
-            if low[i] not in not_names and b.low not in not_names:
-                out.append(
-                    _tok_span("person", text, toks, i, i + 1, text[a.start : b.end].removesuffix("'s"), "unknown name")
-                )
+            out.append(
+                _tok_span("person", text, toks, i, i + 1, text[a.start : b.end].removesuffix("'s"), "unknown name")
+            )
     surnames = word_set("zh_surnames")
     for i, t in enumerate(toks):
         # "周杰在CVPR 2020发表的论文", "李飞飞的研究方向": a Chinese name (a family name, one or two more characters)

@@ -22,9 +22,10 @@ from pydantic import Field, model_validator
 from pilot.domain import profile
 from pilot.models import Author, Evidence, Org, Paper, RankedPaper, SearchFilters, Venue
 from pilot.people import same_person, variant
+from pilot.reading.lexicon import org_forms, org_matches
 from pilot.sources.base import NotFound, SourceError
 from pilot.store.text import institution, split_affiliation
-from pilot.text import TOPIC_FILTER_STOPWORDS, fold, org_forms, org_matches, stem, words
+from pilot.text import TOPIC_FILTER_STOPWORDS, fold, stem, words
 from pilot.venues import at_venue, venue_name
 from pilot.venues import known as known_venue
 from workflows.operator import (

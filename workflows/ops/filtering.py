@@ -12,7 +12,8 @@ from pilot.domain import profile
 from pilot.models import Paper, PaperType, RankedPaper
 from pilot.papertype import paper_type
 from pilot.publication import publication
-from pilot.text import fold, normalize_title, org_matches, snowball
+from pilot.reading.lexicon import org_matches
+from pilot.text import fold, normalize_title, snowball
 from pilot.vocab import PublicationKind, ResultOrder
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import WEAK, citation_value, match_strength, papers_of, support_node, tokens

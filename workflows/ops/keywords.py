@@ -11,8 +11,7 @@ from pydantic import BaseModel, Field
 
 from pilot.llm import LLMError
 from pilot.models import RankedPaper
-from pilot.text import QUERY_STOPWORDS
-from pilot.topic import noun_phrases
+from pilot.text import QUERY_STOPWORDS, noun_phrases
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
 from workflows.ops.features import tokens
 from workflows.ports import PortType
