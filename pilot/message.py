@@ -270,15 +270,18 @@ def feedback_of(r: Reading, text: str, listed: int) -> Feedback:
     drop: list[int] = []
     negative = positive = False
     if ref is not None:
-        if ref.drop:
+        # a mixed message ("more like #4, less like #2", "#3 is great but drop #5") likes some and drops others
+        if ref.more_like:
+            refs, positive = list(ref.more_like), True
+            drop = list(dict.fromkeys([*ref.drop, *ref.less_like]))
+        elif ref.drop:
             refs, negative = list(ref.drop), True
         elif ref.keep:
             refs, negative = [n for n in range(1, listed + 1) if n not in ref.keep], True
-        elif ref.more_like:
-            refs, positive = list(ref.more_like), True
-            drop = list(ref.less_like)
         elif ref.less_like:
             refs, negative = list(ref.less_like), True
+        elif ref.this_one:
+            negative = True  # "not this one": the paper selected on screen goes
     return Feedback(
         text=text,
         refs=refs,

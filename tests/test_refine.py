@@ -7,6 +7,7 @@ import json
 import pytest
 
 from pilot.llm import LLM
+from pilot.message import Context, read
 from pilot.models import Intent, Paper, RankedPaper
 from workflows.diff import diff
 from workflows.model import Workflow
@@ -14,8 +15,8 @@ from workflows.refine import (
     ResultFilters,
     current_filters,
     filter_results,
+    Feedback,
     rate,
-    referenced_indices,
     refine,
     refine_llm,
 )
@@ -24,6 +25,13 @@ from workflows.validate import validate
 
 INTENT = Intent(direction="successor")
 RESULTS = [RankedPaper(paper=Paper(id=f"acl:P{i}", title=f"Paper {i}", year=2000 + i)) for i in range(10)]
+
+
+def said(text: str) -> Feedback:
+    """What the reader takes from ``text`` typed under the ten results above."""
+    msg = read(text, Context(phase="results", has_results=True, has_search=True, listed=len(RESULTS)))
+    assert msg.feedback is not None, (text, msg.kind, msg.command)
+    return msg.feedback
 
 
 @pytest.fixture
@@ -65,7 +73,7 @@ def wf() -> Workflow:
     ],
 )
 def test_feedback_modifies_the_right_node(wf, feedback, node, param, value):
-    ref = refine(wf, INTENT, feedback, RESULTS)
+    ref = refine(wf, INTENT, said(feedback), RESULTS)
     assert ref.changed and validate(ref.workflow)
     assert ref.workflow.node(node).params[param] == value
     lines = diff(wf, ref.workflow).summary()
@@ -74,18 +82,18 @@ def test_feedback_modifies_the_right_node(wf, feedback, node, param, value):
 
 
 def test_an_order_or_a_left_out_period_adds_to_what_the_list_had(wf):
-    first = refine(wf, INTENT, "not from the 2000s", RESULTS)
-    second = refine(first.workflow, first.intent, "not from 2021", RESULTS)
+    first = refine(wf, INTENT, said("not from the 2000s"), RESULTS)
+    second = refine(first.workflow, first.intent, said("not from 2021"), RESULTS)
     assert second.workflow.node("filter").params["exclude_years"] == [(2000, 2009), (2021, 2021)]
     assert second.intent.exclude_years == [(2000, 2009), (2021, 2021)] and second.reason == "leaving out 2021"
-    ordered = refine(second.workflow, second.intent, "sort by year", RESULTS)
+    ordered = refine(second.workflow, second.intent, said("sort by year"), RESULTS)
     assert ordered.intent.order == "newest" and ordered.intent.recency == "any"  # no preference for new work
-    back = refine(ordered.workflow, ordered.intent, "back to relevance", RESULTS)
+    back = refine(ordered.workflow, ordered.intent, said("back to relevance"), RESULTS)
     assert back.workflow.node("top").params["order"] == "score" and back.reason == "best match first"
 
 
 def test_more_like_adds_a_rerank_towards_the_liked_paper(wf):
-    ref = refine(wf, INTENT, "more like #3", RESULTS)
+    ref = refine(wf, INTENT, said("more like #3"), RESULTS)
     w = ref.workflow
     assert w.node("like").params["query"] == "acl:P2" and ref.intent.liked_ids == ["acl:P2"]
     rerank = w.node("more_like")
@@ -105,7 +113,7 @@ def test_thumbs_down_excludes(wf):
 
 
 def test_soft_preferences_change_the_score(wf):
-    ref = refine(wf, INTENT, "recent work, mostly about paraphrase", RESULTS)
+    ref = refine(wf, INTENT, said("recent work, mostly about paraphrase"), RESULTS)
     score = ref.workflow.node("score").params
     assert score["features"]["recency"] > 0 and "paraphrase" in score["text"] and score["features"]["lexical"] >= 1.0
     assert ref.intent.recency == "recent" and ref.intent.topic_terms == ["paraphrase"]
@@ -126,21 +134,17 @@ def test_missing_filter_is_inserted_before_scoring():
             "output": "top",
         }
     )
-    ref = refine(wf, INTENT, "only after 2008", [])
+    ref = refine(wf, INTENT, said("only after 2008"), [])
     assert ref.workflow.node("filter").params["year_min"] == 2009
     assert [e.source for e in ref.workflow.inputs_of("top")] == ["filter"]
 
 
 def test_unactionable_feedback_changes_nothing_and_says_what_works(wf):
-    ref = refine(wf, INTENT, "hmm, interesting", RESULTS)
+    ref = refine(wf, INTENT, Feedback(text="hmm, interesting"), RESULTS)
     assert not ref.changed and ref.workflow == wf and "only after 2010" in ref.notes[0]
-    assert not refine(wf, INTENT, "not #40", RESULTS).changed
-
-
-def test_referenced_indices():
-    assert referenced_indices("more like #3 and #5") == [3, 5]
-    assert referenced_indices("drop the second one") == [2]
-    assert referenced_indices("number 4 is great") == [4]
+    # a result that is not on the list is asked about, not refined
+    beyond = read("not #40", Context(phase="results", has_results=True, has_search=True, listed=len(RESULTS)))
+    assert beyond.kind == "unclear" and "10" in beyond.hint
 
 
 async def test_llm_refinement_valid_invalid_and_fallback(wf):
@@ -148,9 +152,9 @@ async def test_llm_refinement_valid_invalid_and_fallback(wf):
         {"edits": [{"action": "modify", "node_id": "filter", "params": {"year_min": 2012}}], "reason": "after 2011"}
     )
     bad = json.dumps({"edits": [{"action": "modify", "node_id": "nope", "params": {}}]})
-    ref = await refine_llm(LLM("openai/x", mock_response=[bad, good]), wf, INTENT, "only the newer ones", RESULTS)
+    ref = await refine_llm(LLM("openai/x", mock_response=[bad, good]), wf, INTENT, said("only the newer ones"), RESULTS)
     assert ref.workflow.node("filter").params["year_min"] == 2012 and ref.reason == "after 2011"
-    ref = await refine_llm(LLM("openai/x", mock_response=["garbage"] * 3), wf, INTENT, "only after 2015", RESULTS)
+    ref = await refine_llm(LLM("openai/x", mock_response=["garbage"] * 3), wf, INTENT, said("only after 2015"), RESULTS)
     assert ref.workflow.node("filter").params["year_min"] == 2016  # the rule-based edits
     assert "LLM refinement not usable" in ref.notes[-1]
 
@@ -178,8 +182,8 @@ def test_result_filters_are_one_edit_of_the_filter_step():
 
 
 def test_a_venue_left_out_is_dropped_from_the_venues_kept_and_never_filtered_in(wf):
-    ref = refine(wf, INTENT, "only ACL and EMNLP", RESULTS)
-    ref = refine(ref.workflow, ref.intent, "actually not EMNLP", RESULTS)
+    ref = refine(wf, INTENT, said("only ACL and EMNLP"), RESULTS)
+    ref = refine(ref.workflow, ref.intent, said("actually not EMNLP"), RESULTS)
     params = ref.workflow.node("filter").params
     assert params["venues"] == ["ACL"] and params["exclude_venues"] == ["EMNLP"]
     assert ref.intent.venues == ["ACL"] and ref.intent.exclude_venues == ["EMNLP"]
@@ -205,12 +209,12 @@ def test_constraints_said_in_the_chat_are_filters_too_and_are_described():
 )  # fmt: skip
 def test_a_mixed_message_likes_some_results_and_drops_others(wf, feedback, liked, dropped):
     # "more like #4 and #6, less like #2" once liked all three and halved the list
-    ref = refine(wf, INTENT, feedback, RESULTS)
+    ref = refine(wf, INTENT, said(feedback), RESULTS)
     assert ref.intent.liked_ids == liked and ref.intent.disliked_ids == dropped
     assert ref.workflow.node("filter").params["exclude_ids"] == dropped
     assert ref.workflow.node("top").params["k"] == wf.node("top").params["k"]  # the list is not shortened
 
 
 def test_results_already_known_are_left_out(wf):
-    ref = refine(wf, INTENT, "I already know #1, #2 and #5", RESULTS)
+    ref = refine(wf, INTENT, said("I already know #1, #2 and #5"), RESULTS)
     assert ref.workflow.node("filter").params["exclude_ids"] == ["acl:P0", "acl:P1", "acl:P4"]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from clarifier.policy import direction_question, facet_question, interpret_answer
+from clarifier.policy import direction_question, facet_question
 from clarifier.question import Option, Question
 from clarifier.simulator import GENERIC_ANSWER, LeakCheck, SimulatedUser
 from pilot.llm import LLM
+from pilot.message import Context, read
 
 
 def _q(slot, *opts):
@@ -39,9 +40,16 @@ def test_free_text_when_no_option_fits_and_it_parses_back_into_the_intent():
         {"direction": "successor", "latent_intent": {"venue": "EACL", "year_min": 1995, "year_max": 2011}}
     )
     kind, text = user.answer(VENUES)
-    assert kind == "text" and interpret_answer(VENUES, text, ["EACL"]) == {"venues": ["EACL"]}
+    assert kind == "text" and _read_back(VENUES, text, ["EACL"]) == {"venues": ["EACL"]}
     kind, text = user.answer(TIMES)  # 1995–2011 straddles every window
-    assert kind == "text" and interpret_answer(TIMES, text) == {"year_min": 1995, "year_max": 2011}
+    assert kind == "text" and _read_back(TIMES, text) == {"year_min": 1995, "year_max": 2011}
+
+
+def _read_back(question: Question, text: str, venues: list[str] | None = None) -> dict[str, object]:
+    """What pilot's reader takes from a typed answer to ``question``."""
+    msg = read(text, Context(phase="clarify", question=question, known_venues=venues or []))
+    assert msg.kind == "answer", (text, msg)
+    return msg.updates
 
 
 def test_time_option_chosen_when_the_window_mostly_matches():

@@ -90,6 +90,6 @@ def classify(text: str) -> Kind:
     """ "entity" for questions about people, venues or institutions, "papers" for paper searches, "unsure" when the
     reader asks back."""
     r = read(text)
-    if query_of(r) is not None and r.act == "entity":
+    if query_of(r) is not None:
         return "entity"
     return "papers" if r.act == "search" else "unsure"

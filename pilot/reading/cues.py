@@ -49,6 +49,8 @@ class Item:
     first_token: int
     last_token: int
     span_index: int | None = None
+    said: str = ""  # a one-word kind of paper's lemma ("overview"): "overview of V" is read over its slot
+
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,8 @@ def items_of(ex: Extracted) -> list[Item]:
                 j += 1
             slot = SLOT_OF.get(s.kind)
             if slot is not None:
-                out.append(Item(slot, True, i, j, k))
+                said = lemma(s.text) if i == j and slot == "T" else ""
+                out.append(Item(slot, True, i, j, k, said))
             elif s.kind == "term":  # read whole: no cue reads inside a term of the field
                 out.append(Item("<term>", False, i, j, k))
             i = j + 1
@@ -137,7 +140,8 @@ def _match(
             it = items[j]
             if it.word in _CLAUSE:
                 break
-            if it.word in alts or (it.word == "N" and "P" in alts):  # a result on the list is a paper too
+            # a result on the list is a paper too; a one-word kind of paper is its word too
+            if it.word in alts or (it.word == "N" and "P" in alts) or (it.said and it.said in alts):
                 found = j
                 break
             after_slot = bool(pos) and items[pos[-1]].slot

@@ -81,7 +81,7 @@ _CUE_FOR: dict[str, tuple[str, ...]] = {
     "refine.less_like": ("ref:less_like",), "refine.focus": ("refine:focus",),
     "refine.exclude_topic": ("refine:exclude",), "refine.sort": ("refine:sort_newest", "refine:sort_oldest",
     "refine:sort_cited"), "refine.size": ("refine:fewer", "refine:more", "refine:broader", "refine:narrower"),
-    "refine.weights": ("refine:weights",), "refine.filter": ("refine:author", "refine:keep_only"),
+    "refine.weights": ("refine:weights",), "refine.filter": ("refine:author", "refine:keep_only", "refine:exclude"),
     "refine.any": ("refine:any_year", "refine:any_venue"),
     "refine.recency": ("refine:recent", "refine:seminal"),
     "command.export": ("cmd:export",), "command.show_workflow": ("cmd:show_workflow",), "command.undo": ("cmd:undo",),
@@ -186,11 +186,18 @@ def _known_words() -> frozenset[str]:
 # --- the acts --------------------------------------------------------------------------------------------------
 
 
+def _longest(hits: list[CueHit]) -> list[CueHit]:
+    """Words read by a longer cue about a result are that cue's: "more" in "more like #4" asks for no more results,
+    "like #4" in it is no similar-papers search (the longest match wins, as in a gazetteer)."""
+    about_results = [frozenset(h.items) for h in hits if h.label.startswith("ref:")]
+    return [h for h in hits if h.label.startswith("ref:") or not any(set(h.items) < r for r in about_results)]
+
+
 def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[CueHit]:
     """A kind of paper said of a paper ("surveys covering BERT", "the datasets GloVe used") is a direction: the
     survey or benchmark one, by the kind the span names."""
     out = []
-    for h in hits:
+    for h in _longest(hits):
         if h.label != "dir:typed":
             out.append(h)
             continue
@@ -209,11 +216,11 @@ _ENTITY_PRECEDENCE: tuple[EntityKind, ...] = (
     "most_cited",
     "coauthors",
     "topics",
+    "profile",
     "institutions",
     "researchers",
     "venues",
     "authors",
-    "profile",
     "papers",
 )
 
@@ -251,6 +258,8 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         # an entity question names a person, a venue or an organisation, or asks for people, venues or
         # institutions in words ("who works on X?")
         asks = any(k.startswith("ent:") for k in cue)
+        if not asks and subject > 0 and not ex.of("person", "org"):
+            return False  # "sarcasm detection in tweets at ACL or EMNLP": a subject at venues, a search
         return (
             asks or bool(ex.of(*_ENTITY_SPANS)) or (sub in ("authors", "authors_papers") and bool(ex.of(*_PAPER_KINDS)))
         )
@@ -258,6 +267,14 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         if state.phase == "entity_answer" and sub in ("focus", "exclude_topic"):
             return False  # after an answer about people or venues, words on a subject ask anew
         return state.has_list or (state.phase == "question" and sub == "filter")
+    if (
+        label in ("search.predecessor", "search.successor", "search.sibling")
+        and state.has_list
+        and not state.anchor
+        and subject == 0
+        and not ex.of(*_PAPER_KINDS, "it", "ref")
+    ):
+        return False  # "newer papers only" under a topic's results: no paper to go before or after, an age
     if label in ("search.current", "search.other_year"):
         return state.has_search
     if label == "search.same_for":
@@ -295,6 +312,7 @@ def _rank(scores: dict[str, float]) -> list[tuple[str, float]]:
 def _edge_words() -> frozenset[str]:
     return (
         word_set("request_words")
+        | word_set("reactions")
         | ENGLISH_STOPWORDS
         | frozenset(
             "papers paper work works stuff things reads read got get gets whats what's im i'm id i'd ive i've lit "
@@ -1020,6 +1038,9 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         constraints.min_citations = constraints.min_citations or 1
     if constraints.sort is None and (order := _sort(cue)) is not None:
         constraints.sort = order
+    if r == Refinement() and constraints == Constraints():
+        # it changes nothing that can be named ("these papers are not relevant"): what is wrong is asked
+        return Reading(text=ex.text, act="ask", sub="ask.unclear", why=f"{label} that changes nothing")
     return Reading(text=ex.text, act="refine", sub=label, refine=r, constraints=constraints, refs=refs)
 
 
@@ -1399,7 +1420,8 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     if pointing and state.phase == "fresh" and not named and len(words) <= 8:
         return ask("nothing_on_screen", "points at something, with nothing on screen to point at")
     nothing_to_narrow = state.phase == "fresh" and not named and ex.of("time", "venue", "type", "cites", "pubkind")
-    if nothing_to_narrow and lows <= _NARROWING_WORDS | {t.low for s in ex.spans for t in tokenize(s.text)}:
+    constraint_words = {t.low for s in ex.spans if s.kind not in _SUBJECT_SPANS for t in tokenize(s.text)}
+    if nothing_to_narrow and lows <= _NARROWING_WORDS | constraint_words:
         return ask("nothing_to_narrow", "narrows a search, but none is being made")
     if "other" in lows and lows <= {"the", "other", "one", "ones", "that", "please", "i", "mean", "meant", "no"}:
         return ask("which_other", "“the other one”: which one?")

@@ -142,7 +142,9 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
         given = word_set("given_names")
         people = any(toks[k].low in given and k + 1 <= j and _capitalised(toks[k + 1]) for k in range(i, j + 1))
         after_by = i > 0 and toks[i - 1].low in ("by", "with", "and")
-        if words >= 3 and caps >= 3 and caps >= 0.5 * words and not people and not after_by:
+        # "Carnegie Mellon University", "Allen Institute for AI": an organisation's name, not a title
+        organisation = words <= 6 and any(toks[k].low in _ORG_WORDS for k in range(i, j + 1))
+        if words >= 3 and caps >= 3 and caps >= 0.5 * words and not people and not after_by and not organisation:
             title = text[toks[i].start : toks[j].end]
             out.append(_span("title", text, toks[i].start, toks[j].end, title, "title case"))
         i = j + 1
@@ -382,6 +384,8 @@ def _cited(text: str, toks: list[Token]) -> list[Span]:
             first += 1
         if first > names_end or low[first] in not_authors or low[names_end] in not_authors:
             continue
+        if lexicon().matches(toks[first : names_end + 1], ("venue",)):
+            continue  # "CoRL 2022", "ACL 2010": a venue's year, not a paper cited by its authors
         surnames = [x.text for x in toks[first : names_end + 1] if _capitalised(x)]
         value = {"authors": surnames, "year": int(t.low[:4])}
         out.append(_tok_span("cited", text, toks, first, end, value, "author year"))
@@ -404,6 +408,7 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         while (
             j < n
             and j - i < 5
+            and not toks[j - 1].text.endswith("'s")  # "Sergey Levine's CoRL papers": a possessive ends a name
             and (
                 _capitalised(toks[j])
                 or re.fullmatch(r"[A-Z]\.?", toks[j].text)
@@ -417,7 +422,9 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
             j -= 1  # a name ends on a surname, not on an initial
         possessive = toks[j - 1].text.endswith("'s") or (j < n and toks[j].text in ("'s", "'"))
         initial = any(re.fullmatch(r"[A-Z]", toks[k].text) for k in range(i + 1, j))  # "Michael I. Jordan"
-        if j - i >= 2 and (low[i] in given or possessive or initial):
+        # "Mark Johnson", "Will Knight": a first name that is also an English word, before a surname that is none
+        word_given = low[i] in word_set("word_given_names") and low[j - 1].removesuffix("'s") not in corpus_words()
+        if j - i >= 2 and (low[i] in given or word_given or possessive or initial):
             name = text[toks[i].start : toks[j - 1].end].removesuffix("'s")
             out.append(_tok_span("person", text, toks, i, j - 1, name, "name"))
     words_known = corpus_words()
@@ -535,6 +542,9 @@ def _orgs(text: str, toks: list[Token]) -> list[Span]:
             or (low[j + 1] in _ORG_JOINS and j + 2 < n and toks[j + 2].text[:1].isupper())
         ):
             j += 1
+        start = i
+        while i < j and ((i == start == 0 and low[i] in corpus_words()) or low[i] in _ORG_JOINS):
+            i += 1  # "Describe Tsinghua University", "Who at CMU …": a sentence's first word is capitalised as one
         if any(low[k] in _ORG_WORDS for k in range(i, j + 1)):
             out.append(
                 _tok_span(
