@@ -6,8 +6,8 @@ import pytest
 
 from pilot.domain import profile
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, Venue
-from pilot.sources.base import NotFound, NotSupported, Source
 from pilot.reading.lexicon import org_matches
+from pilot.sources.base import NotFound, NotSupported, Source
 from pilot.venues import at_venue
 from tests.ops_helpers import at_venue_row, authored, run_op, wrote_at_org_on_topic
 from workflows.operator import OperatorError, RunContext

@@ -12,10 +12,10 @@ from pilot.models import Intent, Paper, RankedPaper
 from workflows.diff import diff
 from workflows.model import Workflow
 from workflows.refine import (
+    Feedback,
     ResultFilters,
     current_filters,
     filter_results,
-    Feedback,
     rate,
     refine,
     refine_llm,

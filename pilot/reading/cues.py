@@ -52,7 +52,6 @@ class Item:
     said: str = ""  # a one-word kind of paper's lemma ("overview"): "overview of V" is read over its slot
 
 
-
 @dataclass(frozen=True)
 class CueHit:
     label: str
@@ -87,6 +86,11 @@ def _table() -> tuple[dict[str, str], list[tuple[str, str, tuple[tuple[str, ...]
 SLOT_LETTERS = frozenset("PNTAVYOKFS")
 
 
+@lru_cache(maxsize=1)
+def _cue_words() -> frozenset[str]:
+    return frozenset(w for _, _, elements, _, _ in _table()[1] for alts in elements for w in alts)
+
+
 def lemma(word: str, lemmas: dict[str, str] | None = None) -> str:
     table = lemmas if lemmas is not None else _table()[0]
     w = word.lower().replace("’", "'")
@@ -96,6 +100,13 @@ def lemma(word: str, lemmas: dict[str, str] | None = None) -> str:
         return w[:-3] + "y"
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
+    if lemmas is None and len(w) > 4 and w.endswith("ed"):
+        # "proposed", "worked", "stopped": the past of a verb the cues use ("-ing" forms are the field's nouns
+        # too: "parsing", "chronological ordering")
+        stem = w[:-2]
+        for base in (stem + "e", stem, stem[:-1]):
+            if base in _cue_words():
+                return base
     return w
 
 
@@ -157,24 +168,43 @@ def _match(
     return tuple(pos)
 
 
-def cue_hits(items: list[Item]) -> list[CueHit]:
-    """Every pattern that matches, each at its first place."""
+# the cues that ask about a venue, a person or the list, where a kind of paper's word is the asking noun
+_ASKING_ABOUT = ("ent:", "fact:")
+
+
+@lru_cache(maxsize=1)
+def _by_first_word() -> dict[str, tuple[int, ...]]:
+    """The patterns (by position in the table) that can start at each word or slot: a message is matched against
+    the few patterns its words can start, not against all of them."""
     _, patterns = _table()
-    hits = []
-    for label, phrase, elements, optional, fixed in patterns:
-        firsts = elements[0]
-        for start, it in enumerate(items):
-            if it.word not in firsts:
-                continue
-            pos = _match(items, start, elements, optional)
-            if pos is None:
-                continue
-            slots = tuple(p for p in pos if items[p].slot)
-            words = len(pos) - len(slots)
-            weight = fixed or words + 0.5 * len(slots) + (0.5 if len(pos) > 1 else 0.0)
-            hits.append(CueHit(label, phrase, weight, pos, slots))
-            break
-    return hits
+    index: dict[str, list[int]] = defaultdict(list)
+    for n, (_, _, elements, _, _) in enumerate(patterns):
+        for w in elements[0]:
+            index[w].append(n)
+    return {w: tuple(ns) for w, ns in index.items()}
+
+
+def cue_hits(items: list[Item]) -> list[CueHit]:
+    """Every pattern that matches, each at its first place (in the table's order)."""
+    _, patterns = _table()
+    index = _by_first_word()
+    found: dict[int, CueHit] = {}
+    for start, it in enumerate(items):
+        for key in (it.word, it.said):
+            for n in index.get(key, ()) if key else ():
+                if n in found:
+                    continue
+                label, phrase, elements, optional, fixed = patterns[n]
+                if key is it.said and not label.startswith(_ASKING_ABOUT):
+                    continue  # "an overview of COLT" asks about the venue; "no surveys" is no direction
+                pos = _match(items, start, elements, optional)
+                if pos is None:
+                    continue
+                slots = tuple(p for p in pos if items[p].slot)
+                words = len(pos) - len(slots)
+                weight = fixed or words + 0.5 * len(slots) + (0.5 if len(pos) > 1 else 0.0)
+                found[n] = CueHit(label, phrase, weight, pos, slots)
+    return [found[n] for n in sorted(found)]
 
 
 def votes(hits: list[CueHit]) -> dict[str, float]:

@@ -9,6 +9,7 @@ written ("CL" the journal, not "cl"; "MIT", not "mit"), because its folded form 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -25,6 +26,18 @@ def data_file(name: str) -> str:
 @lru_cache(maxsize=8)
 def data_json(name: str) -> Any:
     return json.loads(data_file(name))
+
+
+# a Chinese organisation's name: a few characters and the word for a university, an institute, a lab, a company
+_ZH_ORG = re.compile(r"[\u4e00-\u9fff]{2,12}?(?:大学|学院|研究院|研究所|实验室|科学院|公司|集团)")
+
+
+# Chinese words for "before", "after", "since" follow the year they are said of ("2015年以来": since 2015)
+_POSTPOSITIONS = frozenset({"before", "after", "since"})
+
+
+def _is_chinese(text: str) -> bool:
+    return any("\u3400" <= c <= "\u9fff" for c in text)
 
 
 @dataclass(frozen=True)
@@ -82,8 +95,11 @@ class Lexicon:
         for e in self.entries:
             self._first.setdefault(e.phrase[0], []).append(e)
         zh = data.get("zh", {})
+        # an organisation the lexicon knows by its Chinese name is searched by its English one ("清华大学")
+        known_orgs = {a: row["label"] for row in data["orgs"] for a in row.get("aliases", ()) if _is_chinese(a)}
         self.zh: dict[str, str] = {
             **zh.get("words", {}), **zh.get("terms", {}), **zh.get("kinds", {}), **zh.get("recency", {}),
+            **known_orgs,
         }  # fmt: skip
         self._zh_keys = sorted(self.zh, key=len, reverse=True)
 
@@ -118,19 +134,48 @@ class Lexicon:
         English titles); True when anything was replaced."""
         if not any("\u3400" <= c <= "\u9fff" for c in text):
             return text, False
+        kept = dict(self._unknown_orgs(text))
         out, i, changed = [], 0, False
         while i < len(text):
+            if i in kept:  # an organisation the lexicon does not know keeps its Chinese name whole
+                out.append(f" {text[i : kept[i]]} ")
+                i = kept[i]
+                continue
             key = next((k for k in self._zh_keys if text.startswith(k, i)), None)
             if key is None:
                 out.append(text[i])
                 i += 1
                 continue
             english = self.zh[key]
-            out.append(f" {english} " if english else " ")
-            # (Latin words and digits glued to Chinese are split off: "我想看2019年" -> "… 2019 …")
+            so_far = "".join(out).rstrip()
+            last_word = so_far.split()[-1] if so_far else ""
+            if english.startswith("'s") and last_word[:1].isupper() and last_word[1:2].islower():
+                # "Manning的论文" -> "Manning's papers"
+                out = [so_far, f"{english} "]
+            elif english.startswith("'s"):  # "2014年的论文": the year's papers
+                out.append(" " + english.removeprefix("'s") + " ")
+            elif english.strip() in _POSTPOSITIONS and so_far:  # "2015年以来" -> "since 2015"
+                head, _, last = so_far.rpartition(" ")
+                out = [f"{head} {english.strip()} {last} "]
+            else:
+                # (Latin words and digits glued to Chinese are split off: "我想看2019年" -> "… 2019 …")
+                out.append(f" {english} " if english else " ")
             i += len(key)
             changed = True
         return " ".join("".join(out).split()), changed
+
+    def _unknown_orgs(self, text: str) -> list[tuple[int, int]]:
+        """Chinese organisations the lexicon does not know, without the words before them ("介绍一下某某大学")."""
+        out = []
+        for m in _ZH_ORG.finditer(text):
+            start = m.start()
+            while (word := next((k for k in self._zh_keys if text.startswith(k, start)), None)) and start + len(
+                word
+            ) < m.end() - 2:
+                start += len(word)
+            if text[start : m.end()] not in self.zh:
+                out.append((start, m.end()))
+        return out
 
     def venue(self, label: str) -> dict[str, Any] | None:
         return next((row for row in self.data["venues"] if row["label"] == label), None)

@@ -91,7 +91,8 @@ _CUE_FOR: dict[str, tuple[str, ...]] = {
     "entity.papers": ("ent:papers",), "entity.most_cited": ("ent:most_cited",), "entity.count": ("ent:count",),
     "entity.coauthors": ("ent:coauthors",), "entity.topics": ("ent:topics",), "entity.venues": ("ent:venues",),
     "entity.institutions": ("ent:institutions",), "entity.researchers": ("ent:researchers",),
-    "entity.authors": ("ent:authors",), "search.same_for": ("search:same_for", "search:correction"),
+    "entity.authors": ("ent:authors",), "entity.profile": ("ent:profile",),
+    "search.same_for": ("search:same_for", "search:correction"),
     "search.topic": ("search:new", "search:correction"), "search.other_year": ("search:other_year",),
     "ask.smalltalk": ("ask:smalltalk",),
 }  # fmt: skip
@@ -189,8 +190,8 @@ def _known_words() -> frozenset[str]:
 def _longest(hits: list[CueHit]) -> list[CueHit]:
     """Words read by a longer cue about a result are that cue's: "more" in "more like #4" asks for no more results,
     "like #4" in it is no similar-papers search (the longest match wins, as in a gazetteer)."""
-    about_results = [frozenset(h.items) for h in hits if h.label.startswith("ref:")]
-    return [h for h in hits if h.label.startswith("ref:") or not any(set(h.items) < r for r in about_results)]
+    longer = [frozenset(h.items) for h in hits if h.label.startswith(("ref:", "ent:")) and h.slots]
+    return [h for h in hits if not any(set(h.items) < r for r in longer)]
 
 
 def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[CueHit]:
@@ -881,7 +882,7 @@ def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int
                 continue
             span = ex.spans[index]
             typed_in_capitals = any(c.isupper() for c in span.text)
-            if h.label in ("dir:predecessor", "dir:successor", "dir:sibling") or typed_in_capitals:
+            if h.label in ("dir:predecessor", "dir:successor", "dir:sibling", "ent:authors") or typed_in_capitals:
                 out.add(items[p].span_index)
     # a field's name typed like a model's ("CLIP", "Batch Normalization") in a message that asks for a direction
     if any(h.label in ("dir:predecessor", "dir:successor", "dir:sibling") for h in hits):
