@@ -28,6 +28,7 @@ from pilot.models import Intent
 from pilot.reading import read as read_words
 from pilot.reading.model import Anchor, Constraints, QuestionState, Reading, State
 from pilot.stepedit import StepEdit
+from pilot.text import ENGLISH_STOPWORDS
 from workflows.refine import Feedback
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,7 @@ class Context(BaseModel):
     topic: str | None = None
     direction: str | None = None
     anchor: str | None = None  # the title of the paper being searched around
+    steps: list[str] = Field(default_factory=list)  # the workflow's step ids and operators, for edits in words
 
 
 class Message(BaseModel):
@@ -135,6 +137,7 @@ def state_of(ctx: Context) -> State:
         direction=ctx.direction,
         asked=ctx.asked.model_dump(exclude_none=True) if ctx.asked is not None else None,
         known_venues=ctx.known_venues,
+        steps=ctx.steps,
     )
 
 
@@ -169,7 +172,10 @@ async def settle_with_llm(llm: Any, msg: Message, history: list[dict[str, str]])
 def read(text: str, ctx: Context) -> Message:
     """The message, read once in the state of the conversation."""
     reading = read_words(text, state_of(ctx))
-    return message_of(reading, ctx)
+    msg = message_of(reading, ctx)
+    if reading.translated is not None:  # the chat keeps what was typed; the search reads it in English
+        msg.text = " ".join(text.split())
+    return msg
 
 
 # --- a Reading, as the session's parts ---------------------------------------------------------------------------
@@ -200,6 +206,11 @@ def _anchor_kind(a: Anchor) -> tuple[str, str]:
 
 _ORDER = {"newest": "newest", "oldest": "oldest", "most_cited": "most_cited", "relevance": "score"}
 _KINDS = ("conference", "workshop", "journal", "preprint", "unknown")
+
+
+def _terms(words: str) -> list[str]:
+    """The words a focus ranks by: its content words ("a method for word alignment" -> method, word, alignment)."""
+    return [w for w in words.split() if w.lower() not in ENGLISH_STOPWORDS] or words.split()
 
 
 def updates_of(c: Constraints) -> dict[str, Any]:
@@ -235,7 +246,7 @@ def request_of(r: Reading, text: str, anchor: Anchor | None = None) -> ParsedReq
     if r.direction:
         updates["direction"] = r.direction
     if r.focus:
-        updates["topic_terms"] = r.focus.split()  # "papers like GloVe but for sentences": ranked first
+        updates["topic_terms"] = _terms(r.focus)  # "papers like GloVe but for sentences": ranked first
     if anchor is None:
         query, kind = (r.topic or "", "topic") if r.topic else ("", "none")
         if r.topic:
@@ -265,7 +276,7 @@ def feedback_of(r: Reading, text: str, listed: int) -> Feedback:
     updates = updates_of(r.constraints)
     updates.pop("order", None)
     if ref is not None and ref.focus:
-        updates["topic_terms"] = ref.focus.split()
+        updates["topic_terms"] = _terms(ref.focus)
     refs: list[int] = []
     drop: list[int] = []
     negative = positive = False
@@ -312,6 +323,8 @@ _HINTS = {
     "(e.g. “papers on dependency parsing, only after 2010”).",
     "ask.smalltalk": "I can only help with research papers: name a paper, a topic, a person or a venue.",
     "ask.answer": "Please pick one option of the question (or type your own answer).",
+    "ask.no_list": "There is no numbered list on screen yet: name a paper (its title or a short name like "
+    "“TextRank”) or a topic to search first.",
 }
 _DISMISSAL_HINT = (
     "Sorry these miss. Tell me what is wrong and I will change the search (this list stays, to go back to):\n"
@@ -415,7 +428,7 @@ def _answer_message(r: Reading, ctx: Context, base: dict[str, Any]) -> Message:
         return Message(kind="answer", updates=merged_updates(q, r.options), **base)
     updates = updates_of(r.constraints)
     if r.topic:
-        updates["topic_terms"] = r.topic.split()
+        updates["topic_terms"] = _terms(r.topic)
     if r.direction:
         updates["direction"] = r.direction
     if r.anchor is not None and q is not None and q.slot == "anchor":

@@ -393,6 +393,7 @@ class Session(BaseModel):
             asked=self.entity_query if self.phase == "answer" else None,
             topic=self.intent.topic if self.anchor is None else None,
             direction=self.intent.direction if self.anchor is not None else None,
+            steps=[n.id for n in self.workflow.nodes] + [n.op for n in self.workflow.nodes] if self.workflow else [],
         )
 
     # --- the conversation ---------------------------------------------------------------------------
@@ -1638,6 +1639,8 @@ class Session(BaseModel):
         i = self.intent
         if also := [p for n in wf.nodes if n.id.startswith("also_") for p in papers_of(run.values.get(n.id))]:
             about += " that also cite " + " and ".join(f"“{short(p.title, 80)}”" for p in also)
+        if i.venues and self.anchor is None:  # "at KDD": said, so an empty list says which venue left nothing
+            about += " at " + " or ".join(i.venues)
         if left := left_out_words(i.exclude_terms, i.exclude_venues, i.paper_types, i.exclude_years):
             about += f", {left}"
         if i.publication_kinds:

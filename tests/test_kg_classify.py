@@ -11,6 +11,11 @@ from pilot.kg.planner import plan_for
 from workflows.validate import validate
 
 
+def named(paper: str | None) -> str:
+    """A paper's name as the resolver looks it up: no quotes, no leading article."""
+    return (paper or "").strip('"“”').removeprefix("the ").removeprefix("The ")
+
+
 @pytest.mark.parametrize(
     "text, shape, slots",
     [
@@ -121,11 +126,16 @@ from workflows.validate import validate
         ("谁是李飞飞", "author_profile", dict(person="李飞飞")),
         ("谁是Eiichiro Sumita", "author_profile", dict(person="Eiichiro Sumita")),
         ("介绍一下Stanford University", "org_profile", dict(org="Stanford University", person=None)),
-        ("清华大学有哪些研究知识图谱的学者？", "org_researchers", dict(org="清华大学", topic="知识图谱")),
-        ("介绍一下清华大学", "org_profile", dict(org="清华大学")),
+        # an organisation and a field the lexicon knows are looked up by their English names
+        (
+            "清华大学有哪些研究知识图谱的学者？",
+            "org_researchers",
+            dict(org="Tsinghua University", topic="knowledge graph"),
+        ),
+        ("介绍一下清华大学", "org_profile", dict(org="Tsinghua University")),
         ("介绍一下ACL", "venue_profile", dict(venue="ACL")),
         ("2015年以来ACL的论文", "venue_papers", dict(venue="ACL", year_min=2015)),
-        ("研究知识图谱的学者有哪些？", "topic_researchers", dict(topic="知识图谱")),
+        ("研究知识图谱的学者有哪些？", "topic_researchers", dict(topic="knowledge graph")),
     ],
 )
 def test_parse_reads_shape_and_slots(text, shape, slots):
@@ -148,8 +158,8 @@ def test_parse_reads_shape_and_slots(text, shape, slots):
         ("find papers on graph neural networks", "papers"),
         ("graph neural networks for molecules", "papers"),
         ("关于知识图谱的论文", "papers"),
-        ("Jian Pei", "unsure"),  # a person? a topic? ask
-        ("KDD", "unsure"),
+        ("Jian Pei", "entity"),  # a name alone: that person's profile
+        ("KDD", "entity"),  # a venue alone: its profile
         ("", "unsure"),
         ("???", "unsure"),
         ("12345", "unsure"),
@@ -181,11 +191,12 @@ def test_any_text_is_classified_without_crashing(text):
 
 
 def test_recent_years_count_back_from_this_year():
-    from pilot.kg.classify import this_year
+    import datetime as dt
 
-    assert parse("papers by Dan Klein in the last 5 years").year_min == this_year() - 4
+    this_year = dt.date.today().year
+    assert parse("papers by Dan Klein in the last 5 years").year_min == this_year - 4
     q = parse("近三年ACL的论文")
-    assert (q.shape, q.venue, q.year_min) == ("venue_papers", "ACL", this_year() - 2)
+    assert (q.shape, q.venue, q.year_min) == ("venue_papers", "ACL", this_year - 2)
 
 
 @pytest.mark.parametrize(
@@ -260,7 +271,7 @@ def test_where_a_topic_is_published_and_which_institutions_work_on_it(text, shap
 )
 def test_who_wrote_a_paper_asks_for_its_authors(text, paper):
     q = parse(text)
-    assert q is not None and (q.shape, q.paper, q.person) == ("paper_authors", paper, None)
+    assert q is not None and (q.shape, named(q.paper), q.person) == ("paper_authors", named(paper), None)
     plan = validate(plan_for(q, text))
     assert [n.op for n in plan.nodes] == ["anchor", "paper_authors", "synthesize_answer"]
 
@@ -318,7 +329,7 @@ def test_lower_case_words_after_by_that_are_no_one_stay_a_paper_search(text):
 )  # fmt: skip
 def test_the_other_work_of_a_papers_authors_is_asked_of_that_paper(text, paper):
     q = parse(text)
-    assert q is not None and (q.shape, q.paper) == ("paper_authors_papers", paper)
+    assert q is not None and (q.shape, named(q.paper)) == ("paper_authors_papers", named(paper))
 
 
 @pytest.mark.parametrize(

@@ -58,6 +58,7 @@ _SHAPES: dict[tuple[str, str | None], Shape] = {
     ("researchers", "venue"): "venue_profile", ("authors", None): "paper_authors",
     ("authors_papers", None): "paper_authors_papers", ("profile", "person"): "author_profile",
     ("profile", "venue"): "venue_profile", ("profile", "org"): "org_profile",
+    ("venues", "person"): "author_profile", ("venues", "org"): "org_profile",  # a profile lists where they publish
 }  # fmt: skip
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pilot.reading.cues import CueHit, lemma, votes
 from pilot.reading.model import QuestionState
-from pilot.reading.spans import Extracted
+from pilot.reading.spans import Extracted, word_table
 from pilot.reading.timegrammar import periods
 from pilot.reading.tokens import tokenize
 from pilot.text import ENGLISH_STOPWORDS
@@ -208,6 +208,8 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     chosen = _option_like(words, question, hits)
     if chosen is not None:
         return chosen
+    if _names_another_slot(words, question.slot):
+        return None  # "any venue is fine" while the question is about the sub-area: no answer to it
     if any(core in low for core in _NO_PREFERENCE_CORE) and (len(set(words) - _NO_PREFERENCE) <= 2):
         if way_out is not None:
             return Answer(option=way_out, no_preference=True, confidence=0.9, why="no preference")
@@ -258,3 +260,9 @@ def _option_like(words: list[str], question: QuestionState, hits: list[CueHit]) 
     if best is not None and best_score >= 0.5 and best_score - second >= 0.15 and len(words) <= 12:
         return Answer(option=best, confidence=min(1.0, best_score), why=f"its words are option {best + 1}'s")
     return None
+
+
+def _names_another_slot(words: list[str], slot: str) -> bool:
+    """The message names what another question would ask about (words.json's slot_nouns)."""
+    said = set(words)
+    return any(other != slot and said & set(nouns) for other, nouns in word_table("slot_nouns").items())

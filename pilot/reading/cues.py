@@ -131,7 +131,7 @@ def items_of(ex: Extracted) -> list[Item]:
                 out.append(Item("<term>", False, i, j, k))
             i = j + 1
             continue
-        if t.is_word or t.text in _CLAUSE or t.text == ",":
+        if t.is_word or t.text in _CLAUSE or t.text in (",", "="):  # "=": "set k = 20" in the step patterns
             out.append(Item(lemma(t.text), False, i, i))
         i += 1
     return out

@@ -101,9 +101,10 @@ _CUE_FOR: dict[str, tuple[str, ...]] = {
 # --- preparing the text -----------------------------------------------------------------------------------------
 
 
-def _prepare(raw: str) -> tuple[str, str | None, dict[str, str]]:
+def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | None, dict[str, str]]:
     """The text as the reader reads it: markup gone, quotes plain, Chinese in English words, typos of steering
-    words put right. Returns (text, the English reading of a Chinese message, respelt words)."""
+    words put right (never the words in ``keep``: the workflow's step names). Returns (text, the English reading
+    of a Chinese message, respelt words)."""
     text = normalise(strip_markup(raw))
     english, changed = lexicon().in_english(text)
     translated = english if changed else None
@@ -118,6 +119,8 @@ def _prepare(raw: str) -> tuple[str, str | None, dict[str, str]]:
             continue  # a quoted word: as written
         if t.text[:1].isupper() and t.low not in word_table("contractions") and t.low not in ("i'm", "im"):
             continue  # a name or a title's word: as written
+        if t.low in keep:
+            continue
         if (fixed := _typo(t.low, vocabulary, known)) is not None:
             out.append(text[pos : t.start])
             out.append(fixed)
@@ -190,8 +193,17 @@ def _known_words() -> frozenset[str]:
 def _longest(hits: list[CueHit]) -> list[CueHit]:
     """Words read by a longer cue about a result are that cue's: "more" in "more like #4" asks for no more results,
     "like #4" in it is no similar-papers search (the longest match wins, as in a gazetteer)."""
-    longer = [frozenset(h.items) for h in hits if h.label.startswith(("ref:", "ent:")) and h.slots]
-    return [h for h in hits if not any(set(h.items) < r for r in longer)]
+    asks = {f"ent:{k}" for k in _ENTITY_PRECEDENCE}  # "most cited author in": who, not which paper
+    longer = [
+        frozenset(h.items)
+        for h in hits
+        if h.label.startswith(("ref:", "ent:")) and (h.slots or (len(h.items) >= 3 and h.label in asks))
+    ]
+    out = [h for h in hits if not any(set(h.items) < r for r in longer)]
+    # "more about X" is a focus, its "more" no bigger list
+    phrases = [frozenset(h.items) for h in out if h.label.startswith("refine:") and len(h.items) > 1]
+    sizes = ("refine:more", "refine:fewer")
+    return [h for h in out if not (h.label in sizes and any(set(h.items) < r for r in phrases))]
 
 
 def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[CueHit]:
@@ -412,7 +424,12 @@ def _choose_topic(
     best_chunk = max(kept, key=lambda c: (_content_count(c[2]) + 2 * _introduced(ex, c[0]), -c[0]))
     if _content_count(best_chunk[2]) == 0:
         return None, [w for _, _, w in left_out]
-    return best_chunk[2], [w for _, _, w in left_out]
+    words = best_chunk[2]
+    first = words.split(" ", 1)[0]
+    rest_lower = not any(w[:1].isupper() for w in words.split()[1:])  # "Knowledge Graph" is written as a name
+    if best_chunk[0] == 0 and first[1:].islower() and rest_lower and first.lower() in corpus_words():
+        words = first.lower() + words[len(first) :]  # "Question answering papers …": capital of the sentence only
+    return words, [w for _, _, w in left_out]
 
 
 _ASKING_NOUNS = frozenset(
@@ -449,10 +466,14 @@ def _excluded_starts(ex: Extracted, items: list[Item]) -> set[int]:
 # --- assembling the parts -----------------------------------------------------------------------------------
 
 
-def _constraints(ex: Extracted, used: set[int], state: State, *, refine: bool) -> Constraints:
-    """Time, venue, person, type, publication kind, count and citation-floor spans, kept or left out."""
+def _constraints(
+    ex: Extracted, used: set[int], state: State, *, refine: bool, leaving: set[int] | None = None
+) -> Constraints:
+    """Time, venue, person, type, publication kind, count and citation-floor spans, kept or left out (``leaving``:
+    the tokens of the cues that leave something out, "I don't want …", "get rid of …")."""
     c = Constraints()
     low = [t.low for t in ex.tokens]
+    leaving = leaving or set()
 
     def excluded_before(span: Span, reach: int = 5) -> bool:
         i = _token_at(ex, span.start)
@@ -461,6 +482,7 @@ def _constraints(ex: Extracted, used: set[int], state: State, *, refine: bool) -
                 return False
             if (
                 low[j] in _EXCLUDING
+                or j in leaving
                 or (low[j] == "rid" and j > 0 and low[j - 1] == "get")
                 or (low[j] == "out" and j > 0 and low[j - 1] in ("take", "leave", "filter", "throw", "cut"))
             ):
@@ -519,6 +541,22 @@ def _constraints(ex: Extracted, used: set[int], state: State, *, refine: bool) -
     return c
 
 
+def _same_search(r: Reading, state: State) -> bool:
+    """A search for the paper on screen in the direction on screen, with only constraints new: a narrowing."""
+    c = r.constraints
+    said = c.model_dump(exclude_defaults=True, exclude={"era_note"})
+    return (
+        r.act == "search" and state.has_list and r.anchor is not None and r.anchor.kind == "current"
+        and r.anchor.year is None and r.direction is not None and r.direction == state.direction
+        and not r.topic and not r.focus and not r.also_cites and bool(said)
+    )  # fmt: skip
+
+
+def _leaving(items: list[Item], hits: list[CueHit]) -> set[int]:
+    """The tokens of the cues that leave something out (cues.json's refine:exclude rows)."""
+    return covered_tokens(items, [h for h in hits if h.label == "refine:exclude"])
+
+
 def _after_by(ex: Extracted, s: Span) -> bool:
     """ "written by Kaiming He", "papers by Manning": the person wrote them."""
     if s.source.startswith("after 'by'"):
@@ -550,10 +588,10 @@ def _anchor_of(s: Span) -> Anchor:
 
 def _direction(hits: list[CueHit], label: str) -> tuple[Direction | None, float]:
     top, vote, second = best(hits, "dir:")
+    if label in _LABEL_DIRECTION:  # the decision weighed the cues with the examples: it names the direction
+        return _LABEL_DIRECTION[label], max(vote, 0.5)
     if top is not None and vote > second:
         return _DIRECTION_OF[top], vote  # type: ignore[return-value]
-    if label in _LABEL_DIRECTION:
-        return _LABEL_DIRECTION[label], 0.5
     if top is not None:
         return _DIRECTION_OF[top], vote  # type: ignore[return-value]
     return None, 0.0
@@ -722,7 +760,7 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     removed = set(cue_tokens)
     for n in used:
         removed |= _span_tokens(ex, ex.spans[n])
-    constraints = _constraints(ex, used, state, refine=False)
+    constraints = _constraints(ex, used, state, refine=False, leaving=_leaving(items, hits))
     removed |= _not_subject(ex, items, [])
     if anchor is None and state.listed and direction is not None:
         # "who cites #2?", "what does the first one cite?": a search from that result
@@ -986,7 +1024,7 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     cue = votes(hits)
     sub = label.split(".", 1)[1]
     used = {n for n, s in enumerate(ex.spans) if s.kind == "ref"}
-    constraints = _constraints(ex, used, state, refine=True)
+    constraints = _constraints(ex, used, state, refine=True, leaving=_leaving(items, hits))
     # a paper named in a refinement is words to focus on ("show me the ones about BERT")
     subject_view = Extracted(ex.text, ex.tokens, [s for s in ex.spans if s.kind not in _PAPER_KINDS])
     removed = _not_subject(subject_view, items, hits)
@@ -1012,11 +1050,11 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             r.more_like, r.drop = liked, unliked
     elif sub == "drop" and any(s.kind == "it" for s in ex.spans):
         r.this_one = True  # "not this one": the paper selected on screen
-    if sub == "exclude_topic":
+    if sub == "exclude_topic" and not (left_out and "refine:focus" in cue):  # "less about X, more about Y"
         constraints.exclude_terms.extend([*left_out, *kept])
     else:
         constraints.exclude_terms.extend(left_out)
-        if kept and (sub in ("focus", "more_like", "filter", "recency") or r.more_like):
+        if kept and (sub in ("focus", "more_like", "filter", "recency", "exclude_topic") or r.more_like):
             r.focus = " ".join(kept)
     leaves_out = constraints.exclude_years or constraints.exclude_types or constraints.exclude_terms
     sizes = ("refine:more", "refine:broader", "refine:narrower") + (() if leaves_out else ("refine:fewer",))
@@ -1149,6 +1187,10 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     deictic = {"this", "that", "it", "same"} & {t.low for t in ex.tokens}
     if ask in ("venues", "institutions", "researchers") and state.topic and (not e.topic or deictic):
         e.topic = state.topic  # "who works on this topic?", "where should I submit a paper on this?"
+    asked_about = set(word_table("slot_nouns")["topic"])  # "what areas does she work on": still her topics
+    if ask == "topics" and e.person and topic and not set(topic.lower().split()) <= asked_about:
+        ask = e.ask = "papers"  # "Sergey Levine's work on robotics": their papers on it, not what they work on
+        e.topic = topic
     if ask == "coauthors" and e.person and e.coauthor:
         ask = "papers"  # "papers Dan Klein wrote with Chris Manning": their joint papers
         e.ask = ask
@@ -1192,7 +1234,7 @@ def _command(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, s
     if command in ("kinds", "count"):
         kinds = [str(s.value) for s in ex.of("type")]
         r.about = kinds[0] if kinds and command == "kinds" else ""
-        r.constraints = _constraints(ex, set(), state, refine=True)
+        r.constraints = _constraints(ex, set(), state, refine=True, leaving=_leaving(items, hits))
         if command == "count":
             r.topic, _ = _choose_topic(topic_chunks(ex, _not_subject(ex, items, hits)), ex, set())
     if command == "earlier":
@@ -1278,6 +1320,10 @@ def _not_subject(ex: Extracted, items: list[Item], hits: list[CueHit], *, names_
         keep = s.kind in _SUBJECT_SPANS and not (names_too and s.kind == "name")
         if not keep and not is_weak(s):
             removed |= _span_tokens(ex, s)
+    parts = word_set("paper_parts")
+    for i, t in enumerate(ex.tokens[1:], 1):  # "used its ideas": a part of the paper spoken of, not a subject
+        if ex.tokens[i - 1].low in ("its", "their") and t.low in parts:
+            removed |= {i - 1, i}
     return removed
 
 
@@ -1308,12 +1354,22 @@ def _label_for_alternative(r: Reading) -> str:
 def read(text: str, state: State | None = None) -> Reading:
     """The reading of one message in the state of its conversation (see the module docstring)."""
     state = state or State()
-    prepared, translated, respelt = _prepare(text or "")
+    keep = frozenset(s.lower() for s in state.steps)
+    prepared, translated, respelt = _prepare(text or "", keep)
     if not re.search(r"\w", prepared):
         return Reading(text=prepared, act="ask", sub="ask.empty", confidence=1.0, why="no words")
     ex = extract(prepared, state)
     items = items_of(ex)
     hits = resolve_typed(cue_hits(items), items, ex)
+    if respelt:  # a word of the field is respelt only where it then steers ("wat cam befor BERT", "cam papers")
+        covered = {ex.tokens[i].low for i in covered_tokens(items, hits)}
+        field = corpus_words()
+        idle = frozenset(w.lower() for w, fixed in respelt.items() if w.lower() in field and fixed not in covered)
+        if idle:
+            prepared, translated, respelt = _prepare(text or "", keep | idle)
+            ex = extract(prepared, state)
+            items = items_of(ex)
+            hits = resolve_typed(cue_hits(items), items, ex)
     demoted = _demoted(ex, items, hits)
     if demoted:  # words that only look like a paper's name are the subject's words, read whole: read again so
         spans = [s.model_copy(update={"kind": "term"}) if n in demoted else s for n, s in enumerate(ex.spans)]
@@ -1492,10 +1548,14 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     if (unclear := _unclear(ex, state)) is not None:
         return unclear
     # a result number out of the list's range is a question back, never a guess
-    refs = _refs_in(ex, state)
+    refs = _refs_in(ex, state) if not ex.of("step") else []  # "set k to 20": a step's value, not result 20
     if refs and state.has_list and any(not 1 <= r <= state.listed for r in refs) and not ex.of(*_PAPER_KINDS):
         return Reading(text=ex.text, act="ask", sub="ask.range", confidence=0.0,
                        why=f"names a result that is not on the list (there are {state.listed})")  # fmt: skip
+    pointing = [s for s in ex.spans if s.kind == "ref" and s.source in ("hash", "noun number", "ordinal", "ordinals")]
+    if pointing and not state.has_list and state.question is None and state.asked is None:
+        return Reading(text=ex.text, act="ask", sub="ask.no_list", confidence=1.0,
+                       why="names a result by its number, with no numbered list on screen")  # fmt: skip
     # 3. the classifier and the cues, over the labels the state allows
     scores = _scores(ex, items, hits, state)
     asks_number = any(h.label in ("ent:count", "ent:most_cited") for h in hits)
@@ -1521,6 +1581,10 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     if top_label.startswith("refine.") and state.has_list and _keeps_in_library(ex):
         top_label = "command.save"  # "keep #1 and #4": into the library (the list stays); "keep only …" narrows it
     reading = _assemble(ex, items, hits, top_label, state)
+    if _same_search(reading, state):
+        # "papers that cite it from 2016" with its citers on screen: the list on screen, narrowed
+        reading = Reading(text=ex.text, act="refine", sub="refine.filter", refine=Refinement(),
+                          constraints=reading.constraints)  # fmt: skip
     if state.phase == "entity_answer" and reading.refine is not None and reading.refine.more_like:
         n = reading.refine.more_like[0]  # after an answer, "more like the first one" searches from that paper
         reading = Reading(text=ex.text, act="search", sub="search.sibling", direction="sibling",

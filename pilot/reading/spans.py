@@ -75,6 +75,8 @@ def _span(kind: SpanKind, text: str, start: int, end: int, value: object, source
 
 
 def _tok_span(kind: SpanKind, text: str, toks: list[Token], i: int, j: int, value: object, source: str) -> Span:
+    if kind == "person" and isinstance(value, str) and value.isascii() and value.islower():
+        value = value.title()  # "chris manning" is looked up and said back as Chris Manning
     return _span(kind, text, toks[i].start, toks[j].end, value, source)
 
 
@@ -634,6 +636,9 @@ _SETTINGS = frozenset(
 )
 
 
+_SET_VERBS = frozenset("set change the of increase lower raise decrease reduce bump make".split())
+
+
 def _steps(text: str, toks: list[Token], state: State) -> list[Span]:
     """Workflow steps and settings named as the workflow names them: an id in backticks, a snake_case name, a
     step of the workflow on screen, a setting ("k", "top_n")."""
@@ -644,7 +649,7 @@ def _steps(text: str, toks: list[Token], state: State) -> list[Span]:
     for i, t in enumerate(toks):
         if ("_" in t.text and t.text.strip("_")) or t.low in names or ("." in t.text and "_" in t.text):
             out.append(_tok_span("step", text, toks, i, i, t.text, "step name"))
-        elif t.low in _SETTINGS and i > 0 and toks[i - 1].low in ("set", "change", "the", "of", "increase", "lower"):
+        elif t.low in _SETTINGS and any(p.low in _SET_VERBS for p in toks[max(0, i - 3) : i]):
             out.append(_tok_span("step", text, toks, i, i, t.text, "setting"))
     return out
 

@@ -7,6 +7,7 @@ form, and a folded form (lower case, curly quotes made straight) that the lexico
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -49,6 +50,8 @@ def tokenize(text: str) -> list[Token]:
 def normalise(text: str) -> str:
     """Quotes and dashes made plain, blanks collapsed: offsets into this form are what spans carry."""
     text = text.replace("\u00a0", " ").replace("–", "-").replace("—", " - ").replace("‘", "'").replace("’", "'")
+    if not text.isascii():  # "²", "２０１９": digits of other scripts are read as the digits they are
+        text = "".join(str(unicodedata.digit(c)) if c.isdigit() and not c.isascii() else c for c in text)
     return " ".join(text.split())
 
 
