@@ -20,6 +20,7 @@ input: problems come back as ``Reply.error`` in plain words, fallbacks as ``Repl
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
@@ -27,10 +28,10 @@ import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractAsyncContextManager, contextmanager
 from typing import Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, named_clusters, next_question, option_updates
@@ -56,6 +57,7 @@ from pilot.limits import clip_message, quote
 from pilot.listfacts import ListFact, numbered
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.papertype import paper_type
+from pilot.redact import redact
 from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
@@ -167,21 +169,55 @@ class Reply(BaseModel):
     usage: SourceUsage | None = Field(None, description="what this turn spent at remote sources")
     keep: list[str] = Field(default_factory=list, description="papers the user asked to keep in their library")
 
+    @field_validator("message", "error")
+    @classmethod
+    def _no_key(cls, text: str | None) -> str | None:
+        """What a turn says may quote an upstream error or exception that echoed a key: never shown."""
+        return redact(text) if text else text
+
+    @field_validator("notes")
+    @classmethod
+    def _no_key_in_notes(cls, notes: list[str]) -> list[str]:
+        return [redact(n) for n in notes]
+
+
+# A turn still running this long after its time budget (``PILOT_TURN_BUDGET_S``) is stopped whatever it is
+# doing: requests already end at the budget, so only work of this machine (a step on a saturated CPU) can
+# outlast it, and the researcher is told instead of kept waiting.
+TURN_GRACE_S = 30.0
+
 
 def _turn(method):
-    """A user action is one turn: everything it fetches spends one request budget (``PILOT_REQUEST_BUDGET``),
-    and its reply says what the turn spent and, when the budget ran out, what it left out."""
+    """A user action is one turn: everything it fetches spends one request budget (``PILOT_REQUEST_BUDGET``) and
+    one time budget (``PILOT_TURN_BUDGET_S``: every request, rate-limit wait and retry ends by then), and its reply
+    says what the turn spent and, when a budget ran out, what it left out. A turn past its time by
+    ``TURN_GRACE_S`` is stopped and undone."""
 
     @functools.wraps(method)
     async def turn(self: Session, *args: Any, **kwargs: Any) -> Any:
         if current_budget() is not None:  # called from another turn (user_says -> search_now): same budget
             return await method(self, *args, **kwargs)
-        with budget_scope(self._runtime.settings.turn_budget()) as budget:
+        settings = self._runtime.settings
+        seconds = settings.turn_budget_s or None
+        with budget_scope(settings.turn_budget(), seconds=seconds) as budget:
             self._turn_budget = budget
+            self._turn_saved = self._snapshot()
+            stop = asyncio.timeout(seconds + TURN_GRACE_S if seconds else None)
             try:
-                reply = await method(self, *args, **kwargs)
+                async with stop:
+                    reply = await method(self, *args, **kwargs)
+            except TimeoutError:
+                if not stop.expired():
+                    raise
+                log.warning("a turn outlasted its time budget (%s s) by %s s: stopped", seconds, TURN_GRACE_S)
+                self._restore(self._turn_saved)
+                reply = self._error(
+                    f"This took longer than a turn may ({seconds:g} s), so I stopped it and nothing was changed. "
+                    "Ask again in a moment: what was fetched so far is cached and costs nothing."
+                )
             finally:
                 self._turn_budget = None
+                self._turn_saved = None
         usage = budget.finish()
         if isinstance(reply, Reply):
             if usage.first_results_s is None and reply.results:
@@ -341,6 +377,7 @@ class Session(BaseModel):
     _candidates: dict[str, list[Paper]] = PrivateAttr(default_factory=dict)
     _observer: Callable[[Any], None] | None = PrivateAttr(default=None)
     _turn_budget: Any = PrivateAttr(default=None)
+    _turn_saved: Any = PrivateAttr(default=None)  # the state the turn started from (to undo it)
 
     def __init__(self, runtime: Runtime, **data: Any):
         super().__init__(**data)
@@ -459,7 +496,7 @@ class Session(BaseModel):
         """The session's one never-raise boundary (the UI controller and the CLI have theirs): whatever
         goes wrong below it, the user gets a readable reply and keeps the conversation. A source down
         before a new search could start undoes the turn; anything else is said in a sentence."""
-        saved = self._snapshot()
+        saved = self._turn_saved or self._snapshot()
         try:
             return await turn(*args)
         except _SourceDown as down:
@@ -689,7 +726,8 @@ class Session(BaseModel):
         values = self._last_run.values if self._last_run is not None else {}
         node = wf.node(node_id)
         try:
-            outcome = await exec_run_node(wf, node_id, self._runtime.context(), values, self._runtime.node_cache)
+            async with self._search_slot():
+                outcome = await exec_run_node(wf, node_id, self._runtime.context(), values, self._runtime.node_cache)
         except WorkflowError as exc:
             return NodeRun(node_id=node_id, op=node.op, status="failed", error=str(exc))
         inputs = {
@@ -1097,7 +1135,8 @@ class Session(BaseModel):
             self._reset()
         self.request = text
         self.intent = Intent(kind="entity", request=text)
-        wf, run, answer = await answer_question(text, self._runtime, query=query)
+        async with self._search_slot():
+            wf, run, answer = await answer_question(text, self._runtime, query=query)
         # a paper named by a pronoun or a number is kept as found: "what else did they write?" follows it
         self.entity_query = query if query is not None and query.shape in _NAMES_A_PAPER else msg.entity
         self._last_run = run
@@ -1626,6 +1665,22 @@ class Session(BaseModel):
             reply.notes += [t.note for t in (run.trace.nodes if run else []) if t.note and t.op == "filter"]
         return reply
 
+    def _search_slot(self) -> AbstractAsyncContextManager[None]:
+        """One of the server's search slots for a workflow run (``pilot.gate``); while queued, the observer (the UI's
+        status line) is told how many searches are ahead."""
+        gate = self._runtime.searches
+        observer = self._observer
+
+        def queued(ahead: int) -> None:
+            if observer is not None and ahead:
+                plural = "es" if ahead != 1 else ""
+                observer(
+                    f"Your search is queued: {ahead} search{plural} ahead of yours "
+                    f"(this server runs {gate.slots} at once)"
+                )
+
+        return gate.slot(queued)
+
     def _progress_to(self, observer: Callable[[Any], None]) -> Callable[[Any], None]:
         """Progress updates for ``observer``: previews without the anchor, the first one timed for the turn."""
         anchor_id = self.anchor.id if self.anchor else None
@@ -1646,10 +1701,12 @@ class Session(BaseModel):
         rt = self._runtime
         version = self.versions[self.current_version]
         try:
-            if self._observer is None:
-                run = await execute(wf, rt.context(), rt.node_cache)
-            else:
-                run = await run_progressively(wf, rt.context(), rt.node_cache, None, self._progress_to(self._observer))
+            async with self._search_slot():
+                if self._observer is None:
+                    run = await execute(wf, rt.context(), rt.node_cache)
+                else:
+                    observer = self._progress_to(self._observer)
+                    run = await run_progressively(wf, rt.context(), rt.node_cache, None, observer)
         except WorkflowError as exc:  # validated before; kept so a bug is a message, not a crash
             return self._error(f"The workflow cannot run: {exc}", notes)
         self._last_run = run

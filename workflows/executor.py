@@ -39,7 +39,7 @@ from cache.codec import register_models
 from pilot import limits
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, SearchHit, Venue
 from pilot.sources.base import SourceError
-from pilot.sources.budget import counting_waits
+from pilot.sources.budget import counting_failures, counting_waits
 from workflows.graph import topo_order
 from workflows.model import NodeTrace, RunTrace, Workflow
 from workflows.operator import AnyOperator, OperatorError, RunContext
@@ -263,12 +263,15 @@ async def _run_op(
     ctx: RunContext,
     timeout_s: float | None,
     on_progress: Callable[[str], None] | None = None,
-) -> tuple[Any, list[str]]:
+) -> tuple[Any, list[str], int]:
+    """The operator's value, its notes, and how many of its source requests failed (a value made despite failed
+    requests is partial: it is shown, never cached)."""
     node_ctx = dataclasses.replace(ctx, node_id=node_id, notes=[], on_progress=on_progress or ctx.on_progress)
     own = {name: [_isolate(x) for x in v] if op_cls.inputs[name].many else _isolate(v) for name, v in inputs.items()}
-    coro = op_cls().run(node_ctx, params, op_cls.Inputs.of(own))
-    value = await (_bounded(coro, timeout_s) if timeout_s else coro)
-    return value, node_ctx.notes
+    with counting_failures() as failed:
+        coro = op_cls().run(node_ctx, params, op_cls.Inputs.of(own))
+        value = await (_bounded(coro, timeout_s) if timeout_s else coro)
+    return value, node_ctx.notes, failed[0]
 
 
 async def _bounded(coro: Any, timeout_s: float) -> Any:
@@ -324,8 +327,9 @@ async def _execute_node(
             trace.seconds = time.perf_counter() - started
             ctx.notes.extend(f"{node_id}: {n}" for n in notes)  # a reused answer says what the first one said
             return value, trace, fp
+    partial = 0
     try:
-        value, notes = await _run_op(op_cls, node_id, params_model, inputs, ctx, timeout_s, on_progress)
+        value, notes, partial = await _run_op(op_cls, node_id, params_model, inputs, ctx, timeout_s, on_progress)
     except asyncio.CancelledError as exc:
         task = asyncio.current_task()
         if task is None or task.cancelling():
@@ -351,7 +355,11 @@ async def _execute_node(
         return None, trace, None
     trace.n_out = _size(value)
     fp = value_fingerprint(value)
-    if cache is not None:
+    if partial:
+        # made while a source failed (down, slow, rate-limited, answering garbage, or the turn's budget spent):
+        # kept for this run, not for the next, which asks again
+        trace.note = "; ".join([*all_notes, f"not cached: {partial} source request(s) failed"])
+    elif cache is not None:
         await asyncio.to_thread(cache.set, key, (value, notes, fp))
     return value, trace, fp
 

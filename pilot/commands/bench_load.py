@@ -75,7 +75,7 @@ def _requests(path: Path) -> list[str]:
 class Server:
     """``pilot app`` in a child process, over a fresh node cache that reuses the built corpus store."""
 
-    def __init__(self, corpus: Path, store_cache: Path, concurrency: int | None):
+    def __init__(self, corpus: Path, store_cache: Path, concurrency: int | None, launcher: list[str] | None = None):
         self.tmp = tempfile.TemporaryDirectory(prefix="pilot-bench-load-")
         cache = Path(self.tmp.name) / "cache"
         cache.mkdir(mode=0o700)
@@ -88,7 +88,9 @@ class Server:
         if concurrency:
             env["PILOT_UI_CONCURRENCY"] = str(concurrency)
         self.log = open(Path(self.tmp.name) / "server.log", "w")  # noqa: SIM115 - closed in stop()
-        cmd = [sys.executable, "-c", "from pilot.cli import main; main()", "app", "--port", str(self.port)]
+        # ``launcher``: what runs ``pilot`` (a profiler's hook, say); the app's arguments follow it
+        launcher = launcher or [sys.executable, "-c", "from pilot.cli import main; main()"]
+        cmd = [*launcher, "app", "--port", str(self.port)]
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout_s: float = 600.0) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import gc
 import inspect
 import sys
@@ -165,7 +166,28 @@ def _collect_when_idle() -> None:
         promoted = gc.get_count()[2] > 0  # objects reached the old generation since the last full collection
         if promoted and ((idle and now - last >= FULL_GC_IDLE_S) or now - last >= FULL_GC_MAX_S):
             gc.collect()
+            if idle:
+                release_memory()
             last = time.monotonic()
+
+
+def _libc() -> Any:
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:  # not glibc (musl, macOS): its allocator returns memory its own way
+        return None
+
+
+_LIBC = _libc()
+
+
+def release_memory() -> None:
+    """Give the heap's free pages back to the system. glibc keeps what a burst of searches freed (each worker
+    thread allocates from an arena of its own) and the process's resident memory stayed at its peak for good;
+    trimming when idle returns it, so the memory a server holds follows its load."""
+    if _LIBC is not None:
+        with contextlib.suppress(Exception):
+            _LIBC.malloc_trim(0)
 
 
 async def _awaited(awaitable: Any) -> Any:
