@@ -30,11 +30,11 @@ MAX_COOLDOWN_S = 60.0
 
 
 class Breaker:
-    def __init__(self, name: str, cooldown_s: float = COOLDOWN_S, max_cooldown_s: float = MAX_COOLDOWN_S):
+    def __init__(self, name: str, cooldown_s: float | None = None, max_cooldown_s: float | None = None):
         self.name = name
-        self.cooldown_s = cooldown_s
-        self.max_cooldown_s = max_cooldown_s
-        self._pause = cooldown_s
+        self.cooldown_s = COOLDOWN_S if cooldown_s is None else cooldown_s
+        self.max_cooldown_s = max(self.cooldown_s, MAX_COOLDOWN_S if max_cooldown_s is None else max_cooldown_s)
+        self._pause = self.cooldown_s
         self._open_until = 0.0  # 0 = closed
         self._since = 0.0
         self._trial = False  # a half-open trial call is out

@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def write_atomically(path: Path, text: str, *, replace: bool = True) -> bool:
     """``text`` in ``path`` whole, readable by its owner only, or ``OSError`` and ``path`` as it was.
     ``replace=False``: only if ``path`` does not exist yet (False when another process was first)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # never readable by others, not even briefly
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -236,6 +236,7 @@ class SourceUsage(_Model):
     retries: int = 0
     invalid: int = Field(0, description="answers of the wrong shape: an error for that request, never cached")
     skipped: list[str] = Field(default_factory=list, description="what was left out, in words")
+    time_budget_s: float | None = Field(None, description="set when the turn's time budget ran out (its seconds)")
     seconds: float = 0.0
     first_results_s: float | None = Field(None, description="seconds until the first partial results were shown")
 

@@ -123,7 +123,11 @@ class Runtime:
         embedder: Embedder | None = None,
     ) -> Runtime:
         """A runtime around an already-open source (tests, evaluation) with an in-memory node cache."""
-        return cls(settings=settings or Settings(), source=source, embedder=embedder, llm=llm, node_cache=MemoCache())
+        settings = settings or Settings()
+        return cls(
+            settings=settings, source=source, embedder=embedder, llm=llm, node_cache=MemoCache(),
+            searches=SearchGate(settings.ui_concurrency),
+        )  # fmt: skip
 
     def with_source(self, source: Source) -> Runtime:
         """Same services, another source (the evaluation wraps the source in a ``HiddenEdgesSource``).

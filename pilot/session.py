@@ -27,8 +27,8 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import AbstractAsyncContextManager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
@@ -202,7 +202,7 @@ def _turn(method):
         with budget_scope(settings.turn_budget(), seconds=seconds) as budget:
             self._turn_budget = budget
             self._turn_saved = self._snapshot()
-            stop = asyncio.timeout(seconds + TURN_GRACE_S if seconds else None)
+            stop = self._turn_stop = asyncio.timeout(seconds + TURN_GRACE_S if seconds else None)
             try:
                 async with stop:
                     reply = await method(self, *args, **kwargs)
@@ -218,6 +218,7 @@ def _turn(method):
             finally:
                 self._turn_budget = None
                 self._turn_saved = None
+                self._turn_stop = None
         usage = budget.finish()
         if isinstance(reply, Reply):
             if usage.first_results_s is None and reply.results:
@@ -232,10 +233,13 @@ def _turn(method):
 
 def _skipped_note(usage: SourceUsage) -> str:
     shown = "; ".join(usage.skipped[:4]) + (f"; and {len(usage.skipped) - 4} more" if len(usage.skipped) > 4 else "")
+    if usage.time_budget_s is not None:  # the source was too slow for the turn's time
+        spent, knob = f"its time budget ({usage.time_budget_s:g} s waiting on the paper source)", "PILOT_TURN_BUDGET_S"
+    else:
+        spent, knob = f"its request budget ({usage.budget} requests to the paper source)", "PILOT_REQUEST_BUDGET"
     return (
-        f"These results are partial: the turn used its request budget ({usage.budget} requests to the paper "
-        f"source) and skipped {shown}. Ask again to continue (what was fetched is cached and free), or raise "
-        "PILOT_REQUEST_BUDGET."
+        f"These results are partial: the turn used {spent} and skipped {shown}. Ask again to continue (what was "
+        f"fetched is cached and free), or raise {knob}."
     )
 
 
@@ -378,6 +382,7 @@ class Session(BaseModel):
     _observer: Callable[[Any], None] | None = PrivateAttr(default=None)
     _turn_budget: Any = PrivateAttr(default=None)
     _turn_saved: Any = PrivateAttr(default=None)  # the state the turn started from (to undo it)
+    _turn_stop: Any = PrivateAttr(default=None)  # the turn's hard stop (an asyncio.Timeout)
 
     def __init__(self, runtime: Runtime, **data: Any):
         super().__init__(**data)
@@ -1665,9 +1670,11 @@ class Session(BaseModel):
             reply.notes += [t.note for t in (run.trace.nodes if run else []) if t.note and t.op == "filter"]
         return reply
 
-    def _search_slot(self) -> AbstractAsyncContextManager[None]:
+    @asynccontextmanager
+    async def _search_slot(self) -> AsyncIterator[None]:
         """One of the server's search slots for a workflow run (``pilot.gate``); while queued, the observer (the UI's
-        status line) is told how many searches are ahead."""
+        status line) is told how many searches are ahead. The time spent queued is not the turn's: its time budget
+        (for waiting on sources) and its hard stop move by as much."""
         gate = self._runtime.searches
         observer = self._observer
 
@@ -1679,7 +1686,16 @@ class Session(BaseModel):
                     f"(this server runs {gate.slots} at once)"
                 )
 
-        return gate.slot(queued)
+        asked = time.perf_counter()
+        async with gate.slot(queued):
+            waited = time.perf_counter() - asked
+            if waited > 0.05:
+                if self._turn_budget is not None:
+                    self._turn_budget.pause(waited)
+                stop = self._turn_stop
+                if stop is not None and (when := stop.when()) is not None:
+                    stop.reschedule(when + waited)
+            yield
 
     def _progress_to(self, observer: Callable[[Any], None]) -> Callable[[Any], None]:
         """Progress updates for ``observer``: previews without the anchor, the first one timed for the turn."""

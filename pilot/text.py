@@ -42,9 +42,8 @@ def duration(seconds: float) -> str:
     if s < 90:
         n = max(1, round(s))
         return f"{n} second{'s' if n != 1 else ''}"
-    if s < 90 * 60:
-        n = round(s / 60)
-        return f"{n} minutes"
+    if s < 59.5 * 60:
+        return f"{round(s / 60)} minutes"
     if s < 36 * 3600:
         n = round(s / 3600)
         return f"about {n} hour{'s' if n != 1 else ''}"

@@ -41,18 +41,25 @@ class RequestBudget:
         self.usage = SourceUsage(budget=limit if limit is None else max(0, int(limit)))
         self.started = time.perf_counter()
         self.seconds = seconds if seconds and seconds > 0 else None
+        self.paused_s = 0.0
         self._lock = threading.Lock()
 
     def seconds_left(self) -> float | None:
         """Seconds the turn may still spend waiting on sources; None when its time is not capped."""
         if self.seconds is None:
             return None
-        return self.seconds - (time.perf_counter() - self.started)
+        return self.seconds + self.paused_s - (time.perf_counter() - self.started)
+
+    def pause(self, seconds: float) -> None:
+        """``seconds`` of the turn went to something other than its sources (queued for a search slot): not
+        counted against its time."""
+        self.paused_s += max(0.0, seconds)
 
     def out_of_time(self, source: str, what: str) -> BudgetExhausted:
         """The error of a request the turn's time no longer allows (``what`` is noted as skipped)."""
         with self._lock:
             self.skip(what)
+            self.usage.time_budget_s = self.seconds
         return BudgetExhausted(source, f"the time budget of this turn ({self.seconds:g} s) is spent", TIME_HINT)
 
     @property
