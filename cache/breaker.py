@@ -9,9 +9,11 @@ while, then try again.
 
 A frozen Redis (SIGSTOP, a full swap) accepts connections and never answers, so each call costs its whole
 socket timeout; without the breaker a turn with a hundred cache look-ups waited a hundred timeouts. With it,
-the first failure opens the breaker and every other call is bypassed at once for ``cooldown_s``; then one
-call tries again (half-open): an answer closes the breaker, another failure doubles the pause (up to
-``max_cooldown_s``). Opening and closing are logged once and shown in the status line (``cache.health``).
+``THRESHOLD`` failures in a row open the breaker (one alone may be this process's own stall on a loaded machine,
+and bypassing Redis also splits the replicas' shared rate window) and every other call is bypassed at once for
+``cooldown_s``; then one call tries again (half-open): an answer closes the breaker, another failure doubles
+the pause (up to ``max_cooldown_s``). Opening and closing are logged once and shown in the status line
+(``cache.health``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 
 COOLDOWN_S = 10.0
 MAX_COOLDOWN_S = 60.0
+THRESHOLD = 2  # failures in a row that open the breaker
 
 
 class Breaker:
@@ -38,6 +41,7 @@ class Breaker:
         self._open_until = 0.0  # 0 = closed
         self._since = 0.0
         self._trial = False  # a half-open trial call is out
+        self._failures = 0  # in a row, while closed
         self._lock = threading.Lock()
 
     @property
@@ -56,13 +60,17 @@ class Breaker:
     def success(self) -> None:
         with self._lock:
             was_open = bool(self._open_until)
-            self._open_until, self._trial, self._pause = 0.0, False, self.cooldown_s
+            self._open_until, self._trial, self._pause, self._failures = 0.0, False, self.cooldown_s, 0
         if was_open:
             log.warning("%s answers again after %.0f s: no longer bypassed", self.name, time.time() - self._since)
             health.clear(f"breaker:{self.name}")
 
     def failure(self, exc: BaseException) -> None:
         with self._lock:
+            if not self._open_until:
+                self._failures += 1
+                if self._failures < THRESHOLD:
+                    return
             first = not self._open_until
             if not first and self._trial:
                 self._pause = min(self.max_cooldown_s, self._pause * 2)

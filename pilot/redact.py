@@ -12,9 +12,10 @@ travels on in an error's message, a log line or a traceback. Two places catch it
 - the errors the UI and the CLI show — ``pilot.sources.base.SourceError``, the session's ``Reply`` and the
   UI's chat — pass their text through ``redact``.
 
-A long secret is also found by any piece of 8 characters of it (a truncated echo such as "sk-proj-AbCd…"), and
-the whole word around the piece goes. Secrets shorter than ``MIN_SECRET`` characters are not tracked: they are
-too likely to be ordinary words.
+A long key or token is also found by any piece of 8 characters of it (a truncated echo such as "sk-proj-AbCd…"),
+and the whole word around the piece goes; a password only whole (a person's password holds ordinary words, and a
+piece of it would cut them everywhere). A URL is not a secret, the password in it is. Secrets shorter than
+``MIN_SECRET`` characters are not tracked: they are too likely to be ordinary words.
 """
 
 from __future__ import annotations
@@ -32,23 +33,26 @@ _WORD = re.compile(r"[\w\-.~+/=:%@]")  # what a key-like word is made of (where 
 
 class Redactor:
     def __init__(self) -> None:
-        self._secrets: set[str] = set()
+        self._secrets: dict[str, bool] = {}  # secret -> also found by its pieces
         self._pattern: re.Pattern[str] | None = None
         self._lock = threading.Lock()
 
-    def add(self, value: str | None) -> None:
-        """Track ``value`` (and, for a URL, the password in it)."""
-        for secret in _parts(value):
-            if len(secret) < MIN_SECRET or secret in self._secrets:
-                continue
-            with self._lock:
-                self._secrets.add(secret)
-                pieces = set(self._secrets)
-                for s in self._secrets:
-                    if len(s) >= PIECE + 4:
-                        pieces.update(s[i : i + PIECE] for i in range(len(s) - PIECE + 1))
-                # longest first: a whole secret wins over a piece of it
-                self._pattern = re.compile("|".join(re.escape(p) for p in sorted(pieces, key=len, reverse=True)))
+    def add(self, value: str | None, partial: bool = True) -> None:
+        """Track ``value``; ``partial``: also by any 8-character piece of it (keys and tokens, not passwords). For a
+        URL, only the password in it is tracked, whole."""
+        text = (value or "").strip()
+        if "://" in text:
+            text, partial = _password(text), False
+        if len(text) < MIN_SECRET or (text in self._secrets and self._secrets[text] >= partial):
+            return  # too short to tell from a word, or tracked already
+        with self._lock:
+            self._secrets[text] = partial
+            pieces = set(self._secrets)
+            for s, by_piece in self._secrets.items():
+                if by_piece and len(s) >= PIECE + 4:
+                    pieces.update(s[i : i + PIECE] for i in range(len(s) - PIECE + 1))
+            # longest first: a whole secret wins over a piece of it
+            self._pattern = re.compile("|".join(re.escape(p) for p in sorted(pieces, key=len, reverse=True)))
 
     def __call__(self, text: str) -> str:
         pattern = self._pattern
@@ -79,28 +83,21 @@ class Redactor:
             self._pattern = None
 
 
-def _parts(value: str | None) -> list[str]:
-    text = (value or "").strip()
-    if not text:
-        return []
-    parts = [text]
-    if "://" in text:
-        try:
-            password = urlsplit(text).password
-        except ValueError:
-            password = None
-        if password:
-            parts.append(password)
-    return parts
+def _password(url: str) -> str:
+    try:
+        return urlsplit(url).password or ""
+    except ValueError:
+        return ""
 
 
 REDACTOR = Redactor()
 
 
-def register(*values: str | None) -> None:
-    """Never show these values: they are keys, tokens, passwords or URLs holding one."""
+def register(*values: str | None, partial: bool = True) -> None:
+    """Never show these values: keys and tokens (``partial``: nor any piece of them), or passwords and URLs holding
+    one (``partial=False``: whole only)."""
     for value in values:
-        REDACTOR.add(value)
+        REDACTOR.add(value, partial)
     _install()
 
 

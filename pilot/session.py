@@ -125,11 +125,13 @@ EXPORT_HELP = (
 
 
 class _SourceDown(Exception):
-    """The source could not be reached to look up the anchor: the turn is undone, not half-done."""
+    """The source could not be reached to start a search (look up its paper, check its topic): the turn is undone,
+    not half-done. ``doing``: what it was reached for, in words."""
 
-    def __init__(self, error: SourceError):
+    def __init__(self, error: SourceError, doing: str = "to look up the paper"):
         super().__init__(str(error))
         self.error = error
+        self.doing = doing
 
 
 class WorkflowVersion(BaseModel):
@@ -508,13 +510,13 @@ class Session(BaseModel):
             # a new search that could not even start must not cost the user the conversation they had
             self._restore(saved)
             err = down.error
-            hint = f" {err.hint}." if err.hint else ""
+            hint = f" {err.hint[:1].upper()}{err.hint[1:]}." if err.hint else ""
             if err.source == NO_SOURCE:  # nothing to reach: say what to set, not "could not reach none"
-                what = f" {err.hint[:1].upper()}{err.hint[1:]}." if err.hint else ""
-                return self._error(f"I cannot search yet: {err.message}.{what}")
+                return self._error(f"I cannot search yet: {err.message}.{hint}")
+            # a rate limit's hint says when to try again (the wait the server asked for); else: in a moment
+            again = "" if "try again" in hint else " Send the request again in a moment."
             return self._error(
-                f"I could not reach {err.source} to look up the paper ({err.message}).{hint}"
-                " Nothing was changed; send the request again in a moment."
+                f"I could not reach {err.source} {down.doing} ({err.message}).{hint} Nothing was changed.{again}"
             )
         except Exception as exc:  # noqa: BLE001 - the boundary: a bug must not kill the conversation
             log.exception("turn failed")
@@ -1402,7 +1404,7 @@ class Session(BaseModel):
         try:
             probe = await src.search_papers(topic, limit=5, mode="lexical")
         except (SourceUnavailable, RateLimited) as exc:
-            raise _SourceDown(exc) from exc
+            raise _SourceDown(exc, "to search the topic") from exc
         except SourceError:
             probe = None  # a source without lexical search: let the search itself find out
         if probe is not None and not probe:

@@ -97,11 +97,12 @@ class Settings(BaseSettings):
     )
 
     def model_post_init(self, context: object) -> None:
-        secrets = [s.get_secret_value() for s in (self.s2_api_key, self.aminer_token, self.llm_api_key, self.redis_url)
-                   if s is not None]  # fmt: skip
-        if self.auth is not None:
-            secrets += [item.partition(":")[2] for item in self.auth.get_secret_value().split(",")]
-        redact.register(*secrets)
+        keys = [s.get_secret_value() for s in (self.s2_api_key, self.aminer_token, self.llm_api_key) if s is not None]
+        redact.register(*keys)
+        passwords = [item.partition(":")[2] for item in self.auth.get_secret_value().split(",")] if self.auth else []
+        if self.redis_url is not None:
+            passwords.append(self.redis_url.get_secret_value())  # the password in it
+        redact.register(*passwords, partial=False)
 
     def logins(self) -> list[tuple[str, str]]:
         """The app's (user, password) pairs from ``PILOT_AUTH``; ``ValueError`` when it is malformed."""

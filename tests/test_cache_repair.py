@@ -67,7 +67,8 @@ async def test_the_shared_rate_limit_falls_back_at_once_to_this_process_while_re
     started = time.monotonic()
     for _ in range(10):
         await limiter.acquire()
-    assert time.monotonic() - started < 3  # one timeout, then this process's own window
+    # two timeouts (3 s each: the breaker opens at the second failure in a row), then this process's own window
+    assert time.monotonic() - started < 8
     redis.thaw()
 
 

@@ -4,7 +4,7 @@ idle sessions and their folders go (``pilot.ui.sessions``); temporary folders go
 (``pilot.ui.tempdirs``); the status line says when a source comes back.
 
 Real parts: the Gradio server on loopback driven by ``gradio_client`` (each client a visitor), the S2 emulator
-in its own process behind the fault proxy.
+in its own process behind the fault fault_proxy.
 """
 
 from __future__ import annotations
@@ -16,10 +16,7 @@ import sys
 import threading
 import time
 
-import pytest
-
-from emulators.faultproxy import FaultProxy, Rule
-from emulators.server import Running
+from emulators.faultproxy import Rule
 from pilot.gate import SearchGate
 from pilot.runtime import Runtime
 from pilot.sources.factory import clear_probe_cache, open_sources
@@ -27,7 +24,6 @@ from pilot.sources.s2 import SemanticScholarSource
 from pilot.ui import tempdirs
 from pilot.ui.controller import Controller
 from pilot.ui.sessions import held
-from tests.emulator_process import EmulatorProcess
 from tests.s2_helpers import CITED, s2_settings
 from tests.serving import chat_messages, chat_text, served_app
 
@@ -113,26 +109,12 @@ def test_a_turn_holding_a_slot_does_not_queue_behind_itself():
 
 
 # --- the served app under a dripping upstream -----------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def upstream(local_source):
-    with EmulatorProcess(local_source.store.dir, warm=True) as url:
-        yield url
-
-
-@pytest.fixture
-def proxy(upstream):
-    fp = FaultProxy(upstream)
-    with Running(fp) as running:
-        fp.url = running.url  # type: ignore[attr-defined]
-        yield fp
-
-
-def test_a_visitor_is_answered_while_every_search_slot_is_stuck_on_a_dripping_upstream(proxy, tmp_path):
+def test_a_visitor_is_answered_while_every_search_slot_is_stuck_on_a_dripping_upstream(fault_proxy, tmp_path):
     from gradio_client import Client
 
-    proxy.set(Rule("/recommendations/", "drip", interval_s=1.0))
+    fault_proxy.set(Rule("/recommendations/", "drip", interval_s=1.0))
     settings = s2_settings(
-        proxy.url, tmp_path, max_turns=0, http_timeout_s=60, turn_budget_s=12, ui_concurrency=2, s2_rate="50/1"
+        fault_proxy.url, tmp_path, max_turns=0, http_timeout_s=60, turn_budget_s=12, ui_concurrency=2, s2_rate="50/1"
     )
     rt = Runtime.for_source(SemanticScholarSource(settings), settings)
     with served_app(settings, Controller(rt)) as demo:
@@ -140,9 +122,9 @@ def test_a_visitor_is_answered_while_every_search_slot_is_stuck_on_a_dripping_up
         searchers = [Client(url, verbose=False) for _ in range(3)]
         jobs = [c.submit(f"Papers similar to [{CITED}]", api_name="/send") for c in searchers]
         deadline = time.monotonic() + 60
-        while proxy.seen("/recommendations/", "drip") < 2 and time.monotonic() < deadline:
+        while fault_proxy.seen("/recommendations/", "drip") < 2 and time.monotonic() < deadline:
             time.sleep(0.2)  # both slots are now stuck on the drip; the third search queues
-        assert proxy.seen("/recommendations/", "drip") >= 2
+        assert fault_proxy.seen("/recommendations/", "drip") >= 2
         visitor = Client(url, verbose=False)
         hello = visitor.submit("hello", api_name="/send").result(timeout=60)
         cleared = visitor.submit(api_name="/clear_chat").result(timeout=60)
@@ -157,15 +139,15 @@ def test_a_visitor_is_answered_while_every_search_slot_is_stuck_on_a_dripping_up
             assert chat_text(out).strip()
         streamed = [str(o) for j in jobs for outs in j.outputs() for o in outs if isinstance(o, str)]
         assert any("ahead of yours" in s for s in streamed), "the queued search was not told its place"
-    proxy.clear()
+    fault_proxy.clear()
 
 
-def test_the_status_line_says_when_a_source_comes_back(proxy, tmp_path):
+def test_the_status_line_says_when_a_source_comes_back(fault_proxy, tmp_path):
     from gradio_client import Client
 
     clear_probe_cache()
-    proxy.set(Rule("", "reset"))  # unreachable while the app starts
-    settings = s2_settings(proxy.url, tmp_path, max_turns=0, connect_timeout_s=1, http_timeout_s=10)
+    fault_proxy.set(Rule("", "reset"))  # unreachable while the app starts
+    settings = s2_settings(fault_proxy.url, tmp_path, max_turns=0, connect_timeout_s=1, http_timeout_s=10)
     opened = open_sources(settings)
     rt = Runtime(settings=settings, source=opened.source, notes=opened.notes, pending=opened.pending,
                  members=opened.members, wanted=opened.wanted)  # fmt: skip
@@ -173,7 +155,7 @@ def test_the_status_line_says_when_a_source_comes_back(proxy, tmp_path):
         client = Client(demo.local_url, verbose=False)
         before = client.predict("hello", api_name="/send")
         assert "Semantic Scholar unreachable" in str(before[-1])  # the status line, the last panel
-        proxy.clear()
+        fault_proxy.clear()
         deadline = time.monotonic() + 30
         while rt.pending and time.monotonic() < deadline:
             rt.recheck()  # what the app's re-probing thread does every 15 s

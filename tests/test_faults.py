@@ -14,8 +14,7 @@ import time
 import pytest
 
 from cache import Cache, fingerprint
-from emulators.faultproxy import FaultProxy, Rule
-from emulators.server import Running
+from emulators.faultproxy import Rule
 from pilot.runtime import Runtime
 from pilot.session import Session
 from pilot.sources.base import BudgetExhausted, NotFound, RateLimited, SourceError, SourceUnavailable
@@ -24,37 +23,20 @@ from pilot.sources.factory import NEGATIVE_TTL_S, clear_probe_cache, open_source
 from pilot.sources.s2 import NAME as S2
 from pilot.sources.s2 import SemanticScholarSource
 from pilot.sources.shapes import INVALID, InvalidAnswer
-from tests.emulator_process import EmulatorProcess
 from tests.s2_helpers import ANCHOR, CITED, s2_settings
 
 KEY = "sk-canary-4f9c2e7a1b3d5f60"  # the canary key an upstream echoes back
 
 
-@pytest.fixture(scope="module")
-def upstream(local_source):
-    """The S2 emulator over the slice, warmed up (its search index loaded), in a process of its own."""
-    with EmulatorProcess(local_source.store.dir, warm=True) as url:
-        yield url
-
-
-@pytest.fixture
-def proxy(upstream):
-    """A fault proxy in front of the emulator; its rules are cleared for every test."""
-    fp = FaultProxy(upstream)
-    with Running(fp) as running:
-        fp.url = running.url  # type: ignore[attr-defined]
-        yield fp
-
-
-def source(proxy, tmp_path, **kw) -> SemanticScholarSource:
+def source(fault_proxy, tmp_path, **kw) -> SemanticScholarSource:
     kw.setdefault("http_timeout_s", 3.0)
-    return SemanticScholarSource(s2_settings(proxy.url, tmp_path, key=KEY, **kw), max_retries=1, backoff_s=0.1)
+    return SemanticScholarSource(s2_settings(fault_proxy.url, tmp_path, key=KEY, **kw), max_retries=1, backoff_s=0.1)
 
 
 # --- 1. a slowly dripping upstream --------------------------------------------------------------------------
-async def test_a_dripping_answer_ends_at_the_request_deadline(proxy, tmp_path):
-    proxy.set(Rule("/recommendations/", "drip", interval_s=0.5))
-    src = source(proxy, tmp_path, http_timeout_s=2.0)
+async def test_a_dripping_answer_ends_at_the_request_deadline(fault_proxy, tmp_path):
+    fault_proxy.set(Rule("/recommendations/", "drip", interval_s=0.5))
+    src = source(fault_proxy, tmp_path, http_timeout_s=2.0)
     started = time.monotonic()
     with pytest.raises(SourceUnavailable, match="did not answer in time"):
         await src.recommend([ANCHOR])
@@ -63,12 +45,12 @@ async def test_a_dripping_answer_ends_at_the_request_deadline(proxy, tmp_path):
     # per-read timeouts never fired (a byte arrived every 0.5 s); the deadline of 2 s (one retry is not made
     # for a timeout) ended it, where the old client waited for as long as the upstream dripped
     assert took < 6, took
-    assert proxy.seen("/recommendations/", "drip") == 1
+    assert fault_proxy.seen("/recommendations/", "drip") == 1
 
 
-async def test_a_turn_over_a_dripping_upstream_ends_within_its_budget_and_the_next_turn_works(proxy, tmp_path):
-    proxy.set(Rule("/recommendations/", "drip", interval_s=1.0))
-    settings = s2_settings(proxy.url, tmp_path, key=KEY, max_turns=0, http_timeout_s=30, turn_budget_s=4)
+async def test_a_turn_over_a_dripping_upstream_ends_within_its_budget_and_the_next_turn_works(fault_proxy, tmp_path):
+    fault_proxy.set(Rule("/recommendations/", "drip", interval_s=1.0))
+    settings = s2_settings(fault_proxy.url, tmp_path, key=KEY, max_turns=0, http_timeout_s=30, turn_budget_s=4)
     rt = Runtime.for_source(SemanticScholarSource(settings), settings)
     s = Session(rt)
     started = time.monotonic()
@@ -78,7 +60,7 @@ async def test_a_turn_over_a_dripping_upstream_ends_within_its_budget_and_the_ne
     assert took < 4 + 6, took
     assert reply.message
     assert any("time budget" in n for n in reply.notes), (reply.message, reply.notes)
-    proxy.clear()
+    fault_proxy.clear()
     again = await s.user_says(f"Papers similar to [{CITED}]")
     assert again.error is None and again.results
     await rt.source.aclose()
@@ -86,34 +68,34 @@ async def test_a_turn_over_a_dripping_upstream_ends_within_its_budget_and_the_ne
 
 # --- 2. a 200 with the wrong shape ----------------------------------------------------------------------------
 @pytest.mark.parametrize("body", [{}, {"message": "ok"}, [], "ok"])
-async def test_a_search_answered_with_the_wrong_shape_is_an_error_and_is_not_cached(proxy, tmp_path, body):
-    proxy.set(Rule("/paper/search$", "body", status=200, body=body))
-    src = source(proxy, tmp_path)
+async def test_a_search_answered_with_the_wrong_shape_is_an_error_and_is_not_cached(fault_proxy, tmp_path, body):
+    fault_proxy.set(Rule("/paper/search$", "body", status=200, body=body))
+    src = source(fault_proxy, tmp_path)
     before = INVALID[(S2, "search")]
     with budget_scope(None) as budget, pytest.raises(InvalidAnswer, match="wrong shape"):
         await src.search_papers("frame semantic parsing", limit=5)
     assert budget.usage.invalid == 1 and INVALID[(S2, "search")] == before + 1
-    proxy.clear()  # healthy again: the same search is sent (nothing was cached) and answers
+    fault_proxy.clear()  # healthy again: the same search is sent (nothing was cached) and answers
     hits = await src.search_papers("frame semantic parsing", limit=5)
     assert len(hits) == 5
-    assert proxy.seen("/paper/search$", "pass") == 1
+    assert fault_proxy.seen("/paper/search$", "pass") == 1
     await src.aclose()
 
 
-async def test_a_batch_answered_with_the_wrong_shape_is_an_error_and_is_not_cached(proxy, tmp_path):
-    proxy.set(Rule("/paper/batch$", "body", status=200, body={}))
-    src = source(proxy, tmp_path)
+async def test_a_batch_answered_with_the_wrong_shape_is_an_error_and_is_not_cached(fault_proxy, tmp_path):
+    fault_proxy.set(Rule("/paper/batch$", "body", status=200, body={}))
+    src = source(fault_proxy, tmp_path)
     with pytest.raises(InvalidAnswer):
         await src.get_papers([ANCHOR, CITED])
-    proxy.clear()
+    fault_proxy.clear()
     papers = await src.get_papers([ANCHOR, CITED])
     assert {p.title for p in papers} >= {"Automatic induction of FrameNet lexical units"}
     await src.aclose()
 
 
-async def test_a_wrong_shape_cached_by_an_older_pilot_is_asked_again(proxy, tmp_path):
+async def test_a_wrong_shape_cached_by_an_older_pilot_is_asked_again(fault_proxy, tmp_path):
     # a week-long cache may hold a "200 {}" cached before answers were checked: it is not believed
-    src = source(proxy, tmp_path)
+    src = source(fault_proxy, tmp_path)
     remote = src._requester.remote
     keys: list[str] = []
     fetch = remote.fetch
@@ -123,35 +105,35 @@ async def test_a_wrong_shape_cached_by_an_older_pilot_is_asked_again(proxy, tmp_
         return await fetch(*args, **kw)
 
     remote.fetch = recording  # type: ignore[method-assign]
-    proxy.set(Rule("/paper/search$", "stall", times=1))
+    fault_proxy.set(Rule("/paper/search$", "stall", times=1))
     with budget_scope(None, seconds=0.5), pytest.raises(BudgetExhausted):
         await src.search_papers("frame semantic parsing", limit=5)  # only to learn the request's cache key
     remote.cache.set(keys[0], {})  # what an older pilot cached
     hits = await src.search_papers("frame semantic parsing", limit=5)
-    assert len(hits) == 5 and proxy.seen("/paper/search$", "pass") == 1
+    assert len(hits) == 5 and fault_proxy.seen("/paper/search$", "pass") == 1
     assert remote.cached(keys[0]) not in (None, {})  # the good answer replaced it
     await src.aclose()
 
 
-async def test_a_session_says_what_went_wrong_and_keeps_no_empty_list(proxy, tmp_path):
-    proxy.set(Rule("/paper/search$", "body", status=200, body={}), Rule("/paper/batch$", "body", body={}))
-    settings = s2_settings(proxy.url, tmp_path, key=KEY, max_turns=0, http_timeout_s=5)
+async def test_a_session_says_what_went_wrong_and_keeps_no_empty_list(fault_proxy, tmp_path):
+    fault_proxy.set(Rule("/paper/search$", "body", status=200, body={}), Rule("/paper/batch$", "body", body={}))
+    settings = s2_settings(fault_proxy.url, tmp_path, key=KEY, max_turns=0, http_timeout_s=5)
     rt = Runtime.for_source(SemanticScholarSource(settings, max_retries=0), settings)
     s = Session(rt)
     hurt = await s.user_says("surveys on frame semantic parsing")
     assert not hurt.results
     assert "Nothing in the source matches" not in hurt.message  # the old, wrong answer: an empty match
-    proxy.clear()
+    fault_proxy.clear()
     healed = await s.user_says("surveys on frame semantic parsing")
     assert healed.error is None and healed.results, healed.message
     await rt.source.aclose()
 
 
 # --- 3. a failed start-up probe -------------------------------------------------------------------------------
-async def test_a_failed_start_up_probe_is_re_probed_and_the_source_taken_back(proxy, tmp_path):
+async def test_a_failed_start_up_probe_is_re_probed_and_the_source_taken_back(fault_proxy, tmp_path):
     clear_probe_cache()
-    proxy.set(Rule("", "reset"))  # connections reset while pilot starts
-    settings = s2_settings(proxy.url, tmp_path, key=KEY, http_timeout_s=5, connect_timeout_s=1)
+    fault_proxy.set(Rule("", "reset"))  # connections reset while pilot starts
+    settings = s2_settings(fault_proxy.url, tmp_path, key=KEY, http_timeout_s=5, connect_timeout_s=1)
     opened = open_sources(settings)
     assert [p.name for p in opened.pending] == ["s2"]
     rt = Runtime(settings=settings, source=opened.source, notes=opened.notes, pending=opened.pending,
@@ -159,7 +141,7 @@ async def test_a_failed_start_up_probe_is_re_probed_and_the_source_taken_back(pr
     with pytest.raises(SourceUnavailable):
         await rt.source.search_papers("frame semantics")
     assert rt.recheck() == []  # still down: still pending
-    proxy.clear()  # the network is back
+    fault_proxy.clear()  # the network is back
     back = rt.recheck()
     assert len(back) == 1 and "Semantic Scholar is back" in back[0]
     assert any("Semantic Scholar is back" in n for n in rt.notes)
@@ -170,12 +152,12 @@ async def test_a_failed_start_up_probe_is_re_probed_and_the_source_taken_back(pr
     clear_probe_cache()
 
 
-async def test_an_unreachable_verdict_is_remembered_briefly_only(proxy, tmp_path):
+async def test_an_unreachable_verdict_is_remembered_briefly_only(fault_proxy, tmp_path):
     clear_probe_cache()
-    proxy.set(Rule("", "reset"))
-    settings = s2_settings(proxy.url, tmp_path, key=KEY, connect_timeout_s=1)
+    fault_proxy.set(Rule("", "reset"))
+    settings = s2_settings(fault_proxy.url, tmp_path, key=KEY, connect_timeout_s=1)
     (pending,) = open_sources(settings).pending  # "unreachable", remembered on disk for the next process
-    proxy.clear()
+    fault_proxy.clear()
     clear_probe_cache()
     assert open_sources(settings).pending  # a moment later another process (the CLI) still believes it …
     stored = Cache(settings.cache_dir, "probe")
@@ -189,10 +171,10 @@ async def test_an_unreachable_verdict_is_remembered_briefly_only(proxy, tmp_path
 
 # --- 5. an API key echoed by the upstream -----------------------------------------------------------------------
 @pytest.mark.parametrize("status", [400, 403, 404, 500])
-async def test_a_key_echoed_in_an_upstream_error_reaches_neither_the_error_nor_the_log(proxy, tmp_path, caplog,
+async def test_a_key_echoed_in_an_upstream_error_reaches_neither_the_error_nor_the_log(fault_proxy, tmp_path, caplog,
                                                                                           status):  # fmt: skip
-    proxy.set(Rule("/paper/search$", "echo_key", status=status))
-    src = source(proxy, tmp_path)
+    fault_proxy.set(Rule("/paper/search$", "echo_key", status=status))
+    src = source(fault_proxy, tmp_path)
     with caplog.at_level(logging.DEBUG):
         with pytest.raises(SourceError) as err:
             await src.search_papers("frame semantics")
@@ -205,7 +187,7 @@ async def test_a_key_echoed_in_an_upstream_error_reaches_neither_the_error_nor_t
         except ValueError:
             log.exception("while searching")
     await src.aclose()
-    assert proxy.echoed and proxy.echoed[-1] == KEY  # it was echoed …
+    assert fault_proxy.echoed and fault_proxy.echoed[-1] == KEY  # it was echoed …
     shown = f"{err.value} {err.value.message} {err.value.hint}"
     assert KEY not in shown and KEY[:10] not in shown  # … whole or in part, it is not shown
     if status in (400, 404):  # errors that quote the body say it, without the key
@@ -215,24 +197,24 @@ async def test_a_key_echoed_in_an_upstream_error_reaches_neither_the_error_nor_t
         assert KEY not in record.getMessage()
 
 
-async def test_a_key_echoed_upstream_never_reaches_a_reply(proxy, tmp_path):
-    proxy.set(Rule("/paper/", "echo_key", status=400), Rule("/recommendations/", "echo_key", status=400))
-    settings = s2_settings(proxy.url, tmp_path, key=KEY, max_turns=0, http_timeout_s=5)
+async def test_a_key_echoed_upstream_never_reaches_a_reply(fault_proxy, tmp_path):
+    fault_proxy.set(Rule("/paper/", "echo_key", status=400), Rule("/recommendations/", "echo_key", status=400))
+    settings = s2_settings(fault_proxy.url, tmp_path, key=KEY, max_turns=0, http_timeout_s=5)
     rt = Runtime.for_source(SemanticScholarSource(settings, max_retries=0), settings)
     s = Session(rt)
     for text in (f"Papers similar to [{CITED}]", "surveys on frame semantic parsing", "hello"):
         reply = await s.user_says(text)
         said = " ".join([reply.message, reply.error or "", *reply.notes])
         assert KEY not in said and KEY[:10] not in said, said
-    assert proxy.echoed
+    assert fault_proxy.echoed
     await rt.source.aclose()
 
 
 # --- 6. a 429 asking for an hour ----------------------------------------------------------------------------------
-async def test_a_rate_limit_says_the_wait_the_server_asked_for(proxy, tmp_path):
-    proxy.set(Rule("/paper/search$", "body", status=429, body={"message": "Too Many Requests"},
+async def test_a_rate_limit_says_the_wait_the_server_asked_for(fault_proxy, tmp_path):
+    fault_proxy.set(Rule("/paper/search$", "body", status=429, body={"message": "Too Many Requests"},
                    headers={"Retry-After": "3600"}))  # fmt: skip
-    src = source(proxy, tmp_path)
+    src = source(fault_proxy, tmp_path)
     started = time.monotonic()
     with pytest.raises(RateLimited) as err:
         await src.search_papers("frame semantics")
@@ -244,9 +226,9 @@ async def test_a_rate_limit_says_the_wait_the_server_asked_for(proxy, tmp_path):
 
 
 # --- stalls, resets and the turn's time --------------------------------------------------------------------------
-async def test_a_stalled_upstream_costs_a_request_its_deadline_not_the_turn_its_budget(proxy, tmp_path):
-    proxy.set(Rule("/paper/search$", "stall"))
-    src = source(proxy, tmp_path, http_timeout_s=1.0)
+async def test_a_stalled_upstream_costs_a_request_its_deadline_not_the_turn_its_budget(fault_proxy, tmp_path):
+    fault_proxy.set(Rule("/paper/search$", "stall"))
+    src = source(fault_proxy, tmp_path, http_timeout_s=1.0)
     with budget_scope(None, seconds=30):
         started = time.monotonic()
         with pytest.raises(SourceUnavailable, match="did not answer in time"):
@@ -255,9 +237,9 @@ async def test_a_stalled_upstream_costs_a_request_its_deadline_not_the_turn_its_
     await src.aclose()
 
 
-async def test_no_request_outlasts_the_turn(proxy, tmp_path):
-    proxy.set(Rule("/paper/search$", "stall"))
-    src = source(proxy, tmp_path, http_timeout_s=60)
+async def test_no_request_outlasts_the_turn(fault_proxy, tmp_path):
+    fault_proxy.set(Rule("/paper/search$", "stall"))
+    src = source(fault_proxy, tmp_path, http_timeout_s=60)
     with budget_scope(None, seconds=1.5) as budget:
         started = time.monotonic()
         with pytest.raises(BudgetExhausted, match="time budget"):
@@ -269,9 +251,9 @@ async def test_no_request_outlasts_the_turn(proxy, tmp_path):
     await src.aclose()
 
 
-async def test_a_sharer_of_a_stalled_request_is_bounded_by_its_own_turn(proxy, tmp_path):
-    proxy.set(Rule("/paper/", "stall"))
-    src = source(proxy, tmp_path, http_timeout_s=20)
+async def test_a_sharer_of_a_stalled_request_is_bounded_by_its_own_turn(fault_proxy, tmp_path):
+    fault_proxy.set(Rule("/paper/", "stall"))
+    src = source(fault_proxy, tmp_path, http_timeout_s=20)
 
     async def turn(seconds: float) -> float:
         with budget_scope(None, seconds=seconds):
@@ -285,8 +267,8 @@ async def test_a_sharer_of_a_stalled_request_is_bounded_by_its_own_turn(proxy, t
     await src.aclose()
 
 
-async def test_not_found_is_an_answer_not_a_fault(proxy, tmp_path):
-    src = source(proxy, tmp_path)
+async def test_not_found_is_an_answer_not_a_fault(fault_proxy, tmp_path):
+    src = source(fault_proxy, tmp_path)
     with pytest.raises(NotFound):
         await src.get_paper("s2:" + "0" * 40)
     await src.aclose()

@@ -21,18 +21,20 @@ KEY = "sk-proj-Zq81XbT4kLmN0pQr7sUv2wXy"
 
 def test_every_configured_secret_is_cut_whole_or_in_part():
     Settings(_env_file=None, s2_api_key=SecretStr(KEY), redis_url=SecretStr("redis://:hunter2-redis@db:6379/0"),
-             auth=SecretStr("ann:correct-horse,bob:battery-staple"))  # fmt: skip
+             auth=SecretStr("ann:correct-horse-battery,bob:staple-gun"))  # fmt: skip
     for text, gone in [
         (f"API key {KEY} is not valid", KEY),
         (f"key '{KEY[:14]}…' rejected", KEY[:14]),  # a truncated echo
         (f"…{KEY[-9:]} expired", KEY[-9:]),  # the tail of it
         (f"x-api-key={KEY}&q=1", KEY),
         ("AUTH failed for redis://:hunter2-redis@db:6379/0", "hunter2-redis"),
-        ("login correct-horse refused", "correct-horse"),
+        ("login correct-horse-battery refused", "correct-horse-battery"),
     ]:
         said = redact(text)
         assert gone not in said and REDACTED in said, said
     assert redact("frame semantic parsing, 2008") == "frame semantic parsing, 2008"  # ordinary words stay
+    assert redact("a correct horse, and redis://db:6379/0") == "a correct horse, and redis://db:6379/0"  # pieces of a
+    # password, and a Redis URL without its password, are not secrets
     assert redact(f"keys: {KEY} and {KEY}") == f"keys: {REDACTED} and {REDACTED}"
 
 

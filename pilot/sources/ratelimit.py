@@ -221,8 +221,10 @@ class RedisRateLimiter:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
+            # longer than the caches' deadline: this call runs on a busy event loop, and a spurious timeout would
+            # split the replicas' shared window; a frozen Redis has usually opened the breaker through a cache first
             client = aioredis.Redis.from_url(
-                self.url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_CONNECT_TIMEOUT_S
+                self.url, socket_timeout=3 * REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_CONNECT_TIMEOUT_S
             )
             self._clients[loop] = client
         return client

@@ -114,12 +114,21 @@ def checked(source: str, label: str, endpoint: str, check: Callable[[Any], Any],
         INVALID[(source, endpoint)] += 1
         if (budget := current_budget()) is not None:
             budget.usage.invalid += 1
-        got = type(data).__name__ + (f" with keys {sorted(data)[:6]}" if isinstance(data, dict) else "")
+        got = _kind(data)
         log.warning("%s: %s answered %s, not the endpoint's shape (%s); not cached", source, endpoint, got, _why(exc))
         raise InvalidAnswer(
-            source, f"{label} sent an answer of the wrong shape ({endpoint}: {got})", "ask again in a moment"
+            source, f"{label} sent an answer of the wrong shape ({endpoint}: {got})", "try again in a moment"
         ) from None
     return data
+
+
+def _kind(data: Any) -> str:
+    """What came instead, in words: "an empty JSON object", "a JSON object with message, code", "a JSON list"."""
+    if isinstance(data, dict):
+        return f"a JSON object with {', '.join(sorted(map(str, data))[:5])}" if data else "an empty JSON object"
+    if isinstance(data, list):
+        return "a JSON list" if data else "an empty JSON list"
+    return f"a JSON {type(data).__name__}"
 
 
 def _why(exc: Exception) -> str:
