@@ -129,6 +129,19 @@ def app_server(store_cache: Path, env: dict[str, str], prepare: Callable[[Path],
         server.stop()
 
 
+@contextmanager
+def serving(proxy: Any, store_cache: Path, row: Row, prepare: Callable[[Path], None] | None = None,
+            **env: str) -> Iterator[tuple[Server, Visitor]]:  # fmt: skip
+    """A server for one fault (through the proxy, ``env`` added) and a first visitor; the requests the proxy saw
+    meanwhile are the row's."""
+    before = sum(proxy.counts.values())
+    try:
+        with app_server(store_cache, _server_env(proxy.url, **env), prepare) as server:
+            yield server, Visitor(server.url)
+    finally:
+        row.requests = sum(proxy.counts.values()) - before
+
+
 class Visitor:
     """One browser session (a ``gradio_client``); each action timed, its last chat message and status kept."""
 
@@ -169,9 +182,8 @@ def fault_drip(proxy: Any, store_cache: Path) -> Row:
     row = Row("drip", "another visitor's hello and clear ≤ 2 s; the dripping turns end within their budget "
               f"({TURN_BUDGET_S:g} s here); the next turn works")  # fmt: skip
     proxy.set(Rule("/recommendations/", "drip", interval_s=2.0))
-    before = sum(proxy.counts.values())
-    with app_server(store_cache, _server_env(proxy.url)) as server:
-        searchers = [Visitor(server.url) for _ in range(4)]
+    with serving(proxy, store_cache, row) as (server, first):
+        searchers = [first, *(Visitor(server.url) for _ in range(3))]
         results: list[tuple[float, str, int] | None] = [None] * 4
 
         def search(i: int) -> None:
@@ -199,7 +211,6 @@ def fault_drip(proxy: Any, store_cache: Path) -> Row:
     row.cached = "nothing of the drip: the next identical search asked for the recommendations again" if asked_again \
         else "the recommendations were not asked again (served from a cache)"  # fmt: skip
     row.next_ok = found > 0
-    row.requests = sum(proxy.counts.values()) - before
     row.details = {
         "hello_s": round(hello_s, 2), "clear_s": round(clear_s, 2), "searches_still_running_at_hello": stuck,
         "dripping_requests": drips, "search_turns_s": [round(t, 1) for t in turns], "hello_reply": _short(hello_said),
@@ -213,9 +224,7 @@ def fault_shape(proxy: Any, store_cache: Path) -> Row:
     from emulators.faultproxy import Rule
 
     row = Row("shape", "a 200 with the wrong JSON shape is an error, never cached; the next turn works")
-    before = sum(proxy.counts.values())
-    with app_server(store_cache, _server_env(proxy.url)) as server:
-        v = Visitor(server.url)
+    with serving(proxy, store_cache, row) as (server, v):
         proxy.set(Rule("/paper/search$", "body", status=200, body={}))
         topic = "surveys on dependency parsing"
         turn_s, said, found = v.search(topic)
@@ -235,7 +244,6 @@ def fault_shape(proxy: Any, store_cache: Path) -> Row:
         else f"not asked again (search {resent[0]}, batch {resent[1]}): served from a cache"
     )
     row.next_ok = again_found > 0 and batch_again[2] > 0
-    row.requests = sum(proxy.counts.values()) - before
     row.details = {"wrong_shaped_answers": wrong, "found_while_faulty": [found, batch_found],
                    "found_after": [again_found, batch_again[2]], "said_after": _short(again_said)}  # fmt: skip
     row.met = all(resent) and bool(row.next_ok) and "Nothing in the source matches" not in said
@@ -247,9 +255,7 @@ def fault_probe(proxy: Any, store_cache: Path) -> Row:
 
     row = Row("probe", "a start-up probe failure clears within 60 s of recovery, without a restart")
     proxy.set(Rule("", "reset"))  # every connection reset while the server starts
-    before = sum(proxy.counts.values())
-    with app_server(store_cache, _server_env(proxy.url)) as server:
-        v = Visitor(server.url)
+    with serving(proxy, store_cache, row) as (server, v):
         _, first_said, status = v.act("hello", api="/send")
         down = "unreachable" in status
         proxy.clear()
@@ -266,7 +272,6 @@ def fault_probe(proxy: Any, store_cache: Path) -> Row:
     row.saw = _short(first_said) + " | status: " + _short(status, 200)
     row.cached = "'unreachable' is kept 30 s on disk and re-probed every 15 s by the server"
     row.next_ok = found > 0
-    row.requests = sum(proxy.counts.values()) - before
     row.details = {
         "status_said_unreachable": down,
         "back_after_recovery_s": None if back_s is None else round(back_s, 1),
@@ -279,9 +284,7 @@ def fault_key(proxy: Any, store_cache: Path) -> Row:
     from emulators.faultproxy import Rule
 
     row = Row("key", "no key (whole or its first 10 characters) in any reply or in the server's log")
-    before = sum(proxy.counts.values())
-    with app_server(store_cache, _server_env(proxy.url)) as server:
-        v = Visitor(server.url)
+    with serving(proxy, store_cache, row) as (server, v):
         proxy.set(
             Rule("/paper/search$", "echo_key", status=403),
             Rule("/paper/batch$", "echo_key", status=400),
@@ -302,7 +305,6 @@ def fault_key(proxy: Any, store_cache: Path) -> Row:
     row.saw = _short(said[0])
     row.cached = "errors are never cached"
     row.next_ok = found > 0
-    row.requests = sum(proxy.counts.values()) - before
     row.details = {"echoed_by_upstream": len(proxy.echoed), "leaks": leaks, "redacted_in_log": log.count("[redacted]")}
     row.met = len(proxy.echoed) > 0 and leaks == {"replies": 0, "log": 0}
     return row
@@ -312,9 +314,7 @@ def fault_ratelimit(proxy: Any, store_cache: Path) -> Row:
     from emulators.faultproxy import Rule
 
     row = Row("ratelimit", "a 429 asking for an hour says so (not 'wait a minute') and does not hold the turn")
-    before = sum(proxy.counts.values())
-    with app_server(store_cache, _server_env(proxy.url)) as server:
-        v = Visitor(server.url)
+    with serving(proxy, store_cache, row) as (server, v):
         proxy.set(Rule("/paper/search$", "body", status=429, body={"message": "Too Many Requests"},
                        headers={"Retry-After": "3600"}))  # fmt: skip
         turn_s, said, _ = v.search("surveys on sentiment analysis")
@@ -324,7 +324,6 @@ def fault_ratelimit(proxy: Any, store_cache: Path) -> Row:
     row.saw = _short(said, 300)
     row.cached = "errors are never cached"
     row.next_ok = found > 0
-    row.requests = sum(proxy.counts.values()) - before
     row.met = "about 1 hour" in said and "a minute" not in said and turn_s < 10
     return row
 
@@ -335,20 +334,16 @@ def fault_redis(proxy: Any, store_cache: Path) -> Row:
     if exe is None:
         row.saw = "not measured: redis-server is not installed (scripts/ensure-redis.sh installs it)"
         return row
-    with _redis(exe) as (url, pid):
-        before = sum(proxy.counts.values())
-        with app_server(store_cache, _server_env(proxy.url, PILOT_REDIS_URL=url)) as server:
-            v = Visitor(server.url)
-            v.search(f"Papers similar to [{ANCHORS[0]}]")  # warms the model, the caches
-            base_s, _, base_found = v.search(f"Papers similar to [{ANCHORS[1]}]")
-            os.kill(pid, signal.SIGSTOP)
-            try:
-                frozen_s, said, found = Visitor(server.url).search(f"Papers similar to [{ANCHORS[2]}]")
-            finally:
-                os.kill(pid, signal.SIGCONT)
-            time.sleep(1)
-            next_s, _, next_found = v.search(f"Papers similar to [{ANCHORS[3]}]")
-        row.requests = sum(proxy.counts.values()) - before
+    with _redis(exe) as (url, pid), serving(proxy, store_cache, row, PILOT_REDIS_URL=url) as (server, v):
+        v.search(f"Papers similar to [{ANCHORS[0]}]")  # warms the model, the caches
+        base_s, _, base_found = v.search(f"Papers similar to [{ANCHORS[1]}]")
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            frozen_s, said, found = Visitor(server.url).search(f"Papers similar to [{ANCHORS[2]}]")
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        time.sleep(1)
+        next_s, _, next_found = v.search(f"Papers similar to [{ANCHORS[3]}]")
     row.turn_s = round(frozen_s, 1)
     row.saw = _short(said)
     row.cached = "while frozen, caches miss and the rate limit is the process's own (circuit breaker)"
@@ -396,9 +391,7 @@ def fault_damaged(proxy: Any, store_cache: Path) -> Row:
         (cache / "api" / "cache.db").write_bytes(b"not a database " * 400)
         (cache / "ui-storage-secret").write_bytes(b"")  # what a start on a full disk left
 
-    before = sum(proxy.counts.values())
-    with app_server(store_cache, _server_env(proxy.url), prepare=damage) as server:
-        v = Visitor(server.url)
+    with serving(proxy, store_cache, row, damage) as (server, v):
         _, _, status = v.act("hello", api="/send")
         topic = "surveys on question answering"
         turn_s, said, found = v.search(topic)
@@ -412,7 +405,6 @@ def fault_damaged(proxy: Any, store_cache: Path) -> Row:
     row.saw = "status: " + _short(status, 240)
     row.cached = "the rebuilt cache works: the same search was served from it" if cached else "the cache is not used"
     row.next_ok = again_found > 0
-    row.requests = sum(proxy.counts.values()) - before
     row.details = {"moved_aside": moved, "secret_length": len(secret), "warned": "ui-storage-secret" in log}
     row.met = "damaged" in status and cached and len(secret) >= 24 and row.details["warned"] and found > 0
     return row

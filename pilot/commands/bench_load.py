@@ -139,13 +139,7 @@ class Server:
         return Path(self.log.name).read_text(encoding="utf-8", errors="replace")
 
     def peak_rss_mb(self) -> float | None:
-        try:
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    return round(int(line.split()[1]) / 1024, 1)
-        except OSError:
-            return None
-        return None
+        return memory_mb(self.proc.pid, "VmHWM")
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -235,6 +229,17 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
+def memory_mb(pid: int, field: str) -> float | None:
+    """A memory figure of a process from /proc (``VmRSS`` now, ``VmHWM`` its peak), in MB; None once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
 class RssSampler:
     """The resident memory of a process (VmRSS, MB) every ``every_s`` seconds, in a thread of its own."""
 
@@ -247,13 +252,7 @@ class RssSampler:
         self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
 
     def now(self) -> float | None:
-        try:
-            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return round(int(line.split()[1]) / 1024, 1)
-        except OSError:
-            return None
-        return None
+        return memory_mb(self.pid, "VmRSS")
 
     def _run(self) -> None:
         while not self._stop.is_set():
