@@ -4,7 +4,9 @@
 * A node starts as soon as all its inputs are ready (one asyncio task per node).
 * Each node's result is cached under operator + node id + normalised params + fingerprints of its
   input values + the context (source, LLM, embedder). An edit therefore re-runs only the edited node and
-  whatever downstream actually sees a different input; the rest are ``cached`` in the trace.
+  whatever downstream actually sees a different input; the rest are ``cached`` in the trace. A value goes to
+  the slower cache (disk, Redis) only when computing it took longer than storing it would (``worth_storing``);
+  cheaper ones stay in the memory front. A value made while a source request failed is not cached at all.
 * A failing node (any exception, a timeout) never sinks the run: nodes that need its value are skipped
   with the reason, everything else completes, and ``RunResult.errors`` says what failed. A ``many`` port
   (e.g. a union of several searches) and an optional port simply run without the failed input, with a
@@ -359,9 +361,24 @@ async def _execute_node(
         # made while a source failed (down, slow, rate-limited, answering garbage, or the turn's budget spent):
         # kept for this run, not for the next, which asks again
         trace.note = "; ".join([*all_notes, f"not cached: {partial} source request(s) failed"])
+    elif isinstance(cache, TieredCache) and not worth_storing(trace.seconds, trace.n_out):
+        cache.front.set(key, (value, notes, fp))  # cheaper to compute again than to write and read back
     elif cache is not None:
         await asyncio.to_thread(cache.set, key, (value, notes, fp))
     return value, trace, fp
+
+
+# What writing a node's value to the disk (or Redis) cache and reading it back costs per item (a paper), measured
+# with ``scripts/profile_search.py``: 3.6 s of CPU for 33,000 papers in 123 writes, about as much to read. Those
+# writes were 40 % of a search's CPU over the offline corpus, most of them lists that took milliseconds to make
+# (a union, a score step over 500 papers). A value that took less time to compute than this to store stays in
+# the memory front only: an edit re-uses it while it is there, and computes it again (quickly) after.
+STORE_S_PER_ITEM = 2e-4
+
+
+def worth_storing(seconds: float, items: int) -> bool:
+    """Whether a value that took ``seconds`` to compute is worth the slower cache (its write and later read)."""
+    return seconds >= STORE_S_PER_ITEM * max(1, items)
 
 
 def _isolate(value: Any) -> Any:
