@@ -250,7 +250,7 @@ class Cache(_NeverFails):
 
 # Redis is a shared convenience, never a dependency: a call that takes longer than this is a failure (and
 # opens the breaker), so a frozen server costs a turn about one timeout, not one per look-up.
-REDIS_TIMEOUT_S = 1.0
+REDIS_TIMEOUT_S = 0.5
 REDIS_CONNECT_TIMEOUT_S = 0.5
 
 

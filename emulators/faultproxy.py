@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import threading
 from collections import Counter
@@ -38,6 +39,18 @@ from aiohttp import web
 from emulators.server import _reset
 
 KINDS = ("drip", "body", "echo_key", "reset", "stall", "pass")
+RESET = "fault proxy: connection reset"
+
+
+class _QuietResets(logging.Filter):
+    """aiohttp logs every handler that raises; a reset the proxy made on purpose is not news."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(exc, ConnectionResetError) and str(exc) == RESET)
+
+
+logging.getLogger("aiohttp.server").addFilter(_QuietResets())
 _HOP = {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"}
 
 
@@ -121,7 +134,7 @@ class FaultProxy:
             return await self._forward(request)
         if kind == "reset":
             _reset(request)
-            raise ConnectionResetError("fault proxy: connection reset")
+            raise ConnectionResetError(RESET)
         if kind == "stall":
             await asyncio.sleep(3600)
         if kind == "body":

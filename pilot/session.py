@@ -514,7 +514,7 @@ class Session(BaseModel):
             if err.source == NO_SOURCE:  # nothing to reach: say what to set, not "could not reach none"
                 return self._error(f"I cannot search yet: {err.message}.{hint}")
             # a rate limit's hint says when to try again (the wait the server asked for); else: in a moment
-            again = "" if "try again" in hint else " Send the request again in a moment."
+            again = "" if "try again" in hint.lower() else " Send the request again in a moment."
             return self._error(
                 f"I could not reach {err.source} {down.doing} ({err.message}).{hint} Nothing was changed.{again}"
             )

@@ -44,6 +44,8 @@ TURN_BUDGET_S = 20.0  # PILOT_TURN_BUDGET_S of the servers here (60 by default):
 HTTP_TIMEOUT_S = 15.0  # PILOT_HTTP_TIMEOUT_S here (20 by default)
 FAULTS = ("drip", "shape", "probe", "key", "ratelimit", "redis", "damaged")
 ANCHORS = ("acl:P02-1040", "acl:J93-2004", "acl:N03-1033", "acl:P03-1054", "acl:D08-1048")
+# four more dev-case anchors: the drip's searches without the fault, the work a turn does besides waiting
+BASELINE = ("acl:D08-1052", "acl:D09-1115", "acl:P04-1023", "acl:P08-1083")
 ACTION_TIMEOUT_S = 180.0
 
 
@@ -176,22 +178,33 @@ def _short(text: str, n: int = 160) -> str:
 
 
 # --- the faults ---------------------------------------------------------------------------------------------------
+def _together(visitors: list[Visitor], anchors: tuple[str, ...]) -> tuple[list[threading.Thread], list]:
+    """One "papers similar to" search per visitor, all at once, in threads; (the threads, their results)."""
+    results: list[tuple[float, str, int] | None] = [None] * len(visitors)
+
+    def search(i: int) -> None:
+        results[i] = visitors[i].search(f"Papers similar to [{anchors[i]}]")
+
+    threads = [threading.Thread(target=search, args=(i,)) for i in range(len(visitors))]
+    for t in threads:
+        t.start()
+    return threads, results
+
+
 def fault_drip(proxy: Any, store_cache: Path) -> Row:
     from emulators.faultproxy import Rule
 
     row = Row("drip", "another visitor's hello and clear ≤ 2 s; the dripping turns end within their budget "
-              f"({TURN_BUDGET_S:g} s here); the next turn works")  # fmt: skip
-    proxy.set(Rule("/recommendations/", "drip", interval_s=2.0))
+              f"({TURN_BUDGET_S:g} s here) plus the work the same searches take without the fault; the next turn "
+              "works")  # fmt: skip
     with serving(proxy, store_cache, row) as (server, first):
         searchers = [first, *(Visitor(server.url) for _ in range(3))]
-        results: list[tuple[float, str, int] | None] = [None] * 4
-
-        def search(i: int) -> None:
-            results[i] = searchers[i].search(f"Papers similar to [{ANCHORS[i]}]")
-
-        threads = [threading.Thread(target=search, args=(i,)) for i in range(4)]
+        threads, base = _together(searchers, BASELINE)  # the same four searches at once, without the fault
         for t in threads:
-            t.start()
+            t.join(ACTION_TIMEOUT_S)
+        baseline = [r[0] for r in base if r is not None]
+        proxy.set(Rule("/recommendations/", "drip", interval_s=2.0))
+        threads, results = _together(searchers, ANCHORS[:4])
         deadline = time.monotonic() + 120
         while proxy.seen("/recommendations/", "drip") < 4 and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -211,12 +224,14 @@ def fault_drip(proxy: Any, store_cache: Path) -> Row:
     row.cached = "nothing of the drip: the next identical search asked for the recommendations again" if asked_again \
         else "the recommendations were not asked again (served from a cache)"  # fmt: skip
     row.next_ok = found > 0
+    allowed = TURN_BUDGET_S + (max(baseline) if baseline else 0.0)
     row.details = {
         "hello_s": round(hello_s, 2), "clear_s": round(clear_s, 2), "searches_still_running_at_hello": stuck,
-        "dripping_requests": drips, "search_turns_s": [round(t, 1) for t in turns], "hello_reply": _short(hello_said),
-        "next_turn_s": round(again_s, 1), "next_turn": _short(again_said),
+        "dripping_requests": drips, "search_turns_s": [round(t, 1) for t in turns],
+        "same_searches_without_fault_s": [round(t, 1) for t in baseline], "allowed_s": round(allowed, 1),
+        "hello_reply": _short(hello_said), "next_turn_s": round(again_s, 1), "next_turn": _short(again_said),
     }  # fmt: skip
-    row.met = hello_s <= 2 and clear_s <= 2 and bool(turns) and max(turns) <= TURN_BUDGET_S + 10 and bool(row.next_ok)
+    row.met = hello_s <= 2 and clear_s <= 2 and bool(turns) and max(turns) <= allowed and bool(row.next_ok)
     return row
 
 

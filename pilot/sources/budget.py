@@ -42,6 +42,9 @@ class RequestBudget:
         self.started = time.perf_counter()
         self.seconds = seconds if seconds and seconds > 0 else None
         self.paused_s = 0.0
+        # requests that failed for want of an answer (a timeout, a dead connection) in this turn, by cache key: not
+        # sent again in the same turn (a second step asking for the same dripping answer would wait as long again)
+        self.failed: dict[str, BaseException] = {}
         self._lock = threading.Lock()
 
     def seconds_left(self) -> float | None:

@@ -24,6 +24,7 @@ import httpx
 from pilot.sources.base import BadRequest, NotFound, RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import RequestBudget, current_budget, note_failure, note_wait
 from pilot.sources.ratelimit import RateLimiter
+from pilot.sources.shapes import InvalidAnswer
 from pilot.text import duration
 
 log = logging.getLogger(__name__)
@@ -295,6 +296,9 @@ class Remote:
         if data is not None and (check is None or decode is not None or _passes(check, data)):
             return data
         budget = current_budget()
+        if budget is not None and (failed := budget.failed.get(key)) is not None:
+            note_failure()
+            raise failed  # it failed for want of an answer earlier in this turn: not waited for twice
         loop = asyncio.get_running_loop()
         slot = (id(loop), key)
         shared = self._inflight.get(slot)
@@ -335,6 +339,8 @@ class Remote:
             if isinstance(exc, Exception):
                 if not isinstance(exc, (NotFound, BadRequest)):
                     note_failure()  # what the caller makes of the rest is partial: not to be cached as whole
+                if budget is not None and isinstance(exc, SourceUnavailable) and not isinstance(exc, InvalidAnswer):
+                    budget.failed[key] = exc
                 future.set_exception(exc)
                 future.exception()  # retrieved here: sharers re-raise it, nobody else needs to
             else:
