@@ -25,6 +25,11 @@ from workflows.operator import RunContext
 
 log = logging.getLogger(__name__)
 
+# Recent runs whose step values stay in memory (for "run this step", "step", "is X on the list?"), and the items
+# (papers) they may hold together: ~30 MB. An older run's values are made again from the node cache when asked for.
+RECENT_RUNS = 16
+RECENT_RUN_ITEMS = 40_000
+
 
 @dataclass
 class Runtime:
@@ -40,6 +45,8 @@ class Runtime:
     wanted: list[str] = field(default_factory=list)
     # how many searches (workflow runs) compute at once in this process; the rest queue, told their place
     searches: SearchGate = field(default_factory=lambda: SearchGate(4))
+    # the step values of the most recent runs of all sessions (a session keeps its run's trace and output only)
+    recent_runs: MemoCache = field(default_factory=lambda: MemoCache(RECENT_RUNS, RECENT_RUN_ITEMS))
     _recovery: threading.Thread | None = field(default=None, init=False, repr=False)
 
     @classmethod

@@ -21,6 +21,7 @@ input: problems come back as ``Reply.error`` in plain words, fallbacks as ``Repl
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import json
 import logging
@@ -77,7 +78,7 @@ from pilot.vocab import (
 from workflows.diff import diff as workflow_diff
 from workflows.diff import short
 from workflows.edit import apply_edit, describe_edit
-from workflows.executor import RunResult, execute
+from workflows.executor import RunResult, execute, values_size
 from workflows.executor import run_node as exec_run_node
 from workflows.explain import how_made
 from workflows.explain import why as explain_why
@@ -379,7 +380,8 @@ class Session(BaseModel):
     )
 
     _runtime: Runtime = PrivateAttr()
-    _last_run: RunResult | None = PrivateAttr(default=None)
+    _last_run: RunResult | None = PrivateAttr(default=None)  # without its values: see ``_kept``
+    _run_key: str | None = PrivateAttr(default=None)  # where the last run's values are in ``recent_runs``
     _candidates: dict[str, list[Paper]] = PrivateAttr(default_factory=dict)
     _observer: Callable[[Any], None] | None = PrivateAttr(default=None)
     _turn_budget: Any = PrivateAttr(default=None)
@@ -587,10 +589,10 @@ class Session(BaseModel):
 
     def _snapshot(self) -> tuple[dict[str, Any], Any, Any]:
         # the cached candidates and last run are replaced on a new search, never mutated: references do
-        return self.model_dump(mode="json"), self._candidates, self._last_run
+        return self.model_dump(mode="json"), self._candidates, (self._last_run, self._run_key)
 
     def _restore(self, saved: tuple[dict[str, Any], Any, Any]) -> None:
-        data, self._candidates, self._last_run = saved
+        data, self._candidates, (self._last_run, self._run_key) = saved
         before = Session.restore(data, self._runtime)
         for name in type(self).model_fields:
             if name != "history":  # the user's message and pilot's apology stay in the conversation
@@ -730,7 +732,7 @@ class Session(BaseModel):
                 status="failed",
                 error=f"there is no node {quote(node_id)} in the current workflow",
             )
-        values = self._last_run.values if self._last_run is not None else {}
+        values = await self._values()
         node = wf.node(node_id)
         try:
             async with self._search_slot():
@@ -915,7 +917,7 @@ class Session(BaseModel):
         listed = next((n for n, r in enumerate(self.results, 1) if r.paper.id == paper.id), None)
         if listed is not None:
             return self._reply(f"Yes: {label} is #{listed}.", **keep)
-        values = self._last_run.values if self._last_run is not None else {}
+        values = await self._values()
         held = [
             nid for nid in (topo_order(wf) if wf is not None else [])
             if any(getattr(x, "paper", None) is not None and x.paper.id == paper.id for x in values.get(nid) or [])
@@ -1146,7 +1148,7 @@ class Session(BaseModel):
             wf, run, answer = await answer_question(text, self._runtime, query=query)
         # a paper named by a pronoun or a number is kept as found: "what else did they write?" follows it
         self.entity_query = query if query is not None and query.shape in _NAMES_A_PAPER else msg.entity
-        self._last_run = run
+        self._last_run = self._kept(run)
         self.answer = answer
         # so every paper an answer counts can be opened: those it was given (not all 500 searched for an org's)
         fed = {e.source for e in wf.inputs_of(wf.output) if e.port == "papers"} if wf.output else set()
@@ -1672,6 +1674,28 @@ class Session(BaseModel):
             reply.notes += [t.note for t in (run.trace.nodes if run else []) if t.note and t.op == "filter"]
         return reply
 
+    def _kept(self, run: RunResult) -> RunResult:
+        """What the session keeps of a run: its trace, output and errors. The values of its steps (thousands of
+        papers: 9 MB a search, kept by every session for as long as it lived, were what grew a server by the
+        visitor) go to the runtime's ``recent_runs``, which holds the most recent runs of all sessions;
+        ``_values`` brings them back, from there or by running the workflow again over the node cache."""
+        self._run_key = uuid.uuid4().hex
+        self._runtime.recent_runs.set(self._run_key, run.values, weight=values_size(run.values))
+        return dataclasses.replace(run, values={})
+
+    async def _values(self) -> dict[str, Any]:
+        """The values of the last run's steps (for "run this step", "step", "is X on the list?")."""
+        if self._last_run is None or self._run_key is None:
+            return {}
+        values = self._runtime.recent_runs.get(self._run_key)
+        wf = self.workflow
+        if values is None and wf is not None:
+            rt = self._runtime
+            async with self._search_slot():  # mostly cached steps; the cheap ones computed again
+                values = (await execute(wf, rt.context(), rt.node_cache)).values
+            rt.recent_runs.set(self._run_key, values, weight=values_size(values))
+        return values or {}
+
     @asynccontextmanager
     async def _search_slot(self) -> AsyncIterator[None]:
         """One of the server's search slots for a workflow run (``pilot.gate``); while queued, the observer (the UI's
@@ -1727,7 +1751,7 @@ class Session(BaseModel):
                     run = await run_progressively(wf, rt.context(), rt.node_cache, None, observer)
         except WorkflowError as exc:  # validated before; kept so a bug is a message, not a crash
             return self._error(f"The workflow cannot run: {exc}", notes)
-        self._last_run = run
+        self._last_run = self._kept(run)
         notes = list(notes) + [f"step {n} failed: {e}" for n, e in run.errors.items()]
         out = run.output
         error = None

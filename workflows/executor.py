@@ -124,8 +124,9 @@ class MemoCache:
             self._data.move_to_end(key)
             return self._data[key][0]
 
-    def set(self, key: str, value: Any) -> None:
-        weight = 1 + _size(value[0] if isinstance(value, tuple) and value else value)
+    def set(self, key: str, value: Any, weight: int | None = None) -> None:
+        """Keep ``value`` (weighing ``weight`` items; by default the size of a node's value)."""
+        weight = 1 + (_size(value[0] if isinstance(value, tuple) and value else value) if weight is None else weight)
         with self._lock:
             if key in self._data:
                 self._weight -= self._data.pop(key)[1]
@@ -237,6 +238,11 @@ def node_key(node_id: str, op: str, params: dict, input_fps: dict[str, list[str]
 
 
 # --- one node -----------------------------------------------------------------------------------
+
+
+def values_size(values: dict[str, Any]) -> int:
+    """Items (papers, entities) in a run's step values, all steps together."""
+    return sum(_size(v) for v in values.values())
 
 
 def _size(value: Any) -> int:

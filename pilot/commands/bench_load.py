@@ -169,7 +169,8 @@ def _visit(url: str, request: str, timeout_s: float) -> dict[str, Any]:
     timings: dict[str, float] = {}
     errors: list[str] = []
     try:
-        client = Client(url, verbose=False, download_files=False)
+        # patient: a page that opens slowly on a saturated server is slow, not an error (its default gives up at 5 s)
+        client = Client(url, verbose=False, download_files=False, httpx_kwargs={"timeout": timeout_s})
     except Exception as exc:  # noqa: BLE001 - a visitor who cannot even open the page is an error, counted
         return {"timings": timings, "errors": [f"open: {type(exc).__name__}: {str(exc)[:160]}"]}
 
@@ -332,7 +333,7 @@ def measure(n: int, corpus: Path, store_cache: Path, requests: list[str], args: 
                 "n": len(seconds),
             }
         errors = [e for v in visits for e in v.get("errors", [])]
-        return {
+        result = {
             "visitors": n,
             "visits": len(visits),
             "wall_s": round(wall, 1),
@@ -341,16 +342,18 @@ def measure(n: int, corpus: Path, store_cache: Path, requests: list[str], args: 
             "error_examples": errors[:10],
             "warmup_errors": warm["errors"][:3],
             "server_peak_rss_mb": server.peak_rss_mb(),
-            "memory": {**memory, "samples": sampler.samples},
+            "memory": memory,
             "load_avg_1m": round(os.getloadavg()[0], 2),
         }
     finally:
         if sampler is not None:
             sampler.stop()
+            memory["samples"] = sampler.samples
         pid = server.proc.pid
         server.stop()
         # what the server left in the temporary directory after it was stopped (its own folder goes at exit)
         memory["temp_folders_left"] = len(list(Path(tempfile.gettempdir()).glob(f"pilot-ui-{pid}-*")))
+    return result
 
 
 def _plot(runs: list[dict], path: Path) -> None:
