@@ -172,7 +172,9 @@ def test_idle_sessions_and_their_folders_go(local_source, tmp_path):
 
     from pilot.settings import Settings
 
-    settings = Settings(_env_file=None, cache_dir=tmp_path, session_idle_s=1.0)
+    from pilot.ui.sessions import SessionReaper
+
+    settings = Settings(_env_file=None, cache_dir=tmp_path)
     controller = Controller(Runtime.for_source(local_source))
     with served_app(settings, controller) as demo:
         before = set(tempdirs.process_root().glob("session-*"))
@@ -182,11 +184,32 @@ def test_idle_sessions_and_their_folders_go(local_source, tmp_path):
         folders = set(tempdirs.process_root().glob("session-*")) - before
         assert len(folders) == 3
         time.sleep(1.2)
-        demo.pilot_reaper.sweep()  # (its own thread sweeps every half of ``session_idle_s`` as well)
-        assert demo.pilot_reaper.evicted >= 3 and held(demo) == 0
+        reaper = SessionReaper(demo, idle_s=1.0)  # what the app's own (PILOT_SESSION_IDLE_S) does after 30 minutes
+        assert reaper.sweep() >= 3 and held(demo) == 0
         assert not any(f.exists() for f in folders)  # each visitor's folder of downloads went with them
         again = Client(demo.local_url, verbose=False).predict("hello", api_name="/send")  # a new visitor is fine
         assert "hello" in chat_text(again).lower()
+
+
+def test_a_closed_page_lets_its_session_go_sooner_than_an_open_idle_one(local_source, tmp_path):
+    from gradio_client import Client
+
+    from pilot.settings import Settings
+    from pilot.ui.sessions import SessionReaper
+
+    settings = Settings(_env_file=None, cache_dir=tmp_path)
+    with served_app(settings, Controller(Runtime.for_source(local_source))) as demo:
+        stays, leaves = Client(demo.local_url, verbose=False), Client(demo.local_url, verbose=False)
+        for c in (stays, leaves):
+            c.predict("hello", api_name="/send")
+        leaves.close()  # the tab is closed: Gradio sees its heartbeat end
+        reaper = SessionReaper(demo, idle_s=600, closed_idle_s=0.5)
+        deadline = time.monotonic() + 30
+        while held(demo) > 1 and time.monotonic() < deadline:
+            time.sleep(0.5)
+            reaper.sweep()
+        assert held(demo) == 1 and stays.session_hash in demo.state_holder.session_data
+        assert "hello" in chat_text(stays.predict("hello again", api_name="/send"))  # the open one goes on
 
 
 def test_temporary_folders_of_processes_that_are_gone_are_removed(tmp_path):

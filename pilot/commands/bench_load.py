@@ -205,6 +205,7 @@ def _visit(url: str, request: str, timeout_s: float) -> dict[str, Any]:
         errors.append("edit: no workflow to edit")
     outputs = act("export", ((), "/keep_all"))
     _download(url, outputs, "pilot-library.bib", timeout_s, errors)  # the library's BibTeX, fetched as a browser would
+    client.close()  # the visitor closes the tab
     return {"timings": timings, "errors": errors}
 
 

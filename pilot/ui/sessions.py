@@ -7,7 +7,9 @@ Gradio keeps, per browser session, our ``UIState`` (the conversation, its result
 session object holding a copy of every component's configuration and last value — for up to 10,000 sessions,
 and the session object for ever (only a ``gr.State``'s value has a time to live). Visitors who never come back
 (a closed laptop, a script's ``gradio_client``) therefore grew the server without bound. A pass removes each
-session idle for ``idle_s``: its state's delete callback runs (the ``UIState`` closes and its folder of
+session idle for ``idle_s``, and each session whose page was closed (Gradio saw its heartbeat end) and that has
+been idle for ``closed_idle_s``: a reload or a closed tab is a new session anyway, and the few minutes cover a
+dropped connection that comes back. Its state's delete callback runs (the ``UIState`` closes and its folder of
 downloads goes), then Gradio's session object is dropped. A visitor who returns after that starts afresh; their
 library lives in their browser and comes back with the page.
 
@@ -24,14 +26,16 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-SWEEP_EVERY_S = 60.0
+SWEEP_EVERY_S = 30.0
+CLOSED_IDLE_S = 300.0
 
 
 class SessionReaper:
-    def __init__(self, demo: Any, idle_s: float, every_s: float = SWEEP_EVERY_S):
+    def __init__(self, demo: Any, idle_s: float, every_s: float = SWEEP_EVERY_S, closed_idle_s: float = CLOSED_IDLE_S):
         self.demo = demo
         self.idle_s = float(idle_s)
-        self.every_s = min(every_s, max(1.0, self.idle_s / 2))
+        self.closed_idle_s = min(float(closed_idle_s), self.idle_s)
+        self.every_s = min(every_s, max(1.0, self.closed_idle_s / 2))
         self.evicted = 0
         self._warned = False
         self._thread: threading.Thread | None = None
@@ -43,8 +47,14 @@ class SessionReaper:
         try:
             sessions = holder.session_data  # type: ignore[union-attr]
             last_used = holder.time_last_used  # type: ignore[union-attr]
-            cutoff = datetime.datetime.now() - datetime.timedelta(seconds=self.idle_s)
-            idle = [sid for sid in list(sessions) if last_used.get(sid, datetime.datetime.min) < cutoff]
+            now = datetime.datetime.now()
+            cutoff = now - datetime.timedelta(seconds=self.idle_s)
+            closed_cutoff = now - datetime.timedelta(seconds=self.closed_idle_s)
+            idle = [
+                sid
+                for sid, state in list(sessions.items())
+                if last_used.get(sid, datetime.datetime.min) < (closed_cutoff if state.is_closed else cutoff)
+            ]
             for sid in idle:
                 holder.delete_state(sid)  # type: ignore[union-attr]  # runs the states' delete callbacks
                 with holder.lock:  # type: ignore[union-attr]
