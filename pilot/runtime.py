@@ -26,9 +26,10 @@ from workflows.operator import RunContext
 log = logging.getLogger(__name__)
 
 # Recent runs whose step values stay in memory (for "run this step", "step", "is X on the list?"), and the items
-# (papers) they may hold together: ~30 MB. An older run's values are made again from the node cache when asked for.
-RECENT_RUNS = 16
-RECENT_RUN_ITEMS = 40_000
+# (papers, 2–3 KB each) they may hold together: ~30 MB. An older run's values are made again from the node cache
+# when asked for.
+RECENT_RUNS = 8
+RECENT_RUN_ITEMS = 12_000
 
 
 @dataclass

@@ -164,14 +164,17 @@ class TieredCache:
 # Decoding every node's paper list from disk costs ~1 s per warm run of a template, so each disk cache
 # the executor sees gets a memory front for as long as that cache object lives (weakly keyed: no leak).
 _FRONTS: weakref.WeakKeyDictionary[Any, MemoCache] = weakref.WeakKeyDictionary()
-FRONT_ITEMS = 128  # ~10 template runs; entries share Paper objects, so this stays tens of MB
+FRONT_ITEMS = 128  # ~10 template runs
+# papers the front holds over all its entries: a paper with its reference list is 2–3 KB in memory, so ~50 MB (the
+# general cap of an in-memory node cache, limits.MAX_CACHED_ITEMS, let the front of a busy server grow to 250 MB)
+FRONT_PAPERS = 20_000
 
 
 def with_memory_front(cache: NodeCache | None) -> NodeCache | None:
     if cache is None or isinstance(cache, (MemoCache, TieredCache)):
         return cache
     try:
-        front = _FRONTS.setdefault(cache, MemoCache(FRONT_ITEMS))
+        front = _FRONTS.setdefault(cache, MemoCache(FRONT_ITEMS, FRONT_PAPERS))
     except TypeError:  # not weak-referenceable: use it as it is
         return cache
     return TieredCache(front, cache)
