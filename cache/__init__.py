@@ -135,6 +135,13 @@ class _NeverFails:
         return value, False
 
 
+# What each SQLite connection of a diskcache may keep in memory. diskcache opens one connection per thread, and
+# the app's actions run on ~50 threads and their helpers: with diskcache's defaults (an 8,192-page cache and a
+# 64 MB memory map per connection) every thread that ever touched a cache grew the server by up to ~100 MB, for
+# good. The values are in files or small rows; the system's page cache serves the reads as well.
+SQLITE_MEMORY = {"sqlite_cache_size": 256, "sqlite_mmap_size": 0}
+
+
 def damaged(exc: BaseException) -> bool:
     """Whether a diskcache error means its database file is damaged (not a full disk, a lock or a permission:
     those pass, and moving the cache aside would not help them)."""
@@ -169,7 +176,9 @@ class Cache(_NeverFails):
         import diskcache
 
         assert self._where is not None
-        self._cache = diskcache.Cache(str(self._where), size_limit=self.size_mb * 1024 * 1024, disk=_data_disk())
+        self._cache = diskcache.Cache(
+            str(self._where), size_limit=self.size_mb * 1024 * 1024, disk=_data_disk(), **SQLITE_MEMORY
+        )
 
     def _repair(self, exc: BaseException) -> bool:
         """Move a damaged cache aside and open an empty one; whether that was the trouble and it worked."""

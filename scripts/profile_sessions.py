@@ -87,6 +87,8 @@ def main() -> int:
     ap.add_argument("--visitors", type=int, default=2)
     ap.add_argument("--frames", type=int, default=15, help="frames kept per allocation (tracemalloc)")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--idle-s", type=float, default=0.0, help="PILOT_SESSION_IDLE_S of the server (0: its default)")
+    ap.add_argument("--settle-s", type=float, default=2.0, help="seconds between the last visit and the snapshot")
     args = ap.parse_args()
 
     requests = _requests(args.corpus.resolve().parent.parent / "bench" / "dev" / "cases.jsonl")
@@ -106,7 +108,7 @@ def main() -> int:
             errors += _round(server.url, requests, args.visitors, r)
             visits += args.visitors
             print(f"round {r}: RSS {_rss_mb(server.proc.pid):.0f} MB", flush=True)
-        time.sleep(2)
+        time.sleep(args.settle_s)  # (with a short --idle-s: the visitors' sessions are let go meanwhile)
         after, rss1 = _snapshot(server, out, 2), _rss_mb(server.proc.pid)
     finally:
         server.stop()
@@ -116,8 +118,8 @@ def main() -> int:
           f"per visit), RSS {rss0:.0f} -> {rss1:.0f} MB ({(rss1 - rss0) / visits:.1f} MB per visit)")  # fmt: skip
     for e in errors[:5]:
         print(f"  error: {e}")
-    left = sorted(Path(tempfile.gettempdir()).glob("pilot-ui-*"))
-    print(f"pilot-ui-* folders in {tempfile.gettempdir()} after the server stopped: {len(left)}")
+    left = sorted(Path(tempfile.gettempdir()).glob(f"pilot-ui-{server.proc.pid}-*"))
+    print(f"this server's temporary folders left after it stopped: {len(left)}")
     print(f"\ntop {args.top} growing allocation sites (innermost frames of pilot / workflows / gradio):")
     for s in stats[: args.top]:
         if s.size_diff <= 0:

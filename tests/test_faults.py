@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 
 import pytest
@@ -272,3 +273,40 @@ async def test_not_found_is_an_answer_not_a_fault(fault_proxy, tmp_path):
     with pytest.raises(NotFound):
         await src.get_paper("s2:" + "0" * 40)
     await src.aclose()
+
+
+async def test_a_request_that_went_unanswered_is_not_waited_for_twice_in_one_turn(fault_proxy, tmp_path):
+    fault_proxy.set(Rule("/paper/search$", "stall"))
+    src = source(fault_proxy, tmp_path, http_timeout_s=1.0)
+    with budget_scope(None, seconds=60):
+        with pytest.raises(SourceUnavailable):
+            await src.search_papers("frame semantics", limit=5)
+        started = time.monotonic()
+        with pytest.raises(SourceUnavailable):  # a second step asking the same: told at once
+            await src.search_papers("frame semantics", limit=5)
+        assert time.monotonic() - started < 0.5
+    assert fault_proxy.seen("/paper/search$", "stall") == 1
+    fault_proxy.clear()
+    assert len(await src.search_papers("frame semantics", limit=5)) == 5  # the next turn asks again
+    await src.aclose()
+
+
+def test_the_cli_returns_over_a_dripping_upstream(fault_proxy, tmp_path):
+    # the issue: "The CLI never returned". Now its one turn ends with the time budget, with what it found
+    import subprocess
+    import sys
+
+    from tests.emulator_process import ROOT
+
+    fault_proxy.set(Rule("/recommendations/", "drip", interval_s=1.0))
+    env = {
+        **os.environ, "PILOT_SOURCES": "s2", "PILOT_S2_BASE_URL": f"{fault_proxy.url}/graph/v1",
+        "PILOT_S2_RECOMMENDATIONS_URL": f"{fault_proxy.url}/recommendations/v1", "PILOT_S2_API_KEY": KEY,
+        "PILOT_CACHE_DIR": str(tmp_path), "PILOT_TURN_BUDGET_S": "8", "PILOT_HTTP_TIMEOUT_S": "120",
+        "PILOT_MAX_TURNS": "0", "HF_HUB_OFFLINE": "1",
+    }  # fmt: skip
+    cmd = [sys.executable, "-m", "pilot.cli", "search", f"papers similar to [{CITED}]", "--format", "json"]
+    done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "time budget" in done.stderr  # the dialogue says the turn used its time and what it skipped
+    assert KEY not in done.stdout + done.stderr
