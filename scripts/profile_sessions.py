@@ -84,6 +84,7 @@ def main() -> int:
     ap.add_argument("--corpus", type=Path, required=True)
     ap.add_argument("--store-cache", type=Path, default=HERE / ".pilot-cache", help="where the built store is")
     ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--warm-rounds", type=int, default=1, help="rounds before the first snapshot (fill the caches)")
     ap.add_argument("--visitors", type=int, default=2)
     ap.add_argument("--frames", type=int, default=15, help="frames kept per allocation (tracemalloc)")
     ap.add_argument("--top", type=int, default=25)
@@ -101,7 +102,8 @@ def main() -> int:
         server.wait_ready()
         print(f"serving on {server.url}; warm-up…", flush=True)
         _visit(server.url, requests[-1], 600)
-        _round(server.url, requests, args.visitors, 0)
+        for r in range(args.warm_rounds):  # what every process builds up to its caps (caches) is in the first snapshot
+            _round(server.url, requests, args.visitors, 1000 + r)
         before, rss0 = _snapshot(server, out, 1), _rss_mb(server.proc.pid)
         visits, errors = 0, []
         for r in range(1, args.rounds + 1):
