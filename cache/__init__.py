@@ -1,7 +1,10 @@
 """diskcache-backed caches for source responses, embeddings and workflow node outputs.
 
 A cache must never be the reason a search fails: any error opening, reading or writing it is logged
-once as a warning and the caller simply computes the value again.
+once as a warning and the caller simply computes the value again. Nor may it be the reason a search is slow
+or stays broken: Redis is asked with a short deadline behind a circuit breaker (``cache.breaker``: a frozen
+server is bypassed after one timeout, and tried again later), and a diskcache whose database is damaged is
+moved aside and rebuilt empty at once (the status line says so, ``cache.health``), not switched off.
 
 A cache never runs what it reads: values are stored as data only (``cache.codec``: JSON, registered
 pydantic models, numeric arrays), the diskcache ``Disk`` used here refuses pickled entries and file names
@@ -16,12 +19,16 @@ import hashlib
 import json
 import logging
 import os
+import sqlite3
 import stat
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
-from cache import codec
+from cache import codec, health
+from cache.breaker import breaker_for
 
 log = logging.getLogger(__name__)
 
@@ -128,41 +135,96 @@ class _NeverFails:
         return value, False
 
 
+# What each SQLite connection of a diskcache may keep in memory. diskcache opens one connection per thread, and
+# the app's actions run on ~50 threads and their helpers: with diskcache's defaults (an 8,192-page cache and a
+# 64 MB memory map per connection) every thread that ever touched a cache grew the server by up to ~100 MB, for
+# good. The values are in files or small rows; the system's page cache serves the reads as well.
+SQLITE_MEMORY = {"sqlite_cache_size": 256, "sqlite_mmap_size": 0}
+
+
+def damaged(exc: BaseException) -> bool:
+    """Whether a diskcache error means its database file is damaged (not a full disk, a lock or a permission:
+    those pass, and moving the cache aside would not help them)."""
+    return type(exc) is sqlite3.DatabaseError  # "database disk image is malformed", "file is not a database"
+
+
 class Cache(_NeverFails):
-    """A namespaced view of one diskcache directory, with TTL and a size cap, that never raises."""
+    """A namespaced view of one diskcache directory, with TTL and a size cap, that never raises.
+
+    A damaged database (at open, or found by any read or write) is moved aside to ``<namespace>.damaged-<time>``
+    and an empty cache is built in its place: one lost cache, not a process without one."""
 
     def __init__(self, directory: Path | str | None, namespace: str, ttl_s: float | None = None, size_mb: int = 1024):
         self.namespace = namespace
         self.ttl_s = ttl_s
+        self.size_mb = size_mb
         self._cache = None
         self._warned = False
+        self._where: Path | None = None
+        self._repair_lock = threading.Lock()
         if directory is None:
             return
         try:
-            import diskcache
-
             private_dir(directory)
-            where = private_dir(Path(directory) / namespace)
-            self._cache = diskcache.Cache(str(where), size_limit=size_mb * 1024 * 1024, disk=_data_disk())
+            self._where = private_dir(Path(directory) / namespace)
+            self._open()
         except Exception as exc:  # corrupt db, read-only dir, …
-            self._warn("open", exc)
+            if not self._repair(exc):
+                self._warn("open", exc)
+
+    def _open(self) -> None:
+        import diskcache
+
+        assert self._where is not None
+        self._cache = diskcache.Cache(
+            str(self._where), size_limit=self.size_mb * 1024 * 1024, disk=_data_disk(), **SQLITE_MEMORY
+        )
+
+    def _repair(self, exc: BaseException) -> bool:
+        """Move a damaged cache aside and open an empty one; whether that was the trouble and it worked."""
+        if not damaged(exc) or self._where is None:
+            return False
+        with self._repair_lock:
+            old, self._cache = self._cache, None
+            if old is not None:
+                with contextlib.suppress(Exception):
+                    old.close()
+            aside = self._where.with_name(f"{self.namespace}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+            try:
+                if self._where.exists():
+                    self._where.rename(aside)
+                private_dir(self._where)
+                self._open()
+            except Exception as again:  # noqa: BLE001 - then it is switched off, as any unusable cache is
+                self._warn("repair", again)
+                return False
+        when = time.strftime("%H:%M:%S")
+        log.warning("cache %s: damaged (%s); moved aside to %s and rebuilt empty", self.namespace, exc, aside)
+        health.note(
+            f"disk:{self.namespace}",
+            f"the {self.namespace} cache was damaged ({exc}); it was moved aside to {aside.name} and rebuilt "
+            f"empty at {when} (searches fetch again what it held)",
+        )
+        return True
 
     @property
     def enabled(self) -> bool:
         return self._cache is not None
 
     def get(self, key: str, default: Any = None) -> Any:
-        if self._cache is None:
+        cache = self._cache
+        if cache is None:
             return default
         try:
-            blob = self._cache.get(key, default=_MISSING)
+            blob = cache.get(key, default=_MISSING)
             return default if blob is _MISSING else codec.loads(blob)
         except codec.DecodeError as exc:  # damaged, from an older pilot, or planted: a miss, and gone
             log.info("cache %s: dropping an unreadable entry (%s)", self.namespace, exc)
             self._drop(key)
             return default
         except Exception as exc:
-            self._warn("read", exc)
+            if not self._repair(exc):
+                self._warn("read", exc)
             return default
 
     def _drop(self, key: str) -> None:
@@ -173,12 +235,14 @@ class Cache(_NeverFails):
             self._warn("delete", exc)
 
     def set(self, key: str, value: Any) -> None:
-        if self._cache is None:
+        cache = self._cache
+        if cache is None:
             return
         try:
-            self._cache.set(key, codec.dumps(value), expire=self.ttl_s)
+            cache.set(key, codec.dumps(value), expire=self.ttl_s)
         except Exception as exc:
-            self._warn("write", exc)
+            if not self._repair(exc):
+                self._warn("write", exc)
 
     def clear(self) -> None:
         if self._cache is not None:
@@ -191,6 +255,12 @@ class Cache(_NeverFails):
         if self._cache is not None:
             with contextlib.suppress(Exception):
                 self._cache.close()
+
+
+# Redis is a shared convenience, never a dependency: a call that takes longer than this is a failure (and
+# opens the breaker), so a frozen server costs a turn about one timeout, not one per look-up.
+REDIS_TIMEOUT_S = 0.5
+REDIS_CONNECT_TIMEOUT_S = 0.5
 
 
 class RedisCache(_NeverFails):
@@ -208,9 +278,12 @@ class RedisCache(_NeverFails):
         try:
             import redis
 
-            self._client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+            self._client = redis.Redis.from_url(
+                url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_CONNECT_TIMEOUT_S
+            )
         except Exception as exc:  # bad URL, missing package
             self._warn("open", exc)
+        self._breaker = breaker_for(url)
 
     _backend = "redis"
 
@@ -222,13 +295,14 @@ class RedisCache(_NeverFails):
         return f"pilot:{self.namespace}:{key}"
 
     def get(self, key: str, default: Any = None) -> Any:
-        if self._client is None:
+        if self._client is None or not self._breaker.allow():
             return default
         try:
             raw = self._client.get(self._key(key))
         except Exception as exc:
-            self._warn("read", exc)
+            self._breaker.failure(exc)
             return default
+        self._breaker.success()
         if raw is None:
             return default
         try:
@@ -238,13 +312,20 @@ class RedisCache(_NeverFails):
             return default
 
     def set(self, key: str, value: Any) -> None:
-        if self._client is None:
+        if self._client is None or not self._breaker.allow():
             return
         try:
             ttl = int(self.ttl_s) if self.ttl_s else None
-            self._client.set(self._key(key), codec.dumps(value), ex=ttl)
+            blob = codec.dumps(value)
         except Exception as exc:
-            self._warn("write", exc)
+            self._warn("encode", exc)
+            return
+        try:
+            self._client.set(self._key(key), blob, ex=ttl)
+        except Exception as exc:
+            self._breaker.failure(exc)
+            return
+        self._breaker.success()
 
     def clear(self) -> None:
         if self._client is None:

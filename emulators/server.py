@@ -25,7 +25,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 from aiohttp import web
 
@@ -327,10 +327,21 @@ def serve(emulator: Emulator, host: str, port: int) -> None:
     web.run_app(emulator.app(), host=host, port=port, print=None, access_log=None)
 
 
-class Running:
-    """An emulator on an ephemeral loopback port in a background thread; a context manager for tests."""
+class Servable(Protocol):
+    """What ``Running`` serves: an emulator, or the fault proxy in front of one."""
 
-    def __init__(self, emulator: Emulator, host: str = "127.0.0.1", port: int = 0):
+    name: str
+
+    def warm(self) -> None: ...
+
+    def app(self) -> web.Application: ...
+
+
+class Running:
+    """An emulator (or the fault proxy) on an ephemeral loopback port in a background thread; a context manager
+    for tests and benchmarks."""
+
+    def __init__(self, emulator: Servable, host: str = "127.0.0.1", port: int = 0):
         self.emulator = emulator
         self.host = host
         self.port = port

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from pilot.redact import redact
 from pilot.settings import get_settings
 
 # litellm fetches a model cost map from the network on import unless told otherwise.
@@ -28,7 +29,11 @@ T = TypeVar("T", bound=BaseModel)
 
 
 class LLMError(Exception):
-    """The model could not give a usable answer (unreachable, rate-limited, garbage, invalid)."""
+    """The model could not give a usable answer (unreachable, rate-limited, garbage, invalid). Its text may
+    quote the provider's error, which may echo the key: it is redacted (``pilot.redact``)."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(redact(message))
 
 
 class LLMRateLimited(LLMError):

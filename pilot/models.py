@@ -234,7 +234,9 @@ class SourceUsage(_Model):
     rate_wait_s: float = Field(0.0, description="seconds spent waiting for the rate limiter")
     rate_limited: int = Field(0, description="429 answers received (then waited out and retried, or given up)")
     retries: int = 0
+    invalid: int = Field(0, description="answers of the wrong shape: an error for that request, never cached")
     skipped: list[str] = Field(default_factory=list, description="what was left out, in words")
+    time_budget_s: float | None = Field(None, description="set when the turn's time budget ran out (its seconds)")
     seconds: float = 0.0
     first_results_s: float | None = Field(None, description="seconds until the first partial results were shown")
 

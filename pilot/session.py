@@ -21,16 +21,18 @@ input: problems come back as ``Reply.error`` in plain words, fallbacks as ``Repl
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import functools
 import json
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, named_clusters, next_question, option_updates
@@ -47,6 +49,7 @@ from pilot.listfacts import ListFact, numbered
 from pilot.message import Context, Message, read, settle_with_llm
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.papertype import paper_type
+from pilot.redact import redact
 from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
@@ -64,7 +67,7 @@ from pilot.vocab import (
 from workflows.diff import diff as workflow_diff
 from workflows.diff import short
 from workflows.edit import apply_edit, describe_edit
-from workflows.executor import RunResult, execute
+from workflows.executor import RunResult, execute, values_size
 from workflows.executor import run_node as exec_run_node
 from workflows.explain import how_made
 from workflows.explain import why as explain_why
@@ -110,11 +113,13 @@ EXPORT_HELP = (
 
 
 class _SourceDown(Exception):
-    """The source could not be reached to look up the anchor: the turn is undone, not half-done."""
+    """The source could not be reached to start a search (look up its paper, check its topic): the turn is undone,
+    not half-done. ``doing``: what it was reached for, in words."""
 
-    def __init__(self, error: SourceError):
+    def __init__(self, error: SourceError, doing: str = "to look up the paper"):
         super().__init__(str(error))
         self.error = error
+        self.doing = doing
 
 
 class WorkflowVersion(BaseModel):
@@ -154,21 +159,56 @@ class Reply(BaseModel):
     usage: SourceUsage | None = Field(None, description="what this turn spent at remote sources")
     keep: list[str] = Field(default_factory=list, description="papers the user asked to keep in their library")
 
+    @field_validator("message", "error")
+    @classmethod
+    def _no_key(cls, text: str | None) -> str | None:
+        """What a turn says may quote an upstream error or exception that echoed a key: never shown."""
+        return redact(text) if text else text
+
+    @field_validator("notes")
+    @classmethod
+    def _no_key_in_notes(cls, notes: list[str]) -> list[str]:
+        return [redact(n) for n in notes]
+
+
+# A turn still running this long after its time budget (``PILOT_TURN_BUDGET_S``) is stopped whatever it is
+# doing: requests already end at the budget, so only work of this machine (a step on a saturated CPU) can
+# outlast it, and the researcher is told instead of kept waiting.
+TURN_GRACE_S = 30.0
+
 
 def _turn(method):
-    """A user action is one turn: everything it fetches spends one request budget (``PILOT_REQUEST_BUDGET``),
-    and its reply says what the turn spent and, when the budget ran out, what it left out."""
+    """A user action is one turn: everything it fetches spends one request budget (``PILOT_REQUEST_BUDGET``) and
+    one time budget (``PILOT_TURN_BUDGET_S``: every request, rate-limit wait and retry ends by then), and its reply
+    says what the turn spent and, when a budget ran out, what it left out. A turn past its time by
+    ``TURN_GRACE_S`` is stopped and undone."""
 
     @functools.wraps(method)
     async def turn(self: Session, *args: Any, **kwargs: Any) -> Any:
         if current_budget() is not None:  # called from another turn (user_says -> search_now): same budget
             return await method(self, *args, **kwargs)
-        with budget_scope(self._runtime.settings.turn_budget()) as budget:
+        settings = self._runtime.settings
+        seconds = settings.turn_budget_s or None
+        with budget_scope(settings.turn_budget(), seconds=seconds) as budget:
             self._turn_budget = budget
+            self._turn_saved = self._snapshot()
+            stop = self._turn_stop = asyncio.timeout(seconds + TURN_GRACE_S if seconds else None)
             try:
-                reply = await method(self, *args, **kwargs)
+                async with stop:
+                    reply = await method(self, *args, **kwargs)
+            except TimeoutError:
+                if not stop.expired():
+                    raise
+                log.warning("a turn outlasted its time budget (%s s) by %s s: stopped", seconds, TURN_GRACE_S)
+                self._restore(self._turn_saved)
+                reply = self._error(
+                    f"This took longer than a turn may ({seconds:g} s), so I stopped it and nothing was changed. "
+                    "Ask again in a moment: what was fetched so far is cached and costs nothing."
+                )
             finally:
                 self._turn_budget = None
+                self._turn_saved = None
+                self._turn_stop = None
         usage = budget.finish()
         if isinstance(reply, Reply):
             if usage.first_results_s is None and reply.results:
@@ -183,10 +223,13 @@ def _turn(method):
 
 def _skipped_note(usage: SourceUsage) -> str:
     shown = "; ".join(usage.skipped[:4]) + (f"; and {len(usage.skipped) - 4} more" if len(usage.skipped) > 4 else "")
+    if usage.time_budget_s is not None:  # the source was too slow for the turn's time
+        spent, knob = f"its time budget ({usage.time_budget_s:g} s waiting on the paper source)", "PILOT_TURN_BUDGET_S"
+    else:
+        spent, knob = f"its request budget ({usage.budget} requests to the paper source)", "PILOT_REQUEST_BUDGET"
     return (
-        f"These results are partial: the turn used its request budget ({usage.budget} requests to the paper "
-        f"source) and skipped {shown}. Ask again to continue (what was fetched is cached and free), or raise "
-        "PILOT_REQUEST_BUDGET."
+        f"These results are partial: the turn used {spent} and skipped {shown}. Ask again to continue (what was "
+        f"fetched is cached and free), or raise {knob}."
     )
 
 
@@ -317,10 +360,13 @@ class Session(BaseModel):
     )
 
     _runtime: Runtime = PrivateAttr()
-    _last_run: RunResult | None = PrivateAttr(default=None)
+    _last_run: RunResult | None = PrivateAttr(default=None)  # without its values: see ``_kept``
+    _run_key: str | None = PrivateAttr(default=None)  # where the last run's values are in ``recent_runs``
     _candidates: dict[str, list[Paper]] = PrivateAttr(default_factory=dict)
     _observer: Callable[[Any], None] | None = PrivateAttr(default=None)
     _turn_budget: Any = PrivateAttr(default=None)
+    _turn_saved: Any = PrivateAttr(default=None)  # the state the turn started from (to undo it)
+    _turn_stop: Any = PrivateAttr(default=None)  # the turn's hard stop (an asyncio.Timeout)
 
     def __init__(self, runtime: Runtime, **data: Any):
         super().__init__(**data)
@@ -433,20 +479,20 @@ class Session(BaseModel):
         """The session's one never-raise boundary (the UI controller and the CLI have theirs): whatever
         goes wrong below it, the user gets a readable reply and keeps the conversation. A source down
         before a new search could start undoes the turn; anything else is said in a sentence."""
-        saved = self._snapshot()
+        saved = self._turn_saved or self._snapshot()
         try:
             return await turn(*args)
         except _SourceDown as down:
             # a new search that could not even start must not cost the user the conversation they had
             self._restore(saved)
             err = down.error
-            hint = f" {err.hint}." if err.hint else ""
+            hint = f" {err.hint[:1].upper()}{err.hint[1:]}." if err.hint else ""
             if err.source == NO_SOURCE:  # nothing to reach: say what to set, not "could not reach none"
-                what = f" {err.hint[:1].upper()}{err.hint[1:]}." if err.hint else ""
-                return self._error(f"I cannot search yet: {err.message}.{what}")
+                return self._error(f"I cannot search yet: {err.message}.{hint}")
+            # a rate limit's hint says when to try again (the wait the server asked for); else: in a moment
+            again = "" if "try again" in hint.lower() else " Send the request again in a moment."
             return self._error(
-                f"I could not reach {err.source} to look up the paper ({err.message}).{hint}"
-                " Nothing was changed; send the request again in a moment."
+                f"I could not reach {err.source} {down.doing} ({err.message}).{hint} Nothing was changed.{again}"
             )
         except Exception as exc:  # noqa: BLE001 - the boundary: a bug must not kill the conversation
             log.exception("turn failed")
@@ -517,10 +563,10 @@ class Session(BaseModel):
 
     def _snapshot(self) -> tuple[dict[str, Any], Any, Any]:
         # the cached candidates and last run are replaced on a new search, never mutated: references do
-        return self.model_dump(mode="json"), self._candidates, self._last_run
+        return self.model_dump(mode="json"), self._candidates, (self._last_run, self._run_key)
 
     def _restore(self, saved: tuple[dict[str, Any], Any, Any]) -> None:
-        data, self._candidates, self._last_run = saved
+        data, self._candidates, (self._last_run, self._run_key) = saved
         before = Session.restore(data, self._runtime)
         for name in type(self).model_fields:
             if name != "history":  # the user's message and pilot's apology stay in the conversation
@@ -660,10 +706,11 @@ class Session(BaseModel):
                 status="failed",
                 error=f"there is no node {quote(node_id)} in the current workflow",
             )
-        values = self._last_run.values if self._last_run is not None else {}
+        values = await self._values()
         node = wf.node(node_id)
         try:
-            outcome = await exec_run_node(wf, node_id, self._runtime.context(), values, self._runtime.node_cache)
+            async with self._search_slot():
+                outcome = await exec_run_node(wf, node_id, self._runtime.context(), values, self._runtime.node_cache)
         except WorkflowError as exc:
             return NodeRun(node_id=node_id, op=node.op, status="failed", error=str(exc))
         inputs = {
@@ -842,7 +889,7 @@ class Session(BaseModel):
         listed = next((n for n, r in enumerate(self.results, 1) if r.paper.id == paper.id), None)
         if listed is not None:
             return self._reply(f"Yes: {label} is #{listed}.", **keep)
-        values = self._last_run.values if self._last_run is not None else {}
+        values = await self._values()
         held = [
             nid for nid in (topo_order(wf) if wf is not None else [])
             if any(getattr(x, "paper", None) is not None and x.paper.id == paper.id for x in values.get(nid) or [])
@@ -1065,10 +1112,11 @@ class Session(BaseModel):
             self._reset()
         self.request = text
         self.intent = Intent(kind="entity", request=text)
-        wf, run, answer = await answer_question(text, self._runtime, query=query)
+        async with self._search_slot():
+            wf, run, answer = await answer_question(text, self._runtime, query=query)
         # a paper named by a pronoun or a number is kept as found: "what else did they write?" follows it
         self.entity_query = query if query is not None and query.shape in _NAMES_A_PAPER else msg.entity
-        self._last_run = run
+        self._last_run = self._kept(run)
         self.answer = answer
         # so every paper an answer counts can be opened: those it was given (not all 500 searched for an org's)
         fed = {e.source for e in wf.inputs_of(wf.output) if e.port == "papers"} if wf.output else set()
@@ -1320,7 +1368,7 @@ class Session(BaseModel):
         try:
             probe = await src.search_papers(topic, limit=5, mode="lexical")
         except (SourceUnavailable, RateLimited) as exc:
-            raise _SourceDown(exc) from exc
+            raise _SourceDown(exc, "to search the topic") from exc
         except SourceError:
             probe = None  # a source without lexical search: let the search itself find out
         if probe is not None and not probe:
@@ -1585,6 +1633,55 @@ class Session(BaseModel):
             reply.notes += [t.note for t in (run.trace.nodes if run else []) if t.note and t.op == "filter"]
         return reply
 
+    def _kept(self, run: RunResult) -> RunResult:
+        """What the session keeps of a run: its trace, output and errors. The values of its steps (thousands of
+        papers: 9 MB a search, kept by every session for as long as it lived, were what grew a server by the
+        visitor) go to the runtime's ``recent_runs``, which holds the most recent runs of all sessions;
+        ``_values`` brings them back, from there or by running the workflow again over the node cache."""
+        self._run_key = uuid.uuid4().hex
+        self._runtime.recent_runs.set(self._run_key, run.values, weight=values_size(run.values))
+        return dataclasses.replace(run, values={})
+
+    async def _values(self) -> dict[str, Any]:
+        """The values of the last run's steps (for "run this step", "step", "is X on the list?")."""
+        if self._last_run is None or self._run_key is None:
+            return {}
+        values = self._runtime.recent_runs.get(self._run_key)
+        wf = self.workflow
+        if values is None and wf is not None:
+            rt = self._runtime
+            async with self._search_slot():  # mostly cached steps; the cheap ones computed again
+                values = (await execute(wf, rt.context(), rt.node_cache)).values
+            rt.recent_runs.set(self._run_key, values, weight=values_size(values))
+        return values or {}
+
+    @asynccontextmanager
+    async def _search_slot(self) -> AsyncIterator[None]:
+        """One of the server's search slots for a workflow run (``pilot.gate``); while queued, the observer (the UI's
+        status line) is told how many searches are ahead. The time spent queued is not the turn's: its time budget
+        (for waiting on sources) and its hard stop move by as much."""
+        gate = self._runtime.searches
+        observer = self._observer
+
+        def queued(ahead: int) -> None:
+            if observer is not None and ahead:
+                plural = "es" if ahead != 1 else ""
+                observer(
+                    f"Your search is queued: {ahead} search{plural} ahead of yours "
+                    f"(this server runs {gate.slots} at once)"
+                )
+
+        asked = time.perf_counter()
+        async with gate.slot(queued):
+            waited = time.perf_counter() - asked
+            if waited > 0.05:
+                if self._turn_budget is not None:
+                    self._turn_budget.pause(waited)
+                stop = self._turn_stop
+                if stop is not None and (when := stop.when()) is not None:
+                    stop.reschedule(when + waited)
+            yield
+
     def _progress_to(self, observer: Callable[[Any], None]) -> Callable[[Any], None]:
         """Progress updates for ``observer``: previews without the anchor, the first one timed for the turn."""
         anchor_id = self.anchor.id if self.anchor else None
@@ -1605,13 +1702,15 @@ class Session(BaseModel):
         rt = self._runtime
         version = self.versions[self.current_version]
         try:
-            if self._observer is None:
-                run = await execute(wf, rt.context(), rt.node_cache)
-            else:
-                run = await run_progressively(wf, rt.context(), rt.node_cache, None, self._progress_to(self._observer))
+            async with self._search_slot():
+                if self._observer is None:
+                    run = await execute(wf, rt.context(), rt.node_cache)
+                else:
+                    observer = self._progress_to(self._observer)
+                    run = await run_progressively(wf, rt.context(), rt.node_cache, None, observer)
         except WorkflowError as exc:  # validated before; kept so a bug is a message, not a crash
             return self._error(f"The workflow cannot run: {exc}", notes)
-        self._last_run = run
+        self._last_run = self._kept(run)
         notes = list(notes) + [f"step {n} failed: {e}" for n, e in run.errors.items()]
         out = run.output
         error = None

@@ -1,6 +1,8 @@
 """The one settings object. Every knob is an environment variable with the ``PILOT_`` prefix.
 
-Secrets are ``SecretStr`` so that printing, logging or serialising the settings never shows them.
+Secrets are ``SecretStr`` so that printing, logging or serialising the settings never shows them, and each
+one is registered with ``pilot.redact`` so that an upstream service echoing it (in an error, a log line, a
+traceback) does not show it either.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from pilot import redact
 
 
 class Settings(BaseSettings):
@@ -31,7 +35,9 @@ class Settings(BaseSettings):
     s2_recommendations_url: str = "https://api.semanticscholar.org/recommendations/v1"
     aminer_token: SecretStr | None = None
     aminer_base_url: str = "https://datacenter.aminer.cn/gateway/open_platform"
-    http_timeout_s: float = 20.0
+    http_timeout_s: float = Field(
+        20.0, gt=0, description="seconds one request to a remote source may take in all: connect and every read"
+    )
     connect_timeout_s: float = 3.0
     request_budget: int | None = Field(
         20, description="remote requests one turn may send (cache hits are free); unset or 0 = no cap"
@@ -59,6 +65,12 @@ class Settings(BaseSettings):
         2, ge=0, description="questions on search settings asked before the first results; the rest come with them"
     )
     node_timeout_s: float = Field(30.0, gt=0, description="seconds before one workflow step counts as failed")
+    turn_budget_s: float = Field(
+        60.0,
+        ge=0,
+        description="seconds one turn may wait on remote sources (requests, rate-limit waits, retries): then it "
+        "answers with what it has; 0 = no limit",
+    )
     embed_at_most: int | None = Field(
         200,
         ge=0,
@@ -69,13 +81,28 @@ class Settings(BaseSettings):
         4,
         ge=1,
         le=64,
-        description="UI actions running at once across all visitors; one visitor's actions always run in order",
+        description="searches (workflow runs) computing at once across all visitors; more wait in a queue that "
+        "tells each visitor their place. Other actions never wait for them; one visitor's actions run in order",
+    )
+    session_idle_s: float = Field(
+        1800.0,
+        gt=0,
+        description="seconds after a visitor's last action when the app lets their session go (state, downloads, "
+        "Gradio's copy); their library stays in their browser",
     )
     device: Literal["cpu", "cuda", "auto"] = "cpu"
     auth: SecretStr | None = Field(
         None,
         description="login for the web app: user:password (several separated by commas); unset = no login",
     )
+
+    def model_post_init(self, context: object) -> None:
+        keys = [s.get_secret_value() for s in (self.s2_api_key, self.aminer_token, self.llm_api_key) if s is not None]
+        redact.register(*keys)
+        passwords = [item.partition(":")[2] for item in self.auth.get_secret_value().split(",")] if self.auth else []
+        if self.redis_url is not None:
+            passwords.append(self.redis_url.get_secret_value())  # the password in it
+        redact.register(*passwords, partial=False)
 
     def logins(self) -> list[tuple[str, str]]:
         """The app's (user, password) pairs from ``PILOT_AUTH``; ``ValueError`` when it is malformed."""

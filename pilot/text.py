@@ -35,6 +35,22 @@ def printable(text: str | None) -> str:
     return _CONTROL.sub("", text or "")
 
 
+def duration(seconds: float) -> str:
+    """A wait in words, rounded the way a person says it: "40 seconds", "4 minutes", "about 1 hour",
+    "about 2 days"."""
+    s = max(0.0, float(seconds))
+    if s < 90:
+        n = max(1, round(s))
+        return f"{n} second{'s' if n != 1 else ''}"
+    if s < 59.5 * 60:
+        return f"{round(s / 60)} minutes"
+    if s < 36 * 3600:
+        n = round(s / 3600)
+        return f"about {n} hour{'s' if n != 1 else ''}"
+    n = round(s / 86400)
+    return f"about {n} day{'s' if n != 1 else ''}"
+
+
 # An HTML tag or comment pasted into a chat message (from a web page, or to attack the page): its attribute
 # values are not the researcher's words — a quoted ``onerror="…"`` must never be read as a quoted title.
 # Bounded and without nesting, so it runs in linear time on any paste.
@@ -275,7 +291,7 @@ REQUEST_STOPWORDS = FUNCTION_WORDS | frozenset(
 )
 
 # Words of a request that say what the user wants done ("find", "key papers", "what should I read"), not
-# what it is about: a topic request's topic is what follows them (pilot.topic).
+# what it is about: a topic request's topic is what follows them (pilot.reading).
 INSTRUCTION_WORDS = FUNCTION_WORDS | frozenset(
     """find show give get list recommend suggest search searching look looking need want wanted like would please
     help me i we us my our you your can could should shall will may might must tell point pointers what which where

@@ -128,3 +128,24 @@ def ctx(local_source):
     from workflows.operator import RunContext
 
     return RunContext(source=local_source)
+
+
+@pytest.fixture(scope="module")
+def s2_upstream(local_source):
+    """The S2 emulator over the slice, warmed up (its search index loaded), in a process of its own."""
+    from tests.emulator_process import EmulatorProcess
+
+    with EmulatorProcess(local_source.store.dir, warm=True) as url:
+        yield url
+
+
+@pytest.fixture
+def fault_proxy(s2_upstream):
+    """The fault proxy (``emulators.faultproxy``) in front of the S2 emulator; ``fault_proxy.url`` is its address."""
+    from emulators.faultproxy import FaultProxy
+    from emulators.server import Running
+
+    proxy = FaultProxy(s2_upstream)
+    with Running(proxy) as running:
+        proxy.url = running.url  # type: ignore[attr-defined]
+        yield proxy

@@ -25,3 +25,18 @@ def served_app(settings: Any, controller: Any) -> Iterator[Any]:
         yield demo
     finally:
         demo.close()
+
+
+def chat_messages(outputs: Any) -> list[tuple[str, str]]:
+    """(role, text) of the chat panel among the outputs of an action (``gradio_client``)."""
+    chat = next(o for o in outputs if isinstance(o, list) and o and isinstance(o[0], dict) and "role" in o[0])
+    out = []
+    for m in chat:
+        content = m.get("content")
+        parts = content if isinstance(content, list) else [content]
+        out.append((m["role"], " ".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in parts)))
+    return out
+
+
+def chat_text(outputs: Any) -> str:
+    return "\n".join(text for _, text in chat_messages(outputs))

@@ -109,7 +109,10 @@ async def test_an_edit_that_does_not_change_a_value_stops_the_rerun_there(bare_c
     assert statuses(res) == {"src1": "cached", "src2": "ok", "union": "cached", "filter": "cached"}
 
 
-async def test_disk_cache_survives_a_new_executor_call(bare_ctx, tmp_path):
+async def test_disk_cache_survives_a_new_executor_call(bare_ctx, tmp_path, monkeypatch):
+    import workflows.executor as executor
+
+    monkeypatch.setattr(executor, "STORE_S_PER_ITEM", 0.0)  # every value here is worth storing
     cache = Cache(tmp_path, "nodes")
     first = await execute(pipeline(), bare_ctx, cache=cache)
     cache.close()
@@ -117,6 +120,23 @@ async def test_disk_cache_survives_a_new_executor_call(bare_ctx, tmp_path):
     again = await execute(pipeline(), bare_ctx, cache=Cache(tmp_path, "nodes"))
     assert set(statuses(again).values()) == {"cached"} and CALLS == []
     assert ids(again.output) == ids(first.output)
+
+
+async def test_a_value_cheaper_to_compute_than_to_store_stays_in_memory(bare_ctx, tmp_path, monkeypatch):
+    # writing a paper list to disk and reading it back costs ~0.2 ms a paper: a step that took less is not stored
+    import workflows.executor as executor
+
+    assert executor.worth_storing(0.5, 1000) and not executor.worth_storing(0.01, 1000)  # 500 papers in 10 ms: no
+    monkeypatch.setattr(executor, "STORE_S_PER_ITEM", 1.0)  # nothing here took a second per item
+    cache = Cache(tmp_path, "nodes")
+    first = await execute(pipeline(), bare_ctx, cache=cache)
+    warm = await execute(pipeline(), bare_ctx, cache=cache)  # the memory front still has them: an edit is cheap
+    assert set(statuses(warm).values()) == {"cached"}
+    cache.close()
+    CALLS.clear()
+    cold = await execute(pipeline(), bare_ctx, cache=Cache(tmp_path, "nodes"))  # another process: computed again
+    assert "cached" not in set(statuses(cold).values()) and CALLS
+    assert ids(cold.output) == ids(first.output)
 
 
 async def test_a_disk_cache_from_another_code_version_is_not_read(bare_ctx, tmp_path, monkeypatch):

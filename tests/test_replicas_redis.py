@@ -9,7 +9,6 @@ Each replica has its own disk cache directory, so anything they share goes throu
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ import httpx
 import pytest
 
 from tests.emulator_process import ROOT, EmulatorProcess, free_port
-from tests.prereq import missing
+from tests.redis_server import RedisServer
 
 KEY = "replica-test-key"
 RPS = 2
@@ -27,33 +26,8 @@ RPS = 2
 
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory):
-    exe = shutil.which("redis-server")
-    if exe is None:
-        missing("redis-server is not installed and scripts/ensure-redis.sh could not install it")
-    import redis
-
-    port = free_port()
-    workdir = tmp_path_factory.mktemp("redis")
-    proc = subprocess.Popen(
-        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(workdir)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail("redis-server did not start")
-            time.sleep(0.1)
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
+    with RedisServer(tmp_path_factory.mktemp("redis")) as server:
+        yield server.url
 
 
 class App:

@@ -290,7 +290,7 @@ async def test_responses_are_cached(replay):
     assert len(server.requests) == 1
 
 
-async def test_corrupt_cache_falls_back_to_the_api(cassettes, tmp_path, caplog):
+async def test_a_corrupt_cache_is_moved_aside_and_rebuilt(cassettes, tmp_path, caplog):
     (tmp_path / "api").mkdir()
     (tmp_path / "api" / "cache.db").write_bytes(b"this is not sqlite" * 100)
     with ReplayServer().add_cassette(cassettes / "test_search_paper.yaml") as server:
@@ -298,8 +298,13 @@ async def test_corrupt_cache_falls_back_to_the_api(cassettes, tmp_path, caplog):
         s2 = SemanticScholarSource(settings, cache=Cache(tmp_path, "api", ttl_s=60))
         hits = await s2.search_papers("turing", limit=3)
         assert len(hits) == 3
+        sent = len(server.requests)
+        assert len(await s2.search_papers("turing", limit=3)) == 3
+        assert len(server.requests) == sent  # the rebuilt cache works: the same search is not sent again
         await s2.aclose()
-    assert "continuing without the cache" in caplog.text
+    assert "moved aside" in caplog.text
+    # the damaged file is kept beside it for the operator, never read again
+    assert [p.read_bytes()[:18] for p in tmp_path.glob("api.damaged-*/cache.db")] == [b"this is not sqlite"]
 
 
 @pytest.mark.parametrize(

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
-from pathlib import Path
 
 import httpx
 import pytest
-from pydantic import SecretStr
 
 from cache import fingerprint
 from emulators.s2 import S2Emulator
@@ -23,34 +20,12 @@ from emulators.server import Limits, RateSpec, Running
 from pilot.models import SearchFilters
 from pilot.runtime import Runtime
 from pilot.session import Session
-from pilot.settings import Settings
 from pilot.sources.base import RateLimited
 from pilot.sources.budget import budget_scope
 from pilot.sources.s2 import NAME as S2
 from pilot.sources.s2 import PAPER_FIELDS, SemanticScholarSource
 from tests.emulator_process import EmulatorProcess
-
-ANCHOR = "acl:D08-1048"  # "Automatic induction of FrameNet lexical units": references and citers in the slice
-CITED = "acl:J93-2004"  # the Penn Treebank: many citers in the slice
-
-
-def s2_settings(url: str, cache_dir: Path, key: str | None = "", **kw) -> Settings:
-    """Settings for a source on the emulator; every test gets its own key, so its own rate limiter."""
-    key = f"k-{uuid.uuid4().hex[:8]}" if key == "" else key
-    return Settings(
-        _env_file=None,
-        sources="s2",
-        s2_base_url=f"{url}/graph/v1",
-        s2_recommendations_url=f"{url}/recommendations/v1",
-        s2_api_key=SecretStr(key) if key else None,
-        cache_dir=cache_dir,
-        http_timeout_s=120,  # the first search loads the embedding model inside the emulator
-        **kw,
-    )
-
-
-def stats(url: str) -> dict:
-    return httpx.get(f"{url}/_stats", timeout=10).json()
+from tests.s2_helpers import ANCHOR, CITED, s2_runtime, s2_settings, slice_ids, stats
 
 
 @pytest.fixture
@@ -58,13 +33,6 @@ def emulator(local_source):
     """An unlimited, instant emulator over the slice; tests that need limits start their own."""
     with Running(S2Emulator(local_source)) as running:
         yield running.url
-
-
-def slice_ids(local_source, n: int) -> list[str]:
-    """Corpus ids (ACL papers: S2 resolves them as ACL:…) that have in-corpus references."""
-    store = local_source.store
-    out = [pid for row, pid in enumerate(store.ids) if pid.startswith("acl:") and len(store.references(row))]
-    return out[:n]
 
 
 async def test_references_of_many_seeds_come_in_one_batch_request_and_are_cached_per_paper(
@@ -182,11 +150,6 @@ async def test_an_exhausted_pool_fails_fast_with_a_hint(local_source, tmp_path):
 
 
 # --- whole turns --------------------------------------------------------------------------------------
-def s2_runtime(url: str, cache_dir: Path, **kw) -> Runtime:
-    settings = s2_settings(url, cache_dir, max_turns=0, **kw)
-    return Runtime.for_source(SemanticScholarSource(settings), settings)
-
-
 BUDGET = 5
 
 

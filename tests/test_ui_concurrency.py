@@ -16,7 +16,7 @@ import pytest
 from pilot.runtime import Runtime
 from pilot.settings import Settings
 from pilot.ui.controller import Controller
-from tests.serving import served_app
+from tests.serving import chat_messages, chat_text, served_app
 
 BLEU = "Bleu: A Method For Automatic Evaluation Of Machine Translation"
 DELAY_S = 3.0
@@ -43,21 +43,6 @@ def served(local_source):
         yield demo.local_url
 
 
-def _messages(outputs: tuple) -> list[tuple[str, str]]:
-    """(role, text) of the chat panel among the outputs of an action."""
-    chat = next(o for o in outputs if isinstance(o, list) and o and isinstance(o[0], dict) and "role" in o[0])
-    out = []
-    for m in chat:
-        content = m.get("content")
-        parts = content if isinstance(content, list) else [content]
-        out.append((m["role"], " ".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in parts)))
-    return out
-
-
-def _chat_text(outputs: tuple) -> str:
-    return "\n".join(text for _, text in _messages(outputs))
-
-
 def test_a_slow_search_does_not_hold_up_another_visitor(served):
     from gradio_client import Client
 
@@ -69,9 +54,9 @@ def test_a_slow_search_does_not_hold_up_another_visitor(served):
     quick_s = time.monotonic() - started
     assert not slow_job.done(), "the second visitor waited for the first one's search"
     assert quick_s < DELAY_S
-    assert "Tell me first" in _chat_text(quick_out)  # the quick visitor got pilot's own answer...
-    assert "Bleu" not in _chat_text(quick_out)  # ...and nothing of the other visitor's conversation
-    assert "Bleu" in _chat_text(slow_job.result(timeout=120))
+    assert "Tell me first" in chat_text(quick_out)  # the quick visitor got pilot's own answer...
+    assert "Bleu" not in chat_text(quick_out)  # ...and nothing of the other visitor's conversation
+    assert "Bleu" in chat_text(slow_job.result(timeout=120))
 
 
 def test_one_visitors_clicks_apply_in_the_order_they_were_made(served):
@@ -82,6 +67,6 @@ def test_one_visitors_clicks_apply_in_the_order_they_were_made(served):
     time.sleep(0.5)  # "Search now" while the first message is still being read (its look-up takes 3 s)
     second = me.submit(api_name="/search_now")
     first.result(timeout=120)
-    messages = _messages(second.result(timeout=120))
+    messages = chat_messages(second.result(timeout=120))
     assert [text for role, text in messages if role == "user"] == [f'papers citing "{BLEU}"', "Search now"]
     assert messages[-1][0] == "assistant" and messages[-1][1].startswith("Found "), messages[-1]

@@ -4,7 +4,9 @@
 * A node starts as soon as all its inputs are ready (one asyncio task per node).
 * Each node's result is cached under operator + node id + normalised params + fingerprints of its
   input values + the context (source, LLM, embedder). An edit therefore re-runs only the edited node and
-  whatever downstream actually sees a different input; the rest are ``cached`` in the trace.
+  whatever downstream actually sees a different input; the rest are ``cached`` in the trace. A value goes to
+  the slower cache (disk, Redis) only when computing it took longer than storing it would (``worth_storing``);
+  cheaper ones stay in the memory front. A value made while a source request failed is not cached at all.
 * A failing node (any exception, a timeout) never sinks the run: nodes that need its value are skipped
   with the reason, everything else completes, and ``RunResult.errors`` says what failed. A ``many`` port
   (e.g. a union of several searches) and an optional port simply run without the failed input, with a
@@ -39,7 +41,7 @@ from cache.codec import register_models
 from pilot import limits
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, SearchHit, Venue
 from pilot.sources.base import SourceError
-from pilot.sources.budget import counting_waits
+from pilot.sources.budget import counting_failures, counting_waits
 from workflows.graph import topo_order
 from workflows.model import NodeTrace, RunTrace, Workflow
 from workflows.operator import AnyOperator, OperatorError, RunContext
@@ -122,8 +124,9 @@ class MemoCache:
             self._data.move_to_end(key)
             return self._data[key][0]
 
-    def set(self, key: str, value: Any) -> None:
-        weight = 1 + _size(value[0] if isinstance(value, tuple) and value else value)
+    def set(self, key: str, value: Any, weight: int | None = None) -> None:
+        """Keep ``value`` (weighing ``weight`` items; by default the size of a node's value)."""
+        weight = 1 + (_size(value[0] if isinstance(value, tuple) and value else value) if weight is None else weight)
         with self._lock:
             if key in self._data:
                 self._weight -= self._data.pop(key)[1]
@@ -161,14 +164,17 @@ class TieredCache:
 # Decoding every node's paper list from disk costs ~1 s per warm run of a template, so each disk cache
 # the executor sees gets a memory front for as long as that cache object lives (weakly keyed: no leak).
 _FRONTS: weakref.WeakKeyDictionary[Any, MemoCache] = weakref.WeakKeyDictionary()
-FRONT_ITEMS = 128  # ~10 template runs; entries share Paper objects, so this stays tens of MB
+FRONT_ITEMS = 128  # ~10 template runs
+# papers the front holds over all its entries: a paper with its reference list is 2–3 KB in memory, so ~50 MB (the
+# general cap of an in-memory node cache, limits.MAX_CACHED_ITEMS, let the front of a busy server grow to 250 MB)
+FRONT_PAPERS = 20_000
 
 
 def with_memory_front(cache: NodeCache | None) -> NodeCache | None:
     if cache is None or isinstance(cache, (MemoCache, TieredCache)):
         return cache
     try:
-        front = _FRONTS.setdefault(cache, MemoCache(FRONT_ITEMS))
+        front = _FRONTS.setdefault(cache, MemoCache(FRONT_ITEMS, FRONT_PAPERS))
     except TypeError:  # not weak-referenceable: use it as it is
         return cache
     return TieredCache(front, cache)
@@ -237,6 +243,11 @@ def node_key(node_id: str, op: str, params: dict, input_fps: dict[str, list[str]
 # --- one node -----------------------------------------------------------------------------------
 
 
+def values_size(values: dict[str, Any]) -> int:
+    """Items (papers, entities) in a run's step values, all steps together."""
+    return sum(_size(v) for v in values.values())
+
+
 def _size(value: Any) -> int:
     if value is None:
         return 0
@@ -263,12 +274,15 @@ async def _run_op(
     ctx: RunContext,
     timeout_s: float | None,
     on_progress: Callable[[str], None] | None = None,
-) -> tuple[Any, list[str]]:
+) -> tuple[Any, list[str], int]:
+    """The operator's value, its notes, and how many of its source requests failed (a value made despite failed
+    requests is partial: it is shown, never cached)."""
     node_ctx = dataclasses.replace(ctx, node_id=node_id, notes=[], on_progress=on_progress or ctx.on_progress)
     own = {name: [_isolate(x) for x in v] if op_cls.inputs[name].many else _isolate(v) for name, v in inputs.items()}
-    coro = op_cls().run(node_ctx, params, op_cls.Inputs.of(own))
-    value = await (_bounded(coro, timeout_s) if timeout_s else coro)
-    return value, node_ctx.notes
+    with counting_failures() as failed:
+        coro = op_cls().run(node_ctx, params, op_cls.Inputs.of(own))
+        value = await (_bounded(coro, timeout_s) if timeout_s else coro)
+    return value, node_ctx.notes, failed[0]
 
 
 async def _bounded(coro: Any, timeout_s: float) -> Any:
@@ -324,8 +338,9 @@ async def _execute_node(
             trace.seconds = time.perf_counter() - started
             ctx.notes.extend(f"{node_id}: {n}" for n in notes)  # a reused answer says what the first one said
             return value, trace, fp
+    partial = 0
     try:
-        value, notes = await _run_op(op_cls, node_id, params_model, inputs, ctx, timeout_s, on_progress)
+        value, notes, partial = await _run_op(op_cls, node_id, params_model, inputs, ctx, timeout_s, on_progress)
     except asyncio.CancelledError as exc:
         task = asyncio.current_task()
         if task is None or task.cancelling():
@@ -351,9 +366,28 @@ async def _execute_node(
         return None, trace, None
     trace.n_out = _size(value)
     fp = value_fingerprint(value)
-    if cache is not None:
+    if partial:
+        # made while a source failed (down, slow, rate-limited, answering garbage, or the turn's budget spent):
+        # kept for this run, not for the next, which asks again
+        trace.note = "; ".join([*all_notes, f"not cached: {partial} source request(s) failed"])
+    elif isinstance(cache, TieredCache) and not worth_storing(trace.seconds, trace.n_out):
+        cache.front.set(key, (value, notes, fp))  # cheaper to compute again than to write and read back
+    elif cache is not None:
         await asyncio.to_thread(cache.set, key, (value, notes, fp))
     return value, trace, fp
+
+
+# What writing a node's value to the disk (or Redis) cache and reading it back costs per item (a paper), measured
+# with ``scripts/profile_search.py``: 3.6 s of CPU for 33,000 papers in 123 writes, about as much to read. Those
+# writes were 40 % of a search's CPU over the offline corpus, most of them lists that took milliseconds to make
+# (a union, a score step over 500 papers). A value that took less time to compute than this to store stays in
+# the memory front only: an edit re-uses it while it is there, and computes it again (quickly) after.
+STORE_S_PER_ITEM = 2e-4
+
+
+def worth_storing(seconds: float, items: int) -> bool:
+    """Whether a value that took ``seconds`` to compute is worth the slower cache (its write and later read)."""
+    return seconds >= STORE_S_PER_ITEM * max(1, items)
 
 
 def _isolate(value: Any) -> Any:

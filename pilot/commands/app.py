@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 
 from pilot.settings import Settings
@@ -18,6 +19,8 @@ def add(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    # the operator's log: warnings and errors with their time and source (keys are redacted: pilot.redact)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from pilot.ui import launch
 
     settings = Settings(corpus=args.corpus) if args.corpus else Settings()

@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from pilot.commands.bench_faults import add_faults
 from pilot.commands.bench_load import add_load
 from pilot.commands.bench_workflows import add_workflows
 from pilot.embed import Embedder
@@ -33,7 +34,7 @@ MODES = ("lexical", "dense", "hybrid")
 
 
 def add(sub) -> None:
-    benchmarks = {"corpus": add_corpus, "workflows": add_workflows, "load": add_load}
+    benchmarks = {"corpus": add_corpus, "workflows": add_workflows, "load": add_load, "faults": add_faults}
     p = sub.add_parser("bench", help="performance benchmarks (bench corpus, …)", description="Performance benchmarks.")
     bench_sub = p.add_subparsers(dest="bench_command", required=True, metavar="{" + ",".join(benchmarks) + "}")
     for add_one in benchmarks.values():

@@ -12,7 +12,16 @@ re-run), a node edit (``select_node`` + ``edit_node`` of the first search step) 
 (``keep_all``, which writes the library's BibTeX / RIS / CSL-JSON, then the BibTeX file downloaded).
 
 Reported per N: p50 / p95 / max seconds per action over all visitors, wall time, errors (an exception,
-or a reply that says something failed), and the server's peak resident memory (VmHWM).
+or a reply that says something failed, each with its words), and the server's peak resident memory (VmHWM).
+
+A soak (``--duration 600``): each visitor does one whole search after another, every one a new browser session,
+until the time is up; the server's resident memory (VmRSS) is sampled every ``--sample-s`` seconds, and reported
+at the start, its peak, at the end, after ``--idle-s`` seconds of no load, and as a slope (MB per minute by least
+squares) over the last five minutes — flat means what a session costs is given back. Also reported: the
+temporary folders the server left after it was stopped. ``--out DIR`` writes ``report.json`` and a plot of the
+memory over time per visitor count (``rss.png``).
+
+    pilot bench load --visitors 1,10,30 --duration 600 --out out/soak --corpus ../shared/corpus/papers.jsonl.gz
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +59,10 @@ def add_load(bench_sub) -> None:
     p.add_argument(
         "--timeout", type=float, default=600.0, help="seconds one action may take before it counts as failed"
     )
+    p.add_argument("--duration", type=float, default=0.0, help="soak: visitors repeat whole searches for S seconds")
+    p.add_argument("--sample-s", type=float, default=10.0, help="seconds between memory samples (default 10)")
+    p.add_argument("--idle-s", type=float, default=60.0, help="soak: seconds of no load before the idle sample")
+    p.add_argument("--out", type=Path, default=None, help="write report.json and rss.png here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run_load)
 
@@ -75,20 +89,36 @@ def _requests(path: Path) -> list[str]:
 class Server:
     """``pilot app`` in a child process, over a fresh node cache that reuses the built corpus store."""
 
-    def __init__(self, corpus: Path, store_cache: Path, concurrency: int | None):
+    def __init__(
+        self,
+        corpus: Path | None,
+        store_cache: Path,
+        concurrency: int | None,
+        launcher: list[str] | None = None,
+        env: dict[str, str] | None = None,
+        prepare: Callable[[Path], None] | None = None,
+    ):
+        """``env``: more settings (``PILOT_*``); ``prepare(cache_dir)`` runs before the server starts (a benchmark
+        that damages the cache directory first)."""
         self.tmp = tempfile.TemporaryDirectory(prefix="pilot-bench-load-")
-        cache = Path(self.tmp.name) / "cache"
+        self.cache = cache = Path(self.tmp.name) / "cache"
         cache.mkdir(mode=0o700)
         for store in store_cache.glob("corpus-*"):  # the store is keyed by the corpus: reusing it is safe
             (cache / store.name).symlink_to(store.resolve())
+        if prepare is not None:
+            prepare(cache)
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
-        env = {**os.environ, "PILOT_CORPUS": str(corpus), "PILOT_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1"}
+        env = {**os.environ, "PILOT_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", **(env or {})}
+        if corpus is not None:
+            env["PILOT_CORPUS"] = str(corpus)
         env.pop("PILOT_AUTH", None)
         if concurrency:
             env["PILOT_UI_CONCURRENCY"] = str(concurrency)
         self.log = open(Path(self.tmp.name) / "server.log", "w")  # noqa: SIM115 - closed in stop()
-        cmd = [sys.executable, "-c", "from pilot.cli import main; main()", "app", "--port", str(self.port)]
+        # ``launcher``: what runs ``pilot`` (a profiler's hook, say); the app's arguments follow it
+        launcher = launcher or [sys.executable, "-c", "from pilot.cli import main; main()"]
+        cmd = [*launcher, "app", "--port", str(self.port)]
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout_s: float = 600.0) -> None:
@@ -103,14 +133,13 @@ class Server:
                 time.sleep(1.0)
         raise TimeoutError(f"the server did not answer within {timeout_s:.0f} s")
 
+    def log_text(self) -> str:
+        """What the server has logged so far (its stdout and stderr)."""
+        self.log.flush()
+        return Path(self.log.name).read_text(encoding="utf-8", errors="replace")
+
     def peak_rss_mb(self) -> float | None:
-        try:
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    return round(int(line.split()[1]) / 1024, 1)
-        except OSError:
-            return None
-        return None
+        return memory_mb(self.proc.pid, "VmHWM")
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -124,9 +153,12 @@ class Server:
 
 
 def _chat_text(outputs: Any) -> str:
+    """The last chat message among an action's outputs (the reply to it), as text."""
     for value in outputs if isinstance(outputs, (list, tuple)) else []:
         if isinstance(value, list) and value and isinstance(value[0], dict) and "role" in value[0]:
-            return str(value[-1].get("content"))  # the last message: the reply to this action
+            content = value[-1].get("content")
+            parts = content if isinstance(content, list) else [content]
+            return " ".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in parts)
     return ""
 
 
@@ -136,7 +168,11 @@ def _visit(url: str, request: str, timeout_s: float) -> dict[str, Any]:
 
     timings: dict[str, float] = {}
     errors: list[str] = []
-    client = Client(url, verbose=False, download_files=False)
+    try:
+        # patient: a page that opens slowly on a saturated server is slow, not an error (its default gives up at 5 s)
+        client = Client(url, verbose=False, download_files=False, httpx_kwargs={"timeout": timeout_s})
+    except Exception as exc:  # noqa: BLE001 - a visitor who cannot even open the page is an error, counted
+        return {"timings": timings, "errors": [f"open: {type(exc).__name__}: {str(exc)[:160]}"]}
 
     def act(name: str, *calls: tuple[tuple, str]) -> Any:
         started = time.perf_counter()
@@ -169,6 +205,7 @@ def _visit(url: str, request: str, timeout_s: float) -> dict[str, Any]:
         errors.append("edit: no workflow to edit")
     outputs = act("export", ((), "/keep_all"))
     _download(url, outputs, "pilot-library.bib", timeout_s, errors)  # the library's BibTeX, fetched as a browser would
+    client.close()  # the visitor closes the tab
     return {"timings": timings, "errors": errors}
 
 
@@ -194,17 +231,84 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
+def memory_mb(pid: int, field: str) -> float | None:
+    """A memory figure of a process from /proc (``VmRSS`` now, ``VmHWM`` its peak), in MB; None once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+class RssSampler:
+    """The resident memory of a process (VmRSS, MB) every ``every_s`` seconds, in a thread of its own."""
+
+    def __init__(self, pid: int, every_s: float):
+        self.pid = pid
+        self.every_s = every_s
+        self.started = time.perf_counter()
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
+
+    def now(self) -> float | None:
+        return memory_mb(self.pid, "VmRSS")
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            mb = self.now()
+            if mb is not None:
+                self.samples.append((round(time.perf_counter() - self.started, 1), mb))
+            self._stop.wait(self.every_s)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+
+def slope_mb_per_min(samples: list[tuple[float, float]], window_s: float = 300.0) -> float | None:
+    """Least-squares slope of the memory over the last ``window_s`` seconds of ``samples`` (or their last half,
+    when shorter), in MB per minute."""
+    if len(samples) < 3:
+        return None
+    end = samples[-1][0]
+    span = min(window_s, (end - samples[0][0]) / 2)
+    pts = [(t, mb) for t, mb in samples if t >= end - span]
+    if len(pts) < 3:
+        return None
+    mt = statistics.fmean(t for t, _ in pts)
+    mm = statistics.fmean(mb for _, mb in pts)
+    den = sum((t - mt) ** 2 for t, _ in pts)
+    return round(60 * sum((t - mt) * (mb - mm) for t, mb in pts) / den, 2) if den else None
+
+
 def measure(n: int, corpus: Path, store_cache: Path, requests: list[str], args: argparse.Namespace) -> dict:
     server = Server(corpus, store_cache, args.concurrency)
+    sampler: RssSampler | None = None
+    memory: dict[str, Any] = {}
     try:
         server.wait_ready()
         warm = _visit(server.url, requests[-1], args.timeout)  # loads the model, opens the store: not measured
-        visits: list[dict] = [{} for _ in range(n)]
+        sampler = RssSampler(server.proc.pid, args.sample_s)
+        memory["start_mb"] = sampler.now()
+        sampler.start()
+        visits: list[dict] = []
         start = threading.Barrier(n)
+        deadline = time.perf_counter() + args.duration if args.duration else None
 
         def visitor(i: int) -> None:
             start.wait()
-            visits[i] = _visit(server.url, requests[i % (len(requests) - 1)], args.timeout)
+            k = 0
+            while True:  # one visit, or (a soak) one after another until the time is up
+                visits.append(_visit(server.url, requests[(i + k * n) % (len(requests) - 1)], args.timeout))
+                k += 1
+                if deadline is None or time.perf_counter() >= deadline:
+                    return
 
         t0 = time.perf_counter()
         threads = [threading.Thread(target=visitor, args=(i,), name=f"visitor-{i}") for i in range(n)]
@@ -213,6 +317,11 @@ def measure(n: int, corpus: Path, store_cache: Path, requests: list[str], args: 
         for t in threads:
             t.join()
         wall = time.perf_counter() - t0
+        memory["end_mb"] = sampler.now()
+        memory["slope_mb_per_min"] = slope_mb_per_min(sampler.samples)
+        if args.duration:
+            time.sleep(args.idle_s)  # no load: full collections run, freed memory goes back to the system
+            memory["idle_mb"] = sampler.now()
         per_action = {}
         for action in ACTIONS:
             seconds = [v["timings"][action] for v in visits if action in v.get("timings", {})]
@@ -222,19 +331,51 @@ def measure(n: int, corpus: Path, store_cache: Path, requests: list[str], args: 
                 "p50_s": round(statistics.median(seconds), 2),
                 "p95_s": round(_percentile(seconds, 0.95), 2),
                 "max_s": round(max(seconds), 2),
+                "n": len(seconds),
             }
         errors = [e for v in visits for e in v.get("errors", [])]
-        return {
+        result = {
             "visitors": n,
+            "visits": len(visits),
             "wall_s": round(wall, 1),
             "actions": per_action,
             "errors": len(errors),
-            "error_examples": errors[:5],
+            "error_examples": errors[:10],
             "warmup_errors": warm["errors"][:3],
             "server_peak_rss_mb": server.peak_rss_mb(),
+            "memory": memory,
+            "load_avg_1m": round(os.getloadavg()[0], 2),
         }
     finally:
+        if sampler is not None:
+            sampler.stop()
+            memory["samples"] = sampler.samples
+        pid = server.proc.pid
         server.stop()
+        # what the server left in the temporary directory after it was stopped (its own folder goes at exit)
+        memory["temp_folders_left"] = len(list(Path(tempfile.gettempdir()).glob(f"pilot-ui-{pid}-*")))
+    return result
+
+
+def _plot(runs: list[dict], path: Path) -> None:
+    """The server's memory over time, one line per visitor count."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for r in runs:
+        pts = r["memory"]["samples"]
+        ax.plot([t / 60 for t, _ in pts], [mb for _, mb in pts], label=f"{r['visitors']} visitor(s)")
+    ax.set_xlabel("minutes of load")
+    ax.set_ylabel("server resident memory (MB)")
+    ax.set_title("pilot app under simulated visitors (each visit a new session)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def run_load(args: argparse.Namespace) -> int:
@@ -255,21 +396,30 @@ def run_load(args: argparse.Namespace) -> int:
 
     LocalCorpusSource.open(Path(corpus), Path(store_cache), progress=False).store.close()
     runs: list[dict[str, Any]] = []
-    report = {"corpus": Path(corpus).name, "cores": os.cpu_count(), "runs": runs}
+    report = {"corpus": Path(corpus).name, "cores": os.cpu_count(), "duration_s": args.duration, "runs": runs}
     for n in counts:
         result = measure(n, Path(corpus), Path(store_cache), requests, args)
         runs.append(result)
         if not args.json:
             _print(result)
+        if args.out is not None:  # written after every count: a long soak's first results survive an interruption
+            args.out.mkdir(parents=True, exist_ok=True)
+            (args.out / "report.json").write_text(json.dumps(report, indent=2))
+            _plot(runs, args.out / "rss.png")
     if args.json:
         print(json.dumps(report, indent=2))
     return 0
 
 
 def _print(r: dict) -> None:
+    m = r["memory"]
     print(
-        f"\n{r['visitors']} visitor(s): wall {r['wall_s']} s, errors {r['errors']}, "
-        f"server peak memory {r['server_peak_rss_mb']} MB"
+        f"\n{r['visitors']} visitor(s): {r['visits']} visits, wall {r['wall_s']} s, errors {r['errors']}, "
+        f"server peak memory {r['server_peak_rss_mb']} MB (load {r['load_avg_1m']})"
+    )
+    print(
+        f"  memory: start {m.get('start_mb')} MB, end {m.get('end_mb')} MB, idle {m.get('idle_mb', '-')} MB, "
+        f"slope {m.get('slope_mb_per_min')} MB/min; temporary folders left after stop: {m.get('temp_folders_left')}"
     )
     print(f"  {'action':<11} {'p50 s':>7} {'p95 s':>7} {'max s':>7}")
     for action, s in r["actions"].items():

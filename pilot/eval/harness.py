@@ -55,6 +55,7 @@ from pilot.eval.metrics import CASE_DIRECTIONS, TOP_N, TOPIC, clean_ranking, ran
 from pilot.eval.pool import pool_metrics, pool_ranking, pool_workflow
 from pilot.eval.report import aggregate, write_outputs
 from pilot.eval.workflow_metrics import workflow_similarity
+from pilot.gate import SearchGate
 from pilot.llm import get_llm
 from pilot.models import as_json
 from pilot.runtime import Runtime
@@ -577,6 +578,7 @@ def make_runtime(config: EvalConfig) -> Any:
     if settings.corpus is None:
         raise EvalError("no corpus: pass --corpus FILE (or set PILOT_CORPUS); the gold ids are corpus ids")
     runtime = Runtime.from_settings(settings, llm_model=config.llm)
+    runtime.searches = SearchGate(config.workers)  # the evaluation's own concurrency, not a server's slots
     unusable = [n for n in runtime.notes if "unreachable" in n.lower() or "no paper source" in n.lower()]
     if config.remote and (unusable or getattr(runtime.source, "name", "none") == "none"):
         raise EvalError("the sources to evaluate are not usable: " + "; ".join(unusable or runtime.notes))

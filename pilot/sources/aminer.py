@@ -43,9 +43,10 @@ from pilot.models import (
     Venue,
 )
 from pilot.settings import Settings, get_settings
-from pilot.sources.base import BadRequest, NotFound, RateLimited, SearchMode, Source, SourceUnavailable, clean_query
-from pilot.sources.http import Remote, RetryPolicy
+from pilot.sources.base import BadRequest, NotFound, SearchMode, Source, SourceUnavailable, clean_query
+from pilot.sources.http import Remote, RetryPolicy, rate_limited
 from pilot.sources.ratelimit import Rate, rate_limiter
+from pilot.sources.shapes import AMinerEnvelope, checked
 
 log = logging.getLogger(__name__)
 
@@ -243,7 +244,7 @@ class AMinerSource(Source):
             NAME,
             "AMiner",
             httpx.Timeout(settings.http_timeout_s, connect=settings.connect_timeout_s),
-            RetryPolicy(max_retries, backoff_s, max_wait_s),
+            RetryPolicy(max_retries, backoff_s, max_wait_s, deadline_s=settings.http_timeout_s),
             cache,
             limiter,
         )
@@ -254,19 +255,22 @@ class AMinerSource(Source):
         if not token:
             raise SourceUnavailable(NAME, "AMiner needs an API token", TOKEN_HINT)
 
-        def unwrap(payload: Any) -> Any:
+        endpoint = path.rsplit("/api/", 1)[-1]
+
+        def check(payload: Any) -> Any:
             if isinstance(payload, dict) and (
                 payload.get("success") is False or str(payload.get("code", 200)) not in ("0", "200")
             ):
                 self._raise_envelope(payload)
-            return payload.get("data") if isinstance(payload, dict) else payload
+            return checked(NAME, "AMiner", endpoint, AMinerEnvelope.model_validate, payload)
 
         return await self._remote.fetch(
             method,
             self._base + path,
             key=fingerprint(NAME, method, path, params, body),
-            what=f"AMiner {path.rsplit('/api/', 1)[-1]}",
-            decode=unwrap,
+            what=f"AMiner {endpoint}",
+            check=check,
+            decode=lambda payload: payload.get("data"),
             params=params,
             json=body,
             headers={"Authorization": token},
@@ -281,7 +285,7 @@ class AMinerSource(Source):
         if code in (401, 403) or "token" in low or "auth" in low:
             raise SourceUnavailable(NAME, f"AMiner rejected the token: {msg}", "check PILOT_AMINER_TOKEN")
         if code == 429 or "limit" in low or "frequen" in low:
-            raise RateLimited(NAME, f"AMiner is rate-limiting us: {msg}", "wait a minute")
+            raise rate_limited(NAME, "AMiner", None, msg, None)
         if code == 404:
             raise NotFound(NAME, msg)
         raise BadRequest(NAME, f"AMiner refused the request: {msg}")

@@ -17,6 +17,7 @@ import numpy as np
 from pilot.limits import MAX_QUERY_CHARS
 from pilot.models import Author, Org, Paper, SearchFilters, SearchHit, Venue
 from pilot.names import impact, introduces
+from pilot.redact import redact
 
 SearchMode = Literal["lexical", "dense", "hybrid"]
 GraphDirection = Literal["references", "citations"]
@@ -25,13 +26,16 @@ GraphProgress = Callable[[int, int], None]
 
 
 class SourceError(Exception):
-    """Base of every error a source raises. ``hint`` says what the user can do about it."""
+    """Base of every error a source raises. ``hint`` says what the user can do about it.
+
+    Its words are what the UI and the CLI show, and they may quote an upstream answer that echoes a key: they
+    are redacted here, once, for every path they take (``pilot.redact``)."""
 
     def __init__(self, source: str, message: str, hint: str | None = None):
         self.source = source
-        self.message = message
-        self.hint = hint
-        super().__init__(f"[{source}] {message}" + (f" — {hint}" if hint else ""))
+        self.message = redact(message)
+        self.hint = redact(hint) if hint else hint
+        super().__init__(f"[{source}] {self.message}" + (f" — {self.hint}" if self.hint else ""))
 
 
 class NotSupported(SourceError):

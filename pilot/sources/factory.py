@@ -2,11 +2,14 @@
 
     source, notes = open_source(settings)   # never hangs, never raises for a missing backend
 
-Semantic Scholar (and AMiner, when a token is set) are probed once with a short timeout; the
+Semantic Scholar (and AMiner, when a token is set) are probed once with a short timeout; a good
 verdict is remembered for the process and, for a few minutes, in the cache directory, so a dead
-network costs one connect timeout per start rather than one per search. With nothing usable the
-app still starts: it gets a source whose every call raises ``SourceUnavailable`` naming exactly
-what to set.
+network costs one connect timeout per start rather than one per search. A bad verdict is kept only
+briefly (``NEGATIVE_TTL_S``): a network that was down for the first seconds of a start must not cost
+the next five minutes. A service left out for being unreachable is ``Pending``: the app re-probes it in
+the background (``pilot.runtime.Runtime.start_recovery``) and takes it in when it answers. With nothing
+usable the app still starts: it gets a source whose every call raises ``SourceUnavailable`` naming
+exactly what to set.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +36,7 @@ log = logging.getLogger(__name__)
 
 KNOWN = ("local", "s2", "aminer")
 PROBE_TTL_S = 300
+NEGATIVE_TTL_S = 30  # "unreachable" is news for this long only
 CORPUS_HINT = (
     "set PILOT_CORPUS=/path/to/papers.jsonl.gz (e.g. ../shared/corpus/papers.jsonl.gz) to search the offline corpus"
 )
@@ -49,23 +54,49 @@ _PROBES: dict[str, tuple[float, Probe]] = {}
 def probe(url: str, settings: Settings, *, headers: dict[str, str] | None = None) -> Probe:
     """Can we reach ``url`` at all? Any HTTP answer (even 403 or 429) counts as reachable.
 
-    Cached per URL in the process and in the cache directory for ``PROBE_TTL_S`` seconds.
+    Cached per URL in the process and in the cache directory: "reachable" for ``PROBE_TTL_S`` seconds,
+    "unreachable" for ``NEGATIVE_TTL_S`` only. ``fresh``: probe now whatever is remembered (a re-probe).
     """
     now = time.time()
     hit = _PROBES.get(url)
-    if hit and now - hit[0] < PROBE_TTL_S:
+    if hit and now - hit[0] < _ttl(hit[1]):
         return hit[1]
     disk = Cache(settings.cache_dir, "probe", ttl_s=PROBE_TTL_S, size_mb=1)
     key = fingerprint("probe", url)
     stored = disk.get(key)
-    if isinstance(stored, dict) and "reachable" in stored:
+    if (
+        isinstance(stored, dict)
+        and "reachable" in stored
+        and now - float(stored.get("at", 0)) < _ttl(Probe(bool(stored["reachable"]), ""))
+    ):
         result = Probe(bool(stored["reachable"]), str(stored.get("detail", "")))
     else:
         result = _probe_now(url, settings, headers or {})
-        disk.set(key, {"reachable": result.reachable, "detail": result.detail})
+        remember(url, result, settings, disk)
     disk.close()
     _PROBES[url] = (now, result)
     return result
+
+
+def _ttl(verdict: Probe) -> float:
+    return PROBE_TTL_S if verdict.reachable else NEGATIVE_TTL_S
+
+
+def remember(url: str, verdict: Probe, settings: Settings, disk: Cache | None = None) -> None:
+    """Record a verdict for this process and for the next ones (the cache directory)."""
+    _PROBES[url] = (time.time(), verdict)
+    own = disk is None
+    disk = disk or Cache(settings.cache_dir, "probe", ttl_s=PROBE_TTL_S, size_mb=1)
+    disk.set(fingerprint("probe", url), {"reachable": verdict.reachable, "detail": verdict.detail, "at": time.time()})
+    if own:
+        disk.close()
+
+
+def probe_now(url: str, settings: Settings, headers: dict[str, str] | None = None) -> Probe:
+    """Probe ``url`` now (nothing remembered is used) and remember the verdict."""
+    verdict = _probe_now(url, settings, headers or {})
+    remember(url, verdict, settings)
+    return verdict
 
 
 def _probe_now(url: str, settings: Settings, headers: dict[str, str]) -> Probe:
@@ -154,38 +185,88 @@ def _open_local(settings: Settings, notes: list[str], progress: bool) -> Source 
     return None
 
 
-def _open_s2(settings: Settings, notes: list[str], do_probe: bool, have_local: bool, cache: Any) -> Source | None:
+@dataclass
+class Pending:
+    """A remote service left out because it did not answer its probe: re-probed later, taken in when it answers."""
+
+    name: str  # "s2"
+    label: str  # "Semantic Scholar"
+    url: str  # what is probed
+    opener: Callable[[], Source]
+    detail: str  # why it was left out ("ConnectError after 0.0s")
+    note: str  # the start-up note that says so (replaced when it comes back)
+    since: float = field(default_factory=time.time)
+
+
+def _open_s2(settings: Settings, notes: list[str], pending: list[Pending], do_probe: bool, have_local: bool,
+             cache: Any) -> Source | None:  # fmt: skip
+    def opener() -> Source:
+        return SemanticScholarSource(settings, cache=cache)
+
     if do_probe:
-        verdict = probe(settings.s2_base_url.rstrip("/") + "/paper/search?query=test&limit=1&fields=title", settings)
+        url = settings.s2_base_url.rstrip("/") + "/paper/search?query=test&limit=1&fields=title"
+        verdict = probe(url, settings)
         if not verdict.reachable:
-            if have_local:
-                notes.append(f"Semantic Scholar unreachable ({verdict.detail}) — using the offline corpus only.")
-            else:
-                notes.append(f"Semantic Scholar unreachable ({verdict.detail}) — {CORPUS_HINT}.")
+            rest = "using the offline corpus only" if have_local else CORPUS_HINT
+            note = f"Semantic Scholar unreachable ({verdict.detail}) — {rest}; re-checked every {RECHECK_S:.0f} s."
+            notes.append(note)
+            pending.append(Pending("s2", "Semantic Scholar", url, opener, verdict.detail, note))
             return None
+    return opener()
 
-    return SemanticScholarSource(settings, cache=cache)
 
-
-def _open_aminer(settings: Settings, notes: list[str], do_probe: bool, cache: Any) -> Source | None:
+def _open_aminer(settings: Settings, notes: list[str], pending: list[Pending], do_probe: bool,
+                 cache: Any) -> Source | None:  # fmt: skip
     if settings.aminer_token is None or not settings.aminer_token.get_secret_value().strip():
         notes.append("AMiner not used — set PILOT_AMINER_TOKEN to add it.")
         return None
+
+    def opener() -> Source:
+        return AMinerSource(settings, cache=cache)
+
     if do_probe:
-        verdict = probe(settings.aminer_base_url.rstrip("/") + "/api/venue/search", settings)
+        url = settings.aminer_base_url.rstrip("/") + "/api/venue/search"
+        verdict = probe(url, settings)
         if not verdict.reachable:
-            notes.append(f"AMiner unreachable ({verdict.detail}) — continuing without it.")
+            note = f"AMiner unreachable ({verdict.detail}) — continuing without it; re-checked every {RECHECK_S:.0f} s."
+            notes.append(note)
+            pending.append(Pending("aminer", "AMiner", url, opener, verdict.detail, note))
             return None
+    return opener()
 
-    return AMinerSource(settings, cache=cache)
+
+RECHECK_S = 15.0  # how often a pending service is probed again
 
 
-def open_source(
-    settings: Settings | None = None, *, do_probe: bool = True, progress: bool = True
-) -> tuple[Source, list[str]]:
-    """The source for these settings (a MultiSource when several are usable) and notes for the user."""
+@dataclass
+class Opened:
+    """What ``open_sources`` found: the source to use, notes for the user, the sources it is made of, and the
+    services left out for now (``pending``)."""
+
+    source: Source
+    notes: list[str]
+    members: list[Source]
+    pending: list[Pending]
+    wanted: list[str]
+
+
+def combine(members: list[Source], wanted: list[str]) -> Source:
+    """One source over ``members``: a MultiSource when several, the stand-in that says what to set when none."""
+    if not members:
+        names = ", ".join(wanted) or "none"
+        hint = f"{CORPUS_HINT}; or restore network access for Semantic Scholar; or set PILOT_AMINER_TOKEN for AMiner"
+        return UnavailableSource(f"no paper source is usable (asked for: {names})", hint)
+    if len(members) == 1:
+        return members[0]
+    return MultiSource(members)
+
+
+def open_sources(settings: Settings | None = None, *, do_probe: bool = True, progress: bool = True) -> Opened:
+    """The source for these settings (a MultiSource when several are usable), notes for the user, and the
+    remote services that did not answer their probe (to re-probe)."""
     settings = settings or get_settings()
     notes: list[str] = []
+    pending: list[Pending] = []
     names = settings.source_names()
     unknown = [n for n in names if n not in KNOWN]
     if unknown:
@@ -200,17 +281,19 @@ def open_source(
     )
     if "local" in names and (src := _open_local(settings, notes, progress)):
         opened.append(src)
-    if "s2" in names and (src := _open_s2(settings, notes, do_probe, bool(opened), api_cache)):
+    if "s2" in names and (src := _open_s2(settings, notes, pending, do_probe, bool(opened), api_cache)):
         opened.append(src)
-    if "aminer" in names and (src := _open_aminer(settings, notes, do_probe, api_cache)):
+    if "aminer" in names and (src := _open_aminer(settings, notes, pending, do_probe, api_cache)):
         opened.append(src)
+    wanted = [n for n in names if n in KNOWN]
     if not opened:
-        wanted = ", ".join(n for n in names if n in KNOWN) or "none"
-        message = f"no paper source is usable (asked for: {wanted})"
-        hint = f"{CORPUS_HINT}; or restore network access for Semantic Scholar; or set PILOT_AMINER_TOKEN for AMiner"
         notes.append("No paper source is usable: the app runs, and every search answers with what to set.")
-        return UnavailableSource(message, hint), notes
-    if len(opened) == 1:
-        return opened[0], notes
+    return Opened(combine(opened, wanted), notes, opened, pending, wanted)
 
-    return MultiSource(opened), notes
+
+def open_source(
+    settings: Settings | None = None, *, do_probe: bool = True, progress: bool = True
+) -> tuple[Source, list[str]]:
+    """The source for these settings (a MultiSource when several are usable) and notes for the user."""
+    opened = open_sources(settings, do_probe=do_probe, progress=progress)
+    return opened.source, opened.notes

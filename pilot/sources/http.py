@@ -15,14 +15,17 @@ import logging
 import random
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from pilot.sources.base import BadRequest, NotFound, RateLimited, SourceUnavailable
-from pilot.sources.budget import RequestBudget, current_budget, note_wait
+from pilot.sources.base import BadRequest, NotFound, RateLimited, SourceError, SourceUnavailable
+from pilot.sources.budget import RequestBudget, current_budget, note_failure, note_wait
 from pilot.sources.ratelimit import RateLimiter
+from pilot.sources.shapes import InvalidAnswer
+from pilot.text import duration
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +38,9 @@ class RetryPolicy:
     backoff_s: float = 1.0
     # A server asking for a longer pause than this gets a RateLimited at once instead of a hung turn.
     max_wait_s: float = 30.0
+    # One attempt's whole time: connect, send, and every read of the answer. httpx's own timeouts are per
+    # read, so an answer dripping one byte a second would never end; this one does (PILOT_HTTP_TIMEOUT_S).
+    deadline_s: float = 20.0
 
 
 def retry_after_s(response: httpx.Response) -> float | None:
@@ -75,23 +81,27 @@ def cold_connection(client: httpx.AsyncClient) -> bool:
 
 
 class LoopClient:
-    """An httpx.AsyncClient per event loop: a client belongs to the loop it first ran on, and
-    callers that use ``asyncio.run()`` per call would otherwise hit "event loop is closed"."""
+    """An httpx.AsyncClient per event loop: a client belongs to the loop it first ran on, the app runs one loop
+    per worker thread, and callers that use ``asyncio.run()`` per call would otherwise hit "event loop is
+    closed". Each loop keeps its own client (and its pooled connections) for as long as the loop lives; one
+    client shared by turns would be replaced, unclosed, at every change of thread."""
 
     def __init__(self, timeout: httpx.Timeout):
         self._timeout = timeout
-        self._client: httpx.AsyncClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def get(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop or self._client.is_closed:
-            self._client = httpx.AsyncClient(timeout=self._timeout)
-            self._loop = loop
-        return self._client
+        client = self._clients.get(loop)
+        if client is None or client.is_closed:
+            client = self._clients[loop] = httpx.AsyncClient(timeout=self._timeout)
+        return client
 
     async def aclose(self) -> None:
-        client, self._client = self._client, None
+        """Close this loop's client (the others belong to loops this call cannot run on; they go with them)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
         if client is not None and not client.is_closed:
             with contextlib.suppress(RuntimeError):  # its loop is already gone; nothing left to release
                 await client.aclose()
@@ -106,7 +116,8 @@ async def send(
     label: str,
     policy: RetryPolicy,
     auth_hint: str,
-    rate_hint: str = "wait a minute",
+    what: str = "",
+    rate_hint: str | None = None,
     params: Any = None,
     json: Any = None,
     headers: dict[str, str] | None = None,
@@ -115,25 +126,45 @@ async def send(
 ) -> httpx.Response:
     """One request with retries on 429/5xx; a 2xx response, or a typed error naming ``label``.
 
-    ``limiter``: waited on before every attempt, and told about a 429's ``Retry-After`` so that every
-    request with this key pauses, not just this one. ``budget``: retries are counted in its usage."""
+    Every attempt ends within ``policy.deadline_s`` (connect and all reads), and nothing — rate-limit waits,
+    back-offs, attempts — outlasts the turn's time (``budget.seconds_left()``): past it the request is
+    ``BudgetExhausted`` and ``what`` is noted as skipped. ``limiter``: waited on before every attempt, and told
+    about a 429's ``Retry-After`` so that every request with this key pauses, not just this one. ``budget``:
+    retries are counted in its usage. ``rate_hint``: advice added to a rate-limit error (e.g. a key to set)."""
     attempt = 0
     while True:
         log.debug("%s %s %s (attempt %d)", source, method, url, attempt + 1)
-        slot = None
-        cold = False
-        if limiter is not None:
-            cold = cold_connection(client)
-            slot = await limiter.acquire()
-            if budget is not None:
-                budget.usage.rate_wait_s = round(budget.usage.rate_wait_s + slot.waited, 3)
+        turn_left = budget.seconds_left() if budget is not None else None
+        if budget is not None and turn_left is not None and turn_left <= 0:
+            raise budget.out_of_time(source, what)
         if attempt and budget is not None:
             budget.retry()
+        turn = asyncio.timeout(turn_left)
+        attempt_deadline: asyncio.Timeout | None = None
         try:
-            r = await client.request(method, url, params=params, json=json, headers=headers)
-            _LAST_ANSWER[client] = time.monotonic()
-            if limiter is not None and slot is not None and cold:
-                await limiter.settle(slot)
+            async with turn:
+                slot = None
+                cold = False
+                if limiter is not None:
+                    cold = cold_connection(client)
+                    slot = await limiter.acquire()
+                    if budget is not None:
+                        budget.usage.rate_wait_s = round(budget.usage.rate_wait_s + slot.waited, 3)
+                attempt_deadline = asyncio.timeout(policy.deadline_s)
+                async with attempt_deadline:
+                    r = await client.request(method, url, params=params, json=json, headers=headers)
+                _LAST_ANSWER[client] = time.monotonic()
+                if limiter is not None and slot is not None and cold:
+                    await limiter.settle(slot)
+        except TimeoutError:
+            if attempt_deadline is not None and attempt_deadline.expired():
+                raise SourceUnavailable(
+                    source,
+                    f"{label} did not answer in time (no whole answer within {policy.deadline_s:g} s)",
+                    OFFLINE_HINT,
+                ) from None
+            assert budget is not None  # only the turn's deadline is left to have expired
+            raise budget.out_of_time(source, what) from None
         except httpx.TimeoutException as exc:
             raise SourceUnavailable(
                 source, f"{label} did not answer in time ({type(exc).__name__})", OFFLINE_HINT
@@ -155,12 +186,11 @@ async def send(
         if status == 429 and budget is not None:
             budget.usage.rate_limited += 1
         wait = asked if asked is not None else policy.backoff_s * (2**attempt) * (1 + random.random() / 4)
-        if attempt >= policy.max_retries or wait > policy.max_wait_s:
+        left = budget.seconds_left() if budget is not None else None
+        if attempt >= policy.max_retries or wait > policy.max_wait_s or (left is not None and wait >= left):
             tries = f"after {attempt + 1} {'try' if attempt == 0 else 'tries'}"
             if status == 429:
-                raise RateLimited(
-                    source, f"{label} is rate-limiting us (HTTP 429 {tries})", rate_hint, retry_after=asked
-                )
+                raise rate_limited(source, label, asked, f"HTTP 429 {tries}", rate_hint)
             raise SourceUnavailable(source, f"{label} is failing (HTTP {status} {tries})", "try again later")
         log.info("%s: HTTP %d from %s; retrying in %.1fs", source, status, label, wait)
         if status == 429 and limiter is not None:
@@ -169,6 +199,25 @@ async def send(
             note_wait(wait)
             await asyncio.sleep(wait)
         attempt += 1
+
+
+def rate_limited(source: str, label: str, asked_s: float | None, detail: str, advice: str | None) -> RateLimited:
+    """A rate-limit error that says the wait the server asked for, in words ("about 1 hour", not "a minute")."""
+    if asked_s is None:
+        message = f"{label} is rate-limiting us ({detail}) and did not say for how long"
+        hint = "try again in a minute"
+    else:
+        message = f"{label} is rate-limiting us ({detail}) and asks us to wait {duration(asked_s)}"
+        hint = f"try again in {duration(asked_s)}"
+    return RateLimited(source, message, f"{hint}, or {advice}" if advice else hint, retry_after=asked_s)
+
+
+def _passes(check: Callable[[Any], Any], data: Any) -> bool:
+    try:
+        check(data)
+    except SourceError:
+        return False
+    return True
 
 
 def json_body(response: httpx.Response, source: str, label: str) -> Any:
@@ -228,20 +277,46 @@ class Remote:
         if self.cache is not None and items:
             await asyncio.to_thread(lambda: [self.cache.set(k, v) for k, v in items])
 
-    async def fetch(self, method: str, url: str, *, key: str, what: str, decode=None, **kw: Any) -> Any:
-        """The JSON answer of one request (``decode`` may check it before it is cached); ``what`` names it
-        in the turn's list of skipped work when the budget refuses it."""
+    async def fetch(
+        self,
+        method: str,
+        url: str,
+        *,
+        key: str,
+        what: str,
+        check: Callable[[Any], Any] | None = None,
+        decode: Callable[[Any], Any] | None = None,
+        **kw: Any,
+    ) -> Any:
+        """The JSON answer of one request. ``check`` raises (``shapes.InvalidAnswer``) when the answer is not the
+        endpoint's shape: then nothing is cached and the request fails; a cached entry it rejects (written before
+        answers were checked) is asked again. ``decode`` turns a good answer into the value cached and returned.
+        ``what`` names the request in the turn's list of skipped work when the budget refuses it."""
         (data,) = await self.cached_many([key])
-        if data is not None:
+        if data is not None and (check is None or decode is not None or _passes(check, data)):
             return data
         budget = current_budget()
+        if budget is not None and (failed := budget.failed.get(key)) is not None:
+            note_failure()
+            raise failed  # it failed for want of an answer earlier in this turn: not waited for twice
         loop = asyncio.get_running_loop()
         slot = (id(loop), key)
         shared = self._inflight.get(slot)
         if shared is not None:
             if budget is not None:
                 budget.usage.shared += 1
-            return await asyncio.shield(shared)
+            left = budget.seconds_left() if budget is not None else None
+            try:
+                async with asyncio.timeout(left):  # the other caller's deadline may be later than this turn's
+                    return await asyncio.shield(shared)
+            except TimeoutError:
+                assert budget is not None
+                note_failure()
+                raise budget.out_of_time(self.source, what) from None
+            except SourceError as exc:
+                if not isinstance(exc, (NotFound, BadRequest)):
+                    note_failure()
+                raise
         future: asyncio.Future = loop.create_future()
         self._inflight[slot] = future
         try:
@@ -249,9 +324,11 @@ class Remote:
                 budget.spend(self.source, what)
             r = await send(
                 self.http.get(), method, url, source=self.source, label=self.label, policy=self.policy,
-                limiter=self.limiter, budget=budget, **kw,
+                limiter=self.limiter, budget=budget, what=what, **kw,
             )  # fmt: skip
             data = json_body(r, self.source, self.label)
+            if check is not None:
+                check(data)
             if decode is not None:
                 data = decode(data)
             if data is not None:
@@ -260,6 +337,10 @@ class Remote:
             return data
         except BaseException as exc:
             if isinstance(exc, Exception):
+                if not isinstance(exc, (NotFound, BadRequest)):
+                    note_failure()  # what the caller makes of the rest is partial: not to be cached as whole
+                if budget is not None and isinstance(exc, SourceUnavailable) and not isinstance(exc, InvalidAnswer):
+                    budget.failed[key] = exc
                 future.set_exception(exc)
                 future.exception()  # retrieved here: sharers re-raise it, nobody else needs to
             else:

@@ -30,8 +30,11 @@ import weakref
 from dataclasses import dataclass
 from typing import Protocol
 
+from cache import REDIS_CONNECT_TIMEOUT_S, REDIS_TIMEOUT_S
+from cache.breaker import breaker_for
 from pilot.sources.base import RateLimited
 from pilot.sources.budget import note_wait
+from pilot.text import duration
 
 log = logging.getLogger(__name__)
 
@@ -87,10 +90,13 @@ class RateLimiter(Protocol):
 
 
 def _too_long(source: str, wait: float, rate: Rate, hint: str) -> RateLimited:
+    """The pool is spent for longer than a turn should wait: said with the wait in words, and ``hint`` (advice
+    such as a key to set) after it."""
+    again = f"try again in {duration(wait)}"
     return RateLimited(
         source,
-        f"the rate limit ({rate}) is used up for the next {wait:.0f} s",
-        hint,
+        f"the rate limit ({rate}) is used up for the next {duration(wait)}",
+        f"{again}, or {hint}" if hint else again,
         retry_after=wait,
     )
 
@@ -98,7 +104,7 @@ def _too_long(source: str, wait: float, rate: Rate, hint: str) -> RateLimited:
 class LocalRateLimiter:
     """Sliding window kept in this process. Safe across event loops and threads (a lock, then a sleep)."""
 
-    def __init__(self, source: str, rate: Rate, max_wait_s: float = 30.0, hint: str = "wait a minute"):
+    def __init__(self, source: str, rate: Rate, max_wait_s: float = 30.0, hint: str = ""):
         self.source = source
         self.rate = rate
         self.max_wait_s = max_wait_s
@@ -198,14 +204,13 @@ return until_ms
 class RedisRateLimiter:
     """The same window, kept in Redis so every process using the key shares it."""
 
-    def __init__(
-        self, source: str, rate: Rate, url: str, name: str, max_wait_s: float = 30.0, hint: str = "wait a minute"
-    ):
+    def __init__(self, source: str, rate: Rate, url: str, name: str, max_wait_s: float = 30.0, hint: str = ""):
         self.source = source
         self.rate = rate
         self.url = url
         self.max_wait_s = max_wait_s
         self.hint = hint
+        self._breaker = breaker_for(url)  # shared with the caches on the same server
         self._window_key = f"pilot:rate:{name}:window"
         self._pause_key = f"pilot:rate:{name}:pause"
         self._clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # one Redis client per event loop
@@ -216,7 +221,11 @@ class RedisRateLimiter:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            client = aioredis.Redis.from_url(self.url, socket_timeout=5, socket_connect_timeout=3)
+            # longer than the caches' deadline: this call runs on a busy event loop, and a spurious timeout would
+            # split the replicas' shared window; a frozen Redis has usually opened the breaker through a cache first
+            client = aioredis.Redis.from_url(
+                self.url, socket_timeout=3 * REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_CONNECT_TIMEOUT_S
+            )
             self._clients[loop] = client
         return client
 
@@ -227,6 +236,8 @@ class RedisRateLimiter:
         r = self.rate
         member = uuid.uuid4().hex
         stale = 0
+        if not self._breaker.allow():  # Redis is being bypassed: this process's own window meanwhile
+            return await _fallback(self).acquire()
         try:
             client = self._client()
             while True:
@@ -243,6 +254,7 @@ class RedisRateLimiter:
                         member,
                     )
                 )
+                self._breaker.success()
                 if wait_ms <= 0:
                     if time.monotonic() - asked <= r.margin_s / 2 or stale >= _MAX_STALE:
                         return Slot(time.monotonic() - start, member)
@@ -256,26 +268,35 @@ class RedisRateLimiter:
                 await _queue(wait_ms / 1000 + _jitter())
         except RedisError as exc:
             # A shared limiter that cannot be reached must not stop searches: fall back to this process's
-            # own window (the combined rate of the replicas is then not guaranteed; the log says so).
-            log.warning("rate limiter: Redis unavailable (%s); limiting this process alone", exc)
+            # own window (the combined rate of the replicas is then not guaranteed; the breaker logs it).
+            self._breaker.failure(exc)
             slot = await _fallback(self).acquire()
             return Slot(slot.waited + (time.monotonic() - start), slot.member)
 
     async def settle(self, slot: Slot) -> None:
         from redis.exceptions import RedisError
 
+        if not self._breaker.allow():
+            await _fallback(self).settle(slot)
+            return
         try:
             await self._client().eval(_SETTLE, 1, self._window_key, slot.member)
-        except RedisError:
+            self._breaker.success()
+        except RedisError as exc:
+            self._breaker.failure(exc)
             await _fallback(self).settle(slot)
 
     async def penalize(self, seconds: float) -> None:
         from redis.exceptions import RedisError
 
+        if not self._breaker.allow():
+            await _fallback(self).penalize(seconds)
+            return
         try:
             await self._client().eval(_PAUSE, 1, self._pause_key, int(max(0.0, seconds) * 1000))
+            self._breaker.success()
         except RedisError as exc:
-            log.warning("rate limiter: Redis unavailable (%s); pausing this process alone", exc)
+            self._breaker.failure(exc)
             await _fallback(self).penalize(seconds)
 
 
@@ -302,7 +323,7 @@ def key_id(service: str, key: str | None) -> str:
 
 def rate_limiter(
     service: str, key: str | None, rate: Rate, redis_url: str | None = None, max_wait_s: float = 30.0,
-    hint: str = "wait a minute",
+    hint: str = "",
 ) -> RateLimiter:  # fmt: skip
     """The limiter of this service and key (one per process, or one shared through Redis)."""
     name = key_id(service, key)

@@ -53,6 +53,7 @@ from pilot.sources.base import (
 from pilot.sources.budget import current_budget, optional_requests
 from pilot.sources.http import Remote, RetryPolicy
 from pilot.sources.ratelimit import Rate, rate_limiter
+from pilot.sources.shapes import checked, s2_endpoint
 
 log = logging.getLogger(__name__)
 
@@ -277,18 +278,26 @@ class _Requester(ApiRequester):
         api_key = self._key.get_secret_value() if self._key is not None else ""
         if api_key:
             send_headers["x-api-key"] = api_key
+        endpoint = s2_endpoint(urlsplit(url).path)
+        check = None
+        if endpoint is not None:
+            name, model = endpoint
+            label = self.remote.label
+
+            def check(data: Any) -> Any:
+                return checked(NAME, label, name, model, data)
+
         return await self.remote.fetch(
             method,
             url,
             key=fingerprint(NAME, method, url, params, payload),
             what=what or _describe(url, params, payload),
+            check=check,
             params=params,
             json=payload,
             headers=send_headers,
             auth_hint="check PILOT_S2_API_KEY" if self.has_key else "set PILOT_S2_API_KEY or try again later",
-            rate_hint="wait a minute"
-            if self.has_key
-            else "set PILOT_S2_API_KEY for a higher rate limit, or wait a minute",
+            rate_hint=None if self.has_key else "set PILOT_S2_API_KEY for a higher rate limit",
         )
 
 
@@ -368,14 +377,14 @@ class SemanticScholarSource(Source):
         self.cache = cache
         key = settings.s2_api_key.get_secret_value() if settings.s2_api_key is not None else ""
         rate = Rate.parse(settings.s2_rate or (DEFAULT_RATE_WITH_KEY if key else DEFAULT_RATE_WITHOUT_KEY))
-        hint = "wait a minute" if key else "set PILOT_S2_API_KEY for a higher rate limit, or wait a few minutes"
+        hint = "" if key else "set PILOT_S2_API_KEY for a higher rate limit"
         # one limiter per key (per process, or shared by every replica through Redis)
         self.limiter = rate_limiter(f"s2|{settings.s2_base_url}", key, rate, settings.redis(), max_wait_s, hint)
         remote = Remote(
             NAME,
             f"Semantic Scholar ({urlsplit(settings.s2_base_url).netloc or settings.s2_base_url})",
             httpx.Timeout(settings.http_timeout_s, connect=settings.connect_timeout_s),
-            RetryPolicy(max_retries, backoff_s, max_wait_s),
+            RetryPolicy(max_retries, backoff_s, max_wait_s, deadline_s=settings.http_timeout_s),
             cache,
             self.limiter,
         )

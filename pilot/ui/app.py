@@ -6,7 +6,9 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -15,10 +17,13 @@ import httpx
 
 from cache import private_dir
 from pilot import limits
+from pilot.keyfile import looks_like_token, read_or_create
 from pilot.runtime import Runtime
 from pilot.settings import Settings
+from pilot.ui import tempdirs
 from pilot.ui.controller import Controller
 from pilot.ui.layout import CSS, build_ui
+from pilot.ui.sessions import SessionReaper
 from pilot.ui.worker import tune_for_serving
 
 log = logging.getLogger(__name__)
@@ -39,31 +44,33 @@ def make_controller(settings: Settings | None = None) -> Controller:
 def storage_secret(cache_dir: Path) -> str | None:
     """The key the browser-stored libraries are sealed with, kept in the cache directory so that a
     restarted server still reads the libraries it wrote. Not a security boundary — the browser holds it
-    too; it keeps the stored value opaque to other scripts. None (a fresh key) if the directory is unusable."""
+    too; it keeps the stored value opaque to other scripts. Written whole or not at all, and an empty or
+    damaged file is replaced with a warning (``pilot.keyfile``). None (a fresh key for this run) when the
+    directory cannot keep one — a full disk, a read-only mount: the next start tries again."""
     path = Path(cache_dir) / "ui-storage-secret"
     try:
-        if path.exists():
-            return path.read_text(encoding="utf-8").strip() or None
         private_dir(path.parent)
-        key = secrets.token_urlsafe(24)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never readable by others, not even briefly
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(key)
-        return key
-    except OSError:
-        log.warning("no stable storage secret in %s; libraries will not survive a restart", cache_dir)
+        return read_or_create(path, lambda: secrets.token_urlsafe(24), looks_like_token)
+    except OSError as exc:
+        log.warning(
+            "no stable storage secret in %s (%s); libraries saved in this run will not survive a restart",
+            cache_dir,
+            exc,
+        )
         return None
 
 
 def build_app(settings: Settings | None = None, controller: Controller | None = None) -> gr.Blocks:
     settings = settings or Settings()
-    # actions share one FIFO queue with settings.ui_concurrency workers (see layout); sessions stay
-    # separate per browser and each session's own actions run in order
-    demo = build_ui(
-        controller or make_controller(settings),
-        concurrency=settings.ui_concurrency,
-        storage_secret=storage_secret(settings.cache_dir),
-    )
+    # temporary files: this process's own folder (Gradio's copies in it too), and what killed runs left goes
+    tempdirs.clean_stale()
+    os.environ.setdefault("GRADIO_TEMP_DIR", str(tempdirs.gradio_dir()))
+    controller = controller or make_controller(settings)
+    if controller.runtime is not None:
+        controller.runtime.start_recovery()  # services unreachable at start are re-probed and taken back
+    # sessions stay separate per browser and each session's own actions run in order; searches take one of
+    # the runtime's slots (PILOT_UI_CONCURRENCY), other actions never wait for them (see layout)
+    demo = build_ui(controller, storage_secret=storage_secret(settings.cache_dir))
     demo.queue()
     tune_for_serving()
     return demo
@@ -118,9 +125,25 @@ def launch(
             f"pilot started but does not answer on {demo.local_url} within {START_PATIENCE_S:.0f} s; "
             "is another program using the port?"
         )
+    reaper = SessionReaper(demo, settings.session_idle_s)
+    reaper.start()
+    demo.pilot_reaper = reaper  # type: ignore[attr-defined]  # tests and the load benchmark look at it
     if block:
+        _stop_on_sigterm()
         demo.block_thread()
     return demo
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM (a service manager, ``docker stop``) ends the server as Ctrl-C does: Gradio closes, deleting the
+    files it served, and the process's temporary folder goes at exit (``pilot.ui.tempdirs``)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 START_PATIENCE_S = 60.0

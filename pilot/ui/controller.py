@@ -14,7 +14,6 @@ import html
 import json
 import logging
 import shutil
-import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from cache import health as cache_health
 from pilot import export, limits
 from pilot.domain import profile
 from pilot.library import Library
@@ -30,10 +30,11 @@ from pilot.listfacts import numbered
 from pilot.message import Context, WorkspaceRequest, workspace_request
 from pilot.message import read as read_message
 from pilot.models import Paper, RankedPaper
+from pilot.redact import redact
 from pilot.runtime import Runtime
 from pilot.session import Reply, Session
 from pilot.sources.factory import UnavailableSource
-from pilot.ui import render
+from pilot.ui import render, tempdirs
 from pilot.ui.paramform import FormError, form_html, help_markdown, read_form
 from pilot.ui.resultmap import result_map
 from pilot.vocab import RESULT_ORDER_WORDS
@@ -110,7 +111,7 @@ class UIState:
     live_status: str = ""
     live_results: list[RankedPaper] | None = None
     updates: asyncio.Queue | None = None  # where the running session posts progress (``Controller.stream``)
-    tmpdir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="pilot-ui-"))
+    tmpdir: str = field(default_factory=tempdirs.session_dir)  # under the process's own temporary folder
     # what the download files on disk were written from, and their paths: a click that changes none of it
     # (selecting a node, opening a citation) reuses them instead of writing seven exports again
     exports_key: Any = None
@@ -152,8 +153,9 @@ class UIState:
 
     def say(self, role: str, text: str) -> None:
         # The transcript keeps raw text; the layout escapes it on the way to the Chatbot. It is sent to the
-        # browser on every action, so a long session keeps only its recent messages.
-        self.chat.append({"role": role, "content": text})
+        # browser on every action, so a long session keeps only its recent messages. No configured key reaches
+        # it, whatever quoted one (an upstream error, a pasted message).
+        self.chat.append({"role": role, "content": redact(text)})
         del self.chat[: -limits.MAX_TRANSCRIPT_MESSAGES]
 
 
@@ -205,7 +207,7 @@ class Controller:
             f"LLM: {llm}" if llm else "questions and workflows: deterministic rules (no LLM)",
         ]
         notes = [n for n in self.startup_notes + list(self.runtime.notes or []) if "LLM" not in n]
-        return "Status: " + " · ".join(parts + notes)
+        return "Status: " + " · ".join(parts + notes + cache_health.notes())
 
     def _session(self, ui: UIState) -> Session | None:
         if ui.session is None and self.runtime is not None:
@@ -899,6 +901,6 @@ def _search_key(session: Session | None) -> tuple[str, str | None] | None:
 
 
 def short_error(exc: BaseException) -> str:
-    """An exception as one short sentence for the chat (never megabytes of an echoed value)."""
-    text = str(exc).strip() or type(exc).__name__
+    """An exception as one short sentence for the chat (never megabytes of an echoed value, never a key)."""
+    text = redact(str(exc).strip()) or type(exc).__name__
     return text if len(text) <= 500 else text[:500] + "…"

@@ -43,12 +43,20 @@ def _operator_choices() -> list[tuple[str, str]]:
     return [(f"{name} — {cls.description}"[:90], name) for name, cls in sorted(all_operators().items())]
 
 
-def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str | None = None) -> gr.Blocks:
-    """``concurrency``: actions of different visitors that may run at once (one visitor's run in order).
-    ``storage_secret``: what the browser-stored library is sealed with; keep it stable across restarts
-    (``pilot.ui.app`` keeps one in the cache directory) or libraries saved before a restart are not read."""
-    workers = Workers(concurrency)
-    with gr.Blocks(title="pilot — literature search") as demo:
+# Threads the actions of all visitors run on. A search waits for one of the runtime's search slots
+# (``pilot.gate``, PILOT_UI_CONCURRENCY) on its thread, so threads are many: a greeting, a click on the library,
+# the clear button find a free one while searches queue, and never wait behind another visitor's search.
+ACTION_THREADS = 48
+# Gradio's copies of the files it served: removed hourly once an hour old, and all of them when the server stops
+DELETE_CACHE = (3600, 3600)
+
+
+def build_ui(controller: Controller, storage_secret: str | None = None, threads: int = ACTION_THREADS) -> gr.Blocks:
+    """``storage_secret``: what the browser-stored library is sealed with; keep it stable across restarts
+    (``pilot.ui.app`` keeps one in the cache directory) or libraries saved before a restart are not read.
+    ``threads``: actions of different visitors that may run at once (one visitor's run in order)."""
+    workers = Workers(threads)
+    with gr.Blocks(title="pilot — literature search", delete_cache=DELETE_CACHE) as demo:
         # a callable initial value: Gradio calls it once per browser session, so nobody shares a UIState
         state = gr.State(
             lambda: controller.new_state(), delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None
@@ -56,7 +64,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         library_store = gr.BrowserState(None, storage_key=LIBRARY_KEY, secret=storage_secret)
         with gr.Row(equal_height=False):
             gr.Markdown("## pilot — find papers around a paper or a topic")
-            gr.Markdown(controller.about(), elem_id="pilot-about", elem_classes=["pilot-about"])
+            about = gr.Markdown(controller.about(), elem_id="pilot-about", elem_classes=["pilot-about"])
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=360):
                 chatbot = gr.Chatbot(
@@ -246,6 +254,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             edit_msg,
             inspector,
             versions,
+            about,  # last: scripts that read the panels by position keep their order
         ]
 
         def _view(ui: UIState) -> list[Any]:
@@ -327,6 +336,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                     ui.session.versions if ui.session is not None else [],
                     ui.session.current_version if ui.session is not None else None,
                 ),
+                controller.about(),  # a source that came back, a cache repaired: said on the next action
             ]
 
         def _ensure(ui: UIState | None) -> UIState:

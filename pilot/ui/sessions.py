@@ -1,0 +1,91 @@
+"""Idle visitors are let go: their state, their files and what Gradio keeps for them.
+
+    reaper = SessionReaper(demo, idle_s=1800)
+    reaper.start()          # a daemon thread; ``sweep()`` does one pass (tests call it)
+
+Gradio keeps, per browser session, our ``UIState`` (the conversation, its results, earlier searches) and a
+session object holding a copy of every component's configuration and last value — for up to 10,000 sessions,
+and the session object for ever (only a ``gr.State``'s value has a time to live). Visitors who never come back
+(a closed laptop, a script's ``gradio_client``) therefore grew the server without bound. A pass removes each
+session idle for ``idle_s``, and each session whose page was closed (Gradio saw its heartbeat end) and that has
+been idle for ``closed_idle_s``: a reload or a closed tab is a new session anyway, and the few minutes cover a
+dropped connection that comes back. Its state's delete callback runs (the ``UIState`` closes and its folder of
+downloads goes), then Gradio's session object is dropped. A visitor who returns after that starts afresh; their
+library lives in their browser and comes back with the page.
+
+This reaches into Gradio's ``StateHolder`` (``session_data``, ``time_last_used``, ``delete_state``); if a Gradio
+release changes them, a pass logs one warning and does nothing rather than failing the app.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import threading
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SWEEP_EVERY_S = 30.0
+CLOSED_IDLE_S = 300.0
+
+
+class SessionReaper:
+    def __init__(self, demo: Any, idle_s: float, every_s: float = SWEEP_EVERY_S, closed_idle_s: float = CLOSED_IDLE_S):
+        self.demo = demo
+        self.idle_s = float(idle_s)
+        self.closed_idle_s = min(float(closed_idle_s), self.idle_s)
+        self.every_s = min(every_s, max(1.0, self.closed_idle_s / 2))
+        self.evicted = 0
+        self._warned = False
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def sweep(self) -> int:
+        """Drop the sessions idle for longer than ``idle_s``; how many went."""
+        holder = getattr(self.demo, "state_holder", None)
+        try:
+            sessions = holder.session_data  # type: ignore[union-attr]
+            last_used = holder.time_last_used  # type: ignore[union-attr]
+            now = datetime.datetime.now()
+            cutoff = now - datetime.timedelta(seconds=self.idle_s)
+            closed_cutoff = now - datetime.timedelta(seconds=self.closed_idle_s)
+            idle = [
+                sid
+                for sid, state in list(sessions.items())
+                if last_used.get(sid, datetime.datetime.min) < (closed_cutoff if state.is_closed else cutoff)
+            ]
+            for sid in idle:
+                holder.delete_state(sid)  # type: ignore[union-attr]  # runs the states' delete callbacks
+                with holder.lock:  # type: ignore[union-attr]
+                    sessions.pop(sid, None)
+                    last_used.pop(sid, None)
+        except Exception as exc:  # noqa: BLE001 - Gradio's internals changed: say so once, keep serving
+            if not self._warned:
+                log.warning("idle sessions cannot be evicted with this Gradio (%s: %s)", type(exc).__name__, exc)
+                self._warned = True
+            return 0
+        if idle:
+            self.evicted += len(idle)
+            log.info("evicted %d idle session(s); %d left", len(idle), len(sessions))
+        return len(idle)
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+
+        def loop() -> None:
+            while not self._stop.wait(self.every_s):
+                self.sweep()
+
+        self._thread = threading.Thread(target=loop, name="pilot-session-reaper", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def held(demo: Any) -> int:
+    """Sessions Gradio holds now (for the load benchmark and tests)."""
+    holder = getattr(demo, "state_holder", None)
+    return len(getattr(holder, "session_data", {}))
