@@ -1279,7 +1279,8 @@ class Session(BaseModel):
         names = [a.name for a in p.authors]
         by = f" by {', '.join(names[:3])}{' et al.' if len(names) > 3 else ''}" if names else ""
         reasons = explain_why(self.workflow, item)
-        head = f"#{n} “{p.title}” ({_paper_label(p).removeprefix(p.title).strip(' ()') or 'year unknown'}){by}"
+        where_when = _paper_label(p).removeprefix(p.title).strip(" ()")
+        head = f"#{n} “{p.title}”" + (f" ({where_when})" if where_when else "") + by
         lines = [head if head.endswith(".") else head + "."]  # "… et al." ends the sentence once
         lines.append("Why it is here: " + ("; ".join(reasons) if reasons else "its score in the final ranking") + ".")
         if p.abstract:

@@ -205,3 +205,16 @@ def test_an_emptied_list_says_how_to_get_the_papers_back_not_that_there_are_none
     out = render.results_html([], workflow=wf, removed=before)
     assert "No results yet" not in out and "The 50 papers listed before it are not lost" in out and "undo" in out
     assert "This search found no papers" in render.results_html([], workflow=wf)
+
+
+def test_missing_authors_are_said_once_for_the_list_not_on_every_card():
+    listed = [ranked(id=f"s2:{i}", title=f"Paper {i}", authors=[], venue=None) for i in range(3)]
+    listed.append(ranked())  # BLEU, with its authors and venue
+    markup = render.results_html(listed)
+    text = " ".join(_Tags(markup).text)
+    assert "not listed" not in text and "unknown" not in text
+    assert text.count("no authors for 3") == 1 and "no venue for 3 of these 4 papers" in text
+    card = render.card_html(listed[0])
+    meta = card.split('class="meta">', 1)[1].split("</div>", 1)[0]
+    assert meta == "2002 · 12000 citations"  # what is known, nothing in place of what is not
+    assert "no authors" not in render.results_html([ranked()])  # nothing missing: no note

@@ -18,7 +18,7 @@ from pilot import limits
 from pilot.runtime import Runtime
 from pilot.settings import Settings
 from pilot.ui.controller import Controller
-from pilot.ui.layout import CSS, build_ui
+from pilot.ui.layout import CSS, build_ui, theme
 from pilot.ui.worker import tune_for_serving
 
 log = logging.getLogger(__name__)
@@ -106,6 +106,7 @@ def launch(
         server_name=host,
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         css=CSS,
+        theme=theme(),
         auth=logins or None,
         max_file_size=limits.MAX_RECIPE_BYTES,
         prevent_thread_lock=True,

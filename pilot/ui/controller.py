@@ -357,7 +357,8 @@ class Controller:
             return f"Your library holds {n} paper{'s' if n != 1 else ''}, kept from {k} search{'es' if k != 1 else ''}."
         if asked.action == "show":
             lines = [
-                f"{i}. “{short(e.paper.title, 90)}” ({e.paper.year or 'year unknown'})"
+                f"{i}. “{short(e.paper.title, 90)}”"
+                + (f" ({e.paper.year})" if e.paper.year else "")
                 + (f" — kept from “{short(e.search, 50)}”" if e.search else "")
                 for i, e in enumerate(lib.entries[:_LIBRARY_LINES], start=1)
             ]

@@ -38,6 +38,18 @@ CSS = (
 """
 )
 
+# The machine's own fonts only: a theme font is a file the page must fetch (Gradio's default serves one, older
+# releases fetched Google Fonts), and a page that cannot fetch it draws some letters in a fallback glyph.
+SYSTEM_FONTS = (
+    "system-ui", "-apple-system", "Segoe UI", "Roboto", "Noto Sans", "Liberation Sans", "Arial", "sans-serif",
+)  # fmt: skip
+SYSTEM_MONO = ("ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "Liberation Mono", "monospace")
+
+
+def theme() -> gr.themes.Base:
+    """Gradio's default look with the system font stack: nothing to download, the same on and off line."""
+    return gr.themes.Default(font=list(SYSTEM_FONTS), font_mono=list(SYSTEM_MONO))
+
 
 def _operator_choices() -> list[tuple[str, str]]:
     return [(f"{name} — {cls.description}"[:90], name) for name, cls in sorted(all_operators().items())]
@@ -48,7 +60,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
     ``storage_secret``: what the browser-stored library is sealed with; keep it stable across restarts
     (``pilot.ui.app`` keeps one in the cache directory) or libraries saved before a restart are not read."""
     workers = Workers(concurrency)
-    with gr.Blocks(title="pilot — literature search") as demo:
+    with gr.Blocks(title="pilot — literature search", analytics_enabled=False) as demo:
         # a callable initial value: Gradio calls it once per browser session, so nobody shares a UIState
         state = gr.State(
             lambda: controller.new_state(), delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None

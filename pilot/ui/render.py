@@ -158,9 +158,29 @@ def chat_text(text: str) -> str:
 
 
 def _authors(p: Paper, limit: int = 6) -> str:
+    """The author line, escaped; "" when the source lists none (the list says so once, not every card)."""
     names = [a.name for a in p.authors if a.name]
     shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
-    return esc(shown) if shown else "authors not listed"
+    return esc(shown)
+
+
+def missing_note(papers: Sequence[Paper]) -> str:
+    """One line for what the source does not say about the listed papers ("no authors for 18 of these 50
+    papers"), so that the cards can simply leave those fields out. "" when nothing is missing."""
+    gaps = [
+        (sum(not any(a.name for a in p.authors) for p in papers), "authors"),
+        (sum(not p.venue for p in papers), "venue"),
+        (sum(not p.year for p in papers), "year"),
+    ]
+    said = [f"no {what} for {n}" for n, what in gaps if n]
+    if not said:
+        return ""
+    of = f"of these {len(papers)} papers" if len(papers) > 1 else "of this paper"
+    text = (", ".join(said[:-1]) + " and " + said[-1]) if len(said) > 1 else said[0]
+    return (
+        f'<p class="pilot-missing">The source gives {esc(text)} {of}; their cards leave those out '
+        "(and so do the exports).</p>"
+    )
 
 
 def paper_label(rank: int, r: RankedPaper, width: int = 70) -> str:
@@ -222,7 +242,7 @@ def card_html(
     """One paper as a researcher reads it: title, who/where/when, how well it matches (in words; raw
     scores on hover), why it is there, a snippet with the matched words marked, and its buttons."""
     p, ev = r.paper, r.evidence
-    meta = [_authors(p), esc(p.venue) if p.venue else None, str(p.year) if p.year else None]
+    meta = [_authors(p) or None, esc(p.venue) if p.venue else None, str(p.year) if p.year else None]
     if p.citation_count is not None:
         meta.append(f"{p.citation_count} citations")
     badges = []
@@ -330,6 +350,7 @@ def results_html(
             else "<span>none dropped</span>"
         )
         parts.append(f'<div class="pilot-delta"><b>This run:</b> {len(new)} new · {dropped}</div>')
+    parts.append(missing_note([r.paper for r in results]))
     items = [
         card_html(
             r,
