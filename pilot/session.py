@@ -98,6 +98,8 @@ from workflows.refine import (
 from workflows.refine import rate as rate_paper
 from workflows.registry import operator_or_none
 from workflows.validate import WorkflowError, validate
+from workflows.wording import changes as wording_changes
+from workflows.wording import describe_changes, step_name
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +136,8 @@ class WorkflowVersion(BaseModel):
     version: int
     workflow: Workflow
     reason: str
-    diff: list[str] = Field(default_factory=list, description="human-readable changes vs the previous version")
+    diff: list[str] = Field(default_factory=list, description="the changes vs the previous version, by operator")
+    changes: list[str] = Field(default_factory=list, description="the same changes in a researcher's words")
     intent: Intent | None = Field(None, description="what the search was asked for when this version was made")
 
 
@@ -161,7 +164,8 @@ class Reply(BaseModel):
     answer: Answer | None = None
     workflow: Workflow | None = None
     trace: RunTrace | None = None
-    diff: list[str] = Field(default_factory=list)
+    diff: list[str] = Field(default_factory=list, description="what changed in the workflow, by operator and param")
+    changes: list[str] = Field(default_factory=list, description="the same changes in a researcher's words")
     notes: list[str] = Field(default_factory=list)
     error: str | None = None
     usage: SourceUsage | None = Field(None, description="what this turn spent at remote sources")
@@ -298,6 +302,12 @@ def _direction_without_title(request: str, title: str | None) -> str | None:
     if not t or f" {t} " not in f" {req} ":
         return None
     return detect_direction(f" {req} ".replace(f" {t} ", " "), full_text=request)[0]
+
+
+def _changes(before: Workflow, after: Workflow) -> tuple[list[str], list[str]]:
+    """What changed between two versions: by operator and param (the details) and in a researcher's words."""
+    d = workflow_diff(before, after)
+    return d.summary(), describe_changes(d, before, after)
 
 
 def _carried(before: Intent, after: Intent, fields: tuple[str, ...]) -> dict[str, Any]:
@@ -616,9 +626,9 @@ class Session(BaseModel):
         self.current_version = index
         self._restore_intent()
         assert before is not None and self.workflow is not None
-        lines = workflow_diff(before, self.workflow).summary()
+        lines, plain = _changes(before, self.workflow)
         reply = await self._run([f"back to version v{version}"])
-        reply.diff = lines
+        reply.diff, reply.changes = lines, plain
         return reply
 
     @_turn
@@ -627,7 +637,8 @@ class Session(BaseModel):
             return self._error("There is no workflow to edit yet.")
         try:
             new = apply_edit(self.workflow, edit)
-            reason = f"your edit: {describe_edit(edit)}"
+            said = wording_changes(self.workflow, new)[:2]
+            reason = "your edit: " + ("; ".join(line[:1].lower() + line[1:] for line in said) or describe_edit(edit))
         except WorkflowError as exc:
             return self._error(f"That edit was not applied: {exc}")
         self._push(new, reason)
@@ -660,7 +671,7 @@ class Session(BaseModel):
         if self.workflow is None:
             return self._error("There is no workflow to run yet.")
         reply = await self._run([])
-        reply.diff = []
+        reply.diff, reply.changes = [], []
         return reply
 
     @_turn
@@ -671,9 +682,9 @@ class Session(BaseModel):
         self.current_version -= 1
         self._restore_intent()
         assert before is not None and self.workflow is not None
-        lines = workflow_diff(before, self.workflow).summary()
+        lines, plain = _changes(before, self.workflow)
         reply = await self._run([f"back to version {self.versions[self.current_version].version}"])
-        reply.diff = lines
+        reply.diff, reply.changes = lines, plain
         return reply
 
     @_turn
@@ -1520,9 +1531,14 @@ class Session(BaseModel):
     # --- workflows and runs -----------------------------------------------------------------------------
     def _push(self, wf: Workflow, reason: str) -> WorkflowVersion:
         prev = self.workflow
-        lines = workflow_diff(prev, wf).summary() if prev is not None else []
+        lines, plain = _changes(prev, wf) if prev is not None else ([], [])
         v = WorkflowVersion(
-            version=len(self.versions) + 1, workflow=wf, reason=reason, diff=lines, intent=self.intent.model_copy()
+            version=len(self.versions) + 1,
+            workflow=wf,
+            reason=reason,
+            diff=lines,
+            changes=plain,
+            intent=self.intent.model_copy(),
         )
         self.versions.append(v)
         self.current_version = len(self.versions) - 1
@@ -1654,7 +1670,7 @@ class Session(BaseModel):
         except WorkflowError as exc:  # validated before; kept so a bug is a message, not a crash
             return self._error(f"The workflow cannot run: {exc}", notes)
         self._last_run = run
-        notes = list(notes) + [f"step {n} failed: {e}" for n, e in run.errors.items()]
+        notes = list(notes) + [f"the step “{step_name(wf, n)}” failed: {e}" for n, e in run.errors.items()]
         out = run.output
         error = None
         if isinstance(out, Answer):
@@ -1701,6 +1717,7 @@ class Session(BaseModel):
             workflow=wf,
             trace=run.trace,
             diff=version.diff,
+            changes=version.changes,
             notes=notes,
             error=error,
         )

@@ -259,7 +259,7 @@ async def test_a_dead_source_costs_nothing_and_the_session_recovers(local_source
     assert s.history[-1]["role"] == "assistant"  # the failure is part of the conversation
     # a refinement whose new side step needs the source: that step fails, the rest still answers
     reply = await s.user_says("more like #2")
-    assert reply.results and any("step like failed" in n and "connection refused" in n for n in reply.notes)
+    assert reply.results and any("“a paper you liked” failed" in n and "connection refused" in n for n in reply.notes)
     # an edit everything depends on (a new anchor look-up, not cached) yields nothing: the list stays
     before = [r.paper.id for r in s.results]
     reply = await s.edit(ModifyNode(node_id="anchor", params={"query": "acl:J93-2004"}))

@@ -42,6 +42,7 @@ from workflows.graph import iter_ready
 from workflows.model import AddNode, ModifyNode, Node, RemoveNode, RunTrace, Workflow
 from workflows.refine import ResultFilters, current_filters, describe_filters, main_node
 from workflows.registry import operator_or_none
+from workflows.wording import step_name
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ class UIState:
     """Everything one browser session needs; lives in a ``gr.State``."""
 
     session: Session | None = None
-    chat: list[dict[str, str]] = field(default_factory=list)
+    chat: list[dict[str, Any]] = field(default_factory=list)  # role, content and (some) details
     trace: RunTrace | None = None
     ratings: dict[str, bool] = field(default_factory=dict)
     selected: str | None = None  # node id in the DAG panel
@@ -149,10 +150,11 @@ class UIState:
     def question(self):
         return self.session.question if self.session is not None else None
 
-    def say(self, role: str, text: str) -> None:
+    def say(self, role: str, text: str, details: list[str] | None = None) -> None:
         # The transcript keeps raw text; the layout escapes it on the way to the Chatbot. It is sent to the
-        # browser on every action, so a long session keeps only its recent messages.
-        self.chat.append({"role": role, "content": text})
+        # browser on every action, so a long session keeps only its recent messages. ``details``: the same
+        # message by operator and param, shown folded under it ("details").
+        self.chat.append({"role": role, "content": text, **({"details": list(details)} if details else {})})
         del self.chat[: -limits.MAX_TRANSCRIPT_MESSAGES]
 
 
@@ -253,12 +255,13 @@ class Controller:
             parts.append(q.text)
         if reply.error and reply.error.strip() not in reply.message:
             parts.append(f"**Problem:** {reply.error}")
-        if reply.diff:
-            parts.append("Changes: " + "; ".join(reply.diff[:6]))
+        if reply.changes or reply.diff:
+            said = reply.changes or ["the workflow changed (see the details)"]
+            parts.append("What changed: " + "; ".join(said[:6]) + ("." if not said[-1].endswith(")") else ""))
         for note in reply.notes:
             parts.append(f"_note: {note}_")
         if parts:
-            ui.say("assistant", "\n\n".join(parts))
+            ui.say("assistant", "\n\n".join(parts), details=reply.diff)
         if reply.trace is not None:
             ui.trace = reply.trace
         ui.citation = None
@@ -392,7 +395,9 @@ class Controller:
             return "This is the first version of this search: nothing has changed yet."
         shown = [r.paper.id for r in ui.results]
         new = [i for i, pid in enumerate(shown, start=1) if pid in set(ui.new_ids)]
-        what = "; ".join(now.diff[:4]) or now.reason
+        what = (
+            "; ".join(line[:1].lower() + line[1:] for line in now.changes[:4]) or "; ".join(now.diff[:4]) or now.reason
+        )
         head = f"Version {now.version} ({short(now.reason, 120)})"
         if not (new or ui.removed):  # the last action changed no list (or was no re-run): only the workflow is told
             return f"{head}. What changed in the workflow: {what}."
@@ -739,7 +744,11 @@ class Controller:
             except ValidationError as exc:
                 ui.edit_message = f"Invalid params for {node.op}: {format_problems(exc)}. Nothing was changed."
                 return ui
-        ui.say("user", f"Edit node {node.id}: {json.dumps(params, ensure_ascii=False)}")
+        ui.say(
+            "user",
+            f"Change the step “{step_name(wf, node.id)}”",
+            details=[f"edit node {node.id} ({node.op}): {json.dumps(params, ensure_ascii=False)}"],
+        )
         reply = await self._call(
             ui,
             "re-running the edited workflow",
@@ -780,7 +789,11 @@ class Controller:
         taken = {n.id for n in wf.nodes}
         new_id = next(f"{op_cls.name}_{i}" for i in range(1, 10_000) if f"{op_cls.name}_{i}" not in taken)
         edit = AddNode(node=Node(id=new_id, op=op_cls.name, params=params), after=ui.selected)
-        ui.say("user", f"Add {op_cls.name} after {ui.selected}")
+        ui.say(
+            "user",
+            f"Add a step ({op_cls.description.rstrip('.')}) after “{step_name(wf, ui.selected)}”",
+            details=[f"add {op_cls.name} after {ui.selected}"],
+        )
         previous = ui.selected
         reply = await self._call(ui, "adding the node", lambda s, e: s.edit(e), edit)
         if reply is not None and not reply.error and ui.workflow is not None and ui.workflow.has_node(new_id):
@@ -796,7 +809,7 @@ class Controller:
             ui.edit_message = "Select a node to remove."
             return ui
         node_id = ui.selected
-        ui.say("user", f"Remove node {node_id}")
+        ui.say("user", f"Remove the step “{step_name(ui.workflow, node_id)}”", details=[f"remove node {node_id}"])
         reply = await self._call(ui, "removing the node", lambda s, e: s.edit(e), RemoveNode(node_id=node_id))
         self._edit_feedback(ui, reply, f"Removed {node_id}.")
         return ui

@@ -315,7 +315,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             return [
                 ui,
                 store,
-                [{"role": m["role"], "content": render.chat_text(m["content"])} for m in ui.chat],
+                [{"role": m["role"], "content": render.chat_message(m["content"], m.get("details"))} for m in ui.chat],
                 *option_updates,
                 render.chat_text(ui.live_status),
                 panel,

@@ -19,6 +19,7 @@ from pilot.text import normalize_title
 from workflows.draw import to_svg
 from workflows.explain import match_strength, why
 from workflows.model import RunTrace, Workflow
+from workflows.wording import found_by
 
 esc = html.escape
 
@@ -157,6 +158,20 @@ def chat_text(text: str) -> str:
     return esc(text or "", quote=False).translate(_LINK_SYNTAX)
 
 
+def details_html(lines: Sequence[str], summary: str = "details") -> str:
+    """The operator-level version of what was just said, folded: one click away, never in the way."""
+    if not lines:
+        return ""
+    body = "<br>".join(f"<code>{esc(line)}</code>" for line in lines)
+    return f'<details class="pilot-details"><summary>{esc(summary)}</summary>{body}</details>'
+
+
+def chat_message(text: str, details: Sequence[str] | None = None) -> str:
+    """A chat message as safe markdown (``chat_text``) with its details folded under it."""
+    folded = details_html(list(details or []))
+    return chat_text(text) + (f"\n\n{folded}" if folded else "")
+
+
 def _authors(p: Paper, limit: int = 6) -> str:
     """The author line, escaped; "" when the source lists none (the list says so once, not every card)."""
     names = [a.name for a in p.authors if a.name]
@@ -271,9 +286,10 @@ def card_html(
     why_html = f'<div class="why">{strength_html} why: {esc(" · ".join(phrases))}</div>' if phrases else ""
     if not phrases and strength_html:
         why_html = f'<div class="why">{strength_html}</div>'
-    nodes = ", ".join(f"<code>{esc(n)}</code>" for n in ev.nodes)
-    reason = "" if phrases else (f" — {esc(ev.reason)}" if ev.reason else "")
-    attr = f' title="{esc(ev.reason, quote=True)}"' if phrases and ev.reason else ""
+    found = found_by(workflow, ev.nodes)
+    steps = [f"{n} ({workflow.node(n).op})" if workflow and workflow.has_node(n) else n for n in ev.nodes]
+    folded = details_html(steps)
+    attr = f' title="{esc(ev.reason, quote=True)}"' if ev.reason else ""  # the raw scores, on hover
     pid = esc(p.id, quote=True)
     labels = {
         "up": ("relevant", "up", "more like this: re-rank towards it", rating is True),
@@ -295,7 +311,11 @@ def card_html(
             f'<button type="button" data-copy="1" title="copy to the clipboard">{icon("copy")}'
             "<span>copy</span></button></div>"
         )
-    nodes_html = f'<div class="nodes"{attr}>found by: {nodes}{reason}</div>' if nodes else ""
+    nodes_html = (
+        f'<div class="nodes"{attr}><span class="found">found by {esc(found)}</span> {folded}</div>'
+        if found
+        else (f'<div class="nodes"{attr}>{folded}</div>' if folded else "")
+    )
     return (
         f'<{tag} class="card" data-paper-id="{pid}" data-year="{p.year or ""}">'
         f'<div class="title">{link(p.canonical_url, p.title or p.id)} {" ".join(badges)}</div>'
@@ -475,7 +495,13 @@ def versions_html(versions: Sequence[Any], current: int | None = None) -> str:
     current = len(versions) - 1 if current is None else current
     for i, v in reversed(list(enumerate(versions))):
         number = esc(str(getattr(v, "version", i + 1)))
-        diff = "\n".join(getattr(v, "diff", []) or []) or "(first version)"
+        diff = list(getattr(v, "diff", []) or [])
+        said = list(getattr(v, "changes", []) or [])
+        changes = (
+            '<ul class="changes">' + "".join(f"<li>{esc(line)}</li>" for line in said) + "</ul>"
+            if said
+            else ("" if diff else '<div class="changes first">the first version</div>')
+        )
         is_current = i == current
         mark = '<span class="badge current">current</span>' if is_current else ""
         head = (
@@ -486,7 +512,7 @@ def versions_html(versions: Sequence[Any], current: int | None = None) -> str:
         )
         items.append(
             f'<li class="{"current" if is_current else ""}" data-v="{number}">{head} {mark} '
-            f"{esc(getattr(v, 'reason', '') or '')}<pre>{esc(diff)}</pre></li>"
+            f"{esc(getattr(v, 'reason', '') or '')}{changes}{details_html(diff)}</li>"
         )
     return f'<div class="pilot-versions"><ul>{"".join(items)}</ul></div>'
 
