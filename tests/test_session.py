@@ -744,7 +744,7 @@ async def test_a_step_of_the_workflow_edited_in_words_makes_a_new_version(runtim
     await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
     versions = len(s.versions)
     reply = await s.user_says("set k to 20")  # a topic search for "set k"
-    assert len(reply.results) == 20 and len(s.versions) == versions + 1 and "top" in s.versions[-1].reason
+    assert len(reply.results) == 20 and len(s.versions) == versions + 1 and "showing 20 papers" in s.versions[-1].reason
     reply = await s.user_says("remove the magic step")  # nothing changes, the steps are listed
     assert len(s.versions) == versions + 1 and "The steps are:" in reply.message and len(reply.results) == 20
     reply = await s.user_says("rerun the workflow")
