@@ -71,6 +71,9 @@ class Settings(BaseSettings):
         le=64,
         description="UI actions running at once across all visitors; one visitor's actions always run in order",
     )
+    conversation_days: float = Field(
+        30.0, gt=0, description="days a conversation (and a recent search) is kept after its last change"
+    )
     device: Literal["cpu", "cuda", "auto"] = "cpu"
     auth: SecretStr | None = Field(
         None,

@@ -79,7 +79,7 @@ def _chat(outputs: tuple) -> str:
 
 
 def _edit_message(outputs: tuple) -> str:
-    return str(outputs[-3])  # the feedback beside the DAG editor (see layout.view_outputs)
+    return str(outputs[-4])  # the feedback beside the DAG editor (see layout.view_outputs)
 
 
 def test_a_hostile_visitors_heavy_work_does_not_hold_up_another_visitors_clicks(served, tmp_path):

@@ -190,7 +190,7 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     _wait_idle(page)
     before = _result_ids(page)
     assert len(before) >= 5
-    assert page.locator("#pilot-results .nodes").first.inner_text().startswith("found by:")
+    assert page.locator("#pilot-results .nodes .found").first.inner_text().startswith("found by the citations of")
     assert "the anchor" in page.locator("#pilot-results .why").first.inner_text()  # why it is there, in words
     assert page.locator("#pilot-results .snippet").count() > 0
     assert page.locator("#pilot-results mark").count() > 0, "no matched term is highlighted"
@@ -484,7 +484,8 @@ def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
     assert after != before and min(_result_years(page)) >= 2000
     page.get_by_role("tab", name="Workflow").click()
     expect(page.locator("#pilot-versions li.current")).to_contain_text("filters: years from 2000", timeout=TIMEOUT_MS)
-    assert "year_min" in page.locator("#pilot-versions li.current pre").inner_text()  # the diff
+    assert "Only papers from 2000 on" in page.locator("#pilot-versions li.current .changes").inner_text()
+    assert "year_min" in page.locator("#pilot-versions li.current details").text_content()  # the diff, folded
     assert page.locator("#pilot-versions button[data-version]").count() >= 1  # older versions are clickable
 
     # 6. the params form edits a step: click the cut-off step in the DAG, set k, apply
@@ -497,7 +498,7 @@ def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
     page.locator("#pilot-params-form .pf-apply").click()
     expect(page.locator("#pilot-edit-msg")).to_contain_text("Applied to top", timeout=TIMEOUT_MS)
     _wait_idle(page)
-    expect(page.locator("#pilot-versions li.current pre")).to_contain_text("k", timeout=TIMEOUT_MS)
+    expect(page.locator("#pilot-versions li.current .changes")).to_contain_text("Showing 12", timeout=TIMEOUT_MS)
     page.screenshot(path=str(ARTIFACTS / "ui-workflow.png"), full_page=True)
     page.get_by_role("tab", name="Results").click()
     assert len(_result_ids(page)) == 12

@@ -18,6 +18,7 @@ from pilot import limits
 from pilot.runtime import Runtime
 from pilot.settings import Settings
 from pilot.ui.controller import Controller
+from pilot.ui.conversations import ConversationStore
 from pilot.ui.layout import CSS, build_ui, theme
 from pilot.ui.worker import tune_for_serving
 
@@ -28,12 +29,13 @@ def make_controller(settings: Settings | None = None) -> Controller:
     """A controller over the runtime the settings describe; with no usable source the app still starts
     and the chat says what to set."""
     settings = settings or Settings()
+    store = ConversationStore.open(settings)
     try:
         runtime = Runtime.from_settings(settings)
     except Exception as exc:  # noqa: BLE001 - a missing corpus or dead network must not stop the app starting
         log.warning("no runtime: %s", exc)
-        return Controller(None, [f"Could not open a paper source: {exc}"])
-    return Controller(runtime)
+        return Controller(None, [f"Could not open a paper source: {exc}"], store=store)
+    return Controller(runtime, store=store)
 
 
 def storage_secret(cache_dir: Path) -> str | None:

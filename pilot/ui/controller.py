@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import html
 import json
 import logging
@@ -32,6 +33,17 @@ from pilot.runtime import Runtime
 from pilot.session import Reply, Session
 from pilot.sources.factory import UnavailableSource
 from pilot.ui import render
+from pilot.ui.conversations import (
+    MAX_KEPT_CHARS,
+    ChatLine,
+    ConversationRecord,
+    ConversationStore,
+    RecentSearch,
+    StoreProblem,
+    new_id,
+    new_token,
+    valid_id,
+)
 from pilot.ui.paramform import FormError, form_html, help_markdown, read_form
 from pilot.ui.resultmap import result_map
 from pilot.understand import WorkspaceRequest, workspace_request
@@ -117,6 +129,17 @@ class UIState:
     exports: dict[str, str | None] = field(default_factory=dict)
     # Gradio runs events concurrently; one user's clicks must reach their session one at a time.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # where this conversation is kept (pilot.ui.conversations): the visitor's token (never shown), this tab's
+    # conversation id, the recent-list key of each search of the conversation, and what was saved last
+    token: str | None = None
+    tab: str | None = None
+    search_keys: dict[str, str] = field(default_factory=dict)
+    saved_key: str | None = None
+    recent: list[RecentSearch] = field(default_factory=list)
+    restored: bool = False  # the conversation came back from a record: its workflow re-runs from the cache next
+    notice: str = ""  # a line for the status bar when nothing is running ("your conversation is back")
+    kept_problem_said: bool = False  # "this conversation is too large to keep" is said once
+    open_groups: list[str] = field(default_factory=list)  # groups of the workflow picture drawn opened
 
     def close(self) -> None:
         shutil.rmtree(self.tmpdir, ignore_errors=True)
@@ -161,9 +184,15 @@ class UIState:
 class Controller:
     """Actions of the UI over one shared runtime (source, caches, embedder) and per-user ``UIState``."""
 
-    def __init__(self, runtime: Runtime | None, startup_notes: list[str] | None = None):
+    def __init__(
+        self,
+        runtime: Runtime | None,
+        startup_notes: list[str] | None = None,
+        store: ConversationStore | None = None,
+    ):
         self.runtime = runtime
         self.startup_notes = list(startup_notes or [])
+        self.store = store if store is not None and store.enabled else None
 
     # --- session lifecycle ------------------------------------------------------------------
 
@@ -184,6 +213,7 @@ class Controller:
         # the library is the user's, not the conversation's: it stays
         ui.citation = ui.map_paper = None
         ui.new_ids, ui.removed = [], []
+        ui.search_keys, ui.open_groups, ui.notice, ui.restored = {}, [], "", False
         return ui
 
     def welcome(self) -> str:
@@ -440,6 +470,185 @@ class Controller:
             return self.cite(ui, paper_id)
         if act in ("up", "down"):
             return await self.rate(ui, paper_id, act == "up")
+        return ui
+
+    # --- keeping the conversation (pilot.ui.conversations) ------------------------------------------
+
+    def open_page(self, ui: UIState, library: Any, token: Any, tab_info: Any) -> UIState:
+        """On page load: the library this browser kept, and this tab's conversation as it was left (a reload).
+        ``token`` is the visitor's (a new one when missing); ``tab_info`` is ``{"tab": id, "fork": id}`` from the
+        page: the tab's conversation id (sessionStorage), or, for a duplicated tab, the id it must copy from."""
+        self.restore_library(ui, library)
+        ui.token = valid_id(token) or new_token()
+        try:
+            info = json.loads(tab_info) if isinstance(tab_info, str) and len(tab_info) < 400 else {}
+        except ValueError:
+            info = {}
+        info = info if isinstance(info, dict) else {}
+        tab, fork = valid_id(info.get("tab")), valid_id(info.get("fork"))
+        ui.tab = tab or new_id()
+        if self.store is None:
+            return ui
+        record, problem = self.store.load(ui.token, tab) if tab else (None, None)
+        if record is None and fork and not problem:
+            record, problem = self.store.load(ui.token, fork)  # a copy for this tab: the other one goes on alone
+        if record is not None:
+            problem = self._restore(ui, record)
+        if problem:
+            ui.say(
+                "assistant",
+                f"Your previous conversation in this tab could not be restored ({problem}), so it was dropped and "
+                "this one starts afresh. Your library and your recent searches are still here.",
+            )
+        ui.recent = self.store.recent(ui.token)
+        return ui
+
+    def _restore(self, ui: UIState, record: ConversationRecord) -> str | None:
+        """Put a kept conversation on screen; why it cannot be, instead (the screen is then left as it was)."""
+        session = None
+        if record.session is not None:
+            if self.runtime is None:
+                return "no paper source is configured, so its searches cannot be shown"
+            try:
+                session = Session.restore(record.session, self.runtime)
+            except (ValidationError, ValueError, TypeError) as exc:
+                log.info("kept session does not validate: %s", exc)
+                return "it was saved by another version of pilot"
+        ui.session = session
+        ui.chat = [line.model_dump(exclude_defaults=True) for line in record.chat]
+        ui.trace, ui.ratings = record.trace, dict(record.ratings)
+        wf = ui.workflow
+        ui.selected = record.selected if wf is not None and record.selected and wf.has_node(record.selected) else None
+        if wf is not None and ui.selected is None:
+            ui.selected = wf.output
+        ui.map_paper, ui.open_groups = record.map_paper, list(record.open_groups)
+        ui.search_keys = dict(record.search_keys)
+        ui.answer = session.answer if session is not None and session.phase == "answer" else None
+        ui.node_run = ui.citation = ui.last_error = None
+        ui.new_ids, ui.removed, ui.stepped = [], [], []
+        ui.map_key, ui.filters_key, ui.exports_key = ((), None), None, None
+        ui.restored = wf is not None and session is not None and session.phase in ("results", "answer")
+        when = render.ago(record.saved_at)
+        ui.notice = f"Your conversation is back as you left it{f' {when}' if when else ''}."
+        self._sync_params(ui)
+        ui.saved_key = self._fingerprint(self._record(ui))
+        return None
+
+    async def rewarm(self, ui: UIState) -> UIState:
+        """A restored conversation's workflow runs again, from the cache: the screen gets its run back (the
+        inspector, "run this step", the step walk need it) without asking any source again when nothing
+        changed. A failure keeps the results as they were kept."""
+        session = ui.session
+        if not ui.restored or session is None or session.workflow is None:
+            return ui
+        ui.restored = False
+        history, before = list(session.history), (_search_key(session), [r.paper for r in session.results])
+        queue = ui.updates
+        watching = session.observing(queue.put_nowait) if queue is not None else contextlib.nullcontext()
+        try:
+            with watching:
+                reply = await session.rerun()
+        except Exception as exc:  # noqa: BLE001 - the kept results stay on screen
+            log.exception("re-running a restored workflow failed")
+            ui.notice += f" Running its workflow again failed ({short_error(exc)}); the results are as you left them."
+            return ui
+        session.history = history  # the re-run is not a new turn of the conversation
+        if reply.trace is not None:
+            ui.trace = reply.trace
+            cached = sum(t.status == "cached" for t in reply.trace.nodes)
+            ui.notice += f" Its workflow ran again from the cache ({cached} of {len(reply.trace.nodes)} steps cached)."
+        if reply.error:
+            ui.notice += f" {reply.error}"
+        if session.phase == "answer":
+            ui.answer = session.answer
+        self._delta(ui, before)
+        return ui
+
+    def _record(self, ui: UIState) -> ConversationRecord:
+        session = ui.session
+        return ConversationRecord(
+            chat=[
+                ChatLine(role=m["role"], content=str(m["content"])[:MAX_KEPT_CHARS], details=m.get("details", [])[:50])
+                for m in ui.chat
+                if m.get("role") in ("user", "assistant")
+            ],
+            session=session.model_dump(mode="json") if session is not None else None,
+            trace=ui.trace,
+            ratings=ui.ratings,
+            selected=ui.selected,
+            map_paper=ui.map_paper,
+            open_groups=ui.open_groups,
+            search_keys=ui.search_keys,
+        )
+
+    @staticmethod
+    def _fingerprint(record: ConversationRecord) -> str:
+        return hashlib.sha1(record.model_dump_json(exclude={"saved_at"}).encode("utf-8")).hexdigest()
+
+    def save(self, ui: UIState) -> None:
+        """Keep the conversation after an action that changed it, and the search on screen in the recent list."""
+        if self.store is None or not ui.token or not ui.tab:
+            return
+        session = ui.session
+        on_screen = (
+            session is not None
+            and session.phase in ("results", "answer")
+            and (bool(session.results) or session.answer is not None)
+        )
+        if on_screen and session is not None:
+            ui.search_keys.setdefault(str(session.search_no), new_id())
+        record = self._record(ui)
+        key = self._fingerprint(record)
+        if key == ui.saved_key:
+            return
+        try:
+            self.store.save(ui.token, ui.tab, record)
+            if on_screen and session is not None:
+                label = session.request or session.intent.topic or "a search"
+                self.store.remember(
+                    ui.token,
+                    ui.search_keys[str(session.search_no)],
+                    record,
+                    label=label,
+                    results=len(session.results),
+                    answer=session.answer is not None and session.phase == "answer",
+                )
+            ui.recent = self.store.recent(ui.token)
+        except StoreProblem as exc:
+            if not ui.kept_problem_said:
+                ui.say("assistant", f"This conversation can no longer be kept for a reload: {exc}.")
+                ui.kept_problem_said = True
+        ui.saved_key = key
+
+    @property
+    def keeps_conversations(self) -> bool:
+        return self.store is not None
+
+    def current_search_key(self, ui: UIState) -> str | None:
+        session = ui.session
+        return ui.search_keys.get(str(session.search_no)) if session is not None else None
+
+    async def reopen(self, ui: UIState, key: Any) -> UIState:
+        """A recent search, back on screen as it was left (its conversation too), its workflow re-run from cache.
+        The conversation it replaces is not lost: its search is in the recent list."""
+        key = valid_id(key)
+        if self.store is None or not ui.token or key is None:
+            ui.say("assistant", "There is no such recent search.")
+            return ui
+        if key == self.current_search_key(ui):
+            ui.notice = "That search is the one on screen."
+            return ui
+        record, problem = self.store.search(ui.token, key)
+        if record is None:
+            ui.recent = self.store.recent(ui.token)
+            ui.say("assistant", f"That search could not be reopened: {problem or 'it is no longer kept'}.")
+            return ui
+        problem = self._restore(ui, record)
+        if problem:
+            ui.say("assistant", f"That search could not be reopened: {problem}.")
+            return ui
+        ui.saved_key = None  # the tab now holds the reopened conversation: keep it as this tab's
+        await self.rewarm(ui)
         return ui
 
     # --- library ----------------------------------------------------------------------------

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 MAX_OPTIONS = 5
 LIBRARY_KEY = "pilot-library"
+VISITOR_KEY = "pilot-visitor"
 PAPER_TYPES = [("surveys", "survey"), ("datasets & benchmarks", "resource"), ("methods", "method")]
 
 CSS = (
@@ -66,6 +67,8 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             lambda: controller.new_state(), delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None
         )
         library_store = gr.BrowserState(None, storage_key=LIBRARY_KEY, secret=storage_secret)
+        # the visitor's token for the kept conversations (pilot.ui.conversations), sealed like the library
+        visitor_store = gr.BrowserState(None, storage_key=VISITOR_KEY, secret=storage_secret)
         with gr.Row(equal_height=False):
             gr.Markdown("## pilot — find papers around a paper or a topic")
             gr.Markdown(controller.about(), elem_id="pilot-about", elem_classes=["pilot-about"])
@@ -90,6 +93,8 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                     )
                     send = gr.Button("Send", variant="primary", scale=1, elem_id="pilot-send")
                 search_now = gr.Button("Search now", elem_id="pilot-search-now")
+                with gr.Accordion("Recent searches", open=True, elem_id="pilot-recent-box"):
+                    recent = gr.HTML(render.recent_html([]), elem_id="pilot-recent", js_on_load=render.RECENT_JS)
             with gr.Column(scale=7, min_width=480), gr.Tabs(elem_id="pilot-tabs"):
                 with gr.Tab("Results", id="results", elem_id="pilot-tab-results"):
                     status = gr.Markdown("", elem_id="pilot-status")
@@ -222,6 +227,10 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             api_values = gr.JSON()
             api_cite, api_remove, api_toggle, api_show = (gr.Button() for _ in range(4))
             api_version_btn, api_form_btn = gr.Button(), gr.Button()
+            api_recent, api_reopen_btn = gr.Textbox(), gr.Button()
+            # this tab's conversation id: the page reads it from sessionStorage on load (OPEN_JS) and keeps what
+            # the server settles on (TAB_JS)
+            tab_box = gr.Textbox(elem_id="pilot-tab-id")
 
         view_outputs = [
             state,
@@ -258,6 +267,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             edit_msg,
             inspector,
             versions,
+            recent,
         ]
 
         def _view(ui: UIState) -> list[Any]:
@@ -317,7 +327,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                 store,
                 [{"role": m["role"], "content": render.chat_message(m["content"], m.get("details"))} for m in ui.chat],
                 *option_updates,
-                render.chat_text(ui.live_status),
+                render.chat_text(ui.live_status or ui.notice),
                 panel,
                 gr.update(choices=labelled, value=None),
                 gr.update(choices=labelled, value=kept),
@@ -339,6 +349,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                     ui.session.versions if ui.session is not None else [],
                     ui.session.current_version if ui.session is not None else None,
                 ),
+                render.recent_html(ui.recent, controller.current_search_key(ui)),
             ]
 
         def _ensure(ui: UIState | None) -> UIState:
@@ -377,6 +388,10 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
                 log.exception("UI action failed")
                 ui.say("assistant", f"Something went wrong: {short_error(exc)}")
+            try:
+                controller.save(ui)  # before the last redraw, so the recent list on screen includes this search
+            except Exception:  # noqa: BLE001 - keeping the conversation must never cost the action
+                log.exception("keeping the conversation failed")
 
         # clicks inside the HTML panels carry their data in the event (see render.RESULTS_JS / DAG_JS / …)
         def _data(evt: gr.EventData) -> dict[str, Any]:
@@ -395,6 +410,15 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         async def on_version_click(ui, evt: gr.EventData):
             async for view in _apply(ui, controller.goto_version, _data(evt).get("version")):
                 yield view
+
+        async def on_recent_click(ui, evt: gr.EventData):
+            async for view in _apply(ui, controller.reopen, _data(evt).get("recent"), working="reopening…"):
+                yield view
+
+        async def on_open(ui, library_value, token, tab_info):
+            async for view in _apply(ui, controller.open_page, library_value, token, tab_info, working="opening…"):
+                kept: UIState = view[0]
+                yield [*view, kept.token, kept.tab]
 
         async def on_map_click(ui, evt: gr.EventData):
             async for view in _apply(ui, controller.map_pick, _data(evt).get("paper")):
@@ -416,13 +440,25 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         def on(trigger, fn, desc: str, inputs: list, api_name: str, **kw: Any) -> Any:
             return trigger(action(fn, desc), [state, *inputs], view_outputs, api_name=api_name, **queue, **kw)
 
+        private: dict[str, Any] = dict(api_visibility="private")
+        # the page opens: the library and this tab's conversation come back (a reload), then its workflow
+        # re-runs from the cache
         demo.load(
-            action(controller.restore_library, "opening your library…"),
-            [state, library_store],
-            view_outputs,
-            api_name="restore_library",
+            on_open,
+            [state, library_store, visitor_store, tab_box],
+            [*view_outputs, visitor_store, tab_box],
+            js=render.OPEN_JS,
+            api_name="open_page",
             **queue,
+        ).then(None, [tab_box], None, js=render.TAB_JS).then(
+            action(controller.rewarm, "running the workflow again from the cache…"),
+            [state],
+            view_outputs,
+            **queue,
+            **private,
         )
+        recent.click(on_recent_click, [state], view_outputs, **queue, **private)
+        on(api_reopen_btn.click, controller.reopen, "reopening…", [api_recent], "reopen")
         on(send.click, controller.send, "thinking…", [text], "send").then(lambda: "", None, text)
         on(text.submit, controller.send, "thinking…", [text], "send_enter", api_visibility="undocumented").then(
             lambda: "", None, text
@@ -432,7 +468,6 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         on(search_now.click, controller.search_now, "searching…", [], "search_now")
         # the trash icon clears the chat in the browser; the conversation behind it must go too
         on(chatbot.clear, controller.clear, "starting afresh…", [], "clear_chat")
-        private: dict[str, Any] = dict(api_visibility="private")
         results.click(on_result_click, [state], view_outputs, **queue, **private)
         library.click(on_result_click, [state], view_outputs, **queue, **private)
         map_card.click(on_result_click, [state], view_outputs, **queue, **private)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,46 @@ element.addEventListener('click', (e) => {
   const b = e.target.closest('[data-version]');
   if (b) { trigger('click', {version: b.dataset.version}); }
 });
+"""
+RECENT_JS = """
+element.addEventListener('click', (e) => {
+  const b = e.target.closest('[data-recent]');
+  if (b) { e.preventDefault(); trigger('click', {recent: b.dataset.recent}); }
+});
+"""
+# Runs in the page before the load event (its value replaces the event's inputs): this tab's conversation id from
+# sessionStorage (a reload keeps it; another tab has its own). A duplicated tab starts with a copy of its original's
+# sessionStorage, so the id is asked for on a BroadcastChannel first: when another open tab answers for it, this
+# tab asks for a copy of that conversation under an id of its own ("fork"), and the two never write one record.
+OPEN_JS = """
+async (state, library, token, tab) => {
+  let mine = '', fork = '';
+  try { mine = sessionStorage.getItem('pilot-tab') || ''; } catch (e) {}
+  if (mine && 'BroadcastChannel' in window) {
+    const taken = await new Promise((done) => {
+      const ch = new BroadcastChannel('pilot-tabs');
+      const t = setTimeout(() => { ch.close(); done(false); }, 250);
+      ch.onmessage = (e) => { if (e.data && e.data.mine === mine) { clearTimeout(t); ch.close(); done(true); } };
+      ch.postMessage({who: mine});
+    });
+    if (taken) { fork = mine; mine = ''; }
+  }
+  return [state, library, token, JSON.stringify({tab: mine, fork: fork})];
+}
+"""
+# After the load event: keep the id the server settled on, and answer for it when a new tab asks (OPEN_JS).
+TAB_JS = """
+(tab) => {
+  if (!tab) return;
+  try { sessionStorage.setItem('pilot-tab', tab); } catch (e) {}
+  window.__pilotTab = tab;
+  if (!window.__pilotTabs && 'BroadcastChannel' in window) {
+    window.__pilotTabs = new BroadcastChannel('pilot-tabs');
+    window.__pilotTabs.onmessage = (e) => {
+      if (e.data && e.data.who && e.data.who === window.__pilotTab) window.__pilotTabs.postMessage({mine: e.data.who});
+    };
+  }
+}
 """
 # Wraps the gr.Plot of the map: a click on a marker sends its paper id (plotly ``customdata``).
 MAP_JS = """
@@ -566,3 +607,44 @@ def inspector_html(node_id: str | None, workflow: Workflow | None, trace: RunTra
         else:
             parts.append(f"<pre>{esc(_preview(data))}</pre>")
     return f'<div class="pilot-inspector">{"".join(parts)}</div>'
+
+
+def recent_html(entries: Sequence[Any], current: str | None = None, now: float | None = None) -> str:
+    """The recent searches (``RecentSearch``, newest first), each a button that reopens it; the one on screen
+    is marked instead."""
+    if not entries:
+        return (
+            '<p class="pilot-empty">Your searches will be listed here, to reopen any of the last 20 as you left '
+            "it (kept for this browser).</p>"
+        )
+    items = []
+    for e in entries:
+        what = "an answer" if e.answer else f"{e.results} result{'s' if e.results != 1 else ''}"
+        label = esc(short_text(e.label, 90))
+        key = esc(e.key, quote=True)
+        mine = e.key == current
+        head = (
+            f'<span class="on-screen" title="on screen now">{label}</span>'
+            if mine
+            else f'<button type="button" data-recent="{key}" title="reopen it as you left it">{label}</button>'
+        )
+        cls = ' class="current"' if mine else ""
+        items.append(f'<li data-key="{key}"{cls}>{head}<small>{esc(what)} · {esc(ago(e.saved_at, now))}</small></li>')
+    return f'<div class="pilot-recent"><ol>{"".join(items)}</ol></div>'
+
+
+def short_text(text: str, width: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def ago(when: float, now: float | None = None) -> str:
+    """ "5 minutes ago", "yesterday", "3 days ago" for a time (seconds since the epoch); "" for none."""
+    if not when:
+        return ""
+    seconds = max(0.0, (time.time() if now is None else now) - when)
+    for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= size:
+            n = int(seconds // size)
+            return "yesterday" if unit == "day" and n == 1 else f"{n} {unit}{'s' if n != 1 else ''} ago"
+    return "just now"
