@@ -181,20 +181,23 @@ def test_versions_mark_the_current_one_and_offer_the_others():
     assert [a["data-version"] for t, a in seen.tags if t == "button"] == ["3", "2"]
 
 
-def test_the_dag_fits_the_panel_and_highlights_the_selected_step():
+def test_the_workflow_tab_offers_the_picture_in_band_widths_and_lists_the_steps():
     from workflows.templates import template
 
     wf = template("sibling", "acl:P02-1040")
     html = render.workflow_html(wf, None, selected="score")
     seen = _Tags(html)
-    svg = next(a for t, a in seen.tags if t == "svg")
-    from workflows.draw import to_svg
-
-    sideways = next(a for t, a in _Tags(to_svg(wf)).tags if t == "svg")
-    # top to bottom, with long edges in narrow lanes: a 14-step plan is about as wide as the panel
-    assert int(svg["width"]) <= 1200 < int(sideways["width"])
-    assert [a["data-node"] for t, a in seen.tags if t == "g" and "selected" in a.get("class", "")] == ["score"]
-    assert {a.get("data-zoom") for t, a in seen.tags if t == "button"} == {"in", "out", "fit"}
+    variants = [a for t, a in seen.tags if t == "div" and "dag-variant" in a.get("class", "")]
+    assert len(variants) >= 3 and all(int(a["data-w"]) > 0 for a in variants)
+    assert sorted(int(a["data-w"]) for a in variants) == [int(a["data-w"]) for a in variants]  # 1, 2, 3… a band
+    # the selected step is marked in every variant and in the step list
+    assert {a["data-node"] for t, a in seen.tags if t == "g" and "selected" in a.get("class", "")} == {"score"}
+    assert "selected" in next(a["class"] for t, a in seen.tags if t == "li" and "selected" in a.get("class", ""))
+    listed = [a["data-node"] for t, a in seen.tags if t == "button" and "data-node" in a]
+    assert sorted(listed) == sorted(n.id for n in wf.nodes)  # every step, grouped or not, is a click away
+    assert {a.get("data-zoom") for t, a in seen.tags if t == "button"} >= {"in", "out", "fit"}
+    text = " ".join(seen.text)
+    assert "searches in parallel" in text and "Rank" in text and "keyword_search" not in text
 
 
 def test_an_emptied_list_says_how_to_get_the_papers_back_not_that_there_are_none_yet():

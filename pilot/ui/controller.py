@@ -52,6 +52,7 @@ from workflows.diff import short
 from workflows.explain import weak_results
 from workflows.graph import iter_ready
 from workflows.model import AddNode, ModifyNode, Node, RemoveNode, RunTrace, Workflow
+from workflows.picture import groups as picture_groups
 from workflows.refine import ResultFilters, current_filters, describe_filters, main_node
 from workflows.registry import operator_or_none
 from workflows.wording import step_name
@@ -873,6 +874,17 @@ class Controller:
             ui.node_run = None
             ui.edit_message = ""
             self._sync_params(ui)
+        return ui
+
+    def toggle_group(self, ui: UIState, group: Any) -> UIState:
+        """Open a group box of the workflow picture (its steps drawn one by one), or close it again."""
+        wf = ui.workflow
+        if wf is None or not isinstance(group, str) or group not in picture_groups(wf):
+            return ui
+        if group in ui.open_groups:
+            ui.open_groups = [g for g in ui.open_groups if g != group]
+        else:
+            ui.open_groups = [*ui.open_groups, group]
         return ui
 
     def node_help(self, ui: UIState) -> str:

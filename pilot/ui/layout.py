@@ -338,7 +338,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                 gr.update(choices=scopes, value=ui.library_scope),
                 *(download(files[f"library_{k}"]) for k in ("bibtex", "ris", "csljson")),
                 render.library_html(ui.library.entries, searches, ui.citation),
-                render.workflow_html(wf, ui.trace, ui.selected),
+                render.workflow_html(wf, ui.trace, ui.selected, ui.open_groups),
                 gr.update(choices=node_choices, value=ui.selected if wf is not None else None),
                 controller.node_form(ui),
                 controller.node_help(ui),
@@ -404,7 +404,12 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                 yield view
 
         async def on_dag_click(ui, evt: gr.EventData):
-            async for view in _apply(ui, controller.select_node, _data(evt).get("node")):
+            data = _data(evt)
+            if data.get("group"):  # a group box (or its name in the step list) opens or closes
+                async for view in _apply(ui, controller.toggle_group, data.get("group")):
+                    yield view
+                return
+            async for view in _apply(ui, controller.select_node, data.get("node")):
                 yield view
 
         async def on_version_click(ui, evt: gr.EventData):

@@ -17,7 +17,7 @@ from typing import Any
 
 from pilot.models import Answer, Paper, RankedPaper, as_json
 from pilot.text import normalize_title
-from workflows.draw import to_svg
+from pilot.ui import dag
 from workflows.explain import match_strength, why
 from workflows.model import RunTrace, Workflow
 from workflows.wording import found_by
@@ -48,45 +48,6 @@ element.addEventListener('click', (e) => {
   const b = e.target.closest('[data-act]');
   if (b) { e.preventDefault(); trigger('click', {act: b.dataset.act, id: b.dataset.id}); }
 });
-"""
-DAG_JS = """
-let drag = null, moved = false;
-const view = () => element.querySelector('.dag-view svg');
-const box = (svg) => svg.viewBox.baseVal;
-const full = (svg) => [0, 0, +svg.getAttribute('width'), +svg.getAttribute('height')];
-function zoom(svg, f) {
-  const b = box(svg), cx = b.x + b.width / 2, cy = b.y + b.height / 2;
-  b.width *= f; b.height *= f; b.x = cx - b.width / 2; b.y = cy - b.height / 2;
-}
-element.addEventListener('click', (e) => {
-  const z = e.target.closest('[data-zoom]'), svg = view();
-  if (z && svg) {
-    if (z.dataset.zoom === 'fit') {
-      const [x, y, w, h] = full(svg); Object.assign(box(svg), {x, y, width: w, height: h});
-    }
-    else zoom(svg, z.dataset.zoom === 'in' ? 0.8 : 1.25);
-    return;
-  }
-  if (moved) return;
-  const g = e.target.closest('[data-node]');
-  if (g) { trigger('click', {node: g.dataset.node}); }
-});
-element.addEventListener('wheel', (e) => {
-  const svg = view(); if (!svg || !e.target.closest('.dag-view')) return;
-  e.preventDefault(); zoom(svg, e.deltaY < 0 ? 0.9 : 1.1);
-}, {passive: false});
-element.addEventListener('pointerdown', (e) => {
-  const svg = view(); if (!svg || !e.target.closest('.dag-view')) return;
-  drag = {x: e.clientX, y: e.clientY}; moved = false;
-});
-window.addEventListener('pointermove', (e) => {
-  const svg = view(); if (!drag || !svg) return;
-  const b = box(svg), k = b.width / svg.getBoundingClientRect().width;
-  const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-  if (Math.abs(dx) + Math.abs(dy) > 3) moved = true;
-  b.x -= dx * k; b.y -= dy * k; drag = {x: e.clientX, y: e.clientY};
-});
-window.addEventListener('pointerup', () => { drag = null; setTimeout(() => { moved = false; }, 0); });
 """
 VERSIONS_JS = """
 element.addEventListener('click', (e) => {
@@ -488,28 +449,18 @@ def answer_html(answer: Answer | None) -> str:
     return f'<div class="pilot-answer"><p>{text}</p><ol class="refs" style="list-style:none">{refs}</ol></div>'
 
 
-def workflow_html(workflow: Workflow | None, trace: RunTrace | None = None, selected: str | None = None) -> str:
-    """The DAG drawing from ``workflows.draw`` (which escapes its labels), laid out top to bottom and
-    scaled to the panel's width, with zoom and pan controls (see ``DAG_JS``); or an escaped outline."""
-    if workflow is None:
-        return '<p class="pilot-empty">No workflow yet — it appears after the first search.</p>'
+def workflow_html(
+    workflow: Workflow | None,
+    trace: RunTrace | None = None,
+    selected: str | None = None,
+    open_groups: list[str] | None = None,
+) -> str:
+    """The workflow's picture and step list (``pilot.ui.dag``), or, should drawing fail, an escaped outline."""
     try:
-        svg = to_svg(workflow, trace, selected=selected, vertical=True)
+        return dag.workflow_html(workflow, trace, selected, open_groups)
     except Exception:  # noqa: BLE001 - the outline below is always available, a drawing bug must not hide the DAG
+        assert workflow is not None
         return _workflow_outline(workflow, trace)
-    tools = "".join(
-        f'<button type="button" data-zoom="{z}" title="{t}">{label}</button>'
-        for z, label, t in (
-            ("in", "+", "zoom in"),
-            ("out", "&minus;", "zoom out"),
-            ("fit", "fit", "show the whole plan"),
-        )
-    )
-    hint = "drag to pan, wheel or +/&minus; to zoom; click a step to edit it"
-    return (
-        f'<div class="pilot-dag"><div class="dag-tools">{tools}<span class="dag-hint">{hint}</span></div>'
-        f'<div class="dag-view">{svg}</div></div>'
-    )
 
 
 def _workflow_outline(workflow: Workflow, trace: RunTrace | None) -> str:
@@ -648,3 +599,6 @@ def ago(when: float, now: float | None = None) -> str:
             n = int(seconds // size)
             return "yesterday" if unit == "day" and n == 1 else f"{n} {unit}{'s' if n != 1 else ''} ago"
     return "just now"
+
+
+DAG_JS = dag.DAG_JS
