@@ -74,7 +74,7 @@ def test_every_variant_keeps_labels_legible_and_boxes_apart(open_groups):
         for i, (x, y, w, h, a) in enumerate(drawn.rects):  # no two boxes overlap
             for x2, y2, w2, h2, b in drawn.rects[i + 1 :]:
                 assert x + w <= x2 or x2 + w2 <= x or y + h <= y2 or y2 + h2 <= y, (v.per_row, a, b)
-            assert 0 <= x and x + w <= v.width and 0 <= y and y + h <= v.height
+            assert x >= 0 and x + w <= v.width and y >= 0 and y + h <= v.height
         for d in drawn.paths:  # every line stays inside the picture
             xs = [float(n) for n in re.findall(r"[-\d.]+", d)[0::2]]
             assert min(xs) >= 0 and max(xs) <= v.width, (v.per_row, d)
@@ -90,7 +90,7 @@ def test_a_25_step_plan_fits_a_wide_panel_at_full_size():
 
 def test_labels_are_words_and_escaped():
     wf = _big()
-    wf.node("filter").label = '<script>alert(1)</script>'
+    wf.node("filter").label = "<script>alert(1)</script>"
     svg = picture(wf)[1].svg
     assert "<script>" not in svg and "&lt;script&gt;" in svg
     assert "top_k" not in re.sub(r"<title>.*?</title>", "", svg, flags=re.S)  # operator names only on hover

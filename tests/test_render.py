@@ -119,7 +119,9 @@ def test_cited_answer_links_each_reference():
 def test_workflow_outline_and_inspector_escape_and_show_status():
     wf = Workflow(nodes=[Node(id="<n1>", op="filter", params={"year_min": 2008})], output="<n1>")
     trace = RunTrace(nodes=[NodeTrace(node_id="<n1>", op="filter", status="failed", seconds=0.25, error="<boom>")])
-    outline = render._workflow_outline(wf, trace)
+    from pilot.ui import dag
+
+    outline = dag._workflow_outline(wf, trace)
     assert "&lt;n1&gt;" in outline and "failed" in outline and "<n1>" not in outline
     insp = render.inspector_html("<n1>", wf, trace, {"inputs": {"in": list(range(10))}, "output": ["<x>"]})
     text = "".join(_Tags(insp).text)

@@ -9,6 +9,7 @@ running order, in words, with what else each one reads; any step there or in the
 from __future__ import annotations
 
 import html
+import json
 
 from workflows.model import RunTrace, Workflow
 from workflows.picture import FIT_SCALE_MIN, groups, main_port, picture, status_words, steps_in_order
@@ -128,9 +129,17 @@ def workflow_html(
     selected: str | None = None,
     open_groups: list[str] | None = None,
 ) -> str:
-    """The picture (in the variants ``DAG_JS`` chooses from), its tools and the step list."""
+    """The picture (in the variants ``DAG_JS`` chooses from), its tools and the step list; should drawing fail,
+    an escaped outline of the steps."""
     if workflow is None:
         return '<p class="pilot-empty">No workflow yet — it appears after the first search.</p>'
+    try:
+        return _drawn(workflow, trace, selected, open_groups)
+    except Exception:  # noqa: BLE001 - the outline is always available: a drawing bug must not hide the workflow
+        return _workflow_outline(workflow, trace)
+
+
+def _drawn(workflow: Workflow, trace: RunTrace | None, selected: str | None, open_groups: list[str] | None) -> str:
     opened = [g for g in (open_groups or []) if g in groups(workflow)]
     variants = picture(workflow, trace, selected, opened)
     drawn = "".join(
@@ -153,3 +162,18 @@ def workflow_html(
         f'<div class="dag-body"><div class="dag-view">{drawn}</div>'
         f"{steps_html(workflow, trace, selected, opened)}</div></div>"
     )
+
+
+def _workflow_outline(workflow: Workflow, trace: RunTrace | None) -> str:
+    status = {t.node_id: t.status for t in (trace.nodes if trace else [])}
+    rows = []
+    for n in workflow.nodes:
+        ins = ", ".join(f"{e.source}→{e.port}" for e in workflow.inputs_of(n.id)) or "—"
+        params = json.dumps(n.params, ensure_ascii=False)
+        st = status.get(n.id, "")
+        rows.append(
+            f"<li><code>{esc(n.id)}</code> {esc(n.op)} <small>{esc(params)}</small> ← {esc(ins)}"
+            + (f" <b>[{esc(st)}]</b>" if st else "")
+            + "</li>"
+        )
+    return f'<div class="pilot-dag"><ol>{"".join(rows)}</ol></div>'

@@ -449,35 +449,6 @@ def answer_html(answer: Answer | None) -> str:
     return f'<div class="pilot-answer"><p>{text}</p><ol class="refs" style="list-style:none">{refs}</ol></div>'
 
 
-def workflow_html(
-    workflow: Workflow | None,
-    trace: RunTrace | None = None,
-    selected: str | None = None,
-    open_groups: list[str] | None = None,
-) -> str:
-    """The workflow's picture and step list (``pilot.ui.dag``), or, should drawing fail, an escaped outline."""
-    try:
-        return dag.workflow_html(workflow, trace, selected, open_groups)
-    except Exception:  # noqa: BLE001 - the outline below is always available, a drawing bug must not hide the DAG
-        assert workflow is not None
-        return _workflow_outline(workflow, trace)
-
-
-def _workflow_outline(workflow: Workflow, trace: RunTrace | None) -> str:
-    status = {t.node_id: t.status for t in (trace.nodes if trace else [])}
-    rows = []
-    for n in workflow.nodes:
-        ins = ", ".join(f"{e.source}→{e.port}" for e in workflow.inputs_of(n.id)) or "—"
-        params = json.dumps(n.params, ensure_ascii=False)
-        st = status.get(n.id, "")
-        rows.append(
-            f"<li><code>{esc(n.id)}</code> {esc(n.op)} <small>{esc(params)}</small> ← {esc(ins)}"
-            + (f" <b>[{esc(st)}]</b>" if st else "")
-            + "</li>"
-        )
-    return f'<div class="pilot-dag"><ol>{"".join(rows)}</ol></div>'
-
-
 def versions_html(versions: Sequence[Any], current: int | None = None) -> str:
     """Each workflow version with its reason and diff lines, newest first; ``current`` (an index into
     ``versions``) is marked, and every other version is a button that makes it current again."""
@@ -601,4 +572,6 @@ def ago(when: float, now: float | None = None) -> str:
     return "just now"
 
 
+# the Workflow tab's picture and step list live in pilot.ui.dag
 DAG_JS = dag.DAG_JS
+workflow_html = dag.workflow_html
