@@ -806,7 +806,8 @@ class Controller:
         session = ui.session
         embedder = getattr(self.runtime, "embedder", None) if self.runtime is not None else None
         anchor = session.anchor if session is not None else None
-        return result_map(ui.results, anchor, embedder=embedder, query=ui.search_label)
+        direction = session.intent.direction if session is not None else None
+        return result_map(ui.results, anchor, embedder=embedder, query=ui.search_label, direction=direction)
 
     def map_view(self, ui: UIState) -> Any | None:
         """The map for the current list, or None when the list has not changed since it was drawn."""

@@ -153,17 +153,22 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
                         dl_wf = gr.DownloadButton(
                             "Workflow JSON", interactive=False, size="sm", min_width=110, elem_id="pilot-dl-workflow"
                         )
-                with gr.Tab("Map", id="map", elem_id="pilot-tab-map"):
-                    with gr.HTML(
-                        html_template="@children", js_on_load=render.MAP_JS, elem_id="pilot-map-box"
-                    ) as map_box:
+                # the card of a clicked paper sits beside the map (under it on a narrow screen, scrolled into view)
+                with gr.Tab("Map", id="map", elem_id="pilot-tab-map"), gr.Row(equal_height=False):
+                    with (
+                        gr.Column(scale=7, min_width=360),
+                        gr.HTML(
+                            html_template="@children", js_on_load=render.MAP_JS, elem_id="pilot-map-box"
+                        ) as map_box,
+                    ):
                         result_map = gr.Plot(show_label=False, elem_id="pilot-map")
-                    map_card = gr.HTML(
-                        '<p class="pilot-empty">Click a paper on the map to see its card here.</p>',
-                        elem_id="pilot-map-card",
-                        elem_classes=["pilot-card-panel"],
-                        js_on_load=render.RESULTS_JS,
-                    )
+                    with gr.Column(scale=3, min_width=230):
+                        map_card = gr.HTML(
+                            '<p class="pilot-empty">Click a paper on the map to see its card here.</p>',
+                            elem_id="pilot-map-card",
+                            elem_classes=["pilot-card-panel"],
+                            js_on_load=render.RESULTS_JS + render.CARD_IN_VIEW_JS,
+                        )
                 with gr.Tab("Library", id="library", elem_id="pilot-tab-library"):
                     with gr.Row():
                         lib_scope = gr.Dropdown(

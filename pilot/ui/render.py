@@ -95,6 +95,16 @@ TAB_JS = """
   }
 }
 """
+# The map's card: when a click on the map puts a paper in it and it is out of sight (a narrow screen stacks it
+# under the map), it is scrolled into view.
+CARD_IN_VIEW_JS = """
+new MutationObserver(() => {
+  const card = element.querySelector('[data-paper-id]');
+  if (!card) return;
+  const r = element.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) element.scrollIntoView({block: 'nearest', behavior: 'smooth'});
+}).observe(element, {childList: true, subtree: true});
+"""
 # Wraps the gr.Plot of the map: a click on a marker sends its paper id (plotly ``customdata``).
 MAP_JS = """
 const hook = () => {
