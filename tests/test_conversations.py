@@ -71,7 +71,7 @@ def _tab(tab: str, fork: str = "") -> str:
 
 
 async def _topic_search(controller: Controller, token: str, tab: str):
-    ui = controller.open_page(controller.new_state(), None, token, _tab(tab))
+    ui = await controller.open_page(controller.new_state(), None, token, _tab(tab))
     await controller.send(ui, TOPIC)
     while ui.question is not None and not ui.results:
         await controller.choose(ui, 0)
@@ -90,7 +90,7 @@ async def test_a_reload_brings_back_three_versions_the_open_question_and_the_fil
     shown = [(r.paper.id, r.evidence.nodes, r.evidence.snippet) for r in ui.results]
 
     calls = source.calls
-    back = controller.open_page(controller.new_state(), None, token, _tab(tab))  # the same tab, reloaded
+    back = await controller.open_page(controller.new_state(), None, token, _tab(tab))  # the same tab, reloaded
     assert back.chat == ui.chat
     assert [(r.paper.id, r.evidence.nodes, r.evidence.snippet) for r in back.results] == shown
     assert back.question is not None and back.question.text == ui.question.text
@@ -113,25 +113,26 @@ async def test_a_reload_brings_back_three_versions_the_open_question_and_the_fil
 async def test_visitors_and_tabs_never_see_each_others_conversations(controller):
     token, tab = new_token(), new_id()
     ui = await _topic_search(controller, token, tab)
-    other_tab = controller.open_page(controller.new_state(), None, token, _tab(new_id()))
+    other_tab = await controller.open_page(controller.new_state(), None, token, _tab(new_id()))
     assert not other_tab.results and len(other_tab.chat) == 1  # a new tab starts afresh...
     assert [e.label for e in other_tab.recent] == [TOPIC]  # ...with this browser's recent searches
-    stranger = controller.open_page(controller.new_state(), None, new_token(), _tab(tab))  # someone else, same tab id
+    # someone else, with the same tab id
+    stranger = await controller.open_page(controller.new_state(), None, new_token(), _tab(tab))
     assert not stranger.results and not stranger.recent and stranger.token != token
     # a duplicated tab asks for a copy under an id of its own: the two go on separately
-    twin = controller.open_page(controller.new_state(), None, token, _tab("", fork=tab))
+    twin = await controller.open_page(controller.new_state(), None, token, _tab("", fork=tab))
     assert twin.tab != tab and [r.paper.id for r in twin.results] == [r.paper.id for r in ui.results]
     await controller.send(twin, "only after 2005")
     controller.save(twin)
-    again = controller.open_page(controller.new_state(), None, token, _tab(tab))
+    again = await controller.open_page(controller.new_state(), None, token, _tab(tab))
     assert len(again.session.versions) == len(ui.session.versions)  # the original did not get the twin's edit
 
 
 @pytest.mark.parametrize("junk", [None, 42, "", "short", "x" * 500, "../../etc/passwd", "<script>"])
 async def test_whatever_the_browser_sends_is_checked(controller, junk):
-    ui = controller.open_page(controller.new_state(), junk, junk, junk)
+    ui = await controller.open_page(controller.new_state(), junk, junk, junk)
     assert ui.token and ui.token != junk and ui.tab and ui.tab != junk and not ui.results
-    ui = controller.open_page(controller.new_state(), None, new_token(), json.dumps({"tab": junk, "fork": junk}))
+    ui = await controller.open_page(controller.new_state(), None, new_token(), json.dumps({"tab": junk, "fork": junk}))
     assert ui.tab != junk
 
 
@@ -146,12 +147,12 @@ async def test_an_old_or_damaged_record_is_dropped_with_a_sentence(controller, s
         ("a string", "not a conversation record"),
     ]:
         store._cache.set(f"{visitor}:tab:{tab}", blob)
-        ui = controller.open_page(controller.new_state(), None, token, _tab(tab))
+        ui = await controller.open_page(controller.new_state(), None, token, _tab(tab))
         assert said in ui.chat[-1]["content"] and "starts afresh" in ui.chat[-1]["content"], blob
         assert store.load(token, tab) == (None, None)  # dropped: the next reload is quiet
     # a record whose session no longer validates (a field of another version) is dropped the same way
     store.save(token, tab, good.model_copy(update={"session": {"phase": "no such phase"}}))
-    ui = controller.open_page(controller.new_state(), None, token, _tab(tab))
+    ui = await controller.open_page(controller.new_state(), None, token, _tab(tab))
     assert "another version of pilot" in ui.chat[-1]["content"]
 
 

@@ -58,11 +58,12 @@ def storage_secret(cache_dir: Path) -> str | None:
 
 
 def build_app(settings: Settings | None = None, controller: Controller | None = None) -> gr.Blocks:
+    """The app; without a ``controller`` its sources open in the background while the page already serves."""
     settings = settings or Settings()
     # actions share one FIFO queue with settings.ui_concurrency workers (see layout); sessions stay
     # separate per browser and each session's own actions run in order
     demo = build_ui(
-        controller or make_controller(settings),
+        controller or Controller.start(settings, ConversationStore.open(settings)),
         concurrency=settings.ui_concurrency,
         storage_secret=storage_secret(settings.cache_dir),
     )

@@ -31,6 +31,7 @@ from pilot.listfacts import numbered
 from pilot.models import Paper, RankedPaper
 from pilot.runtime import Runtime
 from pilot.session import Reply, Session
+from pilot.settings import Settings
 from pilot.sources.factory import UnavailableSource
 from pilot.ui import render
 from pilot.ui.conversations import (
@@ -46,6 +47,7 @@ from pilot.ui.conversations import (
 )
 from pilot.ui.paramform import FormError, form_html, help_markdown, read_form
 from pilot.ui.resultmap import result_map
+from pilot.ui.startup import StartUp
 from pilot.understand import WorkspaceRequest, workspace_request
 from pilot.vocab import RESULT_ORDER_WORDS
 from workflows.diff import short
@@ -194,6 +196,31 @@ class Controller:
         self.runtime = runtime
         self.startup_notes = list(startup_notes or [])
         self.store = store if store is not None and store.enabled else None
+        self.starting: StartUp | None = None  # the runtime still opening in the background (``start``)
+
+    @classmethod
+    def start(cls, settings: Settings, store: ConversationStore | None = None) -> Controller:
+        """A controller whose runtime opens in the background (building the search index on a first start): the
+        page serves at once, says how far the start is, and an action waits for it."""
+        controller = cls(None, store=store)
+        controller.starting = StartUp(settings, controller._started).begin()
+        return controller
+
+    def _started(self, runtime: Runtime | None, problem: str | None) -> None:
+        self.runtime = runtime
+        if problem:
+            self.startup_notes.append(problem)
+
+    @property
+    def is_starting(self) -> bool:
+        return self.starting is not None and not self.starting.ready.is_set()
+
+    async def _wait_for_start(self, ui: UIState) -> None:
+        """Hold an action until the runtime is open, telling the page how far the start is meanwhile."""
+        while self.starting is not None and not self.starting.ready.is_set():
+            if ui.updates is not None:
+                ui.updates.put_nowait(f"Starting: {self.starting.line()} — your request runs as soon as it is done")
+            await asyncio.to_thread(self.starting.ready.wait, 1.0)
 
     # --- session lifecycle ------------------------------------------------------------------
 
@@ -220,14 +247,19 @@ class Controller:
     def welcome(self) -> str:
         """The first chat message: how to start. Configuration is the status line's business (``about``),
         except when nothing can be searched: then the chat says what to set."""
-        if self.runtime is None:
+        if self.runtime is None and not self.is_starting:
             return NO_SOURCE_HELP
-        if isinstance(self.runtime.source, UnavailableSource):
+        if self.runtime is not None and isinstance(self.runtime.source, UnavailableSource):
             return NO_SOURCE_HELP + "\n\n" + "\n".join(f"- {n}" for n in self.runtime.notes if "LLM" not in n)
         return WELCOME
 
     def about(self) -> str:
         """One line on what this server searches with (sources, LLM or rules), and its start-up notes."""
+        if self.starting is not None and self.is_starting:
+            return (
+                f"Status: starting — {self.starting.line()}. This happens once, on the first start with a corpus; "
+                "the page works meanwhile and a request waits for it."
+            )
         if self.runtime is None:
             return "Status: no paper source — " + "; ".join(self.startup_notes or ["see the chat"])
         source = getattr(self.runtime.source, "name", "?")
@@ -246,6 +278,7 @@ class Controller:
 
     async def _call(self, ui: UIState, what: str, coro_fn, *args) -> Reply | None:
         """Run one session call; show its reply (or a readable failure) in the chat."""
+        await self._wait_for_start(ui)
         session = self._session(ui)
         ui.last_error = None
         if session is None:
@@ -475,7 +508,7 @@ class Controller:
 
     # --- keeping the conversation (pilot.ui.conversations) ------------------------------------------
 
-    def open_page(self, ui: UIState, library: Any, token: Any, tab_info: Any) -> UIState:
+    async def open_page(self, ui: UIState, library: Any, token: Any, tab_info: Any) -> UIState:
         """On page load: the library this browser kept, and this tab's conversation as it was left (a reload).
         ``token`` is the visitor's (a new one when missing); ``tab_info`` is ``{"tab": id, "fork": id}`` from the
         page: the tab's conversation id (sessionStorage), or, for a duplicated tab, the id it must copy from."""
@@ -490,6 +523,8 @@ class Controller:
         ui.tab = tab or new_id()
         if self.store is None:
             return ui
+        if tab or fork:
+            await self._wait_for_start(ui)  # a kept conversation needs the sources to come back
         record, problem = self.store.load(ui.token, tab) if tab else (None, None)
         if record is None and fork and not problem:
             record, problem = self.store.load(ui.token, fork)  # a copy for this tab: the other one goes on alone

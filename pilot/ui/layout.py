@@ -71,7 +71,9 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         visitor_store = gr.BrowserState(None, storage_key=VISITOR_KEY, secret=storage_secret)
         with gr.Row(equal_height=False):
             gr.Markdown("## pilot — find papers around a paper or a topic")
-            gr.Markdown(controller.about(), elem_id="pilot-about", elem_classes=["pilot-about"])
+            about = gr.Markdown(controller.about(), elem_id="pilot-about", elem_classes=["pilot-about"])
+        # while the sources open (a first start builds the search index), the status line says how far it is
+        start_clock = gr.Timer(1.0, active=controller.is_starting)
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=360):
                 chatbot = gr.Chatbot(
@@ -469,6 +471,11 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         )
         recent.click(on_recent_click, [state], view_outputs, **queue, **private)
         on(api_reopen_btn.click, controller.reopen, "reopening…", [api_recent], "reopen")
+
+        def on_clock() -> tuple[str, Any]:
+            return controller.about(), gr.Timer(active=controller.is_starting)
+
+        start_clock.tick(on_clock, None, [about, start_clock], queue=False, show_progress="hidden", **private)
         on(send.click, controller.send, "thinking…", [text], "send").then(lambda: "", None, text)
         on(text.submit, controller.send, "thinking…", [text], "send_enter", api_visibility="undocumented").then(
             lambda: "", None, text
