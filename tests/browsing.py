@@ -167,3 +167,19 @@ def keep(page, paper_id: str) -> None:
     page.locator(f'#pilot-results button[data-act="keep"][data-id="{paper_id}"]').click()
     expect(page.locator(f'#pilot-results li[data-paper-id="{paper_id}"] .kept')).to_have_count(1, timeout=TIMEOUT_MS)
     wait_idle(page)
+
+
+@contextlib.contextmanager
+def serve_corpus(
+    shared: Path, rows: list[dict], tmp_path_factory: Any, name: str, env: dict[str, str] | None = None,
+    vector_ids: list[str] | None = None,
+) -> Iterator[tuple[str, Path]]:  # fmt: skip
+    """``python app.py`` over ``rows`` as its offline corpus (with the shared vectors, ``vector_ids`` saying whose
+    each row borrows), in a fresh cache; yields (its URL, its terminal log)."""
+    from tests.conftest import corpus_with_vectors
+
+    corpus, vectors = corpus_with_vectors(shared, rows, tmp_path_factory.mktemp(f"{name}-corpus"), vector_ids)
+    settings = {"PILOT_SOURCES": "local", "PILOT_CORPUS": str(corpus), "PILOT_CORPUS_VECTORS": str(vectors)}
+    log = tmp_path_factory.mktemp(f"{name}-log") / "app.log"
+    with serve({**settings, **(env or {})}, tmp_path_factory.mktemp(f"{name}-cache"), log) as url:
+        yield url, log

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browsing import TIMEOUT_MS, chromium, result_ids, say, search, serve, wait_idle
+from tests.browsing import TIMEOUT_MS, chromium, result_ids, say, search, serve_corpus, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -20,17 +20,10 @@ PTB_LIKE = 'papers similar to "Building a Large Annotated Corpus of English: The
 
 @pytest.fixture(scope="module")
 def app_url(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory):
-    from tests.conftest import corpus_with_vectors
-
-    corpus, vectors = corpus_with_vectors(shared, corpus_slice_rows, tmp_path_factory.mktemp("kept-corpus"))
-    env = {
-        "PILOT_SOURCES": "local",
-        "PILOT_CORPUS": str(corpus),
-        "PILOT_CORPUS_VECTORS": str(vectors),
-        "PILOT_QUESTIONS_BEFORE_RESULTS": "1",  # the next question comes with the results, and stays open
-    }
-    log = tmp_path_factory.mktemp("kept-log") / "app.log"
-    with serve(env, tmp_path_factory.mktemp("kept-cache"), log) as url:
+    # one answer before the results: the next question comes with them, and stays open
+    with serve_corpus(
+        shared, corpus_slice_rows, tmp_path_factory, "kept", env={"PILOT_QUESTIONS_BEFORE_RESULTS": "1"}
+    ) as (url, _):
         yield url
 
 

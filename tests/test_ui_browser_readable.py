@@ -18,7 +18,7 @@ from tests.browsing import (
     outside_requests,
     say,
     search,
-    serve,
+    serve_corpus,
     wait_idle,
 )
 
@@ -37,8 +37,6 @@ LABEL_SIZES = """() => {
 
 @pytest.fixture(scope="module")
 def served(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory):
-    from tests.conftest import corpus_with_vectors
-
     bleu = next(r for r in corpus_slice_rows if r["id"] == "acl:P02-1040")
     nobody = {
         "id": NOBODY, "title": "Revisiting BLEU for translation evaluation", "year": 2010, "venue": None,
@@ -46,13 +44,10 @@ def served(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory):
         "authors": [], "references": ["acl:P02-1040"], "citation_count": 900, "in_corpus_citations": 0,
         "external_ids": {}, "url": None, "source": "test",
     }  # fmt: skip
-    rows = corpus_slice_rows + [nobody]
-    d = tmp_path_factory.mktemp("readable-corpus")
-    corpus, vectors = corpus_with_vectors(shared, rows, d, [r["id"] for r in corpus_slice_rows] + [bleu["id"]])
-    env = {"PILOT_SOURCES": "local", "PILOT_CORPUS": str(corpus), "PILOT_CORPUS_VECTORS": str(vectors)}
-    log = tmp_path_factory.mktemp("readable-log") / "app.log"
-    with serve(env, tmp_path_factory.mktemp("readable-cache"), log) as url:
-        yield url, log
+    rows = corpus_slice_rows + [nobody]  # it borrows BLEU's vector: the tests are about what the page shows
+    ids = [r["id"] for r in corpus_slice_rows] + [bleu["id"]]
+    with serve_corpus(shared, rows, tmp_path_factory, "readable", vector_ids=ids) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +181,11 @@ def test_missing_authors_are_said_once_and_not_invented_in_the_export(served, br
 
 
 def test_the_terminal_said_how_the_first_start_built_its_index(served):
-    log = served[1].read_text(errors="replace")
+    import time
+
+    deadline = time.monotonic() + TIMEOUT_MS / 1000  # the page serves before the build is done
+    while "index is built" not in (log := served[1].read_text(errors="replace")) and time.monotonic() < deadline:
+        time.sleep(0.5)
     assert "pilot: building the search index, step 1 of 4: reading the corpus" in log
     assert "step 2 of 4: building the keyword index" in log
     assert "pilot: the search index is built" in log and "later starts reuse it" in log

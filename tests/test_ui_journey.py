@@ -10,19 +10,14 @@ from pathlib import Path
 import pytest
 
 from tests import journey
-from tests.browsing import ROOT, chromium, serve
+from tests.browsing import ROOT, chromium, serve_corpus
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def app_url(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory):
-    from tests.conftest import corpus_with_vectors
-
-    corpus, vectors = corpus_with_vectors(shared, corpus_slice_rows, tmp_path_factory.mktemp("journey-corpus"))
-    env = {"PILOT_SOURCES": "local", "PILOT_CORPUS": str(corpus), "PILOT_CORPUS_VECTORS": str(vectors)}
-    log = tmp_path_factory.mktemp("journey-log") / "app.log"
-    with serve(env, tmp_path_factory.mktemp("journey-cache"), log) as url:
+    with serve_corpus(shared, corpus_slice_rows, tmp_path_factory, "journey") as (url, _):
         yield url
 
 
