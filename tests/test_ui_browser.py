@@ -146,7 +146,7 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     expect(page.locator("#pilot-inspector h4")).to_have_text("anchor — anchor", timeout=TIMEOUT_MS)
     _wait_idle(page)
     page.locator("#pilot-node-pick input").click()
-    page.get_by_role("option", name=re.compile(r"^filter — filter")).click()
+    page.get_by_role("option", name=re.compile(r"^Filter.* · filter$")).click()
     expect(page.locator("#pilot-inspector h4")).to_have_text("filter — filter", timeout=TIMEOUT_MS)
     _wait_idle(page)
     page.locator("#pilot-params-json").get_by_text("Advanced: the params as JSON").click()  # the JSON view
@@ -394,7 +394,7 @@ def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
     expect(k_box).to_be_visible(timeout=TIMEOUT_MS)
     k_box.fill("12")
     page.locator("#pilot-params-form .pf-apply").click()
-    expect(page.locator("#pilot-edit-msg")).to_contain_text("Applied to top", timeout=TIMEOUT_MS)
+    expect(page.locator("#pilot-edit-msg")).to_contain_text("Applied to the step “keep the best", timeout=TIMEOUT_MS)
     _wait_idle(page)
     expect(page.locator("#pilot-versions li.current .changes")).to_contain_text("Showing 12", timeout=TIMEOUT_MS)
     page.screenshot(path=str(ARTIFACTS / "ui-workflow.png"), full_page=True)

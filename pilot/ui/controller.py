@@ -1012,7 +1012,7 @@ class Controller:
             lambda s, e: s.edit(e),
             ModifyNode(node_id=node.id, params=params, replace=True),
         )
-        self._edit_feedback(ui, reply, f"Applied to {node.id} and re-ran.", keep_text=text)
+        self._edit_feedback(ui, reply, f"Applied to the step “{step_name(wf, node.id)}” and re-ran.", keep_text=text)
         return ui
 
     def _edit_feedback(self, ui: UIState, reply: Reply | None, ok: str, keep_text: str | None = None) -> None:

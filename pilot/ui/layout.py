@@ -288,7 +288,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
             labelled = [(render.paper_label(i, r), r.paper.id) for i, r in enumerate(res, start=1)]
             files = controller.export_files(ui)
             wf = ui.workflow
-            node_choices = [(f"{n.id} — {n.op}", n.id) for n in wf.nodes] if wf else []
+            node_choices = [(render.step_choice(wf, n.id), n.id) for n in wf.nodes] if wf else []
             kept = ui.kept_ids
             panel = render.answer_html(ui.answer)
             if res or ui.answer is None:
@@ -430,7 +430,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         async def on_open(ui, library_value, token, tab_info):
             async for view in _apply(ui, controller.open_page, library_value, token, tab_info, working="opening…"):
                 kept: UIState = view[0]
-                yield [*view, kept.token, kept.tab]
+                yield [*view, kept.token, kept.tab, controller.about()]
 
         async def on_map_click(ui, evt: gr.EventData):
             async for view in _apply(ui, controller.map_pick, _data(evt).get("paper")):
@@ -458,7 +458,7 @@ def build_ui(controller: Controller, concurrency: int = 4, storage_secret: str |
         demo.load(
             on_open,
             [state, library_store, visitor_store, tab_box],
-            [*view_outputs, visitor_store, tab_box],
+            [*view_outputs, visitor_store, tab_box, about],
             js=render.OPEN_JS,
             api_name="open_page",
             **queue,

@@ -20,7 +20,7 @@ from pilot.text import normalize_title
 from pilot.ui import dag
 from workflows.explain import match_strength, why
 from workflows.model import RunTrace, Workflow
-from workflows.wording import found_by
+from workflows.wording import found_by, step_name
 
 esc = html.escape
 
@@ -168,6 +168,12 @@ def chat_text(text: str) -> str:
     """A chat message as safe markdown: markup from sources shows as text, markdown emphasis still works,
     and no link or image can be formed (pilot's own messages use neither)."""
     return esc(text or "", quote=False).translate(_LINK_SYNTAX)
+
+
+def step_choice(wf: Workflow, node_id: str) -> str:
+    """A step as the step picker lists it: its name in words, then its id (plain text)."""
+    name = step_name(wf, node_id)
+    return f"{name[:1].upper()}{name[1:]} · {node_id}"
 
 
 def details_html(lines: Sequence[str], summary: str = "details") -> str:

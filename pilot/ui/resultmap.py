@@ -289,5 +289,10 @@ def result_map(
         y_axis = {"tickformat": "d", "rangemode": "tozero", "range": [-0.5, top + 1.6]}
     fig.update_yaxes(title_text=axis, gridcolor="#eeeeee", zeroline=False, **y_axis)
     title = f"{len(papers)} papers by year and {measure}"
-    fig.update_layout(title={"text": title, "x": 0, "font": {"size": 13}})
+    # the title sits under the plot's tool bar (which shows over the top right corner), not behind it
+    fig.update_layout(
+        title={"text": title, "x": 0, "y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 34}},
+        title_font={"size": 13},
+        margin={"t": 66},
+    )
     return fig
