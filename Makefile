@@ -5,6 +5,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 CORPUS ?= $(abspath ../shared/corpus/papers.jsonl.gz)
 TORCH ?= torch==2.13.0
+HOST ?= 127.0.0.1
+PORT ?= 7860
 
 .PHONY: install run check test bench clean
 
@@ -18,7 +20,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 run: install
-	PILOT_CORPUS="$(CORPUS)" $(PY) app.py
+	PILOT_CORPUS="$(CORPUS)" GRADIO_SERVER_NAME="$(HOST)" GRADIO_SERVER_PORT="$(PORT)" $(PY) app.py
 
 # lint + import order + format, the layering contract of DESIGN.md, types: each must be clean
 check: install

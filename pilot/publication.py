@@ -87,10 +87,16 @@ def acl_id(paper: Paper) -> str | None:
     return found if (_NEW_ACL_ID.match(found) or _OLD_ACL_ID.match(found)) else None
 
 
+_CORR_KEY = re.compile(r"^journals/corr/abs-(\d{4})-(\d{4,5})$")
+
+
 def _arxiv_id(paper: Paper) -> str | None:
+    """The arXiv id, from the external ids or from a DBLP CoRR key (``journals/corr/abs-1810-04805``)."""
     for key, value in paper.external_ids.items():
         if key.lower() == "arxiv" and value:
             return str(value).strip()
+        if key.upper() == "DBLP" and isinstance(value, str) and (m := _CORR_KEY.match(value.strip())):
+            return f"{m.group(1)}.{m.group(2)}"
     return None
 
 
@@ -106,6 +112,21 @@ def _from_acl_id(aid: str, year: int | None) -> tuple[str | None, str, str | Non
         return t["acl_codes"].get(code), t["acl_volumes"].get(volume, ""), None
     m = _OLD_ACL_ID.match(aid)
     return (t["acl_letters"].get(m.group(1)) if m else None), "", None
+
+
+_DBLP_KEY = re.compile(r"^(conf|journals)/([a-z0-9]+)/")
+
+
+def _from_dblp(paper: Paper) -> tuple[PublicationKind, str | None]:
+    """(kind, series) a DBLP key witnesses: ``conf/acl/…`` a conference paper of the ACL series, ``journals/corr/…``
+    an arXiv preprint (CoRR), ``journals/tacl/…`` a journal article; ("unknown", None) without one."""
+    key = next((str(v) for k, v in paper.external_ids.items() if k.upper() == "DBLP" and isinstance(v, str)), "")
+    m = _DBLP_KEY.match(key.strip())
+    if not m:
+        return "unknown", None
+    if m.group(1) == "conf":
+        return "conference", m.group(2)
+    return ("preprint", None) if m.group(2) == "corr" else ("journal", m.group(2))
 
 
 def _kind_of_name(name: str) -> PublicationKind:
@@ -192,4 +213,22 @@ def publication(paper: Paper) -> Publication:
         return Publication(
             kind="preprint", container=f"arXiv preprint arXiv:{arxiv}", short="arXiv", arxiv_id=arxiv, url=url
         )
-    return Publication(kind="unknown", acl_id=aid, url=url)
+    if aid:
+        # an Anthology id outside the main series' table (``W09-0401``, ``2021.wmt-1.5``): a workshop's (or a
+        # smaller event's) proceedings, published by the ACL; their name is not in the id, so it is left out
+        return Publication(kind="workshop", publisher="Association for Computational Linguistics", acl_id=aid, url=url)
+    # no venue name: a DBLP key still says what kind of publication it is (and often its series); a name
+    # nobody gave is left out rather than made up
+    kind, series = _from_dblp(paper)
+    short = t["by_key"].get(_key(series)) if series else None
+    if short and t["venues"][short]["kind"] == kind:
+        entry = t["venues"][short]
+        return Publication(
+            kind=kind,
+            container=_fill(short, year),
+            short=short,
+            publisher=entry.get("publisher"),
+            acl_id=aid,
+            url=url,
+        )
+    return Publication(kind=kind, acl_id=aid, url=url)

@@ -88,6 +88,8 @@ from workflows.refine import (
 from workflows.refine import rate as rate_paper
 from workflows.registry import operator_or_none
 from workflows.validate import WorkflowError, validate
+from workflows.wording import changes as wording_changes
+from workflows.wording import describe_changes, step_name
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +128,8 @@ class WorkflowVersion(BaseModel):
     version: int
     workflow: Workflow
     reason: str
-    diff: list[str] = Field(default_factory=list, description="human-readable changes vs the previous version")
+    diff: list[str] = Field(default_factory=list, description="the changes vs the previous version, by operator")
+    changes: list[str] = Field(default_factory=list, description="the same changes in a researcher's words")
     intent: Intent | None = Field(None, description="what the search was asked for when this version was made")
 
 
@@ -153,7 +156,8 @@ class Reply(BaseModel):
     answer: Answer | None = None
     workflow: Workflow | None = None
     trace: RunTrace | None = None
-    diff: list[str] = Field(default_factory=list)
+    diff: list[str] = Field(default_factory=list, description="what changed in the workflow, by operator and param")
+    changes: list[str] = Field(default_factory=list, description="the same changes in a researcher's words")
     notes: list[str] = Field(default_factory=list)
     error: str | None = None
     usage: SourceUsage | None = Field(None, description="what this turn spent at remote sources")
@@ -321,6 +325,12 @@ def _pick_earlier(earlier: list[dict[str, Any]], current: int, msg: Message) -> 
 
     best = max(earlier, key=lambda d: (overlap(d), d["search_no"]))
     return best["search_no"] if overlap(best) else None
+
+
+def _changes(before: Workflow, after: Workflow) -> tuple[list[str], list[str]]:
+    """What changed between two versions: by operator and param (the details) and in a researcher's words."""
+    d = workflow_diff(before, after)
+    return d.summary(), describe_changes(d, before, after)
 
 
 def _carried(before: Intent, after: Intent, fields: tuple[str, ...]) -> dict[str, Any]:
@@ -636,9 +646,9 @@ class Session(BaseModel):
         self.current_version = index
         self._restore_intent()
         assert before is not None and self.workflow is not None
-        lines = workflow_diff(before, self.workflow).summary()
+        lines, plain = _changes(before, self.workflow)
         reply = await self._run([f"back to version v{version}"])
-        reply.diff = lines
+        reply.diff, reply.changes = lines, plain
         return reply
 
     @_turn
@@ -647,7 +657,8 @@ class Session(BaseModel):
             return self._error("There is no workflow to edit yet.")
         try:
             new = apply_edit(self.workflow, edit)
-            reason = f"your edit: {describe_edit(edit)}"
+            said = wording_changes(self.workflow, new)[:2]
+            reason = "your edit: " + ("; ".join(line[:1].lower() + line[1:] for line in said) or describe_edit(edit))
         except WorkflowError as exc:
             return self._error(f"That edit was not applied: {exc}")
         self._push(new, reason)
@@ -680,7 +691,7 @@ class Session(BaseModel):
         if self.workflow is None:
             return self._error("There is no workflow to run yet.")
         reply = await self._run([])
-        reply.diff = []
+        reply.diff, reply.changes = [], []
         return reply
 
     @_turn
@@ -691,9 +702,9 @@ class Session(BaseModel):
         self.current_version -= 1
         self._restore_intent()
         assert before is not None and self.workflow is not None
-        lines = workflow_diff(before, self.workflow).summary()
+        lines, plain = _changes(before, self.workflow)
         reply = await self._run([f"back to version {self.versions[self.current_version].version}"])
-        reply.diff = lines
+        reply.diff, reply.changes = lines, plain
         return reply
 
     @_turn
@@ -1294,7 +1305,8 @@ class Session(BaseModel):
         names = [a.name for a in p.authors]
         by = f" by {', '.join(names[:3])}{' et al.' if len(names) > 3 else ''}" if names else ""
         reasons = explain_why(self.workflow, item)
-        head = f"#{n} “{p.title}” ({_paper_label(p).removeprefix(p.title).strip(' ()') or 'year unknown'}){by}"
+        where_when = _paper_label(p).removeprefix(p.title).strip(" ()")
+        head = f"#{n} “{p.title}”" + (f" ({where_when})" if where_when else "") + by
         lines = [head if head.endswith(".") else head + "."]  # "… et al." ends the sentence once
         lines.append("Why it is here: " + ("; ".join(reasons) if reasons else "its score in the final ranking") + ".")
         if p.abstract:
@@ -1527,9 +1539,14 @@ class Session(BaseModel):
     # --- workflows and runs -----------------------------------------------------------------------------
     def _push(self, wf: Workflow, reason: str) -> WorkflowVersion:
         prev = self.workflow
-        lines = workflow_diff(prev, wf).summary() if prev is not None else []
+        lines, plain = _changes(prev, wf) if prev is not None else ([], [])
         v = WorkflowVersion(
-            version=len(self.versions) + 1, workflow=wf, reason=reason, diff=lines, intent=self.intent.model_copy()
+            version=len(self.versions) + 1,
+            workflow=wf,
+            reason=reason,
+            diff=lines,
+            changes=plain,
+            intent=self.intent.model_copy(),
         )
         self.versions.append(v)
         self.current_version = len(self.versions) - 1
@@ -1711,7 +1728,7 @@ class Session(BaseModel):
         except WorkflowError as exc:  # validated before; kept so a bug is a message, not a crash
             return self._error(f"The workflow cannot run: {exc}", notes)
         self._last_run = self._kept(run)
-        notes = list(notes) + [f"step {n} failed: {e}" for n, e in run.errors.items()]
+        notes = list(notes) + [f"the step “{step_name(wf, n)}” failed: {e}" for n, e in run.errors.items()]
         out = run.output
         error = None
         if isinstance(out, Answer):
@@ -1760,6 +1777,7 @@ class Session(BaseModel):
             workflow=wf,
             trace=run.trace,
             diff=version.diff,
+            changes=version.changes,
             notes=notes,
             error=error,
         )

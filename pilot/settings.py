@@ -90,6 +90,9 @@ class Settings(BaseSettings):
         description="seconds after a visitor's last action when the app lets their session go (state, downloads, "
         "Gradio's copy); their library stays in their browser",
     )
+    conversation_days: float = Field(
+        30.0, gt=0, description="days a conversation (and a recent search) is kept after its last change"
+    )
     device: Literal["cpu", "cuda", "auto"] = "cpu"
     auth: SecretStr | None = Field(
         None,

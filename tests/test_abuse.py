@@ -244,8 +244,9 @@ def user_text_patterns(runtime):
         asyncio.run(talk())
     for name in (
         "pilot.intent",
-        "pilot.understand",
-        "pilot.topic",
+        "pilot.message",
+        "pilot.reading.reader",
+        "pilot.reading.spans",
         "pilot.kg.classify",
         "workflows.refine",
         "clarifier.policy",

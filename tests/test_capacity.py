@@ -171,7 +171,6 @@ def test_idle_sessions_and_their_folders_go(local_source, tmp_path):
     from gradio_client import Client
 
     from pilot.settings import Settings
-
     from pilot.ui.sessions import SessionReaper
 
     settings = Settings(_env_file=None, cache_dir=tmp_path)

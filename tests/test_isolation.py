@@ -79,7 +79,7 @@ def _chat(outputs: tuple) -> str:
 
 
 def _edit_message(outputs: tuple) -> str:
-    return str(outputs[-4])  # the feedback beside the DAG editor (see layout.view_outputs: the status line is last)
+    return str(outputs[-5])  # the feedback beside the DAG editor (see layout.view_outputs: recent, status line last)
 
 
 def test_a_hostile_visitors_heavy_work_does_not_hold_up_another_visitors_clicks(served, tmp_path):

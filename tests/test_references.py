@@ -130,3 +130,43 @@ def test_venues_outside_the_table_are_typed_by_their_words():
         "workshop",
         "Proceedings of the SIGdial Workshop On Discourse And Dialogue",
     )
+
+
+# --- what is known decides, and nothing is invented (issue 30) --------------------------------------
+
+
+def test_entry_types_come_from_what_the_ids_say_when_no_venue_is_named():
+    workshop = _p("acl:W09-0401", "Findings of the 2009 Workshop on Statistical Machine Translation", None, 2009)
+    main = _p("acl:2020.acl-main.1", "A main-conference paper", None, 2020)
+    nips = _p("s2:1", "Attention Is All You Need", None, 2017, external_ids={"DBLP": "conf/nips/VaswaniSPUJGKP17"})
+    nature = _p("s2:2", "Deep learning", None, 2015, external_ids={"DBLP": "journals/nature/LeCunBH15"})
+    corr = _p("s2:3", "BERT", None, 2019, external_ids={"DBLP": "journals/corr/abs-1810-04805"})
+    lib = bibtexparser.parse_string(export.to_bibtex([workshop, main, nips, nature, corr, NOWHERE]))
+    by_note = {e.fields_dict["note"].value.removeprefix("pilot id: "): e for e in lib.entries}
+    assert {pid: e.entry_type for pid, e in by_note.items()} == {
+        workshop.id: "inproceedings", main.id: "inproceedings", nips.id: "inproceedings",
+        nature.id: "article", corr.id: "article", NOWHERE.id: "misc",
+    }  # fmt: skip
+    # what the id names is written out; what it does not name (which workshop, which journal) is left out
+    assert by_note[main.id].fields_dict["booktitle"].value.startswith("Proceedings of the 58th Annual Meeting")
+    assert by_note[nips.id].fields_dict["booktitle"].value == "Advances in Neural Information Processing Systems 30"
+    assert "booktitle" not in by_note[workshop.id].fields_dict
+    assert by_note[workshop.id].fields_dict["publisher"].value == "Association for Computational Linguistics"
+    assert "journal" not in by_note[nature.id].fields_dict
+    assert by_note[corr.id].fields_dict["eprint"].value == "1810.04805"  # the CoRR key holds the arXiv id
+    ris = {r["notes"][0].removeprefix("pilot id: "): r for r in rispy.loads(export.to_ris([workshop, nature]))}
+    assert ris[workshop.id]["type_of_reference"] == "CPAPER" and ris[nature.id]["type_of_reference"] == "JOUR"
+
+
+def test_keys_never_read_anon_when_a_title_exists():
+    nobody = [
+        _p("s2:10", "Building a Large Annotated Corpus of English", None, 1993, ()),
+        _p("s2:11", "The Penn Treebank: an overview", "ACL", 2003, ("",)),  # an empty name is no author
+        _p("s2:12", "2001: a corpus", None, None, ()),
+    ]
+    keys = export.bibtex_keys(nobody)
+    assert keys == {"s2:10": "building1993large", "s2:11": "penn2003treebank", "s2:12": "paper2001corpus"}
+    assert not any("anon" in k for k in keys.values())
+    entries = {e.key: e for e in bibtexparser.parse_string(export.to_bibtex(nobody)).entries}
+    assert "author" not in entries["building1993large"].fields_dict  # omitted, not invented
+    assert "year" not in entries["paper2001corpus"].fields_dict

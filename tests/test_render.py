@@ -119,7 +119,9 @@ def test_cited_answer_links_each_reference():
 def test_workflow_outline_and_inspector_escape_and_show_status():
     wf = Workflow(nodes=[Node(id="<n1>", op="filter", params={"year_min": 2008})], output="<n1>")
     trace = RunTrace(nodes=[NodeTrace(node_id="<n1>", op="filter", status="failed", seconds=0.25, error="<boom>")])
-    outline = render._workflow_outline(wf, trace)
+    from pilot.ui import dag
+
+    outline = dag._workflow_outline(wf, trace)
     assert "&lt;n1&gt;" in outline and "failed" in outline and "<n1>" not in outline
     insp = render.inspector_html("<n1>", wf, trace, {"inputs": {"in": list(range(10))}, "output": ["<x>"]})
     text = "".join(_Tags(insp).text)
@@ -181,20 +183,23 @@ def test_versions_mark_the_current_one_and_offer_the_others():
     assert [a["data-version"] for t, a in seen.tags if t == "button"] == ["3", "2"]
 
 
-def test_the_dag_fits_the_panel_and_highlights_the_selected_step():
+def test_the_workflow_tab_offers_the_picture_in_band_widths_and_lists_the_steps():
     from workflows.templates import template
 
     wf = template("sibling", "acl:P02-1040")
     html = render.workflow_html(wf, None, selected="score")
     seen = _Tags(html)
-    svg = next(a for t, a in seen.tags if t == "svg")
-    from workflows.draw import to_svg
-
-    sideways = next(a for t, a in _Tags(to_svg(wf)).tags if t == "svg")
-    # top to bottom, with long edges in narrow lanes: a 14-step plan is about as wide as the panel
-    assert int(svg["width"]) <= 1200 < int(sideways["width"])
-    assert [a["data-node"] for t, a in seen.tags if t == "g" and "selected" in a.get("class", "")] == ["score"]
-    assert {a.get("data-zoom") for t, a in seen.tags if t == "button"} == {"in", "out", "fit"}
+    variants = [a for t, a in seen.tags if t == "div" and "dag-variant" in a.get("class", "")]
+    assert len(variants) >= 3 and all(int(a["data-w"]) > 0 for a in variants)
+    assert sorted(int(a["data-w"]) for a in variants) == [int(a["data-w"]) for a in variants]  # 1, 2, 3… a band
+    # the selected step is marked in every variant and in the step list
+    assert {a["data-node"] for t, a in seen.tags if t == "g" and "selected" in a.get("class", "")} == {"score"}
+    assert "selected" in next(a["class"] for t, a in seen.tags if t == "li" and "selected" in a.get("class", ""))
+    listed = [a["data-node"] for t, a in seen.tags if t == "button" and "data-node" in a]
+    assert sorted(listed) == sorted(n.id for n in wf.nodes)  # every step, grouped or not, is a click away
+    assert {a.get("data-zoom") for t, a in seen.tags if t == "button"} >= {"in", "out", "fit"}
+    text = " ".join(seen.text)
+    assert "searches in parallel" in text and "Rank" in text and "keyword_search" not in text
 
 
 def test_an_emptied_list_says_how_to_get_the_papers_back_not_that_there_are_none_yet():
@@ -205,3 +210,16 @@ def test_an_emptied_list_says_how_to_get_the_papers_back_not_that_there_are_none
     out = render.results_html([], workflow=wf, removed=before)
     assert "No results yet" not in out and "The 50 papers listed before it are not lost" in out and "undo" in out
     assert "This search found no papers" in render.results_html([], workflow=wf)
+
+
+def test_missing_authors_are_said_once_for_the_list_not_on_every_card():
+    listed = [ranked(id=f"s2:{i}", title=f"Paper {i}", authors=[], venue=None) for i in range(3)]
+    listed.append(ranked())  # BLEU, with its authors and venue
+    markup = render.results_html(listed)
+    text = " ".join(_Tags(markup).text)
+    assert "not listed" not in text and "unknown" not in text
+    assert text.count("no authors for 3") == 1 and "no venue for 3 of these 4 papers" in text
+    card = render.card_html(listed[0])
+    meta = card.split('class="meta">', 1)[1].split("</div>", 1)[0]
+    assert meta == "2002 · 12000 citations"  # what is known, nothing in place of what is not
+    assert "no authors" not in render.results_html([ranked()])  # nothing missing: no note

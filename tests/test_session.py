@@ -181,10 +181,10 @@ async def test_no_usable_source_gives_readable_errors_not_exceptions(tmp_path):
      ("papers that cite BLEU", "successor")],
 )  # fmt: skip
 def test_citing_and_like_phrasings_name_the_direction(request_text, direction):
-    from pilot.intent import parse_request
+    from pilot.message import Context, read
 
-    parsed = parse_request(request_text)
-    assert parsed.intent.direction == direction and parsed.anchor_query == "BLEU"
+    parsed = read(request_text, Context()).request
+    assert parsed is not None and parsed.intent.direction == direction and parsed.anchor_query == "BLEU"
 
 
 async def test_a_paper_called_by_its_name_is_taken_and_said(local_source):
@@ -261,7 +261,7 @@ async def test_a_dead_source_costs_nothing_and_the_session_recovers(local_source
     assert s.history[-1]["role"] == "assistant"  # the failure is part of the conversation
     # a refinement whose new side step needs the source: that step fails, the rest still answers
     reply = await s.user_says("more like #2")
-    assert reply.results and any("step like failed" in n and "connection refused" in n for n in reply.notes)
+    assert reply.results and any("“a paper you liked” failed" in n and "connection refused" in n for n in reply.notes)
     # an edit everything depends on (a new anchor look-up, not cached) yields nothing: the list stays
     before = [r.paper.id for r in s.results]
     reply = await s.edit(ModifyNode(node_id="anchor", params={"query": "acl:J93-2004"}))
@@ -746,7 +746,7 @@ async def test_a_step_of_the_workflow_edited_in_words_makes_a_new_version(runtim
     await _answer_until_results(s, await s.user_says("What should I read on machine translation?"))
     versions = len(s.versions)
     reply = await s.user_says("set k to 20")  # a topic search for "set k"
-    assert len(reply.results) == 20 and len(s.versions) == versions + 1 and "top" in s.versions[-1].reason
+    assert len(reply.results) == 20 and len(s.versions) == versions + 1 and "showing 20 papers" in s.versions[-1].reason
     reply = await s.user_says("remove the magic step")  # nothing changes, the steps are listed
     assert len(s.versions) == versions + 1 and "The steps are:" in reply.message and len(reply.results) == 20
     reply = await s.user_says("rerun the workflow")

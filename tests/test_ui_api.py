@@ -16,10 +16,10 @@ from pilot.ui.controller import Controller
 from tests.serving import served_app
 
 DOCUMENTED = {
-    "/restore_library", "/send", "/choose_0", "/search_now", "/rate_up", "/rate_down", "/keep", "/keep_all",
+    "/open_page", "/send", "/choose_0", "/search_now", "/rate_up", "/rate_down", "/keep", "/keep_all",
     "/toggle_keep", "/remove_from_library", "/cite", "/filter_results", "/clear_filters", "/library_scope",
     "/show_card", "/select_node", "/edit_node", "/edit_node_form", "/add_node", "/remove_node", "/undo", "/step",
-    "/run_node", "/run_all", "/load_workflow", "/goto_version", "/clear_chat",
+    "/run_node", "/run_all", "/load_workflow", "/goto_version", "/clear_chat", "/reopen",
 }  # fmt: skip
 
 

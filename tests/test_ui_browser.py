@@ -8,31 +8,28 @@ Needs chromium: ``bash scripts/ensure-browser.sh`` installs it (``make test`` ru
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests import bibparse
-from tests.prereq import missing
-from tests.serving import free_port
+from tests.browsing import (
+    ROOT,
+    TIMEOUT_MS,
+    chromium,
+    serve,
+)
+from tests.browsing import download as _download
+from tests.browsing import keep as _keep
+from tests.browsing import result_ids as _result_ids
+from tests.browsing import result_years as _result_years
+from tests.browsing import search as _search
+from tests.browsing import wait_idle as _wait_idle
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 SCREENSHOT = ROOT / "artifacts" / "ui-after-search.png"
 
 ANCHOR = "acl:P02-1040"  # BLEU (2002); the slice keeps the papers that cite it
@@ -44,7 +41,6 @@ EVIL_TITLE = (
     " BLEU & friends: evaluating machine translation with n-gram precision"
 )
 YEAR_CUT = 2009
-TIMEOUT_MS = 120_000
 
 
 @pytest.fixture(scope="module")
@@ -66,47 +62,9 @@ def ui_corpus(shared: Path, corpus_slice_rows: list[dict], tmp_path_factory) -> 
     return corpus_with_vectors(shared, rows, d, [r["id"] for r in corpus_slice_rows] + [bleu["id"]])
 
 
-@contextlib.contextmanager
 def _serve(env_extra: dict[str, str], tmp_path_factory):
-    """``python app.py`` as a user runs it, on a free port; yields its URL, stops it afterwards."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "PILOT_CACHE_DIR": str(tmp_path_factory.mktemp("ui-cache")),
-        "GRADIO_SERVER_NAME": "127.0.0.1",
-        "GRADIO_SERVER_PORT": str(port),
-        "GRADIO_ANALYTICS_ENABLED": "False",
-        "HF_HUB_OFFLINE": "1",
-        **env_extra,
-    }
-    for unset in ("PILOT_LLM_MODEL", "PILOT_CORPUS", "PILOT_CORPUS_VECTORS"):
-        if unset not in env_extra:
-            env.pop(unset, None)
-    log = tmp_path_factory.mktemp("ui-log") / "app.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"app.py exited with {proc.returncode}:\n{log.read_text(errors='replace')[-3000:]}")
-            try:
-                with urllib.request.urlopen(url, timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"app.py did not answer on {url}:\n{log.read_text(errors='replace')[-3000:]}")
-            time.sleep(1)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    """``python app.py`` as a user runs it (``tests.browsing.serve``), with its own cache and log."""
+    return serve(env_extra, tmp_path_factory.mktemp("ui-cache"), tmp_path_factory.mktemp("ui-log") / "app.log")
 
 
 @pytest.fixture(scope="module")
@@ -119,34 +77,8 @@ def app_url(ui_corpus, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        missing("chromium is not installed and scripts/ensure-browser.sh could not install it")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
-
-
-def _result_ids(page) -> list[str]:
-    return page.locator("#pilot-results li[data-paper-id]").evaluate_all("els => els.map(e => e.dataset.paperId)")
-
-
-def _result_years(page) -> list[int]:
-    return [
-        int(y)
-        for y in page.locator("#pilot-results li[data-paper-id]").evaluate_all("els => els.map(e => e.dataset.year)")
-        if y
-    ]
-
-
-def _wait_idle(page) -> None:
-    # While an event runs Gradio shows status overlays (``.wrap.default`` without ``hide``) and a pending
-    # chat bubble; callers first wait for a visible effect of their click, then for these to go.
-    page.wait_for_function(
-        "() => !document.querySelector('.wrap.default:not(.hide), .message.pending')", timeout=TIMEOUT_MS
-    )
 
 
 def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
@@ -190,7 +122,7 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     _wait_idle(page)
     before = _result_ids(page)
     assert len(before) >= 5
-    assert page.locator("#pilot-results .nodes").first.inner_text().startswith("found by:")
+    assert page.locator("#pilot-results .nodes .found").first.inner_text().startswith("found by the citations of")
     assert "the anchor" in page.locator("#pilot-results .why").first.inner_text()  # why it is there, in words
     assert page.locator("#pilot-results .snippet").count() > 0
     assert page.locator("#pilot-results mark").count() > 0, "no matched term is highlighted"
@@ -214,7 +146,7 @@ def test_search_edit_rerun_export_in_a_real_browser(app_url, browser, tmp_path):
     expect(page.locator("#pilot-inspector h4")).to_have_text("anchor — anchor", timeout=TIMEOUT_MS)
     _wait_idle(page)
     page.locator("#pilot-node-pick input").click()
-    page.get_by_role("option", name=re.compile(r"^filter — filter")).click()
+    page.get_by_role("option", name=re.compile(r"^Filter.* · filter$")).click()
     expect(page.locator("#pilot-inspector h4")).to_have_text("filter — filter", timeout=TIMEOUT_MS)
     _wait_idle(page)
     page.locator("#pilot-params-json").get_by_text("Advanced: the params as JSON").click()  # the JSON view
@@ -313,7 +245,7 @@ def test_sessions_are_isolated_between_browsers(app_url, browser):
         expect(a.locator(f'#pilot-results li[data-paper-id="{top}"]')).to_have_count(0, timeout=TIMEOUT_MS)
         # clicking a node in the drawn DAG selects it for the inspector
         a.get_by_role("tab", name="Workflow").click()
-        a.locator('#pilot-dag g[data-node="filter"]').click()
+        a.locator('#pilot-dag .dag-variant:not([hidden]) g[data-node="filter"]').click()
         expect(a.locator("#pilot-inspector h4")).to_have_text("filter — filter", timeout=TIMEOUT_MS)
         b = second.new_page()
         b.goto(app_url)
@@ -342,42 +274,6 @@ def test_without_a_source_the_app_starts_and_says_what_to_set(browser, tmp_path_
 
 PTB = "Building a Large Annotated Corpus of English: The Penn Treebank"
 ARTIFACTS = ROOT / "artifacts"
-
-
-def _search(page, request: str) -> list[str]:
-    """Type a request, skip the questions with "Search now", and return the result ids."""
-    n_messages = page.locator("#pilot-chat .message").count()
-    page.locator("#pilot-input textarea").fill(request)
-    page.locator("#pilot-send").click()
-    page.wait_for_function(
-        f"() => document.querySelectorAll('#pilot-chat .message').length > {n_messages + 1}", timeout=TIMEOUT_MS
-    )
-    _wait_idle(page)
-    if page.locator("[id^=pilot-option-]:visible").count():
-        page.locator("#pilot-search-now").click()
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('#pilot-chat .message')]"
-            ".some(m => /Found \\d+ papers/.test(m.innerText))",
-            timeout=TIMEOUT_MS,
-        )
-    _wait_idle(page)
-    expect_ids = _result_ids(page)
-    assert expect_ids, page.locator("#pilot-chat").inner_text()[-500:]
-    return expect_ids
-
-
-def _keep(page, paper_id: str) -> None:
-    from playwright.sync_api import expect
-
-    page.locator(f'#pilot-results button[data-act="keep"][data-id="{paper_id}"]').click()
-    expect(page.locator(f'#pilot-results li[data-paper-id="{paper_id}"] .kept')).to_have_count(1, timeout=TIMEOUT_MS)
-    _wait_idle(page)
-
-
-def _download(page, selector: str) -> str:
-    with page.expect_download(timeout=TIMEOUT_MS) as dl:
-        page.locator(selector).click()
-    return Path(dl.value.path()).read_text(encoding="utf-8")
 
 
 def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
@@ -484,20 +380,23 @@ def test_the_researchers_workspace_in_a_real_browser(app_url, browser):
     assert after != before and min(_result_years(page)) >= 2000
     page.get_by_role("tab", name="Workflow").click()
     expect(page.locator("#pilot-versions li.current")).to_contain_text("filters: years from 2000", timeout=TIMEOUT_MS)
-    assert "year_min" in page.locator("#pilot-versions li.current pre").inner_text()  # the diff
+    assert "Only papers from 2000 on" in page.locator("#pilot-versions li.current .changes").inner_text()
+    assert "year_min" in page.locator("#pilot-versions li.current details").text_content()  # the diff, folded
     assert page.locator("#pilot-versions button[data-version]").count() >= 1  # older versions are clickable
 
     # 6. the params form edits a step: click the cut-off step in the DAG, set k, apply
-    page.locator('#pilot-dag g[data-node="top"]').click()
-    expect(page.locator('#pilot-dag g.node.selected[data-node="top"]')).to_have_count(1, timeout=TIMEOUT_MS)
+    page.locator('#pilot-dag .dag-variant:not([hidden]) g[data-node="top"]').click()
+    expect(page.locator('#pilot-dag .dag-variant:not([hidden]) g.node.selected[data-node="top"]')).to_have_count(
+        1, timeout=TIMEOUT_MS
+    )
     _wait_idle(page)
     k_box = page.locator('#pilot-params-form input[name="k"]')
     expect(k_box).to_be_visible(timeout=TIMEOUT_MS)
     k_box.fill("12")
     page.locator("#pilot-params-form .pf-apply").click()
-    expect(page.locator("#pilot-edit-msg")).to_contain_text("Applied to top", timeout=TIMEOUT_MS)
+    expect(page.locator("#pilot-edit-msg")).to_contain_text("Applied to the step “keep the best", timeout=TIMEOUT_MS)
     _wait_idle(page)
-    expect(page.locator("#pilot-versions li.current pre")).to_contain_text("k", timeout=TIMEOUT_MS)
+    expect(page.locator("#pilot-versions li.current .changes")).to_contain_text("Showing 12", timeout=TIMEOUT_MS)
     page.screenshot(path=str(ARTIFACTS / "ui-workflow.png"), full_page=True)
     page.get_by_role("tab", name="Results").click()
     assert len(_result_ids(page)) == 12

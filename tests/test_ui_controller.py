@@ -310,5 +310,5 @@ async def test_the_library_and_the_last_change_are_answered_in_the_chat(controll
     await controller.send(ui, "only after 2005")
     await controller.send(ui, "which ones are new?")
     said = ui.chat[-1]["content"]
-    assert said.startswith(f"Version {len(ui.session.versions)} (") and "year_min" in said
+    assert said.startswith(f"Version {len(ui.session.versions)} (") and "only papers from 2006 on" in said
     assert (f"{len(ui.new_ids)} paper" in said) if ui.new_ids or ui.removed else "left it" not in said

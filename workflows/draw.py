@@ -27,7 +27,7 @@ _PARAMS_CHARS = 30
 
 BUS_W = 28  # width of a lane that only carries long edges (vertical layout)
 SELECTED = "#b8860b"  # the selected node's halo (dark goldenrod), distinct from every status colour
-_STYLE = {  # status -> (fill, stroke, text colour, dash)
+STYLE = {  # status -> (fill, stroke, text colour, dash)
     None: ("#ffffff", "#555555", "#222222", ""),
     "ok": ("#edf7ee", "#2e7d32", "#1b3d1f", ""),
     "cached": ("#eaf1fb", "#3b6fb6", "#1a3559", "5 3"),
@@ -208,7 +208,7 @@ def to_svg(
         x, y = xy(node.id)
         t = traces.get(node.id)
         status = t.status if t else None
-        fill, stroke, ink, dash = _STYLE.get(status, _STYLE[None])
+        fill, stroke, ink, dash = STYLE.get(status, STYLE[None])
         is_out = node.id == workflow.output
         is_selected = node.id == selected
         op_cls = operator_or_none(node.op)
@@ -290,7 +290,7 @@ def to_dot(workflow: Workflow, trace: RunTrace | None = None) -> str:
     lines = ["digraph workflow {", "  rankdir=LR;", "  node [shape=box, style=rounded];"]
     for node in workflow.nodes:
         t = traces.get(node.id)
-        fill, stroke, _, _ = _STYLE.get(t.status if t else None, _STYLE[None])
+        fill, stroke, _, _ = STYLE.get(t.status if t else None, STYLE[None])
         label = "\n".join(p for p in (node.id, node.op, params_label(node), status_label(t)) if p)
         periph = ", peripheries=2" if node.id == workflow.output else ""
         lines.append(

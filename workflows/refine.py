@@ -238,7 +238,7 @@ def refine(
         if fb.order:
             tid = main_node(plan.wf, "top_k")
             if tid is None:
-                plan.notes.append("this workflow has no top_k node to order the results")
+                plan.notes.append("this search has no step that cuts the list (top_k), so its order was not changed")
             else:
                 plan.do(ModifyNode(node_id=tid, params={"order": fb.order}), RESULT_ORDER_WORDS[fb.order])
                 new_intent = apply_updates(new_intent, {"order": fb.order})
@@ -330,7 +330,9 @@ def _score_preferences(
     sp = plan.score_params()
     if sp is None:
         if any(k in updates for k in ("topic_terms", "recency")) or weights:
-            plan.notes.append("this workflow has no score node, so topic / recency preferences were not applied")
+            plan.notes.append(
+                "this search has no ranking step (score), so topic and recency preferences were not applied"
+            )
         return intent
     sid, params = sp
     features = dict(params.get("features") or {"dense": 1.0})
@@ -396,7 +398,7 @@ def _size(plan: _Plan, intent: Intent, fb: Feedback) -> Intent:
     if k_new is None or k_new == k_now:
         return intent
     if tid is None:
-        plan.notes.append("this workflow has no top_k node; the number of results is unchanged")
+        plan.notes.append("this search has no step that cuts the list (top_k), so the number of results is unchanged")
         return intent
     plan.do(ModifyNode(node_id=tid, params={"k": k_new}), f"{k_new} results instead of {k_now}")
     return apply_updates(intent, {"k": k_new})

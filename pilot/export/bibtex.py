@@ -136,12 +136,17 @@ def _last_name(name: str) -> str:
 
 
 def base_key(paper: Paper) -> str:
-    """``lastname2008firstword``: first author's last name, year, first significant title word (ASCII)."""
-    last = re.sub(r"[^a-z]", "", _ascii(_last_name(paper.authors[0].name)).lower()) if paper.authors else ""
+    """``lastname2008firstword``: first author's last name, year, first significant title word (ASCII). With no
+    author the title leads instead (``building1993large``), as reference managers do: a key says what it is,
+    never "anon"."""
+    names = [a.name for a in paper.authors if a.name and a.name.strip()]
+    last = re.sub(r"[^a-z]", "", _ascii(_last_name(names[0])).lower()) if names else ""
     words = re.findall(r"[a-z0-9]+", _ascii(paper.title).lower())
-    first = next((w for w in words if w not in _STOPWORDS), words[0] if words else "")
-    key = f"{last or 'anon'}{paper.year or ''}{first}"
-    return key or "paper"
+    significant = [w for w in words if w not in _STOPWORDS] or words
+    if not last and significant:
+        last, significant = significant[0], significant[1:]
+    key = f"{last}{paper.year or ''}{significant[0] if significant else ''}"
+    return key if key and not key[0].isdigit() else f"paper{key}"
 
 
 def bibtex_keys(papers: Sequence[Paper]) -> dict[str, str]:

@@ -34,6 +34,7 @@ from pilot.embed import DIM, Embedder
 from pilot.names import names_introduced
 from pilot.store.entities import derive
 from pilot.store.integrity import fingerprint
+from pilot.store.progress import STEPS, report
 from pilot.store.records import ParsedCorpus, read_corpus
 from pilot.store.text import lexical_tokens
 from pilot.text import normalize_title
@@ -229,15 +230,19 @@ def build_store(
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
+        report(STEPS[0], 0.0, start=True)
         parsed = read_corpus(corpus, progress=progress)
         if not parsed.papers:
             raise ValueError(f"{corpus} holds no valid paper records ({parsed.malformed} malformed lines)")
         _write_arrays(tmp, parsed)
+        report(STEPS[1])
         _write_bm25(tmp, parsed, progress)
+        report(STEPS[2])
         _write_sqlite(tmp / "store.sqlite", parsed)
         gc.collect()
         # last: the model (loaded for the spot check or the embedding) stays resident, so nothing else
         # big should be alive next to it (peak RSS of a full build stays well under 2 GB)
+        report(STEPS[3])
         vecs, vec_origin = _vectors(parsed, vectors, embedder, progress)
         np.save(tmp / "vectors.npy", vecs)
         del vecs

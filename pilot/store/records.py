@@ -9,7 +9,7 @@ from __future__ import annotations
 import gzip
 import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from pilot.models import LOCAL_URL, Author, Paper
+from pilot.store.progress import STEPS, report
 from pilot.store.text import author_id, display_name
 from pilot.text import unescape
 
@@ -102,9 +103,15 @@ class ParsedCorpus:
     duplicates: int = 0
 
 
-def iter_lines(path: Path) -> Iterator[bytes]:
+def iter_lines(path: Path, read: Callable[[float], None] | None = None) -> Iterator[bytes]:
+    """The file's lines; ``read`` is told now and then which fraction of the file (as stored) is read."""
+    size = max(1, path.stat().st_size)
     with open_text(path) as fh:
-        yield from fh
+        raw = getattr(fh, "fileobj", fh)  # a gzip file's compressed stream: its position is in stored bytes
+        for i, line in enumerate(fh):
+            if read is not None and i % 5000 == 0:
+                read(raw.tell() / size)
+            yield line
 
 
 def read_corpus(path: Path, progress: bool = False) -> ParsedCorpus:
@@ -112,7 +119,12 @@ def read_corpus(path: Path, progress: bool = False) -> ParsedCorpus:
 
     out = ParsedCorpus()
     seen: set[str] = set()
-    for lineno, line in enumerate(tqdm(iter_lines(path), desc="reading corpus", unit=" papers", disable=not progress)):
+
+    def read(fraction: float) -> None:
+        report(STEPS[0], fraction)
+
+    lines = tqdm(iter_lines(path, read), desc="reading corpus", unit=" papers", disable=not progress)
+    for lineno, line in enumerate(lines):
         out.lines += 1
         if not line.strip():
             out.malformed += 1

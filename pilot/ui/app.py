@@ -22,7 +22,8 @@ from pilot.runtime import Runtime
 from pilot.settings import Settings
 from pilot.ui import tempdirs
 from pilot.ui.controller import Controller
-from pilot.ui.layout import CSS, build_ui
+from pilot.ui.conversations import ConversationStore
+from pilot.ui.layout import CSS, build_ui, theme
 from pilot.ui.sessions import SessionReaper
 from pilot.ui.worker import tune_for_serving
 
@@ -33,12 +34,13 @@ def make_controller(settings: Settings | None = None) -> Controller:
     """A controller over the runtime the settings describe; with no usable source the app still starts
     and the chat says what to set."""
     settings = settings or Settings()
+    store = ConversationStore.open(settings)
     try:
         runtime = Runtime.from_settings(settings)
     except Exception as exc:  # noqa: BLE001 - a missing corpus or dead network must not stop the app starting
         log.warning("no runtime: %s", exc)
-        return Controller(None, [f"Could not open a paper source: {exc}"])
-    return Controller(runtime)
+        return Controller(None, [f"Could not open a paper source: {exc}"], store=store)
+    return Controller(runtime, store=store)
 
 
 def storage_secret(cache_dir: Path) -> str | None:
@@ -61,11 +63,12 @@ def storage_secret(cache_dir: Path) -> str | None:
 
 
 def build_app(settings: Settings | None = None, controller: Controller | None = None) -> gr.Blocks:
+    """The app; without a ``controller`` its sources open in the background while the page already serves."""
     settings = settings or Settings()
     # temporary files: this process's own folder (Gradio's copies in it too), and what killed runs left goes
     tempdirs.clean_stale()
     os.environ.setdefault("GRADIO_TEMP_DIR", str(tempdirs.gradio_dir()))
-    controller = controller or make_controller(settings)
+    controller = controller or Controller.start(settings, ConversationStore.open(settings))
     if controller.runtime is not None:
         controller.runtime.start_recovery()  # services unreachable at start are re-probed and taken back
     # sessions stay separate per browser and each session's own actions run in order; searches take one of
@@ -113,6 +116,7 @@ def launch(
         server_name=host,
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         css=CSS,
+        theme=theme(),
         auth=logins or None,
         max_file_size=limits.MAX_RECIPE_BYTES,
         prevent_thread_lock=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import html
 import json
 import logging
@@ -33,17 +34,32 @@ from pilot.models import Paper, RankedPaper
 from pilot.redact import redact
 from pilot.runtime import Runtime
 from pilot.session import Reply, Session
+from pilot.settings import Settings
 from pilot.sources.factory import UnavailableSource
 from pilot.ui import render, tempdirs
+from pilot.ui.conversations import (
+    MAX_KEPT_CHARS,
+    ChatLine,
+    ConversationRecord,
+    ConversationStore,
+    RecentSearch,
+    StoreProblem,
+    new_id,
+    new_token,
+    valid_id,
+)
 from pilot.ui.paramform import FormError, form_html, help_markdown, read_form
 from pilot.ui.resultmap import result_map
+from pilot.ui.startup import StartUp
 from pilot.vocab import RESULT_ORDER_WORDS
 from workflows.diff import short
 from workflows.explain import weak_results
 from workflows.graph import iter_ready
 from workflows.model import AddNode, ModifyNode, Node, RemoveNode, RunTrace, Workflow
+from workflows.picture import groups as picture_groups
 from workflows.refine import ResultFilters, current_filters, describe_filters, main_node
 from workflows.registry import operator_or_none
+from workflows.wording import step_name
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +98,7 @@ class UIState:
     """Everything one browser session needs; lives in a ``gr.State``."""
 
     session: Session | None = None
-    chat: list[dict[str, str]] = field(default_factory=list)
+    chat: list[dict[str, Any]] = field(default_factory=list)  # role, content and (some) details
     trace: RunTrace | None = None
     ratings: dict[str, bool] = field(default_factory=dict)
     selected: str | None = None  # node id in the DAG panel
@@ -118,6 +134,17 @@ class UIState:
     exports: dict[str, str | None] = field(default_factory=dict)
     # Gradio runs events concurrently; one user's clicks must reach their session one at a time.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # where this conversation is kept (pilot.ui.conversations): the visitor's token (never shown), this tab's
+    # conversation id, the recent-list key of each search of the conversation, and what was saved last
+    token: str | None = None
+    tab: str | None = None
+    search_keys: dict[str, str] = field(default_factory=dict)
+    saved_key: str | None = None
+    recent: list[RecentSearch] = field(default_factory=list)
+    restored: bool = False  # the conversation came back from a record: its workflow re-runs from the cache next
+    notice: str = ""  # a line for the status bar when nothing is running ("your conversation is back")
+    kept_problem_said: bool = False  # "this conversation is too large to keep" is said once
+    open_groups: list[str] = field(default_factory=list)  # groups of the workflow picture drawn opened
 
     def close(self) -> None:
         shutil.rmtree(self.tmpdir, ignore_errors=True)
@@ -151,20 +178,55 @@ class UIState:
     def question(self):
         return self.session.question if self.session is not None else None
 
-    def say(self, role: str, text: str) -> None:
+    def say(self, role: str, text: str, details: list[str] | None = None) -> None:
         # The transcript keeps raw text; the layout escapes it on the way to the Chatbot. It is sent to the
         # browser on every action, so a long session keeps only its recent messages. No configured key reaches
-        # it, whatever quoted one (an upstream error, a pasted message).
-        self.chat.append({"role": role, "content": redact(text)})
+        # it, whatever quoted one (an upstream error, a pasted message). ``details``: the same message by operator
+        # and param, shown folded under it ("details").
+        entry = {"role": role, "content": redact(text)}
+        self.chat.append({**entry, **({"details": [redact(d) for d in details]} if details else {})})
         del self.chat[: -limits.MAX_TRANSCRIPT_MESSAGES]
 
 
 class Controller:
     """Actions of the UI over one shared runtime (source, caches, embedder) and per-user ``UIState``."""
 
-    def __init__(self, runtime: Runtime | None, startup_notes: list[str] | None = None):
+    def __init__(
+        self,
+        runtime: Runtime | None,
+        startup_notes: list[str] | None = None,
+        store: ConversationStore | None = None,
+    ):
         self.runtime = runtime
         self.startup_notes = list(startup_notes or [])
+        self.store = store if store is not None and store.enabled else None
+        self.starting: StartUp | None = None  # the runtime still opening in the background (``start``)
+
+    @classmethod
+    def start(cls, settings: Settings, store: ConversationStore | None = None) -> Controller:
+        """A controller whose runtime opens in the background (building the search index on a first start): the
+        page serves at once, says how far the start is, and an action waits for it."""
+        controller = cls(None, store=store)
+        controller.starting = StartUp(settings, controller._started).begin()
+        return controller
+
+    def _started(self, runtime: Runtime | None, problem: str | None) -> None:
+        self.runtime = runtime
+        if runtime is not None:
+            runtime.start_recovery()  # services unreachable at start are re-probed and taken back
+        if problem:
+            self.startup_notes.append(problem)
+
+    @property
+    def is_starting(self) -> bool:
+        return self.starting is not None and not self.starting.ready.is_set()
+
+    async def _wait_for_start(self, ui: UIState) -> None:
+        """Hold an action until the runtime is open, telling the page how far the start is meanwhile."""
+        while self.starting is not None and not self.starting.ready.is_set():
+            if ui.updates is not None:
+                ui.updates.put_nowait(f"Starting: {self.starting.line()} — your request runs as soon as it is done")
+            await asyncio.to_thread(self.starting.ready.wait, 1.0)
 
     # --- session lifecycle ------------------------------------------------------------------
 
@@ -185,19 +247,25 @@ class Controller:
         # the library is the user's, not the conversation's: it stays
         ui.citation = ui.map_paper = None
         ui.new_ids, ui.removed = [], []
+        ui.search_keys, ui.open_groups, ui.notice, ui.restored = {}, [], "", False
         return ui
 
     def welcome(self) -> str:
         """The first chat message: how to start. Configuration is the status line's business (``about``),
         except when nothing can be searched: then the chat says what to set."""
-        if self.runtime is None:
+        if self.runtime is None and not self.is_starting:
             return NO_SOURCE_HELP
-        if isinstance(self.runtime.source, UnavailableSource):
+        if self.runtime is not None and isinstance(self.runtime.source, UnavailableSource):
             return NO_SOURCE_HELP + "\n\n" + "\n".join(f"- {n}" for n in self.runtime.notes if "LLM" not in n)
         return WELCOME
 
     def about(self) -> str:
         """One line on what this server searches with (sources, LLM or rules), and its start-up notes."""
+        if self.starting is not None and self.is_starting:
+            return (
+                f"Status: starting — {self.starting.line()}. This happens once, on the first start with a corpus; "
+                "the page works meanwhile and a request waits for it."
+            )
         if self.runtime is None:
             return "Status: no paper source — " + "; ".join(self.startup_notes or ["see the chat"])
         source = getattr(self.runtime.source, "name", "?")
@@ -216,6 +284,7 @@ class Controller:
 
     async def _call(self, ui: UIState, what: str, coro_fn, *args) -> Reply | None:
         """Run one session call; show its reply (or a readable failure) in the chat."""
+        await self._wait_for_start(ui)
         session = self._session(ui)
         ui.last_error = None
         if session is None:
@@ -256,12 +325,13 @@ class Controller:
             parts.append(q.text)
         if reply.error and reply.error.strip() not in reply.message:
             parts.append(f"**Problem:** {reply.error}")
-        if reply.diff:
-            parts.append("Changes: " + "; ".join(reply.diff[:6]))
+        if reply.changes or reply.diff:
+            said = reply.changes or ["the workflow changed (see the details)"]
+            parts.append("What changed: " + "; ".join(said[:6]) + ("." if not said[-1].endswith(")") else ""))
         for note in reply.notes:
             parts.append(f"_note: {note}_")
         if parts:
-            ui.say("assistant", "\n\n".join(parts))
+            ui.say("assistant", "\n\n".join(parts), details=reply.diff)
         if reply.trace is not None:
             ui.trace = reply.trace
         ui.citation = None
@@ -342,6 +412,7 @@ class Controller:
         if not text:
             return ui
         ui.say("user", clip_message(text)[0])  # a long paste is kept cut; the session cuts it too, and says so
+        await self._wait_for_start(ui)  # the session reads the message in its conversation: it needs the sources
         session = self._session(ui)
         # read once; the library and the list's changes are the UI's to answer, the rest the session's
         msg = session.read(text) if session is not None else read_message(text, Context())
@@ -363,7 +434,8 @@ class Controller:
             return f"Your library holds {n} paper{'s' if n != 1 else ''}, kept from {k} search{'es' if k != 1 else ''}."
         if asked.action == "show":
             lines = [
-                f"{i}. “{short(e.paper.title, 90)}” ({e.paper.year or 'year unknown'})"
+                f"{i}. “{short(e.paper.title, 90)}”"
+                + (f" ({e.paper.year})" if e.paper.year else "")
                 + (f" — kept from “{short(e.search, 50)}”" if e.search else "")
                 for i, e in enumerate(lib.entries[:_LIBRARY_LINES], start=1)
             ]
@@ -397,7 +469,9 @@ class Controller:
             return "This is the first version of this search: nothing has changed yet."
         shown = [r.paper.id for r in ui.results]
         new = [i for i, pid in enumerate(shown, start=1) if pid in set(ui.new_ids)]
-        what = "; ".join(now.diff[:4]) or now.reason
+        what = (
+            "; ".join(line[:1].lower() + line[1:] for line in now.changes[:4]) or "; ".join(now.diff[:4]) or now.reason
+        )
         head = f"Version {now.version} ({short(now.reason, 120)})"
         if not (new or ui.removed):  # the last action changed no list (or was no re-run): only the workflow is told
             return f"{head}. What changed in the workflow: {what}."
@@ -440,6 +514,187 @@ class Controller:
             return self.cite(ui, paper_id)
         if act in ("up", "down"):
             return await self.rate(ui, paper_id, act == "up")
+        return ui
+
+    # --- keeping the conversation (pilot.ui.conversations) ------------------------------------------
+
+    async def open_page(self, ui: UIState, library: Any, token: Any, tab_info: Any) -> UIState:
+        """On page load: the library this browser kept, and this tab's conversation as it was left (a reload).
+        ``token`` is the visitor's (a new one when missing); ``tab_info`` is ``{"tab": id, "fork": id}`` from the
+        page: the tab's conversation id (sessionStorage), or, for a duplicated tab, the id it must copy from."""
+        self.restore_library(ui, library)
+        ui.token = valid_id(token) or new_token()
+        try:
+            info = json.loads(tab_info) if isinstance(tab_info, str) and len(tab_info) < 400 else {}
+        except ValueError:
+            info = {}
+        info = info if isinstance(info, dict) else {}
+        tab, fork = valid_id(info.get("tab")), valid_id(info.get("fork"))
+        ui.tab = tab or new_id()
+        if self.store is None:
+            return ui
+        if tab or fork:
+            await self._wait_for_start(ui)  # a kept conversation needs the sources to come back
+        record, problem = self.store.load(ui.token, tab) if tab else (None, None)
+        if record is None and fork and not problem:
+            record, problem = self.store.load(ui.token, fork)  # a copy for this tab: the other one goes on alone
+        if record is not None:
+            problem = self._restore(ui, record)
+        if problem:
+            ui.say(
+                "assistant",
+                f"Your previous conversation in this tab could not be restored ({problem}), so it was dropped and "
+                "this one starts afresh. Your library and your recent searches are still here.",
+            )
+        ui.recent = self.store.recent(ui.token)
+        return ui
+
+    def _restore(self, ui: UIState, record: ConversationRecord) -> str | None:
+        """Put a kept conversation on screen; why it cannot be, instead (the screen is then left as it was)."""
+        session = None
+        if record.session is not None:
+            if self.runtime is None:
+                return "no paper source is configured, so its searches cannot be shown"
+            try:
+                session = Session.restore(record.session, self.runtime)
+            except (ValidationError, ValueError, TypeError) as exc:
+                log.info("kept session does not validate: %s", exc)
+                return "it was saved by another version of pilot"
+        ui.session = session
+        ui.chat = [line.model_dump(exclude_defaults=True) for line in record.chat]
+        ui.trace, ui.ratings = record.trace, dict(record.ratings)
+        wf = ui.workflow
+        ui.selected = record.selected if wf is not None and record.selected and wf.has_node(record.selected) else None
+        if wf is not None and ui.selected is None:
+            ui.selected = wf.output
+        ui.map_paper, ui.open_groups = record.map_paper, list(record.open_groups)
+        ui.search_keys = dict(record.search_keys)
+        ui.answer = session.answer if session is not None and session.phase == "answer" else None
+        ui.node_run = ui.citation = ui.last_error = None
+        ui.new_ids, ui.removed, ui.stepped = [], [], []
+        ui.map_key, ui.filters_key, ui.exports_key = ((), None), None, None
+        ui.restored = wf is not None and session is not None and session.phase in ("results", "answer")
+        when = render.ago(record.saved_at)
+        ui.notice = f"Your conversation is back as you left it{f' {when}' if when else ''}."
+        self._sync_params(ui)
+        ui.saved_key = self._fingerprint(self._record(ui))
+        return None
+
+    async def rewarm(self, ui: UIState) -> UIState:
+        """A restored conversation's workflow runs again, from the cache: the screen gets its run back (the
+        inspector, "run this step", the step walk need it) without asking any source again when nothing
+        changed. A failure keeps the results as they were kept."""
+        session = ui.session
+        if not ui.restored or session is None or session.workflow is None:
+            return ui
+        ui.restored = False
+        history, before = list(session.history), (_search_key(session), [r.paper for r in session.results])
+        queue = ui.updates
+        watching = session.observing(queue.put_nowait) if queue is not None else contextlib.nullcontext()
+        try:
+            with watching:
+                reply = await session.rerun()
+        except Exception as exc:  # noqa: BLE001 - the kept results stay on screen
+            log.exception("re-running a restored workflow failed")
+            ui.notice += f" Running its workflow again failed ({short_error(exc)}); the results are as you left them."
+            return ui
+        session.history = history  # the re-run is not a new turn of the conversation
+        if reply.trace is not None:
+            ui.trace = reply.trace
+            cached = sum(t.status == "cached" for t in reply.trace.nodes)
+            ui.notice += f" Its workflow ran again from the cache ({cached} of {len(reply.trace.nodes)} steps cached)."
+        if reply.error:
+            ui.notice += f" {reply.error}"
+        if session.phase == "answer":
+            ui.answer = session.answer
+        self._delta(ui, before)
+        return ui
+
+    def _record(self, ui: UIState) -> ConversationRecord:
+        session = ui.session
+        return ConversationRecord(
+            chat=[
+                ChatLine(role=m["role"], content=str(m["content"])[:MAX_KEPT_CHARS], details=m.get("details", [])[:50])
+                for m in ui.chat
+                if m.get("role") in ("user", "assistant")
+            ],
+            session=session.model_dump(mode="json") if session is not None else None,
+            trace=ui.trace,
+            ratings=ui.ratings,
+            selected=ui.selected,
+            map_paper=ui.map_paper,
+            open_groups=ui.open_groups,
+            search_keys=ui.search_keys,
+        )
+
+    @staticmethod
+    def _fingerprint(record: ConversationRecord) -> str:
+        return hashlib.sha1(record.model_dump_json(exclude={"saved_at"}).encode("utf-8")).hexdigest()
+
+    def save(self, ui: UIState) -> None:
+        """Keep the conversation after an action that changed it, and the search on screen in the recent list."""
+        if self.store is None or not ui.token or not ui.tab:
+            return
+        session = ui.session
+        on_screen = (
+            session is not None
+            and session.phase in ("results", "answer")
+            and (bool(session.results) or session.answer is not None)
+        )
+        if on_screen and session is not None:
+            ui.search_keys.setdefault(str(session.search_no), new_id())
+        record = self._record(ui)
+        key = self._fingerprint(record)
+        if key == ui.saved_key:
+            return
+        try:
+            self.store.save(ui.token, ui.tab, record)
+            if on_screen and session is not None:
+                label = session.request or session.intent.topic or "a search"
+                self.store.remember(
+                    ui.token,
+                    ui.search_keys[str(session.search_no)],
+                    record,
+                    label=label,
+                    results=len(session.results),
+                    answer=session.answer is not None and session.phase == "answer",
+                )
+            ui.recent = self.store.recent(ui.token)
+        except StoreProblem as exc:
+            if not ui.kept_problem_said:
+                ui.say("assistant", f"This conversation can no longer be kept for a reload: {exc}.")
+                ui.kept_problem_said = True
+        ui.saved_key = key
+
+    @property
+    def keeps_conversations(self) -> bool:
+        return self.store is not None
+
+    def current_search_key(self, ui: UIState) -> str | None:
+        session = ui.session
+        return ui.search_keys.get(str(session.search_no)) if session is not None else None
+
+    async def reopen(self, ui: UIState, key: Any) -> UIState:
+        """A recent search, back on screen as it was left (its conversation too), its workflow re-run from cache.
+        The conversation it replaces is not lost: its search is in the recent list."""
+        key = valid_id(key)
+        if self.store is None or not ui.token or key is None:
+            ui.say("assistant", "There is no such recent search.")
+            return ui
+        if key == self.current_search_key(ui):
+            ui.notice = "That search is the one on screen."
+            return ui
+        record, problem = self.store.search(ui.token, key)
+        if record is None:
+            ui.recent = self.store.recent(ui.token)
+            ui.say("assistant", f"That search could not be reopened: {problem or 'it is no longer kept'}.")
+            return ui
+        problem = self._restore(ui, record)
+        if problem:
+            ui.say("assistant", f"That search could not be reopened: {problem}.")
+            return ui
+        ui.saved_key = None  # the tab now holds the reopened conversation: keep it as this tab's
+        await self.rewarm(ui)
         return ui
 
     # --- library ----------------------------------------------------------------------------
@@ -596,7 +851,8 @@ class Controller:
         session = ui.session
         embedder = getattr(self.runtime, "embedder", None) if self.runtime is not None else None
         anchor = session.anchor if session is not None else None
-        return result_map(ui.results, anchor, embedder=embedder, query=ui.search_label)
+        direction = session.intent.direction if session is not None else None
+        return result_map(ui.results, anchor, embedder=embedder, query=ui.search_label, direction=direction)
 
     def map_view(self, ui: UIState) -> Any | None:
         """The map for the current list, or None when the list has not changed since it was drawn."""
@@ -664,6 +920,17 @@ class Controller:
             ui.node_run = None
             ui.edit_message = ""
             self._sync_params(ui)
+        return ui
+
+    def toggle_group(self, ui: UIState, group: Any) -> UIState:
+        """Open a group box of the workflow picture (its steps drawn one by one), or close it again."""
+        wf = ui.workflow
+        if wf is None or not isinstance(group, str) or group not in picture_groups(wf):
+            return ui
+        if group in ui.open_groups:
+            ui.open_groups = [g for g in ui.open_groups if g != group]
+        else:
+            ui.open_groups = [*ui.open_groups, group]
         return ui
 
     def node_help(self, ui: UIState) -> str:
@@ -744,14 +1011,18 @@ class Controller:
             except ValidationError as exc:
                 ui.edit_message = f"Invalid params for {node.op}: {format_problems(exc)}. Nothing was changed."
                 return ui
-        ui.say("user", f"Edit node {node.id}: {json.dumps(params, ensure_ascii=False)}")
+        ui.say(
+            "user",
+            f"Change the step “{step_name(wf, node.id)}”",
+            details=[f"edit node {node.id} ({node.op}): {json.dumps(params, ensure_ascii=False)}"],
+        )
         reply = await self._call(
             ui,
             "re-running the edited workflow",
             lambda s, e: s.edit(e),
             ModifyNode(node_id=node.id, params=params, replace=True),
         )
-        self._edit_feedback(ui, reply, f"Applied to {node.id} and re-ran.", keep_text=text)
+        self._edit_feedback(ui, reply, f"Applied to the step “{step_name(wf, node.id)}” and re-ran.", keep_text=text)
         return ui
 
     def _edit_feedback(self, ui: UIState, reply: Reply | None, ok: str, keep_text: str | None = None) -> None:
@@ -785,7 +1056,11 @@ class Controller:
         taken = {n.id for n in wf.nodes}
         new_id = next(f"{op_cls.name}_{i}" for i in range(1, 10_000) if f"{op_cls.name}_{i}" not in taken)
         edit = AddNode(node=Node(id=new_id, op=op_cls.name, params=params), after=ui.selected)
-        ui.say("user", f"Add {op_cls.name} after {ui.selected}")
+        ui.say(
+            "user",
+            f"Add a step ({op_cls.description.rstrip('.')}) after “{step_name(wf, ui.selected)}”",
+            details=[f"add {op_cls.name} after {ui.selected}"],
+        )
         previous = ui.selected
         reply = await self._call(ui, "adding the node", lambda s, e: s.edit(e), edit)
         if reply is not None and not reply.error and ui.workflow is not None and ui.workflow.has_node(new_id):
@@ -801,7 +1076,7 @@ class Controller:
             ui.edit_message = "Select a node to remove."
             return ui
         node_id = ui.selected
-        ui.say("user", f"Remove node {node_id}")
+        ui.say("user", f"Remove the step “{step_name(ui.workflow, node_id)}”", details=[f"remove node {node_id}"])
         reply = await self._call(ui, "removing the node", lambda s, e: s.edit(e), RemoveNode(node_id=node_id))
         self._edit_feedback(ui, reply, f"Removed {node_id}.")
         return ui

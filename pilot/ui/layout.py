@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 MAX_OPTIONS = 5
 LIBRARY_KEY = "pilot-library"
+VISITOR_KEY = "pilot-visitor"
 PAPER_TYPES = [("surveys", "survey"), ("datasets & benchmarks", "resource"), ("methods", "method")]
 
 CSS = (
@@ -37,6 +38,18 @@ CSS = (
 #pilot-map-box { width: 100%; }
 """
 )
+
+# The machine's own fonts only: a theme font is a file the page must fetch (Gradio's default serves one, older
+# releases fetched Google Fonts), and a page that cannot fetch it draws some letters in a fallback glyph.
+SYSTEM_FONTS = (
+    "system-ui", "-apple-system", "Segoe UI", "Roboto", "Noto Sans", "Liberation Sans", "Arial", "sans-serif",
+)  # fmt: skip
+SYSTEM_MONO = ("ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "Liberation Mono", "monospace")
+
+
+def theme() -> gr.themes.Base:
+    """Gradio's default look with the system font stack: nothing to download, the same on and off line."""
+    return gr.themes.Default(font=list(SYSTEM_FONTS), font_mono=list(SYSTEM_MONO))
 
 
 def _operator_choices() -> list[tuple[str, str]]:
@@ -56,15 +69,19 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
     (``pilot.ui.app`` keeps one in the cache directory) or libraries saved before a restart are not read.
     ``threads``: actions of different visitors that may run at once (one visitor's run in order)."""
     workers = Workers(threads)
-    with gr.Blocks(title="pilot — literature search", delete_cache=DELETE_CACHE) as demo:
+    with gr.Blocks(title="pilot — literature search", delete_cache=DELETE_CACHE, analytics_enabled=False) as demo:
         # a callable initial value: Gradio calls it once per browser session, so nobody shares a UIState
         state = gr.State(
             lambda: controller.new_state(), delete_callback=lambda ui: ui.close() if isinstance(ui, UIState) else None
         )
         library_store = gr.BrowserState(None, storage_key=LIBRARY_KEY, secret=storage_secret)
+        # the visitor's token for the kept conversations (pilot.ui.conversations), sealed like the library
+        visitor_store = gr.BrowserState(None, storage_key=VISITOR_KEY, secret=storage_secret)
         with gr.Row(equal_height=False):
             gr.Markdown("## pilot — find papers around a paper or a topic")
             about = gr.Markdown(controller.about(), elem_id="pilot-about", elem_classes=["pilot-about"])
+        # while the sources open (a first start builds the search index), the status line says how far it is
+        start_clock = gr.Timer(1.0, active=controller.is_starting)
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=360):
                 chatbot = gr.Chatbot(
@@ -86,6 +103,8 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
                     )
                     send = gr.Button("Send", variant="primary", scale=1, elem_id="pilot-send")
                 search_now = gr.Button("Search now", elem_id="pilot-search-now")
+                with gr.Accordion("Recent searches", open=True, elem_id="pilot-recent-box"):
+                    recent = gr.HTML(render.recent_html([]), elem_id="pilot-recent", js_on_load=render.RECENT_JS)
             with gr.Column(scale=7, min_width=480), gr.Tabs(elem_id="pilot-tabs"):
                 with gr.Tab("Results", id="results", elem_id="pilot-tab-results"):
                     status = gr.Markdown("", elem_id="pilot-status")
@@ -144,17 +163,22 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
                         dl_wf = gr.DownloadButton(
                             "Workflow JSON", interactive=False, size="sm", min_width=110, elem_id="pilot-dl-workflow"
                         )
-                with gr.Tab("Map", id="map", elem_id="pilot-tab-map"):
-                    with gr.HTML(
-                        html_template="@children", js_on_load=render.MAP_JS, elem_id="pilot-map-box"
-                    ) as map_box:
+                # the card of a clicked paper sits beside the map (under it on a narrow screen, scrolled into view)
+                with gr.Tab("Map", id="map", elem_id="pilot-tab-map"), gr.Row(equal_height=False):
+                    with (
+                        gr.Column(scale=7, min_width=360),
+                        gr.HTML(
+                            html_template="@children", js_on_load=render.MAP_JS, elem_id="pilot-map-box"
+                        ) as map_box,
+                    ):
                         result_map = gr.Plot(show_label=False, elem_id="pilot-map")
-                    map_card = gr.HTML(
-                        '<p class="pilot-empty">Click a paper on the map to see its card here.</p>',
-                        elem_id="pilot-map-card",
-                        elem_classes=["pilot-card-panel"],
-                        js_on_load=render.RESULTS_JS,
-                    )
+                    with gr.Column(scale=3, min_width=230):
+                        map_card = gr.HTML(
+                            '<p class="pilot-empty">Click a paper on the map to see its card here.</p>',
+                            elem_id="pilot-map-card",
+                            elem_classes=["pilot-card-panel"],
+                            js_on_load=render.RESULTS_JS + render.CARD_IN_VIEW_JS,
+                        )
                 with gr.Tab("Library", id="library", elem_id="pilot-tab-library"):
                     with gr.Row():
                         lib_scope = gr.Dropdown(
@@ -218,6 +242,10 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
             api_values = gr.JSON()
             api_cite, api_remove, api_toggle, api_show = (gr.Button() for _ in range(4))
             api_version_btn, api_form_btn = gr.Button(), gr.Button()
+            api_recent, api_reopen_btn = gr.Textbox(), gr.Button()
+            # this tab's conversation id: the page reads it from sessionStorage on load (OPEN_JS) and keeps what
+            # the server settles on (TAB_JS)
+            tab_box = gr.Textbox(elem_id="pilot-tab-id")
 
         view_outputs = [
             state,
@@ -254,6 +282,7 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
             edit_msg,
             inspector,
             versions,
+            recent,
             about,  # last: scripts that read the panels by position keep their order
         ]
 
@@ -268,7 +297,7 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
             labelled = [(render.paper_label(i, r), r.paper.id) for i, r in enumerate(res, start=1)]
             files = controller.export_files(ui)
             wf = ui.workflow
-            node_choices = [(f"{n.id} — {n.op}", n.id) for n in wf.nodes] if wf else []
+            node_choices = [(render.step_choice(wf, n.id), n.id) for n in wf.nodes] if wf else []
             kept = ui.kept_ids
             panel = render.answer_html(ui.answer)
             if res or ui.answer is None:
@@ -312,9 +341,9 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
             return [
                 ui,
                 store,
-                [{"role": m["role"], "content": render.chat_text(m["content"])} for m in ui.chat],
+                [{"role": m["role"], "content": render.chat_message(m["content"], m.get("details"))} for m in ui.chat],
                 *option_updates,
-                render.chat_text(ui.live_status),
+                render.chat_text(ui.live_status or ui.notice),
                 panel,
                 gr.update(choices=labelled, value=None),
                 gr.update(choices=labelled, value=kept),
@@ -325,7 +354,7 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
                 gr.update(choices=scopes, value=ui.library_scope),
                 *(download(files[f"library_{k}"]) for k in ("bibtex", "ris", "csljson")),
                 render.library_html(ui.library.entries, searches, ui.citation),
-                render.workflow_html(wf, ui.trace, ui.selected),
+                render.workflow_html(wf, ui.trace, ui.selected, ui.open_groups),
                 gr.update(choices=node_choices, value=ui.selected if wf is not None else None),
                 controller.node_form(ui),
                 controller.node_help(ui),
@@ -336,6 +365,7 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
                     ui.session.versions if ui.session is not None else [],
                     ui.session.current_version if ui.session is not None else None,
                 ),
+                render.recent_html(ui.recent, controller.current_search_key(ui)),
                 controller.about(),  # a source that came back, a cache repaired: said on the next action
             ]
 
@@ -375,6 +405,10 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
             except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
                 log.exception("UI action failed")
                 ui.say("assistant", f"Something went wrong: {short_error(exc)}")
+            try:
+                controller.save(ui)  # before the last redraw, so the recent list on screen includes this search
+            except Exception:  # noqa: BLE001 - keeping the conversation must never cost the action
+                log.exception("keeping the conversation failed")
 
         # clicks inside the HTML panels carry their data in the event (see render.RESULTS_JS / DAG_JS / …)
         def _data(evt: gr.EventData) -> dict[str, Any]:
@@ -387,12 +421,26 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
                 yield view
 
         async def on_dag_click(ui, evt: gr.EventData):
-            async for view in _apply(ui, controller.select_node, _data(evt).get("node")):
+            data = _data(evt)
+            if data.get("group"):  # a group box (or its name in the step list) opens or closes
+                async for view in _apply(ui, controller.toggle_group, data.get("group")):
+                    yield view
+                return
+            async for view in _apply(ui, controller.select_node, data.get("node")):
                 yield view
 
         async def on_version_click(ui, evt: gr.EventData):
             async for view in _apply(ui, controller.goto_version, _data(evt).get("version")):
                 yield view
+
+        async def on_recent_click(ui, evt: gr.EventData):
+            async for view in _apply(ui, controller.reopen, _data(evt).get("recent"), working="reopening…"):
+                yield view
+
+        async def on_open(ui, library_value, token, tab_info):
+            async for view in _apply(ui, controller.open_page, library_value, token, tab_info, working="opening…"):
+                kept: UIState = view[0]
+                yield [*view, kept.token, kept.tab, controller.about()]
 
         async def on_map_click(ui, evt: gr.EventData):
             async for view in _apply(ui, controller.map_pick, _data(evt).get("paper")):
@@ -414,13 +462,30 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
         def on(trigger, fn, desc: str, inputs: list, api_name: str, **kw: Any) -> Any:
             return trigger(action(fn, desc), [state, *inputs], view_outputs, api_name=api_name, **queue, **kw)
 
+        private: dict[str, Any] = dict(api_visibility="private")
+        # the page opens: the library and this tab's conversation come back (a reload), then its workflow
+        # re-runs from the cache
         demo.load(
-            action(controller.restore_library, "opening your library…"),
-            [state, library_store],
-            view_outputs,
-            api_name="restore_library",
+            on_open,
+            [state, library_store, visitor_store, tab_box],
+            [*view_outputs, visitor_store, tab_box, about],
+            js=render.OPEN_JS,
+            api_name="open_page",
             **queue,
+        ).then(None, [tab_box], None, js=render.TAB_JS).then(
+            action(controller.rewarm, "running the workflow again from the cache…"),
+            [state],
+            view_outputs,
+            **queue,
+            **private,
         )
+        recent.click(on_recent_click, [state], view_outputs, **queue, **private)
+        on(api_reopen_btn.click, controller.reopen, "reopening…", [api_recent], "reopen")
+
+        def on_clock() -> tuple[str, Any]:
+            return controller.about(), gr.Timer(active=controller.is_starting)
+
+        start_clock.tick(on_clock, None, [about, start_clock], queue=False, show_progress="hidden", **private)
         on(send.click, controller.send, "thinking…", [text], "send").then(lambda: "", None, text)
         on(text.submit, controller.send, "thinking…", [text], "send_enter", api_visibility="undocumented").then(
             lambda: "", None, text
@@ -430,7 +495,6 @@ def build_ui(controller: Controller, storage_secret: str | None = None, threads:
         on(search_now.click, controller.search_now, "searching…", [], "search_now")
         # the trash icon clears the chat in the browser; the conversation behind it must go too
         on(chatbot.clear, controller.clear, "starting afresh…", [], "clear_chat")
-        private: dict[str, Any] = dict(api_visibility="private")
         results.click(on_result_click, [state], view_outputs, **queue, **private)
         library.click(on_result_click, [state], view_outputs, **queue, **private)
         map_card.click(on_result_click, [state], view_outputs, **queue, **private)

@@ -10,15 +10,17 @@ from __future__ import annotations
 import html
 import json
 import re
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pilot.models import Answer, Paper, RankedPaper, as_json
 from pilot.text import normalize_title
-from workflows.draw import to_svg
+from pilot.ui import dag
 from workflows.explain import match_strength, why
 from workflows.model import RunTrace, Workflow
+from workflows.wording import found_by, step_name
 
 esc = html.escape
 
@@ -47,50 +49,61 @@ element.addEventListener('click', (e) => {
   if (b) { e.preventDefault(); trigger('click', {act: b.dataset.act, id: b.dataset.id}); }
 });
 """
-DAG_JS = """
-let drag = null, moved = false;
-const view = () => element.querySelector('.dag-view svg');
-const box = (svg) => svg.viewBox.baseVal;
-const full = (svg) => [0, 0, +svg.getAttribute('width'), +svg.getAttribute('height')];
-function zoom(svg, f) {
-  const b = box(svg), cx = b.x + b.width / 2, cy = b.y + b.height / 2;
-  b.width *= f; b.height *= f; b.x = cx - b.width / 2; b.y = cy - b.height / 2;
-}
-element.addEventListener('click', (e) => {
-  const z = e.target.closest('[data-zoom]'), svg = view();
-  if (z && svg) {
-    if (z.dataset.zoom === 'fit') {
-      const [x, y, w, h] = full(svg); Object.assign(box(svg), {x, y, width: w, height: h});
-    }
-    else zoom(svg, z.dataset.zoom === 'in' ? 0.8 : 1.25);
-    return;
-  }
-  if (moved) return;
-  const g = e.target.closest('[data-node]');
-  if (g) { trigger('click', {node: g.dataset.node}); }
-});
-element.addEventListener('wheel', (e) => {
-  const svg = view(); if (!svg || !e.target.closest('.dag-view')) return;
-  e.preventDefault(); zoom(svg, e.deltaY < 0 ? 0.9 : 1.1);
-}, {passive: false});
-element.addEventListener('pointerdown', (e) => {
-  const svg = view(); if (!svg || !e.target.closest('.dag-view')) return;
-  drag = {x: e.clientX, y: e.clientY}; moved = false;
-});
-window.addEventListener('pointermove', (e) => {
-  const svg = view(); if (!drag || !svg) return;
-  const b = box(svg), k = b.width / svg.getBoundingClientRect().width;
-  const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-  if (Math.abs(dx) + Math.abs(dy) > 3) moved = true;
-  b.x -= dx * k; b.y -= dy * k; drag = {x: e.clientX, y: e.clientY};
-});
-window.addEventListener('pointerup', () => { drag = null; setTimeout(() => { moved = false; }, 0); });
-"""
 VERSIONS_JS = """
 element.addEventListener('click', (e) => {
   const b = e.target.closest('[data-version]');
   if (b) { trigger('click', {version: b.dataset.version}); }
 });
+"""
+RECENT_JS = """
+element.addEventListener('click', (e) => {
+  const b = e.target.closest('[data-recent]');
+  if (b) { e.preventDefault(); trigger('click', {recent: b.dataset.recent}); }
+});
+"""
+# Runs in the page before the load event (its value replaces the event's inputs): this tab's conversation id from
+# sessionStorage (a reload keeps it; another tab has its own). A duplicated tab starts with a copy of its original's
+# sessionStorage, so the id is asked for on a BroadcastChannel first: when another open tab answers for it, this
+# tab asks for a copy of that conversation under an id of its own ("fork"), and the two never write one record.
+OPEN_JS = """
+async (state, library, token, tab) => {
+  let mine = '', fork = '';
+  try { mine = sessionStorage.getItem('pilot-tab') || ''; } catch (e) {}
+  if (mine && 'BroadcastChannel' in window) {
+    const taken = await new Promise((done) => {
+      const ch = new BroadcastChannel('pilot-tabs');
+      const t = setTimeout(() => { ch.close(); done(false); }, 250);
+      ch.onmessage = (e) => { if (e.data && e.data.mine === mine) { clearTimeout(t); ch.close(); done(true); } };
+      ch.postMessage({who: mine});
+    });
+    if (taken) { fork = mine; mine = ''; }
+  }
+  return [state, library, token, JSON.stringify({tab: mine, fork: fork})];
+}
+"""
+# After the load event: keep the id the server settled on, and answer for it when a new tab asks (OPEN_JS).
+TAB_JS = """
+(tab) => {
+  if (!tab) return;
+  try { sessionStorage.setItem('pilot-tab', tab); } catch (e) {}
+  window.__pilotTab = tab;
+  if (!window.__pilotTabs && 'BroadcastChannel' in window) {
+    window.__pilotTabs = new BroadcastChannel('pilot-tabs');
+    window.__pilotTabs.onmessage = (e) => {
+      if (e.data && e.data.who && e.data.who === window.__pilotTab) window.__pilotTabs.postMessage({mine: e.data.who});
+    };
+  }
+}
+"""
+# The map's card: when a click on the map puts a paper in it and it is out of sight (a narrow screen stacks it
+# under the map), it is scrolled into view.
+CARD_IN_VIEW_JS = """
+new MutationObserver(() => {
+  const card = element.querySelector('[data-paper-id]');
+  if (!card) return;
+  const r = element.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) element.scrollIntoView({block: 'nearest', behavior: 'smooth'});
+}).observe(element, {childList: true, subtree: true});
 """
 # Wraps the gr.Plot of the map: a click on a marker sends its paper id (plotly ``customdata``).
 MAP_JS = """
@@ -157,10 +170,50 @@ def chat_text(text: str) -> str:
     return esc(text or "", quote=False).translate(_LINK_SYNTAX)
 
 
+def step_choice(wf: Workflow, node_id: str) -> str:
+    """A step as the step picker lists it: its name in words, then its id (plain text)."""
+    name = step_name(wf, node_id)
+    return f"{name[:1].upper()}{name[1:]} · {node_id}"
+
+
+def details_html(lines: Sequence[str], summary: str = "details") -> str:
+    """The operator-level version of what was just said, folded: one click away, never in the way."""
+    if not lines:
+        return ""
+    body = "<br>".join(f"<code>{esc(line)}</code>" for line in lines)
+    return f'<details class="pilot-details"><summary>{esc(summary)}</summary>{body}</details>'
+
+
+def chat_message(text: str, details: Sequence[str] | None = None) -> str:
+    """A chat message as safe markdown (``chat_text``) with its details folded under it."""
+    folded = details_html(list(details or []))
+    return chat_text(text) + (f"\n\n{folded}" if folded else "")
+
+
 def _authors(p: Paper, limit: int = 6) -> str:
+    """The author line, escaped; "" when the source lists none (the list says so once, not every card)."""
     names = [a.name for a in p.authors if a.name]
     shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
-    return esc(shown) if shown else "authors not listed"
+    return esc(shown)
+
+
+def missing_note(papers: Sequence[Paper]) -> str:
+    """One line for what the source does not say about the listed papers ("no authors for 18 of these 50
+    papers"), so that the cards can simply leave those fields out. "" when nothing is missing."""
+    gaps = [
+        (sum(not any(a.name for a in p.authors) for p in papers), "authors"),
+        (sum(not p.venue for p in papers), "venue"),
+        (sum(not p.year for p in papers), "year"),
+    ]
+    said = [f"no {what} for {n}" for n, what in gaps if n]
+    if not said:
+        return ""
+    of = f"of these {len(papers)} papers" if len(papers) > 1 else "of this paper"
+    text = (", ".join(said[:-1]) + " and " + said[-1]) if len(said) > 1 else said[0]
+    return (
+        f'<p class="pilot-missing">The source gives {esc(text)} {of}; their cards leave those out '
+        "(and so do the exports).</p>"
+    )
 
 
 def paper_label(rank: int, r: RankedPaper, width: int = 70) -> str:
@@ -222,7 +275,7 @@ def card_html(
     """One paper as a researcher reads it: title, who/where/when, how well it matches (in words; raw
     scores on hover), why it is there, a snippet with the matched words marked, and its buttons."""
     p, ev = r.paper, r.evidence
-    meta = [_authors(p), esc(p.venue) if p.venue else None, str(p.year) if p.year else None]
+    meta = [_authors(p) or None, esc(p.venue) if p.venue else None, str(p.year) if p.year else None]
     if p.citation_count is not None:
         meta.append(f"{p.citation_count} citations")
     badges = []
@@ -251,9 +304,10 @@ def card_html(
     why_html = f'<div class="why">{strength_html} why: {esc(" · ".join(phrases))}</div>' if phrases else ""
     if not phrases and strength_html:
         why_html = f'<div class="why">{strength_html}</div>'
-    nodes = ", ".join(f"<code>{esc(n)}</code>" for n in ev.nodes)
-    reason = "" if phrases else (f" — {esc(ev.reason)}" if ev.reason else "")
-    attr = f' title="{esc(ev.reason, quote=True)}"' if phrases and ev.reason else ""
+    found = found_by(workflow, ev.nodes)
+    steps = [f"{n} ({workflow.node(n).op})" if workflow and workflow.has_node(n) else n for n in ev.nodes]
+    folded = details_html(steps)
+    attr = f' title="{esc(ev.reason, quote=True)}"' if ev.reason else ""  # the raw scores, on hover
     pid = esc(p.id, quote=True)
     labels = {
         "up": ("relevant", "up", "more like this: re-rank towards it", rating is True),
@@ -275,7 +329,11 @@ def card_html(
             f'<button type="button" data-copy="1" title="copy to the clipboard">{icon("copy")}'
             "<span>copy</span></button></div>"
         )
-    nodes_html = f'<div class="nodes"{attr}>found by: {nodes}{reason}</div>' if nodes else ""
+    nodes_html = (
+        f'<div class="nodes"{attr}><span class="found">found by {esc(found)}</span> {folded}</div>'
+        if found
+        else (f'<div class="nodes"{attr}>{folded}</div>' if folded else "")
+    )
     return (
         f'<{tag} class="card" data-paper-id="{pid}" data-year="{p.year or ""}">'
         f'<div class="title">{link(p.canonical_url, p.title or p.id)} {" ".join(badges)}</div>'
@@ -330,6 +388,7 @@ def results_html(
             else "<span>none dropped</span>"
         )
         parts.append(f'<div class="pilot-delta"><b>This run:</b> {len(new)} new · {dropped}</div>')
+    parts.append(missing_note([r.paper for r in results]))
     items = [
         card_html(
             r,
@@ -406,45 +465,6 @@ def answer_html(answer: Answer | None) -> str:
     return f'<div class="pilot-answer"><p>{text}</p><ol class="refs" style="list-style:none">{refs}</ol></div>'
 
 
-def workflow_html(workflow: Workflow | None, trace: RunTrace | None = None, selected: str | None = None) -> str:
-    """The DAG drawing from ``workflows.draw`` (which escapes its labels), laid out top to bottom and
-    scaled to the panel's width, with zoom and pan controls (see ``DAG_JS``); or an escaped outline."""
-    if workflow is None:
-        return '<p class="pilot-empty">No workflow yet — it appears after the first search.</p>'
-    try:
-        svg = to_svg(workflow, trace, selected=selected, vertical=True)
-    except Exception:  # noqa: BLE001 - the outline below is always available, a drawing bug must not hide the DAG
-        return _workflow_outline(workflow, trace)
-    tools = "".join(
-        f'<button type="button" data-zoom="{z}" title="{t}">{label}</button>'
-        for z, label, t in (
-            ("in", "+", "zoom in"),
-            ("out", "&minus;", "zoom out"),
-            ("fit", "fit", "show the whole plan"),
-        )
-    )
-    hint = "drag to pan, wheel or +/&minus; to zoom; click a step to edit it"
-    return (
-        f'<div class="pilot-dag"><div class="dag-tools">{tools}<span class="dag-hint">{hint}</span></div>'
-        f'<div class="dag-view">{svg}</div></div>'
-    )
-
-
-def _workflow_outline(workflow: Workflow, trace: RunTrace | None) -> str:
-    status = {t.node_id: t.status for t in (trace.nodes if trace else [])}
-    rows = []
-    for n in workflow.nodes:
-        ins = ", ".join(f"{e.source}→{e.port}" for e in workflow.inputs_of(n.id)) or "—"
-        params = json.dumps(n.params, ensure_ascii=False)
-        st = status.get(n.id, "")
-        rows.append(
-            f"<li><code>{esc(n.id)}</code> {esc(n.op)} <small>{esc(params)}</small> ← {esc(ins)}"
-            + (f" <b>[{esc(st)}]</b>" if st else "")
-            + "</li>"
-        )
-    return f'<div class="pilot-dag"><ol>{"".join(rows)}</ol></div>'
-
-
 def versions_html(versions: Sequence[Any], current: int | None = None) -> str:
     """Each workflow version with its reason and diff lines, newest first; ``current`` (an index into
     ``versions``) is marked, and every other version is a button that makes it current again."""
@@ -454,7 +474,13 @@ def versions_html(versions: Sequence[Any], current: int | None = None) -> str:
     current = len(versions) - 1 if current is None else current
     for i, v in reversed(list(enumerate(versions))):
         number = esc(str(getattr(v, "version", i + 1)))
-        diff = "\n".join(getattr(v, "diff", []) or []) or "(first version)"
+        diff = list(getattr(v, "diff", []) or [])
+        said = list(getattr(v, "changes", []) or [])
+        changes = (
+            '<ul class="changes">' + "".join(f"<li>{esc(line)}</li>" for line in said) + "</ul>"
+            if said
+            else ("" if diff else '<div class="changes first">the first version</div>')
+        )
         is_current = i == current
         mark = '<span class="badge current">current</span>' if is_current else ""
         head = (
@@ -465,7 +491,7 @@ def versions_html(versions: Sequence[Any], current: int | None = None) -> str:
         )
         items.append(
             f'<li class="{"current" if is_current else ""}" data-v="{number}">{head} {mark} '
-            f"{esc(getattr(v, 'reason', '') or '')}<pre>{esc(diff)}</pre></li>"
+            f"{esc(getattr(v, 'reason', '') or '')}{changes}{details_html(diff)}</li>"
         )
     return f'<div class="pilot-versions"><ul>{"".join(items)}</ul></div>'
 
@@ -519,3 +545,49 @@ def inspector_html(node_id: str | None, workflow: Workflow | None, trace: RunTra
         else:
             parts.append(f"<pre>{esc(_preview(data))}</pre>")
     return f'<div class="pilot-inspector">{"".join(parts)}</div>'
+
+
+def recent_html(entries: Sequence[Any], current: str | None = None, now: float | None = None) -> str:
+    """The recent searches (``RecentSearch``, newest first), each a button that reopens it; the one on screen
+    is marked instead."""
+    if not entries:
+        return (
+            '<p class="pilot-empty">Your searches will be listed here, to reopen any of the last 20 as you left '
+            "it (kept for this browser).</p>"
+        )
+    items = []
+    for e in entries:
+        what = "an answer" if e.answer else f"{e.results} result{'s' if e.results != 1 else ''}"
+        label = esc(short_text(e.label, 90))
+        key = esc(e.key, quote=True)
+        mine = e.key == current
+        head = (
+            f'<span class="on-screen" title="on screen now">{label}</span>'
+            if mine
+            else f'<button type="button" data-recent="{key}" title="reopen it as you left it">{label}</button>'
+        )
+        cls = ' class="current"' if mine else ""
+        items.append(f'<li data-key="{key}"{cls}>{head}<small>{esc(what)} · {esc(ago(e.saved_at, now))}</small></li>')
+    return f'<div class="pilot-recent"><ol>{"".join(items)}</ol></div>'
+
+
+def short_text(text: str, width: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def ago(when: float, now: float | None = None) -> str:
+    """ "5 minutes ago", "yesterday", "3 days ago" for a time (seconds since the epoch); "" for none."""
+    if not when:
+        return ""
+    seconds = max(0.0, (time.time() if now is None else now) - when)
+    for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= size:
+            n = int(seconds // size)
+            return "yesterday" if unit == "day" and n == 1 else f"{n} {unit}{'s' if n != 1 else ''} ago"
+    return "just now"
+
+
+# the Workflow tab's picture and step list live in pilot.ui.dag
+DAG_JS = dag.DAG_JS
+workflow_html = dag.workflow_html

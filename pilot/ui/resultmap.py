@@ -1,14 +1,22 @@
 """The map of a result list (a plotly figure for ``gr.Plot``), in the spirit of Connected Papers.
 
-Each paper sits at its year (x) and its closeness in meaning to the anchor — or to the request when
-there is no anchor — (y: the ranking's own MiniLM cosine, so the map agrees with the cards; shared
-wording when no model can run). Marker size grows with citations, colour is a topic cluster (k-means
-over TF-IDF) named by its most distinctive words, blue lines are citations among the results, grey
-lines citations to or from the anchor, which is the star. Every
-marker carries its paper id in ``customdata``, which the page's click hook (``render.MAP_JS``) sends
-back so the UI can open that paper's card.
+Each paper sits at its year (x, one tick a year or every 2, 5 or 10 years, never a year twice) and, on y:
 
-    fig = result_map(results, anchor, embedder=runtime.embedder, query=session.request)
+- for a search by meaning (papers like the anchor, its benchmarks, surveys, a topic): its closeness in meaning
+  to the anchor — or to the request when there is no anchor — (the ranking's own MiniLM cosine, so the map agrees
+  with the cards; shared wording when no model can run);
+- for a citation direction (earlier work it builds on, later work building on it): how many of the papers on the
+  map cite it (its *local citation count*, as in Garfield's historiographs and HistCite). Those papers are listed
+  because of citation links, not closeness in meaning, so that is what the height shows: the foundations most of
+  the lineage builds on, or the follow-ups the later work itself builds on, stand out at the top. When the source
+  gives no links among them the map falls back to closeness and says so in its title.
+
+Marker size grows with citations, colour is a topic cluster (k-means over TF-IDF) named by its most distinctive
+words, blue lines are citations among the results, grey lines citations to or from the anchor, which is the star.
+Every marker carries its paper id in ``customdata``, which the page's click hook (``render.MAP_JS``) sends back so
+the UI can open that paper's card beside the map.
+
+    fig = result_map(results, anchor, embedder=runtime.embedder, query=session.request, direction="successor")
 """
 
 from __future__ import annotations
@@ -111,7 +119,7 @@ def _size(p: Paper) -> float:
     return 8 + 7 * math.log10(1 + citation_value(p))
 
 
-def _hover(p: Paper, strength: str | None, closeness: float) -> str:
+def _hover(p: Paper, strength: str | None, closeness: float, counts: bool = False) -> str:
     e = html.escape
     authors = ", ".join(a.name for a in p.authors[:3]) + (" et al." if len(p.authors) > 3 else "")
     lines = [f"<b>{e(html.unescape(p.title)[:110])}</b>"]
@@ -122,19 +130,62 @@ def _hover(p: Paper, strength: str | None, closeness: float) -> str:
         f"{citation_value(p)} citations" if p.citation_count is not None or p.in_corpus_citations else "",
         strength or "",
     ]
-    facts.append(f"closeness {closeness:.2f}")
+    facts.append(f"cited by {round(closeness)} on the map" if counts else f"closeness {closeness:.2f}")
     lines.append(" · ".join(f for f in facts if f))
     lines.append("<i>click for the card</i>")
     return "<br>".join(lines)
 
 
+CITATION_DIRECTIONS = ("predecessor", "successor")
+
+
+def year_ticks(years: Sequence[int]) -> list[int]:
+    """Whole years for the x axis, one a year or every 2, 5 or 10, so that no year is written twice."""
+    lo, hi = min(years), max(years)
+    step = next(s for s in (1, 2, 5, 10, 20, 50) if (hi - lo) / s <= 8)
+    return list(range(math.ceil(lo / step) * step if hi - lo >= step else lo, hi + 1, step))
+
+
+def local_citations(papers: Sequence[Paper], anchor: Paper | None) -> dict[str, int]:
+    """How many of the other papers on the map (and the anchor) cite each one."""
+    on_map = {p.id for p in papers}
+    counts = dict.fromkeys(on_map, 0)
+    for citing in [*papers, *([anchor] if anchor is not None else [])]:
+        for ref in set(citing.references or []):
+            if ref in on_map and ref != citing.id:
+                counts[ref] += 1
+    return counts
+
+
+def _height(
+    placed: list[RankedPaper], anchor: Paper | None, embedder: Any, query: str, direction: str | None
+) -> tuple[list[float], str, str]:
+    """(y per paper, the axis title, what the title says y is)."""
+    what = "the anchor" if anchor is not None else "your request"
+    if anchor is not None and direction in CITATION_DIRECTIONS:
+        cited = local_citations([r.paper for r in placed], anchor)
+        if any(cited.values()):
+            ys = [cited[r.paper.id] + _jitter(r.paper.id + "|y", 0.12) for r in placed]  # ties spread apart
+            return ys, "cited by how many papers on this map", "local citations (cited by the others)"
+    closeness, measure = _closeness(placed, _text(anchor) if anchor is not None else query, embedder)
+    said = f"{measure} to {what}"
+    if anchor is not None and direction in CITATION_DIRECTIONS:
+        said += " (no citation links among them)"
+    return closeness, f"{measure} to {what}", said
+
+
 def result_map(
-    results: Sequence[RankedPaper], anchor: Paper | None = None, embedder: Any = None, query: str = ""
+    results: Sequence[RankedPaper],
+    anchor: Paper | None = None,
+    embedder: Any = None,
+    query: str = "",
+    direction: str | None = None,
 ) -> Any:
-    """The plotly figure; an empty, labelled figure when there is nothing to place."""
+    """The plotly figure; an empty, labelled figure when there is nothing to place. ``direction``: the search's
+    (a citation direction puts each paper's local citation count on y instead of its closeness)."""
     fig = go.Figure()
     fig.update_layout(
-        height=560,
+        height=540,
         margin={"l": 56, "r": 16, "t": 40, "b": 48},
         plot_bgcolor="#fbfbfb",
         paper_bgcolor="white",
@@ -152,14 +203,15 @@ def result_map(
         fig.update_yaxes(visible=False)
         return fig
     strength = {r.paper.id: match_strength(r) for r in results}
-    closeness, measure = _closeness(placed, _text(anchor) if anchor is not None else query, embedder)
+    closeness, axis, measure = _height(placed, anchor, embedder, query, direction)
+    counts = axis.startswith("cited by")
     labels, names = _topics([_text(p) for p in papers])
     pos = {p.id: ((p.year or 0) + _jitter(p.id), c) for p, c in zip(papers, closeness, strict=False)}
     top = max(closeness)
     if anchor is not None and anchor.year:
         # the anchor is the reference point: drawn just above the closest paper, not at its own 1.0,
         # which would squeeze every result into the bottom of the plot
-        pos[anchor.id] = (float(anchor.year), top + 0.06)
+        pos[anchor.id] = (float(anchor.year), top + (0.8 if counts else 0.06))
 
     # citation links first, so markers sit on top of them
     among_x: list[float | None] = []
@@ -201,7 +253,7 @@ def result_map(
                     "line": {"color": "white", "width": 1},
                 },
                 customdata=[papers[i].id for i in members],
-                hovertext=[_hover(papers[i], strength.get(papers[i].id), closeness[i]) for i in members],
+                hovertext=[_hover(papers[i], strength.get(papers[i].id), closeness[i], counts) for i in members],
                 hoverinfo="text",
                 name=f"topic: {name}",
             )
@@ -221,11 +273,26 @@ def result_map(
                 name="the anchor",
             )
         )
-    what = "the anchor" if anchor is not None else "your request"
-    fig.update_xaxes(title_text="year", tickformat="d", gridcolor="#eeeeee", zeroline=False)
-    fig.update_yaxes(
-        title_text=f"closeness in meaning to {what}", gridcolor="#eeeeee", zeroline=False, tickformat=".2f"
+    years = [p.year for p in papers if p.year] + ([anchor.year] if anchor is not None and anchor.year else [])
+    ticks = year_ticks(years)
+    fig.update_xaxes(
+        title_text="year",
+        tickmode="array",
+        tickvals=ticks,
+        ticktext=[str(t) for t in ticks],
+        range=[min(years) - 0.7, max(years) + 0.7],
+        gridcolor="#eeeeee",
+        zeroline=False,
     )
-    title = f"{len(papers)} papers by year and {measure} to {what}"
-    fig.update_layout(title={"text": title, "x": 0, "font": {"size": 14}})
+    y_axis: dict[str, Any] = {"tickformat": ".2f"}
+    if counts:  # whole counts from 0, the anchor's star above them
+        y_axis = {"tickformat": "d", "rangemode": "tozero", "range": [-0.5, top + 1.6]}
+    fig.update_yaxes(title_text=axis, gridcolor="#eeeeee", zeroline=False, **y_axis)
+    title = f"{len(papers)} papers by year and {measure}"
+    # the title sits under the plot's tool bar (which shows over the top right corner), not behind it
+    fig.update_layout(
+        title={"text": title, "x": 0, "y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 34}},
+        title_font={"size": 13},
+        margin={"t": 66},
+    )
     return fig
