@@ -56,6 +56,7 @@ from pilot.limits import clip_message, quote
 from pilot.listfacts import ListFact, numbered
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.papertype import paper_type
+from pilot.query import reading_standin
 from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
 from pilot.sources.budget import budget_scope, current_budget
@@ -1346,6 +1347,8 @@ class Session(BaseModel):
         self.anchor_candidates = []
         self.request = parsed.text or self.request
         self.intent = apply_updates(parsed.intent, {"anchor_id": None, "direction": None})
+        # STAND-IN (issue 33) until the new reader (issue 31) fills Intent.query and prefer_types itself
+        self.intent = reading_standin(self.intent, parsed.text or "")
         topic = self.intent.topic or parsed.anchor_query or self.request
         if self.last_message is not None and self.last_message.kind in ("new_search", "answer"):
             self.last_message = self.last_message.model_copy(update={"target": "topic"})

@@ -16,8 +16,10 @@ from typing import Any
 
 from pilot.domain import profile
 from pilot.models import Intent
+from pilot.query import key_phrases
 from pilot.vocab import DIRECTIONS
 from workflows.model import Edge, Node, Workflow
+from workflows.ops.features import terms_of
 
 # Share of the chosen facet's sentences in the anchor's sentence weights (facet_match): the rest spreads
 # over all sentences, because cue words misread some sentences and the whole abstract still says a lot.
@@ -426,6 +428,24 @@ STRONGEST_HITS = 30
 # "XLNet": best hit .41/.47) only finds unrelated papers, which then seed the graph walk. The dev topic cases'
 # best hits are .70–1.00; at .5 their metrics move by ≤ .003 (nDCG@10 .471 → .474, R@50 .527 → .525).
 TOPIC_DENSE_FLOOR = 0.5
+TOPIC_CITATIONS = "cited_for_era"
+TOPIC_TITLE_PHRASES = 0.6
+
+
+# a request that says this many words more than its topic is searched whole too ("papers on X since 2015" is X)
+QUERY_EXTRA_WORDS = 3
+
+
+def _query_of(intent: Intent) -> str | None:
+    """The request as a search query (``Intent.query``) when it adds to the topic and still describes this search:
+    a topic whose words the query lacks came later (a swapped topic, "make that Chinese"), and the query then
+    describes the search before it."""
+    query = " ".join((intent.query or "").split())[:1000]
+    topic_words = set(terms_of(intent.topic or ""))
+    query_words = set(terms_of(query))
+    if not topic_words or not topic_words <= query_words or len(query_words - topic_words) < QUERY_EXTRA_WORDS:
+        return None
+    return query
 
 
 def topic_search(intent: Intent) -> Workflow:
@@ -446,6 +466,17 @@ def topic_search(intent: Intent) -> Workflow:
     dense = {"query": topic, "limit": 100, "min_similarity": TOPIC_DENSE_FLOOR, **period}
     b.add("search_dense", "semantic_search", dense)
     searches = ["search_kw", "search_phrases", "search_dense"]
+    query = _query_of(intent)
+    if query:
+        # a long request is searched whole too, never only the topic the reader cut from it
+        b.add("search_query", "keyword_search", {"query": query, "limit": 100, **period}, "the request as written")
+        b.add(
+            "search_query_dense",
+            "semantic_search",
+            {"query": query, "limit": 100, "min_similarity": TOPIC_DENSE_FLOOR, **period},
+            "the request as written, by meaning",
+        )
+        searches += ["search_query", "search_query_dense"]
     for kind in intent.paper_types:
         if query := _type_query(kind):
             node = f"search_{kind}s"
@@ -472,11 +503,22 @@ def topic_search(intent: Intent) -> Workflow:
         filt["newest_years"] = RECENT_YEARS  # "the latest work on X": a field's core is old, the newest is wanted
     b.add("filter", "filter", filt, **{"in": "merge"})
     b.add("graph", "neighbourhood", {"max_seeds": 30}, "place in the seeds' neighbourhood", seeds="seeds",
-          citers="citers", **{"in": "filter"})  # fmt: skip
-    # ev:graph.centrality = how many seeds cite the paper, the best matches weighing most: the field's core.
-    features = {"ev:graph.centrality": 1.0, "ev:graph.cocitation": 0.5, "dense": 1.0, "lexical": 0.3, "citations": 0.3}
-    text = " ".join([topic, *(intent.topic_terms if intent.topic_terms else [])])
-    params = _score_params(intent, features, dense_to="text")
+          citers="citers", pool="strongest", **{"in": "filter"})  # fmt: skip
+    # ev:graph.centrality = how many seeds cite the paper, the best matches weighing most: the field's core. The
+    # graph's votes weigh as much as the graph covers the request: where few of the strongest matches carry links
+    # (a field newer than the source's links), the few linked ones are not the field's core.
+    features = {
+        "ev:graph.centrality": 1.0, "ev:graph.cocitation": 0.5, "dense": 1.0, "lexical": 1.0,
+        TOPIC_CITATIONS: 0.6,
+    }  # fmt: skip
+    text = " ".join([query or topic, *(intent.topic_terms if intent.topic_terms else [])])
+    coverage = {f: "graph.coverage" for f in ("ev:graph.centrality", "ev:graph.cocitation")}
+    phrases = key_phrases(text)
+    if phrases:
+        features["title_match"] = TOPIC_TITLE_PHRASES
+    params = _score_params(
+        intent, features, dense_to="text", weight_by=coverage, lexical_stats="source", title_terms=phrases or None
+    )
     params["text"] = text  # the topic, and any sub-area the user added
     b.add("score", "score", params, **{"in": "graph"})
     # the type search brings every overview of the period: one that hardly touches the topic is no survey of it

@@ -10,6 +10,8 @@ CSFCube pool re-ranking, ``pool``):
 - ``multi``  — the session's clarifier asks, ``clarifier.simulator.SimulatedUser`` answers from the case's
   latent intent (up to ``MAX_TURNS`` questions), then the session induces and runs the workflow.
 - ``bm25``   — baseline: plain lexical search on the anchor title (no session), for "ahead of BM25".
+- ``dense``  — baseline: the shipped MiniLM vectors' cosine to the same query (no session).
+- ``hybrid`` — baseline: reciprocal-rank fusion (k = 60) of the two lists above, each ``HYBRID_DEPTH`` deep.
 
 The anchor is handed over as its corpus id (``acl:…`` / ``s2:…``), so resolution is exact. Cases with
 ``hidden_edges`` run against ``HiddenEdgesSource`` wrapped around the shared source. Topic cases
@@ -71,8 +73,12 @@ from workflows.templates import generic_workflow
 
 log = logging.getLogger(__name__)
 
-Mode = Literal["fixed", "single", "multi", "bm25"]
-MODES: tuple[str, ...] = ("fixed", "single", "multi", "bm25")
+Mode = Literal["fixed", "single", "multi", "bm25", "dense", "hybrid"]
+MODES: tuple[str, ...] = ("fixed", "single", "multi", "bm25", "dense", "hybrid")
+BASELINES: tuple[str, ...] = ("bm25", "dense", "hybrid")  # no session: one search of the query
+# the hybrid baseline: each list this deep, fused by reciprocal rank with the usual constant (Cormack et al. 2009)
+HYBRID_DEPTH = 100
+RRF_K = 60
 MAX_TURNS = 4
 # per node when the final workflow ranks a CSFCube pool: the sentences of ~100 abstracts embed in minutes on
 # a busy 2-core machine, and the pool's ranking must not depend on how busy it was
@@ -288,11 +294,19 @@ async def run_session_case(
     return out
 
 
-async def run_bm25_case(source: Any, case: dict) -> CaseOutcome:
-    """The anchor's title as the query (its id when untitled); a topic case's request as typed."""
+async def run_baseline_case(source: Any, case: dict, mode: str = "bm25") -> CaseOutcome:
+    """One search, no session: the anchor's title as the query (its id when untitled), a topic case's request
+    as typed; ``bm25`` lexical, ``dense`` MiniLM cosine, ``hybrid`` the two fused by reciprocal rank."""
     query = case.get("anchor_title") or case.get("anchor_paper_id") or case["user_query"]
-    hits = await source.search_papers(query, limit=TOP_N + 1, mode="lexical")
-    return CaseOutcome(ranked_ids=[h.paper.id for h in hits])
+    if mode in ("bm25", "dense"):
+        hits = await source.search_papers(query, limit=TOP_N + 1, mode="lexical" if mode == "bm25" else "dense")
+        return CaseOutcome(ranked_ids=[h.paper.id for h in hits])
+    fused: dict[str, float] = {}
+    for kind in ("lexical", "dense"):
+        for rank, hit in enumerate(await source.search_papers(query, limit=HYBRID_DEPTH, mode=kind), start=1):
+            fused[hit.paper.id] = fused.get(hit.paper.id, 0.0) + 1.0 / (RRF_K + rank)
+    ranked = sorted(fused, key=lambda pid: -fused[pid])  # ties keep the lexical list's order
+    return CaseOutcome(ranked_ids=ranked[: TOP_N + 1])
 
 
 def _stored_vectors(source: Any, ids: Sequence[str]) -> dict[str, np.ndarray] | None:
@@ -440,8 +454,8 @@ class Harness:
                 rt = await self._case_runtime(case)
                 authors = await gold_author_names(self.runtime.source, case) if mode == "multi" else []
             harness_usage = as_json(machinery.finish())
-            if mode == "bm25":
-                coro = run_bm25_case(rt.source, case)
+            if mode in BASELINES:
+                coro = run_baseline_case(rt.source, case, mode)
             else:
                 simulator = None
                 if mode == "multi":

@@ -18,7 +18,7 @@ from pydantic import Field
 from pilot.models import Paper, RankedPaper
 from pilot.sources.base import SourceError
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
-from workflows.ops.features import NEIGHBOURHOOD_SCORES, node_score_key
+from workflows.ops.features import COVERAGE, NEIGHBOURHOOD_SCORES, node_score_key
 from workflows.ports import PortType
 
 
@@ -74,6 +74,20 @@ class NeighbourhoodInputs(OperatorInputs):
     citers: list[RankedPaper] | None = port(
         PortType.PAPERS, optional=True, description="papers citing the seeds (for co-citation)"
     )
+    pool: list[RankedPaper] | None = port(
+        PortType.PAPERS,
+        optional=True,
+        description="the strongest matches the seeds were taken from: the share of them with known citation links "
+        "is the graph's coverage of the request (<node>.coverage), by which a score step can weigh the graph's votes",
+    )
+
+
+def link_coverage(papers: list[Paper]) -> float:
+    """The share of papers whose citation links the source holds: a reference list that is unknown (a remote
+    service's search records) may hold links, one known to be empty (a record outside the source's graph) does not."""
+    if not papers:
+        return 0.0
+    return sum(1 for p in papers if p.references is None or p.references or p.in_corpus_citations) / len(papers)
 
 
 @register
@@ -116,6 +130,12 @@ class NeighbourhoodOp(Operator[NeighbourhoodParams, NeighbourhoodInputs]):
         own = [cited - {it.paper.id} for it, cited in zip(items, listed, strict=True)]
         if refs.failed:
             ctx.notes.append(f"{refs.failed} reference lookups failed; neighbourhood scores are partial")
+        coverage = link_coverage([it.paper for it in inputs.pool or []])
+        if inputs.pool is not None and coverage < 1:
+            ctx.notes.append(
+                f"{round(coverage * len(inputs.pool))} of the {len(inputs.pool)} strongest matches have citation links "
+                "in the source: the citation graph's votes weigh that much"
+            )
         out = []
         for it, cited in zip(items, own, strict=True):
             pid = it.paper.id
@@ -125,7 +145,9 @@ class NeighbourhoodOp(Operator[NeighbourhoodParams, NeighbourhoodInputs]):
                 cocitation.get(pid, 0),
                 len(cited & seed_refs),
             )
-            values = dict(zip(NEIGHBOURHOOD_SCORES, counts, strict=True))
+            values: dict[str, float] = dict(zip(NEIGHBOURHOOD_SCORES, counts, strict=True))
+            if inputs.pool is not None:
+                values[COVERAGE] = coverage
             ev = it.evidence.model_copy(deep=True)
             ev.scores.update({node_score_key(ctx.node_id, k): round(float(v), 4) for k, v in values.items()})
             out.append(it.model_copy(update={"evidence": ev}))
