@@ -112,20 +112,28 @@ def _filter_params(intent: Intent | None, **base: Any) -> dict[str, Any]:
 RECENT_YEARS = 5  # "recent work on X" in a topic search: the newest five years the source holds on it
 
 
-def _score_params(intent: Intent | None, features: dict[str, float], **extra: Any) -> dict[str, Any]:
-    """The direction's formula, adjusted by soft preferences: topic terms, recency, facet."""
+def _preferred(intent: Intent | None, features: dict[str, float]) -> dict[str, float]:
+    """A formula adjusted by the soft preferences: topic terms, recency."""
     f = dict(features)
-    p: dict[str, Any] = {"dense_to": "anchor", **extra}
     if intent is not None:
         if intent.topic_terms:
-            p["text"] = " ".join(intent.topic_terms)
             f["lexical"] = max(f.get("lexical", 0.0), 1.0)
         if intent.recency == "recent":
             f["recency"] = f.get("recency", 0.0) + 0.5
         elif intent.recency == "seminal":
             f["citations"] = f.get("citations", 0.0) + 0.5
             f["recency"] = f.get("recency", 0.0) - 0.3
-    p["features"] = f
+    return f
+
+
+def _score_params(intent: Intent | None, features: dict[str, float], **extra: Any) -> dict[str, Any]:
+    """The direction's formula, adjusted by soft preferences: topic terms, recency, facet."""
+    p: dict[str, Any] = {"dense_to": "anchor", **extra}
+    if intent is not None and intent.topic_terms:
+        p["text"] = " ".join(intent.topic_terms)
+    p["features"] = _preferred(intent, features)
+    if p.get("blend_features"):
+        p["blend_features"] = _preferred(intent, p["blend_features"])
     return p
 
 
@@ -428,8 +436,13 @@ STRONGEST_HITS = 30
 # "XLNet": best hit .41/.47) only finds unrelated papers, which then seed the graph walk. The dev topic cases'
 # best hits are .70–1.00; at .5 their metrics move by ≤ .003 (nDCG@10 .471 → .474, R@50 .527 → .525).
 TOPIC_DENSE_FLOOR = 0.5
-TOPIC_CITATIONS = "cited_for_era"
-TOPIC_TITLE_PHRASES = 0.6
+TOPIC_CITATIONS = 0.6
+TOPIC_TITLE_PHRASES = 0.3
+# graph.coverage from the rank-weighted share of the strongest matches with citation links: none up to 10%, full from
+# 30% (dev: topic cases' shares are 8-98% unfiltered, 40-100% with a period; LitSearch questions' mostly under 15%)
+GRAPH_COVERAGE = (0.1, 0.3)
+# a preferred type (Intent.prefer_types) counts like a good share of the text match, not like a filter
+PREFERRED_TYPE = 0.5
 
 
 # a request that says this many words more than its topic is searched whole too ("papers on X since 2015" is X)
@@ -477,7 +490,8 @@ def topic_search(intent: Intent) -> Workflow:
             "the request as written, by meaning",
         )
         searches += ["search_query", "search_query_dense"]
-    for kind in intent.paper_types:
+    matches = list(searches)  # what the words find; a type search below finds papers of the type
+    for kind in intent.paper_types:  # a preferred type re-orders what the request finds, it brings in no more
         if query := _type_query(kind):
             node = f"search_{kind}s"
             params = {"query": query, "limit": 100, "per_keyword": True, **period}
@@ -502,22 +516,46 @@ def topic_search(intent: Intent) -> Workflow:
     if intent.recency == "recent" and intent.year_min is None and intent.year_max is None:
         filt["newest_years"] = RECENT_YEARS  # "the latest work on X": a field's core is old, the newest is wanted
     b.add("filter", "filter", filt, **{"in": "merge"})
-    b.add("graph", "neighbourhood", {"max_seeds": 30}, "place in the seeds' neighbourhood", seeds="seeds",
-          citers="citers", pool="strongest", **{"in": "filter"})  # fmt: skip
-    # ev:graph.centrality = how many seeds cite the paper, the best matches weighing most: the field's core. The
-    # graph's votes weigh as much as the graph covers the request: where few of the strongest matches carry links
-    # (a field newer than the source's links), the few linked ones are not the field's core.
-    features = {
-        "ev:graph.centrality": 1.0, "ev:graph.cocitation": 0.5, "dense": 1.0, "lexical": 1.0,
-        TOPIC_CITATIONS: 0.6,
+    # how much of what the words find carries citation links (a type search's papers of the type are no measure)
+    pool = "strongest"
+    if len(matches) < len(searches):
+        b.add("matches", "union", None, "what the words find", **{"in": matches})
+        pool = b.add("closest", "top_k", {"k": STRONGEST_HITS}, "the strongest text matches", **{"in": "matches"})
+    lo, hi = GRAPH_COVERAGE
+    b.add(
+        "graph",
+        "neighbourhood",
+        {"max_seeds": 30, "no_coverage": lo, "full_coverage": hi},
+        "place in the seeds' neighbourhood",
+        seeds="seeds",
+        citers="citers",
+        pool=pool,
+        **{"in": "filter"},
+    )
+    # Two formulas, blended by how much of what the words find carries citation links (graph.coverage). Where the
+    # graph covers the request, a field's core is what many seeds cite (ev:graph.centrality, the best matches
+    # weighing most) and cite alongside; where it does not (a field newer than the source's links), the few linked
+    # matches are not the field's core, and the request's words decide, with citations counted against the paper's
+    # era and kind of count (cited_for_era), and its key phrases named in a title.
+    graph_formula = {
+        "ev:graph.centrality": 1.0, "ev:graph.cocitation": 0.5, "dense": 1.0, "lexical": 0.3, "citations": 0.3,
     }  # fmt: skip
+    words_formula = {"dense": 1.0, "lexical_source": 1.0, "cited_for_era": TOPIC_CITATIONS}
     text = " ".join([query or topic, *(intent.topic_terms if intent.topic_terms else [])])
-    coverage = {f: "graph.coverage" for f in ("ev:graph.centrality", "ev:graph.cocitation")}
-    phrases = key_phrases(text)
+    phrases = key_phrases(query) if query else []  # a short request's only phrase is its topic
     if phrases:
-        features["title_match"] = TOPIC_TITLE_PHRASES
+        words_formula["title_match"] = TOPIC_TITLE_PHRASES
+    preferred = [t for t in intent.prefer_types if t not in intent.paper_types]
+    if preferred:  # "what benchmarks have been used to assess …": that kind first, the others still there
+        graph_formula["paper_type"] = words_formula["paper_type"] = PREFERRED_TYPE
     params = _score_params(
-        intent, features, dense_to="text", weight_by=coverage, lexical_stats="source", title_terms=phrases or None
+        intent,
+        graph_formula,
+        dense_to="text",
+        blend_features=words_formula,
+        blend_by="graph.coverage",
+        title_terms=phrases or None,
+        paper_types=preferred or None,
     )
     params["text"] = text  # the topic, and any sub-area the user added
     b.add("score", "score", params, **{"in": "graph"})

@@ -36,6 +36,20 @@ class NeighbourhoodParams(OperatorParams):
     per_paper_limit: int = Field(
         200, ge=1, le=2000, description="references per lookup (citation_expand's default: its cached calls are reused)"
     )
+    full_coverage: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="the (rank-weighted) share of the pool with citation links from which the graph covers the "
+        "request fully",
+    )
+    no_coverage: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="the share up to which the graph does not cover the request at all: <node>.coverage = "
+        "(share - no_coverage) / (full_coverage - no_coverage), clipped to [0, 1]",
+    )
     only_free_graph: bool = Field(
         False,
         description="look anything up only when the source's citation graph costs nothing (the offline corpus); "
@@ -82,12 +96,13 @@ class NeighbourhoodInputs(OperatorInputs):
     )
 
 
-def link_coverage(papers: list[Paper]) -> float:
-    """The share of papers whose citation links the source holds: a reference list that is unknown (a remote
-    service's search records) may hold links, one known to be empty (a record outside the source's graph) does not."""
-    if not papers:
-        return 0.0
-    return sum(1 for p in papers if p.references is None or p.references or p.in_corpus_citations) / len(papers)
+def link_coverage(papers: list[Paper], rank_decay: float = 10_000.0) -> float:
+    """The share of papers whose citation links the source holds, each weighed by its rank like a seed's vote
+    (the best matches count most): a reference list that is unknown (a remote service's search records) may hold
+    links, one known to be empty (a record outside the source's graph) does not."""
+    weights = [1.0 / (1.0 + rank / rank_decay) for rank in range(len(papers))]
+    linked = [p.references is None or bool(p.references) or bool(p.in_corpus_citations) for p in papers]
+    return sum(w for w, ok in zip(weights, linked, strict=True) if ok) / sum(weights) if papers else 0.0
 
 
 @register
@@ -130,11 +145,13 @@ class NeighbourhoodOp(Operator[NeighbourhoodParams, NeighbourhoodInputs]):
         own = [cited - {it.paper.id} for it, cited in zip(items, listed, strict=True)]
         if refs.failed:
             ctx.notes.append(f"{refs.failed} reference lookups failed; neighbourhood scores are partial")
-        coverage = link_coverage([it.paper for it in inputs.pool or []])
+        share = link_coverage([it.paper for it in inputs.pool or []], params.rank_decay)
+        span = max(1e-9, params.full_coverage - params.no_coverage)
+        coverage = min(1.0, max(0.0, (share - params.no_coverage) / span))
         if inputs.pool is not None and coverage < 1:
             ctx.notes.append(
-                f"{round(coverage * len(inputs.pool))} of the {len(inputs.pool)} strongest matches have citation links "
-                "in the source: the citation graph's votes weigh that much"
+                f"few of the strongest matches have citation links in the source ({share:.0%}, the best-ranked "
+                f"counting most): the citation graph's votes weigh {coverage:.0%} of their usual"
             )
         out = []
         for it, cited in zip(items, own, strict=True):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pilot.models import Paper, RankedPaper
 from pilot.papertype import paper_type
@@ -38,6 +38,8 @@ from workflows.ports import PortType
 
 FEATURES: dict[str, str] = {
     "lexical": "BM25 overlap of title+abstract (or title) with the text / keywords / anchor title",
+    "lexical_source": "BM25 of title+abstract with the text, with the source's own word statistics (document "
+    "frequencies over all it holds; the candidates' when it keeps none), params.phrases weighing more",
     "dense": "cosine similarity of the embedding to the text, else to the anchor",
     "citations": "log citation count (external or in-corpus, whichever is larger)",
     "cited_for_era": "citation count as a percentile among the candidates of its era with the same kind of count "
@@ -66,14 +68,9 @@ class ScoreParams(OperatorParams):
         "", max_length=2000, description="query text for lexical/dense (connected text/keywords are added)"
     )
     lexical_field: Literal["text", "title"] = "text"
-    lexical_stats: Literal["candidates", "source"] = Field(
-        "candidates",
-        description="where lexical's word statistics come from: the papers at hand, or the source's whole index "
-        "when it keeps one (the offline corpus; a remote service does not, and the candidates' are used)",
-    )
     phrases: list[str] = Field(
         default_factory=list,
-        description="key phrases of the text: with lexical_stats 'source' their words weigh more",
+        description="key phrases of the text: their words weigh more in lexical_source",
     )
     dense_to: Literal["auto", "anchor", "text"] = Field(
         "auto", description="auto = the text when given, else the anchor"
@@ -95,10 +92,16 @@ class ScoreParams(OperatorParams):
     max_lookups: int = Field(
         50, ge=0, le=2000, description="at most this many source calls for unknown reference lists"
     )
-    weight_by: dict[str, str] = Field(
+    blend_features: dict[str, float] = Field(
         default_factory=dict,
-        description="feature -> an evidence score in [0, 1] that scales its weight (the largest value among the "
-        "papers), e.g. the citation graph's features by how much of the request's neighbourhood carries links",
+        description="a second formula (feature -> weight), blended with `features` by the evidence score `blend_by`: "
+        "weights = b * features + (1 - b) * blend_features",
+    )
+    blend_by: str | None = Field(
+        None,
+        max_length=200,
+        description="an evidence score in [0, 1] (its largest value among the papers) that weighs `features` against "
+        "`blend_features`, e.g. how much of the request the citation graph covers; unset or absent = `features` only",
     )
     keep_top: int = Field(
         0,
@@ -108,10 +111,10 @@ class ScoreParams(OperatorParams):
         "(a second stage that lets a recall signal reorder the tail without touching the head)",
     )
 
-    @field_validator("features")
+    @field_validator("features", "blend_features")
     @classmethod
-    def _known(cls, v: dict[str, float]) -> dict[str, float]:
-        if not v:
+    def _known(cls, v: dict[str, float], info: ValidationInfo) -> dict[str, float]:
+        if not v and info.field_name == "features":
             raise ValueError("declare at least one feature")
         for name, w in v.items():
             if name not in FEATURES and not (name.startswith(EV_PREFIX) and len(name) > len(EV_PREFIX)):
@@ -214,17 +217,16 @@ async def compute_features(
     """Raw value of every requested feature for every item (same order)."""
     papers = [it.paper for it in items]
     n = len(papers)
-    wanted = set(params.features)
+    wanted = set(params.features) | set(params.blend_features)
     out: dict[str, np.ndarray] = {}
     graph = _Graph(ctx, params.max_lookups)
-    if "lexical" in wanted:
+    if wanted & {"lexical", "lexical_source"}:
+        query = terms_of(text) or terms_of(" ".join(a.title for a in anchors))
+        field = (lambda p: p.title) if params.lexical_field == "title" else (lambda p: p.text)
+        out["lexical"] = bm25(query, [tokens(field(p)) for p in papers])
+    if "lexical_source" in wanted:
         indexed = await _source_lexical(ctx, params, papers, text)
-        if indexed is not None:
-            out["lexical"] = indexed
-        else:
-            query = terms_of(text) or terms_of(" ".join(a.title for a in anchors))
-            field = (lambda p: p.title) if params.lexical_field == "title" else (lambda p: p.text)
-            out["lexical"] = bm25(query, [tokens(field(p)) for p in papers])
+        out["lexical_source"] = indexed if indexed is not None else out["lexical"]
     if "citations" in wanted:
         out["citations"] = np.array([citation_value(p) for p in papers], dtype=np.float32)
     if "cited_for_era" in wanted:
@@ -291,10 +293,10 @@ async def compute_features(
 
 
 async def _source_lexical(ctx: RunContext, params: ScoreParams, papers: list[Paper], text: str) -> np.ndarray | None:
-    """BM25 of the text with the source's own word statistics, when asked for and the source keeps an index: over
-    a few hundred candidates that all match the request, their own document frequencies say little about which
-    words are rare (dev LitSearch questions, BM25 alone: nDCG@10 .39 with the corpus's, .31 with the candidates')."""
-    if params.lexical_stats != "source" or params.lexical_field != "text" or not text.strip():
+    """BM25 of the text with the source's own word statistics, when the source keeps an index: over a few hundred
+    candidates that all match the request, their own document frequencies say little about which words are rare
+    (dev LitSearch questions, BM25 alone: nDCG@10 .39 with the corpus's, .31 with the candidates')."""
+    if not text.strip():
         return None
     try:
         got = await asyncio.to_thread(ctx.source.lexical_scores, text, [p.id for p in papers], params.phrases)
@@ -312,14 +314,15 @@ def _by_total(params: ScoreParams, raw: dict[str, np.ndarray], n: int) -> list[i
 
 
 def effective_weights(params: ScoreParams, items: Sequence[RankedPaper]) -> dict[str, float]:
-    """Each feature's weight, scaled by its ``weight_by`` evidence score where it has one (the largest value in
-    the list, clipped to [0, 1]; unscaled when no paper carries that score: the step that writes it did not run)."""
-    weights = dict(params.features)
-    for name, key in params.weight_by.items():
-        values = [it.evidence.scores[key] for it in items if key in it.evidence.scores]
-        if name in weights and values:
-            weights[name] *= min(1.0, max(0.0, max(values)))
-    return weights
+    """The formula's weights: ``features``, or its blend with ``blend_features`` by the ``blend_by`` evidence score
+    (the largest value in the list, clipped to [0, 1]; ``features`` alone when no paper carries it: the step that
+    writes it did not run)."""
+    values = [it.evidence.scores[params.blend_by] for it in items if params.blend_by in it.evidence.scores]
+    if not params.blend_features or not values:
+        return dict(params.features)
+    b = min(1.0, max(0.0, max(values)))
+    names = dict.fromkeys([*params.features, *params.blend_features])
+    return {n: b * params.features.get(n, 0.0) + (1 - b) * params.blend_features.get(n, 0.0) for n in names}
 
 
 def _total(
@@ -375,15 +378,14 @@ class ScoreOp(Operator[ScoreParams, ScoreInputs]):
 
     @classmethod
     def node_refs(cls, params: ScoreParams) -> list[tuple[str, str]]:
-        names = dict.fromkeys([*params.features, *params.caps, *params.floors])
+        names = dict.fromkeys([*params.features, *params.blend_features, *params.caps, *params.floors])
         refs = [
             (f"feature {name!r}", node)
             for name in names
             if name.startswith(EV_PREFIX) and (node := support_node(name[len(EV_PREFIX) :])) is not None
         ]
-        return refs + [
-            (f"weight_by {key!r}", node) for key in params.weight_by.values() if (node := support_node(key)) is not None
-        ]
+        blend = support_node(params.blend_by) if params.blend_by else None
+        return refs + ([(f"blend_by {params.blend_by!r}", blend)] if blend else [])
 
     async def run(self, ctx: RunContext, params: ScoreParams, inputs: ScoreInputs) -> list[RankedPaper]:
         items = inputs.papers
