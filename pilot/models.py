@@ -146,7 +146,10 @@ class SearchFilters(_Model):
             return False
         if self.venue and (not paper.venue or self.venue.lower() not in paper.venue.lower()):
             return False
-        if self.min_citations is not None and (paper.citation_count or 0) < self.min_citations:
+        # below the floor only by a count; a paper nobody counted is not uncited (pilot.citations)
+        counted = paper.citation_count
+        floor = self.min_citations
+        if floor is not None and counted is not None and max(counted, paper.in_corpus_citations or 0) < floor:
             return False
         wanted_fields = {f.lower() for f in self.fields_of_study}
         return not wanted_fields or bool(wanted_fields & {f.lower() for f in paper.fields_of_study})

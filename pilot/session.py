@@ -32,6 +32,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from clarifier.lift import lift_offer
 from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, named_clusters, next_question, option_updates
 from clarifier.question import Option, Question
@@ -1394,6 +1395,9 @@ class Session(BaseModel):
         if q.slot in ("scope", "fallback"):
             return await self._answer_pending(q, msg)
         updates = option_updates(q, msg.option) if msg.option is not None else msg.updates
+        if q.slot == "lift" and not updates:  # "keep the filter": the list stays as it is
+            self.question = None
+            return self._reply("The filter stays.", results=self.results, workflow=self.workflow)
         self.intent = apply_answer(self.intent, updates, None if msg.option is not None else msg.text)
         self.question = None
         notes = (
@@ -1553,6 +1557,11 @@ class Session(BaseModel):
         self.question = None
         notes = notes + await self._induce()
         reply = await self._run(notes, coverage=True)
+        if reply.error is None and (lift := lift_offer(self.intent, len(reply.results))) is not None:
+            # the user's own filter left few papers: said and offered to lift, even after "search now" (which only
+            # skips questions about the search, not this one about its result)
+            self.question = reply.question = lift  # not a question about the search: no turn of its budget
+            return reply
         return await self._offer_question(reply) if offer else reply
 
     async def _search_again(self, reason: str, updates: dict[str, Any], notes: list[str]) -> Reply:

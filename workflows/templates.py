@@ -492,9 +492,9 @@ def topic_search(intent: Intent) -> Workflow:
         searches += ["search_query", "search_query_dense"]
     matches = list(searches)  # what the words find; a type search below finds papers of the type
     for kind in intent.paper_types:  # a preferred type re-orders what the request finds, it brings in no more
-        if query := _type_query(kind):
+        if type_query := _type_query(kind):
             node = f"search_{kind}s"
-            params = {"query": query, "limit": 100, "per_keyword": True, **period}
+            params = {"query": type_query, "limit": 100, "per_keyword": True, **period}
             b.add(node, "keyword_search", params, f"{kind} papers on the topic", keywords="kw")
             searches.append(node)
     b.add("hits", "union", **{"in": searches})
