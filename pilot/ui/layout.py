@@ -28,7 +28,12 @@ log = logging.getLogger(__name__)
 
 MAX_OPTIONS = 5
 LIBRARY_KEY = "pilot-library"
-PAPER_TYPES = [("surveys", "survey"), ("datasets & benchmarks", "resource"), ("methods", "method")]
+PAPER_TYPES = [
+    ("surveys", "survey"),
+    ("datasets & benchmarks", "resource"),
+    ("methods", "method"),
+    ("position papers", "position"),
+]
 
 CSS = (
     render.CSS
