@@ -27,6 +27,7 @@ _SOURCES = {
     "semantic_search": "papers close to it in content",
     "keyword_search": "papers sharing its keywords",
     "recommend": "recommended papers",
+    "named_in": "the papers introducing the methods and resources its abstract names",
 }
 
 
@@ -82,8 +83,8 @@ def coverage_notes(
                 rest = _fallbacks(wf, values, set(links) | set(anchors))
                 if wanted == "references":
                     notes.append(
-                        f"The source has no reference list for “{title}”, so the papers it cites could not be "
-                        f"used; these results rest on {rest}."
+                        f"The source has no reference list for “{title}”: this list is inferred, not read from "
+                        f"it — it rests on {rest}, in the years before it."
                     )
                 else:
                     notes.append(f"No paper in the source cites “{title}”; these results rest on {rest}.")

@@ -57,6 +57,8 @@ _CLAUSES = re.compile(
     re.I,
 )
 _TOKEN = re.compile(r"\S+")
+# a pasted text's label ("Abstract: …", "My draft: …") is no part of it
+_LABELS = frozenset("abstract summary draft text description paper title".split())
 _PUNCT = ".,;:!?()[]{}\"'“”‘’"
 
 
@@ -79,7 +81,7 @@ def search_query(text: str) -> str:
     """The request without its instruction words, every clause's content kept, in the user's order; the text
     itself (collapsed) when stripping would leave nothing."""
     text = " ".join((text or "").split())
-    parts = [c for c in (_clause_content(clause) for clause in _CLAUSES.split(text)) if c]
+    parts = [c for c in (_clause_content(clause) for clause in _CLAUSES.split(text)) if c and c.lower() not in _LABELS]
     return ". ".join(parts) if parts else text.strip()
 
 
@@ -107,13 +109,22 @@ def key_phrases(query: str, limit: int = 8) -> list[str]:
 TYPE_FILTER_TOPIC_WORDS = 6
 
 
+# A request this long is a pasted document (an abstract, a draft's paragraph): searched as a whole, and a venue or
+# a year inside it ("experiments on CoNLL and WikiAnn", "since 2015, neural models …") is what it says, not a filter.
+DOCUMENT_WORDS = 40
+
+
 def reading_standin(intent: Intent, text: str) -> Intent:
     """The intent of a topic search with ``query`` filled from the request text and, for a long question, its
-    type words moved from the filter (``paper_types``) to the preference (``prefer_types``). STAND-IN: the reader of
-    issue 31 sets both; until then the session calls this where a topic search starts."""
+    type words moved from the filter (``paper_types``) to the preference (``prefer_types``); a pasted document keeps
+    no venue or period read from inside it. STAND-IN: the reader of issue 31 sets these; until then the session calls
+    this where a topic search starts."""
     updates: dict[str, object] = {}
     if intent.query is None and text.strip():
         updates["query"] = search_query(text)
+    if len(text.split()) >= DOCUMENT_WORDS:
+        updates.update(venues=[], year_min=None, year_max=None, exclude_venues=[], exclude_years=[])
+        updates["topic"] = search_query(text)[:1000]  # the document is the query, not a fragment the reader cut
     if intent.paper_types and len((intent.topic or "").split()) > TYPE_FILTER_TOPIC_WORDS:
         updates["prefer_types"] = list(dict.fromkeys([*intent.prefer_types, *intent.paper_types]))
         updates["paper_types"] = []

@@ -39,6 +39,7 @@ from clarifier.question import Option, Question
 from pilot import export, limits
 from pilot import listfacts as list_facts
 from pilot.anchors import Resolution, near_exact, resolve
+from pilot.citations import count_of
 from pilot.coverage import coverage_notes
 from pilot.domain import profile
 from pilot.intent import (
@@ -1591,7 +1592,26 @@ class Session(BaseModel):
             update["shape"] = "author_papers"  # a profile has no period or venue: their papers do
         narrowed = query.model_copy(update=update)
         question = f"{self.request} ({short(msg.text, 60)})"
-        return await self._entity(Message(kind="entity", text=question, entity=narrowed, why=msg.why))
+        reply = await self._entity(Message(kind="entity", text=question, entity=narrowed, why=msg.why))
+        floor = msg.updates.get("min_citations")
+        if floor and reply.error is None:
+            self._cited_at_least(reply, int(floor))
+        return reply
+
+    def _cited_at_least(self, reply: Reply, floor: int) -> None:
+        """ "only the ones with more than 100 citations" under an answer's papers: those cited that often by a
+        count or by the citing papers the source holds; a paper no index counted is kept and said (issue 33)."""
+        judged = [(r, count_of(r.paper).meets(floor)) for r in reply.results]
+        kept = [r for r, meets in judged if meets is not False]
+        unknown = [i for i, r in enumerate(kept, 1) if count_of(r.paper).meets(floor) is None]
+        reply.results = self.results = kept
+        said = f"{len(kept) - len(unknown)} of the {len(judged)} papers are cited at least {floor} times"
+        if unknown:
+            said += (
+                f"; {len(unknown)} more have no citation count in the source and are kept ({numbered(unknown, 8)}): "
+                f"unknown is not fewer than {floor}"
+            )
+        reply.notes = [said + ".", *(n for n in reply.notes if "the answer counts are in the results" not in n)]
 
     async def _refine(self, msg: Message) -> Reply:
         if self.phase == "answer" and self.entity_query is not None and msg.updates:

@@ -1267,7 +1267,8 @@ def _after_answer(text: str, ctx: Context) -> Message | None:
         if one is not None:
             return one.model_copy(update={"text": text})
     feedback = read_feedback(text, ctx.known_venues)
-    narrows = {k: v for k, v in feedback.updates.items() if k in ("year_min", "year_max", "venues")}
+    # issue 33: a citation floor narrows the answer's papers too ("only the ones with more than 100 citations")
+    narrows = {k: v for k, v in feedback.updates.items() if k in ("year_min", "year_max", "venues", "min_citations")}
     if narrows and not subject_of(text, ctx.known_venues) and parse_entity_question(text) is None:
         return Message(kind="refine", text=text, feedback=feedback, updates=narrows, why="narrows the question asked")
     return None

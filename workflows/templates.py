@@ -46,6 +46,8 @@ BENCHMARK_MATCH_ALPHA = 0.7
 # odd .634 -> .662), nDCG@10 unchanged by construction; 10 seeds beat 5, 15 and 20, weights above .25 lose.
 PREDECESSOR_FEEDBACK_SEEDS = 10
 PREDECESSOR_FEEDBACK_WEIGHT = 0.25
+# Predecessors: the weight of "introduces a method or resource the anchor's abstract names" (named_in)
+PREDECESSOR_NAMED = 0.5
 SURVEY_TERMS = ["survey", "overview", "review", "tutorial", "state of the art", "introduction to"]
 
 
@@ -203,7 +205,9 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     # see them (one reference look-up per neighbour)
     b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 200}, **{"in": "search_dense"})
     authored = _authors_earlier_refs(b)
-    merged = ["refs", "cocited", "similar_refs", "search_dense", "search_kw", *authored, *_liked(b, intent)]
+    # what its text says it builds on: the papers introducing the methods and resources its abstract names
+    b.add("named", "named_in", {"years_before": 15}, "what its abstract names", **{"in": "anchor"})
+    merged = ["refs", "cocited", "similar_refs", "search_dense", "search_kw", "named", *authored, *_liked(b, intent)]
     b.add("merge", "union", **{"in": merged})
     b.add(
         "filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"}
@@ -224,7 +228,7 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     # expanding, so scoring needs no further source calls (a remote API would pay one per candidate).
     features = {
         "dense": 1.0, "ev:graph.centrality": 1.0, "ev:cocited.support": 1.0, "ev:author_refs.support": 1.0,
-        "citations": 0.3, "lexical": 0.3, "ev:refs.support": 3.0,
+        "citations": 0.3, "lexical": 0.3, "ev:refs.support": 3.0, "ev:named.support": PREDECESSOR_NAMED,
     }  # fmt: skip
     b.add("score", "score", _score_params(intent, features), **{"in": "graph", "anchor": "anchor"})
     # Feedback from the citation graph: the best-ranked candidates are most likely the anchor's foundations,

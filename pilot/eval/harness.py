@@ -69,6 +69,7 @@ from pilot.sources.local import LocalCorpusSource
 from pilot.sources.s2 import parse_s2_id
 from workflows.executor import execute
 from workflows.model import Workflow
+from workflows.ops.features import strength_inputs
 from workflows.templates import generic_workflow
 
 log = logging.getLogger(__name__)
@@ -199,6 +200,8 @@ def facet_of(case: dict) -> str | None:
 @dataclass
 class CaseOutcome:
     ranked_ids: list[str] = field(default_factory=list)
+    # per result: its match label and what the label is read from (label calibration, pilot.eval.calibration)
+    strengths: list[dict[str, Any]] = field(default_factory=list)
     usage: list[dict] = field(default_factory=list)  # per turn: what it spent at the sources (SourceUsage)
     turns: int = 0
     questions_before_results: int = 0  # questions answered before the first reply that carried results
@@ -222,6 +225,7 @@ def _session_record(session: Any, out: CaseOutcome, reply: Any, align: Any = Non
     out.notes = list(getattr(reply, "notes", []) or [])
     results = getattr(reply, "results", None) or getattr(session, "results", None) or []
     out.ranked_ids = [align(r.paper) if align is not None else r.paper.id for r in results]
+    out.strengths = [strength_inputs(r) for r in results]
     out.error = _reply_error(reply)
 
 
@@ -493,6 +497,8 @@ class Harness:
         }
         ranked = clean_ranking(outcome.ranked_ids, case.get("anchor_paper_id")) if outcome else []
         record["ranked_ids"] = ranked
+        if outcome and outcome.strengths:
+            record["strengths"] = dict(zip(outcome.ranked_ids, outcome.strengths, strict=False))
         trace = outcome.trace if outcome else None
         record["node_failures"] = [n["node_id"] for n in (trace or {}).get("nodes", []) if n.get("status") == "failed"]
         reference = self.references.get(case["case_id"])

@@ -476,17 +476,34 @@ STRENGTHS = ("strong match", "good match", "partial match", "weak match")
 WEAK = STRENGTHS[-1]
 
 
-def match_strength(item: RankedPaper) -> str:
+def _related(scores: Mapping[str, float]) -> bool:
+    """A citation step's support, or the topic search's seeds citing it (neighbourhood)."""
+    return any(k.endswith((".support", ".seeds_citing")) and v > 0 for k, v in scores.items())
+
+
+def strength_inputs(item: RankedPaper) -> dict[str, Any]:
+    """What a result's match label is read from, and the label: recorded by evaluations to calibrate the labels."""
     scores = item.evidence.scores
-    dense = scores.get("dense")
-    # a citation step's support, or the topic search's seeds citing it (neighbourhood)
-    related = any(k.endswith((".support", ".seeds_citing")) and v > 0 for k, v in scores.items())
+    return {"label": match_strength(item), "dense": scores.get("dense"), "related": _related(scores)}
+
+
+# (strong, strong when citation-linked, good, good when citation-linked): MiniLM cosines
+STRENGTH_THRESHOLDS = (0.6, 0.45, 0.45, 0.3)
+
+
+def strength_of(dense: float | None, related: bool, thresholds: tuple[float, float, float, float]) -> str:
+    strong, strong_linked, good, good_linked = thresholds
     if dense is None:
         return "good match" if related else "partial match"
-    if dense >= 0.6 or (related and dense >= 0.45):
+    if dense >= strong or (related and dense >= strong_linked):
         return "strong match"
-    if dense >= 0.45 or (related and dense >= 0.3):
+    if dense >= good or (related and dense >= good_linked):
         return "good match"
     if dense >= 0.3 or related:
         return "partial match"
     return WEAK
+
+
+def match_strength(item: RankedPaper) -> str:
+    scores = item.evidence.scores
+    return strength_of(scores.get("dense"), _related(scores), STRENGTH_THRESHOLDS)
