@@ -34,7 +34,7 @@ _ASKING = frozenset(
     researching conducting conducted conduct available suggest recommend provide share cite cited name
     regarding concerning about on that which who whom whose if am i'm im i've ive i'd id there's theres any
     various specific particular specifically particularly especially scientific peer-reviewed reviewed
-    recommendations suggestions resources sources materials information insights insight at in of to for with
+    recommendations suggestions resources sources materials information insights insight related at in of to for with
     from by as into within""".split()
 )
 _EDGE_WORDS = INSTRUCTION_WORDS | _ASKING

@@ -68,7 +68,7 @@ def test_result_shows_link_metadata_evidence_and_nodes():
         "Kishore Papineni",
         "ACL",
         "2002",
-        "12000 citations",
+        "12,000 citations",
         "seed",
         "cites_of",
         "in library",
@@ -205,3 +205,11 @@ def test_an_emptied_list_says_how_to_get_the_papers_back_not_that_there_are_none
     out = render.results_html([], workflow=wf, removed=before)
     assert "No results yet" not in out and "The 50 papers listed before it are not lost" in out and "undo" in out
     assert "This search found no papers" in render.results_html([], workflow=wf)
+
+
+def test_a_paper_no_index_counted_says_no_count_not_zero():
+    """Unknown is not zero (issue 33): a card says "no count", and what the source's links do know."""
+    uncounted = "".join(_Tags(render.results_html([ranked(citation_count=None)])).text)
+    assert "no count" in uncounted and "0 citations" not in uncounted
+    linked = "".join(_Tags(render.results_html([ranked(citation_count=None, in_corpus_citations=12)])).text)
+    assert "no count (cited by 12 papers in the source)" in linked
