@@ -74,6 +74,8 @@ def _say(page, text: str) -> str:
         f"() => document.querySelectorAll('#pilot-chat .message').length > {n + 1}", timeout=TIMEOUT_MS
     )
     _wait_idle(page)
+    page.wait_for_timeout(1500)  # the chat's last bubble is drawn after the idle overlay goes
+    _wait_idle(page)
     if page.locator("[id^=pilot-option-]:visible").count() and not page.locator("#pilot-results li").count():
         page.locator("#pilot-search-now").click()
         page.wait_for_function(
@@ -105,6 +107,7 @@ def main() -> int:
                 page = browser.new_page(viewport={"width": 1500, "height": 1900})
                 page.goto(f"http://127.0.0.1:{args.port}/")
                 page.wait_for_selector("#pilot-input textarea", timeout=TIMEOUT_MS)
+                page.wait_for_timeout(4000)  # Gradio wires its events after the page has drawn
                 steps = []
                 for i, text in enumerate(messages, 1):
                     chat = _say(page, text)

@@ -206,7 +206,7 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 200}, **{"in": "search_dense"})
     authored = _authors_earlier_refs(b)
     # what its text says it builds on: the papers introducing the methods and resources its abstract names
-    b.add("named", "named_in", {"years_before": 15}, "what its abstract names", **{"in": "anchor"})
+    b.add("named", "named_in", {"years_before": 15, "max_names": 5}, "what its abstract names", **{"in": "anchor"})
     merged = ["refs", "cocited", "similar_refs", "search_dense", "search_kw", "named", *authored, *_liked(b, intent)]
     b.add("merge", "union", **{"in": merged})
     b.add(
