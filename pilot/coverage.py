@@ -86,7 +86,7 @@ def coverage_notes(
                 if wanted == "references":
                     notes.append(
                         f"The source has no reference list for “{title}”: this list is inferred, not read from "
-                        f"it — it rests on {rest}, in the years before it."
+                        f"it — the results rest on {rest}, in the years before it."
                     )
                 else:
                     notes.append(f"No paper in the source cites “{title}”; these results rest on {rest}.")

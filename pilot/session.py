@@ -1686,6 +1686,8 @@ class Session(BaseModel):
             return self._error(f"The workflow cannot run: {exc}", notes)
         self._last_run = run
         notes = list(notes) + [f"step {n} failed: {e}" for n, e in run.errors.items()]
+        # what a citation floor could not judge is said with the list, not only in the step's trace (issue 33)
+        notes += [t.note for t in run.trace.nodes if t.op == "filter" and t.note and "no citation count" in t.note]
         out = run.output
         error = None
         if isinstance(out, Answer):

@@ -98,7 +98,7 @@ def test_a_pasted_abstract_is_the_topic_not_the_words_that_introduce_it():
     "request_text, topic, left_out, types",
     [
         ("papers on summarization but not extractive summarization", "summarization", ["extractive summarization"], []),
-        ("what should I read on parsing, no surveys", "parsing", [], ["resource", "method"]),
+        ("what should I read on parsing, no surveys", "parsing", [], ["resource", "method", "position"]),
         # a method's name, not a leaving-out
         ("key papers on learning without forgetting", "learning without forgetting", [], []),
     ],

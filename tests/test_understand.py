@@ -450,8 +450,8 @@ def test_a_method_named_with_without_stays_one_topic():
 @pytest.mark.parametrize(
     "text, types",
     [
-        ("give me papers on entity linking from before 2012, no surveys", ["resource", "method"]),
-        ("papers on parsing, not surveys or tutorials please", ["resource", "method"]),
+        ("give me papers on entity linking from before 2012, no surveys", ["resource", "method", "position"]),
+        ("papers on parsing, not surveys or tutorials please", ["resource", "method", "position"]),
         ("surveys on entity linking", ["survey"]),
         ("papers on entity linking without data augmentation", []),
     ],
@@ -676,7 +676,9 @@ def test_leaving_out_a_kind_of_paper_narrows_the_list(text, left):
     # "remove the surveys" was a new survey search for the same paper; "without the surveys" a topic search
     msg = read(text, RESULTS.model_copy(update={"listed": 50}))
     assert msg.kind == "refine" and msg.feedback is not None
-    assert msg.feedback.updates["paper_types"] == [t for t in ("survey", "resource", "method") if t not in left]
+    assert msg.feedback.updates["paper_types"] == [
+        t for t in ("survey", "resource", "method", "position") if t not in left
+    ]
 
 
 @pytest.mark.parametrize(
@@ -839,7 +841,7 @@ def test_more_like_a_result_stays_feedback_on_the_list(text, refs, updates):
     [("not interested in speech", "exclude_terms", ["speech"]),  # asked "refine or new search?"
      ("exclude anything about images", "exclude_terms", ["images"]),  # also *focused* on images
      ("I don't want papers on images", "exclude_terms", ["images"]),
-     ("too many surveys", "paper_types", ["resource", "method"]),  # halved the list
+     ("too many surveys", "paper_types", ["resource", "method", "position"]),  # halved the list
      ("keep only the top 5", "k", 5)],  # a topic search for "keep"
 )  # fmt: skip
 def test_what_to_leave_out_and_how_many_said_of_the_list(text, field, value):

@@ -379,13 +379,11 @@ class ScoreOp(Operator[ScoreParams, ScoreInputs]):
     @classmethod
     def node_refs(cls, params: ScoreParams) -> list[tuple[str, str]]:
         names = dict.fromkeys([*params.features, *params.blend_features, *params.caps, *params.floors])
-        refs = [
+        return [
             (f"feature {name!r}", node)
             for name in names
             if name.startswith(EV_PREFIX) and (node := support_node(name[len(EV_PREFIX) :])) is not None
         ]
-        blend = support_node(params.blend_by) if params.blend_by else None
-        return refs + ([(f"blend_by {params.blend_by!r}", blend)] if blend else [])
 
     async def run(self, ctx: RunContext, params: ScoreParams, inputs: ScoreInputs) -> list[RankedPaper]:
         items = inputs.papers
