@@ -7,8 +7,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 # "scope": refine the results or start a new search?  "fallback": search a missing paper's words as a topic?
+# "lift": a filter left few papers — lift it? (clarifier.lift)
 Slot = Literal[
-    "direction", "facet", "time", "venue", "topic", "recency", "k", "anchor", "resource", "scope", "fallback"
+    "direction", "facet", "time", "venue", "topic", "recency", "k", "anchor", "resource", "scope", "fallback", "lift"
 ]
 
 

@@ -129,6 +129,8 @@ class SimulatedUser:
             return len(want & got) / len(want) if got else 0.1
         if slot == "recency":
             return 0.5 if not sets else 0.0
+        if slot == "lift":  # the user's own filter: kept
+            return 1.0 if not sets else 0.0
         if slot == "k":
             return 1.0 if sets.get("k") == 50 else 0.0
         return 0.0

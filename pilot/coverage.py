@@ -18,15 +18,18 @@ from typing import Any
 from pilot.models import Intent, Paper, RankedPaper
 from workflows.diff import short
 from workflows.model import Workflow
+from workflows.ops.features import match_strength
 
 WEAK_SIMILARITY = 0.35  # MiniLM cosine of the best match below which the results are called weak
 TOP_CHECKED = 10
 
 # what each kind of merge input contributes, in words
+CLOSE = ("strong match", "good match")
 _SOURCES = {
     "semantic_search": "papers close to it in content",
     "keyword_search": "papers sharing its keywords",
     "recommend": "recommended papers",
+    "named_in": "the papers introducing the methods and resources its abstract names",
 }
 
 
@@ -82,18 +85,24 @@ def coverage_notes(
                 rest = _fallbacks(wf, values, set(links) | set(anchors))
                 if wanted == "references":
                     notes.append(
-                        f"The source has no reference list for “{title}”, so the papers it cites could not be "
-                        f"used; these results rest on {rest}."
+                        f"The source has no reference list for “{title}”: this list is inferred, not read from "
+                        f"it — the results rest on {rest}, in the years before it."
                     )
                 else:
                     notes.append(f"No paper in the source cites “{title}”; these results rest on {rest}.")
     notes += _short_typed_list(wf, intent, results)
     dense = [r.evidence.scores["dense"] for r in results[:TOP_CHECKED] if "dense" in r.evidence.scores]
+    what = f"“{short(anchor.title, 60)}”" if anchor else f"“{short(intent.topic or intent.request, 60)}”"
     if dense and max(dense) < WEAK_SIMILARITY:
-        what = f"“{short(anchor.title, 60)}”" if anchor else f"“{short(intent.topic or intent.request, 60)}”"
-        notes.append(
+        # said first: a list whose best matches are weak must not read like an answer (issue 33)
+        notes.insert(
+            0,
             f"The best matches are only loosely related to {what} (similarity {max(dense):.2f}): "
-            "the source may hold little on it."
+            "the source may hold little on it.",
+        )
+    elif dense and not any(match_strength(r) in CLOSE for r in results[:TOP_CHECKED]):
+        notes.insert(
+            0, f"None of the first {TOP_CHECKED} results is a strong or good match for {what}: read them as leads."
         )
     return notes
 

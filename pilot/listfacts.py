@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
+from pilot.citations import count_of, no_count_note
 from pilot.domain import profile
 from pilot.models import Paper, RankedPaper
 from pilot.papertype import paper_type
@@ -44,9 +45,14 @@ def answer(results: Sequence[RankedPaper], fact: ListFact, themes: Sequence[tupl
         n, p = _most_cited(papers)
         if citation_value(p) == 0:
             return f"None of the {total} results has a citation count in the source."
+        # issue 33: unknown is not zero — how many the answer could not weigh is said (pilot.citations)
+        count = count_of(p)
+        how = f"cited {count.value:,} times" if count.known else f"cited by at least {count.at_least:,} papers"
+        uncounted = no_count_note(papers)
         return (
-            f"The most cited is #{n} “{short(p.title, 100)}”{f' ({p.year})' if p.year else ''}, "
-            f"cited {citation_value(p):,} times. (Say “sort by citations” to order the list that way.)"
+            f"The most cited is #{n} “{short(p.title, 100)}”{f' ({p.year})' if p.year else ''}, {how}."
+            + (f" {uncounted}" if uncounted else "")
+            + " (Say “sort by citations” to order the list that way.)"
         )
     if fact in ("oldest", "newest"):
         dated = [(n, p) for n, p in enumerate(papers, 1) if p.year]

@@ -29,6 +29,7 @@ from pilot.reading import read as read_words
 from pilot.reading.model import Anchor, Constraints, QuestionState, Reading, State
 from pilot.stepedit import StepEdit
 from pilot.text import ENGLISH_STOPWORDS
+from pilot.vocab import PAPER_TYPES
 from workflows.refine import Feedback
 
 log = logging.getLogger(__name__)
@@ -219,13 +220,13 @@ def updates_of(c: Constraints) -> dict[str, Any]:
     for key in ("year_min", "year_max", "min_citations", "k", "facet", "recency"):
         if (v := getattr(c, key)) is not None:
             out[key] = v
-    for key in ("venues", "exclude_venues", "exclude_terms", "paper_types", "publication_kinds"):
+    for key in ("venues", "exclude_venues", "exclude_terms", "paper_types", "prefer_types", "publication_kinds"):
         if v := getattr(c, key):
             out[key] = list(v)
     if c.exclude_years:
         out["exclude_years"] = list(c.exclude_years)
     if c.exclude_types and not c.paper_types:
-        out["paper_types"] = [t for t in ("survey", "resource", "method") if t not in c.exclude_types]
+        out["paper_types"] = [t for t in PAPER_TYPES if t not in c.exclude_types]
     if c.exclude_kinds and not c.publication_kinds:
         out["publication_kinds"] = [k for k in _KINDS if k not in c.exclude_kinds]
     if c.sort:
@@ -251,6 +252,8 @@ def request_of(r: Reading, text: str, anchor: Anchor | None = None) -> ParsedReq
         query, kind = (r.topic or "", "topic") if r.topic else ("", "none")
         if r.topic:
             updates["topic"] = r.topic
+        if r.query:  # the request searched whole beside its subject (issue 33)
+            updates["query"] = r.query
     elif anchor.kind in ("current", "result"):
         query, kind = "", "current" if anchor.kind == "current" else "none"
     else:

@@ -146,7 +146,10 @@ class SearchFilters(_Model):
             return False
         if self.venue and (not paper.venue or self.venue.lower() not in paper.venue.lower()):
             return False
-        if self.min_citations is not None and (paper.citation_count or 0) < self.min_citations:
+        # below the floor only by a count; a paper nobody counted is not uncited (pilot.citations)
+        counted = paper.citation_count
+        floor = self.min_citations
+        if floor is not None and counted is not None and max(counted, paper.in_corpus_citations or 0) < floor:
             return False
         wanted_fields = {f.lower() for f in self.fields_of_study}
         return not wanted_fields or bool(wanted_fields & {f.lower() for f in paper.fields_of_study})
@@ -192,7 +195,15 @@ class Intent(_Model):
     # a search with no anchor and a topic is a topic search: the topic in the user's words, without the
     # instruction words ("find", "recent work on") and the type words ("surveys on", "datasets for")
     topic: str | None = None
+    # the request as a search query: the user's words minus the instruction words ("can you point me to studies
+    # that …"), every clause kept; a topic search searches it whole beside the topic (None = the topic alone)
+    query: str | None = None
     paper_types: list[PaperType] = Field(default_factory=list, description="only papers of these types")
+    prefer_types: list[PaperType] = Field(
+        default_factory=list,
+        description="papers of these types rank higher, none is dropped (a type word inside a question; "
+        "paper_types is the filter, for a request whose point is the type)",
+    )
     facet: Facet | None = None
     year_min: int | None = None
     year_max: int | None = None

@@ -1,4 +1,4 @@
-"""What kind of paper a record is: a survey, a data resource, or a method paper (everything else).
+"""What kind of paper a record is: a survey, a data resource, a position paper, or a method paper (everything else).
 
 A researcher who asks for "surveys on dialogue systems" or "datasets for question answering" wants papers
 of that kind; a title usually says so ("A Survey of …", "… : An Annotated Corpus of …", "Overview of the
@@ -7,7 +7,9 @@ corpus …"). Deterministic patterns, tuned for precision: a method paper that m
 ("Learning Subjective Language from Corpora", "corpus-based …") stays a method paper, and a shared task's
 own overview is a resource (it defines the data and the evaluation), not a survey.
 
-    paper_type(paper)            # "survey" | "resource" | "method"
+    paper_type(paper)            # "survey" | "resource" | "position" | "method"
+
+Measured on a hand-labelled sample of 305 corpus papers (``scripts/papertype_eval.py``, docs/paper-types.md).
     paper_type_reason(paper)     # ("survey", "title says 'a survey of'")
 """
 
@@ -104,6 +106,41 @@ _RESOURCE_ABSTRACT = re.compile(
     r"(?![- ](?:based|driven))",
     re.IGNORECASE,
 )
+_DATA_NOUN = (
+    r"(?:corpus|corpora|datasets?|data sets?|treebanks?|benchmarks?|test (?:collection|suite)s?|lexicons?|"
+    r"lexical resources?|challenge sets?|testbeds?)"
+)
+# Anywhere in the abstract, a contribution of data: "To facilitate the study, we curate a corpus of …", "we also
+# release WikiSQL, a dataset of …", "We introduce BiRdQA, a bilingual … dataset". The words between the verb and the
+# noun hold no preposition or evaluation word, so "we present experiments on three benchmark datasets" is no resource.
+_NOT_BETWEEN = r"(?:on|across|over|with|using|in|for|from|to|experiments?|results?|evaluations?)\b"
+_BETWEEN = rf"(?:(?!{_NOT_BETWEEN})[\w\-/]+,?\s+){{0,6}}?"
+_CONTRIBUTES_DATA = re.compile(
+    r"\b(?i:we|this (?:paper|work))\s+(?i:also\s+|first\s+|further\s+|then\s+)?"
+    r"(?i:present|introduce|release|create|construct|collect|build|compile|curate|contribute|propose|develop|publish|"
+    r"annotate|crowdsource|provide)(?:s|d|ed)?\s+"
+    rf"(?i:(?:a|an|the|two|three|several|our|this)\s+)?(?i:{_BETWEEN}{_DATA_NOUN})\b(?![- ](?:based|driven))"
+    rf"|\b[A-Z][\w\-]+,\s+an?\s+(?i:{_BETWEEN}{_DATA_NOUN})\b(?![- ](?:based|driven))"
+)
+# A position paper argues where a field should go rather than presenting a method, data or a survey.
+_POSITION = re.compile(
+    r"\bposition paper\b|^position\s*:|\bthis (?:paper|article|essay) argues\b|\bopinion (?:paper|piece)\b"
+    r"|\bwe argue that (?:the (?:field|community|research community)|(?:nlp|ml|ai) (?:research|researchers)|"
+    r"researchers|practitioners|we (?:should|need|must))\b|\bcall (?:to action|for action)\b|\bmanifesto\b"
+    r"|\bconsidered harmful\b|^the case (?:for|against)\b|\bin this (?:perspective|opinion) (?:paper|piece|article)\b",
+    re.IGNORECASE,
+)
+# Surveys that say so in their abstract's opening sentences ("This book is a useful survey of …", "We present a
+# literature and empirical survey …", "In this study, we summarize the recent progress in …").
+_SURVEY_OPENING = re.compile(
+    r"\b(?:this|the present|our) (?:paper|article|chapter|book|survey|review|tutorial|study)\s+"
+    r"(?:is|provides|presents|gives|offers|contains)\s+(?:a|an)\s+(?:[\w\-]+\s+){0,3}?(?:survey|review|overview)\b"
+    r"(?!\s+of\s+(?:our|the proposed|this)\b)"
+    r"|\bwe (?:present|provide|give|offer|conduct|carry out)\s+(?:a|an)\s+(?:[\w\-]+\s+){0,4}?(?:survey|review)\b"
+    r"|\bin this (?:survey|review)\b|\bwe summari[sz]e (?:the )?(?:recent |current )?(?:[\w\-]+\s+)?"
+    r"(?:progress|advances|developments|research|literature)\b",
+    re.IGNORECASE,
+)
 
 
 @cache
@@ -111,9 +148,9 @@ def _rules() -> _Rules:
     return _Rules(profile())
 
 
-def _first_sentence(paper: Paper) -> str:
+def _first_sentence(paper: Paper, n: int = 1) -> str:
     text = (paper.abstract or "").strip()
-    return re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0][:400] if text else ""
+    return " ".join(re.split(r"(?<=[.!?])\s+", text, maxsplit=n)[:n])[: 400 * n] if text else ""
 
 
 def paper_type_reason(paper: Paper) -> tuple[PaperType, str]:
@@ -123,18 +160,20 @@ def paper_type_reason(paper: Paper) -> tuple[PaperType, str]:
     rules = _rules()
     if m := rules.shared_task.search(title):
         return "resource", f"title names an evaluation campaign ('{m.group(0).strip()}')"
+    if m := _POSITION.search(title) or _POSITION.search(_first_sentence(paper, 3)):
+        return "position", f"it says '{m.group(0).strip()}'"
     m = _SURVEY_TITLE.search(title)
     if m and not (re.search(r"overview|advances", m.group(0), re.IGNORECASE) and _NOT_A_FIELD.search(title)):
         return "survey", f"title says '{m.group(0).strip()}'"
-    if m := _SURVEY_ABSTRACT.search(opening):
+    if m := _SURVEY_ABSTRACT.search(opening) or _SURVEY_OPENING.search(_first_sentence(paper, 2)):
         return "survey", f"abstract says '{m.group(0).strip()}'"
     if m := rules.builds_resource.search(title):
         return "resource", f"title says '{m.group(0).strip()}'"
     if (m := rules.resource_title.search(title)) and not rules.uses_data.search(title):
         return "resource", f"title names a resource ('{m.group(0)}')"
-    if m := _RESOURCE_ABSTRACT.search(opening):
+    if m := _RESOURCE_ABSTRACT.search(opening) or _CONTRIBUTES_DATA.search(paper.abstract or ""):
         return "resource", f"abstract says '{m.group(0).strip()}'"
-    return "method", "neither a survey nor a data resource"
+    return "method", "neither a survey, a position paper nor a data resource"
 
 
 def paper_type(paper: Paper) -> PaperType:

@@ -34,12 +34,14 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from clarifier.lift import lift_offer
 from clarifier.llm_questions import llm_question
 from clarifier.policy import apply_answer, named_clusters, next_question, option_updates
 from clarifier.question import Option, Question
 from pilot import export, limits
 from pilot import listfacts as list_facts
 from pilot.anchors import Resolution, near_exact, resolve
+from pilot.citations import count_of
 from pilot.coverage import coverage_notes
 from pilot.domain import profile
 from pilot.intent import ParsedRequest, apply_updates, as_topic, named_request
@@ -49,6 +51,7 @@ from pilot.listfacts import ListFact, numbered
 from pilot.message import Context, Message, read, settle_with_llm
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.papertype import paper_type
+from pilot.query import reading_standin
 from pilot.redact import redact
 from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
@@ -1368,6 +1371,9 @@ class Session(BaseModel):
         self.anchor_candidates = []
         self.request = parsed.text or self.request
         self.intent = apply_updates(parsed.intent, {"anchor_id": None, "direction": None})
+        # the reader filled query and prefer_types; a pasted document is searched whole, with no venue or period
+        # read from inside it, and a long question's type words only rank (pilot.query)
+        self.intent = reading_standin(self.intent, parsed.text or "")
         topic = self.intent.topic or parsed.anchor_query or self.request
         if self.last_message is not None and self.last_message.kind in ("new_search", "answer"):
             self.last_message = self.last_message.model_copy(update={"target": "topic"})
@@ -1413,6 +1419,9 @@ class Session(BaseModel):
         if q.slot in ("scope", "fallback"):
             return await self._answer_pending(q, msg)
         updates = option_updates(q, msg.option) if msg.option is not None else msg.updates
+        if q.slot == "lift" and not updates:  # "keep the filter": the list stays as it is
+            self.question = None
+            return self._reply("The filter stays.", results=self.results, workflow=self.workflow)
         self.intent = apply_answer(self.intent, updates, None if msg.option is not None else msg.text)
         self.question = None
         notes = (
@@ -1575,6 +1584,11 @@ class Session(BaseModel):
         self.question = None
         notes = notes + await self._induce()
         reply = await self._run(notes, coverage=True)
+        if reply.error is None and (lift := lift_offer(self.intent, len(reply.results))) is not None:
+            # the user's own filter left few papers: said and offered to lift, even after "search now" (which only
+            # skips questions about the search, not this one about its result)
+            self.question = reply.question = lift  # not a question about the search: no turn of its budget
+            return reply
         return await self._offer_question(reply) if offer else reply
 
     async def _search_again(self, reason: str, updates: dict[str, Any], notes: list[str]) -> Reply:
@@ -1604,7 +1618,26 @@ class Session(BaseModel):
             update["shape"] = "author_papers"  # a profile has no period or venue: their papers do
         narrowed = query.model_copy(update=update)
         question = f"{self.request} ({short(msg.text, 60)})"
-        return await self._entity(Message(kind="entity", text=question, entity=narrowed, why=msg.why))
+        reply = await self._entity(Message(kind="entity", text=question, entity=narrowed, why=msg.why))
+        floor = msg.updates.get("min_citations")
+        if floor and reply.error is None:
+            self._cited_at_least(reply, int(floor))
+        return reply
+
+    def _cited_at_least(self, reply: Reply, floor: int) -> None:
+        """ "only the ones with more than 100 citations" under an answer's papers: those cited that often by a
+        count or by the citing papers the source holds; a paper no index counted is kept and said (issue 33)."""
+        judged = [(r, count_of(r.paper).meets(floor)) for r in reply.results]
+        kept = [r for r, meets in judged if meets is not False]
+        unknown = [i for i, r in enumerate(kept, 1) if count_of(r.paper).meets(floor) is None]
+        reply.results = self.results = kept
+        said = f"{len(kept) - len(unknown)} of the {len(judged)} papers are cited at least {floor} times"
+        if unknown:
+            said += (
+                f"; {len(unknown)} more have no citation count in the source and are kept ({numbered(unknown, 8)}): "
+                f"unknown is not fewer than {floor}"
+            )
+        reply.notes = [said + ".", *(n for n in reply.notes if "the answer counts are in the results" not in n)]
 
     async def _refine(self, msg: Message) -> Reply:
         if self.phase == "answer" and self.entity_query is not None and msg.updates:
@@ -1729,6 +1762,8 @@ class Session(BaseModel):
             return self._error(f"The workflow cannot run: {exc}", notes)
         self._last_run = self._kept(run)
         notes = list(notes) + [f"the step “{step_name(wf, n)}” failed: {e}" for n, e in run.errors.items()]
+        # what a citation floor could not judge is said with the list, not only in the step's trace (issue 33)
+        notes += [t.note for t in run.trace.nodes if t.op == "filter" and t.note and "no citation count" in t.note]
         out = run.output
         error = None
         if isinstance(out, Answer):

@@ -17,9 +17,10 @@ DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
 Facet = Literal["background", "method", "result"]
 FACETS: tuple[Facet, ...] = get_args(Facet)
 
-# What kind of paper it is ("resource" = dataset, corpus, treebank, benchmark, lexical resource, shared task):
+# What kind of paper it is ("resource" = dataset, corpus, treebank, benchmark, lexical resource, shared task;
+# "position" = a paper arguing where a field should go):
 # ``pilot.papertype.paper_type`` decides; a request's type words select one ("surveys on …", "datasets for …").
-PaperType = Literal["survey", "resource", "method"]
+PaperType = Literal["survey", "resource", "method", "position"]
 # how a paper was published, as pilot.publication reads it from its venue and ids
 PublicationKind = Literal["conference", "workshop", "journal", "preprint", "unknown"]
 PAPER_TYPES: tuple[PaperType, ...] = get_args(PaperType)
@@ -86,6 +87,7 @@ PAPER_TYPE_PLURALS: dict[PaperType, str] = {
     "survey": "surveys",
     "resource": "datasets and other resources",
     "method": "method papers",
+    "position": "position papers",
 }
 
 

@@ -118,10 +118,21 @@ async def test_leaving_out_a_term_leaves_out_its_other_forms(ctx, citers):
     assert all(re.search(r"\bdependency\W+pars\w*", t, re.I) for t in gone)  # and nothing else
 
 
+def _cited(it) -> int:
+    return max(it.paper.citation_count or 0, it.paper.in_corpus_citations or 0)
+
+
 async def test_filter_min_citations_and_abstract(ctx, citers):
     _, papers = citers
+    # unknown is not zero: a paper no index counted stays (its citing papers in the corpus are only a lower
+    # bound), and the step says how many it kept so; with no_count "drop" only papers known to pass remain
     cited = await run_op(ctx, "filter", {"min_citations": 20}, **{"in": papers})
-    assert cited and all(max(it.paper.citation_count or 0, it.paper.in_corpus_citations or 0) >= 20 for it in cited)
+    uncounted = [it for it in cited if it.paper.citation_count is None and _cited(it) < 20]
+    assert cited and all(_cited(it) >= 20 for it in cited if it not in uncounted)
+    assert uncounted and any(f"{len(uncounted)} papers have no citation count" in n for n in ctx.notes)
+    known = await run_op(ctx, "filter", {"min_citations": 20, "no_count": "drop"}, **{"in": papers})
+    assert known and all(_cited(it) >= 20 for it in known)
+    assert len(known) == len(cited) - len(uncounted)
     with_abs = await run_op(ctx, "filter", {"has_abstract": True}, **{"in": papers})
     assert all(it.paper.abstract for it in with_abs)
 

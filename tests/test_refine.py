@@ -68,7 +68,7 @@ def wf() -> Workflow:
         ("no papers from 2019 please", "filter", "exclude_years", [(2019, 2019)]),
         ("exclude 2010 to 2015", "filter", "exclude_years", [(2010, 2015)]),
         # kinds of paper, on the list on screen
-        ("no surveys", "filter", "paper_types", ["resource", "method"]),
+        ("no surveys", "filter", "paper_types", ["resource", "method", "position"]),
         ("only surveys", "filter", "paper_types", ["survey"]),
     ],
 )

@@ -68,7 +68,7 @@ def test_result_shows_link_metadata_evidence_and_nodes():
         "Kishore Papineni",
         "ACL",
         "2002",
-        "12000 citations",
+        "12,000 citations",
         "seed",
         "cites_of",
         "in library",
@@ -223,3 +223,11 @@ def test_missing_authors_are_said_once_for_the_list_not_on_every_card():
     meta = card.split('class="meta">', 1)[1].split("</div>", 1)[0]
     assert meta == "2002 · 12000 citations"  # what is known, nothing in place of what is not
     assert "no authors" not in render.results_html([ranked()])  # nothing missing: no note
+
+
+def test_a_paper_no_index_counted_says_no_count_not_zero():
+    """Unknown is not zero (issue 33): a card says "no count", and what the source's links do know."""
+    uncounted = "".join(_Tags(render.results_html([ranked(citation_count=None)])).text)
+    assert "no count" in uncounted and "0 citations" not in uncounted
+    linked = "".join(_Tags(render.results_html([ranked(citation_count=None, in_corpus_citations=12)])).text)
+    assert "no count (cited by 12 papers in the source)" in linked

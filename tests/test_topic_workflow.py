@@ -104,8 +104,8 @@ def test_the_topic_workflow_is_all_visible_operators():
     ops = {n.op for n in wf.nodes}
     assert {"keywords_from", "noun_phrases", "keyword_search", "semantic_search", "citation_expand"} <= ops
     assert {"neighbourhood", "score", "top_k", "extract_evidence"} <= ops
-    assert {(e.source, e.port) for e in wf.inputs_of("graph")} == {("filter", "in"), ("seeds", "seeds"),
-                                                                   ("citers", "citers")}  # fmt: skip
+    graph_inputs = {(e.source, e.port) for e in wf.inputs_of("graph")}
+    assert graph_inputs == {("filter", "in"), ("seeds", "seeds"), ("citers", "citers"), ("strongest", "pool")}
     directions = {n.params.get("direction") for n in wf.nodes if n.op == "citation_expand"}
     assert directions == {"references", "citations"}  # expansion both ways from the seeds
     # the topic is the only text searched: no instruction words reach a search

@@ -16,8 +16,10 @@ from typing import Any
 
 from pilot.domain import profile
 from pilot.models import Intent
+from pilot.query import key_phrases
 from pilot.vocab import DIRECTIONS
 from workflows.model import Edge, Node, Workflow
+from workflows.ops.features import terms_of
 
 # Share of the chosen facet's sentences in the anchor's sentence weights (facet_match): the rest spreads
 # over all sentences, because cue words misread some sentences and the whole abstract still says a lot.
@@ -44,6 +46,8 @@ BENCHMARK_MATCH_ALPHA = 0.7
 # odd .634 -> .662), nDCG@10 unchanged by construction; 10 seeds beat 5, 15 and 20, weights above .25 lose.
 PREDECESSOR_FEEDBACK_SEEDS = 10
 PREDECESSOR_FEEDBACK_WEIGHT = 0.25
+# Predecessors: the weight of "introduces a method or resource the anchor's abstract names" (named_in)
+PREDECESSOR_NAMED = 0.5
 SURVEY_TERMS = ["survey", "overview", "review", "tutorial", "state of the art", "introduction to"]
 
 
@@ -110,20 +114,28 @@ def _filter_params(intent: Intent | None, **base: Any) -> dict[str, Any]:
 RECENT_YEARS = 5  # "recent work on X" in a topic search: the newest five years the source holds on it
 
 
-def _score_params(intent: Intent | None, features: dict[str, float], **extra: Any) -> dict[str, Any]:
-    """The direction's formula, adjusted by soft preferences: topic terms, recency, facet."""
+def _preferred(intent: Intent | None, features: dict[str, float]) -> dict[str, float]:
+    """A formula adjusted by the soft preferences: topic terms, recency."""
     f = dict(features)
-    p: dict[str, Any] = {"dense_to": "anchor", **extra}
     if intent is not None:
         if intent.topic_terms:
-            p["text"] = " ".join(intent.topic_terms)
             f["lexical"] = max(f.get("lexical", 0.0), 1.0)
         if intent.recency == "recent":
             f["recency"] = f.get("recency", 0.0) + 0.5
         elif intent.recency == "seminal":
             f["citations"] = f.get("citations", 0.0) + 0.5
             f["recency"] = f.get("recency", 0.0) - 0.3
-    p["features"] = f
+    return f
+
+
+def _score_params(intent: Intent | None, features: dict[str, float], **extra: Any) -> dict[str, Any]:
+    """The direction's formula, adjusted by soft preferences: topic terms, recency, facet."""
+    p: dict[str, Any] = {"dense_to": "anchor", **extra}
+    if intent is not None and intent.topic_terms:
+        p["text"] = " ".join(intent.topic_terms)
+    p["features"] = _preferred(intent, features)
+    if p.get("blend_features"):
+        p["blend_features"] = _preferred(intent, p["blend_features"])
     return p
 
 
@@ -193,7 +205,9 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     # see them (one reference look-up per neighbour)
     b.add("similar_refs", "citation_expand", {"direction": "references", "max_seeds": 200}, **{"in": "search_dense"})
     authored = _authors_earlier_refs(b)
-    merged = ["refs", "cocited", "similar_refs", "search_dense", "search_kw", *authored, *_liked(b, intent)]
+    # what its text says it builds on: the papers introducing the methods and resources its abstract names
+    b.add("named", "named_in", {"years_before": 15, "max_names": 5}, "what its abstract names", **{"in": "anchor"})
+    merged = ["refs", "cocited", "similar_refs", "search_dense", "search_kw", "named", *authored, *_liked(b, intent)]
     b.add("merge", "union", **{"in": merged})
     b.add(
         "filter", "filter", _filter_params(intent, relative_to_anchor="before"), **{"in": "merge", "anchor": "anchor"}
@@ -214,7 +228,7 @@ def predecessor(anchor_query: str, intent: Intent | None = None) -> Workflow:
     # expanding, so scoring needs no further source calls (a remote API would pay one per candidate).
     features = {
         "dense": 1.0, "ev:graph.centrality": 1.0, "ev:cocited.support": 1.0, "ev:author_refs.support": 1.0,
-        "citations": 0.3, "lexical": 0.3, "ev:refs.support": 3.0,
+        "citations": 0.3, "lexical": 0.3, "ev:refs.support": 3.0, "ev:named.support": PREDECESSOR_NAMED,
     }  # fmt: skip
     b.add("score", "score", _score_params(intent, features), **{"in": "graph", "anchor": "anchor"})
     # Feedback from the citation graph: the best-ranked candidates are most likely the anchor's foundations,
@@ -426,6 +440,29 @@ STRONGEST_HITS = 30
 # "XLNet": best hit .41/.47) only finds unrelated papers, which then seed the graph walk. The dev topic cases'
 # best hits are .70–1.00; at .5 their metrics move by ≤ .003 (nDCG@10 .471 → .474, R@50 .527 → .525).
 TOPIC_DENSE_FLOOR = 0.5
+TOPIC_CITATIONS = 0.6
+TOPIC_TITLE_PHRASES = 0.3
+# graph.coverage from the rank-weighted share of the strongest matches with citation links: none up to 10%, full from
+# 30% (dev: topic cases' shares are 8-98% unfiltered, 40-100% with a period; LitSearch questions' mostly under 15%)
+GRAPH_COVERAGE = (0.1, 0.3)
+# a preferred type (Intent.prefer_types) counts like a good share of the text match, not like a filter
+PREFERRED_TYPE = 0.5
+
+
+# a request that says this many words more than its topic is searched whole too ("papers on X since 2015" is X)
+QUERY_EXTRA_WORDS = 3
+
+
+def _query_of(intent: Intent) -> str | None:
+    """The request as a search query (``Intent.query``) when it adds to the topic and still describes this search:
+    a topic whose words the query lacks came later (a swapped topic, "make that Chinese"), and the query then
+    describes the search before it."""
+    query = " ".join((intent.query or "").split())[:1000]
+    topic_words = set(terms_of(intent.topic or ""))
+    query_words = set(terms_of(query))
+    if not topic_words or not topic_words <= query_words or len(query_words - topic_words) < QUERY_EXTRA_WORDS:
+        return None
+    return query
 
 
 def topic_search(intent: Intent) -> Workflow:
@@ -446,10 +483,22 @@ def topic_search(intent: Intent) -> Workflow:
     dense = {"query": topic, "limit": 100, "min_similarity": TOPIC_DENSE_FLOOR, **period}
     b.add("search_dense", "semantic_search", dense)
     searches = ["search_kw", "search_phrases", "search_dense"]
-    for kind in intent.paper_types:
-        if query := _type_query(kind):
+    query = _query_of(intent)
+    if query:
+        # a long request is searched whole too, never only the topic the reader cut from it
+        b.add("search_query", "keyword_search", {"query": query, "limit": 100, **period}, "the request as written")
+        b.add(
+            "search_query_dense",
+            "semantic_search",
+            {"query": query, "limit": 100, "min_similarity": TOPIC_DENSE_FLOOR, **period},
+            "the request as written, by meaning",
+        )
+        searches += ["search_query", "search_query_dense"]
+    matches = list(searches)  # what the words find; a type search below finds papers of the type
+    for kind in intent.paper_types:  # a preferred type re-orders what the request finds, it brings in no more
+        if type_query := _type_query(kind):
             node = f"search_{kind}s"
-            params = {"query": query, "limit": 100, "per_keyword": True, **period}
+            params = {"query": type_query, "limit": 100, "per_keyword": True, **period}
             b.add(node, "keyword_search", params, f"{kind} papers on the topic", keywords="kw")
             searches.append(node)
     b.add("hits", "union", **{"in": searches})
@@ -471,12 +520,47 @@ def topic_search(intent: Intent) -> Workflow:
     if intent.recency == "recent" and intent.year_min is None and intent.year_max is None:
         filt["newest_years"] = RECENT_YEARS  # "the latest work on X": a field's core is old, the newest is wanted
     b.add("filter", "filter", filt, **{"in": "merge"})
-    b.add("graph", "neighbourhood", {"max_seeds": 30}, "place in the seeds' neighbourhood", seeds="seeds",
-          citers="citers", **{"in": "filter"})  # fmt: skip
-    # ev:graph.centrality = how many seeds cite the paper, the best matches weighing most: the field's core.
-    features = {"ev:graph.centrality": 1.0, "ev:graph.cocitation": 0.5, "dense": 1.0, "lexical": 0.3, "citations": 0.3}
-    text = " ".join([topic, *(intent.topic_terms if intent.topic_terms else [])])
-    params = _score_params(intent, features, dense_to="text")
+    # how much of what the words find carries citation links (a type search's papers of the type are no measure)
+    pool = "strongest"
+    if len(matches) < len(searches):
+        b.add("matches", "union", None, "what the words find", **{"in": matches})
+        pool = b.add("closest", "top_k", {"k": STRONGEST_HITS}, "the strongest text matches", **{"in": "matches"})
+    lo, hi = GRAPH_COVERAGE
+    b.add(
+        "graph",
+        "neighbourhood",
+        {"max_seeds": 30, "no_coverage": lo, "full_coverage": hi},
+        "place in the seeds' neighbourhood",
+        seeds="seeds",
+        citers="citers",
+        pool=pool,
+        **{"in": "filter"},
+    )
+    # Two formulas, blended by how much of what the words find carries citation links (graph.coverage). Where the
+    # graph covers the request, a field's core is what many seeds cite (ev:graph.centrality, the best matches
+    # weighing most) and cite alongside; where it does not (a field newer than the source's links), the few linked
+    # matches are not the field's core, and the request's words decide, with citations counted against the paper's
+    # era and kind of count (cited_for_era), and its key phrases named in a title.
+    graph_formula = {
+        "ev:graph.centrality": 1.0, "ev:graph.cocitation": 0.5, "dense": 1.0, "lexical": 0.3, "citations": 0.3,
+    }  # fmt: skip
+    words_formula = {"dense": 1.0, "lexical_source": 1.0, "cited_for_era": TOPIC_CITATIONS}
+    text = " ".join([query or topic, *(intent.topic_terms if intent.topic_terms else [])])
+    phrases = key_phrases(query) if query else []  # a short request's only phrase is its topic
+    if phrases:
+        words_formula["title_match"] = TOPIC_TITLE_PHRASES
+    preferred = [t for t in intent.prefer_types if t not in intent.paper_types]
+    if preferred:  # "what benchmarks have been used to assess …": that kind first, the others still there
+        graph_formula["paper_type"] = words_formula["paper_type"] = PREFERRED_TYPE
+    params = _score_params(
+        intent,
+        graph_formula,
+        dense_to="text",
+        blend_features=words_formula,
+        blend_by="graph.coverage",
+        title_terms=phrases or None,
+        paper_types=preferred or None,
+    )
     params["text"] = text  # the topic, and any sub-area the user added
     b.add("score", "score", params, **{"in": "graph"})
     # the type search brings every overview of the period: one that hardly touches the topic is no survey of it

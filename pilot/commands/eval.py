@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pilot.eval.conversations import DEFAULT_CONVERSATIONS
 from pilot.eval.conversations import run_cli as run_conversations
-from pilot.eval.harness import EvalConfig, EvalError, run_eval
+from pilot.eval.harness import MODES, EvalConfig, EvalError, run_eval
 from pilot.eval.kg_gold import DEFAULT_QUESTIONS, run_cli
 from pilot.eval.report import (
     compare_table,
@@ -85,7 +85,11 @@ def add(sub) -> None:
     )
     p.add_argument("--split", default="all", help="with `conversations`: only this split (dev, heldout; default all)")
     p.add_argument("--prefer-llm", action="store_true", help="with `kg`: let the LLM plan every question")
-    p.add_argument("--mode", choices=["fixed", "single", "multi", "bm25"], help="how pilot is driven")
+    p.add_argument(
+        "--mode",
+        choices=list(MODES),
+        help="how pilot is driven: fixed | single | multi, or a baseline without a session: bm25 | dense | hybrid",
+    )
     p.add_argument("--llm", default=None, help="litellm model name (default: none, deterministic)")
     p.add_argument(
         "--simulator-llm",

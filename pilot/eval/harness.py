@@ -10,6 +10,8 @@ CSFCube pool re-ranking, ``pool``):
 - ``multi``  — the session's clarifier asks, ``clarifier.simulator.SimulatedUser`` answers from the case's
   latent intent (up to ``MAX_TURNS`` questions), then the session induces and runs the workflow.
 - ``bm25``   — baseline: plain lexical search on the anchor title (no session), for "ahead of BM25".
+- ``dense``  — baseline: the shipped MiniLM vectors' cosine to the same query (no session).
+- ``hybrid`` — baseline: reciprocal-rank fusion (k = 60) of the two lists above, each ``HYBRID_DEPTH`` deep.
 
 The anchor is handed over as its corpus id (``acl:…`` / ``s2:…``), so resolution is exact. Cases with
 ``hidden_edges`` run against ``HiddenEdgesSource`` wrapped around the shared source. Topic cases
@@ -68,12 +70,17 @@ from pilot.sources.local import LocalCorpusSource
 from pilot.sources.s2 import parse_s2_id
 from workflows.executor import execute
 from workflows.model import Workflow
+from workflows.ops.features import strength_inputs
 from workflows.templates import generic_workflow
 
 log = logging.getLogger(__name__)
 
-Mode = Literal["fixed", "single", "multi", "bm25"]
-MODES: tuple[str, ...] = ("fixed", "single", "multi", "bm25")
+Mode = Literal["fixed", "single", "multi", "bm25", "dense", "hybrid"]
+MODES: tuple[str, ...] = ("fixed", "single", "multi", "bm25", "dense", "hybrid")
+BASELINES: tuple[str, ...] = ("bm25", "dense", "hybrid")  # no session: one search of the query
+# the hybrid baseline: each list this deep, fused by reciprocal rank with the usual constant (Cormack et al. 2009)
+HYBRID_DEPTH = 100
+RRF_K = 60
 MAX_TURNS = 4
 # per node when the final workflow ranks a CSFCube pool: the sentences of ~100 abstracts embed in minutes on
 # a busy 2-core machine, and the pool's ranking must not depend on how busy it was
@@ -194,6 +201,8 @@ def facet_of(case: dict) -> str | None:
 @dataclass
 class CaseOutcome:
     ranked_ids: list[str] = field(default_factory=list)
+    # per result: its match label and what the label is read from (label calibration, pilot.eval.calibration)
+    strengths: list[dict[str, Any]] = field(default_factory=list)
     usage: list[dict] = field(default_factory=list)  # per turn: what it spent at the sources (SourceUsage)
     turns: int = 0
     questions_before_results: int = 0  # questions answered before the first reply that carried results
@@ -217,6 +226,7 @@ def _session_record(session: Any, out: CaseOutcome, reply: Any, align: Any = Non
     out.notes = list(getattr(reply, "notes", []) or [])
     results = getattr(reply, "results", None) or getattr(session, "results", None) or []
     out.ranked_ids = [align(r.paper) if align is not None else r.paper.id for r in results]
+    out.strengths = [strength_inputs(r) for r in results]
     out.error = _reply_error(reply)
 
 
@@ -289,11 +299,19 @@ async def run_session_case(
     return out
 
 
-async def run_bm25_case(source: Any, case: dict) -> CaseOutcome:
-    """The anchor's title as the query (its id when untitled); a topic case's request as typed."""
+async def run_baseline_case(source: Any, case: dict, mode: str = "bm25") -> CaseOutcome:
+    """One search, no session: the anchor's title as the query (its id when untitled), a topic case's request
+    as typed; ``bm25`` lexical, ``dense`` MiniLM cosine, ``hybrid`` the two fused by reciprocal rank."""
     query = case.get("anchor_title") or case.get("anchor_paper_id") or case["user_query"]
-    hits = await source.search_papers(query, limit=TOP_N + 1, mode="lexical")
-    return CaseOutcome(ranked_ids=[h.paper.id for h in hits])
+    if mode in ("bm25", "dense"):
+        hits = await source.search_papers(query, limit=TOP_N + 1, mode="lexical" if mode == "bm25" else "dense")
+        return CaseOutcome(ranked_ids=[h.paper.id for h in hits])
+    fused: dict[str, float] = {}
+    for kind in ("lexical", "dense"):
+        for rank, hit in enumerate(await source.search_papers(query, limit=HYBRID_DEPTH, mode=kind), start=1):
+            fused[hit.paper.id] = fused.get(hit.paper.id, 0.0) + 1.0 / (RRF_K + rank)
+    ranked = sorted(fused, key=lambda pid: -fused[pid])  # ties keep the lexical list's order
+    return CaseOutcome(ranked_ids=ranked[: TOP_N + 1])
 
 
 def _stored_vectors(source: Any, ids: Sequence[str]) -> dict[str, np.ndarray] | None:
@@ -441,8 +459,8 @@ class Harness:
                 rt = await self._case_runtime(case)
                 authors = await gold_author_names(self.runtime.source, case) if mode == "multi" else []
             harness_usage = as_json(machinery.finish())
-            if mode == "bm25":
-                coro = run_bm25_case(rt.source, case)
+            if mode in BASELINES:
+                coro = run_baseline_case(rt.source, case, mode)
             else:
                 simulator = None
                 if mode == "multi":
@@ -480,6 +498,8 @@ class Harness:
         }
         ranked = clean_ranking(outcome.ranked_ids, case.get("anchor_paper_id")) if outcome else []
         record["ranked_ids"] = ranked
+        if outcome and outcome.strengths:
+            record["strengths"] = dict(zip(outcome.ranked_ids, outcome.strengths, strict=False))
         trace = outcome.trace if outcome else None
         record["node_failures"] = [n["node_id"] for n in (trace or {}).get("nodes", []) if n.get("status") == "failed"]
         reference = self.references.get(case["case_id"])

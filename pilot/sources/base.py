@@ -8,7 +8,7 @@ every method here), which the executor and the UI show as a plain sentence.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -157,6 +157,12 @@ class Source:
     def word_frequency(self, word: str) -> int | None:
         """In how many of the source's papers ``word`` (or a word of the same stem) occurs; None when the source
         keeps no vocabulary (a remote service), so a typo in a topic can only be put right where one is kept."""
+        return None
+
+    def lexical_scores(self, query: str, ids: list[str], phrases: Sequence[str] = ()) -> dict[str, float] | None:
+        """BM25 of ``query`` for these papers with the source's own index statistics (document frequencies over
+        everything it holds, not over the papers at hand), the words of ``phrases`` weighing more; None when the
+        source keeps no index (a remote service), so a score step falls back to the candidates' statistics."""
         return None
 
     async def references(self, paper_id: str, limit: int = 100) -> list[Paper]:

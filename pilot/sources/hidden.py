@@ -18,7 +18,7 @@ their references or citations is ``NotFound``, as for an id the source never had
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -90,6 +90,9 @@ class _CaseSource(Source):
 
     def word_frequency(self, word: str) -> int | None:
         return self.inner.word_frequency(word)
+
+    def lexical_scores(self, query: str, ids: list[str], phrases: Sequence[str] = ()) -> dict[str, float] | None:
+        return self.inner.lexical_scores(query, ids, phrases)
 
     async def aclose(self) -> None:
         """The wrapper does not own the inner source (one source serves many benchmark cases)."""

@@ -284,6 +284,11 @@ class MultiSource(Source):
         counts = [n for s in self.sources if (n := s.word_frequency(word)) is not None]
         return max(counts) if counts else None
 
+    def lexical_scores(self, query: str, ids: list[str], phrases: Sequence[str] = ()) -> dict[str, float] | None:
+        """The index-keeping sources' scores for the papers they hold (none keeps one: None)."""
+        found = [got for s in self.sources if (got := s.lexical_scores(query, ids, phrases)) is not None]
+        return {pid: value for got in found for pid, value in got.items()} if found else None
+
     async def _along_routes(
         self,
         pending: dict[str, list[Source]],

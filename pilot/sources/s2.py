@@ -36,6 +36,7 @@ from semanticscholar.SemanticScholarException import NoMorePagesException, Seman
 
 from cache import fingerprint, open_cache
 from pilot.models import S2_AUTHOR_URL, S2_PAPER_URL, Author, Paper, SearchFilters, SearchHit
+from pilot.query import key_phrases
 from pilot.settings import Settings, get_settings
 from pilot.sources.base import (
     BadRequest,
@@ -54,6 +55,7 @@ from pilot.sources.budget import current_budget, optional_requests
 from pilot.sources.http import Remote, RetryPolicy
 from pilot.sources.ratelimit import Rate, rate_limiter
 from pilot.sources.shapes import checked, s2_endpoint
+from pilot.text import FUNCTION_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -254,6 +256,26 @@ def _describe(url: str, params: str, payload: dict | None) -> str:
     return path.split("/v1/", 1)[-1]
 
 
+# Semantic Scholar's relevance search matches words, and a hyphenated term ("Broad-Coverage") matches nothing; it is
+# made for short queries: a long one (a pasted question, ten loose keywords) is cut to its key phrases.
+RELEVANCE_WORDS = 8
+_HYPHEN = re.compile(r"(?<=\w)[-‐‑–](?=\w)")
+
+
+def relevance_query(text: str) -> str:
+    """The query as the relevance search reads it best: hyphens as spaces, at most ``RELEVANCE_WORDS`` words — the
+    key phrases of a longer text first (``pilot.query.key_phrases``), then its other words in their order."""
+    words = _HYPHEN.sub(" ", text).split()
+    if len(words) <= RELEVANCE_WORDS:
+        return " ".join(words)
+    kept: list[str] = []
+    for phrase in [*key_phrases(" ".join(words)), *words]:
+        for word in phrase.split():
+            if word.lower() not in (k.lower() for k in kept) and word.lower() not in FUNCTION_WORDS:
+                kept.append(word)
+    return " ".join(kept[:RELEVANCE_WORDS])
+
+
 class _Requester(ApiRequester):
     """The package's requester interface over ``Remote`` (cache, sharing, budget, rate limit, retries)."""
 
@@ -432,7 +454,7 @@ class SemanticScholarSource(Source):
     async def search_papers(
         self, query: str, filters: SearchFilters | None = None, limit: int = 50, mode: SearchMode = "hybrid"
     ) -> list[SearchHit]:
-        text = clean_query(NAME, query)
+        text = relevance_query(clean_query(NAME, query))
         limit = max(1, min(limit, 1000))
         f = filters or SearchFilters()
         kwargs: dict[str, Any] = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -163,17 +163,32 @@ class CorpusStore:
             filtered = True
         return keep if filtered else None
 
-    def lexical_scores(self, query: str) -> np.ndarray:
+    def lexical_scores(self, query: str, phrases: Sequence[str] = (), phrase_weight: float = 0.0) -> np.ndarray:
+        """BM25 of ``query`` for every paper; with ``phrase_weight``, each word of ``phrases`` counts that much more."""
         tokens = lexical_tokens([query])[0]
         try:
-            ids = self.bm25.get_tokens_ids(tokens)
-            if not ids:
-                return np.zeros(len(self.ids), dtype=np.float32)
-            scores = np.asarray(self.bm25.get_scores_from_ids(ids), dtype=np.float32)
+            if phrase_weight and phrases:
+                scores = self._weighted_scores(tokens, lexical_tokens(list(phrases)), phrase_weight)
+            else:
+                ids = self.bm25.get_tokens_ids(tokens)
+                if not ids:
+                    return np.zeros(len(self.ids), dtype=np.float32)
+                scores = np.asarray(self.bm25.get_scores_from_ids(ids), dtype=np.float32)
         except (IndexError, ValueError, KeyError, TypeError, OSError) as exc:
             raise StoreDamaged(f"the BM25 index failed ({describe(exc)})") from None
         if scores.shape != (len(self.ids),) or not np.isfinite(scores).all():
             raise StoreDamaged("the BM25 index gives scores that are not numbers")
+        return scores
+
+    def _weighted_scores(self, tokens: list[str], phrase_tokens: list[list[str]], weight: float) -> np.ndarray:
+        weights = dict.fromkeys(tokens, 1.0)
+        for token in {t for phrase in phrase_tokens for t in phrase}:
+            weights[token] = weights.get(token, 1.0) + weight
+        scores = np.zeros(len(self.ids), dtype=np.float32)
+        for token, w in weights.items():
+            ids = self.bm25.get_tokens_ids([token])
+            if ids:
+                scores += w * np.asarray(self.bm25.get_scores_from_ids(ids), dtype=np.float32)
         return scores
 
     def dense_scores(self, vector: np.ndarray) -> np.ndarray:

@@ -29,7 +29,12 @@ log = logging.getLogger(__name__)
 MAX_OPTIONS = 5
 LIBRARY_KEY = "pilot-library"
 VISITOR_KEY = "pilot-visitor"
-PAPER_TYPES = [("surveys", "survey"), ("datasets & benchmarks", "resource"), ("methods", "method")]
+PAPER_TYPES = [
+    ("surveys", "survey"),
+    ("datasets & benchmarks", "resource"),
+    ("methods", "method"),
+    ("position papers", "position"),
+]
 
 CSS = (
     render.CSS

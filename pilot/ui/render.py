@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pilot.citations import count_of
 from pilot.models import Answer, Paper, RankedPaper, as_json
 from pilot.text import normalize_title
 from pilot.ui import dag
@@ -276,8 +277,7 @@ def card_html(
     scores on hover), why it is there, a snippet with the matched words marked, and its buttons."""
     p, ev = r.paper, r.evidence
     meta = [_authors(p) or None, esc(p.venue) if p.venue else None, str(p.year) if p.year else None]
-    if p.citation_count is not None:
-        meta.append(f"{p.citation_count} citations")
+    meta.append(esc(count_of(p).label()))  # "no count" when no index counted it: unknown is not zero
     badges = []
     if is_new:
         badges.append('<span class="badge new">new</span>')

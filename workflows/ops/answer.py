@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from pilot.citations import no_count_note
 from pilot.llm import LLM, LLMError
 from pilot.models import Answer, Author, Org, Paper, RankedPaper, Venue
 from pilot.text import words
@@ -239,6 +240,8 @@ def _most_cited(facts: Facts, refs: Refs) -> str:
     text += "."
     if _impact(best) == 0:
         text += " (No citation counts are known for these papers, so this is only the most recent one.)"
+    elif unknown := no_count_note(facts.papers):
+        text += f" {unknown}"
     return text
 
 

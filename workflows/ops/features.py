@@ -100,6 +100,47 @@ def citation_value(paper: Paper) -> int:
     return max(paper.citation_count or 0, paper.in_corpus_citations or 0)
 
 
+# Papers of one era and one kind of count are compared with each other: a count from a source's citation links
+# (in_corpus_citations) and a count from a citation index (citation_count) differ by orders of magnitude, and a
+# 2008 paper has had a decade more than a 2021 one to be cited.
+ERA_YEARS = 2  # the years on either side that make a paper's cohort when its own year has too few papers
+MIN_COHORT = 5
+
+
+def _count_kind(paper: Paper) -> tuple[str, int] | None:
+    """The paper's citation count and where it comes from; None when no source counted its citations."""
+    if paper.citation_count is not None:
+        return "index", paper.citation_count
+    if paper.references is not None or paper.in_corpus_citations:
+        # a record with known citation links: its in-source count is a count (possibly 0), not an unknown
+        return "links", paper.in_corpus_citations or 0
+    return None
+
+
+def cited_for_era(papers: Sequence[Paper]) -> np.ndarray:
+    """Each paper's citation count as a percentile (0-1) among the papers of its era with the same kind of count
+    (±``ERA_YEARS`` years when its year alone has fewer than ``MIN_COHORT``); an unknown count, or a paper with
+    no cohort, is 0.5 — unknown is not zero, and not a reward either."""
+    known = [_count_kind(p) for p in papers]
+    cohorts: dict[tuple[str, int], list[int]] = {}
+    for p, k in zip(papers, known, strict=True):
+        if k is not None and p.year:
+            cohorts.setdefault((k[0], p.year), []).append(k[1])
+    out = np.full(len(papers), 0.5, dtype=np.float32)
+    for i, (p, k) in enumerate(zip(papers, known, strict=True)):
+        if k is None or not p.year:
+            continue
+        counts = list(cohorts.get((k[0], p.year), []))
+        if len(counts) < MIN_COHORT:
+            counts = [c for y in range(p.year - ERA_YEARS, p.year + ERA_YEARS + 1) for c in cohorts.get((k[0], y), [])]
+        if len(counts) < MIN_COHORT:
+            continue
+        below = sum(c < k[1] for c in counts)
+        ties = sum(c == k[1] for c in counts)
+        out[i] = (below + 0.5 * ties) / len(counts)
+    return out
+
+
 # --- vectors ------------------------------------------------------------------------------------
 
 
@@ -306,6 +347,8 @@ def support_key(node_id: str) -> str:
 
 # What a ``neighbourhood`` node writes about each paper relative to its seeds (centrality = rank-weighted votes).
 NEIGHBOURHOOD_SCORES = ("centrality", "seeds_citing", "cocitation", "coupling")
+# ... and, given the pool the seeds came from, the share of it with citation links (the graph's coverage)
+COVERAGE = "coverage"
 
 
 def node_score_key(node_id: str, name: str) -> str:
@@ -317,7 +360,7 @@ def support_node(score_name: str) -> str | None:
     """The node that wrote an evidence score under its own id ("cocited.support" -> "cocited", "graph.coupling"
     -> "graph"), else None."""
     node, dot, rest = score_name.rpartition(".")
-    return node if dot and rest in (SUPPORT.lstrip("."), *NEIGHBOURHOOD_SCORES) and node else None
+    return node if dot and rest in (SUPPORT.lstrip("."), *NEIGHBOURHOOD_SCORES, COVERAGE) and node else None
 
 
 # --- ranked lists -------------------------------------------------------------------------------
@@ -433,17 +476,36 @@ STRENGTHS = ("strong match", "good match", "partial match", "weak match")
 WEAK = STRENGTHS[-1]
 
 
-def match_strength(item: RankedPaper) -> str:
+def _related(scores: Mapping[str, float]) -> bool:
+    """A citation step's support, or the topic search's seeds citing it (neighbourhood)."""
+    return any(k.endswith((".support", ".seeds_citing")) and v > 0 for k, v in scores.items())
+
+
+def strength_inputs(item: RankedPaper) -> dict[str, Any]:
+    """What a result's match label is read from, and the label: recorded by evaluations to calibrate the labels."""
     scores = item.evidence.scores
-    dense = scores.get("dense")
-    # a citation step's support, or the topic search's seeds citing it (neighbourhood)
-    related = any(k.endswith((".support", ".seeds_citing")) and v > 0 for k, v in scores.items())
+    return {"label": match_strength(item), "dense": scores.get("dense"), "related": _related(scores)}
+
+
+# (strong, strong when citation-linked, good, good when citation-linked): MiniLM cosines. Calibrated on the dev runs
+# (docs/label-calibration.md, scripts/label_calibration.py): the most precise of the settings tried; at the earlier
+# (0.6, 0.45, 0.45, 0.3) 28% of CSFCube's "strong" results were relevant (graded >= 2), here 41%.
+STRENGTH_THRESHOLDS = (0.8, 0.65, 0.65, 0.5)
+
+
+def strength_of(dense: float | None, related: bool, thresholds: tuple[float, float, float, float]) -> str:
+    strong, strong_linked, good, good_linked = thresholds
     if dense is None:
         return "good match" if related else "partial match"
-    if dense >= 0.6 or (related and dense >= 0.45):
+    if dense >= strong or (related and dense >= strong_linked):
         return "strong match"
-    if dense >= 0.45 or (related and dense >= 0.3):
+    if dense >= good or (related and dense >= good_linked):
         return "good match"
     if dense >= 0.3 or related:
         return "partial match"
     return WEAK
+
+
+def match_strength(item: RankedPaper) -> str:
+    scores = item.evidence.scores
+    return strength_of(scores.get("dense"), _related(scores), STRENGTH_THRESHOLDS)

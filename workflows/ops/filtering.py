@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from pilot.citations import count_of
 from pilot.domain import profile
 from pilot.models import Paper, PaperType, RankedPaper
 from pilot.papertype import paper_type
@@ -53,6 +54,11 @@ class FilterParams(OperatorParams):
         description="keep papers with an author whose affiliation names one of these organisations ('Stanford')",
     )
     min_citations: int | None = Field(None, ge=0)
+    no_count: Literal["keep", "drop"] = Field(
+        "keep",
+        description="with min_citations: what happens to a paper no citation index counted and whose citing papers in "
+        "the source are fewer than the floor (unknown is not zero: kept by default, and the step says how many)",
+    )
     has_abstract: bool | None = None
     has_references: bool | None = Field(
         None, description="True: drop papers known to cite nothing in the source (an unknown reference list is kept)"
@@ -173,8 +179,10 @@ class _Checker:
             return False
         if p.orgs and not any(org_matches(o, a.affiliation) for a in paper.authors for o in p.orgs):
             return False
-        if p.min_citations is not None and citation_value(paper) < p.min_citations:
-            return False
+        if p.min_citations is not None:
+            meets = count_of(paper).meets(p.min_citations)
+            if meets is False or (meets is None and p.no_count == "drop"):
+                return False
         if p.has_abstract is not None and bool(paper.abstract) != p.has_abstract:
             return False
         if p.has_references is not None and paper.references is not None and bool(paper.references) != p.has_references:
@@ -217,7 +225,31 @@ class FilterOp(Operator[FilterParams, FilterInputs]):
             named = sum(1 for it in inputs.papers if any(a.affiliation for a in it.paper.authors))
             if named < len(inputs.papers):
                 ctx.notes.append(f"{named} of the {len(inputs.papers)} papers name their authors' institutions")
-        return [it for it in inputs.papers if check.accepts(it.paper)]
+        kept = [it for it in inputs.papers if check.accepts(it.paper)]
+        if params.min_citations is not None:
+            _say_unknown_counts(ctx, params, inputs.papers, kept)
+        return kept
+
+
+def _say_unknown_counts(
+    ctx: RunContext, params: FilterParams, papers: list[RankedPaper], kept: list[RankedPaper]
+) -> None:
+    """How many papers the citation floor could not judge, and what was done with them."""
+    floor = params.min_citations or 0
+    unknown = [it for it in papers if count_of(it.paper).meets(floor) is None]
+    if not unknown:
+        return
+    n = len(unknown)
+    whose = "paper has" if n == 1 else "papers have"
+    if params.no_count == "keep":
+        held = sum(1 for it in kept if count_of(it.paper).meets(floor) is None)
+        if held:
+            ctx.notes.append(
+                f"{held} {whose} no citation count in the source and {'was' if held == 1 else 'were'} kept: unknown is "
+                f"not fewer than {floor} (say “drop the ones without a count” to leave them out)"
+            )
+    else:
+        ctx.notes.append(f"{n} {whose} no citation count in the source and {'was' if n == 1 else 'were'} left out")
 
 
 class TopKParams(OperatorParams):

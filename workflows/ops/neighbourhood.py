@@ -18,7 +18,7 @@ from pydantic import Field
 from pilot.models import Paper, RankedPaper
 from pilot.sources.base import SourceError
 from workflows.operator import Operator, OperatorInputs, OperatorParams, RunContext, port, register
-from workflows.ops.features import NEIGHBOURHOOD_SCORES, node_score_key
+from workflows.ops.features import COVERAGE, NEIGHBOURHOOD_SCORES, node_score_key
 from workflows.ports import PortType
 
 
@@ -35,6 +35,20 @@ class NeighbourhoodParams(OperatorParams):
     )
     per_paper_limit: int = Field(
         200, ge=1, le=2000, description="references per lookup (citation_expand's default: its cached calls are reused)"
+    )
+    full_coverage: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="the (rank-weighted) share of the pool with citation links from which the graph covers the "
+        "request fully",
+    )
+    no_coverage: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="the share up to which the graph does not cover the request at all: <node>.coverage = "
+        "(share - no_coverage) / (full_coverage - no_coverage), clipped to [0, 1]",
     )
     only_free_graph: bool = Field(
         False,
@@ -74,6 +88,21 @@ class NeighbourhoodInputs(OperatorInputs):
     citers: list[RankedPaper] | None = port(
         PortType.PAPERS, optional=True, description="papers citing the seeds (for co-citation)"
     )
+    pool: list[RankedPaper] | None = port(
+        PortType.PAPERS,
+        optional=True,
+        description="the strongest matches the seeds were taken from: the share of them with known citation links "
+        "is the graph's coverage of the request (<node>.coverage), by which a score step can weigh the graph's votes",
+    )
+
+
+def link_coverage(papers: list[Paper], rank_decay: float = 10_000.0) -> float:
+    """The share of papers whose citation links the source holds, each weighed by its rank like a seed's vote
+    (the best matches count most): a reference list that is unknown (a remote service's search records) may hold
+    links, one known to be empty (a record outside the source's graph) does not."""
+    weights = [1.0 / (1.0 + rank / rank_decay) for rank in range(len(papers))]
+    linked = [p.references is None or bool(p.references) or bool(p.in_corpus_citations) for p in papers]
+    return sum(w for w, ok in zip(weights, linked, strict=True) if ok) / sum(weights) if papers else 0.0
 
 
 @register
@@ -116,6 +145,14 @@ class NeighbourhoodOp(Operator[NeighbourhoodParams, NeighbourhoodInputs]):
         own = [cited - {it.paper.id} for it, cited in zip(items, listed, strict=True)]
         if refs.failed:
             ctx.notes.append(f"{refs.failed} reference lookups failed; neighbourhood scores are partial")
+        share = link_coverage([it.paper for it in inputs.pool or []], params.rank_decay)
+        span = max(1e-9, params.full_coverage - params.no_coverage)
+        coverage = min(1.0, max(0.0, (share - params.no_coverage) / span))
+        if inputs.pool is not None and coverage < 1:
+            ctx.notes.append(
+                f"few of the strongest matches have citation links in the source ({share:.0%}, the best-ranked "
+                f"counting most): the citation graph's votes weigh {coverage:.0%} of their usual"
+            )
         out = []
         for it, cited in zip(items, own, strict=True):
             pid = it.paper.id
@@ -125,7 +162,9 @@ class NeighbourhoodOp(Operator[NeighbourhoodParams, NeighbourhoodInputs]):
                 cocitation.get(pid, 0),
                 len(cited & seed_refs),
             )
-            values = dict(zip(NEIGHBOURHOOD_SCORES, counts, strict=True))
+            values: dict[str, float] = dict(zip(NEIGHBOURHOOD_SCORES, counts, strict=True))
+            if inputs.pool is not None:
+                values[COVERAGE] = coverage
             ev = it.evidence.model_copy(deep=True)
             ev.scores.update({node_score_key(ctx.node_id, k): round(float(v), 4) for k, v in values.items()})
             out.append(it.model_copy(update={"evidence": ev}))

@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pilot.models import Paper, RankedPaper
 from pilot.papertype import paper_type
@@ -23,6 +24,7 @@ from workflows.operator import Operator, OperatorInputs, OperatorParams, RunCont
 from workflows.ops.features import (
     bm25,
     citation_value,
+    cited_for_era,
     closeness_at_source,
     cosine_to,
     minmax,
@@ -36,8 +38,12 @@ from workflows.ports import PortType
 
 FEATURES: dict[str, str] = {
     "lexical": "BM25 overlap of title+abstract (or title) with the text / keywords / anchor title",
+    "lexical_source": "BM25 of title+abstract with the text, with the source's own word statistics (document "
+    "frequencies over all it holds; the candidates' when it keeps none), params.phrases weighing more",
     "dense": "cosine similarity of the embedding to the text, else to the anchor",
     "citations": "log citation count (external or in-corpus, whichever is larger)",
+    "cited_for_era": "citation count as a percentile among the candidates of its era with the same kind of count "
+    "(a citation index's or the source's links); unknown = 0.5",
     "recency": "publication year (use a negative weight to prefer older work)",
     "cocitation": "log number of papers citing both the anchor and this paper",
     "coupling": "log number of references shared with the anchor (bibliographic coupling)",
@@ -62,6 +68,10 @@ class ScoreParams(OperatorParams):
         "", max_length=2000, description="query text for lexical/dense (connected text/keywords are added)"
     )
     lexical_field: Literal["text", "title"] = "text"
+    phrases: list[str] = Field(
+        default_factory=list,
+        description="key phrases of the text: their words weigh more in lexical_source",
+    )
     dense_to: Literal["auto", "anchor", "text"] = Field(
         "auto", description="auto = the text when given, else the anchor"
     )
@@ -82,6 +92,17 @@ class ScoreParams(OperatorParams):
     max_lookups: int = Field(
         50, ge=0, le=2000, description="at most this many source calls for unknown reference lists"
     )
+    blend_features: dict[str, float] = Field(
+        default_factory=dict,
+        description="a second formula (feature -> weight), blended with `features` by the evidence score `blend_by`: "
+        "weights = b * features + (1 - b) * blend_features",
+    )
+    blend_by: str | None = Field(
+        None,
+        max_length=200,
+        description="an evidence score in [0, 1] (its largest value among the papers) that weighs `features` against "
+        "`blend_features`, e.g. how much of the request the citation graph covers; unset or absent = `features` only",
+    )
     keep_top: int = Field(
         0,
         ge=0,
@@ -90,10 +111,10 @@ class ScoreParams(OperatorParams):
         "(a second stage that lets a recall signal reorder the tail without touching the head)",
     )
 
-    @field_validator("features")
+    @field_validator("features", "blend_features")
     @classmethod
-    def _known(cls, v: dict[str, float]) -> dict[str, float]:
-        if not v:
+    def _known(cls, v: dict[str, float], info: ValidationInfo) -> dict[str, float]:
+        if not v and info.field_name == "features":
             raise ValueError("declare at least one feature")
         for name, w in v.items():
             if name not in FEATURES and not (name.startswith(EV_PREFIX) and len(name) > len(EV_PREFIX)):
@@ -196,15 +217,20 @@ async def compute_features(
     """Raw value of every requested feature for every item (same order)."""
     papers = [it.paper for it in items]
     n = len(papers)
-    wanted = set(params.features)
+    wanted = set(params.features) | set(params.blend_features)
     out: dict[str, np.ndarray] = {}
     graph = _Graph(ctx, params.max_lookups)
-    if "lexical" in wanted:
+    if wanted & {"lexical", "lexical_source"}:
         query = terms_of(text) or terms_of(" ".join(a.title for a in anchors))
         field = (lambda p: p.title) if params.lexical_field == "title" else (lambda p: p.text)
         out["lexical"] = bm25(query, [tokens(field(p)) for p in papers])
+    if "lexical_source" in wanted:
+        indexed = await _source_lexical(ctx, params, papers, text)
+        out["lexical_source"] = indexed if indexed is not None else out["lexical"]
     if "citations" in wanted:
         out["citations"] = np.array([citation_value(p) for p in papers], dtype=np.float32)
+    if "cited_for_era" in wanted:
+        out["cited_for_era"] = cited_for_era(papers)
     if "recency" in wanted:
         years = [p.year for p in papers]
         floor = min((y for y in years if y), default=0)
@@ -266,17 +292,46 @@ async def compute_features(
     return {k: v for k, v in out.items() if k in wanted}
 
 
+async def _source_lexical(ctx: RunContext, params: ScoreParams, papers: list[Paper], text: str) -> np.ndarray | None:
+    """BM25 of the text with the source's own word statistics, when the source keeps an index: over a few hundred
+    candidates that all match the request, their own document frequencies say little about which words are rare
+    (dev LitSearch questions, BM25 alone: nDCG@10 .39 with the corpus's, .31 with the candidates')."""
+    if not text.strip():
+        return None
+    try:
+        got = await asyncio.to_thread(ctx.source.lexical_scores, text, [p.id for p in papers], params.phrases)
+    except SourceError:
+        return None
+    if got is None:
+        return None
+    return np.array([got.get(p.id, 0.0) for p in papers], dtype=np.float32)
+
+
 def _by_total(params: ScoreParams, raw: dict[str, np.ndarray], n: int) -> list[int]:
     """Indices by the formula's total over the features computed so far, best first (ties in input order)."""
     total = _total(params, raw, n)
     return sorted(range(n), key=lambda i: -float(total[i]))
 
 
-def _total(params: ScoreParams, raw: dict[str, np.ndarray], n: int) -> np.ndarray:
+def effective_weights(params: ScoreParams, items: Sequence[RankedPaper]) -> dict[str, float]:
+    """The formula's weights: ``features``, or its blend with ``blend_features`` by the ``blend_by`` evidence score
+    (the largest value in the list, clipped to [0, 1]; ``features`` alone when no paper carries it: the step that
+    writes it did not run)."""
+    values = [it.evidence.scores[params.blend_by] for it in items if params.blend_by in it.evidence.scores]
+    if not params.blend_features or not values:
+        return dict(params.features)
+    b = min(1.0, max(0.0, max(values)))
+    names = dict.fromkeys([*params.features, *params.blend_features])
+    return {n: b * params.features.get(n, 0.0) + (1 - b) * params.blend_features.get(n, 0.0) for n in names}
+
+
+def _total(
+    params: ScoreParams, raw: dict[str, np.ndarray], n: int, weights: dict[str, float] | None = None
+) -> np.ndarray:
     """The formula: each feature normalised (or scaled between its floor and cap), weighted, summed."""
     total = np.zeros(n, dtype=np.float32)
-    for name, weight in params.features.items():
-        if name not in raw:
+    for name, weight in (weights if weights is not None else params.features).items():
+        if name not in raw or weight == 0:
             continue
         if name in params.caps:
             # an absolute scale: "3 shared references" means the same whatever the other candidates have
@@ -323,7 +378,7 @@ class ScoreOp(Operator[ScoreParams, ScoreInputs]):
 
     @classmethod
     def node_refs(cls, params: ScoreParams) -> list[tuple[str, str]]:
-        names = dict.fromkeys([*params.features, *params.caps, *params.floors])
+        names = dict.fromkeys([*params.features, *params.blend_features, *params.caps, *params.floors])
         return [
             (f"feature {name!r}", node)
             for name in names
@@ -337,7 +392,8 @@ class ScoreOp(Operator[ScoreParams, ScoreInputs]):
         anchors = papers_of(inputs.anchor)
         text = " ".join(x for x in (params.text, inputs.text or "", " ".join(inputs.keywords or [])) if x).strip()
         raw = await compute_features(ctx, params, items, anchors, text)
-        total = _total(params, raw, len(items))
+        weights = effective_weights(params, items)
+        total = _total(params, raw, len(items), weights)
         head = min(params.keep_top, len(items))
         # stable: ties keep the input order
         order = [*range(head), *sorted(range(head, len(items)), key=lambda i: -float(total[i]))]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
@@ -380,3 +381,65 @@ class RecommendOp(Operator[RecommendParams, RecommendInputs]):
         kept = [p for p in papers if p.id not in drop]
         n = len(kept)
         return [ranked(p, ctx.node_id, (n - i) / n, recommend=(n - i) / n) for i, p in enumerate(kept)]
+
+
+class NamedInParams(OperatorParams):
+    max_names: int = Field(8, ge=1, le=30, description="look up at most this many names, in the text's order")
+    per_name: int = Field(3, ge=1, le=10, description="papers that introduce one name, best known first")
+    years_before: int = Field(15, ge=0, le=100, description="the time window: at most this many years before the paper")
+
+
+# Names a text mentions: acronyms and coined words ("BLEU", "WMT", "LSTM", "GloVe", "ResNet") and capitalised words
+# inside a sentence ("the Transformer", "the Adam optimizer"), which methods and resources go by.
+_NAME = re.compile(r"(?<![\w\-])(?:[A-Z][a-z]*[A-Z][\w\-]*|[A-Z]{2,}[\w\-]*|(?<=[a-z,] )[A-Z][a-z]{3,})(?![\w\-])")
+_NOT_NAMES = frozenset("English German French Chinese Spanish Japanese However While This These Our We In".split())
+
+
+def names_in(text: str, limit: int) -> list[str]:
+    """The names a text mentions, each once, in order (sentence-initial words and language names left out)."""
+    found = [m.group(0).strip("-") for m in _NAME.finditer(text or "")]
+    return [n for n in dict.fromkeys(found) if n not in _NOT_NAMES and len(n) > 1][:limit]
+
+
+@register
+class NamedInOp(Operator[NamedInParams, RecommendInputs]):
+    name = "named_in"
+    family = "sourcing"
+    description = (
+        'The papers that introduce the methods and resources a paper\'s title and abstract name ("BLEU", "LSTM"), '
+        "in its time window: what its text says it builds on, where its reference list is unknown."
+    )
+    Params = NamedInParams
+    Inputs = RecommendInputs
+    output = PortType.RANKED
+
+    async def run(self, ctx: RunContext, params: NamedInParams, inputs: RecommendInputs) -> list[RankedPaper]:
+        out: dict[str, RankedPaper] = {}
+        for it in inputs.positive:
+            paper = it.paper
+            # a title capitalises every word: only its acronyms and coined words are names there
+            coined = [n for n in names_in(paper.title, params.max_names) if not n.istitle()]
+            names = list(dict.fromkeys([*coined, *names_in(paper.abstract or "", params.max_names)]))
+            names = names[: params.max_names]
+            found = await asyncio.gather(*(ctx.source.named_papers(n, limit=params.per_name) for n in names))
+            for name, papers in zip(names, found, strict=True):
+                for p in papers:
+                    if p.id == paper.id or not _in_window(p, paper, params.years_before):
+                        continue
+                    if p.id in out:
+                        ev = out[p.id].evidence
+                        ev.scores[support_key(ctx.node_id)] += 1
+                        ev.matched_terms.append(name)
+                        continue
+                    hit = ranked(p, ctx.node_id, 1.0, **{support_key(ctx.node_id): 1.0})
+                    hit.evidence.matched_terms.append(name)
+                    hit.evidence.reason = f"introduces {name}, which its abstract names"
+                    out[p.id] = hit
+        return sorted(out.values(), key=lambda r: -r.evidence.scores[support_key(ctx.node_id)])
+
+
+def _in_window(p: Paper, anchor: Paper, years_before: int) -> bool:
+    """Published in the anchor's time window: not after it, not more than ``years_before`` years before."""
+    if p.year is None or anchor.year is None:
+        return p.year is None or anchor.year is None
+    return anchor.year - years_before <= p.year <= anchor.year
