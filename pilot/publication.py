@@ -3,7 +3,8 @@ publication, the full proceedings or journal name, the publisher, and the ACL An
 Anthology id.
 
 Sources name venues tersely ("NAACL" for a Findings paper, "NIPS") or in their own long spellings; the
-names, aliases and ACL Anthology conventions live in ``pilot/data/venues.json`` so they can grow without
+names, aliases and ACL Anthology conventions live in the one lexicon, ``pilot/data/lexicon.json`` (a venue's
+``export`` and the ``publication`` table), beside the names the reader knows the venue by, so they grow without
 code. The Anthology id is the most precise witness: ``2021.findings-naacl.5`` is a Findings paper whatever
 the venue field says, ``2021.naacl-demos.3`` a demo paper, ``J93-2004`` a journal article.
 
@@ -47,7 +48,10 @@ def _key(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Any]:
-    data = data_json("venues.json")
+    lexicon = data_json("lexicon.json")
+    data: dict[str, Any] = dict(lexicon["publication"])
+    # an export's series name is the venue's label unless it says otherwise ("CoRL", which the corpus writes CORL)
+    data["venues"] = {v["export"].get("short", v["label"]): v["export"] for v in lexicon["venues"] if "export" in v}
     by_key: dict[str, str] = {}
     for short, entry in data["venues"].items():
         for name in (short, *entry.get("aliases", [])):

@@ -232,8 +232,8 @@ async def test_chinese_question_passes_names_through(runtime, corpus_slice_rows)
     assert "Christopher D. Manning" in answer.answer
 
     plan, run, answer = await answer_question("清华大学有哪些研究知识图谱的学者？", runtime)
-    assert plan.node("org").params["name"] == "清华大学"
-    # the source knows it by its English name (pilot/data/org_aliases.json): found, cited, not "no organisation"
+    assert plan.node("org").params["name"] == "Tsinghua University"  # the lexicon's English name for 清华大学
+    # the source knows it by its English name (pilot/data/lexicon.json): found, cited, not "no organisation"
     assert answer.reference.get("[1]") == "corpus://org/org:tsinghua-university"
     assert_grounded(run, answer)
     plan, run, answer = await answer_question("北京邮电大学有哪些研究知识图谱的学者？", runtime)

@@ -2,7 +2,7 @@
 
 - :mod:`pilot.export.bibtex` — BibTeX (bibtexparser), with stable ASCII keys shared by every format;
 - :mod:`pilot.export.references` — CSL-JSON, RIS (rispy) and one formatted APA citation (citeproc-py);
-- :mod:`pilot.publication` — where a paper appeared, named in full (``pilot/data/venues.json``);
+- :mod:`pilot.publication` — where a paper appeared, named in full (``pilot/data/lexicon.json``, a venue's ``export``);
 - :mod:`pilot.export.files` — CSV and the workflow JSON recipe (which loads back to re-run).
 """
 

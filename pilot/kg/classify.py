@@ -76,6 +76,8 @@ def query_of(r: Reading) -> KGQuery | None:
     if shape is None:
         return None
     topic = None if shape in ("author_profile", "author_topics", "coauthors", "org_profile") else e.topic
+    if shape.startswith("topic_") and not topic:
+        return None  # "who are the most prolific authors around here?": about no topic the words name
     return KGQuery(
         shape=shape, person=e.person, org=e.org, venue=e.venue, topic=topic, year_min=e.year_min,
         year_max=e.year_max, coauthor=e.coauthor, paper=e.paper,

@@ -1,4 +1,4 @@
-"""The one lexicon (``data/lexicon.json``): venues, organisations, papers known by a name, Chinese words, paper
+"""The one lexicon (``pilot/data/lexicon.json``): venues, organisations, papers known by a name, Chinese words, paper
 types — loaded once, matched as runs of whole words.
 
 Matching follows spaCy's EntityRuler: every entry is a phrase of folded words; all matches are found, and
@@ -17,6 +17,7 @@ from typing import Any
 
 from pilot.reading.tokens import Token, fold_word, tokenize
 from pilot.text import contains_run, words
+from pilot.text import data_json as shared_data_json
 
 
 def data_file(name: str) -> str:
@@ -191,7 +192,7 @@ class Lexicon:
 
 @lru_cache(maxsize=1)
 def lexicon() -> Lexicon:
-    return Lexicon(data_json("lexicon.json"))
+    return Lexicon(shared_data_json("lexicon.json"))  # in pilot/data: the exports name venues from it too
 
 
 def known_titles(name: str) -> tuple[str, ...]:

@@ -197,7 +197,8 @@ def _longest(hits: list[CueHit]) -> list[CueHit]:
     longer = [
         frozenset(h.items)
         for h in hits
-        if h.label.startswith(("ref:", "ent:")) and (h.slots or (len(h.items) >= 3 and h.label in asks))
+        if (h.label.startswith(("ref:", "ent:")) and (h.slots or (len(h.items) >= 3 and h.label in asks)))
+        or (h.label.startswith("fact:") and len(h.items) >= 3)  # "who are the main authors here": of the list
     ]
     out = [h for h in hits if not any(set(h.items) < r for r in longer)]
     # "more about X" is a focus, its "more" no bigger list
@@ -257,6 +258,12 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         return subject > 0
     if label in ("command.cite_named", "command.compare", "command.on_list", "command.which_cite"):
         return bool(ex.of(*_PAPER_KINDS))
+    if label in ("entity.authors", "entity.authors_papers"):
+        # whose authors: a paper named, pointed at ("it", "#3"), on screen or asked about before
+        asked_paper = bool((state.asked or {}).get("paper"))
+        if sub == "authors_papers" and not any(t.low in ("author", "authors", "writers") for t in ex.tokens):
+            return asked_paper  # "papers by Transformer" names no authors to look up the other work of
+        return bool(ex.of(*_PAPER_KINDS, "it", "ref")) or state.anchor is not None or asked_paper
     if act == "entity" and state.has_list and any(k.startswith("list:") for k in cue):
         return False  # "how many are by Manning?", "which of these are from ACL?": about the list on screen
     if act == "entity" and sub not in ("authors", "authors_papers") and _directed_paper(cue, ex):
@@ -1596,6 +1603,8 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     sure = top >= THRESHOLD and top - other[1] >= MARGIN
     if not sure and reading.act != "ask" and other[0] is not None:
         second = _assemble(ex, items, hits, other[0], state)
+        if reading.act == "refine" and _same_search(second, state):
+            return reading  # the other reading, a search for what is on screen, narrows it the same way
         return Reading(
             text=ex.text, act="ask", sub="ask.unsure", confidence=round(top, 3),
             why=f"not sure: {top_label} {top:.2f} vs {other[0]} {other[1]:.2f}",

@@ -404,7 +404,12 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
     low = [t.low for t in toks]
     n = len(toks)
     for i in range(n):
-        if not _capitalised(toks[i]) or low[i] in not_names:
+        # "A. Turing", "J.R. Smith": initials and a full stop before a capitalised surname start a name too
+        lead = (
+            re.fullmatch(r"[A-Z](?:\.[A-Z])*", toks[i].text) is not None
+            and i + 2 < n and toks[i + 1].text == "." and _capitalised(toks[i + 2])
+        )  # fmt: skip
+        if not (_capitalised(toks[i]) or lead) or (low[i] in not_names and not lead):
             continue
         j = i + 1
         while (
@@ -423,7 +428,7 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         while j - 1 > i and not _capitalised(toks[j - 1]):
             j -= 1  # a name ends on a surname, not on an initial
         possessive = toks[j - 1].text.endswith("'s") or (j < n and toks[j].text in ("'s", "'"))
-        initial = any(re.fullmatch(r"[A-Z]", toks[k].text) for k in range(i + 1, j))  # "Michael I. Jordan"
+        initial = lead or any(re.fullmatch(r"[A-Z]", toks[k].text) for k in range(i + 1, j))  # "Michael I. Jordan"
         # "Mark Johnson", "Will Knight": a first name that is also an English word, before a surname that is none
         word_given = low[i] in word_set("word_given_names") and low[j - 1].removesuffix("'s") not in corpus_words()
         if j - i >= 2 and (low[i] in given or word_given or possessive or initial):

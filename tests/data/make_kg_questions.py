@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from pilot.models import LOCAL_URL, Paper  # noqa: E402
+from pilot.reading.lexicon import org_matches  # noqa: E402
 from pilot.store.text import author_id, display_name, org_id, split_affiliation, venue_id  # noqa: E402
-from pilot.text import org_matches, unescape  # noqa: E402
+from pilot.text import unescape  # noqa: E402
 from pilot.venues import at_venue  # noqa: E402
 from workflows.ops.entities import topic_matches  # noqa: E402
 
