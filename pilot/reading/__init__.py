@@ -10,7 +10,8 @@ EntityRuler, Duckling):
 1. **Spans** (``spans.py``): one pass yields typed spans with offsets — ids, quoted titles, result numbers, periods
    from one time grammar (``timegrammar.py``, ``data/time.json``, tested against ``data/time_examples.jsonl``),
    venues, organisations, papers known by a name, paper types and export formats from one lexicon
-   (``pilot/data/lexicon.json``, which the exports share), the field's terms (``data/terms.txt``), people's names. Longest match, then earliest.
+   (``pilot/data/lexicon.json``, which the exports share), the field's terms (``data/terms.txt``), people's names.
+   Longest match, then earliest.
 2. **Acts** (``acts.py``): what the message asks for, from labelled example utterances (``data/exemplars.txt``)
    with the spans replaced by their slots, scored by MiniLM sentence vectors and character n-grams (the n-grams
    alone where torch is absent), voted with the cue lexicon (``data/cues.json``, ``cues.py``) for directions,
