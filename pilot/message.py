@@ -411,12 +411,15 @@ def _search_message(r: Reading, ctx: Context, base: dict[str, Any]) -> Message:
     if r.anchor is not None and r.anchor.kind == "current" and r.anchor.year is not None:
         # "I mean the 2014 one": the paper of the same name from that year, the search's choices kept
         return Message(kind="new_search", target="paper", request=request, correction=True, **base)
+    also = [request_of(r, text, anchor=a) for a in r.also_cites]
     if r.anchor is not None and r.anchor.kind == "current":
+        return Message(kind="new_search", target="current", request=request, also=also, **base)
+    if r.anchor is None and r.sub == "search.current" and ctx.topic and r.topic == ctx.topic:
+        # "what about surveys?" after a topic's results: the same topic, its period and venues kept
         return Message(kind="new_search", target="current", request=request, **base)
     if r.anchor is not None and r.anchor.kind == "result" and r.anchor.ref is not None:
         feedback = Feedback(text=text, refs=[r.anchor.ref])
         return Message(kind="new_search", target="result", request=request, feedback=feedback, **base)
-    also = [request_of(r, text, anchor=a) for a in r.also_cites]
     target: Target = "paper" if r.anchor is not None else "topic"
     correction = r.correction or (r.sub == "search.same_for" and ctx.has_search)
     return Message(
@@ -441,6 +444,8 @@ def _answer_message(r: Reading, ctx: Context, base: dict[str, Any]) -> Message:
 
 def _command_message(r: Reading, ctx: Context, base: dict[str, Any]) -> Message:
     command = _COMMAND.get(r.command or "", r.command)
+    if command == "version" and not r.refs:
+        command = "undo"  # "back to the previous version": the one before this, as undo brings back
     text = r.text
     out = Message(kind="command", command=command, refs=list(r.refs), about=r.about, **base)
     if command == "count":

@@ -253,7 +253,7 @@ async def test_a_bare_topic_over_results_is_asked_once_then_followed(runtime):
     await s.search_now()  # no question left open (one offered about sub-areas would take the words as its answer)
     reply = await s.user_says("semantic role labeling")
     assert reply.question is not None and reply.question.slot == "scope" and reply.results
-    new = next(i for i, o in enumerate(reply.question.options) if o.sets.get("scope") == "new")
+    new = next(i for i, o in enumerate(reply.question.options) if o.label.startswith("Start a new search"))
     await s.choose(new)
     assert s.anchor is None and s.intent.topic == "semantic role labeling"
 

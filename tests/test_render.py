@@ -221,7 +221,7 @@ def test_missing_authors_are_said_once_for_the_list_not_on_every_card():
     assert text.count("no authors for 3") == 1 and "no venue for 3 of these 4 papers" in text
     card = render.card_html(listed[0])
     meta = card.split('class="meta">', 1)[1].split("</div>", 1)[0]
-    assert meta == "2002 · 12000 citations"  # what is known, nothing in place of what is not
+    assert meta == "2002 · 12,000 citations"  # what is known, nothing in place of what is not
     assert "no authors" not in render.results_html([ranked()])  # nothing missing: no note
 
 

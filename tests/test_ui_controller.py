@@ -175,7 +175,7 @@ async def test_the_clear_button_starts_a_fresh_conversation(controller):
     assert [p.id for p in ui.library.papers()] == [kept]  # the library is the user's, not the conversation's
     await controller.send(ui, "only after 2009")
     assert ui.workflow is None and ui.results == []
-    assert ui.session.last_message.kind == "unclear" and "which paper" in ui.chat[-1]["content"].lower()
+    assert ui.session.last_message.kind == "unclear" and "name a paper or a topic" in ui.chat[-1]["content"].lower()
 
 
 async def test_the_workspace_library_filters_versions_map_and_citation(controller):

@@ -7,17 +7,27 @@ import re
 
 import pytest
 
+from pilot.message import Context, read
 from pilot.models import Intent, Paper, RankedPaper
 from workflows import templates
 from workflows.diff import diff
 from workflows.edit import apply_edit
 from workflows.model import ModifyNode
-from workflows.refine import ResultFilters, filter_results, rate, refine
+from workflows.refine import Feedback, ResultFilters, filter_results, rate, refine
 from workflows.registry import all_operators
 from workflows.wording import changes, found_by, step_name
 
 RESULTS = [RankedPaper(paper=Paper(id=f"p{i}", title=f"Paper {i}")) for i in range(1, 6)]
 # operator names and params as the details spell them ("top_k", "year_min", "features.recency")
+
+
+def heard(text: str) -> Feedback:
+    """What the reader takes from ``text`` typed under the five results above."""
+    msg = read(text, Context(phase="results", has_results=True, has_search=True, listed=len(RESULTS)))
+    assert msg.feedback is not None, (text, msg.kind, msg.command)
+    return msg.feedback
+
+
 JARGON = re.compile(r"\b(?:" + "|".join(sorted(all_operators(), key=len, reverse=True)) + r")\b|\w+_\w+|\w+\.\w+")
 
 
@@ -30,7 +40,7 @@ JARGON = re.compile(r"\b(?:" + "|".join(sorted(all_operators(), key=len, reverse
 )  # fmt: skip
 def test_every_refinement_is_said_without_operator_names(direction, said):
     wf = templates.template(direction, "acl:P02-1040")
-    ref = refine(wf, Intent(), said, RESULTS)
+    ref = refine(wf, Intent(), heard(said), RESULTS)
     assert ref.changed, said
     plain = changes(wf, ref.workflow)
     assert plain, said
@@ -50,7 +60,7 @@ def test_the_changes_a_researcher_reads():
         "more like #3": ["Now favouring papers like the one you liked", "Added a step: closer to the papers you liked"],
     }
     for text, expected in said.items():
-        assert changes(wf, refine(wf, Intent(), text, RESULTS).workflow) == expected, text
+        assert changes(wf, refine(wf, Intent(), heard(text), RESULTS).workflow) == expected, text
     last5 = apply_edit(wf, ModifyNode(node_id="filter", params={"newest_years": 5}))
     assert changes(wf, last5) == ["Now favouring work from the last 5 years: older papers are left out"]
     assert changes(last5, wf) == ["Older work is back: no limit to the last few years"]

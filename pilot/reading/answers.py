@@ -98,6 +98,8 @@ def _picked_number(words: list[str], question: QuestionState) -> list[int] | Non
             n = counted[words[k + 1]]
             picks.extend(real[:n] if core == "first" else real[-n:])  # "the first two", "the last two"
             return picks
+        if core.isdigit() and len(core) >= 4:
+            return None  # "the 2021 one": a year, no option's number
         if core.isdigit():
             picks.append(int(core) - 1)
         elif core == "middle":
@@ -160,6 +162,8 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     n = len(question.options)
     if not words:
         return None
+    if question.slot not in ("anchor", "fallback") and ex.of("person", "title", "id") and len(words) > 3:
+        return None  # "Which papers did Diane Litman publish at NAACL?": a request of its own, not an option
     picked = _picked_number(words, question)
     if picked is not None:
         if any(not 0 <= p < n for p in picked):

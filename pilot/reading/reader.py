@@ -89,11 +89,14 @@ _CUE_FOR: dict[str, tuple[str, ...]] = {
     "command.cite": ("ref:cite",), "command.cite_named": ("cmd:cite_named",), "command.search_now": ("cmd:search_now",),
     "command.help": ("cmd:help",), "command.library": ("cmd:library",),
     "entity.papers": ("ent:papers",), "entity.most_cited": ("ent:most_cited",), "entity.count": ("ent:count",),
-    "entity.coauthors": ("ent:coauthors",), "entity.topics": ("ent:topics",), "entity.venues": ("ent:venues",),
-    "entity.institutions": ("ent:institutions",), "entity.researchers": ("ent:researchers",),
+    "entity.coauthors": ("ent:coauthors",), "entity.topics": ("ent:topics",),
+    # "and which venues?" after an answer about a topic: its venues (the classifier tells which of the three)
+    "entity.venues": ("ent:venues", "ent:follow_group"), "entity.institutions": ("ent:institutions", "ent:follow_group"),
+    "entity.researchers": ("ent:researchers", "ent:follow_group"),
     "entity.authors": ("ent:authors",), "entity.profile": ("ent:profile",),
     "search.same_for": ("search:same_for", "search:correction"),
     "search.topic": ("search:new", "search:correction"), "search.other_year": ("search:other_year",),
+    "search.paper": ("search:paper",),
     "ask.smalltalk": ("ask:smalltalk",),
 }  # fmt: skip
 
@@ -201,10 +204,10 @@ def _longest(hits: list[CueHit]) -> list[CueHit]:
         or (h.label.startswith("fact:") and len(h.items) >= 3)  # "who are the main authors here": of the list
     ]
     out = [h for h in hits if not any(set(h.items) < r for r in longer)]
-    # "more about X" is a focus, its "more" no bigger list
+    # "more about X" is a focus, its "more" no bigger list; "newest first" an order, its "newest" no preference
     phrases = [frozenset(h.items) for h in out if h.label.startswith("refine:") and len(h.items) > 1]
-    sizes = ("refine:more", "refine:fewer")
-    return [h for h in out if not (h.label in sizes and any(set(h.items) < r for r in phrases))]
+    inner = ("refine:more", "refine:fewer", "refine:recent", "refine:seminal")  # words of size and age
+    return [h for h in out if not (h.label in inner and any(set(h.items) < r for r in phrases))]
 
 
 def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[CueHit]:
@@ -553,7 +556,8 @@ def _same_search(r: Reading, state: State) -> bool:
     c = r.constraints
     said = c.model_dump(exclude_defaults=True, exclude={"era_note"})
     return (
-        r.act == "search" and state.has_list and r.anchor is not None and r.anchor.kind == "current"
+        r.act == "search" and r.sub != "search.other_year" and state.has_list and r.anchor is not None
+        and r.anchor.kind == "current"
         and r.anchor.year is None and r.direction is not None and r.direction == state.direction
         and not r.topic and not r.focus and not r.also_cites and bool(said)
     )  # fmt: skip
@@ -757,14 +761,31 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             continue
         if is_weak(s) and n not in pointed:
             continue  # "surveys on knowledge distillation": the field, not the paper of that name
+        if (
+            anchor is None
+            and _also(ex, s, both=False)
+            and state.anchor
+            and state.direction == "successor"
+            and state.has_list
+        ):
+            # "only the ones that also cite X" under a paper's citers: those citers, citing X too
+            anchor = Anchor(text=state.anchor, kind="current")
+            also.append(_anchor_of(s))
+            used.add(n)
+            continue
         if anchor is None:
             anchor = _anchor_of(s)
             used.add(n)
         elif _also(ex, s):
             also.append(_anchor_of(s))
             used.add(n)
+    # "cite both BLEU and the zzqx frobnicator": the words after "and" name the second paper, known or not
+    unnamed: set[int] = set()
+    if anchor is not None and not also and "both" in low and (second := _second_of_both(ex, low)) is not None:
+        words, unnamed = second
+        also.append(Anchor(text=words, kind="name"))
     # a person named with "by" in a paper search is who wrote the work; a possessive person is the anchor's author
-    removed = set(cue_tokens)
+    removed = set(cue_tokens) | unnamed
     for n in used:
         removed |= _span_tokens(ex, ex.spans[n])
     constraints = _constraints(ex, used, state, refine=False, leaving=_leaving(items, hits))
@@ -910,6 +931,14 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
                 for k in beside
             ):  # fmt: skip
                 out.add(n)
+        elif s.kind == "paper" and s.text[:1].isupper():
+            # "the induction of FrameNet lexical units": a paper's name modifying the subject's nouns is no paper
+            k = _token_at(ex, s.start) + len(tokenize(s.text))
+            if k < len(ex.tokens) and ex.tokens[k].is_word and ex.tokens[k].text.islower() and (
+                ex.tokens[k].low not in edge and k not in cue_tokens and ex.covered(k) is None
+                and ex.tokens[k].low not in ENGLISH_STOPWORDS
+            ):  # fmt: skip
+                out.add(n)
     return out
 
 
@@ -950,11 +979,32 @@ def _dir_of(word: str) -> str | None:
             "pre": "predecessor"}.get(word)  # fmt: skip
 
 
-def _also(ex: Extracted, s: Span) -> bool:
-    """A second paper the results must cite too ("… and also the Collins parser", "both X and Y")."""
+def _second_of_both(ex: Extracted, low: list[str]) -> tuple[str, set[int]] | None:
+    """The words naming the second paper of "both X and Y" when no span names it: up to the clause's end."""
+    b = low.index("both")
+    a = next((k for k in range(b + 1, len(low)) if low[k] == "and"), None)
+    if a is None:
+        return None
+    k = a + 1
+    while k < len(low) and low[k] in ("the", "a", "an"):
+        k += 1
+    end = k
+    while end < len(low) and ex.tokens[end].is_word and ex.covered(end) is None:
+        end += 1
+    if end == k or end - k > 8 or any(ex.covered(i) is not None for i in range(a + 1, k)):
+        return None
+    return " ".join(t.text for t in ex.tokens[k:end]), set(range(a, end))
+
+
+def _also(ex: Extracted, s: Span, both: bool = True) -> bool:
+    """A second paper the results must cite too ("… and also the Collins parser", "both X and Y"; with ``both``
+    false only "also X", "X as well", "X too": the paper on screen is the first)."""
     i = _token_at(ex, s.start)
     before = {t.low for t in ex.tokens[max(0, i - 3) : i]}
-    return bool(before & {"also", "and", "both", "plus", "well"})
+    j = _token_at(ex, s.end)
+    after = [t.low for t in ex.tokens[j : j + 2]]
+    joined = {"also", "and", "both", "plus", "well"} if both else {"also"}
+    return bool(before & joined) or after in (["as", "well"], ["too"])
 
 
 def _looks_named(words: str) -> bool:
@@ -1557,7 +1607,9 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     # a result number out of the list's range is a question back, never a guess
     refs = _refs_in(ex, state) if not ex.of("step") else []  # "set k to 20": a step's value, not result 20
     if refs and state.has_list and any(not 1 <= r <= state.listed for r in refs) and not ex.of(*_PAPER_KINDS):
-        return Reading(text=ex.text, act="ask", sub="ask.range", confidence=0.0,
+        beyond = next(r for r in refs if not 1 <= r <= state.listed)
+        hint = f"There is no result #{beyond}: the list has {state.listed}. Name one of its numbers."
+        return Reading(text=ex.text, act="ask", sub="ask.range", confidence=0.0, hint=hint,
                        why=f"names a result that is not on the list (there are {state.listed})")  # fmt: skip
     pointing = [s for s in ex.spans if s.kind == "ref" and s.source in ("hash", "noun number", "ordinal", "ordinals")]
     if pointing and not state.has_list and state.question is None and state.asked is None:

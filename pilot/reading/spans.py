@@ -630,6 +630,8 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     inner_named = {m.entry.kind for m in lexicon().matches(toks[i + 1 : j])}
                     if inner_named & {"venue", "org", "type", "pubkind", "format"}:
                         break  # "the CVPR papers": papers at a venue, not a paper called "CVPR"
+                    if any(re.fullmatch(r"(?:19|20)\d\d", toks[k].text) for k in range(i + 1, j)):
+                        break  # "the 2019 paper": a year of the paper on screen, not a paper called "2019"
                     if named and low[i + 1] not in common and low[j - 1] not in common:
                         out.append(_tok_span("name", text, toks, i, j, inner, f"the X {low[j]}"))
                     break
@@ -652,7 +654,10 @@ def _steps(text: str, toks: list[Token], state: State) -> list[Span]:
     for m in re.finditer(r"`([\w.-]{1,60})`", text):
         out.append(_span("step", text, m.start(), m.end(), m.group(1), "backticks"))
     for i, t in enumerate(toks):
-        if ("_" in t.text and t.text.strip("_")) or t.low in names or ("." in t.text and "_" in t.text):
+        # a step whose id is a word ("top", "filter", "score") is that step only beside "step" / "node"
+        beside = {x.low for x in toks[max(0, i - 1) : i + 2]} & {"step", "node", "stage", "steps", "nodes"}
+        named = t.low in names and (t.low not in vocabulary() or bool(beside))
+        if ("_" in t.text and t.text.strip("_")) or named or ("." in t.text and "_" in t.text):
             out.append(_tok_span("step", text, toks, i, i, t.text, "step name"))
         elif t.low in _SETTINGS and any(p.low in _SET_VERBS for p in toks[max(0, i - 3) : i]):
             out.append(_tok_span("step", text, toks, i, i, t.text, "setting"))
