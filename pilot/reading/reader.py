@@ -91,7 +91,8 @@ _CUE_FOR: dict[str, tuple[str, ...]] = {
     "entity.papers": ("ent:papers",), "entity.most_cited": ("ent:most_cited",), "entity.count": ("ent:count",),
     "entity.coauthors": ("ent:coauthors",), "entity.topics": ("ent:topics",),
     # "and which venues?" after an answer about a topic: its venues (the classifier tells which of the three)
-    "entity.venues": ("ent:venues", "ent:follow_group"), "entity.institutions": ("ent:institutions", "ent:follow_group"),
+    "entity.venues": ("ent:venues", "ent:follow_group"),
+    "entity.institutions": ("ent:institutions", "ent:follow_group"),
     "entity.researchers": ("ent:researchers", "ent:follow_group"),
     "entity.authors": ("ent:authors",), "entity.profile": ("ent:profile",),
     "search.same_for": ("search:same_for", "search:correction"),
