@@ -255,7 +255,8 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
     act, _, sub = label.partition(".")
     if label == "ask.smalltalk":
         # small talk speaks to pilot ("how's the weather?", "what's your name"); a bare phrase is a subject
-        return "ask:smalltalk" in cue or any(t.low in ("you", "your", "?") for t in ex.tokens)
+        # small talk has no subject of its own: a long question about dense retrieval is a request
+        return ("ask:smalltalk" in cue or any(t.low in ("you", "your", "?") for t in ex.tokens)) and subject < 2
     if label == "ask.unclear":
         return subject < 2  # a message with a subject of its own is about it (small talk is ask.smalltalk)
     if label == "search.topic":
@@ -917,6 +918,9 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
     cue_tokens = covered_tokens(items, hits)
     out = set()
     for n, s in enumerate(ex.spans):
+        if s.kind in ("paper", "name") and _an_example(ex, s, listed_too=n not in pointed):
+            out.add(n)  # "metrics like BLEU, METEOR and chrF++": examples in the subject, not the paper searched from
+            continue
         if n in pointed:
             continue
         if is_weak(s):
@@ -941,6 +945,27 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
             ):  # fmt: skip
                 out.add(n)
     return out
+
+
+_EXAMPLE_HEADS = frozenset(
+    "papers paper work works something anything more ones stuff research articles article studies study".split()
+)
+
+
+def _an_example(ex: Extracted, s: Span, listed_too: bool = True) -> bool:
+    """A paper's name given as an example of something ("metrics like BLEU", "models such as BERT and ELMo"), or
+    (``listed_too``) one of three or more names listed together."""
+    i = _token_at(ex, s.start)
+    low = [t.low for t in ex.tokens]
+    k = i - 1
+    while k >= 0 and (low[k] in (",", "and", "or") or ex.covered(k) is not None):
+        k -= 1  # back over the names listed before it
+    if k >= 1 and low[k] == "like" and ex.tokens[k - 1].is_word and low[k - 1] not in _EXAMPLE_HEADS:
+        return low[k - 1] not in _edge_words()
+    if k >= 1 and (low[k] == "including" or (low[k] == "as" and low[k - 1] == "such")):
+        return True
+    listed = sum(1 for x in ex.spans if x.kind in ("paper", "name", "title"))
+    return listed_too and listed >= 3 and any(t.text == "," for t in ex.tokens)
 
 
 def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
