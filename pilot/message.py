@@ -25,6 +25,7 @@ from clarifier.question import Question
 from pilot.intent import ParsedRequest, apply_updates
 from pilot.kg.classify import KGQuery, query_of
 from pilot.models import Intent
+from pilot.query import search_query
 from pilot.reading import read as read_words
 from pilot.reading.model import Anchor, Constraints, QuestionState, Reading, State
 from pilot.stepedit import StepEdit
@@ -222,7 +223,7 @@ def updates_of(c: Constraints) -> dict[str, Any]:
             out[key] = v
     for key in ("venues", "exclude_venues", "exclude_terms", "paper_types", "prefer_types", "publication_kinds"):
         if v := getattr(c, key):
-            out[key] = list(v)
+            out[key] = list(dict.fromkeys(v))  # "a corpus … this corpus": one type, said twice
     if c.exclude_years:
         out["exclude_years"] = list(c.exclude_years)
     if c.exclude_types and not c.paper_types:
@@ -252,8 +253,8 @@ def request_of(r: Reading, text: str, anchor: Anchor | None = None) -> ParsedReq
         query, kind = (r.topic or "", "topic") if r.topic else ("", "none")
         if r.topic:
             updates["topic"] = r.topic
-        if r.query:  # the request searched whole beside its subject (issue 33)
-            updates["query"] = r.query
+        if r.topic:  # the request searched whole beside its subject, without its asking words (issue 33)
+            updates["query"] = search_query(text)
     elif anchor.kind in ("current", "result"):
         query, kind = "", "current" if anchor.kind == "current" else "none"
     else:

@@ -917,7 +917,13 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
     edge = _edge_words()
     cue_tokens = covered_tokens(items, hits)
     out = set()
+    long_question = sum(1 for t in ex.tokens if t.is_word) >= _LONG_QUESTION
     for n, s in enumerate(ex.spans):
+        if long_question and s.kind == "name" and s.source not in _NAMED_AS_PAPER:
+            # a long question describes its subject; a word that only looks like a name ("CCG", "downsize", "the
+            # fine-tuning of language models") is part of it, unless it is called a paper ("the GloVe paper")
+            out.add(n)
+            continue
         if s.kind in ("paper", "name") and _an_example(ex, s, listed_too=n not in pointed):
             out.add(n)  # "metrics like BLEU, METEOR and chrF++": examples in the subject, not the paper searched from
             continue
@@ -947,6 +953,8 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
     return out
 
 
+_LONG_QUESTION = 16  # words: a question this long describes its subject (a LitSearch question has 20-30)
+_NAMED_AS_PAPER = frozenset({"the X paper", "the X papers", "the X article", "the X work"})
 _EXAMPLE_HEADS = frozenset(
     "papers paper work works something anything more ones stuff research articles article studies study".split()
 )
