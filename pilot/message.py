@@ -308,6 +308,7 @@ def feedback_of(r: Reading, text: str, listed: int) -> Feedback:
         extra=ref.extra if ref is not None else None,
         any_year=bool(ref and ref.any_year),
         any_venue=bool(ref and ref.any_venue),
+        any_type=bool(ref and ref.any_type),
         this_one=bool(ref and ref.this_one),
         order=_ORDER.get(r.constraints.sort or "") if r.constraints.sort else None,
         weights=dict(ref.weights) if ref is not None else {},

@@ -218,3 +218,12 @@ def test_a_mixed_message_likes_some_results_and_drops_others(wf, feedback, liked
 def test_results_already_known_are_left_out(wf):
     ref = refine(wf, INTENT, said("I already know #1, #2 and #5"), RESULTS)
     assert ref.workflow.node("filter").params["exclude_ids"] == ["acl:P0", "acl:P1", "acl:P4"]
+
+
+@pytest.mark.parametrize("text", ["all paper types again", "any kind of paper is fine", "drop the type filter"])
+def test_all_kinds_of_paper_again_lifts_the_type_filter(text):
+    wf = template("successor", "acl:P02-1040")
+    only = refine(wf, Intent(), said("only surveys"), RESULTS)
+    assert only.workflow.node("filter").params["paper_types"] == ["survey"]
+    back = refine(only.workflow, only.intent, said(text), RESULTS)
+    assert back.changed and back.workflow.node("filter").params["paper_types"] == [] and back.intent.paper_types == []

@@ -131,6 +131,7 @@ class Feedback(BaseModel):
     extra: int | None = None  # "10 more": that many results more than now
     any_year: bool = False
     any_venue: bool = False
+    any_type: bool = False
     order: ResultOrder | None = None  # "newest first": the same results in another order
     # "more weight on citations", "care less about recency", "prefer older papers": a score feature -> more | less
     # | off | older (recency weighed the other way)
@@ -146,6 +147,7 @@ class Feedback(BaseModel):
             or self.size
             or self.any_year
             or self.any_venue
+            or self.any_type
             or self.order
             or self.weights
         )
@@ -224,6 +226,9 @@ def refine(
             terms = list(dict.fromkeys([*plan.wf.node(fid).params.get("exclude_terms", []), *updates["exclude_terms"]]))
             plan.modify_filter({"exclude_terms": terms}, "excluding " + ", ".join(updates["exclude_terms"]))
             new_intent = apply_updates(new_intent, {"exclude_terms": updates["exclude_terms"]})
+        if fb.any_type and not updates.get("paper_types"):
+            plan.modify_filter({"paper_types": []}, "every kind of paper again")
+            new_intent = new_intent.model_copy(update={"paper_types": []})
         if kinds := updates.get("paper_types"):
             dropped = " and ".join(PAPER_TYPE_PLURALS[k] for k in PAPER_TYPES if k not in kinds)
             only = " and ".join(PAPER_TYPE_PLURALS[k] for k in kinds)

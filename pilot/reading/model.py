@@ -142,6 +142,7 @@ class Refinement(BaseModel):
     extra: int | None = None  # "10 more"
     any_year: bool = False
     any_venue: bool = False
+    any_type: bool = False  # "all paper types again": the type filter lifted
     this_one: bool = False  # "not this one": the paper selected on screen
     weights: dict[str, str] = Field(default_factory=dict)  # a score feature -> more | less | off | older
 

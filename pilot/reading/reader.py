@@ -80,9 +80,9 @@ _CUE_FOR: dict[str, tuple[str, ...]] = {
     "refine.drop": ("ref:drop",), "refine.keep": ("ref:keep",), "refine.more_like": ("ref:more_like",),
     "refine.less_like": ("ref:less_like",), "refine.focus": ("refine:focus",),
     "refine.exclude_topic": ("refine:exclude",), "refine.sort": ("refine:sort_newest", "refine:sort_oldest",
-    "refine:sort_cited"), "refine.size": ("refine:fewer", "refine:more", "refine:broader", "refine:narrower"),
+    "refine:sort_cited", "refine:sort_relevance"), "refine.size": ("refine:fewer", "refine:more", "refine:broader", "refine:narrower"),
     "refine.weights": ("refine:weights",), "refine.filter": ("refine:author", "refine:keep_only", "refine:exclude"),
-    "refine.any": ("refine:any_year", "refine:any_venue"),
+    "refine.any": ("refine:any_year", "refine:any_venue", "refine:any_type"),
     "refine.recency": ("refine:recent", "refine:seminal"),
     "command.export": ("cmd:export",), "command.show_workflow": ("cmd:show_workflow",), "command.undo": ("cmd:undo",),
     "command.start_over": ("cmd:start_over",), "command.save": ("ref:save",), "command.explain": ("ref:explain",),
@@ -1154,8 +1154,11 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         counts = ex.of("count")
         if counts and "extra" in counts[0].value:
             r.extra, r.size = counts[0].value["extra"], "more"
-    if sub == "any" or "refine:any_year" in cue or "refine:any_venue" in cue:
-        r.any_year = "refine:any_year" in cue or ("refine:any_venue" not in cue and sub == "any")
+    if sub == "any" or any(f"refine:any_{k}" in cue for k in ("year", "venue", "type")):
+        r.any_type = "refine:any_type" in cue
+        r.any_year = "refine:any_year" in cue or (
+            not {"refine:any_venue", "refine:any_type"} & set(cue) and sub == "any"
+        )
         r.any_venue = "refine:any_venue" in cue
     if cue.get("refine:seminal") or cue.get("refine:recent"):
         constraints.recency = "seminal" if cue.get("refine:seminal", 0) > cue.get("refine:recent", 0) else "recent"
