@@ -919,7 +919,15 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
     cue_tokens = covered_tokens(items, hits)
     out = set()
     long_question = sum(1 for t in ex.tokens if t.is_word) >= _LONG_QUESTION
+    stop = _edge_words() | cue_tokens_words(ex, cue_tokens)
     for n, s in enumerate(ex.spans):
+        if (
+            s.kind == "title"
+            and s.source == "title case"
+            and (_inside_phrase(ex, s, stop) or any(ex.spans[k].source == "title case" for k in out))
+        ):
+            out.add(n)  # "published on predicting Thread Discourse Structure over …": a phrase typed half in capitals
+            continue
         if long_question and s.kind == "name" and s.source not in _NAMED_AS_PAPER:
             # a long question describes its subject; a word that only looks like a name ("CCG", "downsize", "the
             # fine-tuning of language models") is part of it, unless it is called a paper ("the GloVe paper")
@@ -952,6 +960,20 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
             ):  # fmt: skip
                 out.add(n)
     return out
+
+
+def cue_tokens_words(ex: Extracted, cue_tokens: set[int]) -> frozenset[str]:
+    return frozenset(ex.tokens[i].low for i in cue_tokens)
+
+
+def _inside_phrase(ex: Extracted, s: Span, stop: frozenset[str]) -> bool:
+    """A Title-Case run whose phrase starts in lower case just before it ("unsupervised Learning of Narrative Event
+    Chains"): the words are one subject, not a paper's title."""
+    i = _token_at(ex, s.start)
+    if i == 0:
+        return False
+    before = ex.tokens[i - 1]
+    return before.is_word and before.text.islower() and before.low not in stop and ex.covered(i - 1) is None
 
 
 _LONG_QUESTION = 16  # words: a question this long describes its subject (a LitSearch question has 20-30)
