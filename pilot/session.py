@@ -336,6 +336,13 @@ def _changes(before: Workflow, after: Workflow) -> tuple[list[str], list[str]]:
     return d.summary(), describe_changes(d, before, after)
 
 
+def _typed_title_as_subject(parsed: ParsedRequest) -> bool:
+    """Words written like a title, unquoted, asked about with no direction: a subject if no paper has that title."""
+    q = parsed.anchor_query
+    quoted = any(f"{o}{q}{c}" in parsed.text for o, c in (('"', '"'), ("“", "”"), ("'", "'")))
+    return parsed.anchor_kind == "title" and parsed.intent.direction is None and not quoted and len(q.split()) >= 3
+
+
 def _carried(before: Intent, after: Intent, fields: tuple[str, ...]) -> dict[str, Any]:
     """The ``fields`` set in ``before`` that ``after`` leaves unset: what a follow-up search keeps."""
     return {f: getattr(before, f) for f in fields if getattr(before, f) and not getattr(after, f)}
@@ -1049,6 +1056,12 @@ class Session(BaseModel):
             return await self._anchor_chosen_paper(res.paper, notes + ([res.note] if res.note else []))
         if res.kind == "ask":
             return self._ask_anchor(res.candidates, parsed, res.note)
+        if res.kind == "missing" and _typed_title_as_subject(parsed):
+            # "papers about A Critique And Improvement Of …" with no such paper here: its words are the subject
+            said = (
+                f"No paper titled “{short(parsed.anchor_query, 80)}” is in the source; searching its words as a topic."
+            )
+            return await self._topic_search(as_topic(parsed), [*notes, said])
         if res.kind == "missing":
             return self._missing(parsed, res.note or "That paper is not in the source.")
         return await self._topic_search(as_topic(parsed), notes)

@@ -874,3 +874,13 @@ def test_a_citation_count_without_the_sources_own_links_is_said_not_crashed_on()
     remote = Paper(id="s2:1", title="Bleu", year=2002, citation_count=12000)
     assert _citation_count(remote) == "“Bleu” (2002) is cited by 12,000 in all, by the source's count."
     assert _citation_count(Paper(id="s2:2", title="X")) == "The source gives no citation count for “X”."
+
+
+async def test_words_written_like_a_title_that_no_paper_has_are_searched_as_a_topic_and_said(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("Papers about A Lattice Grammar For Zyxwv Parsing Of Noisy Tweets")  # no such paper
+    assert s.anchor is None and s.intent.topic and "Zyxwv" in s.intent.topic and reply.error is None
+    assert any("searching its words as a topic" in n for n in reply.notes)  # said, not a question back
+    s = Session(runtime)
+    reply = await s.user_says('papers about "A Lattice Grammar For Zyxwv Parsing Of Noisy Tweets"')  # quoted: a title
+    assert s.anchor is None and reply.question is not None and reply.question.slot == "fallback"

@@ -917,7 +917,7 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
     pointed = _pointed_at(ex, items, hits)
     edge = _edge_words()
     cue_tokens = covered_tokens(items, hits)
-    out = set()
+    out: set[int] = set()
     long_question = sum(1 for t in ex.tokens if t.is_word) >= _LONG_QUESTION
     stop = _edge_words() | cue_tokens_words(ex, cue_tokens)
     for n, s in enumerate(ex.spans):
@@ -1437,6 +1437,11 @@ def _not_subject(ex: Extracted, items: list[Item], hits: list[CueHit], *, names_
         keep = s.kind in _SUBJECT_SPANS and not (names_too and s.kind == "name")
         if not keep and not is_weak(s):
             removed |= _span_tokens(ex, s)
+    for s in ex.spans:  # "a learner corpus", "sentiment analysis datasets": the kind word ends the subject's phrase
+        if s.kind == "type" and (i := _token_at(ex, s.start)) > 0:
+            before = ex.tokens[i - 1]
+            if before.is_word and before.low not in _edge_words() and i - 1 not in removed:
+                removed -= _span_tokens(ex, s)
     parts = word_set("paper_parts")
     for i, t in enumerate(ex.tokens[1:], 1):  # "used its ideas": a part of the paper spoken of, not a subject
         if ex.tokens[i - 1].low in ("its", "their") and t.low in parts:
