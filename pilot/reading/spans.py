@@ -88,7 +88,8 @@ def _ids(text: str) -> list[Span]:
     for m in _CORPUS_ID.finditer(text):
         out.append(_span("id", text, m.start(), m.end(), m.group(1).rstrip(".,;)]"), "corpus id"))
     for m in _DOI.finditer(text):
-        out.append(_span("id", text, m.start(), m.end(), m.group(1).rstrip(".,;)]"), "doi"))
+        doi = m.group(1).rstrip(".,;:?!)]")  # "what cites 10.18653/v1/P19-1001?": the question mark is no part of it
+        out.append(_span("id", text, m.start(), m.start(1) + len(doi), doi, "doi"))
     for m in _S2.finditer(text):
         out.append(_span("id", text, m.start(), m.end(), m.group(1), "s2"))
     for m in _ARXIV.finditer(text):
