@@ -578,7 +578,7 @@ def _looks_like_name(t: Token) -> bool:
         return False
     if "-" in w and w.split("-")[0].isalpha() and w.split("-")[0].islower():
         return False  # "text-to-SQL", "multi-GPU": a compound of the subject, not a name
-    if re.fullmatch(r"[A-Z]{2,}s", w):
+    if len(w) >= 3 and w.endswith("s") and w[:-1].isalpha() and w[:-1].isupper():
         return False  # "DVDs", "GPUs", "LLMs": the plural of an acronym names things, not one paper
     inner = w[1:]
     return (any(c.isupper() for c in inner) and any(c.isalpha() for c in w)) or (
