@@ -30,7 +30,8 @@ async def test_a_request_sent_while_the_index_builds_waits_for_it_and_runs(corpu
     await task
     assert not controller.is_starting and controller.runtime is not None
     steps = [s for s in STEPS if any(s in line for line in seen)]
-    assert steps[:2] == list(STEPS[:2]), seen  # the page was told which step the build was on
+    # the page was told which step the build was on, in order (a step of the small slice can pass between two looks)
+    assert len(steps) >= 2 and steps == [s for s in STEPS if s in steps], seen
     assert any(line.startswith("Starting: building the search index") for line in seen)
     assert ui.chat[-1]["role"] == "assistant" and ui.session is not None  # the request then ran
     assert controller.about().startswith("Status: Sources: local")

@@ -976,6 +976,7 @@ def _inside_phrase(ex: Extracted, s: Span, stop: frozenset[str]) -> bool:
     return before.is_word and before.text.islower() and before.low not in stop and ex.covered(i - 1) is None
 
 
+_POINTED_TYPE_WORDS = 12  # words: in a shorter request a kind of paper is what it asks for ("sentiment datasets")
 _LONG_QUESTION = 16  # words: a question this long describes its subject (a LitSearch question has 20-30)
 _NAMED_AS_PAPER = frozenset({"the X paper", "the X papers", "the X article", "the X work"})
 _EXAMPLE_HEADS = frozenset(
@@ -1080,7 +1081,7 @@ def _types_point(ex: Extracted, c: Constraints) -> None:
         return
     n_words = sum(1 for t in ex.tokens if t.is_word)
     types = [s for s in ex.spans if s.kind == "type"]
-    point = n_words <= 12
+    point = n_words <= _POINTED_TYPE_WORDS
     for s in types:
         i = _token_at(ex, s.start)
         before = [t.low for t in ex.tokens[max(0, i - 3) : i]]
@@ -1437,8 +1438,9 @@ def _not_subject(ex: Extracted, items: list[Item], hits: list[CueHit], *, names_
         keep = s.kind in _SUBJECT_SPANS and not (names_too and s.kind == "name")
         if not keep and not is_weak(s):
             removed |= _span_tokens(ex, s)
-    for s in ex.spans:  # "a learner corpus", "sentiment analysis datasets": the kind word ends the subject's phrase
-        if s.kind == "type" and (i := _token_at(ex, s.start)) > 0:
+    described = sum(1 for t in ex.tokens if t.is_word) > _POINTED_TYPE_WORDS
+    for s in ex.spans:  # "… a manually error-tagged learner corpus": in a long request the kind word is the subject's
+        if described and s.kind == "type" and (i := _token_at(ex, s.start)) > 0:
             before = ex.tokens[i - 1]
             if before.is_word and before.low not in _edge_words() and i - 1 not in removed:
                 removed -= _span_tokens(ex, s)
