@@ -22,6 +22,7 @@ from clarifier.question import Option, Question
 from pilot.domain import profile
 from pilot.intent import apply_updates, content_terms
 from pilot.models import Intent, Paper
+from pilot.reading.timegrammar import periods_together
 from pilot.text import root
 from pilot.vocab import DIRECTION_OPTIONS, FACET_OPTIONS
 
@@ -436,22 +437,7 @@ def _periods_together(sets: list[dict[str, Any]]) -> dict[str, Any]:
     ("up to 2006" and "2009 or later": 2007–2008 left out)."""
     if not any("year_min" in s or "year_max" in s for s in sets):
         return {}
-    spans = sorted((s.get("year_min") or -(10**4), s.get("year_max") or 10**4) for s in sets)
-    merged = [list(spans[0])]
-    for lo, hi in spans[1:]:
-        if lo <= merged[-1][1] + 1:
-            merged[-1][1] = max(merged[-1][1], hi)
-        else:
-            merged.append([lo, hi])
-    out: dict[str, Any] = {}
-    if merged[0][0] > -(10**4):
-        out["year_min"] = merged[0][0]
-    if merged[-1][1] < 10**4:
-        out["year_max"] = merged[-1][1]
-    gaps = [(a[1] + 1, b[0] - 1) for a, b in zip(merged, merged[1:], strict=False)]
-    if gaps:
-        out["exclude_years"] = gaps
-    return out
+    return periods_together([(s.get("year_min"), s.get("year_max")) for s in sets])
 
 
 def merged_updates(question: Question, picked: list[int]) -> dict[str, Any]:

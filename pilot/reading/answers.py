@@ -12,7 +12,7 @@ from typing import Any
 from pilot.reading.cues import CueHit, lemma, votes
 from pilot.reading.model import QuestionState
 from pilot.reading.spans import Extracted, word_table
-from pilot.reading.timegrammar import periods
+from pilot.reading.timegrammar import periods, periods_together
 from pilot.reading.tokens import tokenize
 from pilot.text import ENGLISH_STOPWORDS
 
@@ -126,25 +126,7 @@ def _together(question: QuestionState, picked: list[int]) -> dict[str, Any]:
     venues they name."""
     if question.slot == "venue":
         return {"venues": [question.options[i] for i in picked]}
-    spans = sorted(
-        (lo or -(10**4), hi or 10**4) for i in picked if (r := _option_range(question.options[i])) for lo, hi in [r]
-    )
-    if not spans:
-        return {}
-    merged = [list(spans[0])]
-    for lo, hi in spans[1:]:
-        if lo <= merged[-1][1] + 1:
-            merged[-1][1] = max(merged[-1][1], hi)
-        else:
-            merged.append([lo, hi])
-    out: dict[str, Any] = {}
-    if merged[0][0] > -(10**4):
-        out["year_min"] = merged[0][0]
-    if merged[-1][1] < 10**4:
-        out["year_max"] = merged[-1][1]
-    if gaps := [(a[1] + 1, b[0] - 1) for a, b in zip(merged, merged[1:], strict=False)]:
-        out["exclude_years"] = gaps
-    return out
+    return periods_together([r for i in picked if (r := _option_range(question.options[i]))])
 
 
 def _option_range(label: str) -> tuple[int | None, int | None] | None:

@@ -299,3 +299,25 @@ def _polarity(low: list[str], p: Period, g: dict[str, Any]) -> Period:
             return replace(p, excluded=True)
         k += 1
     return p
+
+
+def periods_together(spans: list[tuple[int | None, int | None]]) -> dict[str, Any]:
+    """Several periods as one filter: the outer bounds (open where a period is open) and the years between them
+    left out ("up to 2006" and "2009 or later": 2007–2008 left out). {} for no period."""
+    if not spans:
+        return {}
+    ordered = sorted((lo or -(10**4), hi or 10**4) for lo, hi in spans)
+    merged = [list(ordered[0])]
+    for lo, hi in ordered[1:]:
+        if lo <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    out: dict[str, Any] = {}
+    if merged[0][0] > -(10**4):
+        out["year_min"] = merged[0][0]
+    if merged[-1][1] < 10**4:
+        out["year_max"] = merged[-1][1]
+    if gaps := [(a[1] + 1, b[0] - 1) for a, b in zip(merged, merged[1:], strict=False)]:
+        out["exclude_years"] = gaps
+    return out
