@@ -29,10 +29,6 @@ def data_json(name: str) -> Any:
     return json.loads(data_file(name))
 
 
-# a Chinese organisation's name: a few characters and the word for a university, an institute, a lab, a company
-_ZH_ORG = re.compile(r"[\u4e00-\u9fff]{2,12}?(?:大学|学院|研究院|研究所|实验室|科学院|公司|集团)")
-
-
 # Chinese words for "before", "after", "since" follow the year they are said of ("2015年以来": since 2015)
 _POSTPOSITIONS = frozenset({"before", "after", "since"})
 
@@ -103,6 +99,9 @@ class Lexicon:
             **known_orgs,
         }  # fmt: skip
         self._zh_keys = sorted(self.zh, key=len, reverse=True)
+        # a Chinese organisation's name: a few characters and the word for a university, an institute, a lab, …
+        endings = "|".join(re.escape(e) for e in zh.get("org_endings", ()))
+        self.zh_org = re.compile(rf"[\u4e00-\u9fff]{{2,12}}?(?:{endings})") if endings else None
 
     def _add(self, kind: str, label: str, form: str, cased: bool, row: dict[str, Any]) -> None:
         phrase = _phrase(form)
@@ -167,8 +166,10 @@ class Lexicon:
 
     def _unknown_orgs(self, text: str) -> list[tuple[int, int]]:
         """Chinese organisations the lexicon does not know, without the words before them ("介绍一下某某大学")."""
-        out = []
-        for m in _ZH_ORG.finditer(text):
+        out: list[tuple[int, int]] = []
+        if self.zh_org is None:
+            return out
+        for m in self.zh_org.finditer(text):
             start = m.start()
             while (word := next((k for k in self._zh_keys if text.startswith(k, start)), None)) and start + len(
                 word
