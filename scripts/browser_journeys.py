@@ -2,7 +2,7 @@
 screenshot per step and a text record of what each reply said.
 
     PILOT_CORPUS=../shared/corpus/papers.jsonl.gz .venv/bin/python scripts/browser_journeys.py \\
-        --port 8330 --out /work/shots-issue-33
+        --port 8330 --out out/journeys
 
 Starts ``app.py`` itself (its cache dir is this checkout's ``.pilot-cache``, where the corpus store is built) and
 stops it at the end.
@@ -90,7 +90,7 @@ def _say(page, text: str) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--port", type=int, default=8330)
-    ap.add_argument("--out", type=Path, default=Path("/work/shots-issue-33"))
+    ap.add_argument("--out", type=Path, default=Path("out/journeys"))
     ap.add_argument("--only", action="append", default=[], help="run only these journeys")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright

@@ -4,7 +4,7 @@ reload, the first search reopened from the recent list, a step edited in the wor
 Used by ``tests/test_ui_journey.py`` (on the corpus slice, asserting each step) and runnable by hand against a
 running app to look at the screens (the full corpus, both sizes):
 
-    .venv/bin/python -m tests.journey http://127.0.0.1:8300/ /work/shots-issue-30
+    .venv/bin/python -m tests.journey http://127.0.0.1:8300/ out/journey
 """
 
 from __future__ import annotations
