@@ -52,6 +52,7 @@ from pilot.message import Context, Message, read, settle_with_llm
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.papertype import paper_type
 from pilot.query import reading_standin
+from pilot.reading import warm as warm_reader
 from pilot.redact import redact
 from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
@@ -196,6 +197,8 @@ def _turn(method):
             return await method(self, *args, **kwargs)
         settings = self._runtime.settings
         seconds = settings.turn_budget_s or None
+        # the sentence model's first load is the process's start-up, not time spent on this turn's sources
+        await asyncio.to_thread(warm_reader)
         with budget_scope(settings.turn_budget(), seconds=seconds) as budget:
             self._turn_budget = budget
             self._turn_saved = self._snapshot()

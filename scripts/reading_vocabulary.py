@@ -28,6 +28,7 @@ def main(corpus: str) -> None:
     from pilot.text import ENGLISH_STOPWORDS
 
     edges = ENGLISH_STOPWORDS | word_set("request_words")
+    heads = word_set("term_heads")  # asking words that also begin a field's term: "topic models", "review mining"
     words: Counter[str] = Counter()
     terms: Counter[str] = Counter()
     with gzip.open(corpus, "rt", encoding="utf-8") as fh:
@@ -41,7 +42,7 @@ def main(corpus: str) -> None:
             for n in (2, 3, 4):
                 for i in range(len(ws) - n + 1):
                     gram = ws[i : i + n]
-                    if gram[0] not in edges and gram[-1] not in edges:
+                    if (gram[0] not in edges or gram[0] in heads) and gram[-1] not in edges:
                         terms[" ".join(gram)] += 1
     vocab = sorted(w for w, k in words.items() if k >= MIN_COUNT and len(w) >= 3)
     (DATA / "vocabulary.txt").write_text(

@@ -428,3 +428,24 @@ async def test_a_step_that_only_reorders_from_extra_lookups_sends_nothing_over_a
     )  # fmt: skip
     assert local  # the offline corpus's graph is free: the step runs
     await src.aclose()
+
+
+async def test_requests_waiting_at_the_rate_limit_go_in_the_order_they_asked():
+    # a turn's first requests (the anchor's search, its recommendations) are what the rest builds on: under a
+    # 1 request/s key, waiters racing for each freed slot once left them waiting until the turn's time was spent
+    from pilot.sources.ratelimit import LocalRateLimiter, Rate
+
+    limiter = LocalRateLimiter("s2", Rate(1, 0.2))
+    await limiter.acquire()  # the window is full: everyone below waits
+    went: list[int] = []
+
+    async def request(i: int) -> None:
+        await limiter.acquire()
+        went.append(i)
+
+    tasks = []
+    for i in range(6):
+        tasks.append(asyncio.create_task(request(i)))
+        await asyncio.sleep(0.005)  # asked in this order
+    await asyncio.gather(*tasks)
+    assert went == list(range(6))

@@ -28,4 +28,13 @@ cases (``neutral.py``) is how readings are measured: ``pilot eval reading``.
 from pilot.reading.model import Reading, State
 from pilot.reading.reader import read
 
-__all__ = ["Reading", "State", "read"]
+
+def warm() -> None:
+    """Load what reading needs (the sentence model and the examples' vectors), so that the first message of a
+    process is not the one that waits seconds for it — nor a turn whose clock counts the wait."""
+    from pilot.reading.acts import classifier
+
+    classifier().warm()
+
+
+__all__ = ["Reading", "State", "read", "warm"]

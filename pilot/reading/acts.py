@@ -186,15 +186,20 @@ class ActClassifier:
                 self._vectors = np.asarray(self.encoder(texts), dtype=np.float32)
         return self._vectors
 
+    def warm(self) -> np.ndarray | None:
+        """The examples' vectors, loading the sentence model first if need be (seconds, once per process); None
+        on the n-gram path. A model that fails to load leaves that path, said once."""
+        try:
+            return self._example_vectors()
+        except Exception as exc:
+            log.warning("sentence model unavailable for reading (%s); reading by n-grams alone", exc)
+            self.encoder = None
+            return None
+
     def scores(self, typed: str) -> dict[str, float]:
         lex = self.lexical.similarities(skeleton(typed))
         sims = lex
-        vectors = None
-        try:
-            vectors = self._example_vectors()
-        except Exception as exc:  # a model that fails to load leaves the n-gram path, said once
-            log.warning("sentence model unavailable for reading (%s); reading by n-grams alone", exc)
-            self.encoder = None
+        vectors = self.warm()
         if vectors is not None and self.encoder is not None:
             q_full, q_framed = np.asarray(self.encoder([for_model(typed), framed(typed)]), dtype=np.float32)
             n = len(self.examples)

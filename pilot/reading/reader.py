@@ -554,6 +554,15 @@ def _constraints(
     return c
 
 
+def _nothing_to_search(r: Reading, state: State) -> bool:
+    """A search that names nothing to search for (no paper, topic, person, venue or institution) in a conversation
+    that has no search of its own to lend it one."""
+    if r.act != "search" or state.has_search or state.has_list:
+        return False
+    c = r.constraints
+    return r.anchor is None and not r.topic and not (c.authors or c.venues or c.orgs)
+
+
 def _same_search(r: Reading, state: State) -> bool:
     """A search for the paper on screen in the direction on screen, with only constraints new: a narrowing."""
     c = r.constraints
@@ -1711,6 +1720,11 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         # "papers that cite it from 2016" with its citers on screen: the list on screen, narrowed
         reading = Reading(text=ex.text, act="refine", sub="refine.filter", refine=Refinement(),
                           constraints=reading.constraints)  # fmt: skip
+    if _nothing_to_search(reading, state):
+        # "find me some papers", "the newest work", "the same but newer" before any search: no paper, topic,
+        # person, venue or institution to search for, and nothing on screen for it to mean — asked
+        return Reading(text=ex.text, act="ask", sub="ask.no_subject", confidence=0.0,
+                       why="a search with no subject, and no search yet to take one from")  # fmt: skip
     if state.phase == "entity_answer" and reading.refine is not None and reading.refine.more_like:
         n = reading.refine.more_like[0]  # after an answer, "more like the first one" searches from that paper
         reading = Reading(text=ex.text, act="search", sub="search.sibling", direction="sibling",

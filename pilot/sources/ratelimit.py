@@ -102,7 +102,11 @@ def _too_long(source: str, wait: float, rate: Rate, hint: str) -> RateLimited:
 
 
 class LocalRateLimiter:
-    """Sliding window kept in this process. Safe across event loops and threads (a lock, then a sleep)."""
+    """Sliding window kept in this process. Safe across event loops and threads (a lock, then a sleep).
+
+    Waiters are served first come, first served: a turn's first requests (the anchor's search, its
+    recommendations) are the ones the rest builds on, and under a 1 request/s key, waiters that raced for each
+    freed slot left some of them waiting until the turn's time ran out while later ones went."""
 
     def __init__(self, source: str, rate: Rate, max_wait_s: float = 30.0, hint: str = ""):
         self.source = source
@@ -113,6 +117,7 @@ class LocalRateLimiter:
         self._taken: list[tuple[float, str]] = []
         self._blocked_until = 0.0
         self._lock = threading.Lock()
+        self._waiting: list[str] = []  # members asking for a slot, in the order they asked
 
     def _take(self, now: float, member: str) -> float:
         """0 when a request may go now (and it is counted); otherwise the seconds until one might."""
@@ -122,6 +127,8 @@ class LocalRateLimiter:
         if now < self._blocked_until:
             return self._blocked_until - now
         if len(self._taken) < r.limit:
+            if self._waiting and self._waiting[0] != member:
+                return _TURN_CHECK_S  # free, but an earlier waiter is about to take it
             bisect.insort(self._taken, (now, member))
             return 0.0
         return self._taken[0][0] + r.period_s + r.margin_s - now
@@ -129,14 +136,20 @@ class LocalRateLimiter:
     async def acquire(self) -> Slot:
         start = time.monotonic()
         member = uuid.uuid4().hex
-        while True:
+        with self._lock:
+            self._waiting.append(member)
+        try:
+            while True:
+                with self._lock:
+                    wait = self._take(time.monotonic(), member)
+                if wait <= 0:
+                    return Slot(time.monotonic() - start, member)
+                if wait > self.max_wait_s:
+                    raise _too_long(self.source, wait, self.rate, self.hint)
+                await _queue(wait + _jitter())
+        finally:  # taken, refused, or its step gave up waiting: out of the line either way
             with self._lock:
-                wait = self._take(time.monotonic(), member)
-            if wait <= 0:
-                return Slot(time.monotonic() - start, member)
-            if wait > self.max_wait_s:
-                raise _too_long(self.source, wait, self.rate, self.hint)
-            await _queue(wait + _jitter())
+                self._waiting.remove(member)
 
     async def settle(self, slot: Slot) -> None:
         with self._lock:
@@ -153,6 +166,8 @@ class LocalRateLimiter:
 
 # Slots given back because this process resumed late, before one is used anyway (the host stays this busy).
 _MAX_STALE = 3
+# How soon a waiter behind the first in line looks again when a slot is free (the first is waking to take it).
+_TURN_CHECK_S = 0.01
 
 
 async def _queue(seconds: float) -> None:

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from pilot.reading import warm as warm_reader
 from pilot.runtime import Runtime
 from pilot.settings import Settings
 from pilot.store.progress import BuildProgress, listening
@@ -60,6 +61,7 @@ class StartUp:
         try:
             with listening(self._heard):
                 runtime = Runtime.from_settings(self.settings)
+                warm_reader()  # the first message should not wait for the sentence model
         except Exception as exc:  # noqa: BLE001 - a missing corpus or dead network must not stop the app
             log.warning("no runtime: %s", exc)
             problem = f"Could not open a paper source: {exc}"
