@@ -326,6 +326,8 @@ _HINTS = {
     "ask.contradiction": "Those years exclude each other ({why}). Which period do you want?",
     "ask.nothing_to_narrow": "That narrows a search, but none is being made yet: name a paper or a topic first "
     "(e.g. “papers on dependency parsing, only after 2010”).",
+    "ask.no_subject": "What should I search for? Name a paper (its title, or a short name like “TextRank”), a "
+    "topic, a person or a venue — e.g. “recent papers on dependency parsing”.",
     "ask.smalltalk": "I can only help with research papers: name a paper, a topic, a person or a venue.",
     "ask.answer": "Please pick one option of the question (or type your own answer).",
     "ask.no_list": "There is no numbered list on screen yet: name a paper (its title or a short name like "

@@ -884,3 +884,13 @@ async def test_words_written_like_a_title_that_no_paper_has_are_searched_as_a_to
     s = Session(runtime)
     reply = await s.user_says('papers about "A Lattice Grammar For Zyxwv Parsing Of Noisy Tweets"')  # quoted: a title
     assert s.anchor is None and reply.question is not None and reply.question.slot == "fallback"
+
+
+@pytest.mark.parametrize("text", ["find me some papers", "the newest work", "can you look up some research for me?"])
+async def test_a_request_with_nothing_to_search_for_asks_what_and_searches_nothing(runtime, text):
+    s = Session(runtime)
+    reply = await s.user_says(text)
+    assert not reply.results and reply.error is None
+    assert "What should I search for?" in reply.message, reply.message
+    named = await s.user_says("papers on dependency parsing")  # the conversation goes on as a first request would
+    assert named.results or named.question is not None, named.message
