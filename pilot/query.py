@@ -102,30 +102,20 @@ def key_phrases(query: str, limit: int = 8) -> list[str]:
     return list(dict.fromkeys(phrases))[:limit]
 
 
-# --- STAND-IN for the new message reader (issue 31), which will fill these fields itself -------------------------
-# A topic longer than this is a described subject: a type word inside it ("what benchmarks have … utilized to assess
-# models performing knowledge-rich language tasks?") ranks that type higher instead of filtering to it; a short one
-# ("datasets for table question answering", "only surveys") asks for the type itself.
-TYPE_FILTER_TOPIC_WORDS = 6
-
-
 # A request this long is a pasted document (an abstract, a draft's paragraph): searched as a whole, and a venue or
 # a year inside it ("experiments on CoNLL and WikiAnn", "since 2015, neural models …") is what it says, not a filter.
 DOCUMENT_WORDS = 40
 
 
-def reading_standin(intent: Intent, text: str) -> Intent:
-    """The intent of a topic search with ``query`` filled from the request text and, for a long question, its
-    type words moved from the filter (``paper_types``) to the preference (``prefer_types``); a pasted document keeps
-    no venue or period read from inside it. STAND-IN: the reader of issue 31 sets these; until then the session calls
-    this where a topic search starts."""
+def whole_request(intent: Intent, text: str) -> Intent:
+    """The intent of a topic search, searched with the request's own words: ``query`` from the text when the reading
+    had none (a named paper the source does not hold, searched by its words instead), and a document-length request
+    searched whole, with no venue or period read from inside it. (Whether a kind of paper filters or only ranks is
+    the reader's call: ``pilot.reading``.)"""
     updates: dict[str, object] = {}
     if intent.query is None and text.strip():
         updates["query"] = search_query(text)
     if len(text.split()) >= DOCUMENT_WORDS:
         updates.update(venues=[], year_min=None, year_max=None, exclude_venues=[], exclude_years=[])
         updates["topic"] = search_query(text)[:1000]  # the document is the query, not a fragment the reader cut
-    if intent.paper_types and len((intent.topic or "").split()) > TYPE_FILTER_TOPIC_WORDS:
-        updates["prefer_types"] = list(dict.fromkeys([*intent.prefer_types, *intent.paper_types]))
-        updates["paper_types"] = []
     return intent.model_copy(update=updates) if updates else intent

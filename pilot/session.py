@@ -51,7 +51,7 @@ from pilot.listfacts import ListFact, numbered
 from pilot.message import Context, Message, read, settle_with_llm
 from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.papertype import paper_type
-from pilot.query import reading_standin
+from pilot.query import whole_request
 from pilot.reading import warm as warm_reader
 from pilot.redact import redact
 from pilot.runtime import Runtime
@@ -1387,9 +1387,7 @@ class Session(BaseModel):
         self.anchor_candidates = []
         self.request = parsed.text or self.request
         self.intent = apply_updates(parsed.intent, {"anchor_id": None, "direction": None})
-        # the reader filled query and prefer_types; a pasted document is searched whole, with no venue or period
-        # read from inside it, and a long question's type words only rank (pilot.query)
-        self.intent = reading_standin(self.intent, parsed.text or "")
+        self.intent = whole_request(self.intent, parsed.text or "")
         topic = self.intent.topic or parsed.anchor_query or self.request
         if self.last_message is not None and self.last_message.kind in ("new_search", "answer"):
             self.last_message = self.last_message.model_copy(update={"target": "topic"})

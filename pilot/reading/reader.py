@@ -868,13 +868,13 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         if direction in ("survey", "benchmark"):
             constraints.paper_types = []
     elif anchor is None:
-        _types_point(ex, constraints)
-        if any(h.label == "newcomer" for h in hits) and not constraints.paper_types:
-            constraints.paper_types = ["survey"]  # "… where should I start?": the overviews first
         if direction in ("survey",) and not constraints.paper_types:
             constraints.paper_types = ["survey"]
         if direction in ("benchmark",) and not constraints.paper_types:
             constraints.paper_types = ["resource"]
+        _types_point(ex, constraints)
+        if any(h.label == "newcomer" for h in hits) and not constraints.paper_types:
+            constraints.paper_types = ["survey"]  # "… where should I start?": the overviews first
         explicit = any(h.label in ("dir:predecessor", "dir:successor") for h in hits) and period_of is None
         if not explicit:
             direction = None if not state.anchor or label != "search.current" else direction
@@ -1084,19 +1084,20 @@ def _looks_named(words: str) -> bool:
 
 
 def _types_point(ex: Extracted, c: Constraints) -> None:
-    """A kind of paper filters only when it is the point of the request ("surveys on X", "only datasets"); a type
-    word inside a longer question ranks that kind higher instead."""
+    """A kind of paper filters only when it is the point of the request ("surveys on X", "only datasets"); in a longer
+    question a kind — named ("a corpus of annotated tweets … and which models …") or implied by what it asks ("how is
+    it evaluated") — ranks that kind higher instead, unless the words say only that kind."""
     if not c.paper_types:
         return
-    n_words = sum(1 for t in ex.tokens if t.is_word)
     types = [s for s in ex.spans if s.kind == "type"]
-    point = n_words <= _POINTED_TYPE_WORDS
+    point = not types and sum(1 for t in ex.tokens if t.is_word) <= _POINTED_TYPE_WORDS
     for s in types:
         i = _token_at(ex, s.start)
-        before = [t.low for t in ex.tokens[max(0, i - 3) : i]]
-        after = ex.tokens[i + len(s.text.split()) : i + len(s.text.split()) + 1]
-        if any(w in ("only", "just") for w in before) or (after and after[0].low in word_set("topic_intros")):
-            point = True
+        # the sentence it is said in ("Is there a benchmark dataset for X? mostly want to know …")
+        a = next((k + 1 for k in range(i - 1, -1, -1) if ex.tokens[k].text in ".?!"), 0)
+        b = next((k for k in range(i, len(ex.tokens)) if ex.tokens[k].text in ".?!"), len(ex.tokens))
+        short = sum(1 for t in ex.tokens[a:b] if t.is_word) <= _POINTED_TYPE_WORDS
+        point = point or short or any(t.low in ("only", "just") for t in ex.tokens[max(0, i - 3) : i])
     if not point:
         c.prefer_types, c.paper_types = c.paper_types, []
 
