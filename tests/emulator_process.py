@@ -71,7 +71,7 @@ class EmulatorProcess:
                 time.sleep(0.2)
                 continue
             if self.warm:
-                params = {"query": "warm up", "limit": 1, "fields": "title"}
+                params: dict[str, str | int] = {"query": "warm up", "limit": 1, "fields": "title"}
                 httpx.get(
                     f"{self.url}/graph/v1/paper/search", params=params, timeout=max(1.0, deadline - time.monotonic())
                 )
