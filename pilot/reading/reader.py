@@ -1629,15 +1629,22 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
 
 def _sub_area(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | None:
     """Words that answer "which sub-area?" in their own terms ("mostly alignment and phrase tables", "I'm
-    interested in RST mainly"): a short subject and nothing else asked."""
+    interested in RST mainly"): a short subject and nothing else asked. A kind of paper among other subject words is
+    one of them ("similarity, corpus, recognizing"); alone ("mostly surveys") it is no sub-area."""
     asks = any(
         h.label.startswith(("dir:", "ref:", "cmd:", "ent:", "search:", "refine:")) and h.label != "refine:focus"
         for h in hits
     )
-    if asks or ex.of("id", "title", "cited", "person", "time", "count", "cites", "pubkind", "type"):
+    if asks or ex.of("id", "title", "cited", "person", "time", "count", "cites", "pubkind"):
         return None
     removed = covered_tokens(items, hits)
-    chunks = [w for _, _, w in topic_chunks(ex, removed) if _content_count(w)]
+    if not [w for _, _, w in topic_chunks(ex, removed) if _content_count(w)]:
+        return None
+    kinds = {i for s in ex.of("type") for i in _span_tokens(ex, s)}
+    negated = any(t.low in _EXCLUDING for t in ex.tokens)
+    if kinds and negated:
+        return None  # "no surveys, mostly parsing": a kind left out is a filter
+    chunks = [w for _, _, w in topic_chunks(ex, removed - kinds) if _content_count(w)]
     topic = " ".join(chunks)  # "chunking, conll, chinese": several sub-areas, together
     if topic and _content_count(topic) <= 8:
         return topic
