@@ -61,7 +61,6 @@ class StartUp:
         try:
             with listening(self._heard):
                 runtime = Runtime.from_settings(self.settings)
-                warm_reader()  # the first message should not wait for the sentence model
         except Exception as exc:  # noqa: BLE001 - a missing corpus or dead network must not stop the app
             log.warning("no runtime: %s", exc)
             problem = f"Could not open a paper source: {exc}"
@@ -71,3 +70,5 @@ class StartUp:
             print(said, file=sys.stderr, flush=True)
         self._done(runtime, problem)
         self.ready.set()
+        # then the sentence model, so that the first message need not wait for it (the page is served meanwhile)
+        warm_reader()
