@@ -373,6 +373,11 @@ class Session(BaseModel):
     kept_ids: list[str] = Field(default_factory=list)
     last_message: Message | None = Field(None, description="how the last message was read")
     pending: Message | None = Field(None, description="a message waiting for the answer to a scope/fallback question")
+    held: dict[str, Any] = Field(
+        default_factory=dict,
+        description='what a message with nothing to search for asked of the papers ("the newest ones", "only '
+        'surveys"), kept for the next request that names what to search',
+    )
     entity_query: KGQuery | None = Field(None, description="the entity question answered last, for follow-ups")
     search_no: int = Field(0, description="which search of the conversation this is (1 = the first)")
     named: ParsedRequest | None = Field(None, description="the request that named the paper searched from")
@@ -566,7 +571,11 @@ class Session(BaseModel):
         if msg.kind == "ambiguous":
             return self._ask_scope(msg)
         if msg.hint:
-            return self._reply(msg.hint, **self._on_screen())
+            hint = msg.hint
+            if msg.kind == "unclear" and msg.constraints and self.anchor is None and not self.intent.topic:
+                self.held = {**self.held, **msg.constraints}
+                hint += f" I will keep “{short(msg.text, 60)}” for it."
+            return self._reply(hint, **self._on_screen())
         if self.question is not None:
             return self._reply(
                 f"Please pick an option or type your answer: {self.question.text}", question=self.question
@@ -818,6 +827,11 @@ class Session(BaseModel):
     async def _new_search(self, msg: Message) -> Reply:
         parsed = msg.request
         assert parsed is not None
+        if self.held:  # "the newest ones" said before the subject: this search asks it too, unless it says otherwise
+            default = Intent()
+            unset = {k: v for k, v in self.held.items() if getattr(parsed.intent, k, None) == getattr(default, k, None)}
+            parsed = parsed.model_copy(update={"intent": apply_updates(parsed.intent, unset)})
+            self.held = {}
         if msg.target == "current" and msg.also:
             if self.anchor is None:
                 return self._reply("Which paper's citers? Search for a paper first, e.g. “papers citing BLEU”.")

@@ -894,3 +894,16 @@ async def test_a_request_with_nothing_to_search_for_asks_what_and_searches_nothi
     assert "What should I search for?" in reply.message, reply.message
     named = await s.user_says("papers on dependency parsing")  # the conversation goes on as a first request would
     assert named.results or named.question is not None, named.message
+
+
+async def test_what_a_subjectless_request_asked_of_the_papers_is_kept_for_the_named_search(runtime):
+    s = Session(runtime)
+    asked = await s.user_says("the newest work please")
+    assert "What should I search for?" in asked.message and "I will keep “the newest work please”" in asked.message
+    named = await s.user_says("papers on dependency parsing")
+    assert s.intent.topic and "dependency parsing" in s.intent.topic
+    assert s.intent.recency == "recent", s.intent  # the newest, as asked before the subject was named
+    assert named.results or named.question is not None
+    await s.user_says("start over")
+    again = await s.user_says("papers on machine translation")  # held once, not for ever
+    assert s.intent.topic == "machine translation" and s.intent.recency == "any", again.message

@@ -1731,7 +1731,7 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     if _nothing_to_search(reading, state):
         # "find me some papers", "the newest work", "the same but newer" before any search: no paper, topic,
         # person, venue or institution to search for, and nothing on screen for it to mean — asked
-        return Reading(text=ex.text, act="ask", sub="ask.no_subject", confidence=0.0,
+        return Reading(text=ex.text, act="ask", sub="ask.no_subject", confidence=0.0, constraints=reading.constraints,
                        why="a search with no subject, and no search yet to take one from")  # fmt: skip
     if state.phase == "entity_answer" and reading.refine is not None and reading.refine.more_like:
         n = reading.refine.more_like[0]  # after an answer, "more like the first one" searches from that paper
