@@ -1824,6 +1824,12 @@ class Session(BaseModel):
             about += f", {left}"
         if i.publication_kinds:
             about += f", {kinds_text(i.publication_kinds)}"
+        newest = next(
+            (n.params["newest_years"] for n in wf.nodes if n.op == "filter" and n.params.get("newest_years")), 0
+        )
+        if newest and (years := [r.paper.year for r in self.results if r.paper.year]):
+            # "recent work on X" keeps the newest years the source holds on X: which years those are is said
+            about += f", from the newest {newest} years the source holds on it ({min(years)}–{max(years)})"
         if i.order != "score":  # "the most cited papers on X" is a list in another order: said, not silently done
             about += f", {RESULT_ORDER_WORDS[i.order]}"
         message = (

@@ -903,7 +903,9 @@ async def test_what_a_subjectless_request_asked_of_the_papers_is_kept_for_the_na
     named = await s.user_says("papers on dependency parsing")
     assert s.intent.topic and "dependency parsing" in s.intent.topic
     assert s.intent.recency == "recent", s.intent  # the newest, as asked before the subject was named
-    assert named.results or named.question is not None
+    if named.question is not None:
+        named = await s.search_now()
+    assert named.results and "from the newest 5 years the source holds on it" in named.message, named.message
     await s.user_says("start over")
     again = await s.user_says("papers on machine translation")  # held once, not for ever
     assert s.intent.topic == "machine translation" and s.intent.recency == "any", again.message
