@@ -909,3 +909,11 @@ async def test_what_a_subjectless_request_asked_of_the_papers_is_kept_for_the_na
     await s.user_says("start over")
     again = await s.user_says("papers on machine translation")  # held once, not for ever
     assert s.intent.topic == "machine translation" and s.intent.recency == "any", again.message
+
+
+async def test_a_narrowing_said_before_any_search_narrows_the_search_named_next(runtime):
+    s = Session(runtime)
+    asked = await s.user_says("only after 2010")
+    assert "I will keep “only after 2010”" in asked.message, asked.message
+    await s.user_says("papers on dependency parsing")
+    assert s.intent.year_min == 2011, s.intent  # as "papers on dependency parsing after 2010" would

@@ -1613,7 +1613,10 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     nothing_to_narrow = state.phase == "fresh" and not named and ex.of("time", "venue", "type", "cites", "pubkind")
     constraint_words = {t.low for s in ex.spans if s.kind not in _SUBJECT_SPANS for t in tokenize(s.text)}
     if nothing_to_narrow and lows <= _NARROWING_WORDS | constraint_words:
-        return ask("nothing_to_narrow", "narrows a search, but none is being made")
+        # what it narrows to is kept with the question, for the search the next message names
+        narrowing = ask("nothing_to_narrow", "narrows a search, but none is being made")
+        narrowing.constraints = _constraints(ex, set(), state, refine=False)
+        return narrowing
     if "other" in lows and lows <= {"the", "other", "one", "ones", "that", "please", "i", "mean", "meant", "no"}:
         return ask("which_other", "“the other one”: which one?")
     # open bounds that cannot both hold ("only before 2010 and only after 2015"); closed periods add up instead
