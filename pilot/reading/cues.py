@@ -50,6 +50,7 @@ class Item:
     last_token: int
     span_index: int | None = None
     said: str = ""  # a one-word kind of paper's lemma ("overview"): "overview of V" is read over its slot
+    form: str = ""  # the word as written (lower case), for a pattern's '=word' ("the =one from Y" is not "the ones")
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def _table() -> tuple[dict[str, str], list[tuple[str, str, tuple[tuple[str, ...]
                 opt = raw.startswith("?")
                 # "cite it", "before it": "it" is the paper on screen, a paper slot like any other
                 alts = tuple(
-                    a if a in SLOT_LETTERS else "P" if a == "it" else lemma(a, lemmas)
+                    a if a in SLOT_LETTERS or a.startswith("=") else "P" if a == "it" else lemma(a, lemmas)
                     for a in raw.lstrip("?").split("|")
                 )
                 elements.append(alts)
@@ -132,7 +133,7 @@ def items_of(ex: Extracted) -> list[Item]:
             i = j + 1
             continue
         if t.is_word or t.text in _CLAUSE or t.text in (",", "="):  # "=": "set k = 20" in the step patterns
-            out.append(Item(lemma(t.text), False, i, i))
+            out.append(Item(lemma(t.text), False, i, i, form="=" + t.low))
         i += 1
     return out
 
@@ -152,7 +153,12 @@ def _match(
             if it.word in _CLAUSE:
                 break
             # a result on the list is a paper too; a one-word kind of paper is its word too
-            if it.word in alts or (it.word == "N" and "P" in alts) or (it.said and it.said in alts):
+            if (
+                it.word in alts
+                or (it.word == "N" and "P" in alts)
+                or (it.said and it.said in alts)
+                or (it.form and it.form in alts)
+            ):
                 found = j
                 break
             after_slot = bool(pos) and items[pos[-1]].slot
@@ -180,7 +186,7 @@ def _by_first_word() -> dict[str, tuple[int, ...]]:
     index: dict[str, list[int]] = defaultdict(list)
     for n, (_, _, elements, _, _) in enumerate(patterns):
         for w in elements[0]:
-            index[w].append(n)
+            index[w.lstrip("=")].append(n)  # '=one' starts where the lemma 'one' does; _match checks the form
     return {w: tuple(ns) for w, ns in index.items()}
 
 
