@@ -1645,8 +1645,10 @@ def _sub_area(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | Non
         return None
     kinds = {i for s in ex.of("type") for i in _span_tokens(ex, s)}
     negated = any(t.low in _EXCLUDING for t in ex.tokens)
-    if kinds and negated:
-        return None  # "no surveys, mostly parsing": a kind left out is a filter
+    intros = word_set("topic_intros")
+    heads = any(k + 1 < len(ex.tokens) and ex.tokens[k + 1].low in intros for k in kinds)
+    if kinds and (negated or heads):
+        return None  # "no surveys, mostly parsing", "surveys on summarization": the kind is asked for, or left out
     chunks = [w for _, _, w in topic_chunks(ex, removed - kinds) if _content_count(w)]
     topic = " ".join(chunks)  # "chunking, conll, chinese": several sub-areas, together
     if topic and _content_count(topic) <= 8:
