@@ -124,6 +124,13 @@ def say(page, text: str) -> None:
 def search(page, request: str) -> list[str]:
     """Type a request, skip the questions with "Search now", and return the result ids."""
     say(page, request)
+    # pilot answers with a question, whose option buttons are drawn just after its message, or with the results:
+    # looked at before both had come, a question was taken for no question (and no results) under load
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[id^=pilot-option-]')].some(e => e.offsetParent !== null)"
+        " || document.querySelector('#pilot-results li[data-paper-id]')",
+        timeout=TIMEOUT_MS,
+    )
     if page.locator("[id^=pilot-option-]:visible").count():
         page.locator("#pilot-search-now").click()
         page.wait_for_function(
