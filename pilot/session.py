@@ -53,6 +53,7 @@ from pilot.models import Answer, Intent, Paper, RankedPaper, SourceUsage
 from pilot.papertype import paper_type
 from pilot.query import whole_request
 from pilot.reading import warm as warm_reader
+from pilot.reading import warmed as reader_warmed
 from pilot.redact import redact
 from pilot.runtime import Runtime
 from pilot.sources.base import NO_SOURCE, RateLimited, SourceError, SourceUnavailable
@@ -197,8 +198,10 @@ def _turn(method):
             return await method(self, *args, **kwargs)
         settings = self._runtime.settings
         seconds = settings.turn_budget_s or None
-        # the sentence model's first load is the process's start-up, not time spent on this turn's sources
-        await asyncio.to_thread(warm_reader)
+        # the sentence model's first load is the process's start-up, not time spent on this turn's sources; once
+        # loaded, a turn does not queue for a worker thread to learn so
+        if not reader_warmed():
+            await asyncio.to_thread(warm_reader)
         with budget_scope(settings.turn_budget(), seconds=seconds) as budget:
             self._turn_budget = budget
             self._turn_saved = self._snapshot()

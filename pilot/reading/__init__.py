@@ -25,8 +25,12 @@ EntityRuler, Duckling):
 cases (``neutral.py``) is how readings are measured: ``pilot eval reading``.
 """
 
+import threading
+
 from pilot.reading.model import Reading, State
 from pilot.reading.reader import read
+
+_WARM = threading.Event()
 
 
 def warm() -> None:
@@ -35,6 +39,12 @@ def warm() -> None:
     from pilot.reading.acts import classifier
 
     classifier().warm()
+    _WARM.set()
 
 
-__all__ = ["Reading", "State", "read", "warm"]
+def warmed() -> bool:
+    """``warm`` has run in this process: nothing is left to load (checked without a thread or a lock)."""
+    return _WARM.is_set()
+
+
+__all__ = ["Reading", "State", "read", "warm", "warmed"]
