@@ -16,6 +16,7 @@ import pytest
 
 from cache import Cache, fingerprint
 from emulators.faultproxy import Rule
+from pilot.reading import warm as warm_reader
 from pilot.runtime import Runtime
 from pilot.session import Session
 from pilot.sources.base import BudgetExhausted, NotFound, RateLimited, SourceError, SourceUnavailable
@@ -55,6 +56,7 @@ async def test_a_turn_over_a_dripping_upstream_ends_within_its_budget_and_the_ne
     settings = s2_settings(fault_proxy.url, tmp_path, key=KEY, max_turns=0, http_timeout_s=30, turn_budget_s=4)
     rt = Runtime.for_source(SemanticScholarSource(settings), settings)
     s = Session(rt)
+    await asyncio.to_thread(warm_reader)  # as the app does at start-up: the sentence model's load is not the turn's
     started = time.monotonic()
     reply = await s.user_says(f"Papers similar to [{CITED}]")  # the dense step asks for the recommendations
     took = time.monotonic() - started
