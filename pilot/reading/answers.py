@@ -35,11 +35,13 @@ _WAY_OUT = re.compile(r"^(?:any|no |none|all |either|overall|no preference|whate
 _NO_PREFERENCE = frozenset(
     """dunno whatever any anything either all none neither skip pass nope no idea clue sure care mind matter matters
     preference important fine ok okay really honestly don't dont do not know up to you decide choose pick surprise
-    me doesn't doesnt is it of them these those everything works good equally both""".split()
+    me doesn't doesnt is it of them these those everything works good equally both strong feelings feeling opinion
+    opinions either way at happy with fussed""".split()
 )
 _NO_PREFERENCE_CORE = (
     "don't know", "dont know", "do not know", "no idea", "no preference", "no clue", "doesn't matter",
     "does not matter", "doesnt matter", "don't care", "dont care", "do not care", "don't mind", "dont mind",
+    "do not mind", "not fussed", "no opinion", "either way", "happy with any",
     "not important", "up to you",
     "you decide", "you choose", "you pick", "surprise me", "whatever", "either", "any", "all of it", "all of them",
     "no particular", "not sure", "dunno", "skip", "pass", "none", "neither", "nope", "either is fine", "no strong",
@@ -174,7 +176,8 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         return Answer(confidence=0.0, why="names several options of a one-choice question")
     way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
     # values the words set (a period, a venue): an answer in its own terms
-    if subject:
+    indifferent = any(core in low for core in _NO_PREFERENCE_CORE) and len(set(words) - _NO_PREFERENCE) <= 2
+    if subject and not indifferent:
         return None  # "find me work on sentiment analysis, not older than 2012": a new request, not an answer
     if question.slot == "time" and (times := [s for s in ex.spans if s.kind == "time"]):
         value = {k: v for k, v in times[0].value.items() if k in ("year_min", "year_max", "exclude_years")}
@@ -196,7 +199,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         return chosen
     if _names_another_slot(words, question.slot):
         return None  # "any venue is fine" while the question is about the sub-area: no answer to it
-    if any(core in low for core in _NO_PREFERENCE_CORE) and (len(set(words) - _NO_PREFERENCE) <= 2):
+    if indifferent:
         if way_out is not None:
             return Answer(option=way_out, no_preference=True, confidence=0.9, why="no preference")
         return Answer(no_preference=True, confidence=0.9, why="no preference")

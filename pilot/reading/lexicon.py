@@ -33,6 +33,19 @@ def data_json(name: str) -> Any:
 _POSTPOSITIONS = frozenset({"before", "after", "since"})
 
 
+def _zh_number(written: str, numerals: dict[str, int]) -> int | None:
+    """ "三" 3, "十二" 12, "二十" 20, "12" 12 (up to 99)."""
+    if written.isdigit():
+        return int(written)
+    if any(c not in numerals for c in written):
+        return None
+    values = [numerals[c] for c in written]
+    if 10 not in values:
+        return values[0] if len(values) == 1 else None
+    tens, _, ones = written.partition("十")
+    return (numerals[tens] if tens else 1) * 10 + (numerals[ones] if ones else 0)
+
+
 def _is_chinese(text: str) -> bool:
     return any("\u3400" <= c <= "\u9fff" for c in text)
 
@@ -99,6 +112,15 @@ class Lexicon:
             **known_orgs,
         }  # fmt: skip
         self._zh_keys = sorted(self.zh, key=len, reverse=True)
+        # "前三篇" (the first three), "第2个" (number 2): a position word, a number, a measure word
+        self._zh_numerals: dict[str, int] = zh.get("numerals", {})
+        self._zh_positions: dict[str, str] = zh.get("positions", {})
+        self._zh_position: re.Pattern[str] | None = None
+        if self._zh_numerals and self._zh_positions:
+            digits = "".join(self._zh_numerals)
+            positions = "|".join(map(re.escape, self._zh_positions))
+            measures = "|".join(map(re.escape, zh.get("measure_words", ()))) or "(?!)"
+            self._zh_position = re.compile(rf"({positions})([{digits}]{{1,3}}|\d{{1,3}})(?:{measures})?")
         # a Chinese organisation's name: a few characters and the word for a university, an institute, a lab, …
         endings = "|".join(re.escape(e) for e in zh.get("org_endings", ()))
         self.zh_org = re.compile(rf"[\u4e00-\u9fff]{{2,12}}?(?:{endings})") if endings else None
@@ -134,6 +156,10 @@ class Lexicon:
         English titles); True when anything was replaced."""
         if not any("\u3400" <= c <= "\u9fff" for c in text):
             return text, False
+        positioned = self._positions_in_english(text)
+        if positioned != text and not any("\u3400" <= c <= "\u9fff" for c in positioned):
+            return " ".join(positioned.split()), True
+        text = positioned
         kept = dict(self._unknown_orgs(text))
         out, i, changed = [], 0, False
         while i < len(text):
@@ -163,6 +189,17 @@ class Lexicon:
             i += len(key)
             changed = True
         return " ".join("".join(out).split()), changed
+
+    def _positions_in_english(self, text: str) -> str:
+        """ "只要前五篇" -> "只要 the first 5 ", "去掉第三篇" -> "去掉 number 3 "."""
+        if self._zh_position is None:
+            return text
+
+        def english(m: re.Match[str]) -> str:
+            n = _zh_number(m.group(2), self._zh_numerals)
+            return m.group(0) if n is None else f" {self._zh_positions[m.group(1)]} {n} "
+
+        return self._zh_position.sub(english, text)
 
     def _unknown_orgs(self, text: str) -> list[tuple[int, int]]:
         """Chinese organisations the lexicon does not know, without the words before them ("介绍一下某某大学")."""

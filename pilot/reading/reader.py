@@ -39,7 +39,7 @@ from pilot.reading.model import (
     SpanKind,
     State,
 )
-from pilot.reading.spans import Extracted, corpus_words, extract, vocabulary, word_set, word_table
+from pilot.reading.spans import Extracted, corpus_words, extract, prose_quotes, vocabulary, word_set, word_table
 from pilot.reading.tokens import normalise, respell, tokenize
 from pilot.text import ENGLISH_STOPWORDS, strip_markup
 from pilot.vocab import Direction
@@ -181,7 +181,7 @@ def _steering_words() -> frozenset[str]:
         words |= set(
             "between before after since until inclusive earlier later older newer explain results result second third "
             "fourth fifth first please similar references bibtex export download undo understand survey surveys "
-            "dataset datasets benchmark benchmarks predecessors successors citations citing".split()
+            "dataset datasets benchmark benchmarks predecessors successors citations citing onwards onward".split()
         )
         _STEERING = frozenset(w for w in words if len(w) >= 4 and w.isalpha())
     return _STEERING
@@ -629,7 +629,8 @@ _INTRO_VERBS = frozenset(
 _NP_END = frozenset(
     "is are was were be been has have had can could will would should may might do does did which that who whose "
     "where when while because although though but and or with using via by through to we our it its this these "
-    "show shows shown achieve achieves achieved outperform outperforms usually often typically".split()
+    "show shows shown achieve achieves achieved outperform outperforms usually often typically remain remains "
+    "struggle struggles suffer suffers lack lacks require requires rely relies".split()
 )
 
 
@@ -673,7 +674,7 @@ def _passage_start(ex: Extracted) -> int:
     for i, w in enumerate(low[:40]):
         if w == "abstract" and i + 1 < len(low) and low[i + 1] in (":", ".", "-"):
             return i + 2
-        if w in ('"', "“"):
+        if w in ('"', "“", "'", "‘"):
             return i + 1
     return 0
 
@@ -719,7 +720,10 @@ def _is_passage(ex: Extracted) -> bool:
     """A pasted passage: long, in sentences, written as a paper is ("We propose …", "Abstract.")."""
     n_words = sum(1 for t in ex.tokens if t.is_word)
     sentences = sum(1 for t in ex.tokens if t.text in ".!?")
-    return sentences >= 2 and (n_words >= 80 or (n_words >= 25 and bool(_PASSAGE_SIGNS.search(ex.text))))
+    if sentences >= 2 and (n_words >= 80 or (n_words >= 25 and bool(_PASSAGE_SIGNS.search(ex.text)))):
+        return True
+    # a quoted passage ("related work for this: 'We propose …'"), however short the words around it
+    return any(len(q.split()) >= 10 for q in prose_quotes(ex.text))
 
 
 def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
@@ -1037,7 +1041,9 @@ def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int
             out.add(n)  # "the transformer paper", "the BLEU metric"
     words = [t for t in ex.tokens if t.is_word]
     if len(words) <= 3:
-        out.update(n for n, s in enumerate(ex.spans) if s.kind == "paper")
+        # ("knowledge distillation papers": a field's name with a plural is the field's papers)
+        of_a_field = any(t.low in ("papers", "works", "literature", "research", "studies", "articles") for t in words)
+        out.update(n for n, s in enumerate(ex.spans) if s.kind == "paper" and not (of_a_field and is_weak(s)))
     return {n for n in out if n is not None}
 
 
@@ -1691,6 +1697,8 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         if state.question.slot == "topic" and (sub_area := _sub_area(ex, items, hits)) is not None:
             return Reading(text=ex.text, act="answer", sub="answer.topic", topic=sub_area, confidence=0.8,
                            why="names a sub-area in words of its own")  # fmt: skip
+    if _is_passage(ex) and not ex.of("id", "title"):  # whatever the words around it ask, a pasted text is searched
+        return _search(ex, items, hits, "search.topic", state)
     if (unclear := _unclear(ex, state)) is not None:
         return unclear
     # a result number out of the list's range is a question back, never a guess

@@ -101,13 +101,28 @@ def _ids(text: str) -> list[Span]:
 
 
 MAX_TITLE_WORDS = 30  # a longer quotation is a pasted passage (an abstract), not a title
+# prose, not a title: a sentence ends inside the quotation, or it opens as an abstract does ("We propose …")
+# (a "!" or "?" inside is a title's too: "Sentiment analysis is not solved! Assessing …"; "vs." is no full stop)
+_SENTENCE_BREAK = re.compile(r"\b(?!(?:vs|al|etc|eg|ie|cf)\.)[a-z]{2,}\.\s+[A-Z]")
+_PROSE_OPENING = re.compile(r"^(?:we|our|here we|in this (?:paper|work)|this (?:paper|work))\b", re.I)
+
+
+def is_prose(quoted: str) -> bool:
+    """A quotation written in sentences: a pasted passage (an abstract, a draft's paragraph), not a title."""
+    return bool(_SENTENCE_BREAK.search(quoted)) or (bool(_PROSE_OPENING.match(quoted)) and len(quoted.split()) >= 8)
+
+
+def prose_quotes(text: str) -> list[str]:
+    """The quotations of ``text`` that are pasted prose (see ``is_prose``) or too long for a title."""
+    found = ((m.group(1) or m.group(2)).strip() for m in _QUOTED.finditer(text))
+    return [q for q in found if len(q.split()) > MAX_TITLE_WORDS or is_prose(q)]
 
 
 def _titles(text: str) -> list[Span]:
     out = []
     for m in _QUOTED.finditer(text):
         title = (m.group(1) or m.group(2)).strip()
-        if 1 <= len(title.split()) <= MAX_TITLE_WORDS and any(c.isalpha() for c in title):
+        if 1 <= len(title.split()) <= MAX_TITLE_WORDS and any(c.isalpha() for c in title) and not is_prose(title):
             out.append(_span("title", text, m.start(), m.end(), title, "quoted"))
     return out
 
@@ -233,6 +248,7 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
                 and i > 0
                 and low[i - 1] == "the"
                 and (j >= len(low) or not low[j].isalpha())
+                and (j >= len(low) or _number(low[j]) is None)  # "the first 5": a count (``_counts``)
             ):
                 out.append(_tok_span("ref", text, toks, i - 1, i, [_ORDINALS[w]], "ordinal alone"))
     return out
@@ -271,6 +287,8 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             out.append(_tok_span("cites", text, toks, start, end, n + 1 if strict else n, "citation floor"))
         elif nxt in ("more",) and nxt2 not in _CITES_NOUNS:
             out.append(_tok_span("count", text, toks, i, i + 1, {"extra": n}, "n more"))
+        elif prev in ("top", "first") and nxt in _COUNT_NOUNS:  # "the first 4 papers"
+            out.append(_tok_span("count", text, toks, i - 1, i + 1, {"k": n}, "top n"))
         elif (
             nxt in _COUNT_NOUNS
             or (nxt and nxt2 in _COUNT_NOUNS and nxt in ("more", "best", "top", "most", "new"))
@@ -284,7 +302,7 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
                 prev in ("show", "give", "list", "display", "return", "want", "see")
                 or (prev in ("me", "us") and prev2 in ("show", "give", "send"))
             )
-            and not nxt.isalpha()
+            and (not nxt.isalpha() or nxt in ("instead", "please", "now", "then", "rather"))
             and n <= 500
         ):
             out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "show n"))
@@ -635,6 +653,8 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                         break  # "the CVPR papers": papers at a venue, not a paper called "CVPR"
                     if any(re.fullmatch(r"(?:19|20)\d\d", toks[k].text) for k in range(i + 1, j)):
                         break  # "the 2019 paper": a year of the paper on screen, not a paper called "2019"
+                    if any(low[k] in _ORDINALS or _number(low[k]) is not None for k in range(i + 1, j)):
+                        break  # "the first 4 papers", "the top ten papers": results on screen, counted
                     if named and low[i + 1] not in common and low[j - 1] not in common:
                         out.append(_tok_span("name", text, toks, i, j, inner, f"the X {low[j]}"))
                     break
