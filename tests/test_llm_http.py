@@ -25,6 +25,7 @@ class Scripted:
         self.requests: list[dict] = []
         self.rate_limit = 0
         self.workflow_requests = 0
+        self.choice: object = 1  # the reading it picks when a message can be read several ways
 
     def reply(self, body: dict) -> tuple[int, dict]:
         self.requests.append(body)
@@ -41,6 +42,8 @@ class Scripted:
             q = dict(first_user["example_question"])
             q["text"] = "[scripted] " + q["text"]
             content = json.dumps(q)
+        elif "can be read in several ways" in system:
+            content = json.dumps({"choice": self.choice})
         elif "literature-search workflows" in system:
             self.workflow_requests += 1
             wf = dict(first_user["example_workflow_for_this_direction"])
@@ -120,6 +123,32 @@ async def test_questions_and_workflow_come_from_the_model_over_http(server, loca
     assert server.workflow_requests == 2
     repair = [r for r in server.requests if "literature-search workflows" in r["messages"][0]["content"]][1]
     assert "read_minds" in repair["messages"][-1]["content"]  # the validation problem was sent back
+
+
+async def test_in_the_unsure_band_the_model_picks_a_reading_and_a_bad_pick_keeps_the_question(
+    server, local_source, tmp_path
+):
+    rt = Runtime.for_source(local_source, Settings(cache_dir=tmp_path, max_turns=1), llm=_llm(server.url))
+    s = Session(rt)
+    reply = await s.user_says("papers on machine translation")
+    while reply.question is not None:
+        reply = await s.choose(len(reply.question.options) - 1)
+    assert reply.results
+    # a subject alone while a list is on screen: narrow the list, or search it anew? The model picks the second
+    server.choice = 1
+    reply = await s.user_says("word alignment")
+    asked = [r for r in server.requests if "can be read in several ways" in r["messages"][0]["content"]]
+    assert len(asked) == 1 and "word alignment" in asked[0]["messages"][-1]["content"]
+    assert reply.question is None or "narrow" not in reply.question.text.lower()
+    assert "word alignment" in (s.intent.topic or "").lower()  # searched anew, as the model chose
+    while reply.question is not None:
+        reply = await s.choose(len(reply.question.options) - 1)
+    assert reply.results
+    # a pick that is not among the readings (or not a number) is dropped: the question is asked instead
+    for bad in (7, "the second"):
+        server.choice = bad
+        reply = await s.user_says("phrase tables")
+        assert reply.question is not None and len(reply.question.options) >= 2
 
 
 async def test_dead_model_never_breaks_a_turn(local_source, tmp_path):

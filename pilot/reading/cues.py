@@ -38,6 +38,9 @@ _CLAUSE = frozenset(".;!?-")
 # a gap between a pattern's words never holds these: they start another clause ("builds on BERT and also cites …")
 _GAP_STOPS = frozenset("and or but also then while whereas".split())
 MAX_GAP = 2
+_VENUE_KINDS = frozenset({"journal", "conference", "workshop"})
+# before "like", the words that make it a verb of wanting ("I would like", "we'd like") rather than "similar to"
+_WANTING = frozenset("would should 'd i we they you".split())
 
 
 @dataclass(frozen=True)
@@ -130,10 +133,16 @@ def items_of(ex: Extracted) -> list[Item]:
                 out.append(Item(slot, True, i, j, k, said))
             elif s.kind == "term":  # read whole: no cue reads inside a term of the field
                 out.append(Item("<term>", False, i, j, k))
+            elif s.kind == "pubkind" and i == j and lemma(ex.tokens[i].text) in _VENUE_KINDS:
+                # "journals", "conferences": words the cues read ("which journal publishes …")
+                out.append(Item(lemma(ex.tokens[i].text), False, i, i, form="=" + ex.tokens[i].low))
             i = j + 1
             continue
         if t.is_word or t.text in _CLAUSE or t.text in (",", "="):  # "=": "set k = 20" in the step patterns
-            out.append(Item(lemma(t.text), False, i, i, form="=" + t.low))
+            word = lemma(t.text)
+            if word == "like" and i > 0 and ex.tokens[i - 1].low in _WANTING:
+                word = "want"  # "I should like to see …", "we'd like papers on …": wanting, not similarity
+            out.append(Item(word, False, i, i, form="=" + t.low))
         i += 1
     return out
 

@@ -3,7 +3,8 @@
 Precedence, declared once (also in DESIGN.md):
 
 1. **Hard spans and exact forms.** An id, a quoted title or a result number is what it is; an empty message or
-   one that is only markup is unclear.
+   one that is only markup is unclear. A quotation written in sentences is no title but pasted text (an abstract,
+   a draft's paragraph): unless a question is open, it is searched as a document, whatever the words around it ask.
 2. **The state.** An answer only while a question is open (a number, an ordinal, an option's words or a value of
    the slot it asks); a refinement only while a list is on screen; "it" only while a search is being made.
 3. **The act classifier and the cue lexicon**, voting together, over the labels the state allows. The winner
@@ -1163,11 +1164,16 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     left_starts = _excluded_starts(subject_view, items)
     kept = [w for a, _, w in chunks if a not in left_starts and _content_count(w)]
     left_out = [w for a, _, w in chunks if a in left_starts and _content_count(w)]
-    if not refs and sub in ("drop", "keep", "more_like", "less_like"):
+    ref_sub = sub
+    if not refs and sub not in ("drop", "keep", "more_like", "less_like") and "ref:drop" in cue:
+        ref_sub = "drop"  # "drop the first two and sort newest first": a drop said beside another change
+    if not refs and ref_sub in ("drop", "keep", "more_like", "less_like"):
         refs = _counted_refs(ex, state)  # "keep the first three", "the last two are off"
         if refs:
             constraints.k = None
+            sub = "drop" if sub == "size" and ref_sub == "drop" else sub  # "remove the top 3": not a smaller list
     if refs:
+        sub = ref_sub if ref_sub == "drop" and sub != "drop" and not any(s.kind == "ref" for s in ex.spans) else sub
         polarity = _ref_polarity(ex)
         liked = [n for n in refs if polarity.get(n, True)]
         unliked = [n for n in refs if not polarity.get(n, True)]
@@ -1276,9 +1282,17 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     cue = votes(hits)
     if ask not in ("authors", "authors_papers"):
         # the words that ask say what, the more specific first: "how many papers at ACL" is a count
-        said = next((a for a in _ENTITY_PRECEDENCE if cue.get(f"ent:{a}", 0.0) >= 2.0), None)
+        # ("where do people publish work on X?" asks for places: venues or institutions, never people)
+        where = next((t.low for t in ex.tokens if t.is_word), "") == "where"
+        of_people = ("researchers", "coauthors", "authors", "authors_papers")
+        said = next(
+            (a for a in _ENTITY_PRECEDENCE if cue.get(f"ent:{a}", 0.0) >= 2.0 and not (where and a in of_people)),
+            None,
+        )
         if said is not None:
             ask = said
+        if where and ask in ("researchers", "coauthors"):
+            ask = "institutions" if cue.get("ent:institutions", 0.0) > cue.get("ent:venues", 0.0) else "venues"
     people = ex.of("person")
     venues = ex.of("venue")
     orgs = ex.of("org")

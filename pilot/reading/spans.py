@@ -19,6 +19,7 @@ from pilot.reading.lexicon import data_json, lexicon
 from pilot.reading.model import Span, SpanKind, State
 from pilot.reading.timegrammar import periods
 from pilot.reading.tokens import Token, tokenize
+from pilot.text import ENGLISH_STOPWORDS
 
 # --- identifiers and quoted titles ---------------------------------------------------------------------------
 _DOI = re.compile(r"\b(?:https?://(?:dx\.)?doi\.org/|doi:\s?)?(10\.\d{4,9}/[^\s\"'<>]+)", re.I)
@@ -395,9 +396,22 @@ def _cited(text: str, toks: list[Token]) -> list[Span]:
             j -= 1
         if j >= 0 and low[j] == ".":
             j -= 1
-        if j >= 1 and low[j] == "al" and low[j - 1] == "et":
+        et_al = j >= 1 and low[j] == "al" and low[j - 1] == "et"
+        if et_al:
             j -= 2
         names_end = j
+        if (
+            et_al
+            and j >= 0
+            and toks[j].text.isalpha()
+            and toks[j].text.islower()
+            and low[j] not in not_authors
+            and low[j] not in ENGLISH_STOPWORDS
+        ):
+            # "mikolov et al 2013": "et al." says the word before it is a surname, however it is typed
+            value = {"authors": [toks[j].text.capitalize()], "year": int(t.low[:4])}
+            out.append(_tok_span("cited", text, toks, j, end, value, "author year"))
+            continue
         while j >= 0 and (_capitalised(toks[j]) or low[j] in _PARTICLES or low[j] in ("and", "&", ",")):
             j -= 1
         first = j + 1
