@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 # (papers, 2–3 KB each) they may hold together: ~30 MB. An older run's values are made again from the node cache
 # when asked for.
 RECENT_RUNS = 8
-RECENT_RUN_ITEMS = 12_000
+RECENT_RUN_ITEMS = 8_000  # papers (~9 KB each in memory: see workflows.executor.FRONT_PAPERS)
 
 
 @dataclass

@@ -258,3 +258,36 @@ def test_a_stopped_server_leaves_no_temporary_folder(local_source, corpus_slice,
         proc.terminate()
         proc.wait(60)
     assert list(tmp_path.glob(f"{tempdirs.PREFIX}*")) == []
+
+
+def test_a_session_whose_action_is_still_running_is_never_idle(local_source, tmp_path, monkeypatch):
+    # a search can outlast the closed-page grace (a page whose heartbeat dropped on a loaded server): its session
+    # must still be there when the search ends, or the visitor's next action finds no results to work on
+    from gradio_client import Client
+
+    from pilot.settings import Settings
+    from pilot.ui.sessions import SessionReaper
+
+    started, release = threading.Event(), threading.Event()
+    real_send = Controller.send
+
+    async def slow_send(self, ui, text):
+        if text == "slow":
+            started.set()
+            await asyncio.to_thread(release.wait, 30)
+        return await real_send(self, ui, text)
+
+    monkeypatch.setattr(Controller, "send", slow_send)
+    settings = Settings(_env_file=None, cache_dir=tmp_path)
+    with served_app(settings, Controller(Runtime.for_source(local_source))) as demo:
+        busy = Client(demo.local_url, verbose=False)
+        job = busy.submit("slow", api_name="/send")
+        assert started.wait(30)
+        time.sleep(1.2)
+        reaper = SessionReaper(demo, idle_s=1.0, closed_idle_s=0.5)
+        reaper.sweep()
+        assert busy.session_hash in demo.state_holder.session_data  # idle for longer than allowed, but busy
+        release.set()
+        job.result(timeout=60)
+        time.sleep(1.2)
+        assert reaper.sweep() >= 1 and busy.session_hash not in demo.state_holder.session_data  # then it may go

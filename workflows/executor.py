@@ -165,9 +165,10 @@ class TieredCache:
 # the executor sees gets a memory front for as long as that cache object lives (weakly keyed: no leak).
 _FRONTS: weakref.WeakKeyDictionary[Any, MemoCache] = weakref.WeakKeyDictionary()
 FRONT_ITEMS = 128  # ~10 template runs
-# papers the front holds over all its entries: a paper with its reference list is 2–3 KB in memory, so ~50 MB (the
-# general cap of an in-memory node cache, limits.MAX_CACHED_ITEMS, let the front of a busy server grow to 250 MB)
-FRONT_PAPERS = 20_000
+# papers the front holds over all its entries: a paper read from the store is ~9 KB in memory (tracemalloc over
+# 6,000 of them: 8.7 KB, three times its JSON), so ~90 MB; at 20,000 the fronts and the recent runs together held
+# ~300 MB of a busy server's 1.6 GB
+FRONT_PAPERS = 10_000
 
 
 def with_memory_front(cache: NodeCache | None) -> NodeCache | None:

@@ -8,8 +8,8 @@ session object holding a copy of every component's configuration and last value 
 and the session object for ever (only a ``gr.State``'s value has a time to live). Visitors who never come back
 (a closed laptop, a script's ``gradio_client``) therefore grew the server without bound. A pass removes each
 session idle for ``idle_s``, and each session whose page was closed (Gradio saw its heartbeat end) and that has
-been idle for ``closed_idle_s``: a reload or a closed tab is a new session anyway, and the few minutes cover a
-dropped connection that comes back. Its state's delete callback runs (the ``UIState`` closes and its folder of
+been idle for ``closed_idle_s``: a reload or a closed tab is a new session anyway, and the minute and a half covers
+a dropped connection that comes back. Its state's delete callback runs (the ``UIState`` closes and its folder of
 downloads goes), then Gradio's session object is dropped. A visitor who returns after that starts afresh; their
 library lives in their browser and comes back with the page.
 
@@ -27,7 +27,10 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_S = 30.0
-CLOSED_IDLE_S = 300.0
+# A closed page cannot come back to its session (a reload is a new one); the grace covers a dropped connection
+# that reconnects. At 300 s, the 30-visitor soak held ~70 closed sessions at any time (their results, workflow
+# versions and Gradio's copies of every component's value).
+CLOSED_IDLE_S = 90.0
 
 
 class SessionReaper:
@@ -50,10 +53,12 @@ class SessionReaper:
             now = datetime.datetime.now()
             cutoff = now - datetime.timedelta(seconds=self.idle_s)
             closed_cutoff = now - datetime.timedelta(seconds=self.closed_idle_s)
+            busy = _busy_sessions(self.demo)
             idle = [
                 sid
                 for sid, state in list(sessions.items())
                 if last_used.get(sid, datetime.datetime.min) < (closed_cutoff if state.is_closed else cutoff)
+                and sid not in busy
             ]
             for sid in idle:
                 holder.delete_state(sid)  # type: ignore[union-attr]  # runs the states' delete callbacks
@@ -83,6 +88,15 @@ class SessionReaper:
 
     def stop(self) -> None:
         self._stop.set()
+
+
+def _busy_sessions(demo: Any) -> set[str]:
+    """Sessions with an action running or queued: never idle, however long ago the action started (a search that
+    runs longer than the closed-page grace, on a page whose heartbeat dropped under load, kept its state)."""
+    queue = demo._queue
+    running = [e for jobs in queue.active_jobs if jobs for e in jobs]
+    waiting = [e for q in queue.event_queue_per_concurrency_id.values() for e in q.queue]
+    return {e.session_hash for e in (*running, *waiting) if e.session_hash}
 
 
 def held(demo: Any) -> int:
