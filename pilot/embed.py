@@ -35,17 +35,15 @@ class Embedder:
         # One model call at a time: a progressive run's preview and the run itself often embed the same
         # candidates; the second caller waits, then finds them in the cache instead of embedding them again
         # (the model uses every core either way, so nothing is lost by taking turns).
-        self._encoding = threading.Lock()
+        # The model is shared by every embedder of the process (``_shared_model``), and so is this lock: the
+        # model's tokenizer must not be used by two threads at once ("Already borrowed").
+        self._encoding = _encoding_lock(device)
 
     @property
     def model(self):
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                from sentence_transformers import SentenceTransformer
-
-                self._model = SentenceTransformer(model_path(), device=self.device)
+                self._model = _shared_model(self.device)
             return self._model
 
     def encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
@@ -57,20 +55,27 @@ class Embedder:
         todo = self._from_cache(keys, out, range(len(texts)))
         if not todo:
             return out
-        with self._encoding:
-            todo = self._from_cache(keys, out, todo)  # another caller may have embedded them meanwhile
-            if todo:
+        bulk = show_progress or len(todo) > 256  # an index build: stored by the store, one call (one progress bar)
+        # a search's texts go a batch at a time, the shared lock let go between batches: another visitor's
+        # one-sentence message (the reader) waits for one batch, not for the whole list
+        step = len(todo) if bulk else self.batch_size
+        for start in range(0, len(todo), step):
+            with self._encoding:
+                # another caller may have embedded them meanwhile
+                rows = self._from_cache(keys, out, todo[start : start + step])
+                if not rows:
+                    continue
                 vecs = self.model.encode(
-                    [texts[i] for i in todo],
+                    [texts[i] for i in rows],
                     batch_size=self.batch_size,
                     normalize_embeddings=True,
                     convert_to_numpy=True,
                     show_progress_bar=show_progress,
                 ).astype(np.float32)
-                for j, i in enumerate(todo):
-                    out[i] = vecs[j]
-                    if self.cache is not None and len(todo) <= 256:  # bulk index builds are stored by the store
-                        self.cache.set(keys[i], vecs[j])
+            for j, i in enumerate(rows):
+                out[i] = vecs[j]
+                if self.cache is not None and not bulk:
+                    self.cache.set(keys[i], vecs[j])
         return out
 
     def _from_cache(self, keys: list[str], out: np.ndarray, rows: Any) -> list[int]:
@@ -94,6 +99,29 @@ class Embedder:
 
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
+
+
+_MODELS: dict[str, Any] = {}
+_MODELS_LOCK = threading.Lock()
+_ENCODING: dict[str, threading.Lock] = {}
+
+
+def _encoding_lock(device: str) -> threading.Lock:
+    with _MODELS_LOCK:
+        return _ENCODING.setdefault(device, threading.Lock())
+
+
+def _shared_model(device: str) -> Any:
+    """One SentenceTransformer per device for the whole process: embedders differ in their caches, not in the
+    model (the reader's, the runtime's and the corpus source's embedders each loaded a copy: ~50 MB apiece)."""
+    with _MODELS_LOCK:
+        if device not in _MODELS:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            _MODELS[device] = SentenceTransformer(model_path(), device=device)
+        return _MODELS[device]
 
 
 class CachedVectors(Embedder):

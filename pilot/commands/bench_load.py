@@ -202,7 +202,8 @@ def _visit(url: str, request: str, timeout_s: float) -> dict[str, Any]:
             params["limit"] = max(10, params["limit"] - 10)
         act("edit", ((node["id"],), "/select_node"), ((json.dumps(params),), "/edit_node"))
     else:
-        errors.append("edit: no workflow to edit")
+        # what the visitor saw instead (a question, a message), so that the report says why
+        errors.append(f"edit: no workflow to edit (asked {request[:60]!r}; pilot said: {_chat_text(outputs)[:160]!r})")
     outputs = act("export", ((), "/keep_all"))
     _download(url, outputs, "pilot-library.bib", timeout_s, errors)  # the library's BibTeX, fetched as a browser would
     client.close()  # the visitor closes the tab
