@@ -1,6 +1,6 @@
-"""The browser journeys of issues 33 (real questions) and 31 (a first message with nothing to search for), run in
-headless Chromium against the app serving the offline corpus; one screenshot per step and a text record of what
-each reply said.
+"""The browser journeys of issues 33 (real questions) and 31 (a first message with nothing to search for; free words:
+a quoted paragraph, a refinement, a command in Chinese, a venue question), run in headless Chromium against the
+app serving the offline corpus; one screenshot per step and a text record of what each reply said.
 
     PILOT_CORPUS=../shared/corpus/papers.jsonl.gz .venv/bin/python scripts/browser_journeys.py --out out/journeys
 
@@ -38,6 +38,16 @@ JOURNEYS: list[tuple[str, list[str]]] = [
         ["papers by Dan Klein at NAACL", "which one is the most cited?", "only the ones with more than 100 citations"],
     ),
     ("nothing-to-search", ["find me some papers", "the newest ones", "recent papers on dependency parsing"]),
+    (
+        "free-words",  # issue 31: a quoted paragraph, a refinement and a command in new words, a venue question
+        [
+            "my intro says 'Low-resource machine translation remains hard because parallel data is scarce. We explore "
+            "back-translation with monolingual data in twelve languages.' — anything related?",
+            "drop the first 2 and sort oldest first",
+            "导出RIS",
+            "where do people usually publish work on speech translation?",
+        ],
+    ),
 ]
 
 
