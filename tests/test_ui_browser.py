@@ -236,7 +236,9 @@ def test_sessions_are_isolated_between_browsers(app_url, browser):
         expect(a.locator(f'#pilot-results li[data-paper-id="{second_id}"] .kept')).to_have_count(1, timeout=TIMEOUT_MS)
         a.locator(f'#pilot-results button[data-act="down"][data-id="{top}"]').click()
         expect(a.locator(f'#pilot-results li[data-paper-id="{top}"]')).to_have_count(0, timeout=TIMEOUT_MS)
-        # clicking a node in the drawn DAG selects it for the inspector
+        # clicking a node in the drawn DAG selects it for the inspector (once the thumbs-down's re-run has drawn
+        # its workflow: a click while the picture is being replaced can land on a node that is going away)
+        _wait_idle(a)
         a.get_by_role("tab", name="Workflow").click()
         a.locator('#pilot-dag .dag-variant:not([hidden]) g[data-node="filter"]').click()
         expect(a.locator("#pilot-inspector h4")).to_have_text("filter — filter", timeout=TIMEOUT_MS)
