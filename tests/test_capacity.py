@@ -260,6 +260,21 @@ def test_a_stopped_server_leaves_no_temporary_folder(local_source, corpus_slice,
     assert list(tmp_path.glob(f"{tempdirs.PREFIX}*")) == []
 
 
+def _held_sends(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """Messages with "slow" in them wait (up to 30 s) for the second event; the first says one has started."""
+    started, release = threading.Event(), threading.Event()
+    real_send = Controller.send
+
+    async def slow_send(self, ui, text):
+        if "slow" in text:
+            started.set()
+            await asyncio.to_thread(release.wait, 30)
+        return await real_send(self, ui, text)
+
+    monkeypatch.setattr(Controller, "send", slow_send)
+    return started, release
+
+
 def test_a_session_whose_action_is_still_running_is_never_idle(local_source, tmp_path, monkeypatch):
     # a search can outlast the closed-page grace (a page whose heartbeat dropped on a loaded server): its session
     # must still be there when the search ends, or the visitor's next action finds no results to work on
@@ -268,16 +283,7 @@ def test_a_session_whose_action_is_still_running_is_never_idle(local_source, tmp
     from pilot.settings import Settings
     from pilot.ui.sessions import SessionReaper
 
-    started, release = threading.Event(), threading.Event()
-    real_send = Controller.send
-
-    async def slow_send(self, ui, text):
-        if text == "slow":
-            started.set()
-            await asyncio.to_thread(release.wait, 30)
-        return await real_send(self, ui, text)
-
-    monkeypatch.setattr(Controller, "send", slow_send)
+    started, release = _held_sends(monkeypatch)
     settings = Settings(_env_file=None, cache_dir=tmp_path)
     with served_app(settings, Controller(Runtime.for_source(local_source))) as demo:
         busy = Client(demo.local_url, verbose=False)
@@ -291,3 +297,62 @@ def test_a_session_whose_action_is_still_running_is_never_idle(local_source, tmp
         job.result(timeout=60)
         time.sleep(1.2)
         assert reaper.sweep() >= 1 and busy.session_hash not in demo.state_holder.session_data  # then it may go
+
+
+def test_a_long_action_keeps_its_session_for_the_next_one(local_source, tmp_path, monkeypatch):
+    # Gradio stamps a session when an action starts; a search that outlasts the closed-page grace ended "idle" by
+    # that stamp, and a sweep between its end and the visitor's next action took the results away
+    from gradio_client import Client
+
+    from pilot.settings import Settings
+    from pilot.ui.sessions import SessionReaper
+
+    started, release = _held_sends(monkeypatch)
+    settings = Settings(_env_file=None, cache_dir=tmp_path)
+    with served_app(settings, Controller(Runtime.for_source(local_source))) as demo:
+        visitor = Client(demo.local_url, verbose=False)
+        visitor.predict("papers like BLEU", api_name="/send")
+        job = visitor.submit("slow: papers like BLEU", api_name="/send")
+        assert started.wait(30)
+        time.sleep(1.2)
+        demo.state_holder.session_data[visitor.session_hash].is_closed = True  # its heartbeat dropped once
+        visitor.close()  # and is gone now: only the grace for a closed page protects the session
+        reaper = SessionReaper(demo, idle_s=600, closed_idle_s=1.0)
+        reaper.sweep()  # sees the action running
+        release.set()
+        job.result(timeout=60)
+        assert reaper.sweep() == 0  # the action just ended: not idle, whenever it started
+        assert visitor.session_hash in demo.state_holder.session_data
+
+
+def test_a_page_whose_heartbeat_came_back_is_open(local_source, tmp_path):
+    # Gradio marks a session closed when its heartbeat drops and never unmarks it when the page reconnects
+    from gradio_client import Client
+
+    from pilot.settings import Settings
+    from pilot.ui.sessions import SessionReaper, page_open
+
+    settings = Settings(_env_file=None, cache_dir=tmp_path)
+    with served_app(settings, Controller(Runtime.for_source(local_source))) as demo:
+        visitor = Client(demo.local_url, verbose=False)
+        visitor.predict("hello", api_name="/send")
+        sid = visitor.session_hash
+        deadline = time.monotonic() + 30
+        while not page_open(sid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert page_open(sid)
+        visitor._refresh_heartbeat.set()  # the client drops its heartbeat stream and opens a new one
+        while not demo.state_holder.session_data[sid].is_closed and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert demo.state_holder.session_data[sid].is_closed  # Gradio saw the drop
+        while not page_open(sid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.2)
+        reaper = SessionReaper(demo, idle_s=600, closed_idle_s=0.5)
+        assert reaper.sweep() == 0 and sid in demo.state_holder.session_data  # a reader on an open page keeps it
+        assert "hello" in chat_text(visitor.predict("hello again", api_name="/send"))
+        visitor.close()  # the tab closed for good: the grace applies
+        while sid in demo.state_holder.session_data and time.monotonic() < deadline + 30:
+            time.sleep(0.5)
+            reaper.sweep()
+        assert sid not in demo.state_holder.session_data and not page_open(sid)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import gradio as gr
 import httpx
+from starlette.middleware import Middleware
 
 from cache import private_dir
 from pilot import limits
@@ -24,7 +25,7 @@ from pilot.ui import tempdirs
 from pilot.ui.controller import Controller
 from pilot.ui.conversations import ConversationStore
 from pilot.ui.layout import CSS, build_ui, theme
-from pilot.ui.sessions import SessionReaper
+from pilot.ui.sessions import HeartbeatWatch, SessionReaper
 from pilot.ui.worker import tune_for_serving
 
 log = logging.getLogger(__name__)
@@ -119,6 +120,7 @@ def launch(
         theme=theme(),
         auth=logins or None,
         max_file_size=limits.MAX_RECIPE_BYTES,
+        app_kwargs={"middleware": [Middleware(HeartbeatWatch)]},
         prevent_thread_lock=True,
         _frontend=False,
         **kwargs,

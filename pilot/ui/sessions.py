@@ -9,7 +9,12 @@ and the session object for ever (only a ``gr.State``'s value has a time to live)
 (a closed laptop, a script's ``gradio_client``) therefore grew the server without bound. A pass removes each
 session idle for ``idle_s``, and each session whose page was closed (Gradio saw its heartbeat end) and that has
 been idle for ``closed_idle_s``: a reload or a closed tab is a new session anyway, and the minute and a half covers
-a dropped connection that comes back. Its state's delete callback runs (the ``UIState`` closes and its folder of
+a dropped connection that comes back. "Closed" means Gradio saw a heartbeat end *and* none is open now
+(``HeartbeatWatch`` counts them): Gradio never clears its closed mark when the page reconnects, so one dropped
+heartbeat under load would otherwise have made an open page's session go after 90 s of reading. Idle time counts
+from the end of the session's last action, which Gradio does not record (its ``time_last_used`` is the start): a
+sweep notes the sessions it sees busy, so a search longer than the grace keeps its state for the next action.
+Its state's delete callback runs (the ``UIState`` closes and its folder of
 downloads goes), then Gradio's session object is dropped. A visitor who returns after that starts afresh; their
 library lives in their browser and comes back with the page.
 
@@ -22,6 +27,7 @@ from __future__ import annotations
 import datetime
 import logging
 import threading
+from collections import Counter
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -40,6 +46,7 @@ class SessionReaper:
         self.closed_idle_s = min(float(closed_idle_s), self.idle_s)
         self.every_s = min(every_s, max(1.0, self.closed_idle_s / 2))
         self.evicted = 0
+        self._seen_busy: dict[str, datetime.datetime] = {}  # session -> the last sweep that saw an action of it
         self._warned = False
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -54,10 +61,13 @@ class SessionReaper:
             cutoff = now - datetime.timedelta(seconds=self.idle_s)
             closed_cutoff = now - datetime.timedelta(seconds=self.closed_idle_s)
             busy = _busy_sessions(self.demo)
+            seen = {**self._seen_busy, **dict.fromkeys(busy, now)}
+            self._seen_busy = {sid: t for sid, t in seen.items() if sid in sessions}
             idle = [
                 sid
                 for sid, state in list(sessions.items())
-                if last_used.get(sid, datetime.datetime.min) < (closed_cutoff if state.is_closed else cutoff)
+                if max(last_used.get(sid, datetime.datetime.min), self._seen_busy.get(sid, datetime.datetime.min))
+                < (closed_cutoff if state.is_closed and not page_open(sid) else cutoff)
                 and sid not in busy
             ]
             for sid in idle:
@@ -97,6 +107,36 @@ def _busy_sessions(demo: Any) -> set[str]:
     running = [e for jobs in queue.active_jobs if jobs for e in jobs]
     waiting = [e for q in queue.event_queue_per_concurrency_id.values() for e in q.queue]
     return {e.session_hash for e in (*running, *waiting) if e.session_hash}
+
+
+_OPEN_HEARTBEATS: Counter[str] = Counter()  # session hash -> heartbeat streams open now
+
+
+class HeartbeatWatch:
+    """ASGI middleware counting each page's open heartbeat stream (``/heartbeat/<session>``), so that a page whose
+    heartbeat dropped and reconnected counts as open (pass to the app: ``Middleware(HeartbeatWatch)``)."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = scope.get("path", "") if scope.get("type") == "http" else ""
+        head, _, sid = path.rstrip("/").rpartition("/")
+        if not head.endswith("/heartbeat") or not sid:
+            await self.app(scope, receive, send)
+            return
+        _OPEN_HEARTBEATS[sid] += 1
+        try:
+            await self.app(scope, receive, send)  # returns when the page goes (the stream ends)
+        finally:
+            _OPEN_HEARTBEATS[sid] -= 1
+            if _OPEN_HEARTBEATS[sid] <= 0:
+                del _OPEN_HEARTBEATS[sid]
+
+
+def page_open(session_hash: str) -> bool:
+    """Whether a page of this session holds a heartbeat open now."""
+    return _OPEN_HEARTBEATS.get(session_hash, 0) > 0
 
 
 def held(demo: Any) -> int:
