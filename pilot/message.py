@@ -326,6 +326,10 @@ _HINTS = {
     "ask.contradiction": "Those years exclude each other ({why}). Which period do you want?",
     "ask.nothing_to_narrow": "That narrows a search, but none is being made yet: name a paper or a topic first "
     "(e.g. “papers on dependency parsing, only after 2010”).",
+    "ask.no_memory": "Each conversation here starts fresh, so I cannot see an earlier one (your recent searches are "
+    "listed beside the chat: click one to reopen it). What should I search for now?",
+    "ask.two_directions": "One search goes one way: what the paper builds on (its predecessors) or what builds on it "
+    "(its successors). Which first? The other is one click away afterwards.",
     "ask.no_subject": "What should I search for? Name a paper (its title, or a short name like “TextRank”), a "
     "topic, a person or a venue — e.g. “recent papers on dependency parsing”.",
     "ask.smalltalk": "I can only help with research papers: name a paper, a topic, a person or a venue.",
@@ -383,7 +387,8 @@ def message_of(r: Reading, ctx: Context) -> Message:
         return Message(
             kind="ambiguous", alternatives=alternatives, labels=[a.label for a in r.alternatives],
             request=next((m.request for m in alternatives if m.request is not None), None),
-            feedback=next((m.feedback for m in alternatives if m.feedback is not None), None), **base,
+            feedback=next((m.feedback for m in alternatives if m.feedback is not None), None),
+            hint=_hint(r, ctx) if r.sub in _HINTS or r.hint else "", **base,
         )  # fmt: skip
     return Message(kind="unclear", hint=_hint(r, ctx), **base)
 

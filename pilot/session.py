@@ -1117,7 +1117,7 @@ class Session(BaseModel):
         words = short(msg.text, 60)
         options = [Option(label=short(label, 90), sets={"scope": i}) for i, label in enumerate(msg.labels[:4])]
         options.append(Option(label="Neither: I will say it differently", sets={}))
-        self.question = Question(slot="scope", text=f"What should “{words}” do?", options=options)
+        self.question = Question(slot="scope", text=msg.hint or f"What should “{words}” do?", options=options)
         return self._reply(self.question.text, **self._on_screen())
 
     async def _entity(self, msg: Message, *, new_search: bool = False) -> Reply:

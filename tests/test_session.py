@@ -896,6 +896,32 @@ async def test_a_request_with_nothing_to_search_for_asks_what_and_searches_nothi
     assert named.results or named.question is not None, named.message
 
 
+async def test_a_reference_to_an_earlier_conversation_is_asked_about_not_searched(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("what about the thing we talked about last time?")
+    assert not reply.results and "cannot see an earlier one" in reply.message, reply.message
+    assert (await s.user_says("papers on dependency parsing")).results or s.intent.topic
+
+
+async def test_both_directions_at_once_asks_which_first_and_offers_each(runtime):
+    s = Session(runtime)
+    await s.user_says("papers that cite BLEU")
+    await s.search_now()
+    reply = await s.user_says("predecessors and successors, both")
+    assert "Which first?" in reply.message, reply.message
+    labels = [o.label for o in reply.question.options] if reply.question else []
+    assert any("predecessor" in lab for lab in labels) and any("successor" in lab for lab in labels), labels
+
+
+async def test_constraints_that_cannot_all_hold_are_asked_about_and_the_list_stays(runtime):
+    s = Session(runtime)
+    await s.user_says("papers on dependency parsing")
+    first = await s.search_now()
+    reply = await s.user_says("ACL only, but no ACL papers")
+    assert "cannot all hold" in reply.message and "acl" in reply.message.lower(), reply.message
+    assert [r.paper.id for r in s.results] == [r.paper.id for r in first.results]  # nothing was changed
+
+
 async def test_what_a_subjectless_request_asked_of_the_papers_is_kept_for_the_named_search(runtime):
     s = Session(runtime)
     asked = await s.user_says("the newest work please")

@@ -113,6 +113,20 @@ class Constraints(BaseModel):
     def is_empty(self) -> bool:
         return self == Constraints()
 
+    def clash(self) -> str:
+        """What the constraints both ask for and leave out ("ACL only, but no ACL papers"), in words; "" if none."""
+        for kept, left in (
+            (self.venues, self.exclude_venues),
+            (self.authors, self.exclude_authors),
+            (self.paper_types, self.exclude_types),
+            (self.publication_kinds, self.exclude_kinds),
+        ):
+            if both := sorted({str(x).lower() for x in kept} & {str(x).lower() for x in left}):
+                return f"{', '.join(both)} both asked for and left out"
+        if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
+            return f"from {self.year_min} and up to {self.year_max}"
+        return ""
+
     def set_fields(self) -> dict[str, Any]:
         """The fields the words set (defaults left out)."""
         return self.model_dump(exclude_defaults=True)

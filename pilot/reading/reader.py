@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 
 THRESHOLD = 0.2  # below this, no reading is sure enough to act on
 MARGIN = 0.03  # the winning act must beat the best other act by this much
+COMMAND_UNCUED = 0.3  # below this, a command none of whose cue words were said is asked about, not done
 CUE_SHARE = 0.08  # what one unit of cue vote adds to a label's score
 
 _DIRECTION_OF = {
@@ -264,7 +265,9 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
     if label == "search.topic":
         return subject > 0
     if label in ("command.cite_named", "command.compare", "command.on_list", "command.which_cite"):
-        return bool(ex.of(*_PAPER_KINDS))
+        # "which of these cite X" asks about the list on screen; with none, "which papers cite X" is a search
+        points = any(t.low in word_set("deictic") or t.low in ("list", "results", "shown") for t in ex.tokens)
+        return bool(ex.of(*_PAPER_KINDS)) and (label != "command.which_cite" or state.has_list and points)
     if label in ("entity.authors", "entity.authors_papers"):
         # whose authors: a paper named, pointed at ("it", "#3"), on screen or asked about before
         asked_paper = bool((state.asked or {}).get("paper"))
@@ -311,6 +314,8 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         return state.has_list
     if label == "command.search_now":
         return state.phase in ("question", "results")
+    if act == "command" and sub in ("show_workflow", "undo", "version"):
+        return state.has_search  # before any search there is no workflow or step to show or take back
     if label == "command.step_edit":
         return state.phase == "results"
     return True
@@ -638,8 +643,8 @@ _NP_END = frozenset(
 def _passage_topic(ex: Extracted) -> str | None:
     """A pasted abstract's subject: its most repeated phrase with its most repeated other words, or else the noun
     phrase its first sentence introduces."""
-    start = _passage_start(ex)
-    toks = [t for t in ex.tokens[start:] if t.is_word]
+    start, end = _passage_bounds(ex)
+    toks = [t for t in ex.tokens[start:end] if t.is_word]
     stop = (
         ENGLISH_STOPWORDS
         | _NP_END
@@ -662,22 +667,48 @@ def _passage_topic(ex: Extracted) -> str | None:
             score = freq * n + sum(counts.get(lemma(w), 0) for w in words) / n
             if score > best_score:
                 best_phrase, best_score = " ".join(t.text for t in toks[i : i + n]), score
+    introduced = _introduced_phrase(ex)
     if best_phrase is None:
-        return _introduced_phrase(ex)
+        return introduced
     inside = {lemma(w.lower()) for w in best_phrase.split()}
+    if introduced and inside <= {lemma(w.lower()) for w in introduced.split()}:
+        return introduced  # "We propose … for code-switched speech recognition" says more than its repeated words
     extra = [w for w, k in sorted(counts.items(), key=lambda kv: -kv[1]) if k >= 2 and w not in inside][:1]
     return " ".join([*extra, best_phrase]) if extra else best_phrase
 
 
-def _passage_start(ex: Extracted) -> int:
-    """The first token of the pasted passage (after "Abstract:", "… related work:", or an opening quote)."""
+_GENERIC_HEADS = frozenset(
+    "method methods approach approaches framework model models technique system algorithm".split()
+)
+
+
+def _passage_bounds(ex: Extracted) -> tuple[int, int]:
+    """The pasted passage's first and past-last tokens: its sentences without the asker's own around them ("here is
+    my abstract, what should I cite?" … "what's the related work?"), from after "Abstract:" or an opening quote."""
     low = [t.low for t in ex.tokens]
-    for i, w in enumerate(low[:40]):
-        if w == "abstract" and i + 1 < len(low) and low[i + 1] in (":", ".", "-"):
-            return i + 2
-        if w in ('"', "“", "'", "‘"):
-            return i + 1
-    return 0
+    sentences: list[tuple[int, int]] = []
+    first = 0
+    for i, w in enumerate(low):
+        if w in (".", "!", "?") or i == len(low) - 1:
+            sentences.append((first, i + 1))
+            first = i + 1
+    asker = frozenset("here here's i i'm my me you your please".split())
+
+    def the_askers(s: tuple[int, int]) -> bool:
+        words = low[s[0] : s[1]]
+        return words[-1:] == ["?"] or bool(asker & set(words))
+
+    while len(sentences) > 1 and the_askers(sentences[0]):
+        sentences.pop(0)
+    while len(sentences) > 1 and the_askers(sentences[-1]):
+        sentences.pop()
+    start, end = (sentences[0][0], sentences[-1][1]) if sentences else (0, len(low))
+    for i in range(start, min(end, start + 40)):
+        if low[i] == "abstract" and i + 1 < end and low[i + 1] in (":", ".", "-"):
+            return i + 2, end
+        if low[i] in ('"', "“", "'", "‘"):
+            return i + 1, end
+    return start, end
 
 
 def _introduced_phrase(ex: Extracted) -> str | None:
@@ -686,14 +717,16 @@ def _introduced_phrase(ex: Extracted) -> str | None:
     languages"), or the phrase it opens with ("Coreference resolution systems are …")."""
     words = list(ex.tokens)
     low = [t.low for t in words]
-    start = _passage_start(ex)
+    start, end = _passage_bounds(ex)
     sentences: list[list[int]] = [[]]
-    for i in range(start, len(words)):
+    for i in range(start, end):
         if low[i] in (".", "!", "?") and sentences[-1]:
             sentences.append([])
         elif words[i].is_word:
             sentences[-1].append(i)
-    for sent in sentences:
+    # the sentence that says what the paper does ("We present a method for …") before the one that sets the scene
+    introducing = [s for s in sentences if any(low[i] in _INTRO_VERBS for i in s[:12])]
+    for sent in [*introducing, *(s for s in sentences if s not in introducing)]:
         if len(sent) < 6:
             continue
         idx = [i for i in sent]
@@ -701,6 +734,8 @@ def _introduced_phrase(ex: Extracted) -> str | None:
         body = idx[k + 1 :] if k is not None else idx
         while body and low[body[0]] in ("a", "an", "the", "new", "novel", "first", "large", "simple"):
             body = body[1:]
+        if len(body) > 2 and low[body[0]] in _GENERIC_HEADS and low[body[1]] in ("for", "to", "of"):
+            body = body[2:]  # "a method for clinical abbreviation disambiguation": what it is for
         phrase: list[str] = []
         for i in body:
             if low[i] in _NP_END or len(phrase) >= 8:
@@ -717,6 +752,9 @@ _PASSAGE_SIGNS = re.compile(
 )
 
 
+_REF_SUBS = ("drop", "keep", "more_like", "less_like")  # refinements that say which shown papers
+
+
 def _is_passage(ex: Extracted) -> bool:
     """A pasted passage: long, in sentences, written as a paper is ("We propose …", "Abstract.")."""
     n_words = sum(1 for t in ex.tokens if t.is_word)
@@ -727,11 +765,12 @@ def _is_passage(ex: Extracted) -> bool:
     return any(len(q.split()) >= 10 for q in prose_quotes(ex.text))
 
 
+def _passage_search(ex: Extracted) -> Reading:
+    return Reading(text=ex.text, act="search", sub="search.topic", topic=_passage_topic(ex), query=ex.text,
+                   why="a pasted passage: searched as a document")  # fmt: skip
+
+
 def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
-    if _is_passage(ex) and not ex.of("id", "title"):
-        topic = _passage_topic(ex)
-        return Reading(text=ex.text, act="search", sub="search.topic", topic=topic, query=ex.text,
-                       why="a pasted passage: searched as a document")  # fmt: skip
     if label == "search.other_year":
         years = [s.value.get("year_min") for s in ex.of("time") if s.value.get("year_min")]
         if state.anchor and years:  # "I mean the 2014 one": the paper of that name from that year
@@ -1130,19 +1169,54 @@ _NEGATIVE_WORDS = frozenset(
 )
 
 
+_ANAPHORS = frozenset("them those these both it".split())
+_COMPLEMENT = frozenset("rest else others".split())
+_VERB_ON_REFS = {"ref:keep": "keep", "refine:keep_only": "keep", "ref:drop": "drop", "refine:exclude": "drop"}
+
+
+def _verb_on_refs(items: list[Item], hits: list[CueHit]) -> str | None:
+    """What a request says to do with the results it names, when it says so after saying what it thinks of them
+    ("1-4 are relevant, keep those"; "#1 and #10 aren't useful, remove them"): a verb on a pronoun after the last
+    named result decides; the comment before it does not."""
+    last_ref = max((n for n, it in enumerate(items) if it.slot and it.word == "N"), default=None)
+    if last_ref is None:
+        return None
+    for h in hits:
+        verb = _VERB_ON_REFS.get(h.label)
+        first, end = min(h.items), max(h.items)
+        said = " ".join(items[p].word for p in h.items)
+        if verb and first > last_ref and not said.startswith(("not", "no", "less", "nothing")):
+            objects = {it.form.removeprefix("=") for it in items[first : end + 3]}
+            if objects & _ANAPHORS:
+                return verb
+            if objects & _COMPLEMENT:  # "#2 and #5 are great, drop the rest": the named ones stay
+                return "keep" if verb == "drop" else "drop"
+    return None
+
+
+_NEGATIVE_PREDICATES = frozenset("irrelevant wrong off useless unrelated off-topic bad poor".split())
+
+
 def _ref_polarity(ex: Extracted) -> dict[int, bool]:
     """Each result number, liked (True) or left out (False), by the nearest word before it that says so ("more
-    like #4 and #6, less like #2", "#3 is great but drop #5")."""
+    like #4 and #6, less like #2", "#3 is great but drop #5"), or by what is said of it after ("#2 is off-topic";
+    "the first and the last aren't useful": results joined by "and" share what is said after the last of them)."""
     out: dict[int, bool] = {}
     low = [t.low for t in ex.tokens]
-    for s in ex.of("ref"):
+    shared = False  # what is said after the next result, for a result joined to it by "and"
+    for s in reversed(ex.of("ref")):
         i = _token_at(ex, s.start)
         j = i + len(tokenize(s.text))
         before = low[max(0, i - 3) : i]
         after = low[j : j + 3]
-        negative = bool(set(before) & _NEGATIVE_WORDS) or bool(set(after) & {"irrelevant", "wrong", "off", "useless"})
+        said_after = bool(set(after) & _NEGATIVE_PREDICATES) or (
+            after[:1] in (["are"], ["is"], ["was"], ["were"]) and "not" in after[1:3]
+        )
+        said_after = said_after or (shared and after[:1] in (["and"], [","], ["&"], ["the"]))
+        negative = bool(set(before) & _NEGATIVE_WORDS) or said_after
         if "more" in before and "like" in before and not ({"less", "fewer"} & set(before)):
             negative = False
+        shared = said_after
         for n in s.value:
             out[int(n)] = not negative
     return out
@@ -1164,16 +1238,18 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     left_starts = _excluded_starts(subject_view, items)
     kept = [w for a, _, w in chunks if a not in left_starts and _content_count(w)]
     left_out = [w for a, _, w in chunks if a in left_starts and _content_count(w)]
-    ref_sub = sub
-    if not refs and sub not in ("drop", "keep", "more_like", "less_like") and "ref:drop" in cue:
-        ref_sub = "drop"  # "drop the first two and sort newest first": a drop said beside another change
-    if not refs and ref_sub in ("drop", "keep", "more_like", "less_like"):
+    # "drop the first two and sort newest first": a drop said beside another change
+    ref_sub = "drop" if not refs and sub not in _REF_SUBS and "ref:drop" in cue else sub
+    counted = False
+    if not refs and ref_sub in _REF_SUBS:
         refs = _counted_refs(ex, state)  # "keep the first three", "the last two are off"
-        if refs:
+        counted = bool(refs)
+        if counted:
             constraints.k = None
-            sub = "drop" if sub == "size" and ref_sub == "drop" else sub  # "remove the top 3": not a smaller list
+    if refs and ref_sub == "drop" and (counted or not any(s.kind == "ref" for s in ex.spans)):
+        sub = "drop"  # "remove the top 3": not a smaller list
+    sub = _verb_on_refs(items, hits) or sub if refs else sub
     if refs:
-        sub = ref_sub if ref_sub == "drop" and sub != "drop" and not any(s.kind == "ref" for s in ex.spans) else sub
         polarity = _ref_polarity(ex)
         liked = [n for n in refs if polarity.get(n, True)]
         unliked = [n for n in refs if not polarity.get(n, True)]
@@ -1364,7 +1440,9 @@ def _command(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, s
     refs = _refs_in(ex, state)
     fmt = next((str(s.value) for s in ex.spans if s.kind == "format"), None)
     r = Reading(text=ex.text, act="command", sub=label, command=command, refs=refs, format=fmt)
-    if command in ("save",) and not refs:
+    if command in ("save", "explain", "export") and not refs:
+        r.refs = _counted_refs(ex, state)  # "save the last two", "bibtex for the first five"
+    if command == "save" and not r.refs:
         low = [t.low for t in ex.tokens]
         counts = ex.of("count")
         if counts and "k" in counts[0].value:
@@ -1489,6 +1567,14 @@ def _subject_words(ex: Extracted, items: list[Item], hits: list[CueHit]) -> int:
 
 def _has_subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
     return _subject_words(ex, items, hits) > 0
+
+
+def _both_ways(ex: Extracted, hits: list[CueHit]) -> list[Direction]:
+    """Both directions asked for at once ("what it cites and what cites it"), joined by "and" / "both"."""
+    cue = votes(hits)
+    joined = any(t.low in ("and", "both", "&", "plus") for t in ex.tokens)
+    ways: list[Direction] = ["predecessor", "successor"]
+    return ways if joined and all(f"dir:{d}" in cue for d in ways) and len(ex.of(*_PAPER_KINDS)) <= 1 else []
 
 
 def _label_for_alternative(r: Reading) -> str:
@@ -1639,6 +1725,9 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
         return narrowing
     if "other" in lows and lows <= {"the", "other", "one", "ones", "that", "please", "i", "mean", "meant", "no"}:
         return ask("which_other", "“the other one”: which one?")
+    said = " " + " ".join(t.low for t in words) + " "
+    if state.phase == "fresh" and not named and any(f" {p} " in said for p in word_set("conversation_refs")):
+        return ask("no_memory", "points at an earlier conversation, which this one does not have")
     # open bounds that cannot both hold ("only before 2010 and only after 2015"); closed periods add up instead
     kept = [
         s.value for s in ex.of("time") if not s.value.get("excluded") and s.value.get("rule", "").startswith("year ")
@@ -1712,7 +1801,7 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
             return Reading(text=ex.text, act="answer", sub="answer.topic", topic=sub_area, confidence=0.8,
                            why="names a sub-area in words of its own")  # fmt: skip
     if _is_passage(ex) and not ex.of("id", "title"):  # whatever the words around it ask, a pasted text is searched
-        return _search(ex, items, hits, "search.topic", state)
+        return _passage_search(ex)
     if (unclear := _unclear(ex, state)) is not None:
         return unclear
     # a result number out of the list's range is a question back, never a guess
@@ -1760,6 +1849,14 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         # person, venue or institution to search for, and nothing on screen for it to mean — asked
         return Reading(text=ex.text, act="ask", sub="ask.no_subject", confidence=0.0, constraints=reading.constraints,
                        why="a search with no subject, and no search yet to take one from")  # fmt: skip
+    if reading.act == "search" and (both := _both_ways(ex, hits)):
+        # "predecessors and successors, both": one search goes one way; which first is asked, each offered
+        ways = [Alternative(label=f"Its {d}s first", reading=reading.model_copy(update={"direction": d})) for d in both]
+        return Reading(text=ex.text, act="ask", sub="ask.two_directions", confidence=0.0, alternatives=ways,
+                       why="asks for what came before and what came after at once")  # fmt: skip
+    if clash := reading.constraints.clash():
+        return Reading(text=ex.text, act="ask", sub="ask.contradiction", confidence=0.0, why=clash,
+                       hint=f"Those cannot all hold ({clash}). Which did you mean?")  # fmt: skip
     if state.phase == "entity_answer" and reading.refine is not None and reading.refine.more_like:
         n = reading.refine.more_like[0]  # after an answer, "more like the first one" searches from that paper
         reading = Reading(text=ex.text, act="search", sub="search.sibling", direction="sibling",
@@ -1769,6 +1866,11 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         f"most like “{acts_mod.classifier().nearest(acts_mod.typed_text(ex), top_label)}” ({top_label} {top:.2f})"
     )
     sure = top >= THRESHOLD and top - other[1] >= MARGIN
+    cued = any(c in votes(hits) for c in _CUE_FOR.get(top_label, ()))
+    if reading.act == "command" and not cued and top < COMMAND_UNCUED:
+        # "find me stuff" is nearest to "start over" by a little: a command none of whose words were said is a guess
+        return Reading(text=ex.text, act="ask", sub="ask.unsure", confidence=round(top, 3),
+                       why=f"not sure: {top_label} {top:.2f}, and none of its words said")  # fmt: skip
     if not sure and reading.act != "ask" and other[0] is not None:
         second = _assemble(ex, items, hits, other[0], state)
         if reading.act == "refine" and _same_search(second, state):

@@ -47,7 +47,37 @@ NUMBER_WORDS = {
 }  # fmt: skip
 _NUMBER_NOUNS = frozenset("number no nr result paper item entry".split())
 _REF_NOUNS = frozenset("one ones paper papers result results entry item article hit".split())
+_ONE_NOUNS = frozenset("one paper result entry item article hit match".split())
+_AFTER_REF = frozenset("to in into on onto from for and or as please too".split())  # "add the 7th to my list"
+
+
+_RANGE_WORDS = frozenset("through thru to till until - –".split())
+
+
+def _range_in_words(low: list[str], i: int, listed: int) -> tuple[int, int] | None:
+    """Results ``first`` to ``last`` said in words ("1 through 4", "#2 to #5") within a list of ``listed``."""
+    if not listed or i + 2 >= len(low) or low[i + 1] not in _RANGE_WORDS:
+        return None
+    first, last = (w.removeprefix("#") for w in (low[i], low[i + 2]))
+    if not (first.isdigit() and last.isdigit()) or (i > 0 and low[i - 1] in ("from", "between")):
+        return None  # "from 2 to 5" is more often a range of years or counts than of results
+    a, b = int(first), int(last)
+    nxt = low[i + 3] if i + 3 < len(low) else ""
+    return (a, b) if 1 <= a < b <= listed and nxt not in _CITES_NOUNS else None
+
+
+def _after_ref(low: list[str], j: int) -> bool:
+    """A word that can follow a result named by its place: a preposition, not an infinitive ("the first to
+    propose …" is a description)."""
+    if low[j] != "to":
+        return low[j] in _AFTER_REF
+    return j + 1 < len(low) and low[j + 1] in ("my", "our", "the", "your", "a", "this", "that")
+
+
 _COUNT_NOUNS = frozenset("results papers hits items articles entries references ones".split())
+_WORK_NOUNS = frozenset("papers paper work works publications publication articles article".split())
+# "pull 25 instead", "get me 40": a number of papers asked for
+_FETCH_VERBS = frozenset("show give list display return want see send pull fetch grab get retrieve bring load".split())
 _CITES_NOUNS = frozenset("citations citation cites cited times".split())
 
 
@@ -137,6 +167,8 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
     words, most of them capitalised, the rest small words; not at the start of a sentence, where any word is."""
     out = []
     n = len(toks)
+    # "TACL and Computational Linguistics": names the lexicon knows, joined by small words, are those names
+    named = {k for m in lexicon().matches(toks, ("venue", "org")) for k in range(m.first, m.last + 1)}
     i = 0
     while i < n:
         t = toks[i]
@@ -163,6 +195,7 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
         after_by = i > 0 and toks[i - 1].low in ("by", "with", "and")
         # "Carnegie Mellon University", "Allen Institute for AI": an organisation's name, not a title
         organisation = words <= 6 and any(toks[k].low in _ORG_WORDS for k in range(i, j + 1))
+        organisation = organisation or all(k in named for k in range(i, j + 1) if toks[k].low not in _TITLE_SMALL)
         if words >= 3 and caps >= 3 and caps >= 0.5 * words and not people and not after_by and not organisation:
             title = text[toks[i].start : toks[j].end]
             out.append(_span("title", text, toks[i].start, toks[j].end, title, "title case"))
@@ -225,10 +258,13 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
                 start = i - 1 if i > 0 and low[i - 1] == "the" else i
                 out.append(_tok_span("ref", text, toks, start, end, picks, "ordinals"))
                 continue
-        if w.startswith("#") and w[1:].isdigit():
+        if (span := _range_in_words(low, i, state.listed)) is not None:  # "1 through 4", "#2 to #5"
+            out.append(_tok_span("ref", text, toks, i, i + 2, list(range(span[0], span[1] + 1)), "range in words"))
+        elif w.startswith("#") and w[1:].isdigit():
             out.append(_tok_span("ref", text, toks, i, i, [int(w[1:])], "hash"))
         elif (m := re.fullmatch(r"#?(\d{1,2})-#?(\d{1,2})", w)) and state.listed and int(m.group(1)) < int(m.group(2)):
             out.append(_tok_span("ref", text, toks, i, i, list(range(int(m.group(1)), int(m.group(2)) + 1)), "range"))
+
         elif (
             w in ("number", "no", "nr", "result", "paper", "item", "entry")
             and i + 1 < len(low)
@@ -239,8 +275,8 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
             j = i + 1
             if j < len(low) and low[j] in _REF_NOUNS:
                 n = state.listed if w in ("last", "final", "bottom") else _ORDINALS[w]
-                if w == "top" and j < len(low):
-                    continue
+                if w == "top" and (low[j] not in _ONE_NOUNS or i == 0 or low[i - 1] != "the"):
+                    continue  # "top papers" are the best ones; "the top result" is #1
                 start = i - 1 if i > 0 and low[i - 1] == "the" else i
                 out.append(_tok_span("ref", text, toks, start, j, [n] if n else [], "ordinal"))
             elif (
@@ -248,7 +284,7 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
                 and w != "top"
                 and i > 0
                 and low[i - 1] == "the"
-                and (j >= len(low) or not low[j].isalpha())
+                and (j >= len(low) or not low[j].isalpha() or _after_ref(low, j))
                 and (j >= len(low) or _number(low[j]) is None)  # "the first 5": a count (``_counts``)
             ):
                 out.append(_tok_span("ref", text, toks, i - 1, i, [_ORDINALS[w]], "ordinal alone"))
@@ -277,14 +313,15 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             start = i
             if prev in ("least", "than", "over", "above") or prev == "cited":
                 start = i - 1
-                if prev2 in ("at", "more", "cited", "over"):
+                if prev2 in ("at", "more", "cited", "over", "fewer", "less"):
                     start = i - 2
             while start > 0 and low[start - 1] in ("cited", "cites", "citations", "with", "having", "has", "have"):
                 start -= 1  # "papers cited at least 1000 times", "with 100+ citations"
             end = i + 1 if nxt in _CITES_NOUNS else i + 2
             if end + 1 < len(low) and low[end] == "or" and low[end + 1] in ("more", "above"):
                 end += 2
-            strict = prev in ("than", "over", "above") and prev2 != "at"
+            # "more than 100" keeps 101 and up; "fewer than 50" is what goes, so 50 and up stay
+            strict = prev in ("than", "over", "above") and prev2 not in ("at", "fewer", "less")
             out.append(_tok_span("cites", text, toks, start, end, n + 1 if strict else n, "citation floor"))
         elif nxt in ("more",) and nxt2 not in _CITES_NOUNS:
             out.append(_tok_span("count", text, toks, i, i + 1, {"extra": n}, "n more"))
@@ -299,11 +336,8 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
         ):
             out.append(_tok_span("count", text, toks, i, i + 1, {"k": n}, "n results"))
         elif (
-            (
-                prev in ("show", "give", "list", "display", "return", "want", "see")
-                or (prev in ("me", "us") and prev2 in ("show", "give", "send"))
-            )
-            and (not nxt.isalpha() or nxt in ("instead", "please", "now", "then", "rather"))
+            (prev in _FETCH_VERBS or (prev in ("me", "us") and prev2 in _FETCH_VERBS))
+            and (not nxt.isalpha() or nxt in ("instead", "please", "now", "then", "rather", "this"))
             and n <= 500
         ):
             out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "show n"))
@@ -512,11 +546,17 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         if _capitalised(t) and low[i] not in corpus_words() and low[i] not in not_names and near & writing:
             out.append(_tok_span("person", text, toks, i, i, t.text.removesuffix("'s"), "surname with a verb"))
     for i in range(n - 1):
-        # "only Bengio's papers": a surname's papers
+        # "only Bengio's papers", "Hinton's top cited work": a surname's papers, a few lower-case words between
+        between = 0
+        while i + 1 + between < n - 1 and between < 3 and toks[i + 1 + between].text.replace("-", "").islower():
+            if low[i + 1 + between] in _WORK_NOUNS:
+                break
+            between += 1
         if (
             toks[i].text.endswith("'s")
             and _capitalised(toks[i])
-            and low[i + 1] in ("papers", "paper", "work", "works", "publications", "articles")
+            and i + 1 + between < n
+            and low[i + 1 + between] in _WORK_NOUNS
         ):
             out.append(_tok_span("person", text, toks, i, i, toks[i].text.removesuffix("'s"), "possessive surname"))
     for i in range(1, n - 2):
