@@ -149,6 +149,9 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     if question.slot not in ("anchor", "fallback") and ex.of("person", "title", "id") and len(words) > 3:
         return None  # "Which papers did Diane Litman publish at NAACL?": a request of its own, not an option
     picked = _picked_number(words, question)
+    if picked is None and (named := _option_named(words, question)) is not None:
+        # "the third option, and EMNLP if possible": the option, and what else the words set
+        return Answer(option=named, updates=_besides(ex, question), confidence=0.95, why=f"names option {named + 1}")
     if picked is not None:
         if any(not 0 <= p < n for p in picked):
             return Answer(confidence=0.0, why="names an option that is not there")
@@ -176,7 +179,9 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         return Answer(confidence=0.0, why="names several options of a one-choice question")
     way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
     # values the words set (a period, a venue): an answer in its own terms
-    indifferent = any(core in low for core in _NO_PREFERENCE_CORE) and len(set(words) - _NO_PREFERENCE) <= 2
+    # "I don't mind where it's published": the words that restate what the question asks are no preference either
+    restating = _RESTATING | set(word_table("slot_nouns").get(question.slot, ()))
+    indifferent = any(core in low for core in _NO_PREFERENCE_CORE) and len(set(words) - _NO_PREFERENCE - restating) <= 2
     if subject and not indifferent:
         return None  # "find me work on sentiment analysis, not older than 2012": a new request, not an answer
     if question.slot == "time" and (times := [s for s in ex.spans if s.kind == "time"]):
@@ -194,8 +199,9 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         return Answer(updates={"venues": names}, confidence=0.9, why="names venues of its own")
     if (said := _yes_or_no(words, question)) is not None:
         return Answer(option=said, confidence=0.95, why="yes or no to the question")
-    chosen = _option_like(words, question, hits)
+    chosen = _option_like(words, question, hits, _kind_cues(ex))
     if chosen is not None:
+        chosen.updates = {**_besides(ex, question), **chosen.updates}  # "later stuff, but mainly from ACL"
         return chosen
     if _names_another_slot(words, question.slot):
         return None  # "any venue is fine" while the question is about the sub-area: no answer to it
@@ -207,6 +213,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
 
 
 _DISMISSING = frozenset("irrelevant wrong useless none neither nothing".split())
+_RESTATING = frozenset("i we where when which what published publish appeared appear came come comes out from".split())
 # the words around a dismissal that point at the options ("none of these are what I want")
 _ABOUT_THE_OPTIONS = frozenset("these this those what i want are is".split())
 _YES = frozenset("yes yeah yep yup ya sure ok okay please go ahead do it sounds good why not".split())
@@ -227,10 +234,42 @@ def _yes_or_no(words: list[str], question: QuestionState) -> int | None:
     return None
 
 
-def _option_like(words: list[str], question: QuestionState, hits: list[CueHit]) -> Answer | None:
+def _option_named(words: list[str], question: QuestionState) -> int | None:
+    """An option named by its place next to "option" / "choice" among other words ("the third option, and …")."""
+    for k, w in enumerate(words):
+        if w not in ("option", "choice"):
+            continue
+        for near in (words[k - 1] if k else "", words[k + 1] if k + 1 < len(words) else ""):
+            core = near.lstrip("#")
+            n = _ORDINAL_WORDS.get(core, int(core) - 1 if core.isdigit() and len(core) < 3 else None)
+            if n is not None and -len(question.options) <= n < len(question.options):
+                return n % len(question.options)
+    return None
+
+
+def _besides(ex: Extracted, question: QuestionState) -> dict[str, Any]:
+    """Venues or a period said beside the option chosen, when the question is about something else."""
+    out: dict[str, Any] = {}
+    if question.slot != "venue" and (venues := [str(s.value) for s in ex.of("venue")]):
+        out["venues"] = venues
+    if question.slot != "time" and (times := ex.of("time")):
+        out.update({k: v for k, v in times[0].value.items() if k in ("year_min", "year_max") and v is not None})
+    return out
+
+
+def _kind_cues(ex: Extracted) -> dict[str, float]:
+    """A kind of paper named in an answer to the direction question ("a review article would help") votes for the
+    option that searches that kind."""
+    kinds = {str(s.value) for s in ex.of("type")}
+    return {label: 1.0 for kind, label in (("survey", "dir:survey"), ("resource", "dir:benchmark")) if kind in kinds}
+
+
+def _option_like(
+    words: list[str], question: QuestionState, hits: list[CueHit], extra: dict[str, float] | None = None
+) -> Answer | None:
     """The option whose words, or whose setting's cue words, the answer shares."""
     said = _content(words)
-    cue = votes(hits)
+    cue = {**votes(hits), **(extra or {})}
     best, best_score, second = None, 0.0, 0.0
     for i, label in enumerate(question.options):
         opt = _content(_words(label))

@@ -219,6 +219,9 @@ def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[
     survey or benchmark one, by the kind the span names."""
     out = []
     for h in _longest(hits):
+        first = items[min(h.items)].first_token
+        if h.label.startswith("ent:") and first > 0 and ex.tokens[first - 1].low in ("my", "our"):
+            continue  # "my lab is working on …", "our group": the asker, not a question about labs or groups
         if h.label != "dir:typed":
             out.append(h)
             continue
@@ -402,7 +405,7 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
 _REQUEST_VERBS = frozenset(
     "retrieve find get show give list fetch pull search look preparing prepare writing write need want like love "
     "recommend suggest point compile collect gather cite read student researcher engineer working interested "
-    "postdoc professor phd".split()
+    "postdoc professor phd project thesis dissertation starting started lab group team".split()
 )
 
 
@@ -765,6 +768,20 @@ def _is_passage(ex: Extracted) -> bool:
     return any(len(q.split()) >= 10 for q in prose_quotes(ex.text))
 
 
+def _objects_as_words(ex: Extracted) -> Extracted:
+    """A paper's short name after a verb of the subject ("compressing BERT with knowledge distillation", "probing
+    BERT for syntax") is a word of the subject, as a field's name is (read as weak), not a paper to search around."""
+    edge = _edge_words()
+    spans = []
+    for s in ex.spans:
+        i = _token_at(ex, s.start)
+        verb = ex.tokens[i - 1].low if i > 0 else ""
+        if s.kind == "paper" and isinstance(s.value, dict) and verb.endswith("ing") and verb not in edge:
+            s = s.model_copy(update={"value": {**s.value, "weak": True}})
+        spans.append(s)
+    return Extracted(ex.text, ex.tokens, spans)
+
+
 def _passage_search(ex: Extracted) -> Reading:
     return Reading(text=ex.text, act="search", sub="search.topic", topic=_passage_topic(ex), query=ex.text,
                    why="a pasted passage: searched as a document")  # fmt: skip
@@ -783,9 +800,13 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             f"{years[0] if years else 'that year'}”."
         )
         return Reading(text=ex.text, act="ask", sub="ask.topic_year", hint=hint, why="another year of a topic")
-    papers = [(n, s) for n, s in enumerate(ex.spans) if s.kind in _PAPER_KINDS]
-    its = [(n, s) for n, s in enumerate(ex.spans) if s.kind == "it"]
+    # "forget ELMo for a sec — …": the paper set aside is no anchor of the new search
+    set_aside = {items[p].span_index for h in hits if h.label == "search:new" for p in h.slots}
     direction, _ = _direction(hits, label)
+    if direction is None:
+        ex = _objects_as_words(ex)
+    papers = [(n, s) for n, s in enumerate(ex.spans) if s.kind in _PAPER_KINDS and n not in set_aside]
+    its = [(n, s) for n, s in enumerate(ex.spans) if s.kind == "it"]
     cue_tokens = covered_tokens(items, hits)
     used: set[int] = set()
     anchor: Anchor | None = None
@@ -1178,7 +1199,7 @@ def _verb_on_refs(items: list[Item], hits: list[CueHit]) -> str | None:
     """What a request says to do with the results it names, when it says so after saying what it thinks of them
     ("1-4 are relevant, keep those"; "#1 and #10 aren't useful, remove them"): a verb on a pronoun after the last
     named result decides; the comment before it does not."""
-    last_ref = max((n for n, it in enumerate(items) if it.slot and it.word == "N"), default=None)
+    last_ref = max((n for n, it in enumerate(items) if it.slot and it.word in ("N", "K")), default=None)
     if last_ref is None:
         return None
     for h in hits:
@@ -1240,6 +1261,8 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     left_out = [w for a, _, w in chunks if a in left_starts and _content_count(w)]
     # "drop the first two and sort newest first": a drop said beside another change
     ref_sub = "drop" if not refs and sub not in _REF_SUBS and "ref:drop" in cue else sub
+    if not refs and (verb := _verb_on_refs(items, hits)):
+        ref_sub = verb  # "keep the first three, bin the rest"
     counted = False
     if not refs and ref_sub in _REF_SUBS:
         refs = _counted_refs(ex, state)  # "keep the first three", "the last two are off"
@@ -1271,7 +1294,7 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             r.focus = " ".join(kept)
     leaves_out = constraints.exclude_years or constraints.exclude_types or constraints.exclude_terms
     sizes = ("refine:more", "refine:broader", "refine:narrower") + (() if leaves_out else ("refine:fewer",))
-    if (sub == "size" and not leaves_out) or any(k in cue for k in sizes):
+    if not (r.keep or r.drop) and ((sub == "size" and not leaves_out) or any(k in cue for k in sizes)):
         r.size = _size(cue)
         counts = ex.of("count")
         if counts and "extra" in counts[0].value:
@@ -1279,7 +1302,7 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if sub == "any" or any(f"refine:any_{k}" in cue for k in ("year", "venue", "type")):
         r.any_type = "refine:any_type" in cue
         r.any_year = "refine:any_year" in cue or (
-            not {"refine:any_venue", "refine:any_type"} & set(cue) and sub == "any"
+            not {"refine:any_venue", "refine:any_type"} & set(cue) and sub == "any" and _lifts(ex)
         )
         r.any_venue = "refine:any_venue" in cue
     if cue.get("refine:seminal") or cue.get("refine:recent"):
@@ -1328,8 +1351,42 @@ def _counted_refs(ex: Extracted, state: State) -> list[int]:
     return []
 
 
+def _which_unsaid(ex: Extracted, reading: Reading) -> str:
+    """A change to the shown papers that does not say which ("remove the irrelevant ones": the reader cannot judge
+    relevance for the user), or names the same paper to keep and to drop; "" when it is clear."""
+    ref = reading.refine
+    assert ref is not None
+    twice = len(ref.keep) != len(set(ref.keep)) and _says_drop(ex)  # "keep 3 and drop 3"
+    if set(ref.keep) & set(ref.drop) or twice:
+        return "the same paper both kept and dropped"
+    judged = [w for term in reading.constraints.exclude_terms for w in term.lower().split()]
+    if judged and all(w in _NEGATIVE_PREDICATES or w in ("ones", "papers", "the") for w in judged):
+        return f"“{' '.join(judged)}” is for you to judge"
+    return ""
+
+
+def _says_drop(ex: Extracted) -> bool:
+    return any(t.low in ("drop", "remove", "delete", "exclude", "bin", "ditch", "lose") for t in ex.tokens)
+
+
+_SEARCH_VERBS = frozenset("find search look show give get fetch pull recommend suggest dig".split())
+
+
+def _lifts(ex: Extracted) -> bool:
+    """Words that lift a filter ("any year", "drop the year filter"), not ones that ask for one ("filter by year")."""
+    return any(t.low in _LIFTING for t in ex.tokens)
+
+
+_LIFTING = frozenset("any all every whatever drop remove lift clear reset no without undo ignore".split())
+
+
 def _points_back(ex: Extracted) -> bool:
-    return any(t.low in ("it", "that") for t in ex.tokens)
+    """ "drop that", "remove it, and #4": a pronoun as what is acted on ("I want that you remove #3" is no pointer)."""
+    low = [t.low for t in ex.tokens]
+    return any(
+        w in ("it", "that") and (i + 1 == len(low) or not ex.tokens[i + 1].is_word or low[i + 1] in ("one", "paper"))
+        for i, w in enumerate(low)
+    )
 
 
 def _sort(cue: dict[str, float]) -> Any:
@@ -1700,7 +1757,8 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
         return Reading(text=ex.text, act="ask", sub=f"ask.{sub}", confidence=0.0, why=why)
 
     named = ex.of(*_PAPER_KINDS, "venue", "org", "person")
-    if len(words) == 1 and named and words[0].low in corpus_words() and words[0].text[:1].isupper():
+    one_name = len(words) == 1 and named and words[0].text[:1].isupper() and words[0].text[1:].islower()
+    if one_name and (words[0].low in corpus_words() or words[0].low in word_set("given_names")):
         return ask("name", f"“{words[0].text}”: the venue or name, or the word's topic?")  # "Nature", "Science"
     if len(words) == 1 and not named:
         w = words[0]
@@ -1725,6 +1783,10 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
         return narrowing
     if "other" in lows and lows <= {"the", "other", "one", "ones", "that", "please", "i", "mean", "meant", "no"}:
         return ask("which_other", "“the other one”: which one?")
+    if state.phase == "fresh" and lows & _SEARCH_VERBS and not ex.spans and lows <= _edge_words():
+        return ask("no_subject", "asks to find, but names nothing to find")  # "find me stuff", "帮我找点东西"
+    if state.phase == "fresh" and "same" in lows and len(words) <= 6 and not ex.of(*_PAPER_KINDS):
+        return ask("nothing_on_screen", "“the same” with no search before it to be the same as")
     said = " " + " ".join(t.low for t in words) + " "
     if state.phase == "fresh" and not named and any(f" {p} " in said for p in word_set("conversation_refs")):
         return ask("no_memory", "points at an earlier conversation, which this one does not have")
@@ -1818,7 +1880,14 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     # 3. the classifier and the cues, over the labels the state allows
     scores = _scores(ex, items, hits, state)
     asks_number = any(h.label in ("ent:count", "ent:most_cited") for h in hits)
-    if "entity.papers" in scores and not ex.of("person", "org") and not asks_number and _has_subject(ex, items, hits):
+    asks_who = any(h.label in ("ent:researchers", "ent:institutions", "ent:venues") for h in hits)
+    if (
+        "entity.papers" in scores
+        and not ex.of("person", "org")
+        and not asks_number
+        and not asks_who
+        and _has_subject(ex, items, hits)
+    ):
         # "ACL papers on NER": a topic search at that venue, not a venue's profile
         scores["search.topic"] = max(scores.get("search.topic", 0.0), scores.pop("entity.papers"))
     if state.has_search and _type_on_new_subject(ex, items, hits, state):
@@ -1854,6 +1923,9 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         ways = [Alternative(label=f"Its {d}s first", reading=reading.model_copy(update={"direction": d})) for d in both]
         return Reading(text=ex.text, act="ask", sub="ask.two_directions", confidence=0.0, alternatives=ways,
                        why="asks for what came before and what came after at once")  # fmt: skip
+    if reading.refine is not None and (which := _which_unsaid(ex, reading)):
+        hint = f"Which ones? {which[:1].upper()}{which[1:]}: name them by their numbers on the list."
+        return Reading(text=ex.text, act="ask", sub="ask.which_results", confidence=0.0, why=which, hint=hint)
     if clash := reading.constraints.clash():
         return Reading(text=ex.text, act="ask", sub="ask.contradiction", confidence=0.0, why=clash,
                        hint=f"Those cannot all hold ({clash}). Which did you mean?")  # fmt: skip

@@ -77,7 +77,9 @@ def _after_ref(low: list[str], j: int) -> bool:
 _COUNT_NOUNS = frozenset("results papers hits items articles entries references ones".split())
 _WORK_NOUNS = frozenset("papers paper work works publications publication articles article".split())
 # "pull 25 instead", "get me 40": a number of papers asked for
-_FETCH_VERBS = frozenset("show give list display return want see send pull fetch grab get retrieve bring load".split())
+_FETCH_VERBS = frozenset(
+    "show give list display return want see send pull fetch grab get retrieve bring load say".split()
+)
 _CITES_NOUNS = frozenset("citations citation cites cited times".split())
 
 
