@@ -293,6 +293,8 @@ def feedback_of(r: Reading, text: str, listed: int) -> Feedback:
             refs, negative = list(ref.drop), True
         elif ref.keep:
             refs, negative = [n for n in range(1, listed + 1) if n not in ref.keep], True
+            # "keep the first three": those three are the list; the re-run must not refill it with new papers
+            updates.setdefault("k", len(set(ref.keep)))
         elif ref.less_like:
             refs, negative = list(ref.less_like), True
         elif ref.this_one:

@@ -1,6 +1,7 @@
 """The browser journeys of issues 33 (real questions) and 31 (a first message with nothing to search for; free words:
-a quoted paragraph, a refinement, a command in Chinese, a venue question), run in headless Chromium against the
-app serving the offline corpus; one screenshot per step and a text record of what each reply said.
+a quoted paragraph, a refinement, a command in Chinese, a venue question; messages that are asked about), run in
+headless Chromium against the app serving the offline corpus; one screenshot per step and a text record of what
+each reply said.
 
     PILOT_CORPUS=../shared/corpus/papers.jsonl.gz .venv/bin/python scripts/browser_journeys.py --out out/journeys
 
@@ -46,6 +47,16 @@ JOURNEYS: list[tuple[str, list[str]]] = [
             "drop the first 2 and sort oldest first",
             "导出RIS",
             "where do people usually publish work on speech translation?",
+        ],
+    ),
+    (
+        "asks-back",  # issue 31: what cannot be acted on is asked about, the list on screen stays; then a clear change
+        [
+            "papers that cite BLEU",
+            "predecessors and successors, both",
+            "ACL only, but no ACL papers",
+            "remove the irrelevant ones",
+            "keep the first three, bin the rest",
         ],
     ),
 ]

@@ -896,6 +896,16 @@ async def test_a_request_with_nothing_to_search_for_asks_what_and_searches_nothi
     assert named.results or named.question is not None, named.message
 
 
+@pytest.mark.parametrize("said", ["keep only #1 and #3", "keep the first three, bin the rest"])
+async def test_keeping_some_shown_papers_leaves_just_those(runtime, said):
+    s = Session(runtime)
+    await s.user_says("papers on dependency parsing")
+    first = [r.paper.id for r in (await s.search_now()).results]
+    reply = await s.user_says(said)
+    wanted = [first[0], first[2]] if "#3" in said else first[:3]
+    assert [r.paper.id for r in reply.results] == wanted, reply.message  # not refilled with papers never shown
+
+
 async def test_a_reference_to_an_earlier_conversation_is_asked_about_not_searched(runtime):
     s = Session(runtime)
     reply = await s.user_says("what about the thing we talked about last time?")

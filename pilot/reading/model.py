@@ -121,7 +121,8 @@ class Constraints(BaseModel):
             (self.paper_types, self.exclude_types),
             (self.publication_kinds, self.exclude_kinds),
         ):
-            if both := sorted({str(x).lower() for x in kept} & {str(x).lower() for x in left}):
+            left_out = {str(x).lower() for x in left}
+            if both := list(dict.fromkeys(str(x) for x in kept if str(x).lower() in left_out)):
                 return f"{', '.join(both)} both asked for and left out"
         if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
             return f"from {self.year_min} and up to {self.year_max}"
