@@ -40,15 +40,20 @@ def _options(page) -> list[str]:
 def _apply_filters(page, year: str | None = None, citations: str | None = None) -> None:
     from playwright.sync_api import expect
 
+    wait_idle(page)
     box = page.locator("#pilot-filters")
     if not page.locator("#pilot-f-apply").is_visible():
         box.get_by_text("Filter the results").click()
-    for selector, value in (("#pilot-f-year-min input", year), ("#pilot-f-min-cit input", citations)):
-        if value is not None:
+    wanted = [(s, v) for s, v in (("#pilot-f-year-min input", year), ("#pilot-f-min-cit input", citations)) if v]
+    for _ in range(3):  # a redraw still arriving from the last action can reset a field just typed into (a loaded CI)
+        for selector, value in wanted:
             field = page.locator(selector)
             expect(field).to_be_editable(timeout=TIMEOUT_MS)
             field.fill(value)
             field.press("Tab")
+        if all(page.locator(selector).input_value() == value for selector, value in wanted):
+            break
+        wait_idle(page)
     before = page.locator("#pilot-chat .message").count()
     page.locator("#pilot-f-apply").click()
     page.wait_for_function(
