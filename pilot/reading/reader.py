@@ -782,9 +782,20 @@ def _objects_as_words(ex: Extracted) -> Extracted:
     return Extracted(ex.text, ex.tokens, spans)
 
 
-def _passage_search(ex: Extracted) -> Reading:
+def _outside_passage(ex: Extracted) -> Extracted:
+    """The message without its pasted passage: the asker's own words around it ("…, 2019 onwards")."""
+    start, end = _passage_bounds(ex)
+    lo = ex.tokens[start].start if start < len(ex.tokens) else len(ex.text)
+    hi = ex.tokens[end - 1].end if 0 < end <= len(ex.tokens) else len(ex.text)
+    return Extracted(ex.text, ex.tokens, [s for s in ex.spans if s.end <= lo or s.start >= hi])
+
+
+def _passage_search(ex: Extracted, state: State) -> Reading:
+    """A pasted passage searched as a document; what the asker says around it (years, venues) still holds."""
+    around = _outside_passage(ex)
+    constraints = _constraints(around, set(), state, refine=False)
     return Reading(text=ex.text, act="search", sub="search.topic", topic=_passage_topic(ex), query=ex.text,
-                   why="a pasted passage: searched as a document")  # fmt: skip
+                   constraints=constraints, why="a pasted passage: searched as a document")  # fmt: skip
 
 
 def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
@@ -1862,8 +1873,9 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         if state.question.slot == "topic" and (sub_area := _sub_area(ex, items, hits)) is not None:
             return Reading(text=ex.text, act="answer", sub="answer.topic", topic=sub_area, confidence=0.8,
                            why="names a sub-area in words of its own")  # fmt: skip
-    if _is_passage(ex) and not ex.of("id", "title"):  # whatever the words around it ask, a pasted text is searched
-        return _passage_search(ex)
+    # whatever the words around it ask, a pasted text is searched (a title inside the passage is part of it)
+    if _is_passage(ex) and not _outside_passage(ex).of("id", "title"):
+        return _passage_search(ex, state)
     if (unclear := _unclear(ex, state)) is not None:
         return unclear
     # a result number out of the list's range is a question back, never a guess
