@@ -300,8 +300,8 @@ def test_a_session_whose_action_is_still_running_is_never_idle(local_source, tmp
 
 
 def test_a_long_action_keeps_its_session_for_the_next_one(local_source, tmp_path, monkeypatch):
-    # Gradio stamps a session when an action starts; a search that outlasts the closed-page grace ended "idle" by
-    # that stamp, and a sweep between its end and the visitor's next action took the results away
+    # a search that outlasts the closed-page grace, on a page whose heartbeat is gone: a sweep between its end and
+    # the visitor's next action must not take the results away
     from gradio_client import Client
 
     from pilot.settings import Settings

@@ -790,9 +790,8 @@ def _outside_passage(ex: Extracted) -> Extracted:
     return Extracted(ex.text, ex.tokens, [s for s in ex.spans if s.end <= lo or s.start >= hi])
 
 
-def _passage_search(ex: Extracted, state: State) -> Reading:
-    """A pasted passage searched as a document; what the asker says around it (years, venues) still holds."""
-    around = _outside_passage(ex)
+def _passage_search(ex: Extracted, around: Extracted, state: State) -> Reading:
+    """A pasted passage searched as a document; what the asker says ``around`` it (years, venues) still holds."""
     constraints = _constraints(around, set(), state, refine=False)
     return Reading(text=ex.text, act="search", sub="search.topic", topic=_passage_topic(ex), query=ex.text,
                    constraints=constraints, why="a pasted passage: searched as a document")  # fmt: skip
@@ -1272,8 +1271,9 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     left_out = [w for a, _, w in chunks if a in left_starts and _content_count(w)]
     # "drop the first two and sort newest first": a drop said beside another change
     ref_sub = "drop" if not refs and sub not in _REF_SUBS and "ref:drop" in cue else sub
-    if not refs and (verb := _verb_on_refs(items, hits)):
-        ref_sub = verb  # "keep the first three, bin the rest"
+    verb = _verb_on_refs(items, hits)  # "1-4 are relevant, keep those", "keep the first three, bin the rest"
+    if not refs and verb:
+        ref_sub = verb
     counted = False
     if not refs and ref_sub in _REF_SUBS:
         refs = _counted_refs(ex, state)  # "keep the first three", "the last two are off"
@@ -1282,7 +1282,8 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             constraints.k = None
     if refs and ref_sub == "drop" and (counted or not any(s.kind == "ref" for s in ex.spans)):
         sub = "drop"  # "remove the top 3": not a smaller list
-    sub = _verb_on_refs(items, hits) or sub if refs else sub
+    if refs and verb:
+        sub = verb
     if refs:
         polarity = _ref_polarity(ex)
         liked = [n for n in refs if polarity.get(n, True)]
@@ -1874,8 +1875,8 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
             return Reading(text=ex.text, act="answer", sub="answer.topic", topic=sub_area, confidence=0.8,
                            why="names a sub-area in words of its own")  # fmt: skip
     # whatever the words around it ask, a pasted text is searched (a title inside the passage is part of it)
-    if _is_passage(ex) and not _outside_passage(ex).of("id", "title"):
-        return _passage_search(ex, state)
+    if _is_passage(ex) and not (around := _outside_passage(ex)).of("id", "title"):
+        return _passage_search(ex, around, state)
     if (unclear := _unclear(ex, state)) is not None:
         return unclear
     # a result number out of the list's range is a question back, never a guess

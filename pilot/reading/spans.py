@@ -266,7 +266,6 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
             out.append(_tok_span("ref", text, toks, i, i, [int(w[1:])], "hash"))
         elif (m := re.fullmatch(r"#?(\d{1,2})-#?(\d{1,2})", w)) and state.listed and int(m.group(1)) < int(m.group(2)):
             out.append(_tok_span("ref", text, toks, i, i, list(range(int(m.group(1)), int(m.group(2)) + 1)), "range"))
-
         elif (
             w in ("number", "no", "nr", "result", "paper", "item", "entry")
             and i + 1 < len(low)
@@ -549,17 +548,14 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
             out.append(_tok_span("person", text, toks, i, i, t.text.removesuffix("'s"), "surname with a verb"))
     for i in range(n - 1):
         # "only Bengio's papers", "Hinton's top cited work": a surname's papers, a few lower-case words between
+        if not (toks[i].text.endswith("'s") and _capitalised(toks[i])):
+            continue
         between = 0
         while i + 1 + between < n - 1 and between < 3 and toks[i + 1 + between].text.replace("-", "").islower():
             if low[i + 1 + between] in _WORK_NOUNS:
                 break
             between += 1
-        if (
-            toks[i].text.endswith("'s")
-            and _capitalised(toks[i])
-            and i + 1 + between < n
-            and low[i + 1 + between] in _WORK_NOUNS
-        ):
+        if low[i + 1 + between] in _WORK_NOUNS:
             out.append(_tok_span("person", text, toks, i, i, toks[i].text.removesuffix("'s"), "possessive surname"))
     for i in range(1, n - 2):
         # "anything Manning is an author on", "Socher as a coauthor"

@@ -11,9 +11,9 @@ session idle for ``idle_s``, and each session whose page was closed (Gradio saw 
 been idle for ``closed_idle_s``: a reload or a closed tab is a new session anyway, and the minute and a half covers
 a dropped connection that comes back. "Closed" means Gradio saw a heartbeat end *and* none is open now
 (``HeartbeatWatch`` counts them): Gradio never clears its closed mark when the page reconnects, so one dropped
-heartbeat under load would otherwise have made an open page's session go after 90 s of reading. Idle time counts
-from the end of the session's last action, which Gradio does not record (its ``time_last_used`` is the start): a
-sweep notes the sessions it sees busy, so a search longer than the grace keeps its state for the next action.
+heartbeat under load would otherwise have made an open page's session go after 90 s of reading. Gradio stamps a
+session (``time_last_used``) each time a step of its action runs, so a streaming search stays fresh; a sweep also
+notes the sessions it sees busy, so an action that streams nothing for longer than the grace keeps its state.
 Its state's delete callback runs (the ``UIState`` closes and its folder of
 downloads goes), then Gradio's session object is dropped. A visitor who returns after that starts afresh; their
 library lives in their browser and comes back with the page.
