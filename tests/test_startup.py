@@ -4,7 +4,9 @@ index is built, says how far the build is, and a request sent meanwhile waits fo
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from pilot.settings import Settings
 from pilot.store.progress import STEPS, BuildProgress
@@ -19,6 +21,11 @@ async def test_a_request_sent_while_the_index_builds_waits_for_it_and_runs(corpu
     seen: list[str] = []
     ui = controller.new_state()
     ui.updates = asyncio.Queue()
+    # a busy server: every worker thread is taken while the build runs (the page must still hear each step)
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=1))
+    release = threading.Event()
+    busy = loop.run_in_executor(None, release.wait, 60)
     task = asyncio.ensure_future(controller.send(ui, 'later work that builds on "BLEU"'))
     while not task.done():
         while not ui.updates.empty():
@@ -27,7 +34,10 @@ async def test_a_request_sent_while_the_index_builds_waits_for_it_and_runs(corpu
                 seen.append(update)
         seen.append(controller.about())
         await asyncio.sleep(0.2)
-    await task
+        if not controller.is_starting:
+            release.set()  # the request's own steps may use the pool
+    release.set()
+    await asyncio.gather(task, busy)
     assert not controller.is_starting and controller.runtime is not None
     steps = [s for s in STEPS if any(s in line for line in seen)]
     # the page was told which step the build was on, in order (a step of the small slice can pass between two looks)

@@ -15,6 +15,7 @@ import html
 import json
 import logging
 import shutil
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,10 +224,16 @@ class Controller:
 
     async def _wait_for_start(self, ui: UIState) -> None:
         """Hold an action until the runtime is open, telling the page how far the start is meanwhile."""
+        # polled on the event loop, not waited on in a worker thread: on a busy server the thread pool can be full,
+        # and the page would then hear nothing until the start is over
+        said_step, said_at = None, 0.0
         while self.starting is not None and not self.starting.ready.is_set():
-            if ui.updates is not None:
-                ui.updates.put_nowait(f"Starting: {self.starting.line()} — your request runs as soon as it is done")
-            await asyncio.to_thread(self.starting.ready.wait, 1.0)
+            line = self.starting.line()
+            step = line.split(" (", 1)[0]  # the line without its running seconds
+            if ui.updates is not None and (step != said_step or time.monotonic() - said_at >= 1.0):
+                ui.updates.put_nowait(f"Starting: {line} — your request runs as soon as it is done")
+                said_step, said_at = step, time.monotonic()
+            await asyncio.sleep(0.1)
 
     # --- session lifecycle ------------------------------------------------------------------
 
