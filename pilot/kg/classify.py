@@ -59,6 +59,7 @@ _SHAPES: dict[tuple[str, str | None], Shape] = {
     ("authors_papers", None): "paper_authors_papers", ("profile", "person"): "author_profile",
     ("profile", "venue"): "venue_profile", ("profile", "org"): "org_profile",
     ("venues", "person"): "author_profile", ("venues", "org"): "org_profile",  # a profile lists where they publish
+    ("topics", "org"): "org_profile",  # and what they work on
 }  # fmt: skip
 
 

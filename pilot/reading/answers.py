@@ -270,6 +270,7 @@ def _option_like(
     """The option whose words, or whose setting's cue words, the answer shares."""
     said = _content(words)
     cue = {**votes(hits), **(extra or {})}
+    senses = word_table("option_senses")
     best, best_score, second = None, 0.0, 0.0
     for i, label in enumerate(question.options):
         opt = _content(_words(label))
@@ -277,6 +278,12 @@ def _option_like(
         prefix = sum(1 for w in said if any(_same_stem(w, o) for o in opt)) / max(1, len(said))
         score = max(overlap, 0.8 * prefix)
         sets = question.option_sets[i] if i < len(question.option_sets) else {}
+        # what the option means, in the words people answer with ("how they did it" is the method)
+        meant = [f"{k}:{v}" for k, v in sets.items()] or (["any"] if _WAY_OUT.match(label) else [])
+        for key in meant:
+            n = len(set(words) & set(senses.get(key, ())))
+            if n:
+                score = max(score, 0.55 + 0.1 * n)
         for key, value in sets.items():
             label_cue = _CUE_OF_SET.get((key, str(value)))
             if label_cue and label_cue in cue:

@@ -46,6 +46,17 @@ def _zh_number(written: str, numerals: dict[str, int]) -> int | None:
     return (numerals[tens] if tens else 1) * 10 + (numerals[ones] if ones else 0)
 
 
+def _short_forms(label: str) -> list[str]:
+    """What people call an institution without its "University" ("Carnegie Mellon", "Johns Hopkins"): names of two
+    words or more, as written, that open with a name, not a word ("New York" is a place, "Washington" a person)."""
+    from pilot.reading.spans import corpus_words
+
+    short = label.removesuffix(" University")
+    if short == label or len(short.split()) < 2 or short.split()[0].lower() in corpus_words():
+        return []
+    return [short]
+
+
 def _is_chinese(text: str) -> bool:
     return any("\u3400" <= c <= "\u9fff" for c in text)
 
@@ -89,6 +100,8 @@ class Lexicon:
         for row in data["orgs"]:
             for form in (*row.get("aliases", ()), *row.get("forms", ())):
                 self._add("org", row["label"], form, bool(row.get("cased")) and form in row.get("aliases", ()), row)
+            for form in _short_forms(row["label"]):
+                self._add("org", row["label"], form, True, row)
         for row in data["papers"]:
             for name in row["names"]:
                 # a cased row's names are matched as written ("Adam", "GLUE"); its other spellings are not names

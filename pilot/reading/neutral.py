@@ -7,13 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from pilot.reading.model import QuestionState, Reading, State
-from pilot.vocab import DIRECTION_OPTIONS
+from pilot.vocab import DIRECTION_OPTIONS, FACET_OPTIONS
 
 _DIRECTION_NAME = {"sibling": "similar"}
 _TYPE_NAME = {"resource": "dataset"}
 _DIRECTION_OF_OPTION = {label.lower(): d for d, label in DIRECTION_OPTIONS.items()}
 _RECENCY_OF_OPTION = {"seminal, highly cited work": "seminal", "the most recent work": "recent"}
 _NEUTRAL_DIRECTION = {"similar": "sibling"}
+_FACET_OF_OPTION = {label: facet for facet, label in FACET_OPTIONS.items()}
 
 
 def state_of(context: dict[str, Any]) -> State:
@@ -28,6 +29,8 @@ def state_of(context: dict[str, Any]) -> State:
             low = label.lower()
             if q["slot"] == "direction" and low in _DIRECTION_OF_OPTION:
                 sets.append({"direction": _DIRECTION_OF_OPTION[low]})
+            elif q["slot"] == "facet" and label in _FACET_OF_OPTION:
+                sets.append({"facet": _FACET_OF_OPTION[label]})
             elif q["slot"] == "recency" and low in _RECENCY_OF_OPTION:
                 sets.append({"recency": _RECENCY_OF_OPTION[low]})
             else:
@@ -127,7 +130,8 @@ def neutral(reading: Reading, state: State) -> dict[str, Any]:
             if (v := getattr(e, key)) is not None:
                 out[key] = v
     if reading.act == "command":
-        out["command"] = reading.command
+        # the neutral vocabulary has no "cite": results' citations in a format are those results exported
+        out["command"] = "export" if reading.command == "cite" else reading.command
         if reading.format:
             out["format"] = reading.format
         if reading.refs:

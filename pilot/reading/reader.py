@@ -421,6 +421,7 @@ def _after_asking_prefix(toks: list[Any], a: int, b: int, edge: frozenset[str]) 
     for k in range(verb_at + 1, b):
         if low[k] in intros and low[k] not in ("to", "with", "using", "for", "of", "in"):
             cut = k + 1
+            break  # "look into X on Y": the subject's own words may hold "on", "about"
     if cut is None:
         return a
     while cut <= b and low[cut] in edge:
@@ -689,6 +690,12 @@ def _passage_bounds(ex: Extracted) -> tuple[int, int]:
     """The pasted passage's first and past-last tokens: its sentences without the asker's own around them ("here is
     my abstract, what should I cite?" … "what's the related work?"), from after "Abstract:" or an opening quote."""
     low = [t.low for t in ex.tokens]
+    # a quoted passage is the quote, whatever the sentence it opens in ("Here is my abstract: "We present …"")
+    opening = next((i for i, w in enumerate(low) if w in ('"', "“")), None)
+    if opening is not None:
+        closing = max((i for i, w in enumerate(low) if w in ('"', "”") and i > opening), default=None)
+        if closing is not None and closing - opening > 8:
+            return opening + 1, closing
     sentences: list[tuple[int, int]] = []
     first = 0
     for i, w in enumerate(low):
@@ -1436,7 +1443,7 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         )
         if said is not None:
             ask = said
-        if where and ask in ("researchers", "coauthors"):
+        if where and ask in ("researchers", "coauthors", "papers"):  # a "where" question asks for a place
             ask = "institutions" if cue.get("ent:institutions", 0.0) > cue.get("ent:venues", 0.0) else "venues"
     people = ex.of("person")
     venues = ex.of("venue")
@@ -1481,7 +1488,7 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if ask in ("venues", "institutions", "researchers") and state.topic and (not e.topic or deictic):
         e.topic = state.topic  # "who works on this topic?", "where should I submit a paper on this?"
     asked_about = set(word_table("slot_nouns")["topic"])  # "what areas does she work on": still her topics
-    if ask == "topics" and e.person and topic and not set(topic.lower().split()) <= asked_about:
+    if ask == "topics" and (e.person or e.org) and topic and not set(topic.lower().split()) <= asked_about:
         ask = e.ask = "papers"  # "Sergey Levine's work on robotics": their papers on it, not what they work on
         e.topic = topic
     if ask == "coauthors" and e.person and e.coauthor:

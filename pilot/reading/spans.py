@@ -215,6 +215,8 @@ def _lexicon_spans(text: str, toks: list[Token], known_venues: list[str]) -> lis
     for m in lexicon().matches(toks):
         e = m.entry
         kind = _SPAN_OF_ENTRY[e.kind]
+        if kind == "type" and m.first > 0 and _subject_compound(toks[m.first - 1].low, toks[m.first].low):
+            continue  # "customer reviews": the subject's noun
         value: object = e.label
         if e.kind == "paper":
             value = {"name": e.label, "titles": list(e.row.get("titles", ())), "weak": lexicon().is_weak(e)}
@@ -685,7 +687,7 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
             (_capitalised(t) or (t.text.isalpha() and t.text.islower() and len(t.text) >= 4))
             and i > 0
             and low[i - 1] in _BEFORE_A_NAME
-            and low[i] not in corpus_words()
+            and american(low[i]) not in corpus_words()  # "optimisers" is a word, spelt the British way
             and low[i] not in common
             and low[i] not in word_set("given_names")
             and not t.text.endswith("'s")
@@ -766,15 +768,39 @@ def _term_index() -> dict[str, list[tuple[str, ...]]]:
     return index
 
 
+def american(word: str) -> str:
+    """``word`` in the spelling most of the corpus uses ("modelling" -> "modeling"), when that spelling is a corpus
+    word; else ``word``."""
+    endings = word_table("spelling_endings")
+    for n in range(min(len(word) - 3, 7), 2, -1):
+        if word[-n:] in endings:
+            other = word[:-n] + endings[word[-n:]]
+            return other if other in corpus_words() else word
+    return word
+
+
+def _subject_compound(modifier: str, noun: str) -> bool:
+    """ "customer reviews", "movie reviews": a kind word that a noun before it makes the subject's own."""
+    compounds = lexicon().data.get("subject_compounds", {})
+    return any(
+        noun in row.get("nouns", ()) and modifier in row.get("modifiers", ())
+        for row in compounds.values()
+        if isinstance(row, dict)
+    )
+
+
 def _terms(text: str, toks: list[Token]) -> list[Span]:
-    """The field's multi-word terms ("mixture of experts", "learning to rank"), longest at each place."""
+    """The field's multi-word terms ("mixture of experts", "learning to rank", "topic modelling"), longest at each
+    place."""
     out = []
-    low = [t.low for t in toks]
+    low = [american(t.low) for t in toks]
     index = _term_index()
     for i, w in enumerate(low):
         best = max((t for t in index.get(w, ()) if tuple(low[i : i + len(t)]) == t), key=len, default=None)
         if best is not None:
             out.append(_tok_span("term", text, toks, i, i + len(best) - 1, " ".join(best), "term"))
+        elif i + 1 < len(low) and _subject_compound(w, low[i + 1]):
+            out.append(_tok_span("term", text, toks, i, i + 1, f"{w} {low[i + 1]}", "subject compound"))
     return out
 
 
