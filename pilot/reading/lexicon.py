@@ -29,6 +29,12 @@ def data_json(name: str) -> Any:
     return json.loads(data_file(name))
 
 
+@lru_cache(maxsize=1)
+def corpus_words() -> frozenset[str]:
+    """The lower-case words of the corpus's titles and abstracts (``data/vocabulary.txt``)."""
+    return frozenset(w.strip() for w in data_file("vocabulary.txt").splitlines() if w.strip() and not w.startswith("#"))
+
+
 # Chinese words for "before", "after", "since" follow the year they are said of ("2015年以来": since 2015)
 _POSTPOSITIONS = frozenset({"before", "after", "since"})
 
@@ -49,8 +55,6 @@ def _zh_number(written: str, numerals: dict[str, int]) -> int | None:
 def _short_forms(label: str) -> list[str]:
     """What people call an institution without its "University" ("Carnegie Mellon", "Johns Hopkins"): names of two
     words or more, as written, that open with a name, not a word ("New York" is a place, "Washington" a person)."""
-    from pilot.reading.spans import corpus_words
-
     short = label.removesuffix(" University")
     if short == label or len(short.split()) < 2 or short.split()[0].lower() in corpus_words():
         return []

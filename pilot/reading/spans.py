@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pilot.reading.lexicon import data_json, lexicon
+from pilot.reading.lexicon import corpus_words, data_json, lexicon
 from pilot.reading.model import Span, SpanKind, State
 from pilot.reading.timegrammar import periods
 from pilot.reading.tokens import Token, tokenize
@@ -386,14 +386,6 @@ def _words() -> dict[str, frozenset[str]]:
 def word_table(name: str) -> dict[str, str]:
     """A table of words.json ("typos", "contractions")."""
     return dict(data_json("words.json")[name])
-
-
-@lru_cache(maxsize=1)
-def corpus_words() -> frozenset[str]:
-    """The lower-case words of the corpus's titles and abstracts (``data/vocabulary.txt``)."""
-    from pilot.reading.lexicon import data_file
-
-    return frozenset(w.strip() for w in data_file("vocabulary.txt").splitlines() if w.strip() and not w.startswith("#"))
 
 
 @lru_cache(maxsize=1)
