@@ -2,6 +2,8 @@
 
 - pilot/reading/data/vocabulary.txt: the words the reader never respells (every word written in lower case eight
   times or more in the corpus's titles and abstracts; capitalised words are left out, as they are often names);
+- pilot/reading/data/surnames.txt: authors' family names (the last word of a name, three papers or more, that is not
+  a word written in lower case): "the Smith paper" names a person, not a paper, and is asked about;
 - pilot/reading/data/terms.txt: the field's multi-word terms (two to four words used together eight times or more
   in titles, not starting or ending with a function word or a word of asking): "machine translation", "mixture of
   experts", "learning to rank". A term is read as the subject's words, whole: the cue lexicon never reads inside
@@ -31,10 +33,15 @@ def main(corpus: str) -> None:
     heads = word_set("term_heads")  # asking words that also begin a field's term: "topic models", "review mining"
     words: Counter[str] = Counter()
     terms: Counter[str] = Counter()
+    surnames: Counter[str] = Counter()
     with gzip.open(corpus, "rt", encoding="utf-8") as fh:
         for line in fh:
             paper = json.loads(line)
             title = paper.get("title") or ""
+            for author in paper.get("authors") or []:
+                name = (author.get("name") if isinstance(author, dict) else author) or ""
+                if name.split() and name.split()[-1].isalpha() and name.split()[-1][:1].isupper():
+                    surnames[name.split()[-1]] += 1
             for w in re.findall(r"[A-Za-z]+(?:'[a-z]+)?", f"{title} {paper.get('abstract') or ''}"):
                 if w.islower():
                     words[w] += 1
@@ -60,7 +67,20 @@ def main(corpus: str) -> None:
         + "\n",
         encoding="utf-8",
     )
-    print(f"{len(vocab)} words, {len(kept)} terms -> {DATA}")
+    lower = set(vocab)
+    # a family name that is also a word ("Long", "Young") only when very many authors have it ("Zhang", "Li")
+    family = sorted(
+        s
+        for s, k in surnames.items()
+        if (k >= 3 and s.lower() not in lower or k >= 50) and s[1:].islower() and len(s) >= 2
+    )
+    (DATA / "surnames.txt").write_text(
+        "# Authors' family names (three papers or more in the corpus and never a word written in lower case, or 50 "
+        "papers or more): "
+        "'the Smith paper' names a person. Regenerate with scripts/reading_vocabulary.py.\n" + "\n".join(family) + "\n",
+        encoding="utf-8",
+    )
+    print(f"{len(vocab)} words, {len(kept)} terms, {len(family)} family names -> {DATA}")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from pilot.reading.cues import SLOT_OF, lemma
+from pilot.reading.cues import lemma, slot_of
 from pilot.reading.lexicon import data_file
 from pilot.reading.spans import Extracted, word_set
 
@@ -153,7 +153,7 @@ def typed_text(ex: Extracted) -> str:
             out.append("_".join(s.text.split()))
             pos = s.end
             continue
-        slot = SLOT_OF.get(s.kind)
+        slot = slot_of(s)
         if slot is None or s.kind == "it":
             continue  # "it" stays a word: "fix it" is not "fix {P}"
         out.append(ex.text[pos : s.start])

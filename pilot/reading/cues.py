@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from pilot.reading.lexicon import data_json
+from pilot.reading.model import Span
 from pilot.reading.spans import Extracted
 
 # the slot each kind of span fills in a pattern
@@ -22,6 +23,15 @@ SLOT_OF = {
     "id": "P", "title": "P", "paper": "P", "name": "P", "cited": "P", "it": "P", "ref": "N", "type": "T",
     "person": "A", "venue": "V", "time": "Y", "org": "O", "count": "K", "cites": "K", "format": "F", "step": "S",
 }  # fmt: skip
+
+
+def slot_of(span: Span) -> str | None:
+    """The slot a span reads as; "the last 3" are results on the list (a count from its end), not a size."""
+    if span.kind == "count" and isinstance(span.value, dict) and "last" in span.value:
+        return "N"
+    return SLOT_OF.get(span.kind)
+
+
 _BE = {
     "is": "be",
     "are": "be",
@@ -127,7 +137,7 @@ def items_of(ex: Extracted) -> list[Item]:
             j = i
             while j + 1 < len(ex.tokens) and ex.tokens[j + 1].start < s.end:
                 j += 1
-            slot = SLOT_OF.get(s.kind)
+            slot = slot_of(s)
             if slot is not None:
                 said = lemma(s.text) if i == j and slot == "T" else ""
                 out.append(Item(slot, True, i, j, k, said))

@@ -30,6 +30,12 @@ def data_json(name: str) -> Any:
 
 
 @lru_cache(maxsize=1)
+def surnames() -> frozenset[str]:
+    """Authors' family names (``data/surnames.txt``): "the Smith paper" names a person, not a paper."""
+    return frozenset(w.strip() for w in data_file("surnames.txt").splitlines() if w.strip() and not w.startswith("#"))
+
+
+@lru_cache(maxsize=1)
 def corpus_words() -> frozenset[str]:
     """The lower-case words of the corpus's titles and abstracts (``data/vocabulary.txt``)."""
     return frozenset(w.strip() for w in data_file("vocabulary.txt").splitlines() if w.strip() and not w.startswith("#"))

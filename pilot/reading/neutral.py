@@ -132,6 +132,8 @@ def neutral(reading: Reading, state: State) -> dict[str, Any]:
     if reading.act == "command":
         # the neutral vocabulary has no "cite": results' citations in a format are those results exported
         out["command"] = "export" if reading.command == "cite" else reading.command
+        if reading.command == "earlier" and reading.about == "previous":
+            out["command"] = "undo"  # "back to the previous results" is one step back; only a named search is "earlier"
         if reading.format:
             out["format"] = reading.format
         if reading.refs:

@@ -26,7 +26,7 @@ from typing import Any, cast
 from pilot.reading import acts as acts_mod
 from pilot.reading.answers import read_answer
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
-from pilot.reading.lexicon import lexicon
+from pilot.reading.lexicon import lexicon, surnames
 from pilot.reading.model import (
     Act,
     Alternative,
@@ -40,7 +40,16 @@ from pilot.reading.model import (
     SpanKind,
     State,
 )
-from pilot.reading.spans import Extracted, corpus_words, extract, prose_quotes, vocabulary, word_set, word_table
+from pilot.reading.spans import (
+    Extracted,
+    american,
+    corpus_words,
+    extract,
+    prose_quotes,
+    vocabulary,
+    word_set,
+    word_table,
+)
 from pilot.reading.tokens import normalise, respell, tokenize
 from pilot.text import ENGLISH_STOPWORDS, strip_markup
 from pilot.vocab import Direction
@@ -279,6 +288,8 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         return bool(ex.of(*_PAPER_KINDS, "it", "ref")) or state.anchor is not None or asked_paper
     if act == "entity" and state.has_list and any(k.startswith("list:") for k in cue):
         return False  # "how many are by Manning?", "which of these are from ACL?": about the list on screen
+    if act == "entity" and state.has_list and "refine:exclude" in cue:
+        return False  # "take out papers by LeCun": a question never leaves anything out; the list does
     if act == "entity" and sub not in ("authors", "authors_papers") and _directed_paper(cue, ex):
         return False  # a named paper with a search direction is a paper search ("later work by Manning on GloVe")
     if (
@@ -846,6 +857,15 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         i = _token_at(ex, s.start)
         rel = low[i - 1] if i > 0 else ""
         if rel in ("after", "since", "before", "pre", "post") and (subject_besides or direction != _dir_of(rel)):
+            named_twice = sum(1 for _, o in papers if o.text.lower() == s.text.lower()) > 1
+            if not subject_besides and named_twice and direction in ("predecessor", "successor"):
+                # "what BERT builds on, but only papers published after BERT": what a paper builds on is older
+                # than it, what builds on it newer
+                way = "builds on" if direction == "predecessor" else "came after"
+                return Reading(text=ex.text, act="ask", sub="ask.contradiction", confidence=0.0,
+                               why=f"work {s.text} {way} cannot be dated {rel} it",
+                               hint=f"What {s.text} {way} cannot be from {rel} {s.text}. Which did you mean: "
+                                    f"what it {way}, or papers from {rel} it?")  # fmt: skip
             if subject_besides and period_of is None:
                 if direction == _dir_of(rel):
                     direction = None  # the relation dated the subject; it asked for no direction
@@ -1382,6 +1402,25 @@ def _which_unsaid(ex: Extracted, reading: Reading) -> str:
     if judged and all(w in _NEGATIVE_PREDICATES or w in ("ones", "papers", "the") for w in judged):
         return f"“{' '.join(judged)}” is for you to judge"
     return ""
+
+
+def _only_a_surname(reading: Reading, ex: Extracted) -> str:
+    """ "the Smith paper": a paper named only by a family name many authors have (any lexicon name, "the BERT
+    paper", is a paper span, not a name); "" otherwise."""
+    a = reading.anchor
+    if a is None or a.kind != "name" or a.year is not None or len(a.text.split()) != 1:
+        return ""
+    return a.text if a.text in surnames() and not lexicon().paper_titles(a.text) else ""
+
+
+def _unknown_words(topic: str | None, ex: Extracted) -> bool:
+    """A subject of two words or more none of which the corpus, the lexicon or a name knows ("asdfgh jkl"): keys
+    pressed, not a subject (one unknown word may be a new model's name, "pointpillars")."""
+    words = re.findall(r"[a-z]+", (topic or "").lower())
+    if len(words) < 2 or ex.spans or any(c.isupper() or c.isdigit() for c in topic or ""):
+        return False
+    known = vocabulary() | corpus_words()
+    return not any(w in known or american(w) in known for w in words)
 
 
 def _says_drop(ex: Extracted) -> bool:
@@ -1946,6 +1985,31 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     if reading.refine is not None and (which := _which_unsaid(ex, reading)):
         hint = f"Which ones? {which[:1].upper()}{which[1:]}: name them by their numbers on the list."
         return Reading(text=ex.text, act="ask", sub="ask.which_results", confidence=0.0, why=which, hint=hint)
+
+    def ordered(label: str, words: set[str]) -> bool:
+        """An order said outright ("sort by year" says no way round; "newest first" does), and not denied
+        ("oldest first, not newest first")."""
+        low = [t.low for t in ex.tokens]
+        for h in hits:
+            if h.label == label and words & set(h.pattern.split()):
+                at = items[h.items[0]].first_token
+                if not {"not", "no", "instead", "rather", "than"} & set(low[max(0, at - 2) : at]):
+                    return True
+        return False
+
+    if reading.act == "search" and (who := _only_a_surname(reading, ex)):
+        return Reading(text=ex.text, act="ask", sub="ask.which_paper", confidence=0.0, why="a family name, no paper",
+                       hint=f"Which paper by {who}? Give its title, a word of it, or its year "
+                            f"(“{who} 2019”).")  # fmt: skip
+    if reading.act == "search" and reading.anchor is None and _unknown_words(reading.topic, ex):
+        return Reading(text=ex.text, act="ask", sub="ask.unclear", confidence=0.0, why="no word of it is known",
+                       hint=f"I do not know the words “{reading.topic}”. What would you like to find?")  # fmt: skip
+    newest = ordered("refine:sort_newest", {"newest", "latest", "recent", "newer", "new"})
+    oldest = ordered("refine:sort_oldest", {"oldest", "earliest", "older", "old"})
+    if reading.act == "refine" and newest and oldest:
+        # "newest first and also oldest first": one list has one order
+        return Reading(text=ex.text, act="ask", sub="ask.contradiction", confidence=0.0, why="two opposite orders",
+                       hint="One list has one order: newest first, or oldest first?")  # fmt: skip
     if clash := reading.constraints.clash():
         return Reading(text=ex.text, act="ask", sub="ask.contradiction", confidence=0.0, why=clash,
                        hint=f"Those cannot all hold ({clash}). Which did you mean?")  # fmt: skip

@@ -346,6 +346,10 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "show n"))
         elif (prev in ("just", "only") or (prev == "to" and prev2 in ("down", "it", "that"))) and not nxt.isalpha():
             out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "just n"))
+        elif (nxt in ("is", "are", "will", "would", "should") and nxt2 in _ENOUGH) or (
+            prev == "most" and prev2 == "at" or prev == "than" and prev2 == "more" and i > 2 and low[i - 3] == "no"
+        ):
+            out.append(_tok_span("count", text, toks, i, i, {"k": n}, "n is enough"))  # "5 is enough", "at most 5"
         elif prev == "next" and n <= 500:
             out.append(_tok_span("count", text, toks, i - 1, i, {"extra": n}, "next n"))
         elif prev in ("last", "bottom") and n <= 50:
@@ -354,6 +358,9 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             start = i - 1 if prev in ("top", "first") else i - 2
             out.append(_tok_span("count", text, toks, start, i, {"k": n}, "top n"))
     return out
+
+
+_ENOUGH = frozenset("enough plenty sufficient do suffice".split())
 
 
 def _number(w: str) -> int | None:

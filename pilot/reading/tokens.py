@@ -79,6 +79,24 @@ def _by_length(vocabulary: frozenset[str], length: int) -> tuple[str, ...]:
     return tuple(w for w in vocabulary if abs(len(w) - length) <= 1)
 
 
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Optimal-string-alignment distance (a swap of neighbours is one edit), or ``limit + 1`` once it exceeds it."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        if min(row) > limit:
+            return limit + 1
+        prev2, prev = prev, row
+    return prev[-1]
+
+
 def respell(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str | None:
     """The one ``vocabulary`` word that ``word`` is a typo of, when ``word`` is not a word itself (``known``).
     Words of three letters only by a swap of neighbours ("fnd" is no word, but "fro" has many neighbours)."""
@@ -88,4 +106,14 @@ def respell(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str
         near = [w for w in _by_length(vocabulary, 4) if len(w) == 4 and w[0] == word[0] and edit_distance_one(word, w)]
         return near[0] if len(near) == 1 else None
     near = [w for w in _by_length(vocabulary, len(word)) if edit_distance_one(word, w)]
+    if not near and len(word) >= 7:
+        # a long word two edits off ("explane"), when one word it could be is that close and starts the same; a
+        # name typed in lower case ("manning", "lample") is not respelled into another word
+        close = {
+            w: (edit_distance(word, w, 2), abs(len(w) - len(word)))
+            for w in vocabulary
+            if w[0] == word[0] and abs(len(w) - len(word)) <= 2
+        }
+        best = min((d for d in close.values() if d[0] <= 2), default=None)
+        near = [w for w, d in close.items() if d == best]  # "explane": "explain" (as long), not "explained"
     return near[0] if len(near) == 1 else None
