@@ -36,7 +36,7 @@ _NO_PREFERENCE = frozenset(
     """dunno whatever any anything either all none neither skip pass nope no idea clue sure care mind matter matters
     preference important fine ok okay really honestly don't dont do not know up to you decide choose pick surprise
     me doesn't doesnt is it of them these those everything works good equally both strong feelings feeling opinion
-    opinions either way at happy with fussed""".split()
+    opinions either way at happy with fussed cannot can't cant torn between undecided or""".split()
 )
 _NO_PREFERENCE_CORE = (
     "don't know", "dont know", "do not know", "no idea", "no preference", "no clue", "doesn't matter",
@@ -45,7 +45,8 @@ _NO_PREFERENCE_CORE = (
     "not important", "up to you",
     "you decide", "you choose", "you pick", "surprise me", "whatever", "either", "any", "all of it", "all of them",
     "no particular", "not sure", "dunno", "skip", "pass", "none", "neither", "nope", "either is fine", "no strong",
-    "whichever", "all good", "everything",
+    "whichever", "all good", "everything", "can't decide", "cannot decide", "can not decide", "cant decide",
+    "torn between", "undecided",
 )  # fmt: skip
 
 
@@ -189,17 +190,22 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         for i, label in enumerate(question.options):
             rng = _option_range(label)
             if rng and rng == (value.get("year_min"), value.get("year_max")):
-                return Answer(option=i, confidence=0.95, why=f"the years of option {i + 1}")
-        return Answer(updates=value, confidence=0.9, why="a period of its own")
+                return Answer(
+                    option=i, updates=_besides(ex, question), confidence=0.95, why=f"the years of option {i + 1}"
+                )
+        return Answer(updates={**_besides(ex, question), **value}, confidence=0.9, why="a period of its own")
     if question.slot == "venue" and (venues := [s for s in ex.spans if s.kind == "venue"]):
         labels = [o.lower() for o in question.options]
         names = [str(s.value) for s in venues]
+        beside = _besides(ex, question)  # "NAACL, and nothing before 2016"
         if len(names) == 1 and names[0].lower() in labels:
-            return Answer(option=labels.index(names[0].lower()), confidence=0.95, why="names a venue offered")
-        return Answer(updates={"venues": names}, confidence=0.9, why="names venues of its own")
+            return Answer(
+                option=labels.index(names[0].lower()), updates=beside, confidence=0.95, why="names a venue offered"
+            )
+        return Answer(updates={**beside, "venues": names}, confidence=0.9, why="names venues of its own")
     if (said := _yes_or_no(words, question)) is not None:
         return Answer(option=said, confidence=0.95, why="yes or no to the question")
-    chosen = _option_like(words, question, hits, _kind_cues(ex))
+    chosen = _option_like(words, question, hits, _kind_cues(ex), ex.text)
     if chosen is not None:
         chosen.updates = {**_besides(ex, question), **chosen.updates}  # "later stuff, but mainly from ACL"
         return chosen
@@ -235,13 +241,17 @@ def _yes_or_no(words: list[str], question: QuestionState) -> int | None:
 
 
 def _option_named(words: list[str], question: QuestionState) -> int | None:
-    """An option named by its place next to "option" / "choice" among other words ("the third option, and …")."""
+    """An option named by its place next to "option" / "choice" or the question's own noun, among other words ("the
+    third option, and …", "the middle period, CVPR if possible")."""
+    nouns = {"option", "choice", *word_table("slot_nouns").get(question.slot, ())}
+    real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)] or list(range(len(question.options)))
+    places = {**_ORDINAL_WORDS, "last": real[-1], **({"middle": real[len(real) // 2]} if len(real) % 2 else {})}
     for k, w in enumerate(words):
-        if w not in ("option", "choice"):
+        if w not in nouns:
             continue
         for near in (words[k - 1] if k else "", words[k + 1] if k + 1 < len(words) else ""):
             core = near.lstrip("#")
-            n = _ORDINAL_WORDS.get(core, int(core) - 1 if core.isdigit() and len(core) < 3 else None)
+            n = places.get(core, int(core) - 1 if core.isdigit() and len(core) < 3 else None)
             if n is not None and -len(question.options) <= n < len(question.options):
                 return n % len(question.options)
     return None
@@ -265,18 +275,33 @@ def _kind_cues(ex: Extracted) -> dict[str, float]:
 
 
 def _option_like(
-    words: list[str], question: QuestionState, hits: list[CueHit], extra: dict[str, float] | None = None
+    words: list[str],
+    question: QuestionState,
+    hits: list[CueHit],
+    extra: dict[str, float] | None = None,
+    text: str = "",
 ) -> Answer | None:
     """The option whose words, or whose setting's cue words, the answer shares."""
     said = _content(words)
     cue = {**votes(hits), **(extra or {})}
     senses = word_table("option_senses")
     best, best_score, second = None, 0.0, 0.0
+    # a word that one option has and no other, said first, the rest an example of it ("3D stuff, like on lidar
+    # point clouds"): that option; a list of subjects of one's own ("similarity, corpus, sense annotation") is not
+    parts = [_words(p) for p in re.split(r"[,;]", text.lower())] if text else [words]
+    lead = re.split(r"\band\b|\bor\b", " ".join(parts[0]))[0]  # "corpus construction and sense …": the first
+    first = _content(lead.split())
+    leads = ("like", "e", "eg", "e.g", "i.e", "ie", "such", "especially", "mainly", "particularly", "say")
+    examples = all(p[0] in leads for p in parts[1:] if p)
+    shared = [_content(_words(label)) & first for label in question.options] if examples else []
+    only = [i for i, s in enumerate(shared) if s]
     for i, label in enumerate(question.options):
         opt = _content(_words(label))
         overlap = len(said & opt) / max(1, len(said)) if said else 0.0
         prefix = sum(1 for w in said if any(_same_stem(w, o) for o in opt)) / max(1, len(said))
         score = max(overlap, 0.8 * prefix)
+        if only == [i] and not _WAY_OUT.match(label):
+            score = max(score, 0.6)
         sets = question.option_sets[i] if i < len(question.option_sets) else {}
         # what the option means, in the words people answer with ("how they did it" is the method)
         meant = [f"{k}:{v}" for k, v in sets.items()] or (["any"] if _WAY_OUT.match(label) else [])
@@ -292,8 +317,15 @@ def _option_like(
             best, best_score, second = i, score, best_score
         elif score > second:
             second = score
+    # "earlier or later, can't decide": a word of one option and a word of another, joined by "or"
+    own = [_content(_words(label)) for label in question.options]
+    distinct = {i for i, o in enumerate(own) for w in said & o if sum(w in other for other in own) == 1}
+    if len(distinct) >= 2 and {"or", "either", "decide", "between"} & set(words) and len(words) <= 12:
+        return Answer(confidence=0.0, why="its words are two options' (which one?)")
     if best is not None and best_score >= 0.5 and best_score - second >= 0.15 and len(words) <= 12:
         return Answer(option=best, confidence=min(1.0, best_score), why=f"its words are option {best + 1}'s")
+    if best is not None and second >= 0.6 and len(words) <= 12:
+        return Answer(confidence=0.0, why="its words are two options' (which one?)")  # "earlier or later, can't decide"
     return None
 
 

@@ -101,6 +101,7 @@ class Lexicon:
     def __init__(self, data: dict[str, Any]):
         self.data = data
         self.entries: list[Entry] = []
+        self._words: frozenset[str] | None = None
         for row in data["venues"]:
             cased = bool(row.get("cased"))
             for form in (row["label"], *row.get("aliases", ())):
@@ -152,6 +153,13 @@ class Lexicon:
         phrase = _phrase(form)
         if phrase:
             self.entries.append(Entry(kind, label, phrase, _cased(form) if cased else None, row))
+
+    @property
+    def words(self) -> frozenset[str]:
+        """Every folded word of every entry ("spreadsheet", "neurips"): words the reader never respells."""
+        if self._words is None:
+            self._words = frozenset(w for e in self.entries for w in e.phrase)
+        return self._words
 
     def is_weak(self, entry: Entry) -> bool:
         """A paper's name that is also a field's ("dropout", "knowledge distillation"): the paper only where the

@@ -50,7 +50,7 @@ from pilot.reading.spans import (
     word_set,
     word_table,
 )
-from pilot.reading.tokens import normalise, respell, tokenize
+from pilot.reading.tokens import by_length, edit_distance_one, normalise, respell, tokenize
 from pilot.text import ENGLISH_STOPWORDS, strip_markup
 from pilot.vocab import Direction
 
@@ -177,7 +177,27 @@ def _typo(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str |
     contractions = word_table("contractions")
     if word in contractions:
         return contractions[word]
-    return respell(word, vocabulary, known)
+    fixed = respell(word, vocabulary, known)
+    if (
+        fixed is None
+        and len(word) >= 8
+        and word.isalpha()
+        and word.capitalize() not in surnames()
+        and word not in lexicon().words
+        and not _inflected(word, known)
+    ):
+        # a long subject word one letter off the one corpus word it can be ("reinforcment", "classifcation")
+        near = [w for w in by_length(known, len(word)) if len(w) >= 8 and edit_distance_one(word, w)]
+        fixed = near[0] if len(near) == 1 else None
+    return fixed
+
+
+_INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"), ("ly", ""))
+
+
+def _inflected(word: str, known: frozenset[str]) -> bool:
+    """A known word with an ending of English ("factories": "factory"): a word, not a typo."""
+    return any(word.endswith(end) and word[: -len(end)] + base in known for end, base in _INFLECTIONS)
 
 
 _STEERING: frozenset[str] | None = None
@@ -307,6 +327,8 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         return (
             asks or bool(ex.of(*_ENTITY_SPANS)) or (sub in ("authors", "authors_papers") and bool(ex.of(*_PAPER_KINDS)))
         )
+    if act == "refine" and ex.of("format"):
+        return False  # "bibtex entries for 2, 4 and 7 only": a file format asks for an export, not a narrower list
     if act == "refine":
         if state.phase == "entity_answer" and sub in ("focus", "exclude_topic"):
             return False  # after an answer about people or venues, words on a subject ask anew
@@ -1064,8 +1086,10 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
                 out.add(n)
         elif s.kind == "paper" and s.text[:1].isupper():
             # "the induction of FrameNet lexical units": a paper's name modifying the subject's nouns is no paper
+            # ("which benchmarks was YOLO evaluated against": after "was" it is what the clause is about)
             k = _token_at(ex, s.start) + len(tokenize(s.text))
-            if k < len(ex.tokens) and ex.tokens[k].is_word and ex.tokens[k].text.islower() and (
+            asked_of = k - len(tokenize(s.text)) > 0 and ex.tokens[k - len(tokenize(s.text)) - 1].low in _AUXILIARIES
+            if not asked_of and k < len(ex.tokens) and ex.tokens[k].is_word and ex.tokens[k].text.islower() and (
                 ex.tokens[k].low not in edge and k not in cue_tokens and ex.covered(k) is None
                 and ex.tokens[k].low not in ENGLISH_STOPWORDS
             ):  # fmt: skip
@@ -1087,6 +1111,7 @@ def _inside_phrase(ex: Extracted, s: Span, stop: frozenset[str]) -> bool:
     return before.is_word and before.text.islower() and before.low not in stop and ex.covered(i - 1) is None
 
 
+_AUXILIARIES = frozenset("was is were are did does do has have had".split())
 _POINTED_TYPE_WORDS = 12  # words: in a shorter request a kind of paper is what it asks for ("sentiment datasets")
 _LONG_QUESTION = 16  # words: a question this long describes its subject (a LitSearch question has 20-30)
 _NAMED_AS_PAPER = frozenset({"the X paper", "the X papers", "the X article", "the X work"})
@@ -1253,6 +1278,8 @@ def _verb_on_refs(items: list[Item], hits: list[CueHit]) -> str | None:
 
 
 _NEGATIVE_PREDICATES = frozenset("irrelevant wrong off useless unrelated off-topic bad poor".split())
+# praise with no measure: "better ones please" says the list is not right, not what would be
+_VAGUE_PRAISE = frozenset("better good nicer nice great greater cooler best finer stronger superior".split())
 
 
 def _ref_polarity(ex: Extracted) -> dict[int, bool]:
@@ -1278,6 +1305,28 @@ def _ref_polarity(ex: Extracted) -> dict[int, bool]:
         for n in s.value:
             out[int(n)] = not negative
     return out
+
+
+_KEEP_VERBS = frozenset("keep retain hold preserve".split())
+_DROP_VERBS = frozenset("drop remove delete exclude bin ditch lose cut toss discard scrap kill".split())
+
+
+def _refs_by_verb(ex: Extracted) -> tuple[list[int], list[int]] | None:
+    """Results kept and dropped in one message, each by the nearest verb before it ("keep 2 and drop 5", "drop 5
+    but keep 2"); None unless both verbs are said and each has results of its own."""
+    low = [t.low for t in ex.tokens]
+    verbs = [(i, "keep" if w in _KEEP_VERBS else "drop") for i, w in enumerate(low) if w in _KEEP_VERBS | _DROP_VERBS]
+    if len({v for _, v in verbs}) < 2:
+        return None
+    keep: list[int] = []
+    drop: list[int] = []
+    for s in ex.of("ref"):
+        at = _token_at(ex, s.start)
+        before = [v for i, v in verbs if i < at]
+        if not before:
+            return None
+        (keep if before[-1] == "keep" else drop).extend(int(n) for n in s.value or [])
+    return (keep, drop) if keep and drop else None
 
 
 def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, state: State) -> Reading:
@@ -1311,7 +1360,10 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         sub = "drop"  # "remove the top 3": not a smaller list
     if refs and verb:
         sub = verb
-    if refs:
+    split = _refs_by_verb(ex) if refs else None
+    if split is not None:
+        r.keep, r.drop = split  # "keep 2 and drop 5": each result takes the verb said of it
+    elif refs:
         polarity = _ref_polarity(ex)
         liked = [n for n in refs if polarity.get(n, True)]
         unliked = [n for n in refs if not polarity.get(n, True)]
@@ -1395,13 +1447,24 @@ def _which_unsaid(ex: Extracted, reading: Reading) -> str:
     relevance for the user), or names the same paper to keep and to drop; "" when it is clear."""
     ref = reading.refine
     assert ref is not None
-    twice = len(ref.keep) != len(set(ref.keep)) and _says_drop(ex)  # "keep 3 and drop 3"
+    said_keep = any(t.low in ("keep", "retain", "only", "hold") for t in ex.tokens)
+    twice = (len(ref.keep) != len(set(ref.keep)) and _says_drop(ex)) or (  # "keep 3 and drop 3"
+        len(ref.drop) != len(set(ref.drop)) and said_keep  # "keep number 4 but also remove number 4"
+    )
     if set(ref.keep) & set(ref.drop) or twice:
         return "the same paper both kept and dropped"
     judged = [w for term in reading.constraints.exclude_terms for w in term.lower().split()]
     if judged and all(w in _NEGATIVE_PREDICATES or w in ("ones", "papers", "the") for w in judged):
         return f"“{' '.join(judged)}” is for you to judge"
     return ""
+
+
+# labels that mean the same when the message names a result on the list ("papers resembling #8": more like it)
+_SAME_ABOUT_A_RESULT = frozenset({frozenset({"refine.more_like", "search.sibling"})})
+
+
+def _agree(a: str, b: str, ex: Extracted) -> bool:
+    return frozenset({a, b}) in _SAME_ABOUT_A_RESULT and bool(ex.of("ref"))
 
 
 def _only_a_surname(reading: Reading, ex: Extracted) -> str:
@@ -1846,6 +1909,21 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     if state.phase == "fresh" and "same" in lows and len(words) <= 6 and not ex.of(*_PAPER_KINDS):
         return ask("nothing_on_screen", "“the same” with no search before it to be the same as")
     said = " " + " ".join(t.low for t in words) + " "
+    low = [t.low for t in words]
+    # "that famous one by the Google guys": one paper the asker has in mind, named by nothing it can be found by
+    thought_of = any(
+        w == "one" and "that" in low[max(0, i - 2) : i] and low[i + 1 : i + 2] != ["of"] for i, w in enumerate(low)
+    )
+    if state.phase == "fresh" and thought_of and not ex.of(*_PAPER_KINDS) and len(words) <= 10:
+        return ask("which_paper", "“that one”: a paper in mind, not named")
+    # "exclude that author": a person pointed at, with none named here or before
+    person_pointed = any(
+        w in ("author", "author's", "authors", "guy", "person", "researcher", "writer")
+        and low[i - 1 : i] in (["that"], ["this"])
+        for i, w in enumerate(low)
+    )
+    if person_pointed and not ex.of("person") and not (state.asked or {}).get("person"):
+        return ask("which_person", "“that author”: which author?")
     if state.phase == "fresh" and not named and any(f" {p} " in said for p in word_set("conversation_refs")):
         return ask("no_memory", "points at an earlier conversation, which this one does not have")
     # open bounds that cannot both hold ("only before 2010 and only after 2015"); closed periods add up instead
@@ -1964,7 +2042,14 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         scores = {k: v for k, v in scores.items() if k.startswith(("refine.", "command."))} or scores
     ranked = _rank(scores)
     top_label, top = ranked[0]
-    other = next(((lab, s) for lab, s in ranked[1:] if lab.split(".")[0] != top_label.split(".")[0]), (None, 0.0))
+    other = next(
+        (
+            (lab, s)
+            for lab, s in ranked[1:]
+            if lab.split(".")[0] != top_label.split(".")[0] and not _agree(top_label, lab, ex)
+        ),
+        (None, 0.0),
+    )
     if top_label.startswith("refine.") and state.has_list and _keeps_in_library(ex):
         top_label = "command.save"  # "keep #1 and #4": into the library (the list stays); "keep only …" narrows it
     reading = _assemble(ex, items, hits, top_label, state)
@@ -1982,6 +2067,13 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         ways = [Alternative(label=f"Its {d}s first", reading=reading.model_copy(update={"direction": d})) for d in both]
         return Reading(text=ex.text, act="ask", sub="ask.two_directions", confidence=0.0, alternatives=ways,
                        why="asks for what came before and what came after at once")  # fmt: skip
+    focus_words = set((reading.refine.focus or "").lower().split()) if reading.refine is not None else set()
+    if reading.act == "search" and state.has_list and reading.anchor is None:
+        focus_words = set((reading.topic or "").lower().split())  # "give me better papers" after a list
+    if focus_words and focus_words <= _VAGUE_PRAISE and not reading.constraints.set_fields():
+        return Reading(text=ex.text, act="ask", sub="ask.vague", confidence=0.0, why="better in what way?",
+                       hint="Better in what way: more recent, more cited, closer to the subject, or from certain "
+                            "venues?")  # fmt: skip
     if reading.refine is not None and (which := _which_unsaid(ex, reading)):
         hint = f"Which ones? {which[:1].upper()}{which[1:]}: name them by their numbers on the list."
         return Reading(text=ex.text, act="ask", sub="ask.which_results", confidence=0.0, why=which, hint=hint)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pilot.reading.lexicon import corpus_words, data_json, lexicon
+from pilot.reading.lexicon import surnames as family_names
 from pilot.reading.model import Span, SpanKind, State
 from pilot.reading.timegrammar import periods
 from pilot.reading.tokens import Token, tokenize
@@ -59,6 +60,8 @@ def _range_in_words(low: list[str], i: int, listed: int) -> tuple[int, int] | No
     if not listed or i + 2 >= len(low) or low[i + 1] not in _RANGE_WORDS:
         return None
     first, last = (w.removeprefix("#") for w in (low[i], low[i + 2]))
+    if first in NUMBER_WORDS and last in NUMBER_WORDS and i > 0 and low[i - 1] in _REF_NOUNS | {"numbers", "items"}:
+        first, last = str(NUMBER_WORDS[first]), str(NUMBER_WORDS[last])  # "results one through four"
     if not (first.isdigit() and last.isdigit()) or (i > 0 and low[i - 1] in ("from", "between")):
         return None  # "from 2 to 5" is more often a range of years or counts than of results
     a, b = int(first), int(last)
@@ -165,7 +168,8 @@ _SENTENCE_END = frozenset(".!?")
 
 
 def _title_case(text: str, toks: list[Token]) -> list[Span]:
-    """A title typed in Title Case inside a sentence ("works citing Attention Is All You Need"): three or more
+    """A title typed in Title Case inside a sentence ("works citing Attention Is All You Need", "extends Show, Attend
+    and Tell"): three or more
     words, most of them capitalised, the rest small words; not at the start of a sentence, where any word is."""
     out = []
     n = len(toks)
@@ -186,6 +190,8 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
                 caps += 1
             elif nxt.text == ":" or (nxt.is_word and nxt.low in _TITLE_SMALL and j + 2 < n and toks[j + 2].is_word):
                 pass
+            elif nxt.text == "," and j + 2 < n and toks[j + 2].is_word and toks[j + 2].text[:1].isupper():
+                pass  # "Show, Attend and Tell": a comma between capitalised words of one title
             else:
                 break
             j += 1
@@ -197,7 +203,9 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
         after_by = i > 0 and toks[i - 1].low in ("by", "with", "and")
         # "Carnegie Mellon University", "Allen Institute for AI": an organisation's name, not a title
         organisation = words <= 6 and any(toks[k].low in _ORG_WORDS for k in range(i, j + 1))
-        organisation = organisation or all(k in named for k in range(i, j + 1) if toks[k].low not in _TITLE_SMALL)
+        organisation = organisation or all(
+            k in named for k in range(i, j + 1) if toks[k].is_word and toks[k].low not in _TITLE_SMALL
+        )
         if words >= 3 and caps >= 3 and caps >= 0.5 * words and not people and not after_by and not organisation:
             title = text[toks[i].start : toks[j].end]
             out.append(_span("title", text, toks[i].start, toks[j].end, title, "title case"))
@@ -252,10 +260,11 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
         # a run of ordinals joined by "and" / "," names several results ("the second and fifth ones")
         if w in ordinal and (i == 0 or low[i - 1] in ("the", "and", ",", "&")) and state.listed:
             j, picks = i, [ordinal[w]]
-            while (
-                j + 2 < len(low) and low[j + 1] in ("and", ",", "&", "or") and low[j + 2].removeprefix("the") in ordinal
-            ):
-                j += 2
+            while j + 2 < len(low) and low[j + 1] in ("and", ",", "&", "or"):
+                k = j + 3 if low[j + 2] == "the" and j + 3 < len(low) else j + 2  # "the fourth and the ninth"
+                if low[k] not in ordinal:
+                    break
+                j = k
                 picks.append(ordinal[low[j]])
             if j > i:
                 end = j + 1 if j + 1 < len(low) and low[j + 1] in _REF_NOUNS else j
@@ -415,6 +424,16 @@ def _capitalised(t: Token) -> bool:
     return t.text[:1].isupper() and core[1:2].islower() and core.isalpha()
 
 
+def _paper_names(words: list[str]) -> set[str]:
+    """Those of ``words`` the lexicon knows as a paper's name ("TruthfulQA", "BERT")."""
+    return {w for w in words if lexicon().paper_titles(w)}
+
+
+def _a_persons_name(first: Token, last: Token) -> bool:
+    """ "Sergey Levine": a given name or a capitalised word, then a family name authors have."""
+    return _capitalised(first) and (first.text in word_set("given_names") or last.text in family_names())
+
+
 def _cited(text: str, toks: list[Token]) -> list[Span]:
     """ "Sutskever et al. 2014", "Collins (1999)", "Och and Ney 2003", "Mikolov et al., 2013"."""
     out = []
@@ -458,6 +477,16 @@ def _cited(text: str, toks: list[Token]) -> list[Span]:
         if lexicon().matches(toks[first : names_end + 1], ("venue",)):
             continue  # "CoRL 2022", "ACL 2010": a venue's year, not a paper cited by its authors
         surnames = [x.text for x in toks[first : names_end + 1] if _capitalised(x)]
+        after = low[end + 1 : end + 3]
+        period = bool(after) and (
+            after[0] in ("onward", "onwards", "forward", "+")
+            or after[0] == "on"
+            and (len(after) == 1 or not after[1].isalpha())
+            or after[0] in ("and", "or")
+            and after[1:] in (["later"], ["after"], ["newer"], ["beyond"], ["up"])
+        )
+        if end == i and not et_al and (period or not set(surnames) - _paper_names(surnames)):
+            continue  # "building on TruthfulQA, 2023 onward": a paper's name, then a period
         value = {"authors": surnames, "year": int(t.low[:4])}
         out.append(_tok_span("cited", text, toks, first, end, value, "author year"))
     return out
@@ -665,6 +694,16 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
     common = word_set("not_names")
     acronyms = word_set("field_acronyms")
     n = len(toks)
+    known = lexicon().matches(toks, ("paper",))
+    for m in known:
+        # "Wasserstein GAN", "Sparse Transformer": a capitalised word before a known name makes another name
+        k = m.first - 1
+        if any(o.first <= k and o.last >= m.last for o in known):
+            continue  # "Vision Transformer" is a name of its own
+        before_it = k > 0 and toks[k - 1].text not in _SENTENCE_END and _capitalised(toks[k])
+        if before_it and low[k] not in common | ENGLISH_STOPWORDS and toks[k].text not in word_set("given_names"):
+            whole = text[toks[k].start : toks[m.last].end]
+            out.append(_tok_span("name", text, toks, k, m.last, whole, "a word before a known name"))
     for i, t in enumerate(toks):
         if (
             _looks_like_name(t)
@@ -708,6 +747,8 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                         break  # "the 2019 paper": a year of the paper on screen, not a paper called "2019"
                     if any(low[k] in _ORDINALS or _number(low[k]) is not None for k in range(i + 1, j)):
                         break  # "the first 4 papers", "the top ten papers": results on screen, counted
+                    if low[j] == "papers" and j - i == 3 and _a_persons_name(toks[i + 1], toks[i + 2]):
+                        break  # "the Sergey Levine papers": a person's papers, not a paper of that name
                     if named and low[i + 1] not in common and low[j - 1] not in common:
                         out.append(_tok_span("name", text, toks, i, j, inner, f"the X {low[j]}"))
                     break
@@ -762,8 +803,9 @@ def _term_index() -> dict[str, list[tuple[str, ...]]]:
     index: dict[str, list[tuple[str, ...]]] = {}
     for line in data_file("terms.txt").splitlines():
         if line and not line.startswith("#"):
-            words = tuple(line.split())
-            index.setdefault(words[0], []).append(words)
+            for form in {line, line.replace("-", " ")}:  # "few shot learning" is "few-shot learning" typed loosely
+                words = tuple(form.split())
+                index.setdefault(words[0], []).append(words)
     return index
 
 

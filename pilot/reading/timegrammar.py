@@ -60,7 +60,7 @@ def _grammar() -> dict[str, Any]:
     g = dict(data_json("time.json"))
     for key in ("relations", "suffixes"):
         g[key] = {tuple(k.split()): v for k, v in g[key].items()}
-    for key in ("exclude_before", "exclude_after", "keep_words", "this_year", "last_year", "inclusive"):
+    for key in ("exclude_before", "exclude_after", "not_leaving", "keep_words", "this_year", "last_year", "inclusive"):
         g[key] = [tuple(p.split()) for p in g[key]]
     g["counts"] = {tuple(k.split()): v for k, v in g["counts"].items()}
     g["eras"] = [{**e, "names": [tuple(n.split()) for n in e["names"]]} for e in g["eras"]]
@@ -295,7 +295,7 @@ def _polarity(low: list[str], p: Period, g: dict[str, Any]) -> Period:
     for _ in range(3):
         if k >= len(low) or low[k] in _CLAUSE_END:
             break
-        if _starts_at(low, k, g["exclude_after"]) is not None:
+        if _starts_at(low, k, g["exclude_after"]) is not None and _ends_at(low, k, g["not_leaving"]) is None:
             return replace(p, excluded=True)
         k += 1
     return p

@@ -75,7 +75,7 @@ def edit_distance_one(a: str, b: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _by_length(vocabulary: frozenset[str], length: int) -> tuple[str, ...]:
+def by_length(vocabulary: frozenset[str], length: int) -> tuple[str, ...]:
     return tuple(w for w in vocabulary if abs(len(w) - length) <= 1)
 
 
@@ -103,9 +103,9 @@ def respell(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str
     if len(word) < 3 or word in known or word in vocabulary or not word.isalpha():
         return None
     if len(word) == 3:
-        near = [w for w in _by_length(vocabulary, 4) if len(w) == 4 and w[0] == word[0] and edit_distance_one(word, w)]
+        near = [w for w in by_length(vocabulary, 4) if len(w) == 4 and w[0] == word[0] and edit_distance_one(word, w)]
         return near[0] if len(near) == 1 else None
-    near = [w for w in _by_length(vocabulary, len(word)) if edit_distance_one(word, w)]
+    near = [w for w in by_length(vocabulary, len(word)) if edit_distance_one(word, w)]
     if not near and len(word) >= 7:
         # a long word two edits off ("explane"), when one word it could be is that close and starts the same; a
         # name typed in lower case ("manning", "lample") is not respelled into another word
