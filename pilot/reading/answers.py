@@ -103,6 +103,9 @@ def _picked_number(words: list[str], question: QuestionState) -> list[int] | Non
             return picks
         if core.isdigit() and len(core) >= 4:
             return None  # "the 2021 one": a year, no option's number
+        if m := re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)", core):
+            picks.append(int(m.group(1)) - 1)  # "the 6th one": its number, there or not
+            continue
         if core.isdigit():
             picks.append(int(core) - 1)
         elif core == "middle":
@@ -166,11 +169,17 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
             return Answer(no_preference=True, confidence=0.8, why="several options, one of them any")
         return Answer(options=together, updates=_together(question, together), confidence=0.9, why="options together")
     low = " ".join(words)
-    if question.slot == "time" and set(words) <= {"older", "oldest", "earlier", "earliest", "old", "stuff", "the",
-                                                  "ones", "work", "papers", "please"}:  # fmt: skip
+    plain = {"stuff", "the", "ones", "one", "work", "papers", "please", "most", "range", "period", "years", "era"}
+    if question.slot == "time" and set(words) - plain <= {"older", "oldest", "earlier", "earliest", "old"}:
         real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)]
-        if real:
+        if real and set(words) - plain:
             return Answer(option=real[0], confidence=0.9, why="the earliest period offered")
+    if question.slot == "time" and set(words) - plain and set(words) - plain <= {"latest", "newest", "recent", "last"}:
+        real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)]
+        if real:  # "the most recent range please"
+            return Answer(option=real[-1], confidence=0.9, why="the latest period offered")
+    if len(words) == 1 and (initialled := _by_initials(words[0], question)) is not None:
+        return Answer(option=initialled, confidence=0.9, why="the initials of an option")  # "KBQA"
     if (said := _yes_or_no(words, question)) is not None:
         return Answer(option=said, confidence=0.95, why="yes or no to the question")
     if set(words) & _DISMISSING and set(words) <= _DISMISSING | _NO_PREFERENCE | _ABOUT_THE_OPTIONS:
@@ -240,10 +249,21 @@ def _yes_or_no(words: list[str], question: QuestionState) -> int | None:
     return None
 
 
+def _by_initials(word: str, question: QuestionState) -> int | None:
+    """The one option whose words' initials spell ``word`` ("KBQA": "Knowledge base QA"; a word in capitals counts
+    whole)."""
+
+    def initials(label: str) -> str:
+        return "".join(w if w.isupper() and len(w) > 1 else w[:1] for w in re.findall(r"[\w']+", label)).lower()
+
+    hits = [i for i, label in enumerate(question.options) if len(word) >= 2 and initials(label) == word]
+    return hits[0] if len(hits) == 1 else None
+
+
 def _option_named(words: list[str], question: QuestionState) -> int | None:
     """An option named by its place next to "option" / "choice" or the question's own noun, among other words ("the
     third option, and …", "the middle period, CVPR if possible")."""
-    nouns = {"option", "choice", *word_table("slot_nouns").get(question.slot, ())}
+    nouns = {"option", "choice", "one", *word_table("slot_nouns").get(question.slot, ())}
     real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)] or list(range(len(question.options)))
     places = {**_ORDINAL_WORDS, "last": real[-1], **({"middle": real[len(real) // 2]} if len(real) % 2 else {})}
     for k, w in enumerate(words):

@@ -286,6 +286,15 @@ def _directed_paper(cue: dict[str, float], ex: Extracted) -> bool:
     return bool(named or described) and any(k in cue for k in ("dir:predecessor", "dir:successor", "dir:sibling"))
 
 
+_FIELD_NOUNS = frozenset("area field topic subject domain line direction".split())
+
+
+def _says_the_field(ex: Extracted) -> bool:
+    """ "this area", "the same field": the subject of the search, not the papers listed."""
+    low = [t.low for t in ex.tokens]
+    return any(w in _FIELD_NOUNS and i > 0 and low[i - 1] in ("this", "that", "the", "its") for i, w in enumerate(low))
+
+
 def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], subject: int) -> bool:
     act, _, sub = label.partition(".")
     if label == "ask.smalltalk":
@@ -296,6 +305,8 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         return subject < 2  # a message with a subject of its own is about it (small talk is ask.smalltalk)
     if label == "search.topic":
         return subject > 0
+    if label == "command.kinds" and _says_the_field(ex):
+        return False  # "are there review papers on this area": about the subject, not the list on screen
     if label in ("command.cite_named", "command.compare", "command.on_list", "command.which_cite"):
         # "which of these cite X" asks about the list on screen; with none, "which papers cite X" is a search
         points = any(t.low in word_set("deictic") or t.low in ("list", "results", "shown") for t in ex.tokens)
@@ -390,6 +401,22 @@ def _edge_words() -> frozenset[str]:
     )
 
 
+_JOINING = frozenset("on of for in with to".split())
+
+
+def _subject_on_both_sides(
+    toks: list[Any], i: int, removed: set[int], protected: set[int], edge: frozenset[str]
+) -> bool:
+    def subject(k: int) -> bool:
+        return (
+            0 <= k < len(toks)
+            and toks[k].is_word
+            and (k in protected or (k not in removed and toks[k].low not in edge))
+        )
+
+    return subject(i - 1) and subject(i + 1)
+
+
 def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]:
     """Runs of the message's words that are left (clause marks and removed words split them), trimmed of
     asking words at both ends: (first token, last token, words)."""
@@ -404,6 +431,8 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
         leaves_out = t.low in _EXCLUDING or (t.low == "but" and i + 1 < len(toks) and toks[i + 1].low in _EXCLUDING)
         cut = i in removed or t.text in _CLAUSE or t.text == "-" or not (t.is_word or t.text in "+/&'")
         cut = (cut or leaves_out) and i not in protected
+        if cut and i in removed and t.low in _JOINING and _subject_on_both_sides(toks, i, removed, protected, edge):
+            cut = False  # "adversarial attacks on text classifiers": a preposition between two subject words
         if cut:
             if start is not None:
                 chunks.append((start, i - 1))
@@ -447,6 +476,14 @@ def _after_asking_prefix(toks: list[Any], a: int, b: int, edge: frozenset[str]) 
     publications concerning X"): after the last subject-introducing word that follows a request verb."""
     intros = word_set("topic_intros")
     low = [t.low for t in toks]
+    for k in range(a + 1, b - 1):
+        # "phd student from brazil and my topic is fake news detection …": the subject follows its own name
+        if low[k] in ("my", "our") and low[k + 1] in _SUBJECT_NOUNS and low[k + 2] in ("is", "was", "are"):
+            after = k + 3
+            while after <= b and (low[after] in edge or low[after] in intros):
+                after += 1
+            if after <= b:
+                return after
     verb_at = next((k for k in range(a, b + 1) if low[k] in _REQUEST_VERBS or lemma(low[k]) in _REQUEST_VERBS), None)
     if verb_at is None:
         return a
@@ -494,6 +531,10 @@ _ASKING_NOUNS = frozenset(
 )
 
 
+# what a researcher's own subject is called ("my thesis is about X", "our project is on X")
+_SUBJECT_NOUNS = frozenset("topic project thesis dissertation focus area field interest interests subject work".split())
+
+
 def _introduced(ex: Extracted, first: int) -> bool:
     """A chunk introduced as the subject of a request ("find papers on X", "has anyone looked at X", "work on X"),
     rather than said about the asker ("I'm a PhD student in robotics")."""
@@ -501,9 +542,11 @@ def _introduced(ex: Extracted, first: int) -> bool:
     k = first - 1
     while k >= 0 and low[k] in ("the", "a", "an", "some", "any"):
         k -= 1
+    if k >= 1 and low[k] in ("is", "was") and low[k - 1] in _SUBJECT_NOUNS:
+        return True  # "my topic is fake news detection", "our project was about …"
     if k < 0 or low[k] not in word_set("topic_intros"):
         return False
-    return any(w in _ASKING_NOUNS for w in low[max(0, k - 3) : k])
+    return any(w in _ASKING_NOUNS | _SUBJECT_NOUNS for w in low[max(0, k - 3) : k])
 
 
 def _excluded_starts(ex: Extracted, items: list[Item]) -> set[int]:
@@ -624,11 +667,18 @@ def _leaving(items: list[Item], hits: list[CueHit]) -> set[int]:
 
 
 def _after_by(ex: Extracted, s: Span) -> bool:
-    """ "written by Kaiming He", "papers by Manning": the person wrote them."""
+    """ "written by Kaiming He", "papers by Manning", "papers from Kaiming He": the person wrote them."""
     if s.source.startswith("after 'by'"):
         return True
     i = _token_at(ex, s.start)
-    return any(t.low in ("by", "authored", "author", "authors") for t in ex.tokens[max(0, i - 2) : i])
+    before = [t.low for t in ex.tokens[max(0, i - 2) : i]]
+    return any(w in ("by", "authored", "author", "authors") for w in before) or before[-2:] in (
+        ["papers", "from"],
+        ["work", "from"],
+        ["paper", "from"],
+        ["stuff", "from"],
+        ["anything", "from"],
+    )
 
 
 def _token_at(ex: Extracted, offset: int) -> int:
@@ -982,7 +1032,7 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     focus = None
     if anchor is not None and topic and anchor.kind != "current":
         # words beside a named paper are a focus, not a second subject ("BERT for biomedical text")
-        focus = topic if _content_count(topic) > 0 else None
+        focus = topic if _content_count(topic) > 0 and topic.lower() != anchor.text.lower() else None
     if any(h.label == "focus:criticism" for h in hits):
         focus, direction = "criticism", direction or "successor"  # "limitations of BLEU": the papers criticising it
     if anchor is not None:
@@ -1730,6 +1780,9 @@ def _not_subject(ex: Extracted, items: list[Item], hits: list[CueHit], *, names_
             before = ex.tokens[i - 1]
             if before.is_word and before.low not in _edge_words() and i - 1 not in removed:
                 removed -= _span_tokens(ex, s)
+    for i, t in enumerate(ex.tokens[1:], 1):  # "surveys on this area": the search's own subject, pointed at
+        if t.low in _FIELD_NOUNS and ex.tokens[i - 1].low in ("this", "that", "its"):
+            removed |= {i - 1, i}
     parts = word_set("paper_parts")
     for i, t in enumerate(ex.tokens[1:], 1):  # "used its ideas": a part of the paper spoken of, not a subject
         if ex.tokens[i - 1].low in ("its", "their") and t.low in parts:

@@ -273,6 +273,19 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
                 continue
         if (span := _range_in_words(low, i, state.listed)) is not None:  # "1 through 4", "#2 to #5"
             out.append(_tok_span("ref", text, toks, i, i + 2, list(range(span[0], span[1] + 1)), "range in words"))
+        elif (
+            state.listed
+            and i > 0
+            and low[i - 1] == "from"
+            and w.lstrip("#").isdigit()
+            and 1 <= int(w.lstrip("#")) <= state.listed
+            and low[i + 1 : i + 2] in (["onwards"], ["onward"], ["on"], ["down"])
+        ):  # "drop everything from 6 onwards": to the end of the list
+            out.append(
+                _tok_span(
+                    "ref", text, toks, i - 1, i + 1, list(range(int(w.lstrip("#")), state.listed + 1)), "from n on"
+                )
+            )
         elif w.startswith("#") and w[1:].isdigit():
             out.append(_tok_span("ref", text, toks, i, i, [int(w[1:])], "hash"))
         elif (m := re.fullmatch(r"#?(\d{1,2})-#?(\d{1,2})", w)) and state.listed and int(m.group(1)) < int(m.group(2)):
@@ -353,7 +366,11 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             and n <= 500
         ):
             out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "show n"))
-        elif (prev in ("just", "only") or (prev == "to" and prev2 in ("down", "it", "that"))) and not nxt.isalpha():
+        elif (
+            (prev in ("just", "only") or (prev == "to" and prev2 in ("down", "it", "that")))
+            and not nxt.isalpha()
+            and not (nxt in (",", "&") and _number(nxt2) is not None)  # "keep just 1, 4, 7": results, not a size
+        ):
             out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "just n"))
         elif (nxt in ("is", "are", "will", "would", "should") and nxt2 in _ENOUGH) or (
             prev == "most" and prev2 == "at" or prev == "than" and prev2 == "more" and i > 2 and low[i - 3] == "no"
@@ -376,6 +393,8 @@ def _number(w: str) -> int | None:
     w = w.rstrip("+")
     if w.isdigit() and len(w) <= 5:
         return int(w)
+    if m := re.fullmatch(r"(\d{1,3}(?:\.\d)?)k", w):  # "1k+ citations", "2.5k"
+        return int(float(m.group(1)) * 1000)
     return NUMBER_WORDS.get(w)
 
 
@@ -431,7 +450,7 @@ def _paper_names(words: list[str]) -> set[str]:
 
 def _a_persons_name(first: Token, last: Token) -> bool:
     """ "Sergey Levine": a given name or a capitalised word, then a family name authors have."""
-    return _capitalised(first) and (first.text in word_set("given_names") or last.text in family_names())
+    return _capitalised(first) and (first.low in word_set("given_names") or last.text in family_names())
 
 
 def _cited(text: str, toks: list[Token]) -> list[Span]:
@@ -556,6 +575,7 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         if (
             _capitalised(a)
             and _capitalised(b)
+            and not a.text.endswith("'s")  # "Bengio's NeurIPS papers": a possessive ends a name
             and low[i] not in words_known
             and b.low.removesuffix("'s") not in words_known
             and low[i] not in not_names
@@ -695,18 +715,25 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
     acronyms = word_set("field_acronyms")
     n = len(toks)
     known = lexicon().matches(toks, ("paper",))
+    # "Bengio's NeurIPS papers": a venue, an institution or a kind is never a paper's name
+    other = {
+        k
+        for m in lexicon().matches(toks, ("venue", "org", "type", "pubkind", "format"))
+        for k in range(m.first, m.last + 1)
+    }
     for m in known:
         # "Wasserstein GAN", "Sparse Transformer": a capitalised word before a known name makes another name
         k = m.first - 1
         if any(o.first <= k and o.last >= m.last for o in known):
             continue  # "Vision Transformer" is a name of its own
         before_it = k > 0 and toks[k - 1].text not in _SENTENCE_END and _capitalised(toks[k])
-        if before_it and low[k] not in common | ENGLISH_STOPWORDS and toks[k].text not in word_set("given_names"):
+        if before_it and low[k] not in common | ENGLISH_STOPWORDS and low[k] not in word_set("given_names"):
             whole = text[toks[k].start : toks[m.last].end]
             out.append(_tok_span("name", text, toks, k, m.last, whole, "a word before a known name"))
     for i, t in enumerate(toks):
         if (
             _looks_like_name(t)
+            and i not in other
             and low[i] not in common
             and low[i].rstrip("s") not in acronyms
             and not re.fullmatch(r"\d+(?:st|nd|rd|th|s)?", low[i])
