@@ -45,7 +45,8 @@ _NO_PREFERENCE_CORE = (
     "not important", "up to you",
     "you decide", "you choose", "you pick", "surprise me", "whatever", "either", "any", "all of it", "all of them",
     "no particular", "not sure", "dunno", "skip", "pass", "none", "neither", "nope", "either is fine", "no strong",
-    "whichever", "all good", "everything", "can't decide", "cannot decide", "can not decide", "cant decide",
+    "whichever", "all good", "everything", "do not matter", "don't matter", "dont matter",
+    "can't decide", "cannot decide", "can not decide", "cant decide",
     "torn between", "undecided",
 )  # fmt: skip
 
@@ -112,7 +113,7 @@ def _picked_number(words: list[str], question: QuestionState) -> list[int] | Non
             if len(real) % 2 == 0:
                 return [-1]  # of an even number of options none is in the middle
             picks.append(real[len(real) // 2])
-        elif core == "last":
+        elif core in ("last", "bottom", "final"):
             picks.append(real[-1])
         elif core in _ORDINAL_WORDS:
             picks.append(_ORDINAL_WORDS[core])
@@ -169,7 +170,8 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
             return Answer(no_preference=True, confidence=0.8, why="several options, one of them any")
         return Answer(options=together, updates=_together(question, together), confidence=0.9, why="options together")
     low = " ".join(words)
-    plain = {"stuff", "the", "ones", "one", "work", "papers", "please", "most", "range", "period", "years", "era"}
+    plain = {"stuff", "the", "ones", "one", "work", "papers", "please", "most", "range", "period", "years", "era",
+             "bucket", "option", "choice", "band", "window", "group", "bin", "category"}  # fmt: skip
     if question.slot == "time" and set(words) - plain <= {"older", "oldest", "earlier", "earliest", "old"}:
         real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)]
         if real and set(words) - plain:
@@ -191,7 +193,10 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     # values the words set (a period, a venue): an answer in its own terms
     # "I don't mind where it's published": the words that restate what the question asks are no preference either
     restating = _RESTATING | set(word_table("slot_nouns").get(question.slot, ()))
-    indifferent = any(core in low for core in _NO_PREFERENCE_CORE) and len(set(words) - _NO_PREFERENCE - restating) <= 2
+    # "doesn't matter, but only ACL stuff": the venue or period said beside is no word against indifference
+    said_beside = {w for s in ex.spans if s.kind in ("venue", "time") for w in _words(s.text)}
+    rest = set(words) - _NO_PREFERENCE - restating - said_beside - {"but", "only", "just", "stuff", "does", "though"}
+    indifferent = any(core in low for core in _NO_PREFERENCE_CORE) and len(rest) <= 2
     if subject and not indifferent:
         return None  # "find me work on sentiment analysis, not older than 2012": a new request, not an answer
     if question.slot == "time" and (times := [s for s in ex.spans if s.kind == "time"]):
@@ -221,8 +226,9 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     if _names_another_slot(words, question.slot):
         return None  # "any venue is fine" while the question is about the sub-area: no answer to it
     if indifferent:
-        if way_out is not None:
-            return Answer(option=way_out, no_preference=True, confidence=0.9, why="no preference")
+        if way_out is not None:  # "doesn't matter, but only ACL stuff": no preference here, a venue beside
+            return Answer(option=way_out, no_preference=True, updates=_besides(ex, question), confidence=0.9,
+                          why="no preference")  # fmt: skip
         return Answer(no_preference=True, confidence=0.9, why="no preference")
     return None
 
@@ -265,7 +271,10 @@ def _option_named(words: list[str], question: QuestionState) -> int | None:
     third option, and …", "the middle period, CVPR if possible")."""
     nouns = {"option", "choice", "one", *word_table("slot_nouns").get(question.slot, ())}
     real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)] or list(range(len(question.options)))
-    places = {**_ORDINAL_WORDS, "last": real[-1], **({"middle": real[len(real) // 2]} if len(real) % 2 else {})}
+    places = {
+        **_ORDINAL_WORDS, **_NUMBER_WORDS, "last": real[-1], "bottom": real[-1], "final": real[-1], "top": 0,
+        **({"middle": real[len(real) // 2]} if len(real) % 2 else {}),
+    }  # fmt: skip
     for k, w in enumerate(words):
         if w not in nouns:
             continue

@@ -7,6 +7,7 @@ the UI, the clarifier, the entity planner, the refiner — takes a ``Reading`` a
 
 from __future__ import annotations
 
+import datetime as _dt
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -126,6 +127,8 @@ class Constraints(BaseModel):
                 return f"{', '.join(both)} both asked for and left out"
         if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
             return f"from {self.year_min} and up to {self.year_max}"
+        if self.recency == "recent" and self.year_max is not None and self.year_max < _dt.date.today().year - 15:
+            return f"recent work, and nothing after {self.year_max}"  # "only recent stuff, but only pre-2000 classics"
         return ""
 
     def set_fields(self) -> dict[str, Any]:

@@ -181,6 +181,7 @@ def _typo(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str |
     if (
         fixed is None
         and len(word) >= 8
+        and word not in known
         and word.isalpha()
         and word.capitalize() not in surnames()
         and word not in lexicon().words
@@ -609,6 +610,8 @@ def _constraints(
             (c.exclude_venues if excluded_before(s) else c.venues).append(str(s.value))
         elif s.kind == "type":
             kind = s.value
+            if _kind_in_subject(ex, s):
+                continue  # "spurious correlations in NLI datasets": the subject's noun, no filter
             if excluded_before(s):
                 c.exclude_types.append(kind)
             else:
@@ -1327,7 +1330,9 @@ def _verb_on_refs(items: list[Item], hits: list[CueHit]) -> str | None:
     return None
 
 
-_NEGATIVE_PREDICATES = frozenset("irrelevant wrong off useless unrelated off-topic bad poor".split())
+_NEGATIVE_PREDICATES = frozenset(
+    "irrelevant wrong off useless unrelated off-topic bad poor weird strange odd boring dodgy sketchy".split()
+)
 # praise with no measure: "better ones please" says the list is not right, not what would be
 _VAGUE_PRAISE = frozenset("better good nicer nice great greater cooler best finer stronger superior".split())
 
@@ -1765,6 +1770,18 @@ def _assemble(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, 
 _SUBJECT_SPANS = frozenset({"name", "it", "term"})
 
 
+def _kind_in_subject(ex: Extracted, s: Span) -> bool:
+    """A kind of paper said inside the subject, after "in" and its own modifier ("biases in NLI datasets", "noise
+    across speech corpora"): what the papers study, not the kind of paper wanted ("NLI datasets" alone is)."""
+    i = _token_at(ex, s.start)
+    k, modifiers = i - 1, 0
+    while k >= 0 and ex.tokens[k].is_word and ex.tokens[k].low not in ("in", "across", "within") and modifiers < 2:
+        if ex.tokens[k].low in _edge_words():
+            return False
+        k, modifiers = k - 1, modifiers + 1
+    return modifiers > 0 and k > 0 and ex.tokens[k].low in ("in", "across", "within") and ex.tokens[k - 1].is_word
+
+
 def _not_subject(ex: Extracted, items: list[Item], hits: list[CueHit], *, names_too: bool = False) -> set[int]:
     """Tokens that are no word of the message's subject: the cues' words and every span that says something else
     (a period, a venue, a person, a paper named as one); a field's term, a word written like a name and a field's
@@ -1775,6 +1792,9 @@ def _not_subject(ex: Extracted, items: list[Item], hits: list[CueHit], *, names_
         if not keep and not is_weak(s):
             removed |= _span_tokens(ex, s)
     described = sum(1 for t in ex.tokens if t.is_word) > _POINTED_TYPE_WORDS
+    for s in ex.spans:
+        if s.kind == "type" and _kind_in_subject(ex, s):
+            removed -= _span_tokens(ex, s)
     for s in ex.spans:  # "… a manually error-tagged learner corpus": in a long request the kind word is the subject's
         if described and s.kind == "type" and (i := _token_at(ex, s.start)) > 0:
             before = ex.tokens[i - 1]
@@ -2147,8 +2167,10 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
                        hint=f"Which paper by {who}? Give its title, a word of it, or its year "
                             f"(“{who} 2019”).")  # fmt: skip
     if reading.act == "search" and reading.anchor is None and _unknown_words(reading.topic, ex):
+        said = reading.topic or ""
+        said = said if len(said) <= 60 else said[:57].rstrip() + "…"  # a pasted page of keys is not said back
         return Reading(text=ex.text, act="ask", sub="ask.unclear", confidence=0.0, why="no word of it is known",
-                       hint=f"I do not know the words “{reading.topic}”. What would you like to find?")  # fmt: skip
+                       hint=f"I do not know the words “{said}”. What would you like to find?")  # fmt: skip
     newest = ordered("refine:sort_newest", {"newest", "latest", "recent", "newer", "new"})
     oldest = ordered("refine:sort_oldest", {"oldest", "earliest", "older", "old"})
     if reading.act == "refine" and newest and oldest:

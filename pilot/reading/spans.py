@@ -190,7 +190,7 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
                 caps += 1
             elif nxt.text == ":" or (nxt.is_word and nxt.low in _TITLE_SMALL and j + 2 < n and toks[j + 2].is_word):
                 pass
-            elif nxt.text == "," and j + 2 < n and toks[j + 2].is_word and toks[j + 2].text[:1].isupper():
+            elif nxt.text == "," and j + 2 < n and toks[j + 2].text[:1].isupper() and j + 2 not in named:
                 pass  # "Show, Attend and Tell": a comma between capitalised words of one title
             else:
                 break
@@ -254,7 +254,7 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
     fifth", "1st and last"."""
     out = []
     low = [t.low for t in toks]
-    ordinal = {**_ORDINALS, "last": state.listed, "final": state.listed}
+    ordinal = {**_ORDINALS, "last": state.listed, "final": state.listed, "penultimate": max(state.listed - 1, 0)}
     ordinal.pop("top")
     for i, w in enumerate(low):
         # a run of ordinals joined by "and" / "," names several results ("the second and fifth ones")
@@ -296,10 +296,10 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
             and low[i + 1].isdigit()
         ):
             out.append(_tok_span("ref", text, toks, i, i + 1, [int(low[i + 1])], "noun number"))
-        elif w in _ORDINALS or w in ("last", "final", "bottom"):
+        elif w in _ORDINALS or w in ("last", "final", "bottom", "penultimate"):
             j = i + 1
             if j < len(low) and low[j] in _REF_NOUNS:
-                n = state.listed if w in ("last", "final", "bottom") else _ORDINALS[w]
+                n = ordinal.get(w, state.listed) if w != "top" else 1
                 if w == "top" and (low[j] not in _ONE_NOUNS or i == 0 or low[i - 1] != "the"):
                     continue  # "top papers" are the best ones; "the top result" is #1
                 start = i - 1 if i > 0 and low[i - 1] == "the" else i
@@ -362,7 +362,11 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             out.append(_tok_span("count", text, toks, i, i + 1, {"k": n}, "n results"))
         elif (
             (prev in _FETCH_VERBS or (prev in ("me", "us") and prev2 in _FETCH_VERBS))
-            and (not nxt.isalpha() or nxt in ("instead", "please", "now", "then", "rather", "this"))
+            and (
+                not nxt.isalpha()
+                or nxt in ("instead", "please", "now", "then", "rather", "this")
+                or (nxt == "of" and nxt2 in ("them", "these", "those", "the"))  # "show me 25 of them"
+            )
             and n <= 500
         ):
             out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "show n"))
