@@ -50,6 +50,18 @@ JOURNEYS: list[tuple[str, list[str]]] = [
         ],
     ),
     (
+        "free-words-2",  # issue 31, fifth session: a story before the subject, a range to the end, a short year,
+        # the penultimate result, a typo in a command, gibberish
+        [
+            "hi, second year student here, my thesis is on code-switched speech recognition, what should I read",
+            "drop everything from 6 onwards",
+            "nothing before '15",
+            "the penultimate one is spot on — find similar",
+            "explane why 2 is relevent",
+            "asdfgh jkl",
+        ],
+    ),
+    (
         "asks-back",  # issue 31: what cannot be acted on is asked about, the list on screen stays; then a clear change
         [
             "papers that cite BLEU",

@@ -312,3 +312,10 @@ async def test_the_library_and_the_last_change_are_answered_in_the_chat(controll
     said = ui.chat[-1]["content"]
     assert said.startswith(f"Version {len(ui.session.versions)} (") and "only papers from 2006 on" in said
     assert (f"{len(ui.new_ids)} paper" in said) if ui.new_ids or ui.removed else "left it" not in said
+
+
+async def test_the_search_is_named_by_the_subject_read_not_by_the_whole_message(controller):
+    # the weak-matches banner and the results panel say what was searched: a story before the subject is not it
+    ui = controller.new_state()
+    await controller.send(ui, "hi, second year student here, my thesis is on dependency parsing, what should I read")
+    assert controller.about_search(ui) == "“dependency parsing”"

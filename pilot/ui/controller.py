@@ -898,6 +898,8 @@ class Controller:
         session = ui.session
         if session is not None and session.anchor is not None:
             return f"the anchor “{session.anchor.title}”"
+        if session is not None and session.intent.topic:
+            return f"“{session.intent.topic}”"  # the subject read from the request, not the whole message
         return f"“{ui.search_label}”" if ui.search_label else "your request"
 
     def map_pick(self, ui: UIState, paper_id: str | None) -> UIState:
