@@ -177,6 +177,8 @@ def _typo(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str |
     contractions = word_table("contractions")
     if word in contractions:
         return contractions[word]
+    if _inflected(word, known):
+        return None  # "leans" is "lean" with an ending, not a typo of "leads"
     fixed = respell(word, vocabulary, known)
     if (
         fixed is None
@@ -287,6 +289,7 @@ def _directed_paper(cue: dict[str, float], ex: Extracted) -> bool:
     return bool(named or described) and any(k in cue for k in ("dir:predecessor", "dir:successor", "dir:sibling"))
 
 
+_STORING = frozenset("stash put add save store file pop stick throw drop dump".split())
 _FIELD_NOUNS = frozenset("area field topic subject domain line direction".split())
 
 
@@ -306,6 +309,8 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         return subject < 2  # a message with a subject of its own is about it (small talk is ask.smalltalk)
     if label == "search.topic":
         return subject > 0
+    if label == "command.library" and {t.low for t in ex.tokens} & _STORING:
+        return False  # "stash all of these in my library": into it (save), not a look at it
     if label == "command.kinds" and _says_the_field(ex):
         return False  # "are there review papers on this area": about the subject, not the list on screen
     if label in ("command.cite_named", "command.compare", "command.on_list", "command.which_cite"):
@@ -973,6 +978,12 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if anchor is not None and not also and "both" in low and (second := _second_of_both(ex, low)) is not None:
         words, unnamed = second
         also.append(Anchor(text=words, kind="name"))
+    # "'Trusting Your Evidence' (NAACL 2024)": a venue and a year in brackets after the paper name which one it is
+    if anchor is not None and (cited := _bracketed_after(ex, used)):
+        used |= cited
+        years = [ex.spans[k].value.get("year_min") for k in cited if ex.spans[k].kind == "time"]
+        if years and years[0] and anchor.year is None and anchor.kind in ("title", "paper", "name"):
+            anchor.year = int(years[0])
     # a person named with "by" in a paper search is who wrote the work; a possessive person is the anchor's author
     removed = set(cue_tokens) | unnamed
     for n in used:
@@ -1362,6 +1373,24 @@ def _ref_polarity(ex: Extracted) -> dict[int, bool]:
     return out
 
 
+def _all_but(ex: Extracted) -> bool:
+    """ "everything except …", "all but …", "the rest apart from …": what follows is the exception."""
+    low = [t.low for t in ex.tokens]
+    return any(
+        w in ("except", "but", "excluding", "besides") and {"everything", "all", "rest"} & set(low[max(0, i - 2) : i])
+        for i, w in enumerate(low)
+    )
+
+
+def _only_good(ex: Extracted) -> bool:
+    """ "… are the only relevant / good / useful ones": those results, and no others."""
+    low = [t.low for t in ex.tokens]
+    return any(
+        w == "only" and low[i + 1 : i + 2] in (["relevant"], ["good"], ["useful"], ["right"], ["ones"])
+        for i, w in enumerate(low)
+    )
+
+
 _KEEP_VERBS = frozenset("keep retain hold preserve".split())
 _DROP_VERBS = frozenset("drop remove delete exclude bin ditch lose cut toss discard scrap kill".split())
 
@@ -1416,6 +1445,13 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if refs and verb:
         sub = verb
     split = _refs_by_verb(ex) if refs else None
+    if refs and split is None and _all_but(ex):
+        # "everything except no. 3 can go", "remove all but #2": the results named are the ones that stay
+        split = (refs, []) if sub != "keep" and (_says_drop(ex) or "go" in {t.low for t in ex.tokens}) else None
+        if sub == "keep" or any(t.low in ("keep", "retain") for t in ex.tokens):
+            split = ([], refs)  # "keep everything but the last": the results named go
+    if refs and split is None and _only_good(ex):
+        split = (refs, [])  # "the 2nd, 5th and 8th are the only relevant ones": those stay, the rest go
     if split is not None:
         r.keep, r.drop = split  # "keep 2 and drop 5": each result takes the verb said of it
     elif refs:
@@ -1520,6 +1556,27 @@ _SAME_ABOUT_A_RESULT = frozenset({frozenset({"refine.more_like", "search.sibling
 
 def _agree(a: str, b: str, ex: Extracted) -> bool:
     return frozenset({a, b}) in _SAME_ABOUT_A_RESULT and bool(ex.of("ref"))
+
+
+def _bracketed_after(ex: Extracted, used: set[int]) -> set[int]:
+    """The venue and year spans in brackets right after a paper span taken (a citation's "(NAACL 2024)")."""
+    for n in used:
+        s = ex.spans[n]
+        if s.kind not in ("title", "paper", "name"):
+            continue
+        j = _token_at(ex, s.end)
+        if j < len(ex.tokens) and ex.tokens[j].text in ("'", '"', "”", "’"):
+            j += 1
+        if j >= len(ex.tokens) or ex.tokens[j].text != "(":
+            continue
+        close = next((k for k in range(j + 1, min(j + 8, len(ex.tokens))) if ex.tokens[k].text == ")"), None)
+        if close is None:
+            continue
+        inside = {k for k, o in enumerate(ex.spans) if ex.tokens[j].end <= o.start and o.end <= ex.tokens[close].start}
+        words = [t for t in ex.tokens[j + 1 : close] if t.is_word and ex.covered(ex.tokens.index(t)) is None]
+        if inside and all(ex.spans[k].kind in ("venue", "time") for k in inside) and not words:
+            return inside
+    return set()
 
 
 def _only_a_surname(reading: Reading, ex: Extracted) -> str:
@@ -2036,7 +2093,9 @@ def _sub_area(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | Non
     return None
 
 
-_RESTRICTING = frozenset("only just rest else drop remove rid others nothing lose ditch delete".split())
+_RESTRICTING = frozenset(
+    "only just rest else drop remove rid others nothing lose ditch delete everything all but except".split()
+)
 
 
 def _keeps_in_library(ex: Extracted) -> bool:

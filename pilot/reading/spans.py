@@ -305,14 +305,14 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
                 start = i - 1 if i > 0 and low[i - 1] == "the" else i
                 out.append(_tok_span("ref", text, toks, start, j, [n] if n else [], "ordinal"))
             elif (
-                w in _ORDINALS
+                (w in _ORDINALS or (w in ("last", "final", "penultimate") and state.listed))
                 and w != "top"
                 and i > 0
                 and low[i - 1] == "the"
                 and (j >= len(low) or not low[j].isalpha() or _after_ref(low, j))
                 and (j >= len(low) or _number(low[j]) is None)  # "the first 5": a count (``_counts``)
             ):
-                out.append(_tok_span("ref", text, toks, i - 1, i, [_ORDINALS[w]], "ordinal alone"))
+                out.append(_tok_span("ref", text, toks, i - 1, i, [ordinal[w]], "ordinal alone"))
     return out
 
 
