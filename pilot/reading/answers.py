@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import Any
 
 from pilot.reading.cues import CueHit, lemma, votes
 from pilot.reading.model import QuestionState
-from pilot.reading.spans import Extracted, word_table
+from pilot.reading.spans import Extracted, word_set, word_table
 from pilot.reading.timegrammar import periods, periods_together
 from pilot.reading.tokens import tokenize
 from pilot.text import ENGLISH_STOPWORDS
@@ -81,12 +82,17 @@ def _same_stem(a: str, b: str) -> bool:
     return n >= 5 or (n >= 4 and n == min(len(a), len(b)))
 
 
+def _real_options(question: QuestionState) -> list[int]:
+    """The options that choose something, not a way out ("Any time", "None of these")."""
+    return [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)]
+
+
 def _picked_number(words: list[str], question: QuestionState) -> list[int] | None:
     """ "2", "#2", "option b", "the second one", "1 and 3", "the last one", "the middle one", "the first two",
     "either of the last two": the options named by place (None: none named). "Last" and "middle" count the real
     options, not a way out ("Any time", "None of these")."""
     n_options = len(question.options)
-    real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)] or list(range(n_options))
+    real = _real_options(question) or list(range(n_options))
     picks: list[int] = []
     if words in (["one"], ["ones"]):
         return [0]
@@ -172,14 +178,12 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     low = " ".join(words)
     plain = {"stuff", "the", "ones", "one", "work", "papers", "please", "most", "range", "period", "years", "era",
              "bucket", "option", "choice", "band", "window", "group", "bin", "category"}  # fmt: skip
-    if question.slot == "time" and set(words) - plain <= {"older", "oldest", "earlier", "earliest", "old"}:
-        real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)]
-        if real and set(words) - plain:
-            return Answer(option=real[0], confidence=0.9, why="the earliest period offered")
-    if question.slot == "time" and set(words) - plain and set(words) - plain <= {"latest", "newest", "recent", "last"}:
-        real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)]
-        if real:  # "the most recent range please"
-            return Answer(option=real[-1], confidence=0.9, why="the latest period offered")
+    said_of_time = set(words) - plain
+    real = _real_options(question)
+    for end, place, which in (({"older", "oldest", "earlier", "earliest", "old"}, 0, "earliest"),
+                              ({"latest", "newest", "recent", "last"}, -1, "latest")):  # fmt: skip
+        if question.slot == "time" and real and said_of_time and said_of_time <= end:  # "the most recent range please"
+            return Answer(option=real[place], confidence=0.9, why=f"the {which} period offered")
     if len(words) == 1 and (initialled := _by_initials(words[0], question)) is not None:
         return Answer(option=initialled, confidence=0.9, why="the initials of an option")  # "KBQA"
     if (said := _yes_or_no(words, question)) is not None:
@@ -270,7 +274,7 @@ def _option_named(words: list[str], question: QuestionState) -> int | None:
     """An option named by its place next to "option" / "choice" or the question's own noun, among other words ("the
     third option, and …", "the middle period, CVPR if possible")."""
     nouns = {"option", "choice", "one", *word_table("slot_nouns").get(question.slot, ())}
-    real = [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)] or list(range(len(question.options)))
+    real = _real_options(question) or list(range(len(question.options)))
     places = {
         **_ORDINAL_WORDS, **_NUMBER_WORDS, "last": real[-1], "bottom": real[-1], "final": real[-1], "top": 0,
         **({"middle": real[len(real) // 2]} if len(real) % 2 else {}),
@@ -318,10 +322,9 @@ def _option_like(
     # a word that one option has and no other, said first, the rest an example of it ("3D stuff, like on lidar
     # point clouds"): that option; a list of subjects of one's own ("similarity, corpus, sense annotation") is not
     parts = [_words(p) for p in re.split(r"[,;]", text.lower())] if text else [words]
-    lead = re.split(r"\band\b|\bor\b", " ".join(parts[0]))[0]  # "corpus construction and sense …": the first
-    first = _content(lead.split())
-    leads = ("like", "e", "eg", "e.g", "i.e", "ie", "such", "especially", "mainly", "particularly", "say")
-    examples = all(p[0] in leads for p in parts[1:] if p)
+    # "corpus construction and sense …": the first subject, up to the first "and" / "or"
+    first = _content(list(takewhile(lambda w: w not in ("and", "or"), parts[0])))
+    examples = all(p[0] in word_set("example_leads") for p in parts[1:] if p)
     shared = [_content(_words(label)) & first for label in question.options] if examples else []
     only = [i for i, s in enumerate(shared) if s]
     for i, label in enumerate(question.options):

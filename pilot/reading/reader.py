@@ -187,7 +187,6 @@ def _typo(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str |
         and word.isalpha()
         and word.capitalize() not in surnames()
         and word not in lexicon().words
-        and not _inflected(word, known)
     ):
         # a long subject word one letter off the one corpus word it can be ("reinforcment", "classifcation")
         near = [w for w in by_length(known, len(word)) if len(w) >= 8 and edit_distance_one(word, w)]
@@ -293,10 +292,10 @@ _STORING = frozenset("stash put add save store file pop stick throw drop dump".s
 _FIELD_NOUNS = frozenset("area field topic subject domain line direction".split())
 
 
-def _says_the_field(ex: Extracted) -> bool:
-    """ "this area", "the same field": the subject of the search, not the papers listed."""
+def _field_pointed(ex: Extracted, pointers: tuple[str, ...] = ("this", "that", "its")) -> list[int]:
+    """Where a field noun is pointed at ("this area", "that field"): the search's own subject, not words of one."""
     low = [t.low for t in ex.tokens]
-    return any(w in _FIELD_NOUNS and i > 0 and low[i - 1] in ("this", "that", "the", "its") for i, w in enumerate(low))
+    return [i for i, w in enumerate(low) if w in _FIELD_NOUNS and i > 0 and low[i - 1] in pointers]
 
 
 def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], subject: int) -> bool:
@@ -311,7 +310,7 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         return subject > 0
     if label == "command.library" and {t.low for t in ex.tokens} & _STORING:
         return False  # "stash all of these in my library": into it (save), not a look at it
-    if label == "command.kinds" and _says_the_field(ex):
+    if label == "command.kinds" and _field_pointed(ex, ("this", "that", "the", "its")):
         return False  # "are there review papers on this area": about the subject, not the list on screen
     if label in ("command.cite_named", "command.compare", "command.on_list", "command.which_cite"):
         # "which of these cite X" asks about the list on screen; with none, "which papers cite X" is a search
@@ -1554,6 +1553,25 @@ def _which_unsaid(ex: Extracted, reading: Reading) -> str:
 _SAME_ABOUT_A_RESULT = frozenset({frozenset({"refine.more_like", "search.sibling"})})
 
 
+def _order_said(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, words: set[str]) -> bool:
+    """An order said outright ("sort by year" says no way round; "newest first" does), and not denied ("oldest
+    first, not newest first")."""
+    low = [t.low for t in ex.tokens]
+    for h in hits:
+        if h.label == label and words & set(h.pattern.split()):
+            at = items[h.items[0]].first_token
+            if not {"not", "no", "instead", "rather", "than"} & set(low[max(0, at - 2) : at]):
+                return True
+    return False
+
+
+def _both_orders(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
+    """ "newest first and also oldest first": two opposite orders said outright."""
+    return _order_said(ex, items, hits, "refine:sort_newest", {"newest", "latest", "recent", "newer", "new"}) and (
+        _order_said(ex, items, hits, "refine:sort_oldest", {"oldest", "earliest", "older", "old"})
+    )
+
+
 def _agree(a: str, b: str, ex: Extracted) -> bool:
     return frozenset({a, b}) in _SAME_ABOUT_A_RESULT and bool(ex.of("ref"))
 
@@ -1857,9 +1875,8 @@ def _not_subject(ex: Extracted, items: list[Item], hits: list[CueHit], *, names_
             before = ex.tokens[i - 1]
             if before.is_word and before.low not in _edge_words() and i - 1 not in removed:
                 removed -= _span_tokens(ex, s)
-    for i, t in enumerate(ex.tokens[1:], 1):  # "surveys on this area": the search's own subject, pointed at
-        if t.low in _FIELD_NOUNS and ex.tokens[i - 1].low in ("this", "that", "its"):
-            removed |= {i - 1, i}
+    for i in _field_pointed(ex):  # "surveys on this area": the search's own subject, pointed at
+        removed |= {i - 1, i}
     parts = word_set("paper_parts")
     for i, t in enumerate(ex.tokens[1:], 1):  # "used its ideas": a part of the paper spoken of, not a subject
         if ex.tokens[i - 1].low in ("its", "their") and t.low in parts:
@@ -2210,17 +2227,6 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         hint = f"Which ones? {which[:1].upper()}{which[1:]}: name them by their numbers on the list."
         return Reading(text=ex.text, act="ask", sub="ask.which_results", confidence=0.0, why=which, hint=hint)
 
-    def ordered(label: str, words: set[str]) -> bool:
-        """An order said outright ("sort by year" says no way round; "newest first" does), and not denied
-        ("oldest first, not newest first")."""
-        low = [t.low for t in ex.tokens]
-        for h in hits:
-            if h.label == label and words & set(h.pattern.split()):
-                at = items[h.items[0]].first_token
-                if not {"not", "no", "instead", "rather", "than"} & set(low[max(0, at - 2) : at]):
-                    return True
-        return False
-
     if reading.act == "search" and (who := _only_a_surname(reading, ex)):
         return Reading(text=ex.text, act="ask", sub="ask.which_paper", confidence=0.0, why="a family name, no paper",
                        hint=f"Which paper by {who}? Give its title, a word of it, or its year "
@@ -2230,9 +2236,7 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         said = said if len(said) <= 60 else said[:57].rstrip() + "…"  # a pasted page of keys is not said back
         return Reading(text=ex.text, act="ask", sub="ask.unclear", confidence=0.0, why="no word of it is known",
                        hint=f"I do not know the words “{said}”. What would you like to find?")  # fmt: skip
-    newest = ordered("refine:sort_newest", {"newest", "latest", "recent", "newer", "new"})
-    oldest = ordered("refine:sort_oldest", {"oldest", "earliest", "older", "old"})
-    if reading.act == "refine" and newest and oldest:
+    if reading.act == "refine" and _both_orders(ex, items, hits):
         # "newest first and also oldest first": one list has one order
         return Reading(text=ex.text, act="ask", sub="ask.contradiction", confidence=0.0, why="two opposite orders",
                        hint="One list has one order: newest first, or oldest first?")  # fmt: skip

@@ -139,7 +139,7 @@ def _period_at(low: list[str], i: int, g: dict[str, Any]) -> Period | None:
         return _extend_range(low, i, i, min(a, b), max(a, b), g)
     if m := _YEAR_PLUS.match(w):  # "2017+"
         return _with_relation(low, i, i, int(m.group(1)), "ge", g)
-    if w in ("'", "’") and i + 1 < len(low) and re.fullmatch(r"\d\d", low[i + 1]):
+    if w in ("'", "’") and i + 1 < len(low) and len(low[i + 1]) == 2 and low[i + 1].isdigit():
         # "nothing before '18": a year in two digits after an apostrophe, in the century that keeps it past
         short = 2000 + int(low[i + 1]) if 2000 + int(low[i + 1]) <= this_year() else 1900 + int(low[i + 1])
         return _with_relation(low, i, i + 1, short, None, g)
