@@ -408,8 +408,11 @@ def test_an_option_named_by_its_letter_its_middle_or_its_age():
     when = Question(slot="time", text="When?", options=[Option(label=k, sets=v) for k, v in spans.items()])
     # were words that set nothing, or a topic search for "middle one"
     assert [match_option(when, t) for t in ("b", "option c", "(a)", "e")] == [1, 2, 0, None]
-    assert match_option(when, "the middle one") == 1  # of the three periods; "Any time" is a way out
+    # places count the options shown ("Any time" is the fourth of four: no middle); "the middle period" the periods
+    assert match_option(when, "the middle one") is None and match_option(when, "the middle period") == 1
+    assert match_option(when, "the last one") == 3 and match_option(when, "the last period") == 2
     assert match_option(when, "older stuff") == 0 and match_option(when, "the oldest") == 0
-    assert interpret_answer(when, "either of the last two") == {"year_min": 2007}
+    assert interpret_answer(when, "either of the first two") == {"year_max": 2008}
     two = Question(slot="time", text="When?", options=[Option(label=k, sets=v) for k, v in list(spans.items())[1:]])
-    assert match_option(two, "the middle one") is None  # of two there is no middle
+    assert match_option(two, "the middle one") == 1  # of three shown, the second
+    assert match_option(two, "the middle period") is None  # of two periods there is no middle

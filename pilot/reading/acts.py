@@ -211,6 +211,14 @@ class ActClassifier:
             out[lab] = float(top.mean())
         return out
 
+    def cosines(self, text: str, others: list[str]) -> list[float] | None:
+        """How close ``text`` is in meaning to each of ``others`` (None on the n-gram path: no model)."""
+        if self.warm() is None or self.encoder is None or not others:
+            return None
+        v = np.asarray(self.encoder([text, *others]), dtype=np.float32)
+        v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+        return [float(x) for x in v[1:] @ v[0]]
+
     def nearest(self, typed: str, label: str) -> str:
         """The example of ``label`` most like the message (for the reading's ``why``)."""
         lex = self.lexical.similarities(skeleton(typed))

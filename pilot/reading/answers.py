@@ -11,6 +11,7 @@ from itertools import takewhile
 from typing import Any
 
 from pilot.reading.cues import CueHit, lemma, votes
+from pilot.reading.lexicon import lexicon
 from pilot.reading.model import QuestionState
 from pilot.reading.spans import Extracted, word_set, word_table
 from pilot.reading.timegrammar import periods, periods_together
@@ -82,17 +83,27 @@ def _same_stem(a: str, b: str) -> bool:
     return n >= 5 or (n >= 4 and n == min(len(a), len(b)))
 
 
-def _real_options(question: QuestionState) -> list[int]:
+def real_options(question: QuestionState) -> list[int]:
     """The options that choose something, not a way out ("Any time", "None of these")."""
     return [i for i, o in enumerate(question.options) if not _WAY_OUT.match(o)]
 
 
+def _placed_options(question: QuestionState) -> list[int]:
+    """The options counted by place: every button shown ("Any time" is the last of four), except a way back to the
+    user's own words ("None of these — search by my words"), which is no answer to the question."""
+    return [i for i, o in enumerate(question.options) if not o.lower().startswith("none of these")]
+
+
+def _counted_options(words: list[str], question: QuestionState) -> list[int]:
+    """The options a place word counts: "the middle period" the periods, "the last one" every option shown."""
+    of_slot = any(w in word_table("slot_nouns").get(question.slot, ()) for w in words)
+    return (real_options(question) if of_slot else _placed_options(question)) or list(range(len(question.options)))
+
+
 def _picked_number(words: list[str], question: QuestionState) -> list[int] | None:
     """ "2", "#2", "option b", "the second one", "1 and 3", "the last one", "the middle one", "the first two",
-    "either of the last two": the options named by place (None: none named). "Last" and "middle" count the real
-    options, not a way out ("Any time", "None of these")."""
-    n_options = len(question.options)
-    real = _real_options(question) or list(range(n_options))
+    "either of the last two": the options named by place (None: none named), counted as shown."""
+    real = _counted_options(words, question)
     picks: list[int] = []
     if words in (["one"], ["ones"]):
         return [0]
@@ -179,9 +190,9 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     plain = {"stuff", "the", "ones", "one", "work", "papers", "please", "most", "range", "period", "years", "era",
              "bucket", "option", "choice", "band", "window", "group", "bin", "category"}  # fmt: skip
     said_of_time = set(words) - plain
-    real = _real_options(question)
+    real = real_options(question)
     for end, place, which in (({"older", "oldest", "earlier", "earliest", "old"}, 0, "earliest"),
-                              ({"latest", "newest", "recent", "last"}, -1, "latest")):  # fmt: skip
+                              ({"latest", "newest", "recent"}, -1, "latest")):  # fmt: skip
         if question.slot == "time" and real and said_of_time and said_of_time <= end:  # "the most recent range please"
             return Answer(option=real[place], confidence=0.9, why=f"the {which} period offered")
     if len(words) == 1 and (initialled := _by_initials(words[0], question)) is not None:
@@ -274,7 +285,8 @@ def _option_named(words: list[str], question: QuestionState) -> int | None:
     """An option named by its place next to "option" / "choice" or the question's own noun, among other words ("the
     third option, and …", "the middle period, CVPR if possible")."""
     nouns = {"option", "choice", "one", *word_table("slot_nouns").get(question.slot, ())}
-    real = _real_options(question) or list(range(len(question.options)))
+    # "the middle period" counts the periods; "the last option" every option shown
+    real = _counted_options(words, question)
     places = {
         **_ORDINAL_WORDS, **_NUMBER_WORDS, "last": real[-1], "bottom": real[-1], "final": real[-1], "top": 0,
         **({"middle": real[len(real) // 2]} if len(real) % 2 else {}),
@@ -329,6 +341,8 @@ def _option_like(
     only = [i for i, s in enumerate(shared) if s]
     for i, label in enumerate(question.options):
         opt = _content(_words(label))
+        if question.slot == "venue" and (row := lexicon().venue(label)) is not None:
+            opt |= _content(_words(" ".join(row.get("names", ()))))  # "the European one": ECCV's long name says so
         overlap = len(said & opt) / max(1, len(said)) if said else 0.0
         prefix = sum(1 for w in said if any(_same_stem(w, o) for o in opt)) / max(1, len(said))
         score = max(overlap, 0.8 * prefix)

@@ -64,6 +64,7 @@ class Item:
     span_index: int | None = None
     said: str = ""  # a one-word kind of paper's lemma ("overview"): "overview of V" is read over its slot
     form: str = ""  # the word as written (lower case), for a pattern's '=word' ("the =one from Y" is not "the ones")
+    head: bool = False  # a count from the list's head ("the first three"): results on the list too, an N
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ def items_of(ex: Extracted) -> list[Item]:
             slot = slot_of(s)
             if slot is not None:
                 said = lemma(s.text) if i == j and slot == "T" else ""
-                out.append(Item(slot, True, i, j, k, said))
+                out.append(Item(slot, True, i, j, k, said, head=s.kind == "count" and s.source == "top n"))
             elif s.kind == "term":  # read whole: no cue reads inside a term of the field
                 out.append(Item("<term>", False, i, j, k))
             elif s.kind == "pubkind" and i == j and lemma(ex.tokens[i].text) in _VENUE_KINDS:
@@ -175,6 +176,7 @@ def _match(
             if (
                 it.word in alts
                 or (it.word == "N" and "P" in alts)
+                or (it.head and "N" in alts)
                 or (it.said and it.said in alts)
                 or (it.form and it.form in alts)
             ):
@@ -215,7 +217,7 @@ def cue_hits(items: list[Item]) -> list[CueHit]:
     index = _by_first_word()
     found: dict[int, CueHit] = {}
     for start, it in enumerate(items):
-        for key in (it.word, it.said):
+        for key in (it.word, it.said, "N" if it.head else ""):
             for n in index.get(key, ()) if key else ():
                 if n in found:
                     continue

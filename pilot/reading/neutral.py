@@ -50,6 +50,14 @@ def state_of(context: dict[str, Any]) -> State:
     )
 
 
+def _as_written(reading: Reading, venue: str) -> str:
+    """A venue as the message names it ("NIPS", "Computational Linguistics"), not the lexicon's short name."""
+    for s in reading.spans:
+        if s.kind == "venue" and s.value == venue:
+            return s.text
+    return venue
+
+
 def neutral(reading: Reading, state: State) -> dict[str, Any]:
     """The neutral reading of ``reading`` (only the keys it sets)."""
     out: dict[str, Any] = {"act": reading.act}
@@ -84,7 +92,7 @@ def neutral(reading: Reading, state: State) -> dict[str, Any]:
                 out[key] = v
         for key in ("venues", "authors", "exclude_authors", "exclude_venues", "exclude_terms", "orgs"):
             if v := getattr(c, key):
-                out[key] = list(v)
+                out[key] = [_as_written(reading, x) for x in v] if "venues" in key else list(v)
         for key in ("publication_kinds", "exclude_kinds"):
             if v := [k for k in getattr(c, key) if k != "preprint"]:
                 out[key] = v
@@ -128,7 +136,7 @@ def neutral(reading: Reading, state: State) -> dict[str, Any]:
         out["ask"] = ask
         for key in ("person", "venue", "org", "topic", "paper", "year_min", "year_max"):
             if (v := getattr(e, key)) is not None:
-                out[key] = v
+                out[key] = _as_written(reading, v) if key == "venue" else v
     if reading.act == "command":
         # the neutral vocabulary has no "cite": results' citations in a format are those results exported
         out["command"] = "export" if reading.command == "cite" else reading.command

@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from pilot.reading import acts as acts_mod
-from pilot.reading.answers import read_answer
+from pilot.reading.answers import read_answer, real_options
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
 from pilot.reading.lexicon import lexicon, surnames
 from pilot.reading.model import (
@@ -34,6 +34,7 @@ from pilot.reading.model import (
     Constraints,
     EntityAsk,
     EntityKind,
+    QuestionState,
     Reading,
     Refinement,
     Span,
@@ -616,10 +617,9 @@ def _constraints(
             kind = s.value
             if _kind_in_subject(ex, s):
                 continue  # "spurious correlations in NLI datasets": the subject's noun, no filter
-            if excluded_before(s):
-                c.exclude_types.append(kind)
-            else:
-                c.paper_types.append(kind)
+            kinds = c.exclude_types if excluded_before(s) else c.paper_types
+            if kind not in kinds:  # "essays and commentaries": one kind
+                kinds.append(kind)
         elif s.kind == "pubkind":
             kind = s.value
             if kind == "peer_reviewed":
@@ -981,8 +981,12 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if anchor is not None and (cited := _bracketed_after(ex, used)):
         used |= cited
         years = [ex.spans[k].value.get("year_min") for k in cited if ex.spans[k].kind == "time"]
+        years += [ex.spans[k].value["year"] for k in cited if ex.spans[k].kind == "cited"]
         if years and years[0] and anchor.year is None and anchor.kind in ("title", "paper", "name"):
             anchor.year = int(years[0])
+        for k in cited:
+            if ex.spans[k].kind == "cited" and not anchor.authors:
+                anchor.authors = list(ex.spans[k].value["authors"])
     # a person named with "by" in a paper search is who wrote the work; a possessive person is the anchor's author
     removed = set(cue_tokens) | unnamed
     for n in used:
@@ -1116,7 +1120,11 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
     out: set[int] = set()
     long_question = sum(1 for t in ex.tokens if t.is_word) >= _LONG_QUESTION
     stop = _edge_words() | cue_tokens_words(ex, cue_tokens)
+    parts = word_set("paper_parts")
+    named = _named_with_authors(ex)
     for n, s in enumerate(ex.spans):
+        if n in named:
+            continue
         if (
             s.kind == "title"
             and s.source == "title case"
@@ -1154,9 +1162,9 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
             asked_of = k - len(tokenize(s.text)) > 0 and ex.tokens[k - len(tokenize(s.text)) - 1].low in _AUXILIARIES
             if not asked_of and k < len(ex.tokens) and ex.tokens[k].is_word and ex.tokens[k].text.islower() and (
                 ex.tokens[k].low not in edge and k not in cue_tokens and ex.covered(k) is None
-                and ex.tokens[k].low not in ENGLISH_STOPWORDS
+                and ex.tokens[k].low not in ENGLISH_STOPWORDS and ex.tokens[k].low not in parts
             ):  # fmt: skip
-                out.add(n)
+                out.add(n)  # ... but "the Mask R-CNN experiments" are that paper's experiments: it stays a paper
     return out
 
 
@@ -1219,6 +1227,7 @@ def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int
     if any(h.label in ("dir:predecessor", "dir:successor", "dir:sibling") for h in hits):
         out.update(n for n, s in enumerate(ex.spans) if s.kind == "paper" and any(c.isupper() for c in s.text))
     low = [t.low for t in ex.tokens]
+    out |= _named_with_authors(ex)
     for n, s in enumerate(ex.spans):
         i = _token_at(ex, s.start)
         j = i + len(tokenize(s.text))
@@ -1231,6 +1240,18 @@ def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int
         of_a_field = any(t.low in ("papers", "works", "literature", "research", "studies", "articles") for t in words)
         out.update(n for n, s in enumerate(ex.spans) if s.kind == "paper" and not (of_a_field and is_weak(s)))
     return {n for n in out if n is not None}
+
+
+def _named_with_authors(ex: Extracted) -> set[int]:
+    """Spans right before their authors in brackets, "Graph Attention Networks (Veličković et al.)": named as papers
+    are cited, so a paper, whatever else the words could be."""
+    cited_at = {_token_at(ex, s.start) for s in ex.of("cited")}
+    out = set()
+    for n, s in enumerate(ex.spans):
+        j = _token_at(ex, s.start) + len(tokenize(s.text))
+        if s.kind != "cited" and j + 1 < len(ex.tokens) and ex.tokens[j].text == "(" and j + 1 in cited_at:
+            out.add(n)
+    return out
 
 
 def _dir_of(word: str) -> str | None:
@@ -1577,7 +1598,8 @@ def _agree(a: str, b: str, ex: Extracted) -> bool:
 
 
 def _bracketed_after(ex: Extracted, used: set[int]) -> set[int]:
-    """The venue and year spans in brackets right after a paper span taken (a citation's "(NAACL 2024)")."""
+    """The venue, year and author spans in brackets right after a paper span taken (a citation's "(NAACL 2024)",
+    "(Vinyals et al.)")."""
     for n in used:
         s = ex.spans[n]
         if s.kind not in ("title", "paper", "name"):
@@ -1592,7 +1614,7 @@ def _bracketed_after(ex: Extracted, used: set[int]) -> set[int]:
             continue
         inside = {k for k, o in enumerate(ex.spans) if ex.tokens[j].end <= o.start and o.end <= ex.tokens[close].start}
         words = [t for t in ex.tokens[j + 1 : close] if t.is_word and ex.covered(ex.tokens.index(t)) is None]
-        if inside and all(ex.spans[k].kind in ("venue", "time") for k in inside) and not words:
+        if inside and all(ex.spans[k].kind in ("venue", "time", "cited") for k in inside) and not words:
             return inside
     return set()
 
@@ -1929,7 +1951,12 @@ def read(text: str, state: State | None = None) -> Reading:
     if respelt:  # a word of the field is respelt only where it then steers ("wat cam befor BERT", "cam papers")
         covered = {ex.tokens[i].low for i in covered_tokens(items, hits)}
         field = corpus_words()
-        idle = frozenset(w.lower() for w, fixed in respelt.items() if w.lower() in field and fixed not in covered)
+        # (a contraction written out, "isn't" -> "is not", is no respelling to take back)
+        idle = frozenset(
+            w.lower()
+            for w, fixed in respelt.items()
+            if w.lower() in field and " " not in fixed and fixed not in covered
+        )
         if idle:
             prepared, translated, respelt = _prepare(text or "", keep | idle)
             ex = extract(prepared, state)
@@ -2125,6 +2152,21 @@ def _keeps_in_library(ex: Extracted) -> bool:
     return lead in ("keep", "save", "bookmark", "star") and bool(positional) and not set(words) & _RESTRICTING
 
 
+# "the one with images" for "Visual question answering": an option the words mean, by the sentence model, when it
+# is clearly the closest (a sub-area of the user's own is kept otherwise)
+OPTION_MEANT, OPTION_MARGIN = 0.35, 0.15
+
+
+def _option_meant(words: str, question: QuestionState) -> int | None:
+    real = real_options(question)
+    sims = acts_mod.classifier().cosines(words, [question.options[i] for i in real])
+    if not sims:
+        return None
+    ranked = sorted(zip(sims, real, strict=True), reverse=True)
+    best, second = ranked[0][0], (ranked[1][0] if len(ranked) > 1 else 0.0)
+    return ranked[0][1] if best >= OPTION_MEANT and best - second >= OPTION_MARGIN else None
+
+
 def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> Reading:
     # 2. the state: an answer to the open question
     if state.question is not None:
@@ -2145,6 +2187,11 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         if ans is not None and ans.confidence == 0:
             return Reading(text=ex.text, act="ask", sub="ask.answer", confidence=0.0, why=ans.why)
         if state.question.slot == "topic" and (sub_area := _sub_area(ex, items, hits)) is not None:
+            # (a list of subjects of one's own, "similarity, english, corpus", stays the user's)
+            listed = "," in ex.text or len(sub_area.split()) > 4
+            if not listed and (meant := _option_meant(sub_area, state.question)) is not None:
+                return Reading(text=ex.text, act="answer", sub="answer.topic", option=meant, confidence=0.7,
+                               why=f"its words mean option {meant + 1}")  # fmt: skip
             return Reading(text=ex.text, act="answer", sub="answer.topic", topic=sub_area, confidence=0.8,
                            why="names a sub-area in words of its own")  # fmt: skip
     # whatever the words around it ask, a pasted text is searched (a title inside the passage is part of it)

@@ -291,11 +291,12 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
         elif (m := re.fullmatch(r"#?(\d{1,2})-#?(\d{1,2})", w)) and state.listed and int(m.group(1)) < int(m.group(2)):
             out.append(_tok_span("ref", text, toks, i, i, list(range(int(m.group(1)), int(m.group(2)) + 1)), "range"))
         elif (
-            w in ("number", "no", "nr", "result", "paper", "item", "entry")
+            w in _NUMBER_NOUNS
             and i + 1 < len(low)
-            and low[i + 1].isdigit()
-        ):
-            out.append(_tok_span("ref", text, toks, i, i + 1, [int(low[i + 1])], "noun number"))
+            and (low[i + 1].isdigit() or (w == "number" and low[i + 1] in NUMBER_WORDS))
+        ):  # "number 7", "result 3", "number seven"
+            n = int(low[i + 1]) if low[i + 1].isdigit() else NUMBER_WORDS[low[i + 1]]
+            out.append(_tok_span("ref", text, toks, i, i + 1, [n], "noun number"))
         elif w in _ORDINALS or w in ("last", "final", "bottom", "penultimate"):
             j = i + 1
             if j < len(low) and low[j] in _REF_NOUNS:
@@ -329,6 +330,16 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
         nxt2 = low[i + 2] if i + 2 < len(low) else ""
         prev = low[i - 1] if i > 0 else ""
         prev2 = low[i - 2] if i > 1 else ""
+        # "the highly cited ones, say 50+", "well cited only, at least 100": after words of citing, a number with
+        # no noun of its own that says "or more" is how many citations
+        said_cited = any(low[k] in ("cited", "citations", "citation") for k in range(max(0, i - 6), i))
+        floor = w.endswith("+") or nxt == "+" or (nxt == "or" and nxt2 in ("more", "above")) or prev == "least"
+        own_noun = _COUNT_NOUNS | _CITES_NOUNS
+        if said_cited and floor and nxt not in own_noun and nxt2 not in own_noun:
+            start = i - 2 if prev == "least" and prev2 == "at" else i
+            end = i + 2 if nxt == "or" else i + (nxt == "+")
+            out.append(_tok_span("cites", text, toks, start, end, n, "citation floor after cited"))
+            continue
         if (
             nxt in _CITES_NOUNS
             or (nxt in ("+", "or") and nxt2 in _CITES_NOUNS)
@@ -348,6 +359,8 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             # "more than 100" keeps 101 and up; "fewer than 50" is what goes, so 50 and up stay
             strict = prev in ("than", "over", "above") and prev2 not in ("at", "fewer", "less")
             out.append(_tok_span("cites", text, toks, start, end, n + 1 if strict else n, "citation floor"))
+        elif nxt == "or" and nxt2 == "so":  # "a longer list, 25 or so": about that many
+            out.append(_tok_span("count", text, toks, i, i + 2, {"k": n}, "n or so"))
         elif nxt in ("more",) and nxt2 not in _CITES_NOUNS:
             out.append(_tok_span("count", text, toks, i, i + 1, {"extra": n}, "n more"))
         elif prev in ("top", "first") and nxt in _COUNT_NOUNS:  # "the first 4 papers"
@@ -515,6 +528,46 @@ def _cited(text: str, toks: list[Token]) -> list[Span]:
     return out
 
 
+def _bracketed_authors(text: str, toks: list[Token]) -> list[Span]:
+    """ "(Vinyals et al.)", "(Och and Ney)": authors in brackets with no year still cite a paper (the year-less
+    form of "(Vinyals et al., 2015)"), and the words just before the brackets name it ("Show and Tell (Vinyals et
+    al.)"): the name is kept as a span of its own, the brackets as who wrote it."""
+    out: list[Span] = []
+    low = [t.low for t in toks]
+    n = len(toks)
+    for i in range(1, n):
+        if low[i] != "(":
+            continue
+        close = next((k for k in range(i + 1, min(i + 8, n)) if low[k] == ")"), None)
+        if close is None:
+            continue
+        inner = [k for k in range(i + 1, close) if low[k] not in (".", ",")]
+        et_al = len(inner) >= 3 and low[inner[-2]] == "et" and low[inner[-1]] == "al"
+        names = inner[:-2] if et_al else inner
+        if not names or not all(_capitalised(toks[k]) or low[k] in ("and", "&") or low[k] in _PARTICLES for k in names):
+            continue
+        surnames = [toks[k].text for k in names if _capitalised(toks[k])]
+        if (
+            not surnames
+            or not (et_al or len(surnames) == 2)
+            or set(low[k] for k in names) & word_set("not_first_authors")
+        ):
+            continue  # "(Och and Ney)", "(He et al.)"; not "(ACL)" or "(Tsinghua)"
+        value = {"authors": surnames, "year": None}
+        out.append(_tok_span("cited", text, toks, i + 1, close - 1, value, "authors"))
+        # the title before the brackets, typed as a name: capitalised words joined by small ones, back to the start
+        j = i - 1
+        while j >= 0 and (toks[j].text[:1].isupper() or (low[j] in _TITLE_SMALL and j > 0)) and toks[j].is_word:
+            j -= 1
+        first = j + 1
+        while first < i and not toks[first].text[:1].isupper():
+            first += 1
+        if first < i and (first == 0 or toks[first - 1].text in _SENTENCE_END or low[first - 1] in (":", "-")):
+            name = text[toks[first].start : toks[i - 1].end]
+            out.append(_tok_span("name", text, toks, first, i - 1, name, "named with its authors"))
+    return out
+
+
 def _people(text: str, toks: list[Token]) -> list[Span]:
     """Names of people: two or three capitalised words with a known given name first ("Yejin Choi", "Christopher D.
     Manning"), a possessive capitalised pair ("Percy Liang's"), or the words after "by" ("by Manning", "by dan
@@ -600,6 +653,17 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         near = {low[k] for k in range(max(0, i - 3), min(n, i + 3)) if k != i}
         if _capitalised(t) and low[i] not in corpus_words() and low[i] not in not_names and near & writing:
             out.append(_tok_span("person", text, toks, i, i, t.text.removesuffix("'s"), "surname with a verb"))
+            continue
+        # "anything Koehn or Long wrote": capitalised words joined by and / or right before a verb of writing
+        k = i
+        while k + 1 < n and (_capitalised(toks[k + 1]) or low[k + 1] in ("and", "or", "&", ",")):
+            k += 1
+        joined = k > i and any(low[m] in ("and", "or", "&") for m in range(i + 1, k + 1))
+        if (
+            joined and i > 0 and _capitalised(t) and low[i] not in not_names and k + 1 < n and low[k + 1] in writing
+            and not lexicon().matches([t], ("venue", "org", "paper", "type"))
+        ):  # fmt: skip
+            out.append(_tok_span("person", text, toks, i, i, t.text.removesuffix("'s"), "names before a verb"))
     for i in range(n - 1):
         # "only Bengio's papers", "Hinton's top cited work": a surname's papers, a few lower-case words between
         if not (toks[i].text.endswith("'s") and _capitalised(toks[i])):
@@ -646,6 +710,29 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
                 j = k + 1
                 continue
             break
+    return out + _joined_surnames(toks, out, text)
+
+
+def _joined_surnames(toks: list[Token], people: list[Span], text: str) -> list[Span]:
+    """ "anything Och or Ney wrote", "Manning and Klein's papers": a capitalised word joined by and / or to a person
+    named is a person too (a family name that is also a word, "Och", "Long", is one here), unless the lexicon knows
+    it as something else."""
+    out = []
+    starts = {t.start: k for k, t in enumerate(toks)}
+    ends = {t.end: k for k, t in enumerate(toks)}
+    not_names = word_set("not_names")
+    for p in people:
+        first, last = starts.get(p.start), ends.get(p.end)
+        if first is None or last is None:
+            continue
+        for joint, k in ((first - 1, first - 2), (last + 1, last + 2)):
+            if not (0 <= k < len(toks) and 0 <= joint < len(toks)) or toks[joint].low not in ("or", "and", "&"):
+                continue
+            t = toks[k]
+            word = t.text.removesuffix("'s")
+            named = lexicon().matches([t], ("venue", "org", "paper", "type"))
+            if _capitalised(t) and k > 0 and t.low not in not_names and not named:
+                out.append(_tok_span("person", text, toks, k, k, word, "surname joined to a person"))
     return out
 
 
@@ -919,6 +1006,7 @@ def extract(text: str, state: State) -> Extracted:
         *_refs(text, toks, state),
         *_counts(text, toks),
         *_cited(text, toks),
+        *_bracketed_authors(text, toks),
         *_people(text, toks),
         *_orgs(text, toks),
         *_names(text, toks),
