@@ -155,7 +155,25 @@ def items_of(ex: Extracted) -> list[Item]:
                 word = "want"  # "I should like to see …", "we'd like papers on …": wanting, not similarity
             out.append(Item(word, False, i, i, form="=" + t.low))
         i += 1
-    return out
+    return _without_authors_of_papers(out, ex)
+
+
+def _without_authors_of_papers(items: list[Item], ex: Extracted) -> list[Item]:
+    """ "resembling Pang and Lee's 'Thumbs up?'": the authors' possessive names the paper with it, so the cues read
+    across it ("resembling P")."""
+    drop: set[int] = set()
+    for k, it in enumerate(items):
+        if it.word != "P" or k == 0:
+            continue
+        j = k - 1
+        if not (items[j].word == "A" and ex.spans[items[j].span_index or 0].text.endswith("'s")):
+            continue
+        while j >= 0 and (
+            items[j].word == "A" or (items[j].word in ("and", "&") and j > 0 and items[j - 1].word == "A")
+        ):
+            drop.add(j)
+            j -= 1
+    return [it for k, it in enumerate(items) if k not in drop]
 
 
 def _match(

@@ -168,7 +168,8 @@ class Lexicon:
 
     def matches(self, tokens: list[Token], kinds: tuple[str, ...] | None = None) -> list[Match]:
         """Every entry whose phrase occurs as a run of tokens (all of them; overlaps are the caller's)."""
-        low = [t.low for t in tokens]
+        # "BatchNorm's roots", "ACL's best papers": a possessive is its name
+        low = [t.low.removesuffix("'s").removesuffix("’s") for t in tokens]
         found: list[Match] = []
         for i, word in enumerate(low):
             for e in self._first.get(word, ()):
@@ -177,7 +178,8 @@ class Lexicon:
                 n = len(e.phrase)
                 if tuple(low[i : i + n]) != e.phrase:
                     continue
-                if e.cased is not None and tuple(t.text for t in tokens[i : i + n]) != e.cased:
+                cased = tuple(t.text.removesuffix("'s").removesuffix("’s") for t in tokens[i : i + n])
+                if e.cased is not None and cased != e.cased:
                     continue
                 found.append(Match(e, i, i + n - 1))
         return found

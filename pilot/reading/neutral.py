@@ -54,7 +54,7 @@ def _as_written(reading: Reading, venue: str) -> str:
     """A venue as the message names it ("NIPS", "Computational Linguistics"), not the lexicon's short name."""
     for s in reading.spans:
         if s.kind == "venue" and s.value == venue:
-            return s.text
+            return s.text.removesuffix("'s").removesuffix("’s")
     return venue
 
 

@@ -430,7 +430,13 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
     edge = _edge_words()
     field = word_set("field_words")
     # the words of a term or a field's name are the subject's whole: never trimmed, never cut
-    protected = {i for s in ex.spans if s.kind == "term" or is_weak(s) for i in _span_tokens(ex, s)}
+    # (a field's name taken whole as the paper searched from, "BatchNorm's roots", is no subject's word)
+    protected = {
+        i
+        for s in ex.spans
+        if s.kind == "term" or (is_weak(s) and not _span_tokens(ex, s) <= removed)
+        for i in _span_tokens(ex, s)
+    }
     chunks: list[tuple[int, int]] = []
     start = None
     for i, t in enumerate(toks):
@@ -520,7 +526,8 @@ def _choose_topic(
         (left_out if a in excluded_after else kept).append((a, b, words))
     if not kept:
         return None, [w for _, _, w in left_out]
-    best_chunk = max(kept, key=lambda c: (_content_count(c[2]) + 2 * _introduced(ex, c[0]), -c[0]))
+    # a subject introduced as what is asked for ("papers on X") wins over the story around it, however long
+    best_chunk = max(kept, key=lambda c: (_introduced(ex, c[0]), _content_count(c[2]), -c[0]))
     if _content_count(best_chunk[2]) == 0:
         return None, [w for _, _, w in left_out]
     words = best_chunk[2]
@@ -702,8 +709,13 @@ def _anchor_of(s: Span) -> Anchor:
     if s.kind == "title":
         return Anchor(text=str(s.value), kind="title", value=str(s.value))
     if s.kind == "paper":
-        v = s.value
-        return Anchor(text=s.text, kind="paper", value=(v["titles"] or [None])[0], titles=list(v["titles"]))
+        v = s.value  # ("BatchNorm's roots": the paper is BatchNorm)
+        return Anchor(
+            text=s.text.removesuffix("'s").removesuffix("’s"),
+            kind="paper",
+            value=(v["titles"] or [None])[0],
+            titles=list(v["titles"]),
+        )
     if s.kind == "cited":
         return Anchor(text=s.text, kind="cited", authors=list(s.value["authors"]), year=s.value["year"])
     return Anchor(text=str(s.value if isinstance(s.value, str) else s.text), kind="name")
@@ -957,6 +969,7 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         if (
             anchor is None
             and _also(ex, s, both=False)
+            and label != "search.same_for"  # "do that for Transformer-XL too": that search, for another paper
             and state.anchor
             and state.direction == "successor"
             and state.has_list
@@ -1938,6 +1951,26 @@ def _label_for_alternative(r: Reading) -> str:
     return "Something else"
 
 
+def _not_of_the_asker(ex: Extracted, items: list[Item], hits: list[CueHit]) -> list[CueHit]:
+    """ "Hello, I am researcher from Vietnam working on …": words that say who the asker is ask for nothing (no
+    researchers are asked for). A clause that begins "I am / I'm / we are" and goes on with no verb of its own
+    ("I am a PhD student …", "I am researcher …"; not "I'm looking for …") describes the asker."""
+    low = [t.low for t in ex.tokens]
+    about_me: set[int] = set()
+    for i, w in enumerate(low):
+        if not ((w in ("i'm", "im") and i + 1 < len(low)) or (w in ("am", "are") and i and low[i - 1] in ("i", "we"))):
+            continue
+        k = i + 1
+        if k >= len(low) or not (low[k] in ("a", "an") or low[k] in word_set("asker_roles")):
+            continue  # "I'm looking for …", "I'm not fussed about …": no one described
+        while k < len(low) and ex.tokens[k].text not in _CLAUSE and low[k] not in ("and", "but", "so"):
+            about_me.add(k)
+            k += 1
+    if not about_me:
+        return hits
+    return [h for h in hits if not {items[p].first_token for p in h.items if not items[p].slot} <= about_me]
+
+
 def read(text: str, state: State | None = None) -> Reading:
     """The reading of one message in the state of its conversation (see the module docstring)."""
     state = state or State()
@@ -1962,12 +1995,13 @@ def read(text: str, state: State | None = None) -> Reading:
             ex = extract(prepared, state)
             items = items_of(ex)
             hits = resolve_typed(cue_hits(items), items, ex)
+    hits = _not_of_the_asker(ex, items, hits)
     demoted = _demoted(ex, items, hits)
     if demoted:  # words that only look like a paper's name are the subject's words, read whole: read again so
         spans = [s.model_copy(update={"kind": "term"}) if n in demoted else s for n, s in enumerate(ex.spans)]
         ex = Extracted(ex.text, ex.tokens, spans)
         items = items_of(ex)
-        hits = resolve_typed(cue_hits(items), items, ex)
+        hits = _not_of_the_asker(ex, items, resolve_typed(cue_hits(items), items, ex))
     reading = _decide(ex, items, hits, state)
     reading.spans = ex.spans
     reading.translated = translated
@@ -2090,6 +2124,8 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     )
     if state.phase == "fresh" and thought_of and not ex.of(*_PAPER_KINDS) and len(words) <= 10:
         return ask("which_paper", "“that one”: a paper in mind, not named")
+    if not ex.of(*_PAPER_KINDS, "venue", "time", "org") and _told_of(low):
+        return ask("which_paper", "a paper someone told of, not named")
     # "exclude that author": a person pointed at, with none named here or before
     person_pointed = any(
         w in ("author", "author's", "authors", "guy", "person", "researcher", "writer")
@@ -2109,6 +2145,19 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     if lo is not None and hi is not None and lo > hi:
         return ask("contradiction", f"periods that exclude each other (from {lo} and up to {hi})")
     return None
+
+
+def _told_of(low: list[str]) -> bool:
+    """ "the paper Sarah mentioned in group meeting", "that article my advisor sent round": one paper someone told
+    the asker of, named by nothing it can be found by (a verb of telling within a few words after "the paper")."""
+    told = word_set("told_verbs")
+    return any(
+        w in ("paper", "article", "preprint", "study")
+        and i > 0
+        and low[i - 1] in ("the", "that", "this")
+        and any(x in told for x in low[i + 1 : i + 6])
+        for i, w in enumerate(low)
+    )
 
 
 def _sub_area(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | None:

@@ -78,6 +78,7 @@ def _after_ref(low: list[str], j: int) -> bool:
 
 
 _COUNT_NOUNS = frozenset("results papers hits items articles entries references ones".split())
+_OPENING_QUOTES = frozenset("' \" ‘ “".split())
 _WORK_NOUNS = frozenset("papers paper work works publications publication articles article".split())
 # "pull 25 instead", "get me 40": a number of papers asked for
 _FETCH_VERBS = frozenset(
@@ -675,6 +676,9 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
             between += 1
         if low[i + 1 + between] in _WORK_NOUNS:
             out.append(_tok_span("person", text, toks, i, i, toks[i].text.removesuffix("'s"), "possessive surname"))
+        elif toks[i + 1].text in _OPENING_QUOTES or lexicon().matches(toks[i + 1 : i + 4], ("paper",)):
+            # "Pang and Lee's 'Thumbs up?'", "Mikolov's word2vec": who wrote the paper named next
+            out.append(_tok_span("person", text, toks, i, i, toks[i].text.removesuffix("'s"), "author of a paper"))
     for i in range(1, n - 2):
         # "anything Manning is an author on", "Socher as a coauthor"
         if _capitalised(toks[i]) and low[i] not in not_names and low[i + 1] in ("is", "as", "was"):
