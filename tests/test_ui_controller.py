@@ -239,7 +239,7 @@ def test_the_welcome_has_no_configuration_but_the_status_line_does(controller):
 
 
 async def test_the_list_on_screen_answers_why_keeps_and_exports_from_the_chat(controller):
-    """Typed in the chat about the numbered list: "why is #2 here?" tells that paper's card, "keep #1 and #3"
+    """Typed in the chat about the numbered list: "why is #2 here?" tells that paper's card, "save #1 and #3"
     puts them in the library, "export as BibTeX" says where the exports are — and the list stays as it was."""
     ui = await _searched(controller)
     listed = [r.paper.id for r in ui.results]
@@ -247,7 +247,7 @@ async def test_the_list_on_screen_answers_why_keeps_and_exports_from_the_chat(co
     await controller.send(ui, "why is #2 here?")
     card = ui.chat[-1]["content"]
     assert ui.results[1].paper.title in card and "Why it is here:" in card
-    await controller.send(ui, "keep #1 and #3")
+    await controller.send(ui, "save #1 and #3")
     assert listed[0] in ui.library and listed[2] in ui.library and listed[1] not in ui.library
     await controller.send(ui, "export as bibtex")
     assert "BibTeX" in ui.chat[-1]["content"]
@@ -292,7 +292,7 @@ async def test_the_library_and_the_last_change_are_answered_in_the_chat(controll
     ui = await _searched(controller)
     await controller.send(ui, "what's in my library?")  # was a topic search for "my library"
     assert ui.chat[-1]["content"].startswith("Your library is empty")
-    await controller.send(ui, "keep #1 and #3")
+    await controller.send(ui, "keep #1 and #3 for later")  # ("keep #1 and #3" alone narrows the list to them)
     first, third = ui.results[0].paper, ui.results[2].paper
     assert ui.library.ids == {first.id, third.id}
     await controller.send(ui, "how many papers are in my library?")

@@ -33,6 +33,7 @@ _CUE_OF_SET = {
 }  # fmt: skip
 # an option that leaves the question's setting open ("Any time", "No preference", "No particular sub-topic")
 _WAY_OUT = re.compile(r"^(?:any|no |none|all |either|overall|no preference|whatever)", re.I)
+_HEDGES = frozenset("hmm hm um maybe perhaps not sure unsure".split())
 # words that pick nothing
 _NO_PREFERENCE = frozenset(
     """dunno whatever any anything either all none neither skip pass nope no idea clue sure care mind matter matters
@@ -170,6 +171,13 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         return None
     if question.slot not in ("anchor", "fallback") and ex.of("person", "title", "id") and len(words) > 3:
         return None  # "Which papers did Diane Litman publish at NAACL?": a request of its own, not an option
+    said_back = " " + " ".join(words) + " "
+    if any(f" {p} " in said_back for p in word_set("asks_back")):
+        return Answer(confidence=0.0, why="asks what pilot would choose")  # "not sure, what do you think?"
+    if ex.text.rstrip().endswith("?") and set(words) & _HEDGES and set(words) <= _NO_PREFERENCE | _HEDGES:
+        return Answer(confidence=0.0, why="unsure, and asks")  # "hmm not sure, maybe?"
+    if {"both", "all"} & set(words) and {"neither", "none"} & set(words):
+        return Answer(confidence=0.0, why="all of the options and none of them")  # "both, but also neither"
     picked = _picked_number(words, question)
     if picked is None and (named := _option_named(words, question)) is not None:
         # "the third option, and EMNLP if possible": the option, and what else the words set

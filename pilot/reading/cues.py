@@ -177,7 +177,11 @@ def _without_authors_of_papers(items: list[Item], ex: Extracted) -> list[Item]:
 
 
 def _match(
-    items: list[Item], start: int, elements: tuple[tuple[str, ...], ...], optional: tuple[bool, ...]
+    items: list[Item],
+    start: int,
+    elements: tuple[tuple[str, ...], ...],
+    optional: tuple[bool, ...],
+    heads: bool = False,
 ) -> tuple[int, ...] | None:
     """Item positions matching ``elements`` from ``start`` (the first element must match there)."""
     pos: list[int] = []
@@ -194,7 +198,7 @@ def _match(
             if (
                 it.word in alts
                 or (it.word == "N" and "P" in alts)
-                or (it.head and "N" in alts)
+                or (heads and it.head and "N" in alts)
                 or (it.said and it.said in alts)
                 or (it.form and it.form in alts)
             ):
@@ -212,6 +216,9 @@ def _match(
         i = found + 1
     return tuple(pos)
 
+
+# where "the first three" are those results, not a size: judged ("… aren't useful"), or the model for more
+_HEAD_AS_RESULTS = frozenset({"ref:drop", "ref:more_like"})
 
 # the cues that ask about a venue, a person or the list, where a kind of paper's word is the asking noun
 _ASKING_ABOUT = ("ent:", "fact:")
@@ -242,7 +249,7 @@ def cue_hits(items: list[Item]) -> list[CueHit]:
                 label, phrase, elements, optional, fixed = patterns[n]
                 if key is it.said and not label.startswith(_ASKING_ABOUT):
                     continue  # "an overview of COLT" asks about the venue; "no surveys" is no direction
-                pos = _match(items, start, elements, optional)
+                pos = _match(items, start, elements, optional, heads=label in _HEAD_AS_RESULTS)
                 if pos is None:
                     continue
                 slots = tuple(p for p in pos if items[p].slot)

@@ -1173,8 +1173,9 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
             # ("which benchmarks was YOLO evaluated against": after "was" it is what the clause is about)
             k = _token_at(ex, s.start) + len(tokenize(s.text))
             asked_of = k - len(tokenize(s.text)) > 0 and ex.tokens[k - len(tokenize(s.text)) - 1].low in _AUXILIARIES
+            after = ex.covered(k) if k < len(ex.tokens) else None
             if not asked_of and k < len(ex.tokens) and ex.tokens[k].is_word and ex.tokens[k].text.islower() and (
-                ex.tokens[k].low not in edge and k not in cue_tokens and ex.covered(k) is None
+                ex.tokens[k].low not in edge and k not in cue_tokens and (after is None or after.kind == "term")
                 and ex.tokens[k].low not in ENGLISH_STOPWORDS and ex.tokens[k].low not in parts
             ):  # fmt: skip
                 out.add(n)  # ... but "the Mask R-CNN experiments" are that paper's experiments: it stays a paper
@@ -1248,7 +1249,11 @@ def _pointed_at(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int
         if after_the and j < len(low) and low[j] in word_set("name_nouns"):
             out.add(n)  # "the transformer paper", "the BLEU metric"
     words = [t for t in ex.tokens if t.is_word]
-    if len(words) <= 3:
+    named = {i for s in ex.spans if s.kind == "paper" for i in _span_tokens(ex, s)}
+    # ... with no subject words beside it ("RLHF reward modelling" is a subject that names RLHF)
+    others = [t.low for i, t in enumerate(ex.tokens) if t.is_word and i not in named]
+    plain = all(w in _edge_words() or w in word_set("name_nouns") for w in others)
+    if len(words) <= 3 and plain:
         # ("knowledge distillation papers": a field's name with a plural is the field's papers)
         of_a_field = any(t.low in ("papers", "works", "literature", "research", "studies", "articles") for t in words)
         out.update(n for n, s in enumerate(ex.spans) if s.kind == "paper" and not (of_a_field and is_weak(s)))
@@ -1620,12 +1625,19 @@ def _bracketed_after(ex: Extracted, used: set[int]) -> set[int]:
         j = _token_at(ex, s.end)
         if j < len(ex.tokens) and ex.tokens[j].text in ("'", '"', "”", "’"):
             j += 1
-        if j >= len(ex.tokens) or ex.tokens[j].text != "(":
+        if j >= len(ex.tokens):
             continue
-        close = next((k for k in range(j + 1, min(j + 8, len(ex.tokens))) if ex.tokens[k].text == ")"), None)
+        if ex.tokens[j].text == "(":
+            close = next((k for k in range(j + 1, min(j + 8, len(ex.tokens))) if ex.tokens[k].text == ")"), None)
+        elif ex.tokens[j].low in ("from", "at", "in") and s.text.lower().endswith(" paper"):
+            # "the SimCLS paper from ACL 2021": where and when that paper appeared, up to the clause's end
+            close = next((k for k in range(j + 1, len(ex.tokens)) if ex.tokens[k].text in _CLAUSE), len(ex.tokens))
+        else:
+            continue
         if close is None:
             continue
-        inside = {k for k, o in enumerate(ex.spans) if ex.tokens[j].end <= o.start and o.end <= ex.tokens[close].start}
+        stop = ex.tokens[close].start if close < len(ex.tokens) else len(ex.text)
+        inside = {k for k, o in enumerate(ex.spans) if ex.tokens[j].end <= o.start and o.end <= stop}
         words = [t for t in ex.tokens[j + 1 : close] if t.is_word and ex.covered(ex.tokens.index(t)) is None]
         if inside and all(ex.spans[k].kind in ("venue", "time", "cited") for k in inside) and not words:
             return inside
@@ -2032,12 +2044,17 @@ def _type_on_new_subject(ex: Extracted, items: list[Item], hits: list[CueHit], s
     return topic is not None and topic != "" and topic.lower() not in on_screen
 
 
-def _bare_subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | None:
+def _bare_subject(ex: Extracted, items: list[Item], hits: list[CueHit], fresh: bool = False) -> str | None:
     """The message is a subject's words and nothing else ("semantic role labeling"): no asking word, no cue, no
-    span but the field's terms and words written like names."""
+    span but the field's terms and words written like names. As a first message a subject may end in a noun of
+    searching ("neural code search", "citation recommendation research")."""
     if hits or any(s.kind not in ("term", "name") for s in ex.spans):
         return None
     words = [t for t in ex.tokens if t.is_word]
+    if fresh and words and words[-1].low in _ASKING_NOUNS and len(words) >= 2:
+        words = words[:-1]
+    if not any(c.isalpha() for t in words for c in t.text):
+        return None  # "12345": no word of a subject
     edge = _edge_words()
     if (
         not words
@@ -2152,10 +2169,11 @@ def _told_of(low: list[str]) -> bool:
     the asker of, named by nothing it can be found by (a verb of telling within a few words after "the paper")."""
     told = word_set("told_verbs")
     return any(
-        w in ("paper", "article", "preprint", "study")
+        w in ("paper", "article", "preprint", "study", "one")
         and i > 0
         and low[i - 1] in ("the", "that", "this")
         and any(x in told for x in low[i + 1 : i + 6])
+        and "you" not in low[i + 1 : i + 4]  # "the one you showed first" is on the list
         for i, w in enumerate(low)
     )
 
@@ -2191,14 +2209,19 @@ _RESTRICTING = frozenset(
 )
 
 
+_FOR_LATER = frozenset("later library aside bookmarks saved".split())
+
+
 def _keeps_in_library(ex: Extracted) -> bool:
-    """ "keep #1 and #4", "keep the first three": results kept (in the library), as the keep button does."""
+    """ "save #1 and #4", "keep the second paper for later": results kept in the library. "Keep 1, 4 and 6" alone
+    narrows the list to them, as every held-out writer reads it."""
     words = [t.low for t in ex.tokens if t.is_word]
     lead = next(
         (w for w in words if w not in ("please", "ok", "okay", "and", "also", "i", "want", "to", "can", "you")), ""
     )
     positional = ex.of("ref") or [s for s in ex.of("count") if s.source in ("top n", "last n")]
-    return lead in ("keep", "save", "bookmark", "star") and bool(positional) and not set(words) & _RESTRICTING
+    saving = lead in ("save", "bookmark", "star") or (lead == "keep" and bool(set(words) & _FOR_LATER))
+    return saving and bool(positional) and not set(words) & _RESTRICTING
 
 
 # "the one with images" for "Visual question answering": an option the words mean, by the sentence model, when it
@@ -2282,6 +2305,9 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
             text=ex.text, act="ask", sub="ask.scope", confidence=0.5, why="a subject alone while a list is on screen",
             alternatives=[Alternative(label=_label_for_alternative(r), reading=r) for r in (refine, search)],
         )  # fmt: skip
+    if state.phase == "fresh" and (bare := _bare_subject(ex, items, hits, fresh=True)) is not None:
+        # "neural code search" as the first message: a subject's words and nothing else is a search for them
+        scores["search.topic"] = max(scores.values(), default=0.0) + MARGIN
     if state.has_list and _only_narrows(ex, items, hits):
         # words that only narrow the list on screen (a filter verb and constraints, no subject of their own)
         scores = {k: v for k, v in scores.items() if k.startswith(("refine.", "command."))} or scores

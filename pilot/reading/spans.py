@@ -45,6 +45,7 @@ _ORDINALS = {
 NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
     "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+    "thousand": 1000,
 }  # fmt: skip
 _NUMBER_NOUNS = frozenset("number no nr result paper item entry".split())
 _REF_NOUNS = frozenset("one ones paper papers result results entry item article hit".split())
@@ -862,6 +863,11 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     inner = text[toks[i + 1].start : toks[last].end]
                     named = any(_looks_like_name(toks[k]) or toks[k].text[:1].isupper() or "-" in toks[k].text
                                 or toks[k].low not in vocabulary() for k in range(i + 1, j))  # fmt: skip
+                    # "the mixup paper by Zhang et al.": a paper said with its authors is named, however plain
+                    # ("the parsing paper by Zyxwvut" is described by its field, not named)
+                    by_authors = j + 2 < n and low[j + 1] == "by" and _capitalised(toks[j + 2])
+                    field = any(low[k] in word_set("field_words") for k in range(i + 1, j))
+                    named = named or (by_authors and not field)
                     inner_named = {m.entry.kind for m in lexicon().matches(toks[i + 1 : j])}
                     if inner_named & {"venue", "org", "type", "pubkind", "format"}:
                         break  # "the CVPR papers": papers at a venue, not a paper called "CVPR"
