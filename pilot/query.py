@@ -23,7 +23,7 @@ from pilot.text import DETERMINERS, INSTRUCTION_WORDS, PHRASE_BREAK_WORDS
 
 # Verbs and nouns of asking about research that lead into what is asked ("studies that explore …", "research
 # that examines …", "have any works tried …"): at a clause's edge they say nothing about the subject.
-_ASKING = frozenset(
+ASKING_WORDS = frozenset(
     """direct directs refer guide lead explore explores exploring explored investigate investigates investigating
     investigated examine examines examining examined discuss discusses discussing discussed analyse analyses
     analysing analyze analyzes analyzing assess assesses assessing study studies studying look looks looking
@@ -37,13 +37,13 @@ _ASKING = frozenset(
     recommendations suggestions resources sources materials information insights insight related at in of to for with
     from by as into within""".split()
 )
-_EDGE_WORDS = INSTRUCTION_WORDS | _ASKING
+_EDGE_WORDS = INSTRUCTION_WORDS | ASKING_WORDS
 # inside a clause an instruction word can be a content word ("beam search", "contrastive learning"): phrases break
 # at function words, determiners, pronouns and the asking words only
 _PHRASE_BREAKS = (
     PHRASE_BREAK_WORDS
     | DETERMINERS
-    | _ASKING
+    | ASKING_WORDS
     | frozenset(
         "it they them such like use uses include includes including various different is are was were be been being "
         "has have had can could would should do does".split()

@@ -454,6 +454,7 @@ PREFERRED_TYPE = 0.5
 LONG_REQUEST_LEXICAL = 1.0
 # a request that says this many words more than its topic is searched whole too ("papers on X since 2015" is X)
 QUERY_EXTRA_WORDS = 3
+QUERY_TOPIC_SHARE = 0.75
 
 
 def _query_of(intent: Intent) -> str | None:
@@ -463,7 +464,10 @@ def _query_of(intent: Intent) -> str | None:
     query = " ".join((intent.query or "").split())[:1000]
     topic_words = set(terms_of(intent.topic or ""))
     query_words = set(terms_of(query))
-    if not topic_words or not topic_words <= query_words or len(query_words - topic_words) < QUERY_EXTRA_WORDS:
+    # most of the topic's words, not all: a word the reader kept at the topic's edge ("discusses …") and the query
+    # dropped must not cost the long request its whole-text search
+    shared = len(topic_words & query_words) / max(1, len(topic_words))
+    if not topic_words or shared < QUERY_TOPIC_SHARE or len(query_words - topic_words) < QUERY_EXTRA_WORDS:
         return None
     return query
 

@@ -52,6 +52,7 @@ from pilot.reading.spans import (
     word_table,
 )
 from pilot.reading.tokens import by_length, edit_distance_one, normalise, respell, tokenize
+from pilot.query import ASKING_WORDS
 from pilot.text import ENGLISH_STOPWORDS, strip_markup
 from pilot.vocab import Direction
 
@@ -394,9 +395,15 @@ def _rank(scores: dict[str, float]) -> list[tuple[str, float]]:
 # --- the topic: what is left -----------------------------------------------------------------------------------
 
 
+_SUBJECT_NOUNS_TOO = frozenset("recommendations suggestions resources sources materials information insights insight".split())
+
+
 def _edge_words() -> frozenset[str]:
     return (
         word_set("request_words")
+        # the query's own words of asking ("a paper that discusses …"): one list for both, but for its nouns that
+        # also end a subject ("explanation generation for recommendations", "information extraction")
+        | (ASKING_WORDS - _SUBJECT_NOUNS_TOO)
         | word_set("reactions")
         | ENGLISH_STOPWORDS
         | frozenset(
