@@ -62,6 +62,18 @@ JOURNEYS: list[tuple[str, list[str]]] = [
         ],
     ),
     (
+        "free-words-3",  # issue 31, sixth session: a paper named with its authors in brackets, a head count judged,
+        # a number in words, 'keep N' narrowing, a citation floor after citing words, a paper someone else mentioned
+        [
+            "Statistical Phrase-Based Translation (Koehn et al.): papers citing it, published 2005 or later",
+            "the first three aren't useful, toss them",
+            "more along the lines of number seven",
+            "keep 2 through 5",
+            "only the highly cited ones, say 50+",
+            "can you look up the paper Sarah mentioned in group meeting",
+        ],
+    ),
+    (
         "asks-back",  # issue 31: what cannot be acted on is asked about, the list on screen stays; then a clear change
         [
             "papers that cite BLEU",

@@ -59,6 +59,9 @@ def test_the_changes_a_researcher_reads():
         "not #2": ["Left out 1 paper(s) you marked not relevant"],
         "more like #3": ["Now favouring papers like the one you liked", "Added a step: closer to the papers you liked"],
     }
+    # seminal work weighs the year below zero: older first, never "now favouring recent work" beside it
+    seminal = changes(wf, refine(wf, Intent(), heard("seminal work"), RESULTS).workflow)
+    assert "Older work first" in seminal and "Now favouring recent work" not in seminal, seminal
     for text, expected in said.items():
         assert changes(wf, refine(wf, Intent(), heard(text), RESULTS).workflow) == expected, text
     last5 = apply_edit(wf, ModifyNode(node_id="filter", params={"newest_years": 5}))

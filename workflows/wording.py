@@ -163,12 +163,13 @@ def _template(op: str, name: str) -> dict[str, str] | None:
 
 
 def _case(before: Any, after: Any, template: dict[str, str]) -> str:
+    # a weight set below zero says so first ("older work first", not "now favouring recent work" for seminal work)
+    if isinstance(after, (int, float)) and not isinstance(after, bool) and after < 0 and "negative" in template:
+        return "negative"
     if _empty(before) or before is False or before == 0:
         return "set" if "set" in template else "change"
     if _empty(after) or after is False or after == 0:
         return "unset" if "unset" in template else "change"
-    if isinstance(after, (int, float)) and after < 0 and "negative" in template:
-        return "negative"
     if isinstance(before, (int, float)) and isinstance(after, (int, float)) and "up" in template:
         return "up" if after > before else "down"
     if isinstance(before, list) and isinstance(after, list) and "up" in template:

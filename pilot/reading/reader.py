@@ -23,6 +23,7 @@ import re
 from dataclasses import replace
 from typing import Any, cast
 
+from pilot.query import ASKING_WORDS
 from pilot.reading import acts as acts_mod
 from pilot.reading.answers import read_answer, real_options
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
@@ -52,7 +53,6 @@ from pilot.reading.spans import (
     word_table,
 )
 from pilot.reading.tokens import by_length, edit_distance_one, normalise, respell, tokenize
-from pilot.query import ASKING_WORDS
 from pilot.text import ENGLISH_STOPWORDS, strip_markup
 from pilot.vocab import Direction
 
@@ -395,7 +395,9 @@ def _rank(scores: dict[str, float]) -> list[tuple[str, float]]:
 # --- the topic: what is left -----------------------------------------------------------------------------------
 
 
-_SUBJECT_NOUNS_TOO = frozenset("recommendations suggestions resources sources materials information insights insight".split())
+_SUBJECT_NOUNS_TOO = frozenset(
+    "recommendations suggestions resources sources materials information insights insight".split()
+)
 
 
 def _edge_words() -> frozenset[str]:
@@ -1521,7 +1523,9 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             r.focus = " ".join(kept)
     leaves_out = constraints.exclude_years or constraints.exclude_types or constraints.exclude_terms
     sizes = ("refine:more", "refine:broader", "refine:narrower") + (() if leaves_out else ("refine:fewer",))
-    if not (r.keep or r.drop) and ((sub == "size" and not leaves_out) or any(k in cue for k in sizes)):
+    # "more along the lines of #7": that "more" asks for papers like it, not for a longer list
+    more_of_like = bool(r.more_like) and not ex.of("count") and not {"refine:broader", "refine:narrower"} & set(cue)
+    if not (r.keep or r.drop or more_of_like) and ((sub == "size" and not leaves_out) or any(k in cue for k in sizes)):
         r.size = _size(cue)
         counts = ex.of("count")
         if counts and "extra" in counts[0].value:
