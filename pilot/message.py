@@ -336,6 +336,8 @@ _HINTS = {
     "topic, a person or a venue — e.g. “recent papers on dependency parsing”.",
     "ask.smalltalk": "I can only help with research papers: name a paper, a topic, a person or a venue.",
     "ask.answer": "Please pick one option of the question (or type your own answer).",
+    "ask.which_paper": "I cannot tell which paper that is ({why}). Give its title, a short name like “TextRank”, "
+    "its authors or its year — or the topic it is on.",
     "ask.no_list": "There is no numbered list on screen yet: name a paper (its title or a short name like "
     "“TextRank”) or a topic to search first.",
 }

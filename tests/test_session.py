@@ -906,6 +906,13 @@ async def test_keeping_some_shown_papers_leaves_just_those(runtime, said):
     assert [r.paper.id for r in reply.results] == wanted, reply.message  # not refilled with papers never shown
 
 
+async def test_a_paper_someone_else_mentioned_is_asked_for_by_what_would_find_it(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("can you look up the paper Sarah mentioned in group meeting")
+    assert not reply.results and "Give its title" in reply.message, reply.message  # was a search for "Sarah …"
+    assert (await s.user_says("papers on dependency parsing")).results or s.intent.topic
+
+
 async def test_a_reference_to_an_earlier_conversation_is_asked_about_not_searched(runtime):
     s = Session(runtime)
     reply = await s.user_says("what about the thing we talked about last time?")

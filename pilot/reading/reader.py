@@ -2153,7 +2153,7 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     if state.phase == "fresh" and thought_of and not ex.of(*_PAPER_KINDS) and len(words) <= 10:
         return ask("which_paper", "“that one”: a paper in mind, not named")
     if not ex.of(*_PAPER_KINDS, "venue", "time", "org") and _told_of(low):
-        return ask("which_paper", "a paper someone told of, not named")
+        return ask("which_paper", "a paper someone mentioned to you, not named here")
     # "exclude that author": a person pointed at, with none named here or before
     person_pointed = any(
         w in ("author", "author's", "authors", "guy", "person", "researcher", "writer")
