@@ -312,6 +312,7 @@ def feedback_of(r: Reading, text: str, listed: int) -> Feedback:
         any_venue=bool(ref and ref.any_venue),
         any_type=bool(ref and ref.any_type),
         this_one=bool(ref and ref.this_one),
+        kept=sorted(set(ref.keep)) if ref is not None and ref.keep and not ref.more_like and not ref.drop else [],
         order=_ORDER.get(r.constraints.sort or "") if r.constraints.sort else None,
         weights=dict(ref.weights) if ref is not None else {},
     )

@@ -904,6 +904,8 @@ async def test_keeping_some_shown_papers_leaves_just_those(runtime, said):
     reply = await s.user_says(said)
     wanted = [first[0], first[2]] if "#3" in said else first[:3]
     assert [r.paper.id for r in reply.results] == wanted, reply.message  # not refilled with papers never shown
+    kept = "#1, #3" if "#3" in said else "#1, #2, #3"
+    assert f"kept the {len(wanted)} paper(s) you chose ({kept})" in reply.message, reply.message  # not "marked"
 
 
 async def test_a_paper_someone_else_mentioned_is_asked_for_by_what_would_find_it(runtime):

@@ -125,6 +125,7 @@ class Feedback(BaseModel):
     drop: list[int] = Field(default_factory=list, description="results a mixed message leaves out ('less like #2')")
     this_one: bool = False  # "this one" / "that paper": the selected (or top) result
     negative: bool = False  # "not #2", "drop the third"
+    kept: list[int] = Field(default_factory=list, description="the results a 'keep 2 through 5' kept (refs: the rest)")
     positive: bool = False  # "more like #3", "#1 is great"
     updates: dict[str, Any] = Field(default_factory=dict, description="intent fields the words set")
     size: str | None = None  # fewer | more | narrower | broader
@@ -176,6 +177,8 @@ def refine(
             plan.notes.append(f"there is no result {', '.join('#' + str(i) for i in refs)} to refer to")
         if targets and fb.negative:
             r = _exclude_papers(plan, targets)
+            if fb.kept:  # "keep 2 through 5": said as what was kept, not as papers marked not relevant
+                r = f"kept the {len(fb.kept)} paper(s) you chose ({', '.join('#' + str(i) for i in fb.kept)})"
             new_intent = apply_updates(new_intent, {"disliked_ids": targets}, note=fb.text)
             plan.reasons[-1] = r
         elif targets and fb.positive:
