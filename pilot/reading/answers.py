@@ -200,7 +200,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     said_of_time = set(words) - plain
     real = real_options(question)
     for end, place, which in (({"older", "oldest", "earlier", "earliest", "old"}, 0, "earliest"),
-                              ({"latest", "newest", "recent"}, -1, "latest")):  # fmt: skip
+                              ({"latest", "newest", "newer", "recent", "later"}, -1, "latest")):  # fmt: skip
         if question.slot == "time" and real and said_of_time and said_of_time <= end:  # "the most recent range please"
             return Answer(option=real[place], confidence=0.9, why=f"the {which} period offered")
     if len(words) == 1 and (initialled := _by_initials(words[0], question)) is not None:

@@ -1154,7 +1154,7 @@ def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
         ):
             out.add(n)  # "published on predicting Thread Discourse Structure over …": a phrase typed half in capitals
             continue
-        if long_question and s.kind == "name" and s.source not in _NAMED_AS_PAPER:
+        if long_question and s.kind == "name" and s.source not in _NAMED_AS_PAPER and n not in pointed:
             # a long question describes its subject; a word that only looks like a name ("CCG", "downsize", "the
             # fine-tuning of language models") is part of it, unless it is called a paper ("the GloVe paper")
             out.add(n)
