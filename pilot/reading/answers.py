@@ -39,12 +39,13 @@ _NO_PREFERENCE = frozenset(
     """dunno whatever any anything either all none neither skip pass nope no idea clue sure care mind matter matters
     preference important fine ok okay really honestly don't dont do not know up to you decide choose pick surprise
     me doesn't doesnt is it of them these those everything works good equally both strong feelings feeling opinion
-    opinions either way at happy with fussed cannot can't cant torn between undecided or""".split()
+    opinions either way at happy with fussed fussy picky bothered whenever wherever cannot can't cant torn between
+    undecided or""".split()
 )
 _NO_PREFERENCE_CORE = (
     "don't know", "dont know", "do not know", "no idea", "no preference", "no clue", "doesn't matter",
     "does not matter", "doesnt matter", "don't care", "dont care", "do not care", "don't mind", "dont mind",
-    "do not mind", "not fussed", "no opinion", "either way", "happy with any",
+    "do not mind", "not fussed", "not fussy", "not picky", "not bothered", "no opinion", "either way", "happy with any",
     "not important", "up to you",
     "you decide", "you choose", "you pick", "surprise me", "whatever", "either", "any", "all of it", "all of them",
     "no particular", "not sure", "dunno", "skip", "pass", "none", "neither", "nope", "either is fine", "no strong",

@@ -295,8 +295,8 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
         elif (
             w in _NUMBER_NOUNS
             and i + 1 < len(low)
-            and (low[i + 1].isdigit() or (w == "number" and low[i + 1] in NUMBER_WORDS))
-        ):  # "number 7", "result 3", "number seven"
+            and (low[i + 1].isdigit() or (w not in ("no", "nr") and low[i + 1] in NUMBER_WORDS))
+        ):  # "number 7", "result 3", "number seven", "result five" ("no one" is nobody)
             n = int(low[i + 1]) if low[i + 1].isdigit() else NUMBER_WORDS[low[i + 1]]
             out.append(_tok_span("ref", text, toks, i, i + 1, [n], "noun number"))
         elif w in _ORDINALS or w in ("last", "final", "bottom", "penultimate"):
@@ -397,7 +397,7 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             out.append(_tok_span("count", text, toks, i, i, {"k": n}, "n is enough"))  # "5 is enough", "at most 5"
         elif prev == "next" and n <= 500:
             out.append(_tok_span("count", text, toks, i - 1, i, {"extra": n}, "next n"))
-        elif prev in ("last", "bottom") and n <= 50:
+        elif prev in ("last", "bottom", "final") and n <= 50:
             out.append(_tok_span("count", text, toks, i - 1, i, {"last": n}, "last n"))
         elif prev in ("top", "first") or (prev2 == "make" and prev in ("it", "that")):
             start = i - 1 if prev in ("top", "first") else i - 2
