@@ -253,9 +253,21 @@ def _time_spans(text: str, toks: list[Token]) -> list[Span]:
 
 def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
     """Results named on the list: "#3", "number 7", "result 3", "the third one", "the last one", "the second and
-    fifth", "1st and last"."""
+    fifth", "1st and last", "the bottom half"."""
     out = []
     low = [t.low for t in toks]
+    for i in range(len(low) - 1):
+        # "ditch the bottom half", "keep the top half": half of the list on screen, from its head or its end
+        of_something = i + 2 < len(low) and low[i + 2] == "of"  # "the second half of the 90s" is a period
+        if (
+            low[i + 1] == "half"
+            and low[i] in ("top", "first", "upper", "bottom", "second", "last", "lower")
+            and not (of_something)
+        ):
+            n, head = state.listed, low[i] in ("top", "first", "upper")
+            if n >= 2:
+                picks = list(range(1, n // 2 + 1)) if head else list(range(n // 2 + 1, n + 1))
+                out.append(_tok_span("ref", text, toks, i, i + 1, picks, "half of the list"))
     ordinal = {**_ORDINALS, "last": state.listed, "final": state.listed, "penultimate": max(state.listed - 1, 0)}
     ordinal.pop("top")
     for i, w in enumerate(low):
