@@ -166,7 +166,8 @@ def _without_authors_of_papers(items: list[Item], ex: Extracted) -> list[Item]:
         if it.word != "P" or k == 0:
             continue
         j = k - 1
-        if not (items[j].word == "A" and ex.spans[items[j].span_index or 0].text.endswith("'s")):
+        index = items[j].span_index
+        if not (items[j].word == "A" and index is not None and ex.spans[index].text.endswith("'s")):
             continue
         while j >= 0 and (
             items[j].word == "A" or (items[j].word in ("and", "&") and j > 0 and items[j - 1].word == "A")

@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from pilot.reading.tokens import Token, fold_word, tokenize
+from pilot.reading.tokens import Token, fold_word, tokenize, without_possessive
 from pilot.text import contains_run, words
 from pilot.text import data_json as shared_data_json
 
@@ -169,7 +169,7 @@ class Lexicon:
     def matches(self, tokens: list[Token], kinds: tuple[str, ...] | None = None) -> list[Match]:
         """Every entry whose phrase occurs as a run of tokens (all of them; overlaps are the caller's)."""
         # "BatchNorm's roots", "ACL's best papers": a possessive is its name
-        low = [t.low.removesuffix("'s").removesuffix("’s") for t in tokens]
+        low = [without_possessive(t.low) for t in tokens]
         found: list[Match] = []
         for i, word in enumerate(low):
             for e in self._first.get(word, ()):
@@ -178,7 +178,7 @@ class Lexicon:
                 n = len(e.phrase)
                 if tuple(low[i : i + n]) != e.phrase:
                     continue
-                cased = tuple(t.text.removesuffix("'s").removesuffix("’s") for t in tokens[i : i + n])
+                cased = tuple(without_possessive(t.text) for t in tokens[i : i + n])
                 if e.cased is not None and cased != e.cased:
                     continue
                 found.append(Match(e, i, i + n - 1))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pilot.reading.model import QuestionState, Reading, State
+from pilot.reading.tokens import without_possessive
 from pilot.vocab import DIRECTION_OPTIONS, FACET_OPTIONS
 
 _DIRECTION_NAME = {"sibling": "similar"}
@@ -54,7 +55,7 @@ def _as_written(reading: Reading, venue: str) -> str:
     """A venue as the message names it ("NIPS", "Computational Linguistics"), not the lexicon's short name."""
     for s in reading.spans:
         if s.kind == "venue" and s.value == venue:
-            return s.text.removesuffix("'s").removesuffix("’s")
+            return without_possessive(s.text)
     return venue
 
 

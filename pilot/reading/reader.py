@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any, cast
 
 from pilot.query import ASKING_WORDS
@@ -52,7 +53,7 @@ from pilot.reading.spans import (
     word_set,
     word_table,
 )
-from pilot.reading.tokens import by_length, edit_distance_one, normalise, respell, tokenize
+from pilot.reading.tokens import by_length, edit_distance_one, normalise, respell, tokenize, without_possessive
 from pilot.text import ENGLISH_STOPWORDS, strip_markup
 from pilot.vocab import Direction
 
@@ -400,7 +401,9 @@ _SUBJECT_NOUNS_TOO = frozenset(
 )
 
 
+@lru_cache(maxsize=1)
 def _edge_words() -> frozenset[str]:
+    # data files read once: this set is asked for per word of every message
     return (
         word_set("request_words")
         # the query's own words of asking ("a paper that discusses …"): one list for both, but for its nouns that
@@ -720,7 +723,7 @@ def _anchor_of(s: Span) -> Anchor:
     if s.kind == "paper":
         v = s.value  # ("BatchNorm's roots": the paper is BatchNorm)
         return Anchor(
-            text=s.text.removesuffix("'s").removesuffix("’s"),
+            text=without_possessive(s.text),
             kind="paper",
             value=(v["titles"] or [None])[0],
             titles=list(v["titles"]),

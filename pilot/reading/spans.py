@@ -675,7 +675,7 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         joined = k > i and any(low[m] in ("and", "or", "&") for m in range(i + 1, k + 1))
         if (
             joined and i > 0 and _capitalised(t) and low[i] not in not_names and k + 1 < n and low[k + 1] in writing
-            and not lexicon().matches([t], ("venue", "org", "paper", "type"))
+            and not _named_otherwise(t)
         ):  # fmt: skip
             out.append(_tok_span("person", text, toks, i, i, t.text.removesuffix("'s"), "names before a verb"))
     for i in range(n - 1):
@@ -730,6 +730,11 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
     return out + _joined_surnames(toks, out, text)
 
 
+def _named_otherwise(t: Token) -> bool:
+    """A capitalised word the lexicon knows as a venue, an organisation, a paper or a kind of paper: no person."""
+    return bool(lexicon().matches([t], ("venue", "org", "paper", "type")))
+
+
 def _joined_surnames(toks: list[Token], people: list[Span], text: str) -> list[Span]:
     """ "anything Och or Ney wrote", "Manning and Klein's papers": a capitalised word joined by and / or to a person
     named is a person too (a family name that is also a word, "Och", "Long", is one here), unless the lexicon knows
@@ -747,8 +752,7 @@ def _joined_surnames(toks: list[Token], people: list[Span], text: str) -> list[S
                 continue
             t = toks[k]
             word = t.text.removesuffix("'s")
-            named = lexicon().matches([t], ("venue", "org", "paper", "type"))
-            if _capitalised(t) and k > 0 and t.low not in not_names and not named:
+            if _capitalised(t) and k > 0 and t.low not in not_names and not _named_otherwise(t):
                 out.append(_tok_span("person", text, toks, k, k, word, "surname joined to a person"))
     return out
 

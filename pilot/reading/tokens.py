@@ -43,6 +43,11 @@ def fold_word(word: str) -> str:
     return low.rstrip(".") if len(low) > 1 else low
 
 
+def without_possessive(word: str) -> str:
+    """ "BatchNorm's" -> "BatchNorm", straight or curly apostrophe: a name in the possessive is that name."""
+    return word.removesuffix("'s").removesuffix("’s")
+
+
 def tokenize(text: str) -> list[Token]:
     return [Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
 
