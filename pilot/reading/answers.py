@@ -335,8 +335,10 @@ def _option_like(
     extra: dict[str, float] | None = None,
     text: str = "",
 ) -> Answer | None:
-    """The option whose words, or whose setting's cue words, the answer shares."""
-    said = _content(words)
+    """The option whose words, or whose setting's cue words, the answer shares (read through the field's synonyms:
+    "predicting missing edges" is "Link prediction")."""
+    synonyms = word_table("synonyms")
+    said = {synonyms.get(w, w) for w in _content(words)}
     cue = {**votes(hits), **(extra or {})}
     senses = word_table("option_senses")
     best, best_score, second = None, 0.0, 0.0
@@ -349,7 +351,7 @@ def _option_like(
     shared = [_content(_words(label)) & first for label in question.options] if examples else []
     only = [i for i, s in enumerate(shared) if s]
     for i, label in enumerate(question.options):
-        opt = _content(_words(label))
+        opt = {synonyms.get(w, w) for w in _content(_words(label))}
         if question.slot == "venue" and (row := lexicon().venue(label)) is not None:
             opt |= _content(_words(" ".join(row.get("names", ()))))  # "the European one": ECCV's long name says so
         overlap = len(said & opt) / max(1, len(said)) if said else 0.0

@@ -233,7 +233,8 @@ def _by_first_word() -> dict[str, tuple[int, ...]]:
     index: dict[str, list[int]] = defaultdict(list)
     for n, (_, _, elements, _, _) in enumerate(patterns):
         for w in elements[0]:
-            index[w.lstrip("=")].append(n)  # '=one' starts where the lemma 'one' does; _match checks the form
+            # '=one' starts where the lemma 'one' does, '=citation' where 'cite' does; _match checks the form
+            index[lemma(w[1:]) if w.startswith("=") else w].append(n)
     return {w: tuple(ns) for w, ns in index.items()}
 
 

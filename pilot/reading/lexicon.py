@@ -195,6 +195,7 @@ class Lexicon:
         text = positioned
         kept = dict(self._unknown_orgs(text))
         out, i, changed = [], 0, False
+        run = 0  # where the Latin words typed since the last Chinese word begin in `out`
         while i < len(text):
             if i in kept:  # an organisation the lexicon does not know keeps its Chinese name whole
                 out.append(f" {text[i : kept[i]]} ")
@@ -205,6 +206,7 @@ class Lexicon:
                 out.append(text[i])
                 i += 1
                 continue
+            typed = "".join(out[run:]).strip()
             english = self.zh[key]
             so_far = "".join(out).rstrip()
             last_word = so_far.split()[-1] if so_far else ""
@@ -215,11 +217,16 @@ class Lexicon:
                 out.append(" " + english.removeprefix("'s") + " ")
             elif english.strip() in _POSTPOSITIONS and so_far:  # "2015年以来" -> "since 2015"
                 head, _, last = so_far.rpartition(" ")
+                if typed and not last.isdigit():
+                    # "Batch Normalization 之后" -> "after Batch Normalization": a name typed whole moves whole
+                    head = "".join(out[:run])
+                    last = typed
                 out = [f"{head} {english.strip()} {last} "]
             else:
                 # (Latin words and digits glued to Chinese are split off: "我想看2019年" -> "… 2019 …")
                 out.append(f" {english} " if english else " ")
             i += len(key)
+            run = len(out)
             changed = True
         return " ".join("".join(out).split()), changed
 

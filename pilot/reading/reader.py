@@ -49,6 +49,7 @@ from pilot.reading.spans import (
     corpus_words,
     extract,
     prose_quotes,
+    starts_a_term,
     vocabulary,
     word_set,
     word_table,
@@ -133,14 +134,15 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
     quoted = [(m.start(), m.end()) for m in re.finditer(r"[\"“«][^\"“”«»]*[\"”»]", text)]
     respelt: dict[str, str] = {}
     out, pos = [], 0
-    for t in tokenize(text):
+    toks = tokenize(text)
+    for k, t in enumerate(toks):
         if not t.is_word or any(a <= t.start < b for a, b in quoted):
             continue  # a quoted word: as written
         if t.text[:1].isupper() and t.low not in word_table("contractions") and t.low not in ("i'm", "im"):
             continue  # a name or a title's word: as written
         if t.low in keep:
             continue
-        if (fixed := _typo(t.low, vocabulary, known)) is not None:
+        if (fixed := _typo(t.low, vocabulary, known) or _typo_in_term(toks, k, known)) is not None:
             out.append(text[pos : t.start])
             out.append(fixed)
             pos = t.end
@@ -200,6 +202,23 @@ def _typo(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str |
 _INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"), ("ly", ""))
 
 
+def _typo_in_term(toks: list[Any], k: int, known: frozenset[str]) -> str | None:
+    """An unknown word one letter off the one word that makes a term of the field with its neighbour ("federated
+    learing" is "federated learning", though "learing" is one letter from "leaning" and "bearing" too)."""
+    word = toks[k].low
+    if len(word) < 5 or not word.isalpha() or word in known or _inflected(word, known):
+        return None
+    before = toks[k - 1].low if k > 0 and toks[k - 1].is_word else None
+    after = toks[k + 1].low if k + 1 < len(toks) and toks[k + 1].is_word else None
+    near = {
+        w
+        for w in by_length(known, len(word))
+        if edit_distance_one(word, w)
+        and ((before is not None and starts_a_term(before, w)) or (after is not None and starts_a_term(w, after)))
+    }
+    return near.pop() if len(near) == 1 else None
+
+
 def _inflected(word: str, known: frozenset[str]) -> bool:
     """A known word with an ending of English ("factories": "factory"): a word, not a typo."""
     return any(word.endswith(end) and word[: -len(end)] + base in known for end, base in _INFLECTIONS)
@@ -223,9 +242,11 @@ def _steering_words() -> frozenset[str]:
     return _STEERING
 
 
+@lru_cache(maxsize=1)
 def _known_words() -> frozenset[str]:
-    """Words that are right as they are, though one letter from a steering word ("form", "latent", "glove")."""
-    return vocabulary()
+    """Words that are right as they are, though one letter from a steering word ("form", "latent", "glove"), and
+    the words of the lexicon's names ("preprint" is rare in the corpus's abstracts, but no typo of "preparing")."""
+    return vocabulary() | {w for w in lexicon().words if w.isalpha()}
 
 
 # --- the acts --------------------------------------------------------------------------------------------------
@@ -263,7 +284,29 @@ def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[
         label = {"survey": "dir:survey", "resource": "dir:benchmark"}.get(str(kinds[0]) if kinds else "")
         if label is not None:
             out.append(replace(h, label=label))
+    if not any(h.label.startswith("dir:") for h in out) and (far := _kind_then_paper(items, ex)) is not None:
+        out.append(far)
     return out
+
+
+_KIND_DIRECTION = {"survey": "dir:survey", "resource": "dir:benchmark"}
+
+
+def _kind_then_paper(items: list[Item], ex: Extracted) -> CueHit | None:
+    """ "overview articles that would put Neural Discrete Representation Learning in context": a kind of paper and
+    then a paper in one clause, no direction said in between — that kind of paper about it (a weak vote: any cue
+    that says more wins)."""
+    for t, it in enumerate(items):
+        k = it.span_index
+        if not (it.slot and it.word == "T" and k is not None and str(ex.spans[k].value) in _KIND_DIRECTION):
+            continue
+        kind = str(ex.spans[k].value)
+        for p in range(t + 1, min(len(items), t + 8)):
+            if not items[p].slot and items[p].word in _CLAUSE:
+                break
+            if items[p].slot and items[p].word == "P" and ex.spans[items[p].span_index or 0].kind != "it":
+                return CueHit(_KIND_DIRECTION[kind], "T … P", 1.0, (t, p), (t, p))
+    return None
 
 
 _ENTITY_SPANS: tuple[SpanKind, ...] = ("person", "venue", "org")
@@ -542,12 +585,29 @@ def _choose_topic(
     best_chunk = max(kept, key=lambda c: (_introduced(ex, c[0]), _content_count(c[2]), -c[0]))
     if _content_count(best_chunk[2]) == 0:
         return None, [w for _, _, w in left_out]
-    words = best_chunk[2]
+    words = _before_description(ex, best_chunk)
     first = words.split(" ", 1)[0]
     rest_lower = not any(w[:1].isupper() for w in words.split()[1:])  # "Knowledge Graph" is written as a name
     if best_chunk[0] == 0 and first[1:].islower() and rest_lower and first.lower() in corpus_words():
         words = first.lower() + words[len(first) :]  # "Question answering papers …": capital of the sentence only
     return words, [w for _, _, w in left_out]
+
+
+_RELATIVES = frozenset("that which who whose where".split())
+LONG_MESSAGE = 20  # words: a research described at length, whose subject is its head, not every clause after it
+
+
+def _before_description(ex: Extracted, chunk: tuple[int, int, str]) -> str:
+    """In a long message, a subject up to the clause that describes it ("a text to SQL parser that maps natural
+    language questions onto multi table databases, using …" is about "text to SQL parser"): a short message's
+    "networks that scale to billions of nodes" keeps what it asks for."""
+    a, b, words = chunk
+    if sum(t.is_word for t in ex.tokens) < LONG_MESSAGE:
+        return words
+    for k in range(a + 1, b):
+        if ex.tokens[k].low in _RELATIVES and _content_count(ex.text[ex.tokens[a].start : ex.tokens[k - 1].end]) >= 2:
+            return ex.text[ex.tokens[a].start : ex.tokens[k - 1].end]
+    return words
 
 
 _ASKING_NOUNS = frozenset(
@@ -611,8 +671,8 @@ def _constraints(
                 or (low[j] == "out" and j > 0 and low[j - 1] in ("take", "leave", "filter", "throw", "cut"))
             ):
                 return True
-            if low[j] in ("only", "just", "keep", "but"):
-                return False
+            if low[j] in ("only", "just", "keep", "but") and not (j > 0 and low[j - 1] in _COPULAS):
+                return False  # ("that's just a preprint": merely, no keeping)
         return False
 
     for n, s in enumerate(ex.spans):
@@ -636,14 +696,14 @@ def _constraints(
             kind = s.value
             if _kind_in_subject(ex, s):
                 continue  # "spurious correlations in NLI datasets": the subject's noun, no filter
-            kinds = c.exclude_types if excluded_before(s) else c.paper_types
+            kinds = c.exclude_types if excluded_before(s, reach=7) else c.paper_types
             if kind not in kinds:  # "essays and commentaries": one kind
                 kinds.append(kind)
         elif s.kind == "pubkind":
             kind = s.value
             if kind == "peer_reviewed":
                 c.publication_kinds.extend(["journal", "conference", "workshop"])
-            elif excluded_before(s):
+            elif excluded_before(s, reach=7):  # "leave out anything that's just a preprint"
                 c.exclude_kinds.append(kind)
             else:
                 c.publication_kinds.append(kind)
@@ -669,10 +729,24 @@ def _constraints(
 def _nothing_to_search(r: Reading, state: State) -> bool:
     """A search that names nothing to search for (no paper, topic, person, venue or institution) in a conversation
     that has no search of its own to lend it one."""
-    if r.act != "search" or state.has_search or state.has_list:
+    if state.has_search or state.has_list:
+        return False
+    if r.act == "entity" and r.entity is not None:
+        # "who else works on this?" before anything is on screen: no one, no place, no subject to ask about
+        e = r.entity
+        return not (e.person or e.coauthor or e.venue or e.org or e.topic or e.paper or e.year_min or e.year_max)
+    if r.act != "search":
         return False
     c = r.constraints
-    return r.anchor is None and not r.topic and not (c.authors or c.venues or c.orgs)
+    # "look up the author": words that stand for a thing of the conversation name nothing in it
+    vacant = not r.topic or set(r.topic.lower().split()) <= _STAND_INS
+    return r.anchor is None and vacant and not (c.authors or c.venues or c.orgs)
+
+
+_STAND_INS = frozenset(
+    "author authors writer writers paper papers article articles topic topics thing things stuff one ones work "
+    "guy person people".split()
+)
 
 
 def _same_search(r: Reading, state: State) -> bool:
@@ -956,6 +1030,7 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     paper_tokens = {i for _, s in papers for i in _span_tokens(ex, s)}
     chunks = topic_chunks(besides, _not_subject(besides, items, hits) | paper_tokens)
     subject_besides = bool(_choose_topic(chunks, besides, set())[0])
+    told_at_length = sum(t.is_word for t in ex.tokens) >= LONG_MESSAGE
     for n, s in papers:
         i = _token_at(ex, s.start)
         rel = low[i - 1] if i > 0 else ""
@@ -978,6 +1053,8 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             continue
         if is_weak(s) and n not in pointed:
             continue  # "surveys on knowledge distillation": the field, not the paper of that name
+        if told_at_length and direction is None and subject_besides and n not in pointed:
+            continue  # "my thesis is on X; … tried fine tuning a seq2seq model …": a paper said in passing
         if (
             anchor is None
             and _also(ex, s, both=False)
@@ -1101,6 +1178,21 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         query=_query(ex, removed) if anchor is None else None, correction=correction,
         about="citation_count" if any(h.label == "ask:citation_count" for h in hits) else "",
     )  # fmt: skip
+
+
+_COPULAS = frozenset("is are was were be that's it's they're 's".split())
+_DENYING = frozenset("no not nothing none too".split())
+
+
+def _affirmed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[CueHit]:
+    """The recency cues not denied by the word before them ("cut it off at 2005, nothing newer" wants no recent
+    work: "newer" is what it rules out)."""
+
+    def denied(h: CueHit) -> bool:
+        first = items[h.items[0]].first_token
+        return h.label in ("refine:recent", "refine:seminal") and first > 0 and ex.tokens[first - 1].low in _DENYING
+
+    return [h for h in hits if not denied(h)]
 
 
 def _search_preferences(hits: list[CueHit], c: Constraints) -> None:
@@ -1625,6 +1717,22 @@ def _both_orders(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
     )
 
 
+_OLDER = frozenset("older old earlier classic classics seminal foundational".split())
+_ONE_WAY = frozenset("than instead rather replace swap over not no too".split())
+
+
+def _both_ages(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
+    """ "newer, but also older", "both newer and older please": recent work and older work, wanted together."""
+    recent = [h for h in hits if h.label == "refine:recent"]
+    if not recent:
+        return False
+    said = {t for h in recent for p in h.items for t in range(items[p].first_token, items[p].last_token + 1)}
+    low = [t.low for t in ex.tokens]
+    older = [i for i, w in enumerate(low) if w in _OLDER and i not in said]
+    joined = {"and", "but", "also", "both", "plus"} & set(low)
+    return bool(older and joined) and not (set(low) & (_ONE_WAY | _EXCLUDING))
+
+
 def _agree(a: str, b: str, ex: Extracted) -> bool:
     return frozenset({a, b}) in _SAME_ABOUT_A_RESULT and bool(ex.of("ref"))
 
@@ -1693,10 +1801,13 @@ _LIFTING = frozenset("any all every whatever drop remove lift clear reset no wit
 
 
 def _points_back(ex: Extracted) -> bool:
-    """ "drop that", "remove it, and #4": a pronoun as what is acted on ("I want that you remove #3" is no pointer)."""
+    """ "drop that", "remove it, and #4": a pronoun as what is acted on ("I want that you remove #3" is no pointer;
+    "drop 2 and 3 from that": "that" is the list they are on)."""
     low = [t.low for t in ex.tokens]
     return any(
-        w in ("it", "that") and (i + 1 == len(low) or not ex.tokens[i + 1].is_word or low[i + 1] in ("one", "paper"))
+        w in ("it", "that")
+        and (i + 1 == len(low) or not ex.tokens[i + 1].is_word or low[i + 1] in ("one", "paper"))
+        and not (i > 0 and low[i - 1] in ("from", "of", "in", "on", "off"))
         for i, w in enumerate(low)
     )
 
@@ -1765,6 +1876,12 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         )
         if papers and papers[0].kind == "name":
             e.paper = str(papers[0].value)
+        if papers and papers[0].kind == "paper":
+            # "who wrote Mean teachers are better role models": a known name opening the title typed on after it
+            last = max(_span_tokens(ex, papers[0]))
+            on = next((c for c in topic_chunks(ex, removed) if c[1] >= last + 2 and c[0] <= last + 3), None)
+            if on is not None and all(ex.tokens[k].is_word for k in range(last + 1, on[1] + 1)):
+                e.paper = ex.text[papers[0].start : ex.tokens[on[1]].end]
         refs = [int(s.value[0]) for s in ex.of("ref") if s.value]
         if not papers and refs:
             e.paper = f"#{refs[0]}"  # "who wrote #3?": a result on the list
@@ -2021,13 +2138,13 @@ def read(text: str, state: State | None = None) -> Reading:
             ex = extract(prepared, state)
             items = items_of(ex)
             hits = resolve_typed(cue_hits(items), items, ex)
-    hits = _not_of_the_asker(ex, items, hits)
+    hits = _affirmed(_not_of_the_asker(ex, items, hits), items, ex)
     demoted = _demoted(ex, items, hits)
     if demoted:  # words that only look like a paper's name are the subject's words, read whole: read again so
         spans = [s.model_copy(update={"kind": "term"}) if n in demoted else s for n, s in enumerate(ex.spans)]
         ex = Extracted(ex.text, ex.tokens, spans)
         items = items_of(ex)
-        hits = _not_of_the_asker(ex, items, resolve_typed(cue_hits(items), items, ex))
+        hits = _affirmed(_not_of_the_asker(ex, items, resolve_typed(cue_hits(items), items, ex)), items, ex)
     reading = _decide(ex, items, hits, state)
     reading.spans = ex.spans
     reading.translated = translated
@@ -2372,6 +2489,9 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         said = said if len(said) <= 60 else said[:57].rstrip() + "…"  # a pasted page of keys is not said back
         return Reading(text=ex.text, act="ask", sub="ask.unclear", confidence=0.0, why="no word of it is known",
                        hint=f"I do not know the words “{said}”. What would you like to find?")  # fmt: skip
+    if reading.act == "refine" and _both_ages(ex, items, hits):
+        return Reading(text=ex.text, act="ask", sub="ask.contradiction", confidence=0.0, why="recent and older at once",
+                       hint="Newer work, or older work? One list leans one way; say which matters more.")  # fmt: skip
     if reading.act == "refine" and _both_orders(ex, items, hits):
         # "newest first and also oldest first": one list has one order
         return Reading(text=ex.text, act="ask", sub="ask.contradiction", confidence=0.0, why="two opposite orders",

@@ -190,7 +190,10 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
             nxt = toks[j + 1]
             if nxt.is_word and nxt.text[:1].isupper():
                 caps += 1
-            elif nxt.text == ":" or (nxt.is_word and nxt.low in _TITLE_SMALL and j + 2 < n and toks[j + 2].is_word):
+            elif nxt.text == ":" or (
+                # "Prefix-Tuning at EMNLP": a small word before a venue's name ends the title
+                nxt.is_word and nxt.low in _TITLE_SMALL and j + 2 < n and toks[j + 2].is_word and j + 2 not in named
+            ):
                 pass
             elif nxt.text == "," and j + 2 < n and toks[j + 2].text[:1].isupper() and j + 2 not in named:
                 pass  # "Show, Attend and Tell": a comma between capitalised words of one title
@@ -631,12 +634,14 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
             if surname.text.removesuffix("'s").replace("-", "").isalpha() and surname.low not in not_names:
                 name = text[toks[i].start : surname.end].removesuffix("'s")
                 out.append(_tok_span("person", text, toks, i, i + 1, name, "lower-case name"))
-        # "Fei-Fei Li", "Jean-Luc Godard": a hyphenated first name
+        # "Fei-Fei Li", "Jean-Luc Godard": a hyphenated first name ("Skip-Thought Vectors" is made of words: a title)
         if (
             "-" in toks[i].text
             and _capitalised(toks[i])
             and _capitalised(toks[i + 1])
             and all(part[:1].isupper() for part in toks[i].text.split("-"))
+            and not all(part.lower() in words_known for part in toks[i].text.split("-"))
+            and toks[i + 1].low.removesuffix("'s") not in words_known
         ):
             name = text[toks[i].start : toks[i + 1].end].removesuffix("'s")
             out.append(_tok_span("person", text, toks, i, i + 1, name, "hyphenated first name"))
@@ -711,7 +716,7 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
                 and (
                     _capitalised(toks[k])
                     or (low[k] in given and k == j)
-                    or (k > j and low[k - 1] in given and toks[k].text.isalpha())
+                    or (k > j and low[k - 1] in given and toks[k].text.isalpha() and low[k] not in ENGLISH_STOPWORDS)
                     or (k == j and w == "by" and toks[k].text.isalpha() and low[k] not in corpus_words())
                     or (k == j and toks[k].is_cjk and 2 <= len(toks[k].text) <= 4)
                 )
@@ -719,7 +724,9 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
                 k += 1
             if k == j:
                 break
-            if w == "with" and k - j < 2 and low[j] not in given:
+            # "anything with Hinton on it": an author's family name alone, but no word of the field's
+            alone = w == "with" and k - j < 2 and low[j] not in given
+            if alone and (not _family_name(toks[j]) or low[j] in corpus_words()):
                 break
             name = text[toks[j].start : toks[k - 1].end].removesuffix("'s")
             out.append(_tok_span("person", text, toks, j, k - 1, name, f"after '{w}'"))
@@ -803,6 +810,36 @@ _BEFORE_A_NAME = frozenset(
 )
 
 
+@lru_cache(maxsize=1)
+def _name_followers() -> frozenset[str]:
+    """Words that follow a paper in the direction cues ("P borrow from", "P descendant"), in their written forms:
+    an unknown word before one is the paper ("what did Mamba borrow from?", "mixup descendants")."""
+    cues = data_json("cues.json")
+    bases = (
+        {
+            alt
+            for label, phrases in cues["cues"].items()
+            if label.startswith("dir:")
+            for phrase in phrases
+            if phrase.split()[0] == "P" and len(phrase.split()) > 1
+            for alt in phrase.split()[1].lstrip("?").split("|")
+        }
+        - {"be", "have", "has", "get"}
+        - ENGLISH_STOPWORDS
+    )
+    forms = {w for w, base in cues["lemmas"].items() if base in bases}
+    for b in bases:
+        stem = b[:-1] if b.endswith("e") else b
+        forms |= {b, b + "s", b + "es", stem + "ed", stem + "ing", b + "d"}
+    return frozenset(forms)
+
+
+def _family_name(t: Token) -> bool:
+    """An author's family name as the corpus writes it ("Hinton"), or with its inner capitals ("LeCun": "Lecun")."""
+    name = t.text.removesuffix("'s")
+    return name in family_names() or name.capitalize() in family_names()
+
+
 def _looks_like_name(t: Token) -> bool:
     """Written like a paper's or a model's name: an inner capital or digit ("GloVe", "word2vec", "BERT", "GPT-2")."""
     w = t.text
@@ -846,6 +883,7 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
         if (
             _looks_like_name(t)
             and i not in other
+            and not (_family_name(t) and not any(m.first <= i <= m.last for m in known))  # "LeCun": a person
             and low[i] not in common
             and low[i].rstrip("s") not in acronyms
             and not re.fullmatch(r"\d+(?:st|nd|rd|th|s)?", low[i])
@@ -870,6 +908,19 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
             and not t.text.endswith("'s")
         ):
             out.append(_tok_span("name", text, toks, i, i, t.text, "capitalised"))
+        # "what did Mamba borrow from?", "mixup descendants": an unknown word before a direction's word
+        elif (
+            i + 1 < n
+            and low[i + 1] in _name_followers()
+            and low[i] not in _name_followers()
+            and (_capitalised(t) or (t.text.isalpha() and t.text.islower() and len(t.text) >= 4))
+            and american(low[i]) not in corpus_words()
+            and low[i] not in common | ENGLISH_STOPWORDS
+            and low[i] not in word_set("given_names")
+            and not _family_name(t)
+            and i not in other
+        ):
+            out.append(_tok_span("name", text, toks, i, i, t.text, "before a direction's word"))
         # "the pointer-generator paper", "the Collins parser", "the transformer architecture"
         if low[i] == "the" and i + 2 < n:
             for j in range(i + 2, min(i + 5, n)):
@@ -947,10 +998,17 @@ def _term_index() -> dict[str, list[tuple[str, ...]]]:
     index: dict[str, list[tuple[str, ...]]] = {}
     for line in data_file("terms.txt").splitlines():
         if line and not line.startswith("#"):
-            for form in {line, line.replace("-", " ")}:  # "few shot learning" is "few-shot learning" typed loosely
+            # "few shot learning" is "few-shot learning" typed loosely; "fine tuning" is one of its compounds so typed
+            compounds = {w.replace("-", " ") for w in line.split() if "-" in w and w.replace("-", "").isalpha()}
+            for form in {line, line.replace("-", " "), *compounds}:
                 words = tuple(form.split())
                 index.setdefault(words[0], []).append(words)
     return index
+
+
+def starts_a_term(first: str, second: str) -> bool:
+    """Whether the field's terms have one that opens with these two words ("federated learning")."""
+    return any(t[1:2] == (second,) for t in _term_index().get(american(first), ()))
 
 
 def american(word: str) -> str:
@@ -980,10 +1038,14 @@ def _terms(text: str, toks: list[Token]) -> list[Span]:
     out = []
     low = [american(t.low) for t in toks]
     index = _term_index()
+    inside = -1  # a term starts after the one before it ends ("few shot learning | for relation extraction")
     for i, w in enumerate(low):
+        if i <= inside:
+            continue
         best = max((t for t in index.get(w, ()) if tuple(low[i : i + len(t)]) == t), key=len, default=None)
         if best is not None:
             out.append(_tok_span("term", text, toks, i, i + len(best) - 1, " ".join(best), "term"))
+            inside = i + len(best) - 1
         elif i + 1 < len(low) and _subject_compound(w, low[i + 1]):
             out.append(_tok_span("term", text, toks, i, i + 1, f"{w} {low[i + 1]}", "subject compound"))
     return out
