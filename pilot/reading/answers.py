@@ -42,6 +42,7 @@ _NO_PREFERENCE = frozenset(
     opinions either way at happy with fussed fussy picky bothered whenever wherever cannot can't cant torn between
     undecided or""".split()
 )
+_DEGREE = frozenset("really much that so too very particularly all honestly terribly greatly especially".split())
 _NO_PREFERENCE_CORE = (
     "don't know", "dont know", "do not know", "no idea", "no preference", "no clue", "doesn't matter",
     "does not matter", "doesnt matter", "don't care", "dont care", "do not care", "don't mind", "dont mind",
@@ -220,8 +221,10 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     # "doesn't matter, but only ACL stuff": the venue or period said beside is no word against indifference
     said_beside = {w for s in ex.spans if s.kind in ("venue", "time") for w in _words(s.text)}
     rest = set(words) - _NO_PREFERENCE - restating - said_beside - {"but", "only", "just", "stuff", "does", "though"}
-    indifferent = any(core in low for core in _NO_PREFERENCE_CORE) and len(rest) <= 2
-    if subject and not indifferent:
+    # "doesn't really matter", "don't much care": an adverb inside the phrase changes nothing
+    without_degree = " ".join(w for w in low.split() if w not in _DEGREE)
+    indifferent = any(core in low or core in without_degree for core in _NO_PREFERENCE_CORE) and len(rest) <= 2
+    if subject and not indifferent and not _in_option_terms(words, question):
         return None  # "find me work on sentiment analysis, not older than 2012": a new request, not an answer
     if question.slot == "time" and (times := [s for s in ex.spans if s.kind == "time"]):
         value = {k: v for k, v in times[0].value.items() if k in ("year_min", "year_max", "exclude_years")}
@@ -328,6 +331,34 @@ def _kind_cues(ex: Extracted) -> dict[str, float]:
     return {label: 1.0 for kind, label in (("survey", "dir:survey"), ("resource", "dir:benchmark")) if kind in kinds}
 
 
+def _in_option_terms(words: list[str], question: QuestionState) -> bool:
+    """Most of the answer's words are the options' own or the words people choose them with ("papers tackling the
+    task it tackles": the problem option's words, no subject of a new request)."""
+    said = _content(_cared_about(words))
+    senses = word_table("option_senses")
+    terms = {w for label in question.options for w in _content(_words(label))}
+    terms |= {lemma(w) for sets in question.option_sets for k, v in sets.items() for w in senses.get(f"{k}:{v}", ())}
+    return bool(said) and len(said & terms) * 2 >= len(said)
+
+
+_WHATEVER = frozenset("whatever regardless irrespective any matter".split())
+
+
+def _cared_about(words: list[str]) -> list[str]:
+    """The words without what they say does not matter ("the task it tackles, whatever their approach": the
+    approach is no choice of the method option)."""
+    out, skip = [], 0
+    for w in words:
+        if w in _WHATEVER:
+            skip = 3
+            continue
+        if skip:
+            skip -= 1
+            continue
+        out.append(w)
+    return out
+
+
 def _option_like(
     words: list[str],
     question: QuestionState,
@@ -338,7 +369,7 @@ def _option_like(
     """The option whose words, or whose setting's cue words, the answer shares (read through the field's synonyms:
     "predicting missing edges" is "Link prediction")."""
     synonyms = word_table("synonyms")
-    said = {synonyms.get(w, w) for w in _content(words)}
+    said = {synonyms.get(w, w) for w in _content(_cared_about(words))}
     cue = {**votes(hits), **(extra or {})}
     senses = word_table("option_senses")
     best, best_score, second = None, 0.0, 0.0
@@ -350,12 +381,22 @@ def _option_like(
     examples = all(p[0] in word_set("example_leads") for p in parts[1:] if p)
     shared = [_content(_words(label)) & first for label in question.options] if examples else []
     only = [i for i, s in enumerate(shared) if s]
-    for i, label in enumerate(question.options):
+    opts = []
+    for label in question.options:
         opt = {synonyms.get(w, w) for w in _content(_words(label))}
         if question.slot == "venue" and (row := lexicon().venue(label)) is not None:
             opt |= _content(_words(" ".join(row.get("names", ()))))  # "the European one": ECCV's long name says so
-        overlap = len(said & opt) / max(1, len(said)) if said else 0.0
-        prefix = sum(1 for w in said if any(_same_stem(w, o) for o in opt)) / max(1, len(said))
+        opts.append(opt)
+    # a word several options share tells them apart less ("built on" is in "Earlier work it builds on" and in
+    # "Later work that builds on it": the cue "it was built on" decides)
+    shared_by = {w: sum(w in o for o in opts) for o in opts for w in o}
+    for i, label in enumerate(question.options):
+        opt = opts[i]
+        overlap = sum(1 / shared_by[w] for w in said & opt) / max(1, len(said)) if said else 0.0
+        stems = [sum(any(_same_stem(w, x) for x in o) for o in opts) for w in said]
+        prefix = sum(1 / n for w, n in zip(said, stems, strict=True) if n and any(_same_stem(w, o) for o in opt)) / max(
+            1, len(said)
+        )
         score = max(overlap, 0.8 * prefix)
         if only == [i] and not _WAY_OUT.match(label):
             score = max(score, 0.6)
@@ -363,7 +404,7 @@ def _option_like(
         # what the option means, in the words people answer with ("how they did it" is the method)
         meant = [f"{k}:{v}" for k, v in sets.items()] or (["any"] if _WAY_OUT.match(label) else [])
         for key in meant:
-            n = len(set(words) & set(senses.get(key, ())))
+            n = len(set(_cared_about(words)) & set(senses.get(key, ())))
             if n:
                 score = max(score, 0.55 + 0.1 * n)
         for key, value in sets.items():

@@ -149,6 +149,10 @@ def items_of(ex: Extracted) -> list[Item]:
                 out.append(Item(lemma(ex.tokens[i].text), False, i, i, form="=" + ex.tokens[i].low))
             i = j + 1
             continue
+        named_with_it = t.text == "?" and out and out[-1].word == "P" and i + 1 < len(ex.tokens)
+        if named_with_it and ex.tokens[i + 1].text.islower():
+            i += 1  # "the papers that Thumbs Up? cites": the title's own question mark ends no clause
+            continue
         if t.is_word or t.text in _CLAUSE or t.text in (",", "="):  # "=": "set k = 20" in the step patterns
             word = lemma(t.text)
             if word == "like" and i > 0 and ex.tokens[i - 1].low in _WANTING:

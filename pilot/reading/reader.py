@@ -559,6 +559,9 @@ def _after_asking_prefix(toks: list[Any], a: int, b: int, edge: frozenset[str]) 
         if low[k] in intros and low[k] not in ("to", "with", "using", "for", "of", "in"):
             cut = k + 1
             break  # "look into X on Y": the subject's own words may hold "on", "about"
+        if low[k] in _DONE_VERBS and "how" in low[verb_at:k]:
+            cut = k + 1
+            break  # "see how others have done crop yield prediction": what they did is the subject
     if cut is None:
         return a
     while cut <= b and low[cut] in edge:
@@ -582,6 +585,7 @@ def _choose_topic(
     if not kept:
         return None, [w for _, _, w in left_out]
     # a subject introduced as what is asked for ("papers on X") wins over the story around it, however long
+    kept = [_introduced_tail(ex, c) for c in kept]
     best_chunk = max(kept, key=lambda c: (_introduced(ex, c[0]), _content_count(c[2]), -c[0]))
     if _content_count(best_chunk[2]) == 0:
         return None, [w for _, _, w in left_out]
@@ -612,12 +616,35 @@ def _before_description(ex: Extracted, chunk: tuple[int, int, str]) -> str:
 
 _ASKING_NOUNS = frozenset(
     "papers paper work works research literature studies study stuff anything something articles publications reading "
-    "reads read find found looked look searching search pointers references up".split()
+    "reads read find found looked look searching search pointers references up "
+    "exists exist there done published written".split()  # "what exists on X", "what's out there on X"
 )
 
 
-# what a researcher's own subject is called ("my thesis is about X", "our project is on X")
-_SUBJECT_NOUNS = frozenset("topic project thesis dissertation focus area field interest interests subject work".split())
+# what a researcher's own subject is called ("my thesis is about X", "our project is on X", "the question is …")
+_SUBJECT_NOUNS = frozenset(
+    "topic project thesis dissertation focus area field interest interests subject work question problem".split()
+)
+_DONE_VERBS = frozenset("done approached tackled handled solved addressed attacked modelled modeled".split())
+_WONDERING = frozenset("whether if how we you one can could i to".split())
+
+
+def _introduced_tail(ex: Extracted, chunk: tuple[int, int, str]) -> tuple[int, int, str]:
+    """The part of a chunk that its own words introduce as what is asked for ("… ML literature has on generative
+    models for antibody design", "… and the big question is whether you can predict disease status from …"): from
+    the last introduction inside it on, when that part has a subject of two words or more; else the chunk."""
+    a, b, _ = chunk
+    edge = _edge_words()
+    for k in range(b - 1, a, -1):
+        start = k + 1
+        while start <= b and ex.tokens[start].low in edge:
+            start += 1
+        if start > b or start == a or not ex.tokens[start].is_word or not _introduced(ex, start):
+            continue
+        words = ex.text[ex.tokens[start].start : ex.tokens[b].end]
+        if _content_count(words) >= 2:
+            return start, b, words
+    return chunk
 
 
 def _introduced(ex: Extracted, first: int) -> bool:
@@ -627,11 +654,21 @@ def _introduced(ex: Extracted, first: int) -> bool:
     k = first - 1
     while k >= 0 and low[k] in ("the", "a", "an", "some", "any"):
         k -= 1
-    if k >= 1 and low[k] in ("is", "was") and low[k - 1] in _SUBJECT_NOUNS:
+    asked = k
+    while asked >= 0 and first - asked <= 4 and low[asked] in _WONDERING:
+        asked -= 1  # "the big question is whether you can predict X"
+    if asked >= 1 and low[asked] in ("is", "was") and low[asked - 1] in _SUBJECT_NOUNS:
         return True  # "my topic is fake news detection", "our project was about …"
+    if k >= 1 and low[k] in _DONE_VERBS and "how" in low[max(0, k - 4) : k]:
+        return True  # "how others have done crop yield prediction"
     if k < 0 or low[k] not in word_set("topic_intros"):
         return False
-    return any(w in _ASKING_NOUNS | _SUBJECT_NOUNS for w in low[max(0, k - 3) : k])
+    # "papers on X", "what the literature has on X" — not "topic modeling for X" (a noun of the subject's own)
+    edge = _edge_words()
+    return any(
+        low[j] in _ASKING_NOUNS | _SUBJECT_NOUNS and all(low[m] in edge for m in range(j + 1, k))
+        for j in range(max(0, k - 3), k)
+    )
 
 
 def _excluded_starts(ex: Extracted, items: list[Item]) -> set[int]:
@@ -710,6 +747,9 @@ def _constraints(
         elif s.kind == "cites":
             c.min_citations = int(s.value)
         elif s.kind == "count" and "k" in s.value:
+            i = _token_at(ex, s.start)
+            if {"rather", "instead"} & set(low[max(0, i - 3) : i]):
+                continue  # "50 of them rather than just ten": the size it replaces
             c.k = int(s.value["k"])  # the last said wins ("10 is too many, give me 4")
         elif s.kind == "person" and (refine or _after_by(ex, s)):
             # a person in a refinement is an author to keep or leave out; in a search, one its words say wrote it
@@ -787,6 +827,17 @@ def _token_at(ex: Extracted, offset: int) -> int:
 
 def _span_tokens(ex: Extracted, s: Span) -> set[int]:
     return {i for i, t in enumerate(ex.tokens) if s.start <= t.start and t.end <= s.end}
+
+
+def _named_before_citation(ex: Extracted, chunks: list[tuple[int, int, str]], cited: Anchor) -> str | None:
+    """The words right before a bracketed citation ("deep sets (Zaheer 2017)"), when they are a chunk of their own."""
+    span = next((s for s in ex.of("cited") if s.text == cited.text), None)
+    if span is None:
+        return None
+    i = _token_at(ex, span.start)
+    if i < 2 or ex.tokens[i - 1].text != "(":
+        return None
+    return next((w for a, b, w in chunks if b == i - 2 and _content_count(w)), None)
 
 
 def _anchor_of(s: Span) -> Anchor:
@@ -1148,6 +1199,11 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     ):
         anchor = Anchor(text=topic, kind="name")
         topic = None
+    if anchor is not None and anchor.kind == "cited" and (named := _named_before_citation(ex, chunks, anchor)):
+        # "stuff similar to deep sets (zaheer 2017)": the words before the bracket are the paper, the bracket
+        # says who wrote it and when
+        anchor = Anchor(text=named, kind="name", authors=anchor.authors, year=anchor.year)
+        topic = None
     focus = None
     if anchor is not None and topic and anchor.kind != "current":
         # words beside a named paper are a focus, not a second subject ("BERT for biomedical text")
@@ -1445,11 +1501,21 @@ def _query(ex: Extracted, removed: set[int]) -> str | None:
 
 
 def _refs_in(ex: Extracted, state: State) -> list[int]:
+    """The results named, each once, in the order said — but for the one another is a copy of ("#7 is a dupe of #2,
+    toss 7": #2 is the original, it stays)."""
     out: list[int] = []
+    low = [t.low for t in ex.tokens]
     for s in ex.spans:
-        if s.kind == "ref":
-            out.extend(int(x) for x in s.value)
+        if s.kind != "ref":
+            continue
+        i = _token_at(ex, s.start)
+        if i >= 2 and low[i - 1] == "of" and low[i - 2] in _COPY_WORDS:
+            continue
+        out.extend(int(x) for x in s.value if int(x) not in out)
     return out
+
+
+_COPY_WORDS = frozenset("dupe dup duplicate duplicates copy copies repeat".split())
 
 
 _NEGATIVE_WORDS = frozenset(
@@ -2274,10 +2340,15 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
         return ask("which_paper", "“that one”: a paper in mind, not named")
     if not ex.of(*_PAPER_KINDS, "venue", "time", "org") and _told_of(low):
         return ask("which_paper", "a paper someone mentioned to you, not named here")
-    # "exclude that author": a person pointed at, with none named here or before
+    # "exclude that author", "papers by the guy who did the attention thing": a person pointed at or described,
+    # with none named here or before
     person_pointed = any(
-        w in ("author", "author's", "authors", "guy", "person", "researcher", "writer")
-        and low[i - 1 : i] in (["that"], ["this"])
+        w in _PERSON_NOUNS
+        and (
+            low[i - 1 : i] in (["that"], ["this"])
+            # (described by a paper named, "the author who wrote BERT", the person is found through it)
+            or (low[i - 1 : i] == ["the"] and low[i + 1 : i + 2] in _WHO and not ex.of(*_PAPER_KINDS))
+        )
         for i, w in enumerate(low)
     )
     if person_pointed and not ex.of("person") and not (state.asked or {}).get("person"):
@@ -2293,6 +2364,12 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     if lo is not None and hi is not None and lo > hi:
         return ask("contradiction", f"periods that exclude each other (from {lo} and up to {hi})")
     return None
+
+
+_PERSON_NOUNS = frozenset(
+    "author author's authors guy guys person researcher writer woman man lady fellow prof professor folks".split()
+)
+_WHO = (["who"], ["whose"], ["that"])
 
 
 def _told_of(low: list[str]) -> bool:

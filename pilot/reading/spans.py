@@ -177,6 +177,7 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
     n = len(toks)
     # "TACL and Computational Linguistics": names the lexicon knows, joined by small words, are those names
     named = {k for m in lexicon().matches(toks, ("venue", "org")) for k in range(m.first, m.last + 1)}
+    papers = {k for m in lexicon().matches(toks, ("paper",)) for k in range(m.first, m.last + 1)}
     i = 0
     while i < n:
         t = toks[i]
@@ -210,6 +211,10 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
         organisation = words <= 6 and any(toks[k].low in _ORG_WORDS for k in range(i, j + 1))
         organisation = organisation or all(
             k in named for k in range(i, j + 1) if toks[k].is_word and toks[k].low not in _TITLE_SMALL
+        )
+        # "Deep Ensembles and MC dropout": known papers' names joined by small words are those papers
+        organisation = organisation or all(
+            k in papers for k in range(i, j + 1) if toks[k].is_word and toks[k].low not in _TITLE_SMALL
         )
         if words >= 3 and caps >= 3 and caps >= 0.5 * words and not people and not after_by and not organisation:
             title = text[toks[i].start : toks[j].end]
@@ -435,9 +440,12 @@ def _number(w: str) -> int | None:
 def _nums(text: str, toks: list[Token]) -> list[Span]:
     """Bare numbers (not years): result numbers, option numbers or counts, as the act decides."""
     out = []
+    low = [t.low for t in toks]
     for i, t in enumerate(toks):
         w = t.low
-        if w.isdigit() and len(w) <= 3:
+        replaced = low[max(0, i - 2) : i] in (["rather", "than"], ["instead", "of"])  # "30 rather than 10"
+        judged = low[i + 1 : i + 4] in (["is", "too", "many"], ["is", "too", "few"], ["are", "too", "many"])
+        if w.isdigit() and len(w) <= 3 and not replaced and not judged:  # ("10 is too many, give me 4": a size)
             out.append(_tok_span("ref", text, toks, i, i, [int(w)], "bare number"))
     return out
 
@@ -495,6 +503,12 @@ def _cited(text: str, toks: list[Token]) -> list[Span]:
     for i, t in enumerate(toks):
         if not re.fullmatch(r"(?:1[89]|20)\d\d[a-z]?", t.low):
             continue
+        bracketed = i >= 2 and low[i - 2] == "(" and low[i + 1 : i + 2] == [")"]
+        if bracketed and toks[i - 1].text.islower() and _family_name(toks[i - 1]):
+            # "deep sets (zaheer 2017)": a family name and a year in brackets, however it is typed
+            value = {"authors": [toks[i - 1].text.capitalize()], "year": int(t.low[:4])}
+            out.append(_tok_span("cited", text, toks, i - 1, i + 1, value, "author year"))
+            continue
         j = i - 1
         if j >= 0 and low[j] == "(" and i + 1 < len(low) and low[i + 1] == ")":
             end, j = i + 1, j - 1
@@ -520,6 +534,7 @@ def _cited(text: str, toks: list[Token]) -> list[Span]:
             value = {"authors": [toks[j].text.capitalize()], "year": int(t.low[:4])}
             out.append(_tok_span("cited", text, toks, j, end, value, "author year"))
             continue
+
         while j >= 0 and (_capitalised(toks[j]) or low[j] in _PARTICLES or low[j] in ("and", "&", ",")):
             j -= 1
         first = j + 1
@@ -999,7 +1014,11 @@ def _term_index() -> dict[str, list[tuple[str, ...]]]:
     for line in data_file("terms.txt").splitlines():
         if line and not line.startswith("#"):
             # "few shot learning" is "few-shot learning" typed loosely; "fine tuning" is one of its compounds so typed
-            compounds = {w.replace("-", " ") for w in line.split() if "-" in w and w.replace("-", "").isalpha()}
+            compounds = {
+                w.replace("-", " ")
+                for w in line.split()
+                if "-" in w and w.replace("-", "").isalpha() and w.split("-")[0] not in ENGLISH_STOPWORDS
+            }  # ("in-context" alone is no term: "put BERT in context")
             for form in {line, line.replace("-", " "), *compounds}:
                 words = tuple(form.split())
                 index.setdefault(words[0], []).append(words)

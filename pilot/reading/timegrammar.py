@@ -114,7 +114,8 @@ def _decade_start(word: str) -> int | None:
 def periods(tokens: list[Token]) -> list[Period]:
     """Every period the tokens name, left to right, without overlaps."""
     g = _grammar()
-    low = [t.low for t in tokens]
+    # "CVPR 2019's biggest hits": a year's possessive is that year
+    low = [t.low.removesuffix("'s") if t.low[:1].isdigit() else t.low for t in tokens]
     found: list[Period] = []
     i = 0
     while i < len(low):
