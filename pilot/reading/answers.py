@@ -114,6 +114,7 @@ def _picked_number(words: list[str], question: QuestionState) -> list[int] | Non
         "ones", "the", "one", "option", "number", "no", "choice", "please", "and", "&", "or", "i", "pick", "choose",
         "take", "go", "with", "want", "prefer", "answer", "is", "it's", "its", "that", "s", "let's", "lets", "mean",
         "meant", "paper", "papers", "either", "of", "both", "options", "choices", "sorry", "actually",
+        "guess", "think", "suppose", "probably", "reckon", "say", "ok", "okay", "then", "well", "i'd", "i'll", "would",
     }  # fmt: skip
     counted = {"two": 2, "three": 3}
     for k, w in enumerate(words):
@@ -225,7 +226,13 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     without_degree = " ".join(w for w in low.split() if w not in _DEGREE)
     indifferent = any(core in low or core in without_degree for core in _NO_PREFERENCE_CORE) and len(rest) <= 2
     if subject and not indifferent and not _in_option_terms(words, question):
-        return None  # "find me work on sentiment analysis, not older than 2012": a new request, not an answer
+        # "newest please, the field moves fast": an answer, then why; otherwise a new request ("find me work on
+        # sentiment analysis, not older than 2012")
+        first = _words(re.split(r"[,;]", ex.text, maxsplit=1)[0])
+        chosen = _option_like(first, question, hits) if len(first) < len(words) else None
+        if chosen is not None and chosen.option is not None:
+            return chosen
+        return None
     if question.slot == "time" and (times := [s for s in ex.spans if s.kind == "time"]):
         value = {k: v for k, v in times[0].value.items() if k in ("year_min", "year_max", "exclude_years")}
         for i, label in enumerate(question.options):
@@ -341,7 +348,7 @@ def _in_option_terms(words: list[str], question: QuestionState) -> bool:
     return bool(said) and len(said & terms) * 2 >= len(said)
 
 
-_WHATEVER = frozenset("whatever regardless irrespective any matter".split())
+_WHATEVER = frozenset("whatever regardless irrespective any matter not".split())  # ("the technique, not the task")
 
 
 def _cared_about(words: list[str]) -> list[str]:

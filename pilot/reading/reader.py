@@ -78,7 +78,7 @@ _PAPER_KINDS: tuple[SpanKind, ...] = ("id", "title", "paper", "name", "cited")
 _CLAUSE = frozenset('.,;:!?()[]"')
 _EXCLUDING = frozenset(
     "no not nothing none without exclude excluding drop ditch remove skip hide lose cut omit except minus ignore "
-    "avoid less".split()
+    "avoid less nuke zap".split()
 )
 _FLIP = frozenset("flip reverse opposite round backwards".split())
 # cue labels that speak for each act label
@@ -616,8 +616,8 @@ def _before_description(ex: Extracted, chunk: tuple[int, int, str]) -> str:
 
 _ASKING_NOUNS = frozenset(
     "papers paper work works research literature studies study stuff anything something articles publications reading "
-    "reads read find found looked look searching search pointers references up "
-    "exists exist there done published written".split()  # "what exists on X", "what's out there on X"
+    "reads read find found looked look searching search pointers references "
+    "exists exist there done published written worked".split()  # "what exists on X", "has anyone worked on X"
 )
 
 
@@ -661,6 +661,8 @@ def _introduced(ex: Extracted, first: int) -> bool:
         return True  # "my topic is fake news detection", "our project was about …"
     if k >= 1 and low[k] in _DONE_VERBS and "how" in low[max(0, k - 4) : k]:
         return True  # "how others have done crop yield prediction"
+    if k >= 1 and low[k] in _ASKING_NOUNS and low[k - 1] in ("which", "what", "any"):
+        return True  # "which papers predict poverty from satellite imagery?"
     if k < 0 or low[k] not in word_set("topic_intros"):
         return False
     # "papers on X", "what the literature has on X" — not "topic modeling for X" (a noun of the subject's own)
@@ -806,12 +808,18 @@ def _leaving(items: list[Item], hits: list[CueHit]) -> set[int]:
     return covered_tokens(items, [h for h in hits if h.label == "refine:exclude"])
 
 
+_WROTE = frozenset("wrote authored co-wrote coauthored co-authored penned".split())
+
+
 def _after_by(ex: Extracted, s: Span) -> bool:
     """ "written by Kaiming He", "papers by Manning", "papers from Kaiming He": the person wrote them."""
     if s.source.startswith("after 'by'"):
         return True
     i = _token_at(ex, s.start)
     before = [t.low for t in ex.tokens[max(0, i - 2) : i]]
+    j = _token_at(ex, s.end)
+    if j < len(ex.tokens) and ex.tokens[j].low in _WROTE:
+        return True  # "only ones Bordes wrote": the person wrote them
     return any(w in ("by", "authored", "author", "authors") for w in before) or before[-2:] in (
         ["papers", "from"],
         ["work", "from"],
@@ -1600,7 +1608,7 @@ def _only_good(ex: Extracted) -> bool:
 
 
 _KEEP_VERBS = frozenset("keep retain hold preserve".split())
-_DROP_VERBS = frozenset("drop remove delete exclude bin ditch lose cut toss discard scrap kill".split())
+_DROP_VERBS = frozenset("drop remove delete exclude bin ditch lose cut toss discard scrap kill nuke zap".split())
 
 
 def _refs_by_verb(ex: Extracted) -> tuple[list[int], list[int]] | None:

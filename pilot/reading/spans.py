@@ -216,7 +216,16 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
         organisation = organisation or all(
             k in papers for k in range(i, j + 1) if toks[k].is_word and toks[k].low not in _TITLE_SMALL
         )
-        if words >= 3 and caps >= 3 and caps >= 0.5 * words and not people and not after_by and not organisation:
+        # two capitalised words of the field ("Pointer Networks") are a title too; names ("Yejin Choi") are not
+        # (a field's own term in capitals, "Machine Translation", stays the subject's words)
+        two_words = (
+            words == 2
+            and caps == 2
+            and all(toks[k].low in corpus_words() for k in (i, j))
+            and not starts_a_term(toks[i].low, toks[j].low)
+        )
+        long_enough = (words >= 3 and caps >= 3) or two_words
+        if long_enough and caps >= 0.5 * words and not people and not after_by and not organisation:
             title = text[toks[i].start : toks[j].end]
             out.append(_span("title", text, toks[i].start, toks[j].end, title, "title case"))
         i = j + 1
@@ -228,6 +237,20 @@ _SPAN_OF_ENTRY: dict[str, SpanKind] = {
 }  # fmt: skip
 
 
+def _modifies_a_noun(toks: list[Token], last: int) -> bool:
+    """A kind word right before a noun of the field that is no word of asking ("survey respondents", not "survey
+    papers", "surveys covering", "surveys summarizing")."""
+    if last + 1 >= len(toks) or not toks[last + 1].is_word:
+        return False
+    w = toks[last + 1].low
+    return (
+        w in corpus_words()
+        and w not in word_set("request_words") | ENGLISH_STOPWORDS
+        and not w.endswith(("ing", "ed"))
+        and not lexicon().matches([toks[last + 1]])
+    )
+
+
 def _lexicon_spans(text: str, toks: list[Token], known_venues: list[str]) -> list[Span]:
     out = []
     for m in lexicon().matches(toks):
@@ -235,6 +258,11 @@ def _lexicon_spans(text: str, toks: list[Token], known_venues: list[str]) -> lis
         kind = _SPAN_OF_ENTRY[e.kind]
         if kind == "type" and m.first > 0 and _subject_compound(toks[m.first - 1].low, toks[m.first].low):
             continue  # "customer reviews": the subject's noun
+        if kind == "type" and _modifies_a_noun(toks, m.last):
+            # "survey respondents", "corpus linguistics": a kind word naming the subject's thing, read whole
+            words = text[toks[m.first].start : toks[m.last + 1].end]
+            out.append(_tok_span("term", text, toks, m.first, m.last + 1, words.lower(), "kind word as a modifier"))
+            continue
         value: object = e.label
         if e.kind == "paper":
             value = {"name": e.label, "titles": list(e.row.get("titles", ())), "weak": lexicon().is_weak(e)}
@@ -683,7 +711,8 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
     for i in range(n - 1):
         # "What did Mikolov publish in 2013?": a capitalised word no title uses, with a verb of writing
         t = toks[i]
-        writing = {"publish", "published", "write", "wrote", "written", "author", "authored", "co-author"}
+        writing = {"publish", "published", "write", "wrote", "written", "author", "authored", "co-author",
+                   "co-authored", "coauthored", "co-wrote", "penned"}  # fmt: skip
         near = {low[k] for k in range(max(0, i - 3), min(n, i + 3)) if k != i}
         if _capitalised(t) and low[i] not in corpus_words() and low[i] not in not_names and near & writing:
             out.append(_tok_span("person", text, toks, i, i, t.text.removesuffix("'s"), "surname with a verb"))
@@ -749,7 +778,26 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
                 j = k + 1
                 continue
             break
-    return out + _joined_surnames(toks, out, text)
+    pairs = _family_pairs(toks, text)
+    return out + pairs + _joined_surnames(toks, out + pairs, text)
+
+
+def _family_pairs(toks: list[Token], text: str) -> list[Span]:
+    """ "filter out Socher and Manning": two authors' family names joined by and / or, neither a word of the field
+    nor a name the lexicon knows, are people."""
+    out = []
+    for i in range(len(toks) - 2):
+        a, b = toks[i], toks[i + 2]
+        if toks[i + 1].low not in ("and", "or", "&"):
+            continue
+        if all(
+            _capitalised(t) and _family_name(t) and t.low.removesuffix("'s") not in corpus_words()
+            and not _named_otherwise(t)
+            for t in (a, b)
+        ):  # fmt: skip
+            out.append(_tok_span("person", text, toks, i, i, a.text.removesuffix("'s"), "family names joined"))
+            out.append(_tok_span("person", text, toks, i + 2, i + 2, b.text.removesuffix("'s"), "family names joined"))
+    return out
 
 
 def _named_otherwise(t: Token) -> bool:
@@ -936,6 +984,15 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
             and i not in other
         ):
             out.append(_tok_span("name", text, toks, i, i, t.text, "before a direction's word"))
+        # "Rahimi and Recht's random features paper": the words between the authors' possessive and "paper"
+        if t.text.endswith("'s") and _capitalised(t) and low[i].removesuffix("'s") not in common:
+            for j in range(i + 2, min(i + 5, n)):
+                asking = word_set("request_words") | ENGLISH_STOPWORDS | {"cited"}  # "Bengio's most cited paper"
+                if low[j] in ("paper", "article") and all(toks[k].is_word and low[k] not in common | asking
+                                                          for k in range(i + 1, j)):  # fmt: skip
+                    inner = text[toks[i + 1].start : toks[j - 1].end]
+                    out.append(_tok_span("name", text, toks, i + 1, j - 1, inner, "the X paper"))
+                    break
         # "the pointer-generator paper", "the Collins parser", "the transformer architecture"
         if low[i] == "the" and i + 2 < n:
             for j in range(i + 2, min(i + 5, n)):
