@@ -236,7 +236,8 @@ def _steering_words() -> frozenset[str]:
         words |= set(
             "between before after since until inclusive earlier later older newer explain results result second third "
             "fourth fifth first please similar references bibtex export download undo understand survey surveys "
-            "dataset datasets benchmark benchmarks predecessors successors citations citing onwards onward".split()
+            "dataset datasets benchmark benchmarks predecessors successors citations citing onwards onward coauthored "
+            "authored".split()
         )
         _STEERING = frozenset(w for w in words if len(w) >= 4 and w.isalpha())
     return _STEERING
@@ -617,7 +618,7 @@ def _before_description(ex: Extracted, chunk: tuple[int, int, str]) -> str:
 _ASKING_NOUNS = frozenset(
     "papers paper work works research literature studies study stuff anything something articles publications reading "
     "reads read find found looked look searching search pointers references "
-    "exists exist there done published written worked".split()  # "what exists on X", "has anyone worked on X"
+    "exists exist there done published written worked looking".split()  # "what exists on X", "has anyone worked on X"
 )
 
 
@@ -1093,7 +1094,12 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     for n, s in papers:
         i = _token_at(ex, s.start)
         rel = low[i - 1] if i > 0 else ""
-        if rel in ("after", "since", "before", "pre", "post") and (subject_besides or direction != _dir_of(rel)):
+        quoted = s.kind == "title" and s.source == "quoted"  # a title in quotes is what is asked about, no date
+        if (
+            rel in ("after", "since", "before", "pre", "post")
+            and not quoted
+            and (subject_besides or direction != _dir_of(rel))
+        ):
             named_twice = sum(1 for _, o in papers if o.text.lower() == s.text.lower()) > 1
             if not subject_besides and named_twice and direction in ("predecessor", "successor"):
                 # "what BERT builds on, but only papers published after BERT": what a paper builds on is older

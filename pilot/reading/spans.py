@@ -714,7 +714,10 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         writing = {"publish", "published", "write", "wrote", "written", "author", "authored", "co-author",
                    "co-authored", "coauthored", "co-wrote", "penned"}  # fmt: skip
         near = {low[k] for k in range(max(0, i - 3), min(n, i + 3)) if k != i}
-        if _capitalised(t) and low[i] not in corpus_words() and low[i] not in not_names and near & writing:
+        if (
+            _capitalised(t) and low[i] not in corpus_words() and low[i] not in not_names and near & writing
+            and not _looks_like_name(t)  # "who wrote Grad-CAM?": a paper's name, written as one
+        ):  # fmt: skip
             out.append(_tok_span("person", text, toks, i, i, t.text.removesuffix("'s"), "surname with a verb"))
             continue
         # "anything Koehn or Long wrote": capitalised words joined by and / or right before a verb of writing
@@ -741,6 +744,11 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         elif toks[i + 1].text in _OPENING_QUOTES or lexicon().matches(toks[i + 1 : i + 4], ("paper",)):
             # "Pang and Lee's 'Thumbs up?'", "Mikolov's word2vec": who wrote the paper named next
             out.append(_tok_span("person", text, toks, i, i, toks[i].text.removesuffix("'s"), "author of a paper"))
+    for i in range(n - 2):
+        # "get rid of the Hinton papers": the family name between "the" and "papers" is the person's
+        named = _capitalised(toks[i + 1]) and _family_name(toks[i + 1]) and not _named_otherwise(toks[i + 1])
+        if low[i] == "the" and named and low[i + 2] in _WORK_NOUNS and low[i + 1] not in corpus_words():
+            out.append(_tok_span("person", text, toks, i + 1, i + 1, toks[i + 1].text, "the A papers"))
     for i in range(1, n - 2):
         # "anything Manning is an author on", "Socher as a coauthor"
         if _capitalised(toks[i]) and low[i] not in not_names and low[i + 1] in ("is", "as", "was"):
@@ -1016,6 +1024,13 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                         break  # "the first 4 papers", "the top ten papers": results on screen, counted
                     if low[j] == "papers" and j - i == 3 and _a_persons_name(toks[i + 1], toks[i + 2]):
                         break  # "the Sergey Levine papers": a person's papers, not a paper of that name
+                    if (
+                        low[j] == "papers"
+                        and j - i == 2
+                        and _family_name(toks[i + 1])
+                        and low[i + 1] not in corpus_words()
+                    ):
+                        break  # "the Hinton papers": that person's
                     if named and low[i + 1] not in common and low[j - 1] not in common:
                         out.append(_tok_span("name", text, toks, i, j, inner, f"the X {low[j]}"))
                     break
