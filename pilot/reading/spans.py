@@ -708,6 +708,13 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
         # "周杰在CVPR 2020发表的论文", "李飞飞的研究方向": a Chinese name (a family name, one or two more characters)
         if t.is_cjk and 2 <= len(t.text) <= 4 and t.text[0] in surnames:
             out.append(_tok_span("person", text, toks, i, i, t.text, "Chinese name"))
+    # where the run of capitalised words and joiners after each word ends, and the next "and" / "or" after it (one
+    # pass from the right: a long paste of capitalised words stays linear)
+    run_end, next_join = list(range(n)), [n] * (n + 1)
+    for i in range(n - 2, -1, -1):
+        if _capitalised(toks[i + 1]) or low[i + 1] in ("and", "or", "&", ","):
+            run_end[i] = run_end[i + 1]
+        next_join[i] = i + 1 if low[i + 1] in ("and", "or", "&") else next_join[i + 1]
     for i in range(n - 1):
         # "What did Mikolov publish in 2013?": a capitalised word no title uses, with a verb of writing
         t = toks[i]
@@ -721,10 +728,8 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
             out.append(_tok_span("person", text, toks, i, i, t.text.removesuffix("'s"), "surname with a verb"))
             continue
         # "anything Koehn or Long wrote": capitalised words joined by and / or right before a verb of writing
-        k = i
-        while k + 1 < n and (_capitalised(toks[k + 1]) or low[k + 1] in ("and", "or", "&", ",")):
-            k += 1
-        joined = k > i and any(low[m] in ("and", "or", "&") for m in range(i + 1, k + 1))
+        k = run_end[i]
+        joined = k > i and next_join[i] <= k
         if (
             joined and i > 0 and _capitalised(t) and low[i] not in not_names and k + 1 < n and low[k + 1] in writing
             and not _named_otherwise(t)
