@@ -49,7 +49,7 @@ from pilot.reading.spans import (
     corpus_words,
     extract,
     prose_quotes,
-    starts_a_term,
+    term_partners,
     vocabulary,
     word_set,
     word_table,
@@ -210,12 +210,7 @@ def _typo_in_term(toks: list[Any], k: int, known: frozenset[str]) -> str | None:
         return None
     before = toks[k - 1].low if k > 0 and toks[k - 1].is_word else None
     after = toks[k + 1].low if k + 1 < len(toks) and toks[k + 1].is_word else None
-    near = {
-        w
-        for w in by_length(known, len(word))
-        if edit_distance_one(word, w)
-        and ((before is not None and starts_a_term(before, w)) or (after is not None and starts_a_term(w, after)))
-    }
+    near = {w for w in term_partners(before, after) if w in known and edit_distance_one(word, w)}
     return near.pop() if len(near) == 1 else None
 
 

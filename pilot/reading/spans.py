@@ -1102,6 +1102,30 @@ def _term_index() -> dict[str, list[tuple[str, ...]]]:
     return index
 
 
+@lru_cache(maxsize=1)
+def _term_pairs() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """The first two words of the field's terms, both ways: first word -> second words, second -> first words."""
+    after: dict[str, set[str]] = {}
+    before: dict[str, set[str]] = {}
+    for terms in _term_index().values():
+        for t in terms:
+            if len(t) >= 2:
+                after.setdefault(t[0], set()).add(t[1])
+                before.setdefault(t[1], set()).add(t[0])
+    return ({k: frozenset(v) for k, v in after.items()}, {k: frozenset(v) for k, v in before.items()})
+
+
+def term_partners(before: str | None, after: str | None) -> frozenset[str]:
+    """The words that make a term of the field after ``before`` or before ``after`` ("federated _", "_ learning")."""
+    follows, precedes = _term_pairs()
+    out: frozenset[str] = frozenset()
+    if before is not None:
+        out |= follows.get(american(before), frozenset())
+    if after is not None:
+        out |= precedes.get(american(after), frozenset())
+    return out
+
+
 def starts_a_term(first: str, second: str) -> bool:
     """Whether the field's terms have one that opens with these two words ("federated learning")."""
     return any(t[1:2] == (second,) for t in _term_index().get(american(first), ()))
