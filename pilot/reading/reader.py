@@ -265,6 +265,9 @@ def _longest(hits: list[CueHit]) -> list[CueHit]:
     return [h for h in out if not (h.label in inner and any(set(h.items) < r for r in phrases))]
 
 
+_KIND_DIRECTION = {"survey": "dir:survey", "resource": "dir:benchmark"}  # the direction a kind of paper says
+
+
 def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[CueHit]:
     """A kind of paper said of a paper ("surveys covering BERT", "the datasets GloVe used") is a direction: the
     survey or benchmark one, by the kind the span names."""
@@ -277,15 +280,12 @@ def resolve_typed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[
             out.append(h)
             continue
         kinds = [ex.spans[items[p].span_index].value for p in h.slots if items[p].word == "T"]  # type: ignore[index]
-        label = {"survey": "dir:survey", "resource": "dir:benchmark"}.get(str(kinds[0]) if kinds else "")
+        label = _KIND_DIRECTION.get(str(kinds[0]) if kinds else "")
         if label is not None:
             out.append(replace(h, label=label))
     if not any(h.label.startswith("dir:") for h in out) and (far := _kind_then_paper(items, ex)) is not None:
         out.append(far)
     return out
-
-
-_KIND_DIRECTION = {"survey": "dir:survey", "resource": "dir:benchmark"}
 
 
 def _kind_then_paper(items: list[Item], ex: Extracted) -> CueHit | None:
