@@ -122,17 +122,27 @@ def _ngrams(text: str) -> Counter[str]:
 
 
 class _Lexical:
-    """TF-IDF cosine over character trigrams, words and word pairs of skeletons."""
+    """TF-IDF cosine over character trigrams, words and word pairs of skeletons.
+
+    The examples are kept as postings (gram -> the examples having it, with their weights): a message shares a
+    few dozen grams with a thousand examples, and walking every example's dict in Python was most of a
+    message's reading time."""
 
     def __init__(self, texts: list[str]):
         grams = [_ngrams(t) for t in texts]
         df: Counter[str] = Counter()
         for g in grams:
             df.update(g.keys())
-        n = len(texts)
+        self.n = n = len(texts)
         self.idf = {k: math.log((1 + n) / (1 + v)) + 1.0 for k, v in df.items()}
         self.unseen = math.log(1 + n) + 1.0  # a gram no example has says as much as the rarest
-        self.vectors = [self._vec(g) for g in grams]
+        rows: dict[str, tuple[list[int], list[float]]] = {}
+        for i, g in enumerate(grams):
+            for k, x in self._vec(g).items():
+                ids, weights = rows.setdefault(k, ([], []))
+                ids.append(i)
+                weights.append(x)
+        self.postings = {k: (np.array(ids), np.array(ws)) for k, (ids, ws) in rows.items()}
 
     def _vec(self, grams: Counter[str]) -> dict[str, float]:
         v = {k: c * self.idf.get(k, self.unseen) for k, c in grams.items()}
@@ -140,8 +150,12 @@ class _Lexical:
         return {k: x / norm for k, x in v.items()}
 
     def similarities(self, text: str) -> np.ndarray:
-        q = self._vec(_ngrams(text))
-        return np.array([sum(x * d.get(k, 0.0) for k, x in q.items()) for d in self.vectors], dtype=np.float32)
+        out = np.zeros(self.n)
+        for k, x in self._vec(_ngrams(text)).items():
+            posting = self.postings.get(k)
+            if posting is not None:
+                out[posting[0]] += x * posting[1]
+        return out.astype(np.float32)
 
 
 def typed_text(ex: Extracted) -> str:
