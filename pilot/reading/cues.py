@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pilot.reading.lexicon import data_json
+from pilot.reading.lexicon import data_json, word_list
 from pilot.reading.model import Span
 from pilot.reading.spans import Extracted
 
@@ -87,10 +87,13 @@ def _table() -> tuple[dict[str, str], list[tuple[str, str, tuple[tuple[str, ...]
             elements, optional = [], []
             for raw in phrase.split():
                 opt = raw.startswith("?")
+                written_alts = [
+                    w for a in raw.lstrip("?").split("|") for w in (word_list(a[1:]) if a[0] == "&" else [a])
+                ]
                 # "cite it", "before it": "it" is the paper on screen, a paper slot like any other
                 alts = tuple(
                     a if a in SLOT_LETTERS or a.startswith("=") else "P" if a == "it" else lemma(a, lemmas)
-                    for a in raw.lstrip("?").split("|")
+                    for a in written_alts
                 )
                 elements.append(alts)
                 optional.append(opt)

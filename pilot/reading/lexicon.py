@@ -29,6 +29,11 @@ def data_json(name: str) -> Any:
     return json.loads(data_file(name))
 
 
+def word_list(name: str) -> tuple[str, ...]:
+    """A list of words.json, for the tables that share one ("leave_out": the cues, the time grammar, the reader)."""
+    return tuple(data_json("words.json")[name])
+
+
 @lru_cache(maxsize=1)
 def surnames() -> frozenset[str]:
     """Authors' family names (``data/surnames.txt``): "the Smith paper" names a person, not a paper."""

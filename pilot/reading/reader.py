@@ -28,7 +28,7 @@ from pilot.query import ASKING_WORDS
 from pilot.reading import acts as acts_mod
 from pilot.reading.answers import read_answer, real_options
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
-from pilot.reading.lexicon import lexicon, surnames
+from pilot.reading.lexicon import lexicon, surnames, word_list
 from pilot.reading.model import (
     Act,
     Alternative,
@@ -76,10 +76,8 @@ _LABEL_DIRECTION: dict[str, Direction] = {
 _REVERSED: dict[str, Direction] = {"predecessor": "successor", "successor": "predecessor"}
 _PAPER_KINDS: tuple[SpanKind, ...] = ("id", "title", "paper", "name", "cited")
 _CLAUSE = frozenset('.,;:!?()[]"')
-_EXCLUDING = frozenset(
-    "no not nothing none without exclude excluding drop ditch remove skip hide lose cut omit except minus ignore "
-    "avoid less nuke zap".split()
-)
+_DROP_VERBS = frozenset(word_list("leave_out"))
+_EXCLUDING = _DROP_VERBS | frozenset("no not nothing none without except minus avoid less".split())
 _FLIP = frozenset("flip reverse opposite round backwards".split())
 # cue labels that speak for each act label
 _CUE_FOR: dict[str, tuple[str, ...]] = {
@@ -1609,7 +1607,6 @@ def _only_good(ex: Extracted) -> bool:
 
 
 _KEEP_VERBS = frozenset("keep retain hold preserve".split())
-_DROP_VERBS = frozenset("drop remove delete exclude bin ditch lose cut toss discard scrap kill nuke zap".split())
 
 
 def _refs_by_verb(ex: Extracted) -> tuple[list[int], list[int]] | None:
