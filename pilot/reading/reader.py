@@ -1018,13 +1018,19 @@ def _is_passage(ex: Extracted) -> bool:
 
 def _objects_as_words(ex: Extracted) -> Extracted:
     """A paper's short name after a verb of the subject ("compressing BERT with knowledge distillation", "probing
-    BERT for syntax") is a word of the subject, as a field's name is (read as weak), not a paper to search around."""
+    BERT for syntax") or before a noun it qualifies ("hallucination detection for RAG pipelines", "bias in word2vec
+    embeddings": a kind of system, not that paper) is a word of the subject, as a field's name is (read as weak),
+    not a paper to search around."""
     edge = _edge_words()
     spans = []
     for s in ex.spans:
         i = _token_at(ex, s.start)
         verb = ex.tokens[i - 1].low if i > 0 else ""
-        if s.kind == "paper" and isinstance(s.value, dict) and verb.endswith("ing") and verb not in edge:
+        j = _token_at(ex, s.end)
+        noun = ex.tokens[j].low if j < len(ex.tokens) and ex.tokens[j].is_word else ""
+        # "the BERT model" is that paper; "smaller BERT models" a kind of model
+        qualifies = bool(noun) and noun not in edge and (verb != "the" or noun not in word_set("name_nouns"))
+        if s.kind == "paper" and isinstance(s.value, dict) and (verb.endswith("ing") and verb not in edge or qualifies):
             s = s.model_copy(update={"value": {**s.value, "weak": True}})
         spans.append(s)
     return Extracted(ex.text, ex.tokens, spans)

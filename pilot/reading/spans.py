@@ -390,11 +390,14 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             end = i + 2 if nxt == "or" else i + (nxt == "+")
             out.append(_tok_span("cites", text, toks, start, end, n, "citation floor after cited"))
             continue
+        # "50 or more citations": the noun after the "or more"
+        after_or_more = low[i + 3] if nxt == "or" and nxt2 in ("more", "above", "over") and i + 3 < len(low) else ""
         if (
             nxt in _CITES_NOUNS
             or (nxt in ("+", "or") and nxt2 in _CITES_NOUNS)
             or w.endswith("+")
             and nxt in _CITES_NOUNS
+            or after_or_more in _CITES_NOUNS
         ):
             start = i
             if prev in ("least", "than", "over", "above") or prev == "cited":
@@ -403,7 +406,7 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
                     start = i - 2
             while start > 0 and low[start - 1] in ("cited", "cites", "citations", "with", "having", "has", "have"):
                 start -= 1  # "papers cited at least 1000 times", "with 100+ citations"
-            end = i + 1 if nxt in _CITES_NOUNS else i + 2
+            end = i + 1 if nxt in _CITES_NOUNS else i + 3 if after_or_more in _CITES_NOUNS else i + 2
             if end + 1 < len(low) and low[end] == "or" and low[end + 1] in ("more", "above"):
                 end += 2
             # "more than 100" keeps 101 and up; "fewer than 50" is what goes, so 50 and up stay
