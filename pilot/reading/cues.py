@@ -44,7 +44,7 @@ _BE = {
     "'re": "be",
 }
 _DO = {"did": "do", "does": "do", "done": "do", "doing": "do", "has": "have", "had": "have", "having": "have"}
-_CLAUSE = frozenset(".;!?-")
+_CLAUSE = frozenset(".,;!?-")
 # a gap between a pattern's words never holds these: they start another clause ("builds on BERT and also cites …")
 _GAP_STOPS = frozenset("and or but also then while whereas".split())
 MAX_GAP = 2
