@@ -47,7 +47,8 @@ def corpus_words() -> frozenset[str]:
 
 
 # Chinese words for "before", "after", "since" follow the year they are said of ("2015年以来": since 2015)
-_POSTPOSITIONS = frozenset({"before", "after", "since"})
+# the English of a Chinese word said after its object: "BERT 之后" is "after BERT", "在 BERT 的基础上" "building on BERT"
+_POSTPOSITIONS = frozenset({"before", "after", "since", "building on"})
 
 
 def _zh_number(written: str, numerals: dict[str, int]) -> int | None:
