@@ -339,6 +339,8 @@ _HINTS = {
     "ask.answer": "Please pick one option of the question (or type your own answer).",
     "ask.which_paper": "I cannot tell which paper that is ({why}). Give its title, a short name like “TextRank”, "
     "its authors or its year — or the topic it is on.",
+    "ask.what_of_refs": "What should I do with it: say why it is on the list, keep it in your library, or find more "
+    "papers like it? (Or say “drop it”.)",
     "ask.no_list": "There is no numbered list on screen yet: name a paper (its title or a short name like "
     "“TextRank”) or a topic to search first.",
 }

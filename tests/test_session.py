@@ -962,3 +962,18 @@ async def test_a_narrowing_said_before_any_search_narrows_the_search_named_next(
     assert "I will keep “only after 2010”" in asked.message, asked.message
     await s.user_says("papers on dependency parsing")
     assert s.intent.year_min == 2011, s.intent  # as "papers on dependency parsing after 2010" would
+
+
+async def test_a_result_named_with_nothing_to_do_with_it_asks_what_and_each_choice_acts(runtime):
+    s = Session(runtime)
+    await s.user_says("papers on dependency parsing")
+    shown = await s.search_now()
+    listed = [r.paper.id for r in shown.results]
+    reply = await s.user_says("the second")
+    assert "What should I do with it" in reply.message, reply.message
+    labels = [o.label for o in reply.question.options] if reply.question else []
+    assert any(lab.startswith("Why #2") for lab in labels) and any("library" in lab for lab in labels), labels
+    assert [r.paper.id for r in reply.results] == listed  # nothing was changed while asking
+    keep = next(n for n, lab in enumerate(labels) if "library" in lab)
+    kept = await s.choose(keep)
+    assert kept.keep == [listed[1]], kept.message

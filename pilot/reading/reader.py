@@ -2158,6 +2158,22 @@ def _both_ways(ex: Extracted, hits: list[CueHit]) -> list[Direction]:
     return ways if joined and all(f"dir:{d}" in cue for d in ways) and len(ex.of(*_PAPER_KINDS)) <= 1 else []
 
 
+_REF_FILLER = frozenset("the one ones number no paper papers result results and or".split())
+
+
+def _only_refs(ex: Extracted) -> bool:
+    """Nothing but result numbers ("the second", "#4", "3 and 5"): no word says what to do with them."""
+    in_refs = {i for s in ex.of("ref") for i in _span_tokens(ex, s)}
+    return all(i in in_refs or not t.is_word or t.low in _REF_FILLER for i, t in enumerate(ex.tokens))
+
+
+def _label_of_ref_way(r: Reading) -> str:
+    which = ", ".join(f"#{n}" for n in (r.refs or (r.refine.more_like if r.refine else [])))
+    if r.act == "refine":
+        return f"More papers like {which}"
+    return f"Why {which} is on the list" if r.command == "explain" else f"Keep {which} in my library"
+
+
 def _label_for_alternative(r: Reading) -> str:
     if r.act == "search":
         what = r.anchor.text if r.anchor else (r.topic or "")
@@ -2498,6 +2514,16 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         hint = f"There is no result #{beyond}: the list has {state.listed}. Name one of its numbers."
         return Reading(text=ex.text, act="ask", sub="ask.range", confidence=0.0, hint=hint,
                        why=f"names a result that is not on the list (there are {state.listed})")  # fmt: skip
+    if refs and state.has_list and state.question is None and _only_refs(ex):
+        # "the second", "#4" alone: explain it, keep it, or more like it? Asked, each offered
+        ways = [
+            Reading(text=ex.text, act="command", sub="command.explain", command="explain", refs=refs),
+            Reading(text=ex.text, act="command", sub="command.save", command="save", refs=refs),
+            Reading(text=ex.text, act="refine", sub="refine.more_like", refine=Refinement(more_like=refs)),
+        ]
+        return Reading(text=ex.text, act="ask", sub="ask.what_of_refs", confidence=0.0,
+                       why="names results and nothing to do with them",
+                       alternatives=[Alternative(label=_label_of_ref_way(r), reading=r) for r in ways])  # fmt: skip
     pointing = [s for s in ex.spans if s.kind == "ref" and s.source in ("hash", "noun number", "ordinal", "ordinals")]
     if pointing and not state.has_list and state.question is None and state.asked is None:
         return Reading(text=ex.text, act="ask", sub="ask.no_list", confidence=1.0,
