@@ -46,8 +46,8 @@ def corpus_words() -> frozenset[str]:
     return frozenset(w.strip() for w in data_file("vocabulary.txt").splitlines() if w.strip() and not w.startswith("#"))
 
 
-# Chinese words for "before", "after", "since" follow the year they are said of ("2015年以来": since 2015)
-# the English of a Chinese word said after its object: "BERT 之后" is "after BERT", "在 BERT 的基础上" "building on BERT"
+# Chinese words for "before", "after", "since" follow the year or name they are said of ("2015年以来": since 2015,
+# "BERT 之后": after BERT), as does "based on" ("在 BERT 的基础上": building on BERT)
 _POSTPOSITIONS = frozenset({"before", "after", "since", "building on"})
 
 
