@@ -2516,14 +2516,14 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
                        why=f"names a result that is not on the list (there are {state.listed})")  # fmt: skip
     if refs and state.has_list and state.question is None and _only_refs(ex):
         # "the second", "#4" alone: explain it, keep it, or more like it? Asked, each offered
-        ways = [
+        actions = [
             Reading(text=ex.text, act="command", sub="command.explain", command="explain", refs=refs),
             Reading(text=ex.text, act="command", sub="command.save", command="save", refs=refs),
             Reading(text=ex.text, act="refine", sub="refine.more_like", refine=Refinement(more_like=refs)),
         ]
         return Reading(text=ex.text, act="ask", sub="ask.what_of_refs", confidence=0.0,
                        why="names results and nothing to do with them",
-                       alternatives=[Alternative(label=_label_of_ref_way(r), reading=r) for r in ways])  # fmt: skip
+                       alternatives=[Alternative(label=_label_of_ref_way(r), reading=r) for r in actions])  # fmt: skip
     pointing = [s for s in ex.spans if s.kind == "ref" and s.source in ("hash", "noun number", "ordinal", "ordinals")]
     if pointing and not state.has_list and state.question is None and state.asked is None:
         return Reading(text=ex.text, act="ask", sub="ask.no_list", confidence=1.0,
