@@ -29,6 +29,8 @@ CHROMIUM_ARGS = [
 # generous: a wait is for a visible effect, not a speed check (speed is benchmarked); a loaded CI machine once
 # took over 120 s to answer the first search of a second visitor
 TIMEOUT_MS = 240_000
+# what Gradio shows while an event runs: status overlays (``.wrap.default`` without ``hide``), a pending chat bubble
+BUSY = ".wrap.default:not(.hide), .message.pending"
 
 
 @contextlib.contextmanager
@@ -89,9 +91,8 @@ def chromium() -> Iterator[Any]:
 
 
 def wait_idle(page) -> None:
-    # While an event runs Gradio shows status overlays (``.wrap.default`` without ``hide``) and a pending
-    # chat bubble; callers first wait for a visible effect of their click, then for these to go.
-    wait_for(page, "() => !document.querySelector('.wrap.default:not(.hide), .message.pending')", "pilot to finish")
+    # callers first wait for a visible effect of their click, then for the busy indicators to go
+    wait_for(page, f"() => !document.querySelector('{BUSY}')", "pilot to finish")
 
 
 def wait_for(page, condition: str, what: str) -> None:
@@ -103,7 +104,7 @@ def wait_for(page, condition: str, what: str) -> None:
         page.wait_for_function(condition, timeout=TIMEOUT_MS)
     except PlaywrightTimeout:
         chat = page.locator("#pilot-chat").inner_text(timeout=5_000)[-1500:]
-        busy = page.evaluate("() => document.querySelectorAll('.wrap.default:not(.hide), .message.pending').length")
+        busy = page.evaluate(f"() => document.querySelectorAll('{BUSY}').length")
         raise AssertionError(
             f"waited {TIMEOUT_MS // 1000} s for {what}; {busy} busy indicator(s) showing; the chat ends:\n{chat}"
         ) from None

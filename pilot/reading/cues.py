@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pilot.reading.lexicon import data_json, word_list
+from pilot.reading.lexicon import data_json, word_set
 from pilot.reading.model import Span
 from pilot.reading.spans import Extracted
 
@@ -88,7 +88,7 @@ def _table() -> tuple[dict[str, str], list[tuple[str, str, tuple[tuple[str, ...]
             for raw in phrase.split():
                 opt = raw.startswith("?")
                 written_alts = [
-                    w for a in raw.lstrip("?").split("|") for w in (word_list(a[1:]) if a[0] == "&" else [a])
+                    w for a in raw.lstrip("?").split("|") for w in (sorted(word_set(a[1:])) if a[0] == "&" else [a])
                 ]
                 # "cite it", "before it": "it" is the paper on screen, a paper slot like any other
                 alts = tuple(

@@ -29,9 +29,16 @@ def data_json(name: str) -> Any:
     return json.loads(data_file(name))
 
 
-def word_list(name: str) -> tuple[str, ...]:
-    """A list of words.json, for the tables that share one ("leave_out": the cues, the time grammar, the reader)."""
-    return tuple(data_json("words.json")[name])
+@lru_cache(maxsize=1)
+def _word_sets() -> dict[str, frozenset[str]]:
+    data = data_json("words.json")
+    return {k: frozenset(w.lower() for w in v) for k, v in data.items() if isinstance(v, list)}
+
+
+def word_set(name: str) -> frozenset[str]:
+    """A word list of words.json, lower case; here, below the spans, the cues and the time grammar, so that a list
+    they share ("leave_out") is read by one function."""
+    return _word_sets()[name]
 
 
 @lru_cache(maxsize=1)

@@ -28,7 +28,7 @@ from pilot.query import ASKING_WORDS
 from pilot.reading import acts as acts_mod
 from pilot.reading.answers import read_answer, real_options
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
-from pilot.reading.lexicon import lexicon, surnames, word_list
+from pilot.reading.lexicon import lexicon, surnames
 from pilot.reading.model import (
     Act,
     Alternative,
@@ -76,7 +76,7 @@ _LABEL_DIRECTION: dict[str, Direction] = {
 _REVERSED: dict[str, Direction] = {"predecessor": "successor", "successor": "predecessor"}
 _PAPER_KINDS: tuple[SpanKind, ...] = ("id", "title", "paper", "name", "cited")
 _CLAUSE = frozenset('.,;:!?()[]"')
-_DROP_VERBS = frozenset(word_list("leave_out"))
+_DROP_VERBS = word_set("leave_out")
 _EXCLUDING = _DROP_VERBS | frozenset("no not nothing none without except minus avoid less".split())
 _FLIP = frozenset("flip reverse opposite round backwards".split())
 # cue labels that speak for each act label
@@ -2167,13 +2167,6 @@ def _only_refs(ex: Extracted) -> bool:
     return all(i in in_refs or not t.is_word or t.low in _REF_FILLER for i, t in enumerate(ex.tokens))
 
 
-def _label_of_ref_way(r: Reading) -> str:
-    which = ", ".join(f"#{n}" for n in (r.refs or (r.refine.more_like if r.refine else [])))
-    if r.act == "refine":
-        return f"More papers like {which}"
-    return f"Why {which} is on the list" if r.command == "explain" else f"Keep {which} in my library"
-
-
 def _label_for_alternative(r: Reading) -> str:
     if r.act == "search":
         what = r.anchor.text if r.anchor else (r.topic or "")
@@ -2516,14 +2509,17 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
                        why=f"names a result that is not on the list (there are {state.listed})")  # fmt: skip
     if refs and state.has_list and state.question is None and _only_refs(ex):
         # "the second", "#4" alone: explain it, keep it, or more like it? Asked, each offered
+        which = ", ".join(f"#{n}" for n in refs)
         actions = [
-            Reading(text=ex.text, act="command", sub="command.explain", command="explain", refs=refs),
-            Reading(text=ex.text, act="command", sub="command.save", command="save", refs=refs),
-            Reading(text=ex.text, act="refine", sub="refine.more_like", refine=Refinement(more_like=refs)),
-        ]
+            Alternative(label=f"Why {which} is on the list", reading=Reading(
+                text=ex.text, act="command", sub="command.explain", command="explain", refs=refs)),
+            Alternative(label=f"Keep {which} in my library", reading=Reading(
+                text=ex.text, act="command", sub="command.save", command="save", refs=refs)),
+            Alternative(label=f"More papers like {which}", reading=Reading(
+                text=ex.text, act="refine", sub="refine.more_like", refine=Refinement(more_like=refs))),
+        ]  # fmt: skip
         return Reading(text=ex.text, act="ask", sub="ask.what_of_refs", confidence=0.0,
-                       why="names results and nothing to do with them",
-                       alternatives=[Alternative(label=_label_of_ref_way(r), reading=r) for r in actions])  # fmt: skip
+                       why="names results and nothing to do with them", alternatives=actions)  # fmt: skip
     pointing = [s for s in ex.spans if s.kind == "ref" and s.source in ("hash", "noun number", "ordinal", "ordinals")]
     if pointing and not state.has_list and state.question is None and state.asked is None:
         return Reading(text=ex.text, act="ask", sub="ask.no_list", confidence=1.0,

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pilot.reading.lexicon import corpus_words, data_json, lexicon
+from pilot.reading.lexicon import corpus_words, data_json, lexicon, word_set
 from pilot.reading.lexicon import surnames as family_names
 from pilot.reading.model import Span, SpanKind, State
 from pilot.reading.timegrammar import periods
@@ -485,12 +485,6 @@ def _nums(text: str, toks: list[Token]) -> list[Span]:
 _PARTICLES = frozenset("van von de der den di da du le la del dos al el bin".split())
 
 
-@lru_cache(maxsize=1)
-def _words() -> dict[str, frozenset[str]]:
-    data = data_json("words.json")
-    return {k: frozenset(w.lower() for w in v) for k, v in data.items() if isinstance(v, list)}
-
-
 def word_table(name: str) -> dict[str, str]:
     """A table of words.json ("typos", "contractions")."""
     return dict(data_json("words.json")[name])
@@ -504,10 +498,6 @@ def vocabulary() -> frozenset[str]:
 
     listed = (w.strip() for w in data_file("vocabulary.txt").splitlines() if w.strip() and not w.startswith("#"))
     return frozenset(listed) | ENGLISH_STOPWORDS | word_set("given_names") | word_set("reactions")
-
-
-def word_set(name: str) -> frozenset[str]:
-    return _words()[name]
 
 
 def _capitalised(t: Token) -> bool:

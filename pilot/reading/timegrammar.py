@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from pilot.reading.lexicon import data_json, word_list
+from pilot.reading.lexicon import data_json, word_set
 from pilot.reading.tokens import Token
 
 _YEAR = re.compile(r"^(1[89]\d\d|20\d\d)$")
@@ -60,7 +60,7 @@ def _grammar() -> dict[str, Any]:
     g = dict(data_json("time.json"))
     for key in ("relations", "suffixes"):
         g[key] = {tuple(k.split()): v for k, v in g[key].items()}
-    g["exclude_before"] = [*g["exclude_before"], *word_list("leave_out")]  # "ditch anything before 2010"
+    g["exclude_before"] = [*g["exclude_before"], *sorted(word_set("leave_out"))]  # "ditch anything before 2010"
     for key in ("exclude_before", "exclude_after", "not_leaving", "keep_words", "this_year", "last_year", "inclusive"):
         g[key] = [tuple(p.split()) for p in g[key]]
     g["counts"] = {tuple(k.split()): v for k, v in g["counts"].items()}
