@@ -356,3 +356,43 @@ def test_a_page_whose_heartbeat_came_back_is_open(local_source, tmp_path):
             time.sleep(0.5)
             reaper.sweep()
         assert sid not in demo.state_holder.session_data and not page_open(sid)
+
+
+# --- the shared sentence model ------------------------------------------------------------------------------------
+def test_a_visitors_message_goes_before_the_next_batch_of_another_search():
+    """Two searches wait for the model with their next batches while a message's two texts arrive: the message is
+    encoded next (it waited for the batch being encoded, not for the searches' queue)."""
+    from pilot.embed import Turns
+
+    turns = Turns()
+    order: list[str] = []
+    holding = threading.Event()
+    release = threading.Event()
+
+    def batch(name: str, first: bool = False) -> None:
+        with turns.turn(urgent=False):
+            if first:
+                holding.set()
+                release.wait(5)
+            order.append(name)
+
+    def message() -> None:
+        with turns.turn(urgent=True):
+            order.append("message")
+
+    first = threading.Thread(target=batch, args=("search 1, batch 1", True))
+    first.start()
+    holding.wait(5)
+    waiting = [threading.Thread(target=batch, args=(f"search {i}, batch 2",)) for i in (1, 2)]
+    for t in waiting:
+        t.start()
+    time.sleep(0.2)  # both searches are waiting for the model now
+    late = threading.Thread(target=message)
+    late.start()
+    time.sleep(0.2)
+    release.set()
+    for t in (first, *waiting, late):
+        t.join(5)
+    assert order[0] == "search 1, batch 1"
+    assert order[1] == "message", order
+    assert sorted(order[2:]) == ["search 1, batch 2", "search 2, batch 2"]

@@ -126,6 +126,10 @@ def app_server(store_cache: Path, env: dict[str, str], prepare: Callable[[Path],
     server = Server(None, store_cache, concurrency, env=env, prepare=prepare)
     try:
         server.wait_ready(600)
+        # the page is served while the start-up still opens the sources and loads the reader's model (on a fresh
+        # cache, ~10 s encoding its examples): a first message waits for all of it, so that the faults' turns are
+        # timed on a started server, as a deployment's are after its first start
+        Visitor(server.url).act("hello", api="/send")
         yield server
     finally:
         server.stop()

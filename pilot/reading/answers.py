@@ -232,14 +232,24 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         chosen = _option_like(first, question, hits) if len(first) < len(words) else None
         if chosen is not None and chosen.option is not None:
             return chosen
+        # "the loss function side of it, the technique": a subject, then a short clause that names the option
+        for part in re.split(r"[,;]", ex.text)[1:]:
+            clause = _words(part)
+            chosen = _option_like(clause, question, hits) if 0 < len(clause) <= _NAMING_CLAUSE else None
+            if chosen is not None and chosen.option is not None:
+                return chosen
         return None
     if question.slot == "time" and (times := [s for s in ex.spans if s.kind == "time"]):
         value = {k: v for k, v in times[0].value.items() if k in ("year_min", "year_max", "exclude_years")}
         for i, label in enumerate(question.options):
             rng = _option_range(label)
             if rng and rng == (value.get("year_min"), value.get("year_max")):
+                # the years said are kept beside the option they match: both say the same
                 return Answer(
-                    option=i, updates=_besides(ex, question), confidence=0.95, why=f"the years of option {i + 1}"
+                    option=i,
+                    updates={**_besides(ex, question), **value},
+                    confidence=0.95,
+                    why=f"the years of option {i + 1}",
                 )
         return Answer(updates={**_besides(ex, question), **value}, confidence=0.9, why="a period of its own")
     if question.slot == "venue" and (venues := [s for s in ex.spans if s.kind == "venue"]):
@@ -267,6 +277,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     return None
 
 
+_NAMING_CLAUSE = 5  # words: "…, so the technique" names an option; a longer clause says more than that
 _DISMISSING = frozenset("irrelevant wrong useless none neither nothing".split())
 _RESTATING = frozenset("i we where when which what published publish appeared appear came come comes out from".split())
 # the words around a dismissal that point at the options ("none of these are what I want")

@@ -397,6 +397,10 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
         and not ex.of(*_PAPER_KINDS, "it", "ref")
     ):
         return False  # "newer papers only" under a topic's results: no paper to go before or after, an age
+    if label == "search.benchmark" and not ex.of(*_PAPER_KINDS, "it") and not state.anchor:
+        # "annotation artifacts in QA benchmarks": what the papers study, not datasets asked for
+        types = ex.of("type")
+        return not types or not all(_kind_in_subject(ex, s) for s in types)
     if label in ("search.current", "search.other_year"):
         return state.has_search
     if label == "search.same_for":
@@ -2455,17 +2459,17 @@ def _keeps_in_library(ex: Extracted) -> bool:
 
 # "the one with images" for "Visual question answering": an option the words mean, by the sentence model, when it
 # is clearly the closest (a sub-area of the user's own is kept otherwise)
-OPTION_MEANT, OPTION_MARGIN = 0.35, 0.15
+OPTION_MEANT, OPTION_MEANT_LONG, OPTION_MARGIN = 0.35, 0.5, 0.15
 
 
-def _option_meant(words: str, question: QuestionState) -> int | None:
+def _option_meant(words: str, question: QuestionState, floor: float = OPTION_MEANT) -> int | None:
     real = real_options(question)
     sims = acts_mod.classifier().cosines(words, [question.options[i] for i in real])
     if not sims:
         return None
     ranked = sorted(zip(sims, real, strict=True), reverse=True)
     best, second = ranked[0][0], (ranked[1][0] if len(ranked) > 1 else 0.0)
-    return ranked[0][1] if best >= OPTION_MEANT and best - second >= OPTION_MARGIN else None
+    return ranked[0][1] if best >= floor and best - second >= OPTION_MARGIN else None
 
 
 def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> Reading:
@@ -2489,8 +2493,9 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
             return Reading(text=ex.text, act="ask", sub="ask.answer", confidence=0.0, why=ans.why)
         if state.question.slot == "topic" and (sub_area := _sub_area(ex, items, hits)) is not None:
             # (a list of subjects of one's own, "similarity, english, corpus", stays the user's)
-            listed = "," in ex.text or len(sub_area.split()) > 4
-            if not listed and (meant := _option_meant(sub_area, state.question)) is not None:
+            # a longer phrase of one's own picks an option only when it is plainly that option's
+            floor = OPTION_MEANT_LONG if len(sub_area.split()) > 4 else OPTION_MEANT
+            if "," not in ex.text and (meant := _option_meant(sub_area, state.question, floor)) is not None:
                 return Reading(text=ex.text, act="answer", sub="answer.topic", option=meant, confidence=0.7,
                                why=f"its words mean option {meant + 1}")  # fmt: skip
             return Reading(text=ex.text, act="answer", sub="answer.topic", topic=sub_area, confidence=0.8,

@@ -284,7 +284,27 @@ def _time_spans(text: str, toks: list[Token]) -> list[Span]:
         note = p.note.replace("{phrase}", f"“{span.text}”") if p.note else ""
         span.value = {**p.kept(), "rule": p.rule, "excluded": p.excluded, "note": note}
         out.append(span)
-    return out
+    return _restated_periods(out)
+
+
+_BOUNDS = ("year_min", "year_max")
+
+
+def _restated_periods(spans: list[Span]) -> list[Span]:
+    """A vague period restated in years ("the last few years, say 2021 on") means the years: the relative span
+    takes the explicit one's bounds, so whichever of the two a reader looks at says the same."""
+
+    def bounds(s: Span) -> tuple[str, ...]:
+        return tuple(k for k in _BOUNDS if s.value.get(k) is not None)
+
+    explicit = [s for s in spans if s.value.get("rule") != "relative" and not s.value.get("excluded") and bounds(s)]
+    for s in spans:
+        if s.value.get("rule") != "relative" or s.value.get("excluded"):
+            continue
+        same = next((e for e in explicit if bounds(e) == bounds(s)), None)
+        if same is not None:
+            s.value = {**s.value, **{k: same.value[k] for k in _BOUNDS if k in same.value}}
+    return spans
 
 
 def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
