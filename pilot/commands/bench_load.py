@@ -44,7 +44,7 @@ from typing import Any
 from pilot.settings import get_settings
 
 ACTIONS = ("send", "search_now", "filter", "edit", "export")
-FAILED_WORDS = ("Sorry,", "Something went wrong", "failed:", "Could not")
+FAILED_WORDS = ("Sorry,", "Something went wrong", "failed:", "Could not", "took longer than a turn may")
 
 
 def add_load(bench_sub) -> None:

@@ -168,7 +168,7 @@ def _option_range(label: str) -> tuple[int | None, int | None] | None:
 
 def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subject: bool = False) -> Answer | None:
     """The answer the message gives, or None when it does not read as one (it may be a new request)."""
-    words = _words(ex.text)
+    words = _not_any(_words(ex.text))
     n = len(question.options)
     if not words:
         return None
@@ -212,7 +212,9 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         return Answer(option=said, confidence=0.95, why="yes or no to the question")
     if set(words) & _DISMISSING and set(words) <= _DISMISSING | _NO_PREFERENCE | _ABOUT_THE_OPTIONS:
         way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
-        return Answer(option=way_out, no_preference=way_out is None, confidence=0.9, why="none of the options")
+        if way_out is None:  # "neither" to "which direction?": none of them is wanted, and no option says so
+            return Answer(confidence=0.0, why="none of the options, and none of them is 'none'")
+        return Answer(option=way_out, confidence=0.9, why="none of the options")
     if low in ("both", "all three", "the two of them", "all of them", "every one", "all options", "each of them"):
         return Answer(confidence=0.0, why="names several options of a one-choice question")
     way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
@@ -284,6 +286,17 @@ _RESTATING = frozenset("i we where when which what published publish appeared ap
 _ABOUT_THE_OPTIONS = frozenset("these this those what i want are is".split())
 _YES = frozenset("yes yeah yep yup ya sure ok okay please go ahead do it sounds good why not".split())
 _NO = frozenset("no nope nah not really don't thanks neither".split())
+
+
+def _not_any(words: list[str]) -> list[str]:
+    """ "not any of these", "not a single one": none of them (never the indifferent "any of these")."""
+    out: list[str] = []
+    for w in words:
+        if out and out[-1] == "not" and w in ("any", "one", "single"):
+            out[-1] = "none"
+            continue
+        out.append(w)
+    return out
 
 
 def _yes_or_no(words: list[str], question: QuestionState) -> int | None:

@@ -572,6 +572,44 @@ def _content_count(words: str) -> int:
     return sum(1 for w in re.findall(r"[\w'+-]+", words.lower()) if w not in edge)
 
 
+def _headline(ex: Extracted, chunks: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """A research told in sentences names its subject first ("Paper idea: streaming speech translation with low
+    latency. Cascaded pipelines … We propose a policy …"): the chunks of the first sentence that has a subject of
+    two words or more, unless a later one asks for it in words ("… I need papers on X")."""
+    sentences = _sentences(ex)
+    if len(sentences) < 2 or sum(t.is_word for t in ex.tokens) < LONG_MESSAGE:
+        return chunks
+    asked_for = [
+        c for c in chunks if _introduced(ex, c[0]) and _content_count(c[2]) >= 2 and any(
+            f <= c[0] <= la and _asks(ex, f, la) for f, la in sentences)
+    ]  # fmt: skip
+    if asked_for:
+        return chunks  # "… I need papers on X": the subject asked for
+    for first, last in sentences:
+        if _about_the_asker(ex, first, last):
+            continue  # "Hi, I'm a sociologist moving into computational methods."
+        inside = [c for c in chunks if first <= c[0] <= last]
+        if any(_content_count(c[2]) >= 2 for c in inside):
+            return inside
+    return chunks
+
+
+_WORKING_ON = frozenset("working work works researching research studying study focusing focus thesis project".split())
+
+
+def _about_the_asker(ex: Extracted, first: int, last: int) -> bool:
+    """A sentence that says who the asker is ("Hi, I'm a sociologist …", "I am a PhD student in …")."""
+    low = [t.low for t in ex.tokens[first : last + 1] if t.is_word and t.low not in ("hi", "hello", "hey", "dear")]
+    said = " ".join(low[:4]) + " "
+    roles = word_set("asker_roles")
+    if set(low) & _WORKING_ON:
+        return False  # "I'm a PhD student working on document-level MT": the subject is said here
+    return said.startswith(tuple(f"{o} " for o in word_set("asker_openers"))) or any(
+        low[: len(o.split())] == o.split() and len(low) > len(o.split()) and low[len(o.split())] in roles
+        for o in ("i'm", "im", "i am", "we are")
+    )
+
+
 def _choose_topic(
     chunks: list[tuple[int, int, str]], ex: Extracted, excluded_after: set[int]
 ) -> tuple[str | None, list[str]]:
@@ -584,6 +622,7 @@ def _choose_topic(
         return None, [w for _, _, w in left_out]
     # a subject introduced as what is asked for ("papers on X") wins over the story around it, however long
     kept = [_introduced_tail(ex, c) for c in kept]
+    kept = _headline(ex, kept)
     best_chunk = max(kept, key=lambda c: (_introduced(ex, c[0]), _content_count(c[2]), -c[0]))
     if _content_count(best_chunk[2]) == 0:
         return None, [w for _, _, w in left_out]
@@ -809,6 +848,9 @@ def _leaving(items: list[Item], hits: list[CueHit]) -> set[int]:
 _WROTE = frozenset("wrote authored co-wrote coauthored co-authored penned".split())
 
 
+_AUTHOR_NOUNS = frozenset("author authors co-author coauthor co-authors coauthors".split())
+
+
 def _after_by(ex: Extracted, s: Span) -> bool:
     """ "written by Kaiming He", "papers by Manning", "papers from Kaiming He": the person wrote them."""
     if s.source.startswith("after 'by'"):
@@ -818,6 +860,8 @@ def _after_by(ex: Extracted, s: Span) -> bool:
     j = _token_at(ex, s.end)
     if j < len(ex.tokens) and ex.tokens[j].low in _WROTE:
         return True  # "only ones Bordes wrote": the person wrote them
+    if {t.low for t in ex.tokens[j : j + 4]} & _AUTHOR_NOUNS:
+        return True  # "with Kaiming He as an author", "that Carion is an author on"
     return any(w in ("by", "authored", "author", "authors") for w in before) or before[-2:] in (
         ["papers", "from"],
         ["work", "from"],
@@ -844,6 +888,16 @@ def _named_before_citation(ex: Extracted, chunks: list[tuple[int, int, str]], ci
     if i < 2 or ex.tokens[i - 1].text != "(":
         return None
     return next((w for a, b, w in chunks if b == i - 2 and _content_count(w)), None)
+
+
+def _names_current(anchor: Anchor, state: State) -> bool:
+    """The paper named is the one the search on screen is about: its title, the name before the title's colon
+    ("BERT" for "BERT: Pre-training of …"), or a name the lexicon gives that title."""
+    if not state.anchor or anchor.kind not in ("name", "paper", "title"):
+        return False
+    said, current = normalise(anchor.text).lower(), normalise(state.anchor).lower()
+    named = {normalise(t).lower() for t in anchor.titles}
+    return bool(said) and (said == current or current.startswith(said + ":") or current in named)
 
 
 def _anchor_of(s: Span) -> Anchor:
@@ -889,9 +943,34 @@ _NP_END = frozenset(
 )
 
 
+_HEADLINE_LABEL = 8  # words before the colon of "Paper idea: …", "Research description for a grant: …"
+_HEADLINE_ENDS = frozenset("with for in on that which using via by from where while whose to".split())
+_TELLING = frozenset("i we my our they it this these is are was were".split())
+
+
+def _labelled_headline(ex: Extracted) -> str | None:
+    """The subject a description opens with after a label ("Paper idea: streaming speech translation with very low
+    latency for live lectures. …"): a phrase with no one doing anything in it, up to its first qualifier."""
+    toks = ex.tokens
+    colon = next((k for k, t in enumerate(toks[: _HEADLINE_LABEL + 1]) if t.text == ":"), None)
+    if colon is None or not {t.low for t in toks[:colon]} & word_set("headline_labels"):
+        return None  # "Abstract: Large pretrained models often produce …" opens a passage, not a headline
+    end = next((k for k in range(colon + 1, len(toks)) if toks[k].text in (".", "!", "?", ";")), len(toks))
+    words = toks[colon + 1 : end]
+    if not words or any(t.low in _TELLING for t in words):
+        return None  # "Abstract draft: We address …": a sentence, read as the passage it opens
+    cut = next((k for k, t in enumerate(words) if t.low in _HEADLINE_ENDS or t.text == ","), len(words))
+    phrase = words[:cut]
+    if _content_count(" ".join(t.text for t in phrase)) < 2:
+        return None
+    return ex.text[phrase[0].start : phrase[-1].end]
+
+
 def _passage_topic(ex: Extracted) -> str | None:
     """A pasted abstract's subject: its most repeated phrase with its most repeated other words, or else the noun
     phrase its first sentence introduces."""
+    if (headline := _labelled_headline(ex)) is not None:
+        return headline
     start, end = _passage_bounds(ex)
     toks = [t for t in ex.tokens[start:end] if t.is_word]
     stop = (
@@ -1138,6 +1217,8 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             continue
         if anchor is None:
             anchor = _anchor_of(s)
+            if _names_current(anchor, state):  # "what BERT itself cites" while BERT's citers are on screen
+                anchor = Anchor(text=state.anchor or anchor.text, kind="current")
             used.add(n)
         elif _also(ex, s):
             also.append(_anchor_of(s))
@@ -1147,6 +1228,8 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if anchor is not None and not also and "both" in low and (second := _second_of_both(ex, low)) is not None:
         words, unnamed = second
         also.append(Anchor(text=words, kind="name"))
+    elif anchor is not None and not also and "both" in low and (pair := _both_in_one(anchor)) is not None:
+        anchor, also = pair[0], [pair[1]]  # "cite both Grad-CAM and Axiomatic Attribution …" read as one title
     # "'Trusting Your Evidence' (NAACL 2024)": a venue and a year in brackets after the paper name which one it is
     if anchor is not None and (cited := _bracketed_after(ex, used)):
         used |= cited
@@ -1186,6 +1269,8 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         topic = None
     elif anchor is None and target_current and state.topic and not topic:
         topic = state.topic  # "what about surveys?" after a topic's results: the same topic
+    if anchor is None and topic and direction == "predecessor" and _only_literature(hits):
+        direction = None  # "relevant prior work please" on a subject: its literature, not what some paper built on
     if label == "search.same_for" and anchor is not None and direction is None:
         direction = state.direction
     correction = state.has_search and (
@@ -1452,6 +1537,19 @@ def _named_with_authors(ex: Extracted) -> set[int]:
 def _dir_of(word: str) -> str | None:
     return {"after": "successor", "since": "successor", "post": "successor", "before": "predecessor",
             "pre": "predecessor"}.get(word)  # fmt: skip
+
+
+def _both_in_one(anchor: Anchor) -> tuple[Anchor, Anchor] | None:
+    """Two papers one span took for a title ("both Grad-CAM and Axiomatic Attribution for Deep Networks"): split at
+    its last "and" when each side is a name of its own (a capital or a digit first)."""
+    if anchor.kind not in ("name", "title", "paper"):
+        return None
+    left, sep, right = anchor.text.rpartition(" and ")
+    if not sep or not left.strip() or not right.strip():
+        return None
+    if not all(side.strip()[0].isupper() or side.strip()[0].isdigit() for side in (left, right)):
+        return None
+    return Anchor(text=left.strip(), kind="name"), Anchor(text=right.strip(), kind="name")
 
 
 def _second_of_both(ex: Extracted, low: list[str]) -> tuple[str, set[int]] | None:
@@ -2121,7 +2219,7 @@ def _not_subject(ex: Extracted, items: list[Item], hits: list[CueHit], *, names_
     """Tokens that are no word of the message's subject: the cues' words and every span that says something else
     (a period, a venue, a person, a paper named as one); a field's term, a word written like a name and a field's
     name stay the subject's (``names_too``: a name is no subject either, in an entity question)."""
-    removed = covered_tokens(items, hits)
+    removed = covered_tokens(items, hits) | _one_who_would(ex)
     for s in ex.spans:
         keep = s.kind in _SUBJECT_SPANS and not (names_too and s.kind == "name")
         if not keep and not is_weak(s):
@@ -2185,6 +2283,79 @@ def _label_for_alternative(r: Reading) -> str:
     return "Something else"
 
 
+def _only_literature(hits: list[CueHit]) -> bool:
+    """The only words of a direction are ones that also just mean a subject's literature ("prior work")."""
+    said = [h.pattern for h in hits if h.label.startswith("dir:")]
+    return bool(said) and set(said) <= word_set("literature_cues")
+
+
+_ABBREVIATIONS = frozenset("al e.g i.e eg ie etc vs cf fig eq no approx dr prof".split())
+
+
+def _sentences(ex: Extracted) -> list[tuple[int, int]]:
+    """The message's sentences as token ranges (first, last)."""
+    out, start = [], 0
+    toks = ex.tokens
+    for k, t in enumerate(toks):
+        # a new sentence starts with a capital: "Bolukbasi et al. 2016", "e.g. BERT", "vs. ELMo" go on
+        nxt = toks[k + 1].text if k + 1 < len(toks) else ""
+        after_abbreviation = t.text == "." and k > 0 and toks[k - 1].low in _ABBREVIATIONS
+        if t.text in (".", "!", "?") and (not nxt or (nxt[:1].isupper() and not after_abbreviation)):
+            out.append((start, k))
+            start = k + 1
+    if start < len(ex.tokens):
+        out.append((start, len(ex.tokens) - 1))
+    return out
+
+
+_ASKING_SENTENCE = frozenset(
+    "find finding show give list recommend suggest search searching look looking seek seeking hunting".split()
+)
+
+
+def _asks(ex: Extracted, a: int, b: int) -> bool:
+    """The sentence asks for something: a question, a request's word, or a want that is no plan ("I need papers
+    on …", not "we want to learn a predictor …")."""
+    low = [t.low for t in ex.tokens[a : b + 1]]
+    wants = any(w in ("want", "need") and (k + 1 == len(low) or low[k + 1] != "to") for k, w in enumerate(low))
+    return ex.tokens[b].text == "?" or wants or bool(set(low) & _ASKING_SENTENCE)
+
+
+def _in_the_request(ex: Extracted, items: list[Item], hits: list[CueHit]) -> list[CueHit]:
+    """In a research told in sentences ("Our project is X. … we test it on MS MARCO. Related work?"), the words of a
+    direction count in what is asked (the last sentence, a question), not in the story of the work ("test on",
+    "afterwards", "before it" there say what the asker did)."""
+    sentences = _sentences(ex)
+    if len(sentences) < 2 or sum(t.is_word for t in ex.tokens) < LONG_MESSAGE:
+        return hits
+    asked = {i for n, (a, b) in enumerate(sentences) if n == len(sentences) - 1 or _asks(ex, a, b)
+             for i in range(a, b + 1)}  # fmt: skip
+
+    def told(h: CueHit) -> bool:
+        return h.label.startswith("dir:") and not any(items[p].first_token in asked for p in h.items)
+
+    return [h for h in hits if not told(h)]
+
+
+_MODALS = frozenset("should would could can must might may do does".split())
+_PUBLISHING = frozenset("submit publish send target present".split())
+
+
+def _one_who_would(ex: Extracted) -> set[int]:
+    """Tokens naming someone who would do what is asked about, not people asked for: "which venues should an NLP
+    researcher submit fairness work to" (from the role through the verb after it)."""
+    low = [t.low for t in ex.tokens]
+    roles = word_set("asker_roles")
+    out: set[int] = set()
+    for i, w in enumerate(low[:-1]):
+        if w in _MODALS and low[i + 1] in ("a", "an", "someone", "somebody"):
+            role = next((k for k in range(i + 2, min(i + 6, len(low))) if low[k] in roles), None)
+            if role is not None:
+                end = role + 1 if role + 1 < len(low) and low[role + 1] in _PUBLISHING else role
+                out.update(range(i + 1, end + 1))
+    return out
+
+
 def _not_of_the_asker(ex: Extracted, items: list[Item], hits: list[CueHit]) -> list[CueHit]:
     """ "Hello, I am researcher from Vietnam working on …": words that say who the asker is ask for nothing (no
     researchers are asked for). A clause that begins "I am / I'm / we are" and goes on with no verb of its own
@@ -2200,6 +2371,7 @@ def _not_of_the_asker(ex: Extracted, items: list[Item], hits: list[CueHit]) -> l
         while k < len(low) and ex.tokens[k].text not in _CLAUSE and low[k] not in ("and", "but", "so"):
             about_me.add(k)
             k += 1
+    about_me |= _one_who_would(ex)
     if not about_me:
         return hits
     return [h for h in hits if not {items[p].first_token for p in h.items if not items[p].slot} <= about_me]
@@ -2229,13 +2401,14 @@ def read(text: str, state: State | None = None) -> Reading:
             ex = extract(prepared, state)
             items = items_of(ex)
             hits = resolve_typed(cue_hits(items), items, ex)
-    hits = _affirmed(_not_of_the_asker(ex, items, hits), items, ex)
+    hits = _in_the_request(ex, items, _affirmed(_not_of_the_asker(ex, items, hits), items, ex))
     demoted = _demoted(ex, items, hits)
     if demoted:  # words that only look like a paper's name are the subject's words, read whole: read again so
         spans = [s.model_copy(update={"kind": "term"}) if n in demoted else s for n, s in enumerate(ex.spans)]
         ex = Extracted(ex.text, ex.tokens, spans)
         items = items_of(ex)
         hits = _affirmed(_not_of_the_asker(ex, items, resolve_typed(cue_hits(items), items, ex)), items, ex)
+        hits = _in_the_request(ex, items, hits)
     reading = _decide(ex, items, hits, state)
     reading.spans = ex.spans
     reading.translated = translated
@@ -2349,6 +2522,11 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
         narrowing = ask("nothing_to_narrow", "narrows a search, but none is being made")
         narrowing.constraints = _constraints(ex, set(), state, refine=False)
         return narrowing
+    changing = lows & word_set("vague_change_verbs")
+    refs = {t.low for s in ex.of("ref") for t in tokenize(s.text)}
+    only_pointers = lows - changing - refs <= {"it", "this", "that", "them", "these", "those", "one", "the", "please"}
+    if changing and state.has_list and len(words) <= 3 and only_pointers and not ex.of(*_PAPER_KINDS):
+        return ask("what_change", "a change to the list, with nothing said of what to change")  # "swap 3", "change it"
     if "other" in lows and lows <= {"the", "other", "one", "ones", "that", "please", "i", "mean", "meant", "no"}:
         return ask("which_other", "“the other one”: which one?")
     if state.phase == "fresh" and lows & _SEARCH_VERBS and not ex.spans and lows <= _edge_words():

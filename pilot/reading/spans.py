@@ -929,6 +929,9 @@ def _family_name(t: Token) -> bool:
     return name in family_names() or name.capitalize() in family_names()
 
 
+_MEASURE = re.compile(r"\d+(?:\.\d+)?-?(?:d|dof|k|x|b|m|bit|bits|gb|mb|tb|hz|khz|fps|px|p)")
+
+
 def _looks_like_name(t: Token) -> bool:
     """Written like a paper's or a model's name: an inner capital or digit ("GloVe", "word2vec", "BERT", "GPT-2")."""
     w = t.text
@@ -938,6 +941,8 @@ def _looks_like_name(t: Token) -> bool:
         return False  # "text-to-SQL", "multi-GPU": a compound of the subject, not a name
     if len(w) >= 3 and w.endswith("s") and w[:-1].isalpha() and w[:-1].isupper():
         return False  # "DVDs", "GPUs", "LLMs": the plural of an acronym names things, not one paper
+    if _MEASURE.fullmatch(w.lower()):
+        return False  # "6D pose", "4K video", "8-bit", "7B": a number and its unit
     inner = w[1:]
     return (any(c.isupper() for c in inner) and any(c.isalpha() for c in w)) or (
         any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
@@ -991,6 +996,8 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
             (_capitalised(t) or (t.text.isalpha() and t.text.islower() and len(t.text) >= 4))
             and i > 0
             and low[i - 1] in _BEFORE_A_NAME
+            # "speech recognition that runs on smartwatches": where a method runs, not a paper it builds on
+            and not (low[i - 1] == "on" and i > 1 and low[i - 2] in word_set("platform_verbs"))
             and american(low[i]) not in corpus_words()  # "optimisers" is a word, spelt the British way
             and low[i] not in common
             and low[i] not in word_set("given_names")
