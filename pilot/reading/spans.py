@@ -929,7 +929,16 @@ def _family_name(t: Token) -> bool:
     return name in family_names() or name.capitalize() in family_names()
 
 
-_MEASURE = re.compile(r"\d+(?:\.\d+)?-?(?:d|dof|k|x|b|m|bit|bits|gb|mb|tb|hz|khz|fps|px|p)")
+_UNITS = frozenset("d dof k x b m bit bits gb mb tb hz khz fps px p".split())
+
+
+def _is_measure(word: str) -> bool:
+    """A number and its unit ("6D", "4K", "8-bit", "1.5B"), read without a pattern that could backtrack."""
+    w = word.lower()
+    i = 0
+    while i < len(w) and (w[i].isdigit() or w[i] == "."):
+        i += 1
+    return i > 0 and w[0].isdigit() and w[i:].removeprefix("-") in _UNITS
 
 
 def _looks_like_name(t: Token) -> bool:
@@ -941,7 +950,7 @@ def _looks_like_name(t: Token) -> bool:
         return False  # "text-to-SQL", "multi-GPU": a compound of the subject, not a name
     if len(w) >= 3 and w.endswith("s") and w[:-1].isalpha() and w[:-1].isupper():
         return False  # "DVDs", "GPUs", "LLMs": the plural of an acronym names things, not one paper
-    if _MEASURE.fullmatch(w.lower()):
+    if _is_measure(w):
         return False  # "6D pose", "4K video", "8-bit", "7B": a number and its unit
     inner = w[1:]
     return (any(c.isupper() for c in inner) and any(c.isalpha() for c in w)) or (
