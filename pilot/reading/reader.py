@@ -576,8 +576,8 @@ def _headline(ex: Extracted, chunks: list[tuple[int, int, str]]) -> list[tuple[i
     """A research told in sentences names its subject first ("Paper idea: streaming speech translation with low
     latency. Cascaded pipelines … We propose a policy …"): the chunks of the first sentence that has a subject of
     two words or more, unless a later one asks for it in words ("… I need papers on X")."""
-    sentences = _sentences(ex)
-    if len(sentences) < 2 or sum(t.is_word for t in ex.tokens) < LONG_MESSAGE:
+    sentences = _told_in_sentences(ex)
+    if not sentences:
         return chunks
     asked_for = [
         c for c in chunks if _introduced(ex, c[0]) and _content_count(c[2]) >= 2 and any(
@@ -2292,6 +2292,14 @@ def _only_literature(hits: list[CueHit]) -> bool:
 _ABBREVIATIONS = frozenset("al e.g i.e eg ie etc vs cf fig eq no approx dr prof".split())
 
 
+def _told_in_sentences(ex: Extracted) -> list[tuple[int, int]]:
+    """The sentences of a long message told in several (a research described), or none for a short request."""
+    if sum(t.is_word for t in ex.tokens) < LONG_MESSAGE:
+        return []
+    sentences = _sentences(ex)
+    return sentences if len(sentences) >= 2 else []
+
+
 def _sentences(ex: Extracted) -> list[tuple[int, int]]:
     """The message's sentences as token ranges (first, last)."""
     out, start = [], 0
@@ -2325,8 +2333,8 @@ def _in_the_request(ex: Extracted, items: list[Item], hits: list[CueHit]) -> lis
     """In a research told in sentences ("Our project is X. … we test it on MS MARCO. Related work?"), the words of a
     direction count in what is asked (the last sentence, a question), not in the story of the work ("test on",
     "afterwards", "before it" there say what the asker did)."""
-    sentences = _sentences(ex)
-    if len(sentences) < 2 or sum(t.is_word for t in ex.tokens) < LONG_MESSAGE:
+    sentences = _told_in_sentences(ex)
+    if not sentences:
         return hits
     asked = {i for n, (a, b) in enumerate(sentences) if n == len(sentences) - 1 or _asks(ex, a, b)
              for i in range(a, b + 1)}  # fmt: skip
