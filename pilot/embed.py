@@ -76,8 +76,8 @@ class Embedder:
                 ).astype(np.float32)
             for j, i in enumerate(rows):
                 out[i] = vecs[j]
-                if self.cache is not None and not bulk:
-                    self.cache.set(keys[i], vecs[j])
+            if self.cache is not None and not bulk:
+                self.cache.set_many([(keys[i], vecs[j]) for j, i in enumerate(rows)])
         return out
 
     def _from_cache(self, keys: list[str], out: np.ndarray, rows: Any) -> list[int]:

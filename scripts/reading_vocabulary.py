@@ -40,8 +40,10 @@ def main(corpus: str) -> None:
             title = paper.get("title") or ""
             for author in paper.get("authors") or []:
                 name = (author.get("name") if isinstance(author, dict) else author) or ""
-                if name.split() and name.split()[-1].isalpha() and name.split()[-1][:1].isupper():
-                    surnames[name.split()[-1]] += 1
+                # the ACL Anthology's part writes "Och, Franz Josef": the family name is before the comma
+                family_part = name.split(",")[0] if "," in name else name
+                if family_part.split() and family_part.split()[-1].isalpha() and family_part.split()[-1][:1].isupper():
+                    surnames[family_part.split()[-1]] += 1
             for w in re.findall(r"[A-Za-z]+(?:'[a-z]+)?", f"{title} {paper.get('abstract') or ''}"):
                 if w.islower():
                     words[w] += 1

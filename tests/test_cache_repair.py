@@ -38,6 +38,21 @@ def redis(tmp_path):
         yield server
 
 
+def test_a_searchs_vectors_stored_at_once_are_read_by_another_replica_and_bypass_a_frozen_redis(redis):
+    import numpy as np
+
+    vectors = [(f"v{i}", np.full(4, i, dtype=np.float32)) for i in range(300)]
+    RedisCache(redis.url, "embeddings", ttl_s=60).set_many(vectors)
+    other = RedisCache(redis.url, "embeddings", ttl_s=60)  # another replica
+    assert [float(other.get(k)[0]) for k, _ in vectors] == [float(i) for i in range(300)]
+    redis.freeze()
+    started = time.monotonic()
+    other.set_many([("late", np.zeros(4, dtype=np.float32))] * 50)
+    other.set_many([("later", np.zeros(4, dtype=np.float32))])
+    assert time.monotonic() - started < 3  # one timeout opened the breaker; the second batch was not tried
+    redis.thaw()
+
+
 def test_a_frozen_redis_costs_one_timeout_then_is_bypassed_and_tried_again(redis):
     cache = RedisCache(redis.url, "api", ttl_s=60)
     cache.set("k", {"v": 1})

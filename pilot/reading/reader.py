@@ -413,7 +413,11 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
     if act == "command" and sub in ("show_workflow", "undo", "version"):
         return state.has_search  # before any search there is no workflow or step to show or take back
     if label == "command.step_edit":
-        return state.phase == "results"
+        # "skip the preprints", "drop the ACL ones": a kind of paper, a venue or a period is what the list holds;
+        # a workflow step is named as one ("the rerank step", `top_n`)
+        of_the_list = ex.of("type", "pubkind", "venue", "time")
+        named_step = ex.of("step") or any(t.low in _STEP_NOUNS for t in ex.tokens)
+        return state.phase == "results" and (bool(named_step) or not of_the_list)
     return True
 
 

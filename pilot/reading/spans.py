@@ -47,7 +47,8 @@ NUMBER_WORDS = {
     "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
     "thousand": 1000,
 }  # fmt: skip
-_NUMBER_NOUNS = frozenset("number no nr result paper item entry".split())
+_NUMBER_NOUNS = frozenset("number no nr num result paper item entry".split())
+_NUMBER_SHORT = frozenset("no nr num".split())  # "no. 7", "No.7", "nr. 3": number, abbreviated
 _REF_NOUNS = frozenset("one ones paper papers result results entry item article hit".split())
 _ONE_NOUNS = frozenset("one paper result entry item article hit match".split())
 _AFTER_REF = frozenset("to in into on onto from for and or as please too".split())  # "add the 7th to my list"
@@ -81,6 +82,7 @@ def _after_ref(low: list[str], j: int) -> bool:
 _COUNT_NOUNS = frozenset("results papers hits items articles entries references ones".split())
 _OPENING_QUOTES = frozenset("' \" ‘ “".split())
 _WORK_NOUNS = frozenset("papers paper work works publications publication articles article".split())
+_BEFORE_THE_WORK = frozenset("the any all those these more no other".split())
 # "pull 25 instead", "get me 40": a number of papers asked for
 _FETCH_VERBS = frozenset(
     "show give list display return want see send pull fetch grab get retrieve bring load say".split()
@@ -358,6 +360,10 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
             )
         elif w.startswith("#") and w[1:].isdigit():
             out.append(_tok_span("ref", text, toks, i, i, [int(w[1:])], "hash"))
+        elif w in _NUMBER_SHORT and low[i + 1] == "." and i + 2 < len(low) and low[i + 2].isdigit():
+            out.append(_tok_span("ref", text, toks, i, i + 2, [int(low[i + 2])], "number abbreviated"))
+        elif (short := w.partition("."))[0] in _NUMBER_SHORT and short[1] and short[2].isdigit():
+            out.append(_tok_span("ref", text, toks, i, i, [int(short[2])], "number abbreviated"))
         elif (m := re.fullmatch(r"#?(\d{1,2})-#?(\d{1,2})", w)) and state.listed and int(m.group(1)) < int(m.group(2)):
             out.append(_tok_span("ref", text, toks, i, i, list(range(int(m.group(1)), int(m.group(2)) + 1)), "range"))
         elif (
@@ -623,7 +629,7 @@ def _bracketed_authors(text: str, toks: list[Token]) -> list[Span]:
         if (
             not surnames
             or not (et_al or len(surnames) == 2)
-            or set(low[k] for k in names) & word_set("not_first_authors")
+            or {low[k] for k in names if low[k] not in ("and", "&")} & word_set("not_first_authors")
         ):
             continue  # "(Och and Ney)", "(He et al.)"; not "(ACL)" or "(Tsinghua)"
         value = {"authors": surnames, "year": None}
@@ -763,9 +769,10 @@ def _people(text: str, toks: list[Token]) -> list[Span]:
             # "Pang and Lee's 'Thumbs up?'", "Mikolov's word2vec": who wrote the paper named next
             out.append(_tok_span("person", text, toks, i, i, toks[i].text.removesuffix("'s"), "author of a paper"))
     for i in range(n - 2):
-        # "get rid of the Hinton papers": the family name between "the" and "papers" is the person's
+        # "get rid of the Hinton papers", "no more Koehn stuff": a family name between a determiner and the work
         named = _capitalised(toks[i + 1]) and _family_name(toks[i + 1]) and not _named_otherwise(toks[i + 1])
-        if low[i] == "the" and named and low[i + 2] in _WORK_NOUNS and low[i + 1] not in corpus_words():
+        works = low[i + 2] in _WORK_NOUNS or low[i + 2] in ("ones", "stuff")
+        if low[i] in _BEFORE_THE_WORK and named and works and low[i + 1] not in corpus_words():
             out.append(_tok_span("person", text, toks, i + 1, i + 1, toks[i + 1].text, "the A papers"))
     for i in range(1, n - 2):
         # "anything Manning is an author on", "Socher as a coauthor"
