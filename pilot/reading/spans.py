@@ -1042,6 +1042,18 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     inner = text[toks[i + 1].start : toks[j - 1].end]
                     out.append(_tok_span("name", text, toks, i + 1, j - 1, inner, "the X paper"))
                     break
+            # "Bengio's neural probabilistic language model", "Chiang's hierarchical phrase-based model": a work
+            # described in the field's words after its author's possessive is named by the whole phrase
+            plain = common | ENGLISH_STOPWORDS | word_set("request_words") | {"cited"}  # "Hinton's most cited model"
+            described_end: int | None = None
+            for j in range(i + 1, min(i + 7, n)):
+                if not (toks[j].is_word and toks[j].text.islower()) or low[j] in plain:
+                    break
+                if low[j] in kind_nouns and low[j] not in ("paper", "papers") and j > i + 1:
+                    described_end = j  # "Pennington's global vectors model": to its last noun of a kind
+            if described_end is not None:
+                work = text[toks[i].start : toks[described_end].end]
+                out.append(_tok_span("name", text, toks, i, described_end, work, "the author's described work"))
         # "the pointer-generator paper", "the Collins parser", "the transformer architecture"
         if low[i] == "the" and i + 2 < n:
             for j in range(i + 2, min(i + 5, n)):
