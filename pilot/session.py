@@ -61,6 +61,7 @@ from pilot.sources.budget import budget_scope, current_budget
 from pilot.spelling import respelt_topic
 from pilot.stepedit import StepEdit, step_edit
 from pilot.text import normalize_title
+from pilot.turnwatch import TurnStopped, TurnWatch, watched
 from pilot.venues import at_venue
 from pilot.vocab import (
     PAPER_TYPE_PLURALS,
@@ -180,9 +181,9 @@ class Reply(BaseModel):
         return [redact(n) for n in notes]
 
 
-# A turn still running this long after its time budget (``PILOT_TURN_BUDGET_S``) is stopped whatever it is
-# doing: requests already end at the budget, so only work of this machine (a step on a saturated CPU) can
-# outlast it, and the researcher is told instead of kept waiting.
+# A turn still running this long after its time budget (``PILOT_TURN_BUDGET_S``) with nothing moving (no step
+# started, progressed or finished for as long) is stopped and undone (``pilot.turnwatch``): requests already end at
+# the budget, so only this machine's work can outlast it; a search computing on a busy CPU goes on (to the cap).
 TURN_GRACE_S = 30.0
 
 
@@ -190,7 +191,7 @@ def _turn(method):
     """A user action is one turn: everything it fetches spends one request budget (``PILOT_REQUEST_BUDGET``) and
     one time budget (``PILOT_TURN_BUDGET_S``: every request, rate-limit wait and retry ends by then), and its reply
     says what the turn spent and, when a budget ran out, what it left out. A turn past its time by
-    ``TURN_GRACE_S`` is stopped and undone."""
+    ``TURN_GRACE_S`` that has not moved for as long is stopped and undone."""
 
     @functools.wraps(method)
     async def turn(self: Session, *args: Any, **kwargs: Any) -> Any:
@@ -205,14 +206,12 @@ def _turn(method):
         with budget_scope(settings.turn_budget(), seconds=seconds) as budget:
             self._turn_budget = budget
             self._turn_saved = self._snapshot()
-            stop = self._turn_stop = asyncio.timeout(seconds + TURN_GRACE_S if seconds else None)
+            watch = self._turn_watch = TurnWatch(seconds, TURN_GRACE_S) if seconds else None
             try:
-                async with stop:
-                    reply = await method(self, *args, **kwargs)
-            except TimeoutError:
-                if not stop.expired():
-                    raise
-                log.warning("a turn outlasted its time budget (%s s) by %s s: stopped", seconds, TURN_GRACE_S)
+                work = method(self, *args, **kwargs)
+                reply = await (watched(work, watch) if watch else work)
+            except TurnStopped:
+                log.warning("a turn past its time budget (%s s) did not move for %s s: stopped", seconds, TURN_GRACE_S)
                 self._restore(self._turn_saved)
                 reply = self._error(
                     f"This took longer than a turn may ({seconds:g} s), so I stopped it and nothing was changed. "
@@ -221,7 +220,7 @@ def _turn(method):
             finally:
                 self._turn_budget = None
                 self._turn_saved = None
-                self._turn_stop = None
+                self._turn_watch = None
         usage = budget.finish()
         if isinstance(reply, Reply):
             if usage.first_results_s is None and reply.results:
@@ -397,7 +396,7 @@ class Session(BaseModel):
     _observer: Callable[[Any], None] | None = PrivateAttr(default=None)
     _turn_budget: Any = PrivateAttr(default=None)
     _turn_saved: Any = PrivateAttr(default=None)  # the state the turn started from (to undo it)
-    _turn_stop: Any = PrivateAttr(default=None)  # the turn's hard stop (an asyncio.Timeout)
+    _turn_watch: TurnWatch | None = PrivateAttr(default=None)  # when the turn is stopped (``pilot.turnwatch``)
 
     def __init__(self, runtime: Runtime, **data: Any):
         super().__init__(**data)
@@ -1758,17 +1757,18 @@ class Session(BaseModel):
             if waited > 0.05:
                 if self._turn_budget is not None:
                     self._turn_budget.pause(waited)
-                stop = self._turn_stop
-                if stop is not None and (when := stop.when()) is not None:
-                    stop.reschedule(when + waited)
+                if self._turn_watch is not None:
+                    self._turn_watch.queued(waited)
             yield
 
     def _progress_to(self, observer: Callable[[Any], None]) -> Callable[[Any], None]:
         """Progress updates for ``observer``: previews without the anchor, the first one timed for the turn."""
         anchor_id = self.anchor.id if self.anchor else None
         budget = self._turn_budget
+        moving = self._moving()
 
         def forward(update: Any) -> None:
+            moving()
             if isinstance(update.preview, list):
                 update.preview = [r for r in update.preview if isinstance(r, RankedPaper) and r.paper.id != anchor_id]
                 if update.preview and budget is not None and budget.usage.first_results_s is None:
@@ -1776,6 +1776,11 @@ class Session(BaseModel):
             observer(update)
 
         return forward
+
+    def _moving(self) -> Callable[..., None]:
+        """Told of every step event of the turn's run: a run that moves is not stopped for being slow."""
+        watch = self._turn_watch
+        return (lambda *_: watch.moved()) if watch is not None else (lambda *_: None)
 
     async def _run(self, notes: list[str], coverage: bool = False) -> Reply:
         wf = self.workflow
@@ -1785,7 +1790,7 @@ class Session(BaseModel):
         try:
             async with self._search_slot():
                 if self._observer is None:
-                    run = await execute(wf, rt.context(), rt.node_cache)
+                    run = await execute(wf, rt.context(), rt.node_cache, on_event=self._moving())
                 else:
                     observer = self._progress_to(self._observer)
                     run = await run_progressively(wf, rt.context(), rt.node_cache, None, observer)
