@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import TypeVar, cast
+
+from workflows.executor import DeadlinePassed, until
 
 T = TypeVar("T")
 
@@ -55,16 +57,7 @@ class TurnWatch:
 
 async def watched(work: Awaitable[T], watch: TurnWatch) -> T:
     """``work``'s value, or ``TurnStopped`` (the work cancelled) when ``watch`` says the turn is to be stopped."""
-    task = asyncio.ensure_future(work)  # the task takes the turn's context (its budget)
     try:
-        while True:
-            left = watch.left()
-            if left <= 0:
-                raise TurnStopped
-            done, _ = await asyncio.wait({task}, timeout=left)
-            if done:
-                return task.result()
-    finally:
-        if not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        return cast(T, await until(asyncio.ensure_future(work), watch.left))  # the task takes the turn's context
+    except DeadlinePassed:
+        raise TurnStopped from None

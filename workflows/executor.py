@@ -293,12 +293,22 @@ async def _bounded(coro: Any, timeout_s: float) -> Any:
     with counting_waits() as waited:
         task = asyncio.ensure_future(coro)  # the task takes the context with the wait counter
     started = time.perf_counter()
+    return await until(task, lambda: timeout_s + waited[0] - (time.perf_counter() - started))
+
+
+class DeadlinePassed(TimeoutError):
+    """``until``'s deadline passed (not a timeout raised by the awaited work itself)."""
+
+
+async def until(task: asyncio.Future[Any], left: Callable[[], float]) -> Any:
+    """``task``'s value, or ``DeadlinePassed`` (the task cancelled) once ``left()``, asked again whenever it runs
+    out, says no time is left: a deadline that moves (a rate-limit wait, a queue, a step that moved)."""
     try:
         while True:
-            left = timeout_s + waited[0] - (time.perf_counter() - started)
-            if left <= 0:
-                raise TimeoutError
-            done, _ = await asyncio.wait({task}, timeout=left)
+            seconds = left()
+            if seconds <= 0:
+                raise DeadlinePassed
+            done, _ = await asyncio.wait({task}, timeout=seconds)
             if done:
                 return task.result()
     finally:
