@@ -160,6 +160,8 @@ def items_of(ex: Extracted) -> list[Item]:
             word = lemma(t.text)
             if word == "like" and i > 0 and ex.tokens[i - 1].low in _WANTING:
                 word = "want"  # "I should like to see …", "we'd like papers on …": wanting, not similarity
+            elif word == "no" and i + 1 < len(ex.tokens) and ex.tokens[i + 1].text in (",", "!", ".", ";"):
+                word = "nope"  # "no, 7 is fine": a reply's interjection, not "no 7" (leave 7 out)
             out.append(Item(word, False, i, i, form="=" + t.low))
         i += 1
     return _without_authors_of_papers(out, ex)
@@ -265,7 +267,16 @@ def cue_hits(items: list[Item]) -> list[CueHit]:
                 words = len(pos) - len(slots)
                 weight = fixed or words + 0.5 * len(slots) + (0.5 if len(pos) > 1 else 0.0)
                 found[n] = CueHit(label, phrase, weight, pos, slots)
-    return [found[n] for n in sorted(found)]
+    hits = [found[n] for n in sorted(found)]
+    # a leaving-out phrase has the words it shares with a phrase starting after it: "no more Koehn papers" leaves
+    # Koehn out, and its "more … papers" asks for no longer list
+    return [h for h in hits if not any(g.label == "refine:exclude" != h.label and _claims(g, h) for g in hits)]
+
+
+def _claims(g: CueHit, h: CueHit) -> bool:
+    """``g`` has a word of ``h`` and starts before it."""
+    shared = (set(g.items) - set(g.slots)) & (set(h.items) - set(h.slots))
+    return bool(shared) and g.items[0] < h.items[0]
 
 
 def votes(hits: list[CueHit]) -> dict[str, float]:

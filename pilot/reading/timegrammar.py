@@ -153,15 +153,22 @@ def _period_at(low: list[str], i: int, g: dict[str, Any]) -> Period | None:
         if two_word_join and (other := _year_of(low[i + 3])) is not None:
             return _extend_range(low, i, i + 3, min(year, other), max(year, other), g)
         return _with_relation(low, i, i, year, None, g)
-    if (start := _decade_start(w)) is not None or (w in g["decade_words"]):
-        start = start if start is not None else 1900 + g["decade_words"][w]
-        first, lo, hi = i, start, start + 9
-        if i > 0 and low[i - 1] in g["decade_parts"]:
-            a, b = g["decade_parts"][low[i - 1]]
-            first, lo, hi = i - 1, start + a, start + b
-        elif i > 1 and low[i - 1] == "-" and low[i - 2] in g["decade_parts"]:
-            a, b = g["decade_parts"][low[i - 2]]
-            first, lo, hi = i - 2, start + a, start + b
+    head, _, rest = w.partition("-")
+    joined = head in g["decade_parts"] and _decade_start(rest) is not None  # "mid-90s" as one token
+    if joined or (start := _decade_start(w)) is not None or (w in g["decade_words"]):
+        w = rest if joined else w
+        start = _decade_start(w) if w not in g["decade_words"] else 1900 + g["decade_words"][w]
+        assert start is not None
+        # "the 1800s", "the 1900s" are centuries; "the 2000s" is the decade people mean by it
+        width = 100 if start % 100 == 0 and start < 2000 and w[:1] == "1" else 10
+        first, lo, hi = i, start, start + width - 1
+        part, first_of_part = (head, i) if joined else (low[i - 1] if i > 0 else None, i - 1)
+        if part not in g["decade_parts"] and i > 1 and low[i - 1] == "-":
+            part, first_of_part = low[i - 2], i - 2  # "mid - 90s"
+        if part in g["decade_parts"]:
+            a, b = g["decade_parts"][part]
+            first = first_of_part
+            lo, hi = start + a * width // 10, start + (b + 1) * width // 10 - 1
         if first > 0 and low[first - 1] == "the":
             first -= 1
         return _relate_closed(low, first, i, lo, hi, "decade", g)
