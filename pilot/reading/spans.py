@@ -360,7 +360,7 @@ def _refs(text: str, toks: list[Token], state: State) -> list[Span]:
             )
         elif w.startswith("#") and w[1:].isdigit():
             out.append(_tok_span("ref", text, toks, i, i, [int(w[1:])], "hash"))
-        elif w in _NUMBER_SHORT and low[i + 1] == "." and i + 2 < len(low) and low[i + 2].isdigit():
+        elif w in _NUMBER_SHORT and i + 2 < len(low) and low[i + 1] == "." and low[i + 2].isdigit():
             out.append(_tok_span("ref", text, toks, i, i + 2, [int(low[i + 2])], "number abbreviated"))
         elif (short := w.partition("."))[0] in _NUMBER_SHORT and short[1] and short[2].isdigit():
             out.append(_tok_span("ref", text, toks, i, i, [int(short[2])], "number abbreviated"))
