@@ -588,7 +588,10 @@ def _headline(ex: Extracted, chunks: list[tuple[int, int, str]]) -> list[tuple[i
             f <= c[0] <= la and _asks(ex, f, la) for f, la in sentences)
     ]  # fmt: skip
     if asked_for:
-        return chunks  # "… I need papers on X": the subject asked for
+        # "… I need papers on X": the subject asked for, in the last sentence that asks (the story before it may
+        # "build search for legal documents")
+        last = max(next(f for f, la in sentences if f <= c[0] <= la) for c in asked_for)
+        return [c for c in chunks if c[0] >= last]
     for first, last in sentences:
         if _about_the_asker(ex, first, last):
             continue  # "Hi, I'm a sociologist moving into computational methods."
@@ -659,10 +662,13 @@ _ASKING_NOUNS = frozenset(
     "papers paper work works research literature studies study stuff anything something articles publications reading "
     "reads read find found looked look searching search pointers references "
     "exists exist there done published written worked looking".split()  # "what exists on X", "has anyone worked on X"
+    + "surveys reviews overviews tutorials learn know".split()  # "surveys on X", "learn about X"
 )
 
 
 # what a researcher's own subject is called ("my thesis is about X", "our project is on X", "the question is …")
+_WORK_KINDS = frozenset("approaches methods techniques ideas solutions".split())
+_WANTS_OF_WORK = frozenset("want need any some find recommend suggest".split())
 _SUBJECT_NOUNS = frozenset(
     "topic project thesis dissertation focus area field interest interests subject work question problem".split()
 )
@@ -706,6 +712,8 @@ def _introduced(ex: Extracted, first: int) -> bool:
         return True  # "which papers predict poverty from satellite imagery?"
     if k < 0 or low[k] not in word_set("topic_intros"):
         return False
+    if k >= 2 and low[k - 1] in _WORK_KINDS and low[k - 2] in _WANTS_OF_WORK:
+        return True  # "I want methods for X", "any approaches to X" (not "stats methods for X": a subject)
     # "papers on X", "what the literature has on X" — not "topic modeling for X" (a noun of the subject's own)
     edge = _edge_words()
     return any(
@@ -2320,6 +2328,8 @@ def _sentences(ex: Extracted) -> list[tuple[int, int]]:
     return out
 
 
+_READING_VERBS = frozenset("read see find know learn explore survey look get".split())
+_WANTING = frozenset("would 'd i we".split())
 _ASKING_SENTENCE = frozenset(
     "find finding show give list recommend suggest search searching look looking seek seeking hunting".split()
 )
@@ -2329,7 +2339,11 @@ def _asks(ex: Extracted, a: int, b: int) -> bool:
     """The sentence asks for something: a question, a request's word, or a want that is no plan ("I need papers
     on …", not "we want to learn a predictor …")."""
     low = [t.low for t in ex.tokens[a : b + 1]]
-    wants = any(w in ("want", "need") and (k + 1 == len(low) or low[k + 1] != "to") for k, w in enumerate(low))
+    # "I'd like to read about X", "we want to see work on X": a want to read is a request ("we want to learn a
+    # predictor" is a plan)
+    wanting = {k for k, w in enumerate(low) if w in ("want", "need") or (w == "like" and k and low[k - 1] in _WANTING)}
+    wants = any(k + 1 == len(low) or low[k + 1] != "to" or (k + 2 < len(low) and low[k + 2] in _READING_VERBS)
+                for k in wanting)  # fmt: skip
     return ex.tokens[b].text == "?" or wants or bool(set(low) & _ASKING_SENTENCE)
 
 
