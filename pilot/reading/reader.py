@@ -694,6 +694,19 @@ def _introduced_tail(ex: Extracted, chunk: tuple[int, int, str]) -> tuple[int, i
     return chunk
 
 
+def _cites_the_quoted(ex: Extracted, s: Span) -> bool:
+    """ "Koehn et al. 2003, "Statistical Phrase-Based Translation"": authors and year right before or after a quoted
+    title cite that paper; the title names it."""
+    if s.kind != "cited":
+        return False
+    between = re.compile(r"[\s,:;()\[\]\-–—\"'“”‘’]*")
+    return any(
+        t.kind == "title" and t.source == "quoted" and (
+            between.fullmatch(ex.text[s.end : t.start]) is not None or between.fullmatch(ex.text[t.end : s.start]) is not None)
+        for t in ex.spans
+    )  # fmt: skip
+
+
 def _introduced(ex: Extracted, first: int) -> bool:
     """A chunk introduced as the subject of a request ("find papers on X", "has anyone looked at X", "work on X"),
     rather than said about the asker ("I'm a PhD student in robotics")."""
@@ -1165,6 +1178,7 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if direction is None:
         ex = _objects_as_words(ex)
     papers = [(n, s) for n, s in enumerate(ex.spans) if s.kind in _PAPER_KINDS and n not in set_aside]
+    papers = [(n, s) for n, s in papers if not _cites_the_quoted(ex, s)]
     its = [(n, s) for n, s in enumerate(ex.spans) if s.kind == "it"]
     cue_tokens = covered_tokens(items, hits)
     used: set[int] = set()
