@@ -700,11 +700,9 @@ def _cites_the_quoted(ex: Extracted, s: Span) -> bool:
     if s.kind != "cited":
         return False
     between = re.compile(r"[\s,:;()\[\]\-–—\"'“”‘’]*")
-    return any(
-        t.kind == "title" and t.source == "quoted" and (
-            between.fullmatch(ex.text[s.end : t.start]) is not None or between.fullmatch(ex.text[t.end : s.start]) is not None)
-        for t in ex.spans
-    )  # fmt: skip
+    quoted = [t for t in ex.spans if t.kind == "title" and t.source == "quoted"]
+    gaps = [ex.text[s.end : t.start] if s.end <= t.start else ex.text[t.end : s.start] for t in quoted]
+    return any(between.fullmatch(gap) is not None for gap in gaps)
 
 
 def _introduced(ex: Extracted, first: int) -> bool:
