@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import takewhile
 from typing import Any
 
-from pilot.reading.cues import CueHit, lemma, votes
+from pilot.reading.cues import CueHit, cue_hits, items_of, lemma, votes
 from pilot.reading.lexicon import lexicon
-from pilot.reading.model import QuestionState
-from pilot.reading.spans import Extracted, word_set, word_table
+from pilot.reading.model import QuestionState, State
+from pilot.reading.spans import Extracted, extract, word_set, word_table
 from pilot.reading.timegrammar import periods, periods_together
 from pilot.reading.tokens import tokenize
 from pilot.text import ENGLISH_STOPWORDS
@@ -181,6 +182,8 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         return Answer(confidence=0.0, why="unsure, and asks")  # "hmm not sure, maybe?"
     if {"both", "all"} & set(words) and {"neither", "none"} & set(words):
         return Answer(confidence=0.0, why="all of the options and none of them")  # "both, but also neither"
+    if (exact := _option_said(words, question)) is not None:
+        return Answer(option=exact, confidence=1.0, why=f"says option {exact + 1} in its words")  # "both please"
     picked = _picked_number(words, question)
     if picked is None and (named := _option_named(words, question)) is not None:
         # "the third option, and EMNLP if possible": the option, and what else the words set
@@ -324,6 +327,21 @@ def _by_initials(word: str, question: QuestionState) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
+_POLITE = frozenset("please thanks thank you ok okay just the option choice one".split())
+_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "ten": "10", "twenty": "20"}
+
+
+def _option_said(words: list[str], question: QuestionState) -> int | None:
+    """The option whose label the answer says, politeness aside ("both please", "last five years")."""
+
+    def core(ws: list[str]) -> list[str]:
+        return [_NUMBERS.get(w, w) for w in ws if w not in _POLITE]
+
+    said = core(words)
+    named = [i for i, label in enumerate(question.options) if said and core(_words(label)) == said]
+    return named[0] if len(named) == 1 else None
+
+
 def _option_named(words: list[str], question: QuestionState) -> int | None:
     """An option named by its place next to "option" / "choice" or the question's own noun, among other words ("the
     third option, and …", "the middle period, CVPR if possible")."""
@@ -438,9 +456,9 @@ def _option_like(
             n = len(set(_cared_about(words)) & set(senses.get(key, ())))
             if n:
                 score = max(score, 0.55 + 0.1 * n)
-        for key, value in sets.items():
-            label_cue = _CUE_OF_SET.get((key, str(value)))
-            if label_cue and label_cue in cue:
+        label_cues = [c for kv in sets.items() if (c := _CUE_OF_SET.get((kv[0], str(kv[1]))))] or _meant_by(label)
+        for label_cue in label_cues:
+            if label_cue in cue:
                 score = max(score, 0.6 + 0.1 * cue[label_cue])
         if score > best_score:
             best, best_score, second = i, score, best_score
@@ -456,6 +474,14 @@ def _option_like(
     if best is not None and second >= 0.6 and len(words) <= 12:
         return Answer(confidence=0.0, why="its words are two options' (which one?)")  # "earlier or later, can't decide"
     return None
+
+
+@lru_cache(maxsize=256)
+def _meant_by(label: str) -> list[str]:
+    """What an option whose setting is not known says, as the cue labels its words vote for ("most recent",
+    "classics", "earlier work"): an option worded by someone else (the LLM's questions) read as its words."""
+    found = votes(cue_hits(items_of(extract(label, State()))))
+    return [c for c in found if c in _CUE_OF_SET.values()]
 
 
 def _names_another_slot(words: list[str], slot: str) -> bool:
