@@ -1812,8 +1812,9 @@ def _refine(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             r.less_like = refs
         else:
             r.more_like, r.drop = liked, unliked
-    elif sub == "drop" and any(s.kind == "it" for s in ex.spans):
-        r.this_one = True  # "not this one": the paper selected on screen
+    elif sub == "drop" and (it := ex.of("it")) and any(t.is_word and not it[0].start <= t.start < it[0].end
+                                                       for t in ex.tokens):  # fmt: skip
+        r.this_one = True  # "not this one": the paper selected on screen ("that one" alone says nothing of it)
     if sub == "exclude_topic" and not (left_out and "refine:focus" in cue):  # "less about X, more about Y"
         constraints.exclude_terms.extend([*left_out, *kept])
     else:
