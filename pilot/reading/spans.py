@@ -965,6 +965,17 @@ def _looks_like_name(t: Token) -> bool:
     )
 
 
+def _cited_after(toks: list[Token], low: list[str], j: int) -> int:
+    """The last token of the authors that cite a work named up to ``j``: "… of Bahdanau et al.", "… (Vinyals et al.,
+    NIPS 2015)" (the venue and year there say which paper, not which results)."""
+    if low[j + 1] == "(":
+        return next((k for k in range(j + 2, min(len(low), j + 16)) if low[k] == ")"), j)
+    end = j + 1
+    while end + 1 < len(low) and (_capitalised(toks[end + 1]) or low[end + 1] in ("et", "al", ".", "al.", "and", "&")):
+        end += 1
+    return end
+
+
 def _names(text: str, toks: list[Token]) -> list[Span]:
     """Words written like a paper's name, and "the X paper" / "the X model" / "Blei's LDA" around one."""
     out = []
@@ -1059,13 +1070,16 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
             for j in range(i + 2, min(i + 5, n)):
                 if low[j] in kind_nouns and all(toks[k].is_word for k in range(i + 1, j)):
                     # "the pointer-generator paper" names "pointer-generator"; "the Collins parser" is its name
-                    last = j - 1 if low[j] in ("paper", "papers", "article", "work") else j
+                    last = j - 1 if low[j] in ("paper", "papers", "article", "work", "idea", "method") else j
                     inner = text[toks[i + 1].start : toks[last].end]
                     named = any(_looks_like_name(toks[k]) or toks[k].text[:1].isupper() or "-" in toks[k].text
                                 or toks[k].low not in vocabulary() for k in range(i + 1, j))  # fmt: skip
                     # "the mixup paper by Zhang et al.": a paper said with its authors is named, however plain
                     # ("the parsing paper by Zyxwvut" is described by its field, not named)
-                    by_authors = j + 2 < n and low[j + 1] == "by" and _capitalised(toks[j + 2])
+                    # "… by Zhang et al.", "… of Bahdanau et al.", "… (Vinyals et al., NIPS 2015)"
+                    by_authors = j + 2 < n and _capitalised(toks[j + 2]) and (
+                        low[j + 1] == "by" or low[j + 1] in ("of", "(") and not any(
+                            low[k] in word_set("request_words") | {"cited"} for k in range(i + 1, j)))  # fmt: skip
                     field = any(low[k] in word_set("field_words") for k in range(i + 1, j))
                     named = named or (by_authors and not field)
                     inner_named = {m.entry.kind for m in lexicon().matches(toks[i + 1 : j])}
@@ -1085,7 +1099,8 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     ):
                         break  # "the Hinton papers": that person's
                     if named and low[i + 1] not in common and low[j - 1] not in common:
-                        out.append(_tok_span("name", text, toks, i, j, inner, f"the X {low[j]}"))
+                        end = _cited_after(toks, low, j) if by_authors and low[j + 1] != "by" else j
+                        out.append(_tok_span("name", text, toks, i, end, inner, f"the X {low[j]}"))
                     break
     return out
 
