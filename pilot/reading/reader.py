@@ -127,6 +127,9 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
     english, changed = lexicon().in_english(text)
     translated = english if changed else None
     text = _without_acknowledgements(english)
+    for short, meant in word_table("typos").items():
+        if "/" in short:  # "w/", "w/o", "b/c": a slash is no word boundary to the tokenizer
+            text = re.sub(rf"(?<![\w/]){re.escape(short)}(?![\w/])", meant, text, flags=re.I)
     vocabulary = _steering_words()
     known = _known_words()
     quoted = [(m.start(), m.end()) for m in re.finditer(r"[\"“«][^\"“”«»]*[\"”»]", text)]
