@@ -2075,7 +2075,9 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if venues:
         e.venue = str(venues[0].value)
     if orgs:
-        e.org = orgs[0].text  # as typed: the planner matches it and the names affiliations spell out
+        e.org = (
+            orgs[0].value.get("typed") or orgs[0].text
+        )  # as typed: the planner matches it and the names affiliations spell out
     if times:
         e.year_min, e.year_max = times[0].value.get("year_min"), times[0].value.get("year_max")
     if ask in ("authors", "authors_papers"):

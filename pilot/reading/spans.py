@@ -268,15 +268,31 @@ def _lexicon_spans(text: str, toks: list[Token], known_venues: list[str]) -> lis
         value: object = e.label
         if e.kind == "paper":
             value = {"name": e.label, "titles": list(e.row.get("titles", ())), "weak": lexicon().is_weak(e)}
-        elif e.kind == "org":
-            value = {"label": e.label, "forms": list(e.row.get("forms", ()))}
-        out.append(_tok_span(kind, text, toks, m.first, m.last, value, f"lexicon:{e.kind}:{e.label}"))
+        last = m.last
+        if e.kind == "org":
+            # "typed": the organisation's name as written, without its unit ("Stanford" of "the Stanford NLP group")
+            typed = text[toks[m.first].start : toks[m.last].end]
+            value = {"label": e.label, "forms": list(e.row.get("forms", ())), "typed": typed}
+            last = _with_unit(toks, last)
+        out.append(_tok_span(kind, text, toks, m.first, last, value, f"lexicon:{e.kind}:{e.label}"))
     if known_venues:  # venue names this source holds beyond the lexicon (typed as they are written there)
         names = {v.lower(): v for v in known_venues if len(v) >= 3}
         for i, t in enumerate(toks):
             if t.text.lower() in names and t.text[:1].isupper():
                 out.append(_tok_span("venue", text, toks, i, i, names[t.text.lower()], "source venue"))
     return out
+
+
+_ORG_UNITS = frozenset("group groups lab labs team teams institute center centre".split())
+
+
+def _with_unit(toks: list[Token], last: int) -> int:
+    """ "the Stanford NLP group", "the Berkeley AI lab": an organisation's unit, up to two acronyms then its noun, is
+    the organisation (not a subject "NLP group")."""
+    k = last + 1
+    while k < len(toks) and k - last <= 2 and toks[k].is_word and toks[k].text.isupper():
+        k += 1
+    return k if k < len(toks) and toks[k].low.removesuffix("'s") in _ORG_UNITS else last
 
 
 def _time_spans(text: str, toks: list[Token]) -> list[Span]:
