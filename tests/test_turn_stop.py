@@ -19,7 +19,8 @@ from pilot.runtime import Runtime
 from pilot.session import Session
 from pilot.settings import Settings
 
-BUDGET_S, GRACE_S = 0.5, 0.8
+# the grace is several times a warm step's own time, so a loaded test machine's real steps never look stuck
+BUDGET_S, GRACE_S = 0.5, 4.0
 
 
 @pytest.fixture
@@ -43,10 +44,12 @@ def _slowed(monkeypatch, seconds: float, hang: str | None = None) -> None:
 
 
 async def test_a_search_that_keeps_moving_past_its_time_is_let_finish(runtime, monkeypatch):
+    warm = await Session(runtime).user_says("papers on dependency parsing")  # the sentence model and index loaded
+    assert warm.error is None
     s = Session(runtime)
-    _slowed(monkeypatch, 0.3)
+    _slowed(monkeypatch, 0.8)  # steps not cached by the warm-up: another subject
     started = time.monotonic()
-    reply = await s.user_says("papers on dependency parsing")
+    reply = await s.user_says("papers on machine translation evaluation")
     took = time.monotonic() - started
     assert took > BUDGET_S + GRACE_S, "the steps were not slowed enough to test anything"
     assert reply.error is None and len(reply.results) >= 10
