@@ -14,7 +14,7 @@ from typing import Any
 from pilot.reading.cues import CueHit, cue_hits, items_of, lemma, votes
 from pilot.reading.lexicon import lexicon
 from pilot.reading.model import QuestionState, State
-from pilot.reading.spans import Extracted, extract, word_set, word_table
+from pilot.reading.spans import NUMBER_WORDS, Extracted, extract, word_set, word_table
 from pilot.reading.timegrammar import periods, periods_together
 from pilot.reading.tokens import tokenize
 from pilot.text import ENGLISH_STOPWORDS
@@ -328,14 +328,13 @@ def _by_initials(word: str, question: QuestionState) -> int | None:
 
 
 _POLITE = frozenset("please thanks thank you ok okay just the option choice one".split())
-_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "ten": "10", "twenty": "20"}
 
 
 def _option_said(words: list[str], question: QuestionState) -> int | None:
     """The option whose label the answer says, politeness aside ("both please", "last five years")."""
 
     def core(ws: list[str]) -> list[str]:
-        return [_NUMBERS.get(w, w) for w in ws if w not in _POLITE]
+        return [str(NUMBER_WORDS.get(w, w)) for w in ws if w not in _POLITE]
 
     said = core(words)
     named = [i for i, label in enumerate(question.options) if said and core(_words(label)) == said]

@@ -127,9 +127,8 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
     english, changed = lexicon().in_english(text)
     translated = english if changed else None
     text = _without_acknowledgements(english)
-    for short, meant in word_table("typos").items():
-        if "/" in short:  # "w/", "w/o", "b/c": a slash is no word boundary to the tokenizer
-            text = re.sub(rf"(?<![\w/]){re.escape(short)}(?![\w/])", meant, text, flags=re.I)
+    for short, meant in _slashed_typos():
+        text = short.sub(meant, text)
     vocabulary = _steering_words()
     known = _known_words()
     quoted = [(m.start(), m.end()) for m in re.finditer(r"[\"“«][^\"“”«»]*[\"”»]", text)]
@@ -174,6 +173,17 @@ def _without_acknowledgements(text: str) -> str:
             break
         parts = parts[1:]
     return " ".join(parts)
+
+
+@lru_cache(maxsize=1)
+def _slashed_typos() -> list[tuple[re.Pattern[str], str]]:
+    """The typos table's rows with a slash ("w/", "w/o", "b/c"): a slash is no word boundary to the tokenizer, so they
+    are put right in the text before it is tokenized."""
+    return [
+        (re.compile(rf"(?<![\w/]){re.escape(short)}(?![\w/])", re.I), meant)
+        for short, meant in word_table("typos").items()
+        if "/" in short
+    ]
 
 
 def _typo(word: str, vocabulary: frozenset[str], known: frozenset[str]) -> str | None:
@@ -702,10 +712,12 @@ def _cites_the_quoted(ex: Extracted, s: Span) -> bool:
     title cite that paper; the title names it."""
     if s.kind != "cited":
         return False
-    between = re.compile(r"[\s,:;()\[\]\-–—\"'“”‘’]*")
     quoted = [t for t in ex.spans if t.kind == "title" and t.source == "quoted"]
     gaps = [ex.text[s.end : t.start] if s.end <= t.start else ex.text[t.end : s.start] for t in quoted]
-    return any(between.fullmatch(gap) is not None for gap in gaps)
+    return any(_ONLY_PUNCTUATION.fullmatch(gap) is not None for gap in gaps)
+
+
+_ONLY_PUNCTUATION = re.compile(r"[\s,:;()\[\]\-–—\"'“”‘’]*")
 
 
 def _introduced(ex: Extracted, first: int) -> bool:
@@ -2075,9 +2087,9 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if venues:
         e.venue = str(venues[0].value)
     if orgs:
-        e.org = (
-            orgs[0].value.get("typed") or orgs[0].text
-        )  # as typed: the planner matches it and the names affiliations spell out
+        # as typed (without a unit: "Stanford" of "the Stanford NLP group"): the planner matches it and the names
+        # affiliations spell out
+        e.org = orgs[0].value.get("typed") or orgs[0].text
     if times:
         e.year_min, e.year_max = times[0].value.get("year_min"), times[0].value.get("year_max")
     if ask in ("authors", "authors_papers"):

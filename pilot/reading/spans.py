@@ -999,6 +999,9 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
     kind_nouns = word_set("name_nouns")
     common = word_set("not_names")
     acronyms = word_set("field_acronyms")
+    # words of asking, never of a paper's name: "Bengio's most cited paper", "Hinton's most cited model"
+    requesting = word_set("request_words") | {"cited"}
+    plain = common | requesting | ENGLISH_STOPWORDS
     n = len(toks)
     known = lexicon().matches(toks, ("paper",))
     # "Bengio's NeurIPS papers": a venue, an institution or a kind is never a paper's name
@@ -1063,15 +1066,13 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
         # "Rahimi and Recht's random features paper": the words between the authors' possessive and "paper"
         if t.text.endswith("'s") and _capitalised(t) and low[i].removesuffix("'s") not in common:
             for j in range(i + 2, min(i + 5, n)):
-                asking = word_set("request_words") | ENGLISH_STOPWORDS | {"cited"}  # "Bengio's most cited paper"
-                if low[j] in ("paper", "article") and all(toks[k].is_word and low[k] not in common | asking
+                if low[j] in ("paper", "article") and all(toks[k].is_word and low[k] not in plain
                                                           for k in range(i + 1, j)):  # fmt: skip
                     inner = text[toks[i + 1].start : toks[j - 1].end]
                     out.append(_tok_span("name", text, toks, i + 1, j - 1, inner, "the X paper"))
                     break
             # "Bengio's neural probabilistic language model", "Chiang's hierarchical phrase-based model": a work
             # described in the field's words after its author's possessive is named by the whole phrase
-            plain = common | ENGLISH_STOPWORDS | word_set("request_words") | {"cited"}  # "Hinton's most cited model"
             described_end: int | None = None
             for j in range(i + 1, min(i + 7, n)):
                 if not (toks[j].is_word and toks[j].text.islower()) or low[j] in plain:
@@ -1095,7 +1096,7 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     # "… by Zhang et al.", "… of Bahdanau et al.", "… (Vinyals et al., NIPS 2015)"
                     by_authors = j + 2 < n and _capitalised(toks[j + 2]) and (
                         low[j + 1] == "by" or low[j + 1] in ("of", "(") and not any(
-                            low[k] in word_set("request_words") | {"cited"} for k in range(i + 1, j)))  # fmt: skip
+                            low[k] in requesting for k in range(i + 1, j)))  # fmt: skip
                     field = any(low[k] in word_set("field_words") for k in range(i + 1, j))
                     named = named or (by_authors and not field)
                     inner_named = {m.entry.kind for m in lexicon().matches(toks[i + 1 : j])}
