@@ -74,6 +74,19 @@ JOURNEYS: list[tuple[str, list[str]]] = [
         ],
     ),
     (
+        "free-words-4",  # issues 31 and 32, seventh session: a story whose last sentence asks, a sort in new words, a
+        # leaving-out with "more", a bare "that one", a second search in new words, a change to the list, an export
+        [
+            "Our lab builds search for legal documents and recall is poor. We would like to see work on query "
+            "expansion for information retrieval.",
+            "put the recent stuff at the top",
+            "that one",
+            "what's downstream of 'Attention Is All You Need'?",
+            "no more papers from 2016",
+            "export bibtex",
+        ],
+    ),
+    (
         "asks-back",  # issue 31: what cannot be acted on is asked about, the list on screen stays; then a clear change
         [
             "papers that cite BLEU",
