@@ -337,7 +337,13 @@ def _option_said(words: list[str], question: QuestionState) -> int | None:
         return [str(NUMBER_WORDS.get(w, w)) for w in ws if w not in _POLITE]
 
     said = core(words)
-    named = [i for i, label in enumerate(question.options) if said and core(_words(label)) == said]
+    # the question's own unit may go unsaid: "last five" is "Last 5 years" on the time question
+    units = set(word_table("slot_nouns").get(question.slot, ()))
+    named = [
+        i
+        for i, label in enumerate(question.options)
+        if said and said in (core(_words(label)), [w for w in core(_words(label)) if w not in units])
+    ]
     return named[0] if len(named) == 1 else None
 
 

@@ -129,6 +129,7 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
     text = _without_acknowledgements(english)
     for short, meant in _slashed_typos():
         text = short.sub(meant, text)
+    text = _LIKENESS.sub(r"\1 like", text)
     vocabulary = _steering_words()
     known = _known_words()
     quoted = [(m.start(), m.end()) for m in re.finditer(r"[\"“«][^\"“”«»]*[\"”»]", text)]
@@ -173,6 +174,11 @@ def _without_acknowledgements(text: str) -> str:
             break
         parts = parts[1:]
     return " ".join(parts)
+
+
+# "BERT-like", "GAN-style", "word2vec-esque": a name, then likeness (the tokenizer would keep one word); a field's
+# lower-case compound ("human-like text") stays whole
+_LIKENESS = re.compile(r"(?<![\w-])((?=[\w.+-]*[A-Z0-9])[\w.+-]+?)-(?:like|style|esque)\b")
 
 
 @lru_cache(maxsize=1)
@@ -2120,8 +2126,10 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if ask in ("venues", "institutions", "researchers") and state.topic and (not e.topic or deictic):
         e.topic = state.topic  # "who works on this topic?", "where should I submit a paper on this?"
     asked_about = set(word_table("slot_nouns")["topic"])  # "what areas does she work on": still her topics
+    named_topics = bool(asked_about & {t.low for t in ex.tokens})  # "which topics does MIT focus on in vision"
     if ask == "topics" and (e.person or e.org) and topic and not set(topic.lower().split()) <= asked_about:
-        ask = e.ask = "papers"  # "Sergey Levine's work on robotics": their papers on it, not what they work on
+        if not named_topics:
+            ask = e.ask = "papers"  # "Sergey Levine's work on robotics": their papers on it, not what they work on
         e.topic = topic
     if ask == "coauthors" and e.person and e.coauthor:
         ask = "papers"  # "papers Dan Klein wrote with Chris Manning": their joint papers
