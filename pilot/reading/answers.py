@@ -34,9 +34,10 @@ _CUE_OF_SET = {
 }  # fmt: skip
 # an option that leaves the question's setting open ("Any time", "No preference", "No particular sub-topic")
 _WAY_OUT = re.compile(r"^(?:any|no |none|all |either|overall|no preference|whatever)", re.I)
+_ABOUT_IT = frozenset("i am me my about the to for by".split())
 _HEDGES = frozenset("hmm hm um maybe perhaps not sure unsure".split())
 # words that pick nothing
-_NO_PREFERENCE = frozenset(
+NO_PREFERENCE_WORDS = frozenset(
     """dunno whatever any anything either all none neither skip pass nope no idea clue sure care mind matter matters
     preference important fine ok okay really honestly don't dont do not know up to you decide choose pick surprise
     me doesn't doesnt is it of them these those everything works good equally both strong feelings feeling opinion
@@ -178,7 +179,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     said_back = " " + " ".join(words) + " "
     if any(f" {p} " in said_back for p in word_set("asks_back")):
         return Answer(confidence=0.0, why="asks what pilot would choose")  # "not sure, what do you think?"
-    if ex.text.rstrip().endswith("?") and set(words) & _HEDGES and set(words) <= _NO_PREFERENCE | _HEDGES:
+    if ex.text.rstrip().endswith("?") and set(words) & _HEDGES and set(words) <= NO_PREFERENCE_WORDS | _HEDGES:
         return Answer(confidence=0.0, why="unsure, and asks")  # "hmm not sure, maybe?"
     if {"both", "all"} & set(words) and {"neither", "none"} & set(words):
         return Answer(confidence=0.0, why="all of the options and none of them")  # "both, but also neither"
@@ -213,7 +214,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         return Answer(option=initialled, confidence=0.9, why="the initials of an option")  # "KBQA"
     if (said := _yes_or_no(words, question)) is not None:
         return Answer(option=said, confidence=0.95, why="yes or no to the question")
-    if set(words) & _DISMISSING and set(words) <= _DISMISSING | _NO_PREFERENCE | _ABOUT_THE_OPTIONS:
+    if set(words) & _DISMISSING and set(words) <= _DISMISSING | NO_PREFERENCE_WORDS | _ABOUT_THE_OPTIONS:
         way_out = next((i for i, o in enumerate(question.options) if _WAY_OUT.match(o)), None)
         if way_out is None:  # "neither" to "which direction?": none of them is wanted, and no option says so
             return Answer(confidence=0.0, why="none of the options, and none of them is 'none'")
@@ -226,7 +227,10 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     restating = _RESTATING | set(word_table("slot_nouns").get(question.slot, ()))
     # "doesn't matter, but only ACL stuff": the venue or period said beside is no word against indifference
     said_beside = {w for s in ex.spans if s.kind in ("venue", "time") for w in _words(s.text)}
-    rest = set(words) - _NO_PREFERENCE - restating - said_beside - {"but", "only", "just", "stuff", "does", "though"}
+    rest = (
+        set(words) - NO_PREFERENCE_WORDS - restating - said_beside - {"but", "only", "just", "stuff", "does", "though"}
+    )
+    rest -= _ABOUT_IT  # "I'm not picky about the conference": who is indifferent, and to what, is no other wish
     # "doesn't really matter", "don't much care": an adverb inside the phrase changes nothing
     without_degree = " ".join(w for w in low.split() if w not in _DEGREE)
     indifferent = any(core in low or core in without_degree for core in _NO_PREFERENCE_CORE) and len(rest) <= 2
@@ -485,7 +489,9 @@ def _option_like(
 def _meant_by(label: str) -> list[str]:
     """What an option whose setting is not known says, as the cue labels its words vote for ("most recent",
     "classics", "earlier work"): an option worded by someone else (the LLM's questions) read as its words."""
-    found = votes(cue_hits(items_of(extract(label, State()))))
+    ex = extract(label, State())
+    # a kind of paper in the label says its direction too ("Surveys that cover it": a review is that option)
+    found = {**votes(cue_hits(items_of(ex))), **_kind_cues(ex)}
     return [c for c in found if c in _CUE_OF_SET.values()]
 
 

@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from pilot.query import ASKING_WORDS
 from pilot.reading import acts as acts_mod
-from pilot.reading.answers import read_answer, real_options
+from pilot.reading.answers import NO_PREFERENCE_WORDS, read_answer, real_options
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
 from pilot.reading.lexicon import lexicon, surnames
 from pilot.reading.model import (
@@ -259,7 +259,8 @@ def _steering_words() -> frozenset[str]:
 def _known_words() -> frozenset[str]:
     """Words that are right as they are, though one letter from a steering word ("form", "latent", "glove"), and
     the words of the lexicon's names ("preprint" is rare in the corpus's abstracts, but no typo of "preparing")."""
-    return vocabulary() | {w for w in lexicon().words if w.isalpha()}
+    # the words an answer's indifference is said in are the reader's own ("picky" is no typo of "pick")
+    return vocabulary() | {w for w in lexicon().words if w.isalpha()} | NO_PREFERENCE_WORDS
 
 
 # --- the acts --------------------------------------------------------------------------------------------------
