@@ -64,6 +64,7 @@ THRESHOLD = 0.2  # below this, no reading is sure enough to act on
 MARGIN = 0.03  # the winning act must beat the best other act by this much
 COMMAND_UNCUED = 0.3  # below this, a command none of whose cue words were said is asked about, not done
 CUE_SHARE = 0.08  # what one unit of cue vote adds to a label's score
+ASKING_PART_SURE = 0.4  # a message's asking sentence alone decides its act from this classifier score
 
 _DIRECTION_OF = {
     "dir:predecessor": "predecessor", "dir:successor": "successor", "dir:sibling": "sibling",
@@ -130,6 +131,7 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
     for short, meant in _slashed_typos():
         text = short.sub(meant, text)
     text = _LIKENESS.sub(r"\1 like", text)
+    text = _kind_said_after(text)
     vocabulary = _steering_words()
     known = _known_words()
     quoted = [(m.start(), m.end()) for m in re.finditer(r"[\"“«][^\"“”«»]*[\"”»]", text)]
@@ -179,6 +181,34 @@ def _without_acknowledgements(text: str) -> str:
 # "BERT-like", "GAN-style", "word2vec-esque": a name, then likeness (the tokenizer would keep one word); a field's
 # lower-case compound ("human-like text") stays whole
 _LIKENESS = re.compile(r"(?<![\w-])((?=[\w.+-]*[A-Z0-9])[\w.+-]+?)-(?:like|style|esque)\b")
+
+
+@lru_cache(maxsize=1)
+def _kind_after() -> re.Pattern[str]:
+    kinds = "|".join(sorted(word_set("kind_nouns")))
+    return re.compile(
+        rf"\s*[,;:-]+\s*(?:(?:specifically|particularly|mainly|especially|just|only)\s+)?the\s+"
+        rf"(?P<mod>[\w-]+(?:\s+[\w-]+)?)\s+(?:{kinds})\b",
+        re.I,
+    )
+
+
+def _kind_said_after(text: str) -> str:
+    """ "object tracking, the multi-object kind": the kind said after the subject is a word of it ("multi-object
+    object tracking"), put before the subject's words (back to the first request word before them)."""
+    m = _kind_after().search(text)
+    if m is None:
+        return text
+    before = text[: m.start()]
+    words = list(re.finditer(r"[\w-]+", before))
+    request = word_set("request_words")
+    k = len(words)
+    while k > 0 and words[k - 1].group(0).lower() not in request:
+        k -= 1
+    if k == len(words):
+        return text  # "papers, the survey kind": no subject before it
+    at = words[k].start()
+    return f"{before[:at]}{m.group('mod')} {before[at:]}{text[m.end() :]}"
 
 
 @lru_cache(maxsize=1)
@@ -443,6 +473,11 @@ def _allowed(label: str, state: State, ex: Extracted, cue: dict[str, float], sub
 
 def _scores(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> dict[str, float]:
     raw = acts_mod.classifier().scores(acts_mod.typed_text(ex))
+    if (part := _the_asking_part(ex)) is not ex:
+        # the asking sentence decides when it is clear on its own ("Can you pull that together?" is not)
+        asked = acts_mod.classifier().scores(acts_mod.typed_text(part))
+        if max(asked.values(), default=0.0) >= ASKING_PART_SURE:
+            raw = asked
     cue = votes(hits)
     subject = _subject_words(ex, items, hits)
     out = {}
@@ -452,6 +487,21 @@ def _scores(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         boost = max((cue.get(c, 0.0) for c in _CUE_FOR.get(label, ())), default=0.0)
         out[label] = score + CUE_SHARE * min(boost, 4.0)
     return out
+
+
+def _the_asking_part(ex: Extracted) -> Extracted:
+    """The message from its first sentence that asks, when sentences that ask nothing come before it ("We export
+    everything to Zotero anyway. Any papers on citation recommendation?"): what the message asks is said there, and
+    the story before it is no request of its own to the classifier."""
+    sentences = _sentences(ex)
+    first = next((n for n, (a, b) in enumerate(sentences) if _asks(ex, a, b)), 0)
+    told = sentences[:first]
+    # "What is the most cited paper of Michael I. Jordan?": a name's initial is no sentence told before a question
+    if first == 0 or any(b - a < 3 or ex.tokens[a].low in _OPENERS for a, b in told):
+        return ex
+    cut = ex.tokens[sentences[first][0]].start
+    spans = [sp.model_copy(update={"start": sp.start - cut, "end": sp.end - cut}) for sp in ex.spans if sp.start >= cut]
+    return Extracted(ex.text[cut:], [], spans)
 
 
 def _rank(scores: dict[str, float]) -> list[tuple[str, float]]:
@@ -2157,7 +2207,7 @@ def _command(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, s
     refs = _refs_in(ex, state)
     fmt = next((str(s.value) for s in ex.spans if s.kind == "format"), None)
     r = Reading(text=ex.text, act="command", sub=label, command=command, refs=refs, format=fmt)
-    if command in ("save", "explain", "export") and not refs:
+    if command in ("save", "explain", "export", "cite") and not refs:
         r.refs = _counted_refs(ex, state)  # "save the last two", "bibtex for the first five"
     if command == "save" and not r.refs:
         low = [t.low for t in ex.tokens]
@@ -2359,7 +2409,9 @@ def _sentences(ex: Extracted) -> list[tuple[int, int]]:
         # a new sentence starts with a capital: "Bolukbasi et al. 2016", "e.g. BERT", "vs. ELMo" go on
         nxt = toks[k + 1].text if k + 1 < len(toks) else ""
         after_abbreviation = t.text == "." and k > 0 and toks[k - 1].low in _ABBREVIATIONS
-        if t.text in (".", "!", "?") and (not nxt or (nxt[:1].isupper() and not after_abbreviation)):
+        # "… a reading list. could you find papers on it": a lower-case request after a full stop starts one too
+        opens = nxt[:1].isupper() or (t.text != "." or k == 0 or toks[k - 1].is_word) and nxt.lower() in _OPENERS
+        if t.text in (".", "!", "?") and (not nxt or (opens and not after_abbreviation)):
             out.append((start, k))
             start = k + 1
     if start < len(ex.tokens):
@@ -2368,6 +2420,8 @@ def _sentences(ex: Extracted) -> list[tuple[int, int]]:
 
 
 _READING_VERBS = frozenset("read see find know learn explore survey look get".split())
+_NOUN_BEFORE = frozenset("a an the my our your this that reading short long".split())
+_OPENERS = frozenset("could can would will please pls what which who where how any show find give list".split())
 _WANTING = frozenset("would 'd i we".split())
 _ASKING_SENTENCE = frozenset(
     "find finding show give list recommend suggest search searching look looking seek seeking hunting".split()
@@ -2383,21 +2437,26 @@ def _asks(ex: Extracted, a: int, b: int) -> bool:
     wanting = {k for k, w in enumerate(low) if w in ("want", "need") or (w == "like" and k and low[k - 1] in _WANTING)}
     wants = any(k + 1 == len(low) or low[k + 1] != "to" or (k + 2 < len(low) and low[k + 2] in _READING_VERBS)
                 for k in wanting)  # fmt: skip
-    return ex.tokens[b].text == "?" or wants or bool(set(low) & _ASKING_SENTENCE)
+    # "a reading list", "my search": the noun, not the verb
+    verbs = {w for k, w in enumerate(low) if w in _ASKING_SENTENCE and not (k and low[k - 1] in _NOUN_BEFORE)}
+    return ex.tokens[b].text == "?" or wants or bool(verbs)
 
 
 def _in_the_request(ex: Extracted, items: list[Item], hits: list[CueHit]) -> list[CueHit]:
     """In a research told in sentences ("Our project is X. … we test it on MS MARCO. Related work?"), the words of a
     direction count in what is asked (the last sentence, a question), not in the story of the work ("test on",
     "afterwards", "before it" there say what the asker did)."""
-    sentences = _told_in_sentences(ex)
-    if not sentences:
+    sentences = _sentences(ex)
+    if len(sentences) < 2:
         return hits
     asked = {i for n, (a, b) in enumerate(sentences) if n == len(sentences) - 1 or _asks(ex, a, b)
              for i in range(a, b + 1)}  # fmt: skip
+    # a command's words in a sentence that asks for nothing, before one that asks ("… my lab needs a reading list.
+    # Could you find papers on it?"): the story of the asker, not what is asked of pilot
+    kinds = ("dir:", "cmd:") if _told_in_sentences(ex) else ("cmd:",)
 
     def told(h: CueHit) -> bool:
-        return h.label.startswith("dir:") and not any(items[p].first_token in asked for p in h.items)
+        return h.label.startswith(kinds) and not any(items[p].first_token in asked for p in h.items)
 
     return [h for h in hits if not told(h)]
 

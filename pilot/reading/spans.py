@@ -171,6 +171,20 @@ _TITLE_SMALL = frozenset("a an the of for to in on and with is are from by via a
 _SENTENCE_END = frozenset(".!?")
 
 
+_HEAD_ENDS = frozenset(":-(")
+
+
+def _heads_a_question_on_it(toks: list[Token]) -> bool:
+    """ "An Image is Worth 16x16 Words -- which benchmarks does it report on": words in Title Case at the start, set
+    off by a colon, dash or bracket, before a question about "it", name the paper it asks about."""
+    end = next((k for k, t in enumerate(toks) if t.text in _HEAD_ENDS), None)
+    if end is None or end < 3:
+        return False
+    head = [t for t in toks[:end] if t.is_word]
+    caps = sum(t.text[:1].isupper() or t.text[:1].isdigit() for t in head)
+    return caps >= 0.5 * len(head) and any(t.low in ("it", "its") for t in toks[end + 1 :])
+
+
 def _title_case(text: str, toks: list[Token]) -> list[Span]:
     """A title typed in Title Case inside a sentence ("works citing Attention Is All You Need", "extends Show, Attend
     and Tell"): three or more
@@ -183,7 +197,7 @@ def _title_case(text: str, toks: list[Token]) -> list[Span]:
     i = 0
     while i < n:
         t = toks[i]
-        sentence_start = i == 0 or toks[i - 1].text in _SENTENCE_END
+        sentence_start = (i == 0 and not _heads_a_question_on_it(toks)) or (i > 0 and toks[i - 1].text in _SENTENCE_END)
         if sentence_start or not (t.text[:1].isupper() and t.is_word):
             i += 1
             continue
@@ -488,6 +502,15 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             prev == "most" and prev2 == "at" or prev == "than" and prev2 == "more" and i > 2 and low[i - 3] == "no"
         ):
             out.append(_tok_span("count", text, toks, i, i, {"k": n}, "n is enough"))  # "5 is enough", "at most 5"
+        elif (
+            prev in _HEDGED
+            and n <= 500
+            and _SIZE_WORDS & set(low[max(0, i - 5) : i - 1])
+            and not nxt.isalpha()
+            and prev2 not in ("more", "less")  # "more like 3": that result, not a size
+        ):
+            # "fewer results, like 5", "a shorter list, around 8": how many, said loosely after asking for a size
+            out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "about n"))
         elif prev == "next" and n <= 500:
             out.append(_tok_span("count", text, toks, i - 1, i, {"extra": n}, "next n"))
         elif prev in ("last", "bottom", "final") and n <= 50:
@@ -499,6 +522,8 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
 
 
 _ENOUGH = frozenset("enough plenty sufficient do suffice".split())
+_HEDGED = frozenset("like maybe perhaps around about roughly approximately approx say ~".split())
+_SIZE_WORDS = frozenset("fewer less shorter smaller longer bigger more trim cut down reduce".split())
 
 
 def _number(w: str) -> int | None:
