@@ -79,6 +79,17 @@ async def test_ambiguous_title_asks_did_you_mean_and_the_choice_sets_the_anchor(
     assert s.anchor.id == pick.id and reply.error is None
 
 
+async def test_a_family_name_many_authors_share_is_asked_about_and_the_choice_answers_for_that_author(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("papers by Li")
+    assert reply.answer is None and reply.question is not None
+    labels = [o.label for o in reply.question.options]
+    assert "Ping Li" in labels and all(" " in o for o in labels[:-1])  # full names, then a way out
+    reply = await s.choose(labels.index("Ping Li"))
+    assert reply.error is None and s.intent.kind == "entity"
+    assert reply.answer is not None and "Ping Li" in reply.answer.answer
+
+
 async def test_corpus_id_anchor_and_unknown_id(runtime):
     s = Session(runtime)
     reply = await s.user_says(f"Who has built on {BLEU}?")

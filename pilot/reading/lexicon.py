@@ -48,6 +48,13 @@ def surnames() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def shared_surnames() -> dict[str, list[str]]:
+    """Family names many authors share, each with its most published authors (``data/shared_surnames.json``)."""
+    names: dict[str, list[str]] = data_json("shared_surnames.json")["names"]
+    return names
+
+
+@lru_cache(maxsize=1)
 def corpus_words() -> frozenset[str]:
     """The lower-case words of the corpus's titles and abstracts (``data/vocabulary.txt``)."""
     return frozenset(w.strip() for w in data_file("vocabulary.txt").splitlines() if w.strip() and not w.startswith("#"))

@@ -28,7 +28,7 @@ from pilot.query import ASKING_WORDS
 from pilot.reading import acts as acts_mod
 from pilot.reading.answers import NO_PREFERENCE_WORDS, read_answer, real_options
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
-from pilot.reading.lexicon import lexicon, surnames
+from pilot.reading.lexicon import lexicon, shared_surnames, surnames
 from pilot.reading.model import (
     Act,
     Alternative,
@@ -2194,7 +2194,49 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         name = papers[0]
         if name.kind == "name" and ask in ("coauthors", "topics", "profile"):
             e.person = str(name.value)
-    return Reading(text=ex.text, act="entity", sub=label, entity=e)
+    reading = Reading(text=ex.text, act="entity", sub=label, entity=e)
+    return _which_person(reading, ex) or _which_of_their_papers(reading, ex) or reading
+
+
+def _which_person(reading: Reading, ex: Extracted) -> Reading | None:
+    """ "papers by Li": a family name many authors share, said alone, is asked about, the name's most published
+    authors offered (``data/shared_surnames.json``); "papers by Percy Liang", or "Li" with a topic, are not."""
+    e = reading.entity
+    if e is None or e.person is None or " " in e.person.strip() or e.topic or e.venue or e.org or e.paper:
+        return None
+    offered = shared_surnames().get(e.person.removesuffix("'s"))
+    if not offered:
+        return None
+    alternatives = [
+        Alternative(
+            label=f"{full}",
+            reading=reading.model_copy(update={"entity": e.model_copy(update={"person": full}), "confidence": 1.0}),
+        )
+        for full in offered
+    ]
+    return Reading(text=ex.text, act="ask", sub="ask.which_person", confidence=0.0, alternatives=alternatives,
+                   why=f"many authors are called {e.person}: which one?")  # fmt: skip
+
+
+_ONE_PAPER = frozenset("paper article publication".split())
+
+
+def _which_of_their_papers(reading: Reading, ex: Extracted) -> Reading | None:
+    """ "Jordan's paper": one paper of a person, with nothing said that tells which, is asked about (their papers
+    and their most cited one offered); "Jordan's papers", "Jordan's most cited paper" tell."""
+    e = reading.entity
+    words = [t.low for t in ex.tokens if t.is_word]
+    if e is None or e.person is None or e.ask != "papers" or not set(words) & _ONE_PAPER or len(words) > 4:
+        return None
+    if e.topic or e.venue or e.org or e.year_min or e.year_max:
+        return None
+    listed = reading.model_copy(update={"entity": e.model_copy(update={"ask": "papers"}), "confidence": 1.0})
+    cited = reading.model_copy(update={"entity": e.model_copy(update={"ask": "most_cited"}), "confidence": 1.0})
+    return Reading(
+        text=ex.text, act="ask", sub="ask.which_paper", confidence=0.0, why=f"one paper of {e.person}'s: which?",
+        alternatives=[Alternative(label=f"{e.person}'s papers", reading=listed),
+                      Alternative(label=f"{e.person}'s most cited paper", reading=cited)],
+    )  # fmt: skip
 
 
 def _capitalised_unknown(t: Any) -> bool:
