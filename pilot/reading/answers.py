@@ -34,7 +34,7 @@ _CUE_OF_SET = {
 }  # fmt: skip
 # an option that leaves the question's setting open ("Any time", "No preference", "No particular sub-topic")
 _WAY_OUT = re.compile(r"^(?:any|no |none|all |either|overall|no preference|whatever)", re.I)
-_ABOUT_IT = frozenset("i am me my about the to for by".split())
+_ABOUT_IT = frozenset("i am me my about the to for by we our us have has got i've ive in on".split())
 _HEDGES = frozenset("hmm hm um maybe perhaps not sure unsure".split())
 # words that pick nothing
 NO_PREFERENCE_WORDS = frozenset(
@@ -233,7 +233,10 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     rest -= _ABOUT_IT  # "I'm not picky about the conference": who is indifferent, and to what, is no other wish
     # "doesn't really matter", "don't much care": an adverb inside the phrase changes nothing
     without_degree = " ".join(w for w in low.split() if w not in _DEGREE)
-    indifferent = any(core in low or core in without_degree for core in _NO_PREFERENCE_CORE) and len(rest) <= 2
+    # "I have no venue preference": the question's own noun inside the phrase changes nothing either
+    plain_said = " ".join(w for w in without_degree.split() if w not in restating)
+    indifferent = any(core in low or core in without_degree or core in plain_said for core in _NO_PREFERENCE_CORE)
+    indifferent = indifferent and len(rest) <= 2
     if subject and not indifferent and not _in_option_terms(words, question):
         # "newest please, the field moves fast": an answer, then why; otherwise a new request ("find me work on
         # sentiment analysis, not older than 2012")
@@ -341,20 +344,32 @@ def _option_said(words: list[str], question: QuestionState) -> int | None:
         return [str(NUMBER_WORDS.get(w, w)) for w in ws if w not in _POLITE]
 
     said = core(words)
-    # the question's own unit may go unsaid: "last five" is "Last 5 years" on the time question
+    # the question's own unit, and a relative period's "last", may go unsaid: "last five" and "5 yrs" are "Last 5
+    # years" on the time question
     units = set(word_table("slot_nouns").get(question.slot, ()))
-    named = [
-        i
-        for i, label in enumerate(question.options)
-        if said and said in (core(_words(label)), [w for w in core(_words(label)) if w not in units])
-    ]
+    unsaid = units | ({"last", "past"} if question.slot == "time" else set())
+
+    def says(label: list[str]) -> bool:
+        if said == label:
+            return True
+        # a number alone is an option's number ("5"), never a part of a label
+        return (
+            len(said) >= 2
+            and set(said) <= set(label)
+            and set(label) - set(said) <= unsaid
+            and any(w.isdigit() or w not in unsaid for w in said)
+        )
+
+    named = [i for i, label in enumerate(question.options) if says(core(_words(label)))]
     return named[0] if len(named) == 1 else None
 
 
 def _option_named(words: list[str], question: QuestionState) -> int | None:
     """An option named by its place next to "option" / "choice" or the question's own noun, among other words ("the
     third option, and …", "the middle period, CVPR if possible")."""
-    nouns = {"option", "choice", "one", *word_table("slot_nouns").get(question.slot, ())}
+    # "3 years" is how long, not the third period: a unit of the time question numbers nothing
+    units = {"year", "years"} if question.slot == "time" else set()
+    nouns = {"option", "choice", "one", *word_table("slot_nouns").get(question.slot, ())} - units
     # "the middle period" counts the periods; "the last option" every option shown
     real = _counted_options(words, question)
     places = {
@@ -389,12 +404,20 @@ def _kind_cues(ex: Extracted) -> dict[str, float]:
     return {label: 1.0 for kind, label in (("survey", "dir:survey"), ("resource", "dir:benchmark")) if kind in kinds}
 
 
+def _label_words(label: str, question: QuestionState) -> set[str]:
+    """An option's content words; a venue's also its long name's ("the European one": ECCV's long name says so)."""
+    words = _content(_words(label))
+    if question.slot == "venue" and (row := lexicon().venue(label)) is not None:
+        words |= _content(_words(" ".join(row.get("names", ()))))
+    return words
+
+
 def _in_option_terms(words: list[str], question: QuestionState) -> bool:
     """Most of the answer's words are the options' own or the words people choose them with ("papers tackling the
     task it tackles": the problem option's words, no subject of a new request)."""
     said = _content(_cared_about(words))
     senses = word_table("option_senses")
-    terms = {w for label in question.options for w in _content(_words(label))}
+    terms = {w for label in question.options for w in _label_words(label, question)}
     terms |= {lemma(w) for sets in question.option_sets for k, v in sets.items() for w in senses.get(f"{k}:{v}", ())}
     return bool(said) and len(said & terms) * 2 >= len(said)
 
@@ -441,10 +464,7 @@ def _option_like(
     only = [i for i, s in enumerate(shared) if s]
     opts = []
     for label in question.options:
-        opt = {synonyms.get(w, w) for w in _content(_words(label))}
-        if question.slot == "venue" and (row := lexicon().venue(label)) is not None:
-            opt |= _content(_words(" ".join(row.get("names", ()))))  # "the European one": ECCV's long name says so
-        opts.append(opt)
+        opts.append({synonyms.get(w, w) for w in _label_words(label, question)})
     # a word several options share tells them apart less ("built on" is in "Earlier work it builds on" and in
     # "Later work that builds on it": the cue "it was built on" decides)
     shared_by = {w: sum(w in o for o in opts) for o in opts for w in o}
