@@ -102,7 +102,7 @@ log = logging.getLogger(__name__)
 Phase = Literal["start", "anchor", "clarify", "results", "answer"]
 CANDIDATE_LIMIT = 150
 # entity questions about one paper ("who wrote #3?", "what else did the authors of GloVe write?")
-_NAMES_A_PAPER = ("paper_authors", "paper_authors_papers")
+_NAMES_A_PAPER = ("paper_authors", "paper_authors_papers", "paper_orgs")
 # questions that are not about the search's settings: which paper, which direction, refine-or-new, fallback
 _META_SLOTS = ("anchor", "direction", "scope", "fallback")
 _EMPTY = "Please type a request, e.g. a paper title in quotes and what you are looking for."

@@ -90,6 +90,19 @@ async def test_a_family_name_many_authors_share_is_asked_about_and_the_choice_an
     assert reply.answer is not None and "Ping Li" in reply.answer.answer
 
 
+async def test_which_institutions_a_papers_authors_are_from_names_them(runtime, corpus_slice_rows):
+    paper = next(
+        r for r in corpus_slice_rows
+        if len(r["title"].split()) >= 5 and len({a["affiliation"] for a in r["authors"] if a.get("affiliation")}) >= 2
+    )  # fmt: skip
+    s = Session(runtime)
+    reply = await s.user_says(f'Which organisations are the authors of "{paper["title"]}" from?')
+    assert reply.error is None and reply.answer is not None and s.intent.kind == "entity"
+    affiliations = {a["affiliation"] for a in paper["authors"] if a.get("affiliation")}
+    # the institutions, counted (not the list of its authors)
+    assert reply.answer.answer.startswith("Institutions") and any(a in reply.answer.answer for a in affiliations)
+
+
 async def test_corpus_id_anchor_and_unknown_id(runtime):
     s = Session(runtime)
     reply = await s.user_says(f"Who has built on {BLEU}?")

@@ -29,6 +29,7 @@ Shape = Literal[
     "topic_orgs",
     "paper_authors",
     "paper_authors_papers",
+    "paper_orgs",
     "org_papers",
 ]
 
@@ -73,7 +74,9 @@ def query_of(r: Reading) -> KGQuery | None:
     if r.act != "entity" or e is None:
         return None
     who = "person" if e.person else "org" if e.org else "venue" if e.venue else None
-    shape = _SHAPES.get((e.ask, who)) or _SHAPES.get((e.ask, None)) or _PAPERS_OF.get(who or "")
+    # "which organisations are the Faster R-CNN authors from?": one paper's institutions
+    of_paper = "paper_orgs" if e.ask == "institutions" and e.paper and not (who or e.topic) else None
+    shape = of_paper or _SHAPES.get((e.ask, who)) or _SHAPES.get((e.ask, None)) or _PAPERS_OF.get(who or "")
     if shape is None:
         return None
     topic = None if shape in ("author_profile", "author_topics", "coauthors", "org_profile") else e.topic

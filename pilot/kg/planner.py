@@ -111,6 +111,11 @@ def plan_for(q: KGQuery, question: str) -> Workflow:
         b.node("people", "paper_authors", "its authors", limit=50)
         b.wire(paper, "people", "papers")
         return b.answer("authorship", entities=("people",), papers=(paper,))
+    if q.shape == "paper_orgs":
+        paper = b.node("paper", "anchor", "find the paper", query=q.paper)
+        b.node("groups", "paper_groups", "its authors' institutions", by="org")
+        b.wire(paper, "groups", "papers")
+        return b.answer("ranking", scope="of the paper's authors", entities=("groups",), papers=(paper,))
     if q.shape == "paper_authors_papers":
         paper = b.node("paper", "anchor", "find the paper", query=q.paper)
         b.node("people", "paper_authors", "its authors", limit=_THEIR_AUTHORS)

@@ -131,6 +131,7 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
     for short, meant in _slashed_typos():
         text = short.sub(meant, text)
     text = _LIKENESS.sub(r"\1 like", text)
+    text = _KIND_SUFFIX.sub(_kind_word, text)
     text = _kind_said_after(text)
     vocabulary = _steering_words()
     known = _known_words()
@@ -181,6 +182,19 @@ def _without_acknowledgements(text: str) -> str:
 # "BERT-like", "GAN-style", "word2vec-esque": a name, then likeness (the tokenizer would keep one word); a field's
 # lower-case compound ("human-like text") stays whole
 _LIKENESS = re.compile(r"(?<![\w-])((?=[\w.+-]*[A-Z0-9])[\w.+-]+?)-(?:like|style|esque)\b")
+
+
+# "the survey-type ones", "dataset-style papers", "survey-ish": a kind of paper with a suffix of likeness is that kind
+_KIND_SUFFIX = re.compile(r"\b([a-z]+)-(?:type|style|ish|kind|like|esque)\b", re.I)
+
+
+@lru_cache(maxsize=1)
+def _one_word_kinds() -> frozenset[str]:
+    return frozenset(e.phrase[0] for e in lexicon().entries if e.kind == "type" and len(e.phrase) == 1)
+
+
+def _kind_word(m: re.Match[str]) -> str:
+    return m.group(1) if m.group(1).lower() in _one_word_kinds() else m.group(0)
 
 
 @lru_cache(maxsize=1)
@@ -821,6 +835,14 @@ def _excluded_starts(ex: Extracted, items: list[Item]) -> set[int]:
 # --- assembling the parts -----------------------------------------------------------------------------------
 
 
+def _welcome_too(ex: Extracted, s: Span) -> bool:
+    """ "preprints ok too", "surveys welcome as well": a kind allowed beside the others, no filter to that kind."""
+    j = _token_at(ex, s.end)
+    after = [t.low for t in ex.tokens[j : j + 4]]
+    before = [t.low for t in ex.tokens[max(0, _token_at(ex, s.start) - 2) : _token_at(ex, s.start)]]
+    return bool(set(after) & word_set("allowing")) and not {"only", "just"} & set(before)
+
+
 def _constraints(
     ex: Extracted, used: set[int], state: State, *, refine: bool, leaving: set[int] | None = None
 ) -> Constraints:
@@ -865,7 +887,7 @@ def _constraints(
             (c.exclude_venues if excluded_before(s) else c.venues).append(str(s.value))
         elif s.kind == "type":
             kind = s.value
-            if _kind_in_subject(ex, s):
+            if _kind_in_subject(ex, s) or _welcome_too(ex, s):
                 continue  # "spurious correlations in NLI datasets": the subject's noun, no filter
             kinds = c.exclude_types if excluded_before(s, reach=7) else c.paper_types
             if kind not in kinds:  # "essays and commentaries": one kind
@@ -874,6 +896,8 @@ def _constraints(
             kind = s.value
             if kind == "peer_reviewed":
                 c.publication_kinds.extend(["journal", "conference", "workshop"])
+            elif _welcome_too(ex, s):
+                continue  # "preprints ok too": allowed beside the rest, no filter
             elif excluded_before(s, reach=7):  # "leave out anything that's just a preprint"
                 c.exclude_kinds.append(kind)
             else:
@@ -2126,6 +2150,11 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             ask = said
         if where and ask in ("researchers", "coauthors", "papers"):  # a "where" question asks for a place
             ask = "institutions" if cue.get("ent:institutions", 0.0) > cue.get("ent:venues", 0.0) else "venues"
+    elif ask == "authors" and (
+        cue.get("ent:institutions", 0.0) >= 1.0
+        or (ex.tokens[0].low == "where" and {"work", "works", "based", "from"} & {t.low for t in ex.tokens})
+    ):
+        ask = "institutions"  # "which organisations are the Faster R-CNN authors from?": where its authors are
     people = ex.of("person")
     venues = ex.of("venue")
     orgs = ex.of("org")
@@ -2149,7 +2178,9 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
         e.org = orgs[0].value.get("typed") or orgs[0].text
     if times:
         e.year_min, e.year_max = times[0].value.get("year_min"), times[0].value.get("year_max")
-    if ask in ("authors", "authors_papers"):
+    # "where do the BERT authors work", "institutions behind the GloVe paper": one paper's
+    of_paper = ask == "institutions" and papers and {"author", "authors", "paper"} & {t.low for t in ex.tokens}
+    if ask in ("authors", "authors_papers") or of_paper:
         e.paper = (
             papers[0].text if papers and papers[0].kind != "title" else (str(papers[0].value) if papers else topic)
         )
@@ -2690,9 +2721,13 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
         return narrowing
     changing = lows & word_set("vague_change_verbs")
     refs = {t.low for s in ex.of("ref") for t in tokenize(s.text)}
-    only_pointers = lows - changing - refs <= {"it", "this", "that", "them", "these", "those", "one", "the", "please"}
+    pointers = {"it", "this", "that", "them", "these", "those", "one", "the", "please"}
+    only_pointers = lows - changing - refs <= pointers
     if changing and state.has_list and len(words) <= 3 and only_pointers and not ex.of(*_PAPER_KINDS):
         return ask("what_change", "a change to the list, with nothing said of what to change")  # "swap 3", "change it"
+    dropping = lows & (_DROP_VERBS | {"remove", "hide"})
+    if dropping and state.has_list and len(words) <= 3 and lows - dropping <= pointers and ex.spans == ex.of("it"):
+        return ask("which_result", "leaves out a result, with none named")  # "drop it", "remove that"
     if "other" in lows and lows <= {"the", "other", "one", "ones", "that", "please", "i", "mean", "meant", "no"}:
         return ask("which_other", "“the other one”: which one?")
     if state.phase == "fresh" and lows & _SEARCH_VERBS and not ex.spans and lows <= _edge_words():
