@@ -341,6 +341,7 @@ _HINTS = {
     "its authors or its year — or the topic it is on.",
     "ask.what_of_refs": "What should I do with it: say why it is on the list, keep it in your library, or find more "
     "papers like it? (Or say “drop it”.)",
+    "ask.which_result": "Which result should I leave out? Say its number, e.g. “drop #3” (or “drop 3 and 5”).",
     "ask.no_list": "There is no numbered list on screen yet: name a paper (its title or a short name like "
     "“TextRank”) or a topic to search first.",
 }

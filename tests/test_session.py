@@ -83,6 +83,7 @@ async def test_a_family_name_many_authors_share_is_asked_about_and_the_choice_an
     s = Session(runtime)
     reply = await s.user_says("papers by Li")
     assert reply.answer is None and reply.question is not None
+    assert "Which one do you mean?" in reply.question.text
     labels = [o.label for o in reply.question.options]
     assert "Ping Li" in labels and all(" " in o for o in labels[:-1])  # full names, then a way out
     reply = await s.choose(labels.index("Ping Li"))
@@ -101,6 +102,17 @@ async def test_which_institutions_a_papers_authors_are_from_names_them(runtime, 
     affiliations = {a["affiliation"] for a in paper["authors"] if a.get("affiliation")}
     # the institutions, counted (not the list of its authors)
     assert reply.answer.answer.startswith("Institutions") and any(a in reply.answer.answer for a in affiliations)
+
+
+async def test_drop_it_with_no_result_named_asks_which_and_keeps_the_list(runtime):
+    s = Session(runtime)
+    await s.user_says(f'Show me work that came after "{BLEU_TITLE}".')
+    await s.search_now()
+    before = [r.paper.id for r in s.results]
+    assert before
+    reply = await s.user_says("drop it")
+    assert "Which result should I leave out?" in reply.message
+    assert [r.paper.id for r in s.results] == before
 
 
 async def test_corpus_id_anchor_and_unknown_id(runtime):

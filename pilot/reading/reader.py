@@ -2245,8 +2245,10 @@ def _which_person(reading: Reading, ex: Extracted) -> Reading | None:
         )
         for full in offered
     ]
+    name = e.person.removesuffix("'s")
     return Reading(text=ex.text, act="ask", sub="ask.which_person", confidence=0.0, alternatives=alternatives,
-                   why=f"many authors are called {e.person}: which one?")  # fmt: skip
+                   why=f"many authors are called {name}: which one?",
+                   hint=f"Many authors are called {name}. Which one do you mean?")  # fmt: skip
 
 
 _ONE_PAPER = frozenset("paper article publication".split())
@@ -2265,6 +2267,7 @@ def _which_of_their_papers(reading: Reading, ex: Extracted) -> Reading | None:
     cited = reading.model_copy(update={"entity": e.model_copy(update={"ask": "most_cited"}), "confidence": 1.0})
     return Reading(
         text=ex.text, act="ask", sub="ask.which_paper", confidence=0.0, why=f"one paper of {e.person}'s: which?",
+        hint=f"Which paper of {e.person}'s do you mean? Name its title, or choose:",
         alternatives=[Alternative(label=f"{e.person}'s papers", reading=listed),
                       Alternative(label=f"{e.person}'s most cited paper", reading=cited)],
     )  # fmt: skip
