@@ -373,7 +373,7 @@ async def _by_name(source: Source, parsed: ParsedRequest, where: str) -> Resolut
             return await _by_name(source, parsed.model_copy(update={"anchor_query": bare}), where)
         return Resolution(
             kind="missing",
-            note=f"No paper in the source introduces “{name}”; the source holds {where}.",
+            note=f"“{name}” is not in the source: no paper there introduces it; the source holds {where}.",
         )
     best = dominant(named, name)
     if best is not None:

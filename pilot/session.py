@@ -1448,7 +1448,8 @@ class Session(BaseModel):
             return await self._resolve(msg.request)
         if q.slot in ("scope", "fallback"):
             return await self._answer_pending(q, msg)
-        updates = option_updates(q, msg.option) if msg.option is not None else msg.updates
+        # "drop anything before 2020" to the venue question: no venue preference, and the period said beside it
+        updates = {**option_updates(q, msg.option), **msg.updates} if msg.option is not None else msg.updates
         if q.slot == "lift" and not updates:  # "keep the filter": the list stays as it is
             self.question = None
             return self._reply("The filter stays.", results=self.results, workflow=self.workflow)

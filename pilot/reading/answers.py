@@ -174,8 +174,13 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     n = len(question.options)
     if not words:
         return None
-    if question.slot not in ("anchor", "fallback") and ex.of("person", "title", "id") and len(words) > 3:
+    # (to "search papers about X instead?", a title is a new request too; naming the paper is an answer only to
+    # "which paper did you mean?")
+    naming = ex.of("person", "title", "id", *(("paper",) if question.slot == "fallback" else ()))
+    if question.slot != "anchor" and naming and len(words) > 3:
         return None  # "Which papers did Diane Litman publish at NAACL?": a request of its own, not an option
+    if question.slot == "topic" and _kind_on_a_subject(ex):
+        return None  # "surveys on automatic summarization": a request of its own, not a sub-area
     said_back = " " + " ".join(words) + " "
     if any(f" {p} " in said_back for p in word_set("asks_back")):
         return Answer(confidence=0.0, why="asks what pilot would choose")  # "not sure, what do you think?"
@@ -402,6 +407,17 @@ def _kind_cues(ex: Extracted) -> dict[str, float]:
     option that searches that kind."""
     kinds = {str(s.value) for s in ex.of("type")}
     return {label: 1.0 for kind, label in (("survey", "dir:survey"), ("resource", "dir:benchmark")) if kind in kinds}
+
+
+_SUBJECT_AFTER_KIND = frozenset("on about for of covering".split())
+
+
+def _kind_on_a_subject(ex: Extracted) -> bool:
+    """A kind of paper, then a subject ("surveys on X", "datasets for X", "a review of X")."""
+    kinds = ex.of("type")
+    return bool(kinds) and any(
+        t.low in _SUBJECT_AFTER_KIND and t.start >= kinds[0].end and t.start - kinds[0].end <= 2 for t in ex.tokens
+    )
 
 
 def _label_words(label: str, question: QuestionState) -> set[str]:

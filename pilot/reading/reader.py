@@ -2986,7 +2986,8 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         said = reading.topic or ""
         said = said if len(said) <= 60 else said[:57].rstrip() + "…"  # a pasted page of keys is not said back
         return Reading(text=ex.text, act="ask", sub="ask.unclear", confidence=0.0, why="no word of it is known",
-                       hint=f"I do not know the words “{said}”. What would you like to find?")  # fmt: skip
+                       hint=f"Nothing in the source matches “{said}”: I do not know these words. What would you "
+                            "like to find?")  # fmt: skip
     if reading.act == "refine" and _both_ages(ex, items, hits):
         return Reading(text=ex.text, act="ask", sub="ask.contradiction", confidence=0.0, why="recent and older at once",
                        hint="Newer work, or older work? One list leans one way; say which matters more.")  # fmt: skip
