@@ -130,7 +130,7 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
     text = _without_acknowledgements(english)
     for short, meant in _slashed_typos():
         text = short.sub(meant, text)
-    text = _LIKENESS.sub(r"\1 like", text)
+    text = _HYPHENED.sub(_name_then_likeness, text)
     text = _KIND_SUFFIX.sub(_kind_word, text)
     text = _kind_said_after(text)
     vocabulary = _steering_words()
@@ -180,8 +180,17 @@ def _without_acknowledgements(text: str) -> str:
 
 
 # "BERT-like", "GAN-style", "word2vec-esque": a name, then likeness (the tokenizer would keep one word); a field's
-# lower-case compound ("human-like text") stays whole
-_LIKENESS = re.compile(r"(?<![\w-])((?=[\w.+-]*[A-Z0-9])[\w.+-]+?)-(?:like|style|esque)\b")
+# lower-case compound ("human-like text") stays whole. One word at a time: linear on any paste.
+_HYPHENED = re.compile(r"(?<![\w.+-])[\w.+]+(?:-[\w.+]+)+")
+_LIKE_SUFFIXES = ("-like", "-style", "-esque")
+
+
+def _name_then_likeness(m: re.Match[str]) -> str:
+    word = m.group(0)
+    stem = next((word[: -len(x)] for x in _LIKE_SUFFIXES if word.lower().endswith(x)), None)
+    if not stem or not any(c.isupper() or c.isdigit() for c in stem):
+        return word
+    return f"{stem} like"
 
 
 # "the survey-type ones", "dataset-style papers", "survey-ish": a kind of paper with a suffix of likeness is that kind
@@ -200,9 +209,10 @@ def _kind_word(m: re.Match[str]) -> str:
 @lru_cache(maxsize=1)
 def _kind_after() -> re.Pattern[str]:
     kinds = "|".join(sorted(word_set("kind_nouns")))
+    # starts only where a run of separators starts: linear on a paste of dashes or blanks
     return re.compile(
-        rf"\s*[,;:-]+\s*(?:(?:specifically|particularly|mainly|especially|just|only)\s+)?the\s+"
-        rf"(?P<mod>[\w-]+(?:\s+[\w-]+)?)\s+(?:{kinds})\b",
+        rf"(?<![,;:-])[,;:-]+ ?(?:(?:specifically|particularly|mainly|especially|just|only) )?the "
+        rf"(?P<mod>[\w-]+(?: [\w-]+)?) (?:{kinds})\b",
         re.I,
     )
 
@@ -213,7 +223,7 @@ def _kind_said_after(text: str) -> str:
     m = _kind_after().search(text)
     if m is None:
         return text
-    before = text[: m.start()]
+    before = text[: m.start()].rstrip()
     words = list(re.finditer(r"[\w-]+", before))
     request = word_set("request_words")
     k = len(words)
