@@ -381,7 +381,12 @@ def message_of(r: Reading, ctx: Context) -> Message:
         msg = _answer_message(r, ctx, base)
         if ctx.has_results and msg.request is None and ctx.question is not None:
             # with results on screen, words that answer the question offered with them change those results
-            updates = option_updates(ctx.question, msg.option) if msg.option is not None else msg.updates
+            # (an option and a value said beside it count together; "no preference" changes nothing: an answer)
+            updates = (
+                {**option_updates(ctx.question, msg.option), **msg.updates} if msg.option is not None else msg.updates
+            )
+            if not updates:
+                return msg
             feedback = Feedback(text=r.text, updates=updates)
             return msg.model_copy(update={"kind": "refine", "feedback": feedback, "updates": updates})
         return msg

@@ -202,7 +202,9 @@ async def test_factory_keeps_a_service_that_connects_but_answers_slowly_and_does
                                 http_timeout_s=1.0)  # fmt: skip
         started = time.monotonic()
         source, notes = open_source(settings)
-        assert time.monotonic() - started < 4  # bounded by the probe's deadline, not by the server
+        # bounded by the probe's deadline, not by the server (which never answers); the bound leaves room for a
+        # loaded machine (10 s seen while other test runs shared its two cores), far below a hang
+        assert time.monotonic() - started < 20
         assert isinstance(source, SemanticScholarSource)
         assert not any("unreachable" in n for n in notes)
         # a search it never answers fails with a sentence, within the request timeout

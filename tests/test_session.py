@@ -115,6 +115,19 @@ async def test_drop_it_with_no_result_named_asks_which_and_keeps_the_list(runtim
     assert [r.paper.id for r in s.results] == before
 
 
+async def test_no_preference_typed_to_the_question_beside_the_results_is_an_answer(runtime):
+    s = Session(runtime)
+    reply = await s.user_says(f'Show me work that came after "{BLEU_TITLE}" and used its ideas.')
+    while not reply.results and reply.question is not None:
+        reply = await s.choose(len(reply.question.options) - 1)  # the way out: no preference
+    assert reply.results and s.question is not None  # a question is offered beside the results
+    before, asked = [r.paper.id for r in s.results], s.question.slot
+    reply = await s.user_says("no preference")  # typed, as the option's click does: an answer, not a change
+    assert "could not turn that into a change" not in reply.message
+    assert s.question is None or s.question.slot != asked  # answered: the next question, if any
+    assert [r.paper.id for r in s.results] == before
+
+
 async def test_corpus_id_anchor_and_unknown_id(runtime):
     s = Session(runtime)
     reply = await s.user_says(f"Who has built on {BLEU}?")
