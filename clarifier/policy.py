@@ -432,6 +432,12 @@ def option_updates(question: Question, index: int) -> dict[str, Any]:
     return dict(question.options[index].sets)
 
 
+def answer_updates(question: Question, option: int | None, said: dict[str, Any]) -> dict[str, Any]:
+    """What an answer sets: the chosen option's settings and any value said beside it ("drop anything before 2020"
+    to the venue question: no venue preference, and the period), or only what was said."""
+    return {**option_updates(question, option), **said} if option is not None else said
+
+
 def _periods_together(sets: list[dict[str, Any]]) -> dict[str, Any]:
     """The periods of several options as one filter: its outer bounds, and the years between them left out
     ("up to 2006" and "2009 or later": 2007–2008 left out)."""

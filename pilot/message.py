@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clarifier.policy import merged_updates, option_updates
+from clarifier.policy import answer_updates, merged_updates
 from clarifier.question import Question
 from pilot.intent import ParsedRequest, apply_updates
 from pilot.kg.classify import KGQuery, query_of
@@ -381,11 +381,8 @@ def message_of(r: Reading, ctx: Context) -> Message:
         msg = _answer_message(r, ctx, base)
         if ctx.has_results and msg.request is None and ctx.question is not None:
             # with results on screen, words that answer the question offered with them change those results
-            # (an option and a value said beside it count together; "no preference" changes nothing: an answer)
-            updates = (
-                {**option_updates(ctx.question, msg.option), **msg.updates} if msg.option is not None else msg.updates
-            )
-            if not updates:
+            updates = answer_updates(ctx.question, msg.option, msg.updates)
+            if not updates:  # "no preference" changes nothing: an answer
                 return msg
             feedback = Feedback(text=r.text, updates=updates)
             return msg.model_copy(update={"kind": "refine", "feedback": feedback, "updates": updates})

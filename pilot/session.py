@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from clarifier.lift import lift_offer
 from clarifier.llm_questions import llm_question
-from clarifier.policy import apply_answer, named_clusters, next_question, option_updates
+from clarifier.policy import answer_updates, apply_answer, named_clusters, next_question, option_updates
 from clarifier.question import Option, Question
 from pilot import export, limits
 from pilot import listfacts as list_facts
@@ -1448,8 +1448,7 @@ class Session(BaseModel):
             return await self._resolve(msg.request)
         if q.slot in ("scope", "fallback"):
             return await self._answer_pending(q, msg)
-        # "drop anything before 2020" to the venue question: no venue preference, and the period said beside it
-        updates = {**option_updates(q, msg.option), **msg.updates} if msg.option is not None else msg.updates
+        updates = answer_updates(q, msg.option, msg.updates)
         if q.slot == "lift" and not updates:  # "keep the filter": the list stays as it is
             self.question = None
             return self._reply("The filter stays.", results=self.results, workflow=self.workflow)

@@ -224,14 +224,14 @@ def _kind_said_after(text: str) -> str:
     if m is None:
         return text
     before = text[: m.start()].rstrip()
-    words = list(re.finditer(r"[\w-]+", before))
+    words = [t for t in tokenize(before) if t.is_word]
     request = word_set("request_words")
     k = len(words)
-    while k > 0 and words[k - 1].group(0).lower() not in request:
+    while k > 0 and words[k - 1].low not in request:
         k -= 1
     if k == len(words):
         return text  # "papers, the survey kind": no subject before it
-    at = words[k].start()
+    at = words[k].start
     return f"{before[:at]}{m.group('mod')} {before[at:]}{text[m.end() :]}"
 
 
@@ -2245,17 +2245,17 @@ def _which_person(reading: Reading, ex: Extracted) -> Reading | None:
     e = reading.entity
     if e is None or e.person is None or " " in e.person.strip() or e.topic or e.venue or e.org or e.paper:
         return None
-    offered = shared_surnames().get(e.person.removesuffix("'s"))
+    name = without_possessive(e.person)
+    offered = shared_surnames().get(name)
     if not offered:
         return None
     alternatives = [
         Alternative(
-            label=f"{full}",
+            label=full,
             reading=reading.model_copy(update={"entity": e.model_copy(update={"person": full}), "confidence": 1.0}),
         )
         for full in offered
     ]
-    name = e.person.removesuffix("'s")
     return Reading(text=ex.text, act="ask", sub="ask.which_person", confidence=0.0, alternatives=alternatives,
                    why=f"many authors are called {name}: which one?",
                    hint=f"Many authors are called {name}. Which one do you mean?")  # fmt: skip
@@ -2273,7 +2273,7 @@ def _which_of_their_papers(reading: Reading, ex: Extracted) -> Reading | None:
         return None
     if e.topic or e.venue or e.org or e.year_min or e.year_max:
         return None
-    listed = reading.model_copy(update={"entity": e.model_copy(update={"ask": "papers"}), "confidence": 1.0})
+    listed = reading.model_copy(update={"confidence": 1.0})  # (it asks for their papers already)
     cited = reading.model_copy(update={"entity": e.model_copy(update={"ask": "most_cited"}), "confidence": 1.0})
     return Reading(
         text=ex.text, act="ask", sub="ask.which_paper", confidence=0.0, why=f"one paper of {e.person}'s: which?",
