@@ -54,7 +54,8 @@ _NO_PREFERENCE_CORE = (
     "no particular", "not sure", "dunno", "skip", "pass", "none", "neither", "nope", "either is fine", "no strong",
     "whichever", "all good", "everything", "do not matter", "don't matter", "dont matter",
     "can't decide", "cannot decide", "can not decide", "cant decide",
-    "torn between", "undecided",
+    "torn between", "undecided", "no limit", "no limits", "no restriction", "no restrictions", "no cutoff",
+    "no cut-off", "no constraint", "no constraints", "unrestricted", "open-ended",
 )  # fmt: skip
 
 
@@ -117,6 +118,7 @@ def _picked_number(words: list[str], question: QuestionState) -> list[int] | Non
         "take", "go", "with", "want", "prefer", "answer", "is", "it's", "its", "that", "s", "let's", "lets", "mean",
         "meant", "paper", "papers", "either", "of", "both", "options", "choices", "sorry", "actually",
         "guess", "think", "suppose", "probably", "reckon", "say", "ok", "okay", "then", "well", "i'd", "i'll", "would",
+        "fine", "good", "great", "works",
     }  # fmt: skip
     counted = {"two": 2, "three": 3}
     for k, w in enumerate(words):
@@ -339,14 +341,15 @@ def _by_initials(word: str, question: QuestionState) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
-_POLITE = frozenset("please thanks thank you ok okay just the option choice one".split())
+_POLITE = frozenset("please thanks thank you ok okay just the option choice one ones".split())
 
 
 def _option_said(words: list[str], question: QuestionState) -> int | None:
     """The option whose label the answer says, politeness aside ("both please", "last five years")."""
 
     def core(ws: list[str]) -> list[str]:
-        return [str(NUMBER_WORDS.get(w, w)) for w in ws if w not in _POLITE]
+        # "the five year one" says "Last 5 years": a unit said in the singular is the same unit
+        return [lemma(str(NUMBER_WORDS.get(w, w))) for w in ws if w not in _POLITE]
 
     said = core(words)
     # the question's own unit, and a relative period's "last", may go unsaid: "last five" and "5 yrs" are "Last 5
@@ -435,7 +438,9 @@ def _in_option_terms(words: list[str], question: QuestionState) -> bool:
     senses = word_table("option_senses")
     terms = {w for label in question.options for w in _label_words(label, question)}
     terms |= {lemma(w) for sets in question.option_sets for k, v in sets.items() for w in senses.get(f"{k}:{v}", ())}
-    return bool(said) and len(said & terms) * 2 >= len(said)
+    # "how people evaluate it" is the option "Evaluation methodology": a word of an option's stem is its word
+    shared = sum(1 for w in said if w in terms or any(_same_stem(w, t) for t in terms))
+    return bool(said) and shared * 2 >= len(said)
 
 
 _WHATEVER = frozenset("whatever regardless irrespective any matter not".split())  # ("the technique, not the task")

@@ -1394,7 +1394,12 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     # a topic search for a field: the type words choose the kind of paper
     if anchor is None and target_current and state.anchor:
         anchor = Anchor(text=state.anchor, kind="current")
-        if direction is None or any(w in _FLIP for w in low):
+        flipped = any(w in _FLIP for w in low) or ("other" in low and "direction" in low)
+        if (direction is None or flipped) and flipped and state.direction not in _REVERSED:
+            # "now the other direction" after similar papers: of three others, which?
+            return Reading(text=ex.text, act="ask", sub="ask.which_direction", confidence=0.0,
+                           why=f"the other direction of {state.direction or 'this search'}: which one?")  # fmt: skip
+        if direction is None or flipped:
             direction = _REVERSED.get(state.direction or "", direction)
         topic = None
     elif anchor is None and target_current and state.topic and not topic:
@@ -2762,7 +2767,7 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     person_pointed = any(
         w in _PERSON_NOUNS
         and (
-            low[i - 1 : i] in (["that"], ["this"])
+            low[i - 1 : i] in (["that"], ["this"], ["those"], ["these"])
             # (described by a paper named, "the author who wrote BERT", the person is found through it)
             or (low[i - 1 : i] == ["the"] and low[i + 1 : i + 2] in _WHO and not ex.of(*_PAPER_KINDS))
         )
@@ -2770,6 +2775,17 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     )
     if person_pointed and not ex.of("person") and not (state.asked or {}).get("person"):
         return ask("which_person", "“that author”: which author?")
+    # "only from that conference": a venue pointed at, with none named here and no paper on screen to have one
+    venue_nouns = set(word_table("slot_nouns")["venue"])
+    venue_pointed = any(w in venue_nouns and low[i - 1 : i] in (["that"], ["this"]) for i, w in enumerate(low))
+    if venue_pointed and not ex.of("venue") and not state.anchor:
+        return ask("which_venue", "“that conference”: which venue?")
+    # "do the same for the other paper", "the BERT one vs the other one": a second paper nobody has named
+    other_paper = any(
+        w in ("paper", "one", "article") and low[max(0, i - 2) : i] == ["the", "other"] for i, w in enumerate(low)
+    )
+    if other_paper and not ex.of("ref") and not (state.asked or {}).get("paper"):
+        return ask("which_other", "“the other paper”: which one?")
     if state.phase == "fresh" and not named and any(f" {p} " in said for p in word_set("conversation_refs")):
         return ask("no_memory", "points at an earlier conversation, which this one does not have")
     # open bounds that cannot both hold ("only before 2010 and only after 2015"); closed periods add up instead
@@ -2796,7 +2812,7 @@ def _told_of(low: list[str]) -> bool:
     return any(
         w in ("paper", "article", "preprint", "study", "one")
         and i > 0
-        and low[i - 1] in ("the", "that", "this")
+        and low[i - 1] in ("the", "that", "this", "one")
         and any(x in told for x in low[i + 1 : i + 6])
         and "you" not in low[i + 1 : i + 4]  # "the one you showed first" is on the list
         for i, w in enumerate(low)
@@ -2864,6 +2880,23 @@ def _option_meant(words: str, question: QuestionState, floor: float = OPTION_MEA
     return ranked[0][1] if best >= floor and best - second >= OPTION_MARGIN else None
 
 
+# an answer in words no option shares ("how people evaluate it" for "Evaluation methodology"): short, naming nothing
+ANSWER_IN_OTHER_WORDS = 6
+# slots whose options are values with a grammar of their own (a period, a venue) or read as sub-areas (the topic)
+_SLOTS_WITH_VALUES = frozenset({"time", "venue", "topic", "anchor", "fallback"})
+
+
+def _option_in_other_words(ex: Extracted, question: QuestionState) -> int | None:
+    """The option a short answer means by the sentence model, when it is clearly the closest and the message
+    names no paper, person, venue, period or result (then it is a request of its own)."""
+    words = [t for t in ex.tokens if t.is_word]
+    if question.slot in _SLOTS_WITH_VALUES or not 0 < len(words) <= ANSWER_IN_OTHER_WORDS:
+        return None
+    if ex.of("title", "id", "person", "venue", "time", "ref", "org"):
+        return None
+    return _option_meant(ex.text, question, OPTION_MEANT_LONG)
+
+
 def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> Reading:
     # 2. the state: an answer to the open question
     if state.question is not None:
@@ -2883,6 +2916,9 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
             )
         if ans is not None and ans.confidence == 0:
             return Reading(text=ex.text, act="ask", sub="ask.answer", confidence=0.0, why=ans.why)
+        if ans is None and (meant := _option_in_other_words(ex, state.question)) is not None:
+            return Reading(text=ex.text, act="answer", sub=f"answer.{state.question.slot}", option=meant,
+                           confidence=0.7, why=f"its words mean option {meant + 1}")  # fmt: skip
         if state.question.slot == "topic" and (sub_area := _sub_area(ex, items, hits)) is not None:
             # (a list of subjects of one's own, "similarity, english, corpus", stays the user's)
             # a longer phrase of one's own picks an option only when it is plainly that option's

@@ -225,23 +225,47 @@ def _relative_at(low: list[str], i: int, g: dict[str, Any]) -> Period | None:
         if (end := _starts_at(low, i, g[key])) is not None:
             return Period(i, end, now - years, now - years, key)
     if low[i] not in g["relative_leads"]:
+        # "five years back", "a 5-year window": the length first, then a word that counts it back from now
+        span_end = _span_at(low, i, g)
+        if span_end is None or span_end[1] + 1 >= len(low) or low[span_end[1] + 1] not in g["relative_tails"]:
+            return None
+        return Period(_with_article(low, i), span_end[1] + 1, now - span_end[0] + 1, None, "relative")
+    got = _span_at(low, i + 1, g) or _span_at(low, i, g, counted=False)
+    if got is None:
         return None
-    j = i + 1
-    n = 1
-    if j < len(low) and low[j].isdigit() and 0 < int(low[j]) < 100:
-        n, j = int(low[j]), j + 1
-    elif (end := _starts_at(low, j, g["counts"])) is not None:
-        n, j = g["counts"][tuple(low[j : end + 1])], end + 1
-    if j < len(low) and low[j] in ("years", "year"):
-        span = n
-    elif j < len(low) and low[j] in ("decade", "decades"):
-        span = 10 * n
-    else:
-        return None
-    first = i - 1 if i > 0 and low[i - 1] in ("the", "in", "over", "within", "during") else i
+    span, j = got
+    return Period(_with_article(low, i), j, now - span + 1, None, "relative")
+
+
+def _span_at(low: list[str], i: int, g: dict[str, Any], counted: bool = True) -> tuple[int, int] | None:
+    """A length of time starting at token ``i`` ("3 years", "five-year", "a decade"; with ``counted`` False only
+    the unit after a relative lead, "the last year(s)" without a count, as one): its years and its last token."""
+    j, n = (i + 1, 1) if not counted else (i, None)
+    if counted and i < len(low):
+        count, _, unit = low[i].partition("-")
+        if unit and (count.isdigit() or (count,) in g["counts"]):  # "5-year", "five-year"
+            n = int(count) if count.isdigit() else g["counts"][(count,)]
+            return ((n if unit.startswith("year") else 10 * n), i) if unit in _UNITS else None
+        if low[i].isdigit() and 0 < int(low[i]) < 100:
+            n, j = int(low[i]), i + 1
+        elif (end := _starts_at(low, i, g["counts"])) is not None:
+            n, j = g["counts"][tuple(low[i : end + 1])], end + 1
+        else:
+            return None
+    if j < len(low) and low[j] in _UNITS:
+        return (n or 1) * (1 if low[j].startswith("year") else 10), j
+    return None
+
+
+_UNITS = ("years", "year", "decade", "decades")
+
+
+def _with_article(low: list[str], i: int) -> int:
+    """Where a relative period starts with what leads it: "in the last 3 years", "over the past decade"."""
+    first = i - 1 if i > 0 and low[i - 1] in ("the", "in", "over", "within", "during", "a") else i
     if first > 0 and low[first] == "the" and low[first - 1] in ("in", "over", "within", "during", "from"):
         first -= 1
-    return Period(first, j, now - span + 1, None, "relative")
+    return first
 
 
 def _era_at(low: list[str], i: int, g: dict[str, Any]) -> Period | None:
