@@ -2750,6 +2750,12 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
         return ask("which_other", "“the other one”: which one?")
     if state.phase == "fresh" and lows & _SEARCH_VERBS and not ex.spans and lows <= _edge_words():
         return ask("no_subject", "asks to find, but names nothing to find")  # "find me stuff", "帮我找点东西"
+    if _PLACEHOLDER.search(ex.text):
+        return ask("template", "a template with its blanks not filled in")  # "papers on [TOPIC] from [YEAR]"
+    said_spans = [s for s in ex.spans if _said_beyond_asking([t.low for t in tokenize(s.text) if t.is_word])]
+    wants_papers = bool(lows & _WANTS_PAPERS) or "state of the art" in " ".join(t.low for t in words)
+    if state.phase == "fresh" and wants_papers and not said_spans and not _said_beyond_asking([t.low for t in words]):
+        return ask("no_subject", "asks for papers, but names nothing they are about")  # "what's the state of the art?"
     if state.phase == "fresh" and "same" in lows and len(words) <= 6 and not ex.of(*_PAPER_KINDS):
         return ask("nothing_on_screen", "“the same” with no search before it to be the same as")
     said = " " + " ".join(t.low for t in words) + " "
@@ -2799,6 +2805,27 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     return None
 
 
+# a blank of a template, as templates write them: "[TOPIC]", "<year>", "{venue}", "TODO"
+_PLACEHOLDER = re.compile(r"[\[<{]\s?[A-Za-z_]{2,20}\s?[\]>}]|\bTODO\b")
+
+
+def _said_beyond_asking(low: list[str]) -> bool:
+    """Whether the words say anything but how people ask: the request words, hyphened ones said with spaces too
+    ("state of the art" is "state-of-the-art")."""
+    said = " " + " ".join(low) + " "
+    for phrase in _SPACED_REQUEST_WORDS:
+        said = said.replace(f" {phrase} ", " ")
+    return bool(set(said.split()) - _edge_words())
+
+
+# the words of a request for papers (a greeting, a thanks or "what can you do?" asks for none)
+_WANTS_PAPERS = _SEARCH_VERBS | frozenset(
+    "papers paper articles article literature research studies reads recommend recommendations new "
+    "latest recent newest state-of-the-art sota must-read must-reads classics seminal".split()
+)
+_SPACED_REQUEST_WORDS = sorted(
+    (w.replace("-", " ") for w in word_set("request_words") if "-" in w), key=lambda p: -len(p)
+)
 _PERSON_NOUNS = frozenset(
     "author author's authors guy guys person researcher writer woman man lady fellow prof professor folks".split()
 )
