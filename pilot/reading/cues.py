@@ -85,7 +85,13 @@ def _table() -> tuple[dict[str, str], list[tuple[str, str, tuple[tuple[str, ...]
         for written in phrases:
             phrase, _, weight = written.partition(" @")
             elements, optional = [], []
-            for raw in phrase.split():
+            # a hyphened word alone in its place is its parts ("most-cited" is "most cited"), as a message's is
+            words = [
+                part
+                for raw in phrase.split()
+                for part in (raw.split("-") if _split_hyphened(raw.lstrip("?")) else [raw])
+            ]
+            for raw in words:
                 opt = raw.startswith("?")
                 written_alts = [
                     w for a in raw.lstrip("?").split("|") for w in (sorted(word_set(a[1:])) if a[0] == "&" else [a])
@@ -102,6 +108,13 @@ def _table() -> tuple[dict[str, str], list[tuple[str, str, tuple[tuple[str, ...]
 
 
 SLOT_LETTERS = frozenset("PNTAVYOKFS")
+
+
+def _split_hyphened(word: str) -> bool:
+    """A hyphened word of words, written without alternatives, read as its parts ("most-cited", "state-of-the-art";
+    a single letter is a key or a label, "ctrl-z", "x-ray", and keeps the word whole)."""
+    parts = word.split("-")
+    return len(parts) > 1 and "|" not in word and all(p.isalpha() and len(p) > 1 for p in parts)
 
 
 @lru_cache(maxsize=1)
@@ -155,6 +168,12 @@ def items_of(ex: Extracted) -> list[Item]:
         named_with_it = t.text == "?" and out and out[-1].word == "P" and i + 1 < len(ex.tokens)
         if named_with_it and ex.tokens[i + 1].text.islower():
             i += 1  # "the papers that Thumbs Up? cites": the title's own question mark ends no clause
+            continue
+        parts = t.low.split("-") if t.is_word and _split_hyphened(t.low) else []
+        if parts and lemma(t.text) not in _cue_words():
+            # "most-cited", "highly-cited": the cues' words, hyphened ("well-cited", a cue word itself, stays whole)
+            out.extend(Item(lemma(p), False, i, i, form="=" + p) for p in parts)
+            i += 1
             continue
         if t.is_word or t.text in _CLAUSE or t.text in (",", "="):  # "=": "set k = 20" in the step patterns
             word = lemma(t.text)
