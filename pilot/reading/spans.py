@@ -929,7 +929,9 @@ def _orgs(text: str, toks: list[Token]) -> list[Span]:
         start = i
         while i < j and ((i == start == 0 and low[i] in corpus_words()) or low[i] in _ORG_JOINS):
             i += 1  # "Describe Tsinghua University", "Who at CMU …": a sentence's first word is capitalised as one
-        if any(low[k] in _ORG_WORDS for k in range(i, j + 1)):
+        named = any(low[k] not in _ORG_WORDS and low[k] not in _ORG_JOINS for k in range(i, j + 1))
+        # ("Research on the robustness of …": an organisation word alone names no organisation)
+        if named and any(low[k] in _ORG_WORDS for k in range(i, j + 1)):
             out.append(
                 _tok_span(
                     "org", text, toks, i, j, {"label": text[toks[i].start : toks[j].end], "forms": []}, "org words"
