@@ -626,7 +626,8 @@ def _cited(text: str, toks: list[Token]) -> list[Span]:
         while j >= 0 and (_capitalised(toks[j]) or low[j] in _PARTICLES or low[j] in ("and", "&", ",")):
             j -= 1
         first = j + 1
-        while first <= names_end and not _capitalised(toks[first]):
+        # ("The Collins 2002 paper" opening a message: the article is capitalised, and no author)
+        while first <= names_end and (not _capitalised(toks[first]) or low[first] in ("the", "a", "an")):
             first += 1
         if first > names_end or low[first] in not_authors or low[names_end] in not_authors:
             continue
