@@ -2212,8 +2212,8 @@ def _entity(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
             e.paper = f"#{refs[0]}"  # "who wrote #3?": a result on the list
         elif not papers and ex.of("it"):
             e.paper = "it"  # "who wrote it?": the paper on screen
-    elif ask in ("venues", "institutions", "researchers", "count", "papers", "most_cited") and topic:
-        e.topic = topic
+    elif ask in ("venues", "institutions", "researchers", "count", "papers", "most_cited", "coauthors") and topic:
+        e.topic = topic  # ("who has Dan Klein collaborated with on parsing?": his co-authors there)
     pronoun = {t.low for t in ex.tokens} & {"he", "she", "his", "her", "him", "they", "them", "their"}
     if e.person is None and pronoun and asked.get("person"):
         e.person = asked["person"]  # "who does she write with?" after an answer about one person
