@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from pydantic import ValidationError
 
 from pilot.embed import Embedder
+from pilot.models import Paper
 from tests.ops_helpers import ids, run_op
 from workflows.operator import RunContext
+from workflows.ops.features import precedence
 from workflows.registry import get_operator
 
 ANCHOR = "acl:P03-1054"  # Accurate Unlexicalized Parsing
@@ -162,3 +165,27 @@ async def test_keep_top_reorders_only_the_tail(ctx):
     assert tail == sorted(tail, reverse=True) and tail != [it.evidence.scores["citations"] for it in first[3:]]
     whole = await run_op(ctx, "score", {"features": {"citations": 1.0}}, **{"in": first})
     assert ids(whole)[:3] != ids(first)[:3]  # without keep_top the head moves too
+
+
+def test_precedence_rewards_what_later_close_papers_would_build_on():
+    # where no citation links say what newer work builds on: the paper its later, close matches resemble
+    def unit(*xs: float) -> list[float]:
+        n = sum(x * x for x in xs) ** 0.5
+        return [x / n for x in xs]
+
+    papers = [
+        Paper(id="orig", title="SimCSE", year=2021),
+        Paper(id="follow1", title="DiffCSE", year=2022),
+        Paper(id="follow2", title="ESimCSE", year=2022),
+        Paper(id="other", title="an older paper on another subject", year=2015),
+        Paper(id="undated", title="no year", year=None),
+    ]
+    vecs = np.array(
+        [unit(1, 0.1, 0), unit(1, 0.2, 0), unit(1, 0, 0.2), unit(0, 0, 1), unit(1, 0.1, 0)], dtype=np.float32
+    )
+    prec = precedence(papers, vecs, [1, 2, 0, 3, 4])
+    by_id = dict(zip([p.id for p in papers], prec.tolist(), strict=True))
+    assert by_id["orig"] > 0  # two close papers came after it
+    assert by_id["follow1"] == by_id["follow2"] == 0  # nothing close came after them
+    assert by_id["other"] < by_id["orig"]  # older, but what came later does not resemble it
+    assert by_id["undated"] == 0  # no year: no precedence claimed

@@ -198,6 +198,7 @@ _FEATURE_WORDS = {
     "prior": "its score from the step before",
     "title_match": "its title naming what was asked for",
     "paper_type": "being the kind of paper asked for",
+    "precedence": "how much the later strong matches resemble it (what newer work would build on)",
 }
 _GATHERING = ("citation_expand", "semantic_search", "keyword_search", "recommend", "fetch")
 

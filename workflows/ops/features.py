@@ -141,6 +141,26 @@ def cited_for_era(papers: Sequence[Paper]) -> np.ndarray:
     return out
 
 
+# What newer work on a request builds on, where no citation links say so (a field newer than the source's links):
+# the paper that many of the strongest candidates resemble and came after is the one they would cite (LitSearch dev
+# questions: SimCSE below its 2022 follow-ups, Prefix-Tuning below P-Tuning v2 and Visual Prompt Tuning).
+PRECEDENCE_POOL = 50  # the strongest candidates by the rest of the formula that may count as later work
+PRECEDENCE_FLOOR = 0.6  # cosine (MiniLM) below which a later paper is no follow-up of this one
+
+
+def precedence(papers: Sequence[Paper], vectors: np.ndarray, strongest: Sequence[int]) -> np.ndarray:
+    """For each paper, how close in meaning the later papers among ``strongest`` (indices, best first) are to it:
+    the sum over those published after it of the cosine above ``PRECEDENCE_FLOOR`` (0 without a year or a vector)."""
+    pool = [i for i in list(strongest)[:PRECEDENCE_POOL] if np.isfinite(vectors[i]).all()]
+    if not pool:
+        return np.zeros(len(papers), dtype=np.float32)
+    v = np.nan_to_num(vectors)
+    close = np.clip(v @ v[pool].T - PRECEDENCE_FLOOR, 0.0, None)
+    years = np.array([p.year or 0 for p in papers])
+    later = (years[pool][None, :] > years[:, None]) & (years[:, None] > 0)
+    return (close * later).sum(axis=1).astype(np.float32)
+
+
 # --- vectors ------------------------------------------------------------------------------------
 
 

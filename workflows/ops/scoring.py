@@ -28,8 +28,10 @@ from workflows.ops.features import (
     closeness_at_source,
     cosine_to,
     minmax,
+    paper_vectors,
     papers_of,
     phrases_in,
+    precedence,
     support_node,
     terms_of,
     tokens,
@@ -53,6 +55,8 @@ FEATURES: dict[str, str] = {
     "prior": "the score the paper arrived with",
     "title_match": "how many of params.title_terms occur in the title",
     "paper_type": "1 when the paper is of one of params.paper_types (survey / resource / method, by pilot.papertype)",
+    "precedence": "how close in meaning the later papers among the 50 strongest candidates (by the rest of the "
+    "formula) are to it: what newer work on the request would build on, where no citation links say so",
 }
 EV_PREFIX = "ev:"  # "ev:<name>" = log(1 + an evidence score recorded upstream, e.g. ev:refs_of_similar.support)
 _LOG_FEATURES = {"citations", "cocitation", "coupling"}
@@ -289,6 +293,13 @@ async def compute_features(
             ctx.notes.append("no embeddings available, dense feature is 0")
             sims = np.zeros(n, dtype=np.float32)
         out["dense"] = sims
+    if "precedence" in wanted:
+        # last: the strongest candidates are those of the rest of the formula, as the run blends it
+        vecs = paper_vectors(ctx, papers)
+        strongest = np.argsort(-_total(params, out, n, effective_weights(params, items)), kind="stable")
+        out["precedence"] = (
+            precedence(papers, vecs, [int(i) for i in strongest]) if vecs is not None else np.zeros(n, np.float32)
+        )
     return {k: v for k, v in out.items() if k in wanted}
 
 
