@@ -22,7 +22,7 @@ from pilot.text import ENGLISH_STOPWORDS
 _LETTERS = "abcde"
 _ORDINAL_WORDS = {
     "first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "fifth": 4, "5th": 4,
-    "last": -1,
+    "last": -1, "former": 0,
 }  # fmt: skip
 _NUMBER_WORDS = {"one": 0, "two": 1, "three": 2, "four": 3, "five": 4}
 # what an option sets, as the cue labels that say the same in other words
@@ -138,7 +138,7 @@ def _picked_number(words: list[str], question: QuestionState) -> list[int] | Non
             if len(real) % 2 == 0:
                 return [-1]  # of an even number of options none is in the middle
             picks.append(real[len(real) // 2])
-        elif core in ("last", "bottom", "final"):
+        elif core in ("last", "bottom", "final", "latter"):
             picks.append(real[-1])
         elif core in _ORDINAL_WORDS:
             picks.append(_ORDINAL_WORDS[core])

@@ -191,10 +191,14 @@ def _with_relation(low: list[str], first: int, last: int, year: int, op: str | N
     j = first - 1
     if j >= 0 and low[j] in ("the", "year"):  # "since the year 2010"
         j -= 1 if low[j] == "the" else (2 if j > 0 and low[j - 1] == "the" else 1)
+    led_by_to = False
     if op is None and j >= 0 and (s := _ends_at(low, j, g["relations"])) is not None:
         op, start = g["relations"][tuple(low[s : j + 1])], s
+        led_by_to = low[j] == "to"
     if (end := _starts_at(low, last + 1, g["suffixes"])) is not None:
         suffix_op = g["suffixes"][tuple(low[last + 1 : end + 1])]
+        if led_by_to:  # "limit it to 2019 onwards": "to" says where the list goes, the suffix which way
+            op = None
         if op in (None, "in") or suffix_op == op or {op, suffix_op} <= {"ge", "gt"}:
             op, last = suffix_op if op in (None, "in") else op, end  # "from 2020 on": from then on
     if op is None:
