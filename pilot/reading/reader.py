@@ -947,8 +947,14 @@ def _nothing_to_search(r: Reading, state: State) -> bool:
         return False
     c = r.constraints
     # "look up the author": words that stand for a thing of the conversation name nothing in it
-    vacant = not r.topic or set(r.topic.lower().split()) <= _STAND_INS
-    return r.anchor is None and vacant and not (c.authors or c.venues or c.orgs)
+    # ("what's the state of the art?": a topic of asking words only, hyphened ones said with spaces, names nothing)
+    topic_words = (r.topic or "").lower().split()
+    vacant = not r.topic or set(topic_words) <= _STAND_INS or not _said_beyond_asking(topic_words)
+    # ("show me the must-read papers": a word of asking written like a name is no paper's name)
+    a = r.anchor
+    one_word = a is not None and a.kind == "name" and not a.authors and len(a.text.split()) == 1
+    no_paper = a is None or (one_word and not _said_beyond_asking([a.text.lower()]))
+    return no_paper and vacant and not (c.authors or c.venues or c.orgs)
 
 
 _STAND_INS = frozenset(
@@ -2752,10 +2758,6 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
         return ask("no_subject", "asks to find, but names nothing to find")  # "find me stuff", "帮我找点东西"
     if _PLACEHOLDER.search(ex.text):
         return ask("template", "a template with its blanks not filled in")  # "papers on [TOPIC] from [YEAR]"
-    said_spans = [s for s in ex.spans if _said_beyond_asking([t.low for t in tokenize(s.text) if t.is_word])]
-    wants_papers = bool(lows & _WANTS_PAPERS) or "state of the art" in " ".join(t.low for t in words)
-    if state.phase == "fresh" and wants_papers and not said_spans and not _said_beyond_asking([t.low for t in words]):
-        return ask("no_subject", "asks for papers, but names nothing they are about")  # "what's the state of the art?"
     if state.phase == "fresh" and "same" in lows and len(words) <= 6 and not ex.of(*_PAPER_KINDS):
         return ask("nothing_on_screen", "“the same” with no search before it to be the same as")
     said = " " + " ".join(t.low for t in words) + " "
@@ -2818,11 +2820,6 @@ def _said_beyond_asking(low: list[str]) -> bool:
     return bool(set(said.split()) - _edge_words())
 
 
-# the words of a request for papers (a greeting, a thanks or "what can you do?" asks for none)
-_WANTS_PAPERS = _SEARCH_VERBS | frozenset(
-    "papers paper articles article literature research studies reads recommend recommendations new "
-    "latest recent newest state-of-the-art sota must-read must-reads classics seminal".split()
-)
 _SPACED_REQUEST_WORDS = sorted(
     (w.replace("-", " ") for w in word_set("request_words") if "-" in w), key=lambda p: -len(p)
 )
