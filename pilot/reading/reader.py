@@ -1401,7 +1401,7 @@ def _search(ex: Extracted, items: list[Item], hits: list[CueHit], label: str, st
     if anchor is None and target_current and state.anchor:
         anchor = Anchor(text=state.anchor, kind="current")
         flipped = any(w in _FLIP for w in low) or ("other" in low and "direction" in low)
-        if (direction is None or flipped) and flipped and state.direction not in _REVERSED:
+        if flipped and state.direction not in _REVERSED:
             # "now the other direction" after similar papers: of three others, which?
             return Reading(text=ex.text, act="ask", sub="ask.which_direction", confidence=0.0,
                            why=f"the other direction of {state.direction or 'this search'}: which one?")  # fmt: skip

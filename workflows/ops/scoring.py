@@ -294,12 +294,16 @@ async def compute_features(
             sims = np.zeros(n, dtype=np.float32)
         out["dense"] = sims
     if "precedence" in wanted:
-        # last: the strongest candidates are those of the rest of the formula, as the run blends it
-        vecs = paper_vectors(ctx, papers)
-        strongest = np.argsort(-_total(params, out, n, effective_weights(params, items)), kind="stable")
-        out["precedence"] = (
-            precedence(papers, vecs, [int(i) for i in strongest]) if vecs is not None else np.zeros(n, np.float32)
+        # last: the strongest candidates are those of the rest of the formula, as the run blends it. Vectors as the
+        # dense feature gets them: off the event loop, and from a remote source only the best ``embed_at_most`` in
+        # that order within a third of the step's timeout (a paper left without one claims no precedence)
+        strongest = [
+            int(i) for i in np.argsort(-_total(params, out, n, effective_weights(params, items)), kind="stable")
+        ]
+        vecs = await asyncio.to_thread(
+            paper_vectors, ctx, papers, ctx.settings.embed_at_most, strongest, ctx.settings.node_timeout_s / 3
         )
+        out["precedence"] = precedence(papers, vecs, strongest) if vecs is not None else np.zeros(n, np.float32)
     return {k: v for k, v in out.items() if k in wanted}
 
 
