@@ -13,7 +13,7 @@ from typing import Any
 
 from pilot.reading.cues import CueHit, cue_hits, items_of, lemma, votes
 from pilot.reading.lexicon import lexicon
-from pilot.reading.model import QuestionState, State
+from pilot.reading.model import QuestionState, Span, State
 from pilot.reading.spans import NUMBER_WORDS, Extracted, extract, word_set, word_table
 from pilot.reading.timegrammar import periods, periods_together
 from pilot.reading.tokens import tokenize
@@ -190,6 +190,9 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         return Answer(confidence=0.0, why="unsure, and asks")  # "hmm not sure, maybe?"
     if {"both", "all"} & set(words) and {"neither", "none"} & set(words):
         return Answer(confidence=0.0, why="all of the options and none of them")  # "both, but also neither"
+    if any(f" {p} " in said_back for p in word_set("conversation_refs")) and not ex.of("venue", "time", "person"):
+        # "the one you mentioned earlier": something said before, named by nothing here
+        return Answer(confidence=0.0, why="points at something said before, and names nothing")
     if (exact := _option_said(words, question)) is not None:
         return Answer(option=exact, confidence=1.0, why=f"says option {exact + 1} in its words")  # "both please"
     picked = _picked_number(words, question)
@@ -202,6 +205,8 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         if len(picked) == 1:
             return Answer(option=picked[0], confidence=1.0, why=f"names option {picked[0] + 1}")
         together = sorted(set(picked))
+        if _undecided(words, ex.text, question.slot):
+            return Answer(confidence=0.0, why="one option or another, undecided (which one?)")  # "either 1 or 2"
         way_outs = {i for i, o in enumerate(question.options) if _WAY_OUT.match(o)}
         if question.slot not in ("time", "venue"):
             return Answer(confidence=0.0, why="names options that do not go together")
@@ -217,8 +222,16 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
                               ({"latest", "newest", "newer", "recent", "later"}, -1, "latest")):  # fmt: skip
         if question.slot == "time" and real and said_of_time and said_of_time <= end:  # "the most recent range please"
             return Answer(option=real[place], confidence=0.9, why=f"the {which} period offered")
-    if len(words) == 1 and (initialled := _by_initials(words[0], question)) is not None:
-        return Answer(option=initialled, confidence=0.9, why="the initials of an option")  # "KBQA"
+    if (initialled := _initialled(ex, words, question)) is not None:
+        return Answer(option=initialled, updates=_besides(ex, question), confidence=0.9,
+                      why="the initials of an option")  # "KBQA", "the GNN kind"  # fmt: skip
+    if not ex.of("time", "count", "cites") and (preferred := _preferred_part(words)) is not None:
+        # ("nothing older than 2015" compares years: a period, read by the time grammar)
+        # "impact matters more to me than recency": the option the preferred side says, the other side none
+        side = extract(" ".join(preferred), State())
+        chosen = _option_like(preferred, question, cue_hits(items_of(side)), _kind_cues(side))
+        if chosen is not None and chosen.option is not None:
+            return chosen
     if (said := _yes_or_no(words, question)) is not None:
         return Answer(option=said, confidence=0.95, why="yes or no to the question")
     if set(words) & _DISMISSING and set(words) <= _DISMISSING | NO_PREFERENCE_WORDS | _ABOUT_THE_OPTIONS:
@@ -244,7 +257,13 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     plain_said = " ".join(w for w in without_degree.split() if w not in restating)
     indifferent = any(core in low or core in without_degree or core in plain_said for core in _NO_PREFERENCE_CORE)
     indifferent = indifferent and len(rest) <= 2
-    if subject and not indifferent and not _in_option_terms(words, question):
+    times = [s for s in ex.spans if s.kind == "time"]
+    length_said = False
+    if question.slot == "time" and not times and (lengths := periods(tokenize("the last " + ex.text))):
+        # to "how far back?", a length alone ("half a decade", "a decade is fine") counts back from now
+        times = [Span(kind="time", text=ex.text, start=0, end=len(ex.text), value=lengths[0].kept(), source="length")]
+        length_said = True
+    if subject and not indifferent and not length_said and not _in_option_terms(words, question):
         # "newest please, the field moves fast": an answer, then why; otherwise a new request ("find me work on
         # sentiment analysis, not older than 2012")
         first = _words(re.split(r"[,;]", ex.text, maxsplit=1)[0])
@@ -258,7 +277,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
             if chosen is not None and chosen.option is not None:
                 return chosen
         return None
-    if question.slot == "time" and (times := [s for s in ex.spans if s.kind == "time"]):
+    if question.slot == "time" and times:
         value = {k: v for k, v in times[0].value.items() if k in ("year_min", "year_max", "exclude_years")}
         for i, label in enumerate(question.options):
             rng = _option_range(label)
@@ -270,19 +289,32 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
                     confidence=0.95,
                     why=f"the years of option {i + 1}",
                 )
-        return Answer(updates={**_besides(ex, question), **value}, confidence=0.9, why="a period of its own")
+        return Answer(option=_own_value_option(question), updates={**_besides(ex, question), **value},
+                      confidence=0.9, why="a period of its own")  # fmt: skip
     if question.slot == "venue" and (venues := [s for s in ex.spans if s.kind == "venue"]):
-        labels = [o.lower() for o in question.options]
+        # an option is matched by the venue it stands for ("NIPS" is the option "NeurIPS", and the other way)
+        labels = [str((lexicon().venue(o) or {}).get("label", o)).lower() for o in question.options]
         names = [str(s.value) for s in venues]
         beside = _besides(ex, question)  # "NAACL, and nothing before 2016"
         if len(names) == 1 and names[0].lower() in labels:
             return Answer(
                 option=labels.index(names[0].lower()), updates=beside, confidence=0.95, why="names a venue offered"
             )
-        return Answer(updates={**beside, "venues": names}, confidence=0.9, why="names venues of its own")
+        if len(names) > 1 and _undecided(words, ex.text, question.slot):
+            return Answer(confidence=0.0, why="one venue or another, undecided (which one?)")  # "ACL or EMNLP?"
+        return Answer(option=_own_value_option(question), updates={**beside, "venues": names}, confidence=0.9,
+                      why="names venues of its own")  # fmt: skip
     if (said := _yes_or_no(words, question)) is not None:
         return Answer(option=said, confidence=0.95, why="yes or no to the question")
     chosen = _option_like(words, question, hits, _kind_cues(ex), ex.text)
+    first = _words(re.split(r"[,;]", ex.text, maxsplit=1)[0])
+    # (to "which sub-area?", a list of one's own is no option; "spoken input, like recorded lectures" — the rest an
+    # example of the first — may be)
+    clauses = [_words(p) for p in re.split(r"[,;]", ex.text)[1:]]
+    examples = all(p[0] in word_set("example_leads") for p in clauses if p)
+    if chosen is None and 0 < len(first) < len(words) and (question.slot != "topic" or examples):
+        # "stuff that's kind of like it, doesn't need to cite it": the option said first, then what it need not be
+        chosen = _option_like(first, question, hits, _kind_cues(ex))
     if chosen is not None:
         chosen.updates = {**_besides(ex, question), **chosen.updates}  # "later stuff, but mainly from ACL"
         return chosen
@@ -327,6 +359,64 @@ def _yes_or_no(words: list[str], question: QuestionState) -> int | None:
         return yes[0]
     if set(words) <= _NO | {"thank", "you"}:
         return no[0]
+    return None
+
+
+_UNDECIDED = frozenset("unsure maybe perhaps decide sure hmm hm um torn".split())
+_EITHER_FINE = frozenset("fine ok okay whichever both any works good".split())
+
+
+def _undecided(words: list[str], text: str, slot: str) -> bool:
+    """Options joined by "or", not yet chosen: with a word of indecision or asked ("ACL or EMNLP, not sure which",
+    "ICML or ICLR?"), or "either … or" where one value is set ("either the first or the second" period). "ACL or
+    EMNLP" and "either 1 or 4" to a venue question are both venues; "1 or 2, either is fine" is both."""
+    said = set(words)
+    if "or" not in said or said & _EITHER_FINE:
+        return False
+    return bool(said & _UNDECIDED) or text.rstrip().endswith("?") or (slot != "venue" and "either" in said)
+
+
+def _own_value_option(question: QuestionState) -> int | None:
+    """The option that stands for a value of the user's own ("Custom range", "Other venue"), chosen when the
+    answer gives such a value."""
+    own = word_set("own_value_options")
+    hits = [i for i, o in enumerate(question.options) if set(_words(o)) & own]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _initialled(ex: Extracted, words: list[str], question: QuestionState) -> int | None:
+    """An option named by its initials: the answer's one word, or a word in capitals among a few ("GNNs", "the KG
+    one"); a plural's s is no initial."""
+    said = [words[0]] if len(words) == 1 else []
+    if len(words) <= 5:
+        said += [t.low for t in ex.tokens if t.is_word and len(t.text) >= 2 and t.text.rstrip("s").isupper()]
+    labels = {o.lower() for o in question.options}
+    hits = {
+        hit
+        for word in said
+        if word not in labels  # "ICML" said is the option itself, read as such
+        for form in (word, word[:-1] if word.endswith("s") and len(word) > 2 else "")
+        if form and (hit := _by_initials(form, question)) is not None
+    }
+    return hits.pop() if len(hits) == 1 else None
+
+
+def _preferred_part(words: list[str]) -> list[str] | None:
+    """The side a comparison prefers ("impact matters more than recency", "recency over citations", "rather new
+    than cited", "I prefer influence to novelty"): its words, or None without a comparison. "less … than" turns it."""
+    table = word_table("preference_markers")  # marker -> the side preferred: "before" or "after" it
+    for k in range(len(words)):
+        marker = next((m for m in table if words[k : k + len(m.split())] == m.split()), None)
+        if marker is None or k == 0 or (marker == "to" and "prefer" not in words[:k]):
+            continue
+        before, after = words[:k], words[k + len(marker.split()) :]
+        side = table[marker]
+        if "less" in before or "fewer" in before:
+            side = "after" if side == "before" else "before"
+        if "prefer" in before and marker == "to":
+            before = before[before.index("prefer") + 1 :]
+        part = before if side == "before" else after
+        return part or None
     return None
 
 
@@ -428,6 +518,9 @@ def _label_words(label: str, question: QuestionState) -> set[str]:
     words = _content(_words(label))
     if question.slot == "venue" and (row := lexicon().venue(label)) is not None:
         words |= _content(_words(" ".join(row.get("names", ()))))
+    # "ML venues (NeurIPS, ICML, ICLR)" is "the machine learning conferences": a field's acronym in its words
+    spelt = word_table("acronym_expansions")
+    words |= {x for w in list(words) if w in spelt for x in _content(_words(spelt[w]))}
     return words
 
 
@@ -489,6 +582,11 @@ def _option_like(
     # a word several options share tells them apart less ("built on" is in "Earlier work it builds on" and in
     # "Later work that builds on it": the cue "it was built on" decides)
     shared_by = {w: sum(w in o for o in opts) for o in opts for w in o}
+    # a short answer whose words touch one option only ("how people measure whether it works": evaluation)
+    touched = [i for i, o in enumerate(opts) if said & o]
+    # (to "which sub-area?", words of one's own are a sub-area of one's own, and a list is several)
+    own_words = question.slot == "topic" or "," in text
+    alone = touched[0] if len(touched) == 1 and len(words) <= 8 and not own_words else None
     for i, label in enumerate(question.options):
         opt = opts[i]
         overlap = sum(1 / shared_by[w] for w in said & opt) / max(1, len(said)) if said else 0.0
@@ -497,6 +595,8 @@ def _option_like(
             1, len(said)
         )
         score = max(overlap, 0.8 * prefix)
+        if alone == i and not _WAY_OUT.match(label):
+            score = max(score, 0.55)
         if only == [i] and not _WAY_OUT.match(label):
             score = max(score, 0.6)
         sets = question.option_sets[i] if i < len(question.option_sets) else {}
@@ -510,6 +610,9 @@ def _option_like(
         for label_cue in label_cues:
             if label_cue in cue:
                 score = max(score, 0.6 + 0.1 * cue[label_cue])
+            # ("impact", "recency": the words people rank by, for the option that ranks that way)
+            if n := len(set(_cared_about(words)) & set(senses.get(label_cue, ()))):
+                score = max(score, 0.55 + 0.1 * n)
         if score > best_score:
             best, best_score, second = i, score, best_score
         elif score > second:
@@ -533,6 +636,9 @@ def _meant_by(label: str) -> list[str]:
     ex = extract(label, State())
     # a kind of paper in the label says its direction too ("Surveys that cover it": a review is that option)
     found = {**votes(cue_hits(items_of(ex))), **_kind_cues(ex)}
+    # a label in the words people answer with ("established", "recent"): what those words mean
+    said = set(_words(label))
+    found.update({c: 1.0 for c, ws in word_table("option_senses").items() if said & set(ws)})
     return [c for c in found if c in _CUE_OF_SET.values()]
 
 

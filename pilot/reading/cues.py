@@ -289,7 +289,23 @@ def cue_hits(items: list[Item]) -> list[CueHit]:
     hits = [found[n] for n in sorted(found)]
     # a leaving-out phrase has the words it shares with a phrase starting after it: "no more Koehn papers" leaves
     # Koehn out, and its "more … papers" asks for no longer list
-    return [h for h in hits if not any(g.label == "refine:exclude" != h.label and _claims(g, h) for g in hits)]
+    hits = [h for h in hits if not any(g.label == "refine:exclude" != h.label and _claims(g, h) for g in hits)]
+    return [h for h in hits if not _names_a_task(items, h)]
+
+
+def _names_a_task(items: list[Item], h: CueHit) -> bool:
+    """A one-word cue that is the first word of a task's name ("citation recommendation", "survey generation"):
+    the subject's word, no cue (words.json's cue_modifiers and field_words)."""
+    if len(h.items) != 1 or h.slots:
+        return False
+    k = h.items[0]
+    nxt = items[k + 1] if k + 1 < len(items) else None
+    return (
+        items[k].form[1:] in word_set("cue_modifiers")
+        and nxt is not None
+        and not nxt.slot
+        and nxt.form[1:] in word_set("field_words")
+    )
 
 
 def _claims(g: CueHit, h: CueHit) -> bool:

@@ -277,7 +277,16 @@ class Lexicon:
         return out
 
     def venue(self, label: str) -> dict[str, Any] | None:
-        return next((row for row in self.data["venues"] if row["label"] == label), None)
+        """The venue row a label or one of its short names stands for ("NIPS" is NeurIPS's)."""
+        low = label.casefold()
+        return next(
+            (
+                row
+                for row in self.data["venues"]
+                if low in {f.casefold() for f in (row["label"], *row.get("aliases", ()))}
+            ),
+            None,
+        )
 
     def paper_titles(self, name: str) -> list[str]:
         """The titles a known name usually means, the canonical one first ([] for a name not listed)."""

@@ -172,7 +172,8 @@ def _without_acknowledgements(text: str) -> str:
     text = _FRESH_START.sub("", text)
     parts = re.split(r"(?<=[.!?])\s+", text)
     while len(parts) > 1:
-        words = re.findall(r"[a-z']+", parts[0].lower())
+        # ("3, 5 and 9 look great." praises results it names: no acknowledgement to drop)
+        words = re.findall(r"[a-z0-9'#]+", parts[0].lower())
         if not words or not set(words) <= (_PRAISE | word_set("reactions")):
             break
         parts = parts[1:]
@@ -331,6 +332,10 @@ def _longest(hits: list[CueHit]) -> list[CueHit]:
         or (h.label.startswith("fact:") and len(h.items) >= 3)  # "who are the main authors here": of the list
     ]
     out = [h for h in hits if not any(set(h.items) < r for r in longer)]
+    # "what it was inspired by": inside the longer direction phrase, "it … inspired" is no other direction
+    ways = [(frozenset(h.items), h.label) for h in out if h.label.startswith("dir:")]
+    out = [h for h in out if not any(h.label.startswith("dir:") and lab != h.label and set(h.items) < r
+                                     for r, lab in ways)]  # fmt: skip
     # "more about X" is a focus, its "more" no bigger list; "newest first" an order, its "newest" no preference
     phrases = [frozenset(h.items) for h in out if h.label.startswith("refine:") and len(h.items) > 1]
     inner = ("refine:more", "refine:fewer", "refine:recent", "refine:seminal")  # words of size and age
@@ -580,6 +585,7 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
     toks = ex.tokens
     edge = _edge_words()
     field = word_set("field_words")
+    modifiers = word_set("cue_modifiers")
     # the words of a term or a field's name are the subject's whole: never trimmed, never cut
     # (a field's name taken whole as the paper searched from, "BatchNorm's roots", is no subject's word)
     protected = {
@@ -588,6 +594,7 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
         if s.kind == "term" or (is_weak(s) and not _span_tokens(ex, s) <= removed)
         for i in _span_tokens(ex, s)
     }
+    protected |= _documents_as_object(toks, removed, edge)
     chunks: list[tuple[int, int]] = []
     start = None
     for i, t in enumerate(toks):
@@ -614,7 +621,10 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
             if w not in edge and lemma(w) not in edge:
                 return False
             # "reading comprehension", "machine learning": a field's word next to a subject's is part of it
-            return not (w in field and 0 <= nxt < len(toks) and nxt not in removed and toks[nxt].low not in edge)
+            if w in field and 0 <= nxt < len(toks) and nxt not in removed and toks[nxt].low not in edge:
+                return False
+            # "citation recommendation": a cue word naming the task its field word ends
+            return not (w in modifiers and nxt == k + 1 < len(toks) and toks[nxt].low in field)
 
         while a <= b and trim_word(a, a + 1):
             a += 1
@@ -627,10 +637,28 @@ def topic_chunks(ex: Extracted, removed: set[int]) -> list[tuple[int, int, str]]
     return out
 
 
+def _documents_as_object(toks: list[Any], removed: set[int], edge: frozenset[str]) -> set[int]:
+    """ "summarisation of scientific articles", "keyphrase extraction from research papers": papers of a kind,
+    after a preposition that follows the subject, are what the subject works on — its words, not words of asking."""
+    kinds, nouns = word_set("document_modifiers"), word_set("document_nouns")
+    out: set[int] = set()
+    for i in range(3, len(toks)):
+        if toks[i].low not in nouns or toks[i - 1].low not in kinds or toks[i - 2].low not in _OBJECT_PREPOSITIONS:
+            continue
+        before = toks[i - 3]
+        if before.is_word and i - 3 not in removed and before.low not in edge:
+            out |= {i - 2, i - 1, i}
+    return out
+
+
+_OBJECT_PREPOSITIONS = frozenset("of from for in across on".split())
+
+
 _REQUEST_VERBS = frozenset(
     "retrieve find get show give list fetch pull search look preparing prepare writing write need want like love "
     "recommend suggest point compile collect gather cite read student researcher engineer working interested "
-    "postdoc professor phd project thesis dissertation starting started lab group team".split()
+    "postdoc professor phd project thesis dissertation starting started lab group team trying try tries plan plans "
+    "planning hoping hope aim aiming wants".split()
 )
 
 
@@ -652,6 +680,9 @@ def _after_asking_prefix(toks: list[Any], a: int, b: int, edge: frozenset[str]) 
         return a
     cut = None
     for k in range(verb_at + 1, b):
+        if low[k] == "to" and low[k + 1] in word_set("aim_verbs"):
+            cut = k + 2
+            break  # "we'd like to do medication extraction", "trying to build X": what they want to do is the subject
         if low[k] in intros and low[k] not in ("to", "with", "using", "for", "of", "in"):
             cut = k + 1
             break  # "look into X on Y": the subject's own words may hold "on", "about"
@@ -949,7 +980,10 @@ def _nothing_to_search(r: Reading, state: State) -> bool:
     # "look up the author": words that stand for a thing of the conversation name nothing in it
     # ("what's the state of the art?": a topic of asking words only, hyphened ones said with spaces, names nothing)
     topic_words = (r.topic or "").lower().split()
-    vacant = not r.topic or set(topic_words) <= _STAND_INS or not _said_beyond_asking(topic_words)
+    # ("references for a grant application due Friday", "the opposite direction": what it is for, or a turn of a
+    # search that is not there, names no subject either)
+    stand_ins = _STAND_INS | word_set("purpose_words") | word_set("direction_words")
+    vacant = not r.topic or set(topic_words) <= stand_ins or not _said_beyond_asking(topic_words)
     # ("show me the must-read papers": a word of asking written like a name is no paper's name)
     a = r.anchor
     one_word = a is not None and a.kind == "name" and not a.authors and len(a.text.split()) == 1
@@ -986,8 +1020,19 @@ _WROTE = frozenset("wrote authored co-wrote coauthored co-authored penned".split
 _AUTHOR_NOUNS = frozenset("author authors co-author coauthor co-authors coauthors".split())
 
 
-def _after_by(ex: Extracted, s: Span) -> bool:
-    """ "written by Kaiming He", "papers by Manning", "papers from Kaiming He": the person wrote them."""
+def _after_by(ex: Extracted, s: Span, listed: bool = True) -> bool:
+    """ "written by Kaiming He", "papers by Manning", "papers from Kaiming He": the person wrote them; so did the
+    people listed with one who did ("with Percy Liang or Tatsunori Hashimoto among the authors")."""
+    if listed:
+        people = ex.of("person")
+        k = people.index(s) if s in people else -1
+        for other in (people[k - 1] if k > 0 else None, people[k + 1] if 0 <= k < len(people) - 1 else None):
+            if other is None:
+                continue
+            a, b = (other, s) if other.start < s.start else (s, other)
+            joiners = [t.low for t in ex.tokens[_token_at(ex, a.end) : _token_at(ex, b.start)]]
+            if joiners and set(joiners) <= {"or", "and", ",", "&"} and _after_by(ex, other, listed=False):
+                return True
     if s.source.startswith("after 'by'"):
         return True
     i = _token_at(ex, s.start)
@@ -1491,7 +1536,44 @@ def _affirmed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[CueH
         first = items[h.items[0]].first_token
         return h.label in ("refine:recent", "refine:seminal") and first > 0 and ex.tokens[first - 1].low in _DENYING
 
-    return [h for h in hits if not denied(h)]
+    kept = [h for h in hits if not denied(h)]
+    # "not the papers it cites, the ones that cite it", "doesn't need to cite it", "rather than ones citing it": a
+    # direction ruled out, when another is asked for
+    ruled_out = [
+        h
+        for h in kept
+        if h.label.startswith("dir:")
+        and (
+            _ruled_out(ex, items[h.items[0]].first_token)
+            # "they need not cite it": the negation inside the phrase
+            or any(
+                t.low in _RULING_OUT for t in ex.tokens[items[h.items[0]].first_token : items[h.items[-1]].last_token]
+            )
+        )
+    ]
+    if ruled_out and any(h.label.startswith("dir:") and h.label not in {r.label for r in ruled_out} for h in kept):
+        kept = [h for h in kept if h not in ruled_out]
+    return kept
+
+
+_RULING_OUT = frozenset("not never without".split())
+_NOT_RULING = frozenset("sure certain know remember clear only just".split())  # "not sure what it builds on"
+
+
+def _ruled_out(ex: Extracted, first: int, reach: int = 3) -> bool:
+    """A negation ("not", "rather than", "instead of") within a few words before, in the same clause."""
+    toks = ex.tokens
+    for k in range(first - 1, max(-1, first - reach - 2), -1):
+        t = toks[k]
+        if not t.is_word:
+            return False
+        if t.low in _RULING_OUT:
+            return k + 1 >= len(toks) or toks[k + 1].low not in _NOT_RULING
+        if t.low == "than" and k > 0 and toks[k - 1].low == "rather":
+            return True
+        if t.low == "of" and k > 0 and toks[k - 1].low == "instead":
+            return True
+    return False
 
 
 def _search_preferences(hits: list[CueHit], c: Constraints) -> None:
@@ -1520,10 +1602,12 @@ def _title_like(words: str) -> bool:
 
 def is_weak(s: Span) -> bool:
     """A paper's name that is also a field's: listed so in the lexicon ("dropout"), or several words typed in
-    lower case ("retrieval-augmented generation", "natural questions")."""
+    lower case ("retrieval-augmented generation", "natural questions"); a name with a number ("deep speech 2")
+    names no field."""
     if s.kind != "paper":
         return False
-    return bool(s.value.get("weak")) or (len(s.text.split()) > 1 and s.text == s.text.lower())
+    typed_as_phrase = len(s.text.split()) > 1 and s.text == s.text.lower() and not any(c.isdigit() for c in s.text)
+    return bool(s.value.get("weak")) or typed_as_phrase
 
 
 def _demoted(ex: Extracted, items: list[Item], hits: list[CueHit]) -> set[int]:
@@ -1724,6 +1808,8 @@ def _also(ex: Extracted, s: Span, both: bool = True) -> bool:
 def _looks_named(words: str) -> bool:
     if all(w.lower().rstrip("s") in word_set("field_acronyms") for w in words.split()):
         return False  # "QA", "NLP": a field, not a paper
+    if all(w.lower() in word_set("not_names") for w in words.split()):
+        return False  # "due Monday": a day, not a paper
     ws = words.split()
     return 0 < len(ws) <= 4 and all(
         w[:1].isupper() or any(c.isdigit() for c in w) for w in ws if w.isalpha() or w[:1].isalnum()
@@ -2088,6 +2174,21 @@ def _bracketed_after(ex: Extracted, used: set[int]) -> set[int]:
     return set()
 
 
+_FILTER_NOUNS = frozenset(
+    "author authors venue venues conference conferences journal journals year years date dates type types kind".split()
+)
+
+
+def _changes_nothing(reading: Reading) -> bool:
+    """A refinement that sets nothing: no result named, no value, no order, no size ("author" is no subject to focus
+    on, but what a filter would be by)."""
+    assert reading.refine is not None
+    said = reading.refine.model_dump(exclude_defaults=True)
+    if set((said.get("focus") or "").lower().split()) <= _FILTER_NOUNS:
+        said.pop("focus", None)
+    return not said and not reading.constraints.set_fields()
+
+
 def _only_a_surname(reading: Reading, ex: Extracted) -> str:
     """ "the Smith paper": a paper named only by a family name many authors have (any lexicon name, "the BERT
     paper", is a paper span, not a name); "" otherwise."""
@@ -2446,6 +2547,31 @@ def _subject_words(ex: Extracted, items: list[Item], hits: list[CueHit]) -> int:
     return _content_count(topic) if topic else 0
 
 
+def _subject_then_whose(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
+    """A subject's words, a clause mark, then the people whose papers are wanted ("semantic parsing, only papers by
+    Percy Liang"); "papers by Dan Klein on parsing" leads with the person and asks for their papers."""
+    people = ex.of("person")
+    if not people:
+        return False
+    first = _token_at(ex, people[0].start)
+    marks = [i for i, t in enumerate(ex.tokens[:first]) if not t.is_word and t.text in ",;:-–—("]
+    if not marks:
+        return False
+    removed = _not_subject(ex, items, hits)
+    edge = _edge_words()
+    return any(t.is_word and i not in removed and t.low not in edge for i, t in enumerate(ex.tokens[: marks[0]]))
+
+
+def _subject_introduced(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
+    """A subject said after a colon or a word that introduces one ("new search: X", "start over with X"), not the
+    words of an idiom ("wipe the slate clean")."""
+    intro = {":", "with", "on", "about", "for", "into"}
+    for a, _, words in topic_chunks(ex, _not_subject(ex, items, hits)):
+        if _content_count(words) and a > 0 and ex.tokens[a - 1].low in intro:
+            return True
+    return False
+
+
 def _has_subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
     return _subject_words(ex, items, hits) > 0
 
@@ -2788,6 +2914,21 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     venue_pointed = any(w in venue_nouns and low[i - 1 : i] in (["that"], ["this"]) for i, w in enumerate(low))
     if venue_pointed and not ex.of("venue") and not state.anchor:
         return ask("which_venue", "“that conference”: which venue?")
+    # "stick to the good venues", "only reputable journals": venues by a judgement, none named — which ones?
+    praised = any(
+        w in venue_nouns and bool(set(low[max(0, i - 3) : i]) & word_set("venue_praise")) for i, w in enumerate(low)
+    )
+    # (beside a subject of its own, "RAG, last five years, top venues only", it is a wish the search can leave)
+    judged_only = not (
+        set(low)
+        - venue_nouns
+        - word_set("venue_praise")
+        - word_set("restricting")
+        - _NARROWING_WORDS
+        - ENGLISH_STOPWORDS
+    )
+    if praised and judged_only and not ex.of("venue") and set(low) & word_set("restricting"):
+        return ask("which_venue", "venues by a judgement of their quality, none named: which ones?")
     # "do the same for the other paper", "the BERT one vs the other one": a second paper nobody has named
     other_paper = any(
         w in ("paper", "one", "article") and low[max(0, i - 2) : i] == ["the", "other"] for i, w in enumerate(low)
@@ -2994,6 +3135,10 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     ):
         # "ACL papers on NER": a topic search at that venue, not a venue's profile
         scores["search.topic"] = max(scores.get("search.topic", 0.0), scores.pop("entity.papers"))
+    if "entity.papers" in scores and not asks_number and not asks_who and _subject_then_whose(ex, items, hits):
+        # "egocentric video, restricted to work by Kristen Grauman": a subject first, then whose papers it wants —
+        # a topic search by that author, not the author's profile
+        scores["search.topic"] = max(scores.get("search.topic", 0.0), scores.pop("entity.papers"))
     if state.has_search and _type_on_new_subject(ex, items, hits, state):
         scores = {k: v for k, v in scores.items() if k == "search.topic"} or scores
     if state.has_list and (bare := _bare_subject(ex, items, hits)) is not None:
@@ -3020,6 +3165,8 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         ),
         (None, 0.0),
     )
+    if top_label == "command.start_over" and _subject_introduced(ex, items, hits):
+        top_label = "search.topic"  # "new search: aspect based sentiment analysis": a fresh start with its subject
     if top_label.startswith("refine.") and state.has_list and _keeps_in_library(ex):
         top_label = "command.save"  # "keep #1 and #4": into the library (the list stays); "keep only …" narrows it
     reading = _assemble(ex, items, hits, top_label, state)
@@ -3048,6 +3195,16 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         hint = f"Which ones? {which[:1].upper()}{which[1:]}: name them by their numbers on the list."
         return Reading(text=ex.text, act="ask", sub="ask.which_results", confidence=0.0, why=which, hint=hint)
 
+    if reading.act == "refine" and reading.refine is not None and _changes_nothing(reading):
+        # "filter by author", "restrict to one venue": a change to the list with no value to change it to
+        noun = next((t.low for t in ex.tokens if t.low in _FILTER_NOUNS), "")
+        hint = (
+            f"Which {noun.rstrip('s')}? Name it, and I will narrow the list to it."
+            if noun
+            else ("What should change about the list: years, venues, authors, kinds of paper, or its order?")
+        )
+        return Reading(text=ex.text, act="ask", sub="ask.what_change", confidence=0.0,
+                       why="a change to the list with no value said", hint=hint)  # fmt: skip
     if reading.act == "search" and (who := _only_a_surname(reading, ex)):
         return Reading(text=ex.text, act="ask", sub="ask.which_paper", confidence=0.0, why="a family name, no paper",
                        hint=f"Which paper by {who}? Give its title, a word of it, or its year "

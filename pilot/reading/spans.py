@@ -490,6 +490,7 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
                 or (nxt == "of" and nxt2 in ("them", "these", "those", "the"))  # "show me 25 of them"
             )
             and n <= 500
+            and not (nxt in (",", "&") and _number(nxt2) is not None)  # "I want 2, 4 and 9": results, not a size
         ):
             out.append(_tok_span("count", text, toks, i - 1, i, {"k": n}, "show n"))
         elif (
@@ -1156,6 +1157,7 @@ _SETTINGS = frozenset(
 
 
 _SET_VERBS = frozenset("set change the of increase lower raise decrease reduce bump make".split())
+_SET_ARTICLES = frozenset({"the", "of"})
 
 
 def _steps(text: str, toks: list[Token], state: State) -> list[Span]:
@@ -1171,7 +1173,12 @@ def _steps(text: str, toks: list[Token], state: State) -> list[Span]:
         named = t.low in names and (t.low not in vocabulary() or bool(beside))
         if ("_" in t.text and t.text.strip("_")) or named or ("." in t.text and "_" in t.text):
             out.append(_tok_span("step", text, toks, i, i, t.text, "step name"))
-        elif t.low in _SETTINGS and any(p.low in _SET_VERBS for p in toks[max(0, i - 3) : i]):
+        elif t.low in _SETTINGS and any(
+            # "the k", "top_n of": a setting's own name; "the venues" Ghahramani published in is no setting unless
+            # a verb sets it ("set the venues to ACL")
+            p.low in (_SET_VERBS - _SET_ARTICLES if t.low in vocabulary() else _SET_VERBS)
+            for p in toks[max(0, i - 3) : i]
+        ):
             out.append(_tok_span("step", text, toks, i, i, t.text, "setting"))
     return out
 

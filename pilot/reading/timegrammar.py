@@ -249,7 +249,8 @@ def _span_at(low: list[str], i: int, g: dict[str, Any], counted: bool = True) ->
         count, _, unit = low[i].partition("-")
         if unit and (count.isdigit() or (count,) in g["counts"]):  # "5-year", "five-year"
             n = int(count) if count.isdigit() else g["counts"][(count,)]
-            return ((n if unit.startswith("year") else 10 * n), i) if unit in _UNITS else None
+            years = round(n if unit.startswith("year") else 10 * n)
+            return (years, i) if unit in _UNITS and years else None
         if low[i].isdigit() and 0 < int(low[i]) < 100:
             n, j = int(low[i]), i + 1
         elif (end := _starts_at(low, i, g["counts"])) is not None:
@@ -257,7 +258,8 @@ def _span_at(low: list[str], i: int, g: dict[str, Any], counted: bool = True) ->
         else:
             return None
     if j < len(low) and low[j] in _UNITS:
-        return (n or 1) * (1 if low[j].startswith("year") else 10), j
+        years = round((n or 1) * (1 if low[j].startswith("year") else 10))  # "half a decade": 5 ("half a year": none)
+        return (years, j) if years else None
     return None
 
 
