@@ -1026,3 +1026,21 @@ async def test_a_result_named_with_nothing_to_do_with_it_asks_what_and_each_choi
     keep = next(n for n, lab in enumerate(labels) if "library" in lab)
     kept = await s.choose(keep)
     assert kept.keep == [listed[1]], kept.message
+
+
+async def test_an_acronym_the_field_uses_for_several_things_is_asked_about_each_sense_offered(runtime):
+    s = Session(runtime)
+    reply = await s.user_says("papers on SSL")
+    assert reply.error is None and not reply.results
+    q = reply.question
+    assert q is not None
+    labels = " | ".join(o.label for o in q.options).lower()
+    assert "self-supervised learning" in labels and "semi-supervised learning" in labels
+    pick = next(i for i, o in enumerate(q.options) if "semi-supervised" in o.label.lower())
+    await s.choose(pick)
+    assert s.intent.topic is not None and "semi-supervised learning" in s.intent.topic.lower()
+    # said with its sense, the same acronym is no question: "semi-supervised learning (SSL)" reads once
+    t = Session(runtime)
+    reply = await t.user_says("semi-supervised learning (SSL) for text classification")
+    assert t.intent.topic is not None and "ssl" not in t.intent.topic.lower()
+    assert "semi-supervised learning" in t.intent.topic.lower()

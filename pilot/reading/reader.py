@@ -28,7 +28,7 @@ from pilot.query import ASKING_WORDS
 from pilot.reading import acts as acts_mod
 from pilot.reading.answers import NO_PREFERENCE_WORDS, read_answer, real_options
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
-from pilot.reading.lexicon import lexicon, shared_surnames, surnames
+from pilot.reading.lexicon import data_json, lexicon, shared_surnames, surnames
 from pilot.reading.model import (
     Act,
     Alternative,
@@ -128,6 +128,7 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
     english, changed = lexicon().in_english(text)
     translated = english if changed else None
     text = _without_acknowledgements(english)
+    text = _without_spelt_acronyms(text)
     for short, meant in _slashed_typos():
         text = short.sub(meant, text)
     text = _HYPHENED.sub(_name_then_likeness, text)
@@ -153,6 +154,27 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
             respelt[t.text] = fixed
     out.append(text[pos:])
     return "".join(out), translated, respelt
+
+
+# "differential privacy (DP) in federated learning": an acronym in brackets after the words it spells is their short
+# form, said twice — read once (it is no paper's name). Found by its brackets, then the few words before it are
+# looked at: linear on any paste.
+_BRACKETED_ACRONYM = re.compile(r"\(([A-Z][A-Za-z]{1,7})\)")
+
+
+def _without_spelt_acronyms(text: str) -> str:
+    out, pos = [], 0
+    for m in _BRACKETED_ACRONYM.finditer(text):
+        acronym = m.group(1).lower().rstrip("s")
+        initials = ""
+        for w in reversed(text[max(pos, m.start() - 80) : m.start()].split()[-6:]):
+            initials = "".join(p[:1] for p in re.split(r"[^\w]+", w.lower()) if p) + initials
+            if initials == acronym:
+                out.append(text[pos : m.start()].rstrip())
+                pos = m.end()
+                break
+    out.append(text[pos:])
+    return "".join(out)
 
 
 _PRAISE = frozenset(
@@ -2562,6 +2584,22 @@ def _subject_then_whose(ex: Extracted, items: list[Item], hits: list[CueHit]) ->
     return any(t.is_word and i not in removed and t.low not in edge for i, t in enumerate(ex.tokens[: marks[0]]))
 
 
+def _ambiguous_acronym(ex: Extracted) -> tuple[str, list[str]] | None:
+    """An acronym typed in capitals that the field uses for several things (words.json's ambiguous_acronyms: "SSL"
+    is self-supervised or semi-supervised learning), with no word of one of its senses said beside it."""
+    table: dict[str, list[str]] = data_json("words.json")["ambiguous_acronyms"]
+    said = set(re.findall(r"[a-z]+", ex.text.lower()))
+    generic = word_set("field_words") | ENGLISH_STOPWORDS
+    for t in ex.tokens:
+        senses = table.get(t.low)
+        if not senses or not t.text.isupper():
+            continue
+        if any(set(re.findall(r"[a-z]+", sense.lower())) - generic & said for sense in senses):
+            return None  # "SSL, i.e. self-supervised": the sense is said
+        return t.text, senses
+    return None
+
+
 def _subject_introduced(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
     """A subject said after a colon or a word that introduces one ("new search: X", "start over with X"), not the
     words of an idiom ("wipe the slate clean")."""
@@ -2935,6 +2973,12 @@ def _unclear(ex: Extracted, state: State) -> Reading | None:
     )
     if other_paper and not ex.of("ref") and not (state.asked or {}).get("paper"):
         return ask("which_other", "“the other paper”: which one?")
+    # "what about the other guy": a second person nobody has named
+    other_person = any(
+        without_possessive(w) in _PERSON_NOUNS and low[max(0, i - 2) : i] == ["the", "other"] for i, w in enumerate(low)
+    )
+    if other_person and not ex.of("person"):
+        return ask("which_person", "“the other author”: which one?")
     if state.phase == "fresh" and not named and any(f" {p} " in said for p in word_set("conversation_refs")):
         return ask("no_memory", "points at an earlier conversation, which this one does not have")
     # open bounds that cannot both hold ("only before 2010 and only after 2015"); closed periods add up instead
@@ -3179,6 +3223,23 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
         # person, venue or institution to search for, and nothing on screen for it to mean — asked
         return Reading(text=ex.text, act="ask", sub="ask.no_subject", confidence=0.0, constraints=reading.constraints,
                        why="a search with no subject, and no search yet to take one from")  # fmt: skip
+    acronym = _ambiguous_acronym(ex) if reading.act == "search" else None
+    # (a paper searched from in a direction, "what came before LDA", is that paper)
+    a = reading.anchor
+    directed = any(h.label.startswith("dir:") for h in hits)
+    if acronym and (a is None or (a.text.upper() == acronym[0].upper() and not directed)):
+        # "papers on SSL": self-supervised or semi-supervised? Each sense offered as a search of its own
+        said, senses = acronym
+        searches = [
+            Reading(text=ex.text, act="search", sub="search.topic", constraints=reading.constraints,
+                    topic=re.sub(rf"\b{re.escape(said)}\b", sense, reading.topic or said, flags=re.I)
+                    if reading.anchor is None else sense)
+            for sense in senses
+        ]  # fmt: skip
+        by_sense = [Alternative(label=_label_for_alternative(r), reading=r) for r in searches]
+        return Reading(text=ex.text, act="ask", sub="ask.acronym", confidence=0.0, alternatives=by_sense,
+                       why=f"“{said}” stands for several things: {', '.join(senses)}",
+                       hint=f"“{said}” can mean {', '.join(senses)}. Which one do you mean?")  # fmt: skip
     if reading.act == "search" and (both := _both_ways(ex, hits)):
         # "predecessors and successors, both": one search goes one way; which first is asked, each offered
         ways = [Alternative(label=f"Its {d}s first", reading=reading.model_copy(update={"direction": d})) for d in both]
