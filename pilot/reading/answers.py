@@ -158,10 +158,10 @@ def _together(question: QuestionState, picked: list[int]) -> dict[str, Any]:
     venues they name."""
     if question.slot == "venue":
         return {"venues": [question.options[i] for i in picked]}
-    return periods_together([r for i in picked if (r := _option_range(question.options[i]))])
+    return periods_together([r for i in picked if (r := option_range(question.options[i]))])
 
 
-def _option_range(label: str) -> tuple[int | None, int | None] | None:
+def option_range(label: str) -> tuple[int | None, int | None] | None:
     """The years a time option's label stands for ("2013–2017", "Up to 2012", "2018 or later")."""
     ps = periods(tokenize(label.replace("–", " - ").replace("-", " - ")))
     if not ps:
@@ -280,7 +280,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     if question.slot == "time" and times:
         value = {k: v for k, v in times[0].value.items() if k in ("year_min", "year_max", "exclude_years")}
         for i, label in enumerate(question.options):
-            rng = _option_range(label)
+            rng = option_range(label)
             if rng and rng == (value.get("year_min"), value.get("year_max")):
                 # the years said are kept beside the option they match: both say the same
                 return Answer(

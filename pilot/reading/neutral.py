@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pilot.reading.answers import option_range
+from pilot.reading.lexicon import lexicon
 from pilot.reading.model import QuestionState, Reading, State
 from pilot.reading.tokens import without_possessive
 from pilot.vocab import DIRECTION_OPTIONS, FACET_OPTIONS
@@ -126,7 +128,12 @@ def neutral(reading: Reading, state: State) -> dict[str, Any]:
     if reading.act == "answer":
         q = state.question
         if reading.option is not None and q is not None and 0 <= reading.option < len(q.options):
-            out["option"] = q.options[reading.option]
+            out["option"] = label = q.options[reading.option]
+            # what the option chosen sets, where its label says it: a venue's name, a period's years
+            if q.slot == "venue" and "venues" not in out and lexicon().venue(label) is not None:
+                out["venues"] = [label]
+            if q.slot == "time" and "year_min" not in out and "year_max" not in out and (years := option_range(label)):
+                out.update({k: v for k, v in zip(("year_min", "year_max"), years, strict=True) if v is not None})
         elif reading.no_preference:
             out["option"] = "none"
         if reading.topic:

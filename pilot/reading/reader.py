@@ -2610,6 +2610,18 @@ def _subject_introduced(ex: Extracted, items: list[Item], hits: list[CueHit]) ->
     return False
 
 
+def _new_subject_words(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> int:
+    """How many of the subject's words are not the search's own ("how people evaluate summaries" while summarization
+    is searched: one, the answer's)."""
+    topic, _ = _choose_topic(topic_chunks(ex, _not_subject(ex, items, hits)), ex, set())
+    if not topic:
+        return 0
+    searched = [lemma(w) for w in re.findall(r"[a-z]+", (state.topic or state.anchor or "").lower())]
+    edge = _edge_words()
+    words = [lemma(w) for w in re.findall(r"[\w'+-]+", topic.lower()) if w not in edge]
+    return sum(1 for w in words if not any(w[:5] == x[:5] for x in searched if len(x) > 3))
+
+
 def _has_subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
     return _subject_words(ex, items, hits) > 0
 
@@ -3109,7 +3121,7 @@ def _option_in_other_words(ex: Extracted, question: QuestionState) -> int | None
 def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> Reading:
     # 2. the state: an answer to the open question
     if state.question is not None:
-        own_subject = state.question.slot != "topic" and _subject_words(ex, items, hits) >= 2
+        own_subject = state.question.slot != "topic" and _new_subject_words(ex, items, hits, state) >= 2
         ans = read_answer(ex, state.question, hits, subject=own_subject)
         if ans is not None and ans.confidence > 0:
             return Reading(

@@ -165,6 +165,10 @@ def _period_at(low: list[str], i: int, g: dict[str, Any]) -> Period | None:
         part, first_of_part = (head, i) if joined else (low[i - 1] if i > 0 else None, i - 1)
         if part not in g["decade_parts"] and i > 1 and low[i - 1] == "-":
             part, first_of_part = low[i - 2], i - 2  # "mid - 90s"
+        for phrase in g["decade_parts"]:  # "the second half of the 2010s", "the end of the 90s"
+            words = phrase.split()
+            if len(words) > 1 and low[max(0, i - len(words)) : i] == words:
+                part, first_of_part = phrase, i - len(words)
         if part in g["decade_parts"]:
             a, b = g["decade_parts"][part]
             first = first_of_part
