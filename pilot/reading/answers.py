@@ -218,10 +218,16 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
              "bucket", "option", "choice", "band", "window", "group", "bin", "category"}  # fmt: skip
     said_of_time = set(words) - plain
     real = real_options(question)
-    for end, place, which in (({"older", "oldest", "earlier", "earliest", "old"}, 0, "earliest"),
-                              ({"latest", "newest", "newer", "recent", "later"}, -1, "latest")):  # fmt: skip
-        if question.slot == "time" and real and said_of_time and said_of_time <= end:  # "the most recent range please"
-            return Answer(option=real[place], confidence=0.9, why=f"the {which} period offered")
+    # "the most recent range please", "the early days, when it all started": the first or the last period offered
+    ends = word_table("period_ends")
+    told = {w: end for end, ws in ends.items() for w in ws}
+    said_ends = {told[w] for w in said_of_time if w in told}
+    if question.slot == "time" and real and len(said_ends) == 1 and not ex.of("time"):
+        if said_of_time <= set(told) | word_set("period_end_fillers"):
+            which = said_ends.pop()
+            return Answer(
+                option=real[0 if which == "earliest" else -1], confidence=0.9, why=f"the {which} period offered"
+            )
     if (initialled := _initialled(ex, words, question)) is not None:
         return Answer(option=initialled, updates=_besides(ex, question), confidence=0.9,
                       why="the initials of an option")  # "KBQA", "the GNN kind"  # fmt: skip
@@ -256,7 +262,9 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     # "I have no venue preference": the question's own noun inside the phrase changes nothing either
     plain_said = " ".join(w for w in without_degree.split() if w not in restating)
     indifferent = any(core in low or core in without_degree or core in plain_said for core in _NO_PREFERENCE_CORE)
-    indifferent = indifferent and len(rest) <= 2
+    # "whichever you think is more useful": the choice handed back is no preference, whatever else is said
+    delegated = any(f" {p} " in f" {low} " for p in word_set("delegating"))
+    indifferent = (indifferent and len(rest) <= 2) or delegated
     times = [s for s in ex.spans if s.kind == "time"]
     length_said = False
     if question.slot == "time" and not times and (lengths := periods(tokenize("the last " + ex.text))):
@@ -528,12 +536,24 @@ def _in_option_terms(words: list[str], question: QuestionState) -> bool:
     """Most of the answer's words are the options' own or the words people choose them with ("papers tackling the
     task it tackles": the problem option's words, no subject of a new request)."""
     said = _content(_cared_about(words))
-    senses = word_table("option_senses")
-    terms = {w for label in question.options for w in _label_words(label, question)}
-    terms |= {lemma(w) for sets in question.option_sets for k, v in sets.items() for w in senses.get(f"{k}:{v}", ())}
     # "how people evaluate it" is the option "Evaluation methodology": a word of an option's stem is its word
-    shared = sum(1 for w in said if w in terms or any(_same_stem(w, t) for t in terms))
+    shared = sum(1 for w in said if in_option_terms(w, question))
     return bool(said) and shared * 2 >= len(said)
+
+
+def in_option_terms(word: str, question: QuestionState) -> bool:
+    """Whether a word is an option's, or a synonym or a stem of one ("measure" is the option "evaluation")."""
+    terms = _option_terms(question)
+    word = word_table("synonyms").get(word, word)
+    return word in terms or any(_same_stem(word, t) for t in terms)
+
+
+def _option_terms(question: QuestionState) -> set[str]:
+    senses = word_table("option_senses")
+    synonyms = word_table("synonyms")
+    terms = {synonyms.get(w, w) for label in question.options for w in _label_words(label, question)}
+    terms |= {lemma(w) for sets in question.option_sets for k, v in sets.items() for w in senses.get(f"{k}:{v}", ())}
+    return terms
 
 
 _WHATEVER = frozenset("whatever regardless irrespective any matter not".split())  # ("the technique, not the task")
@@ -578,7 +598,8 @@ def _option_like(
     only = [i for i, s in enumerate(shared) if s]
     opts = []
     for label in question.options:
-        opts.append({synonyms.get(w, w) for w in _label_words(label, question)})
+        # (a label of function words only, "both", is its words)
+        opts.append({synonyms.get(w, w) for w in _label_words(label, question) or set(_words(label))})
     # a word several options share tells them apart less ("built on" is in "Earlier work it builds on" and in
     # "Later work that builds on it": the cue "it was built on" decides)
     shared_by = {w: sum(w in o for o in opts) for o in opts for w in o}
@@ -597,6 +618,8 @@ def _option_like(
         score = max(overlap, 0.8 * prefix)
         if alone == i and not _WAY_OUT.match(label):
             score = max(score, 0.55)
+        if opt and opt <= said and len(opt) <= 2 and all(shared_by[w] == 1 for w in opt):
+            score = max(score, 0.8)  # every word of a short label said ("a mix of old and new": "both")
         if only == [i] and not _WAY_OUT.match(label):
             score = max(score, 0.6)
         sets = question.option_sets[i] if i < len(question.option_sets) else {}

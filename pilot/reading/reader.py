@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from pilot.query import ASKING_WORDS
 from pilot.reading import acts as acts_mod
-from pilot.reading.answers import NO_PREFERENCE_WORDS, read_answer, real_options
+from pilot.reading.answers import NO_PREFERENCE_WORDS, in_option_terms, read_answer, real_options
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
 from pilot.reading.lexicon import data_json, lexicon, shared_surnames, surnames
 from pilot.reading.model import (
@@ -54,6 +54,7 @@ from pilot.reading.spans import (
     word_set,
     word_table,
 )
+from pilot.reading.timegrammar import spelled_years
 from pilot.reading.tokens import by_length, edit_distance_one, normalise, respell, tokenize, without_possessive
 from pilot.text import ENGLISH_STOPWORDS, strip_markup
 from pilot.vocab import Direction
@@ -129,6 +130,7 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
     translated = english if changed else None
     text = _without_acknowledgements(english)
     text = _without_spelt_acronyms(text)
+    text = spelled_years(text)
     for short, meant in _slashed_typos():
         text = short.sub(meant, text)
     text = _HYPHENED.sub(_name_then_likeness, text)
@@ -2619,6 +2621,9 @@ def _new_subject_words(ex: Extracted, items: list[Item], hits: list[CueHit], sta
     searched = [lemma(w) for w in re.findall(r"[a-z]+", (state.topic or state.anchor or "").lower())]
     edge = _edge_words()
     words = [lemma(w) for w in re.findall(r"[\w'+-]+", topic.lower()) if w not in edge]
+    # ("how we measure translation quality" to "which side of MT?": "measure" is the option "evaluation metrics")
+    q = state.question
+    words = [w for w in words if q is None or not in_option_terms(w, q)]
     return sum(1 for w in words if not any(w[:5] == x[:5] for x in searched if len(x) > 3))
 
 

@@ -368,3 +368,50 @@ def periods_together(spans: list[tuple[int | None, int | None]]) -> dict[str, An
     if gaps := [(a[1] + 1, b[0] - 1) for a, b in zip(merged, merged[1:], strict=False)]:
         out["exclude_years"] = gaps
     return out
+
+
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def spelled_years(text: str) -> str:
+    """Years written in words, as digits: "twenty twenty-three" -> 2023, "nineteen ninety" -> 1990, "since two
+    thousand and ten" -> since 2010 (time.json's year_words). A century's word needs a number from ten to ninety-nine
+    after it ("twenty three papers" is a count); "two thousand" alone, a year only after a word that leads one.
+    Linear: one pass over the words."""
+    y = _grammar()["year_words"]
+    small = {**y["units"], **y["teens"], **y["tens"]}
+    words = list(_WORD.finditer(text))
+    out, pos, i = [], 0, 0
+
+    def number_at(k: int) -> tuple[int, int] | None:
+        """A number from 1 to 99 in words at word k ("ninety-five", "ninety five", "seventeen"): value, last word."""
+        if k >= len(words) or (w := words[k].group().lower()) not in small:
+            return None
+        if w in y["tens"] and k + 1 < len(words) and words[k + 1].group().lower() in y["units"]:
+            between = text[words[k].end() : words[k + 1].start()]
+            if between in ("-", " "):
+                return small[w] + y["units"][words[k + 1].group().lower()], k + 1
+        return small[w], k
+
+    while i < len(words):
+        w = words[i].group().lower()
+        year, last = None, i
+        if w in y["centuries"] and (n := number_at(i + 1)) is not None and n[0] >= 10:
+            year, last = y["centuries"][w] + n[0], n[1]
+        elif w == "two" and i + 1 < len(words) and words[i + 1].group().lower() == "thousand":
+            k = i + 2 + (i + 2 < len(words) and words[i + 2].group().lower() == "and")
+            n = number_at(k)
+            before = words[i - 1].group().lower() if i else ""
+            if n is not None:
+                year, last = 2000 + n[0], n[1]
+            elif before in y["leads"]:
+                year, last = 2000, i + 1
+        if year is not None:
+            out.append(text[pos : words[i].start()])
+            out.append(str(year))
+            pos = words[last].end()
+            i = last + 1
+            continue
+        i += 1
+    out.append(text[pos:])
+    return "".join(out)
