@@ -222,12 +222,10 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     ends = word_table("period_ends")
     told = {w: end for end, ws in ends.items() for w in ws}
     said_ends = {told[w] for w in said_of_time if w in told}
-    if question.slot == "time" and real and len(said_ends) == 1 and not ex.of("time"):
-        if said_of_time <= set(told) | word_set("period_end_fillers"):
-            which = said_ends.pop()
-            return Answer(
-                option=real[0 if which == "earliest" else -1], confidence=0.9, why=f"the {which} period offered"
-            )
+    only_ends = said_of_time <= set(told) | word_set("period_end_fillers")
+    if question.slot == "time" and real and len(said_ends) == 1 and only_ends and not ex.of("time"):
+        which = said_ends.pop()
+        return Answer(option=real[0 if which == "earliest" else -1], confidence=0.9, why=f"the {which} period offered")
     if (initialled := _initialled(ex, words, question)) is not None:
         return Answer(option=initialled, updates=_besides(ex, question), confidence=0.9,
                       why="the initials of an option")  # "KBQA", "the GNN kind"  # fmt: skip
