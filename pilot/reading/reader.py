@@ -682,7 +682,7 @@ _REQUEST_VERBS = frozenset(
     "retrieve find get show give list fetch pull search look preparing prepare writing write need want like love "
     "recommend suggest point compile collect gather cite read student researcher engineer working interested "
     "postdoc professor phd project thesis dissertation starting started lab group team trying try tries plan plans "
-    "planning hoping hope aim aiming wants".split()
+    "planning hoping hope aim aiming wants reading readings pointers".split()
 )
 
 
@@ -831,12 +831,16 @@ def _introduced_tail(ex: Extracted, chunk: tuple[int, int, str]) -> tuple[int, i
     the last introduction inside it on, when that part has a subject of two words or more; else the chunk."""
     a, b, _ = chunk
     edge = _edge_words()
+    # ("neural architecture search for efficient mobile models": a term of the field before it is the subject's head)
+    termed = {i for s in ex.of("term") for i in _span_tokens(ex, s)}
     for k in range(b - 1, a, -1):
         start = k + 1
         while start <= b and ex.tokens[start].low in edge:
             start += 1
         if start > b or start == a or not ex.tokens[start].is_word or not _introduced(ex, start):
             continue
+        if termed & set(range(a, start)):
+            return chunk
         words = ex.text[ex.tokens[start].start : ex.tokens[b].end]
         if _content_count(words) >= 2:
             return start, b, words
@@ -2605,7 +2609,7 @@ def _ambiguous_acronym(ex: Extracted) -> tuple[str, list[str]] | None:
 def _subject_introduced(ex: Extracted, items: list[Item], hits: list[CueHit]) -> bool:
     """A subject said after a colon or a word that introduces one ("new search: X", "start over with X"), not the
     words of an idiom ("wipe the slate clean")."""
-    intro = {":", "with", "on", "about", "for", "into"}
+    intro = {":", "-", "--", "—", "–", "with", "on", "about", "for", "into"}
     for a, _, words in topic_chunks(ex, _not_subject(ex, items, hits)):
         if _content_count(words) and a > 0 and ex.tokens[a - 1].low in intro:
             return True

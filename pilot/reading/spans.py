@@ -1203,7 +1203,8 @@ def _term_index() -> dict[str, list[tuple[str, ...]]]:
     from pilot.reading.lexicon import data_file
 
     index: dict[str, list[tuple[str, ...]]] = {}
-    for line in data_file("terms.txt").splitlines():
+    # (words.json's extra_terms: terms the corpus's titles use too rarely to be counted, added by hand)
+    for line in [*data_file("terms.txt").splitlines(), *sorted(word_set("extra_terms"))]:
         if line and not line.startswith("#"):
             # "few shot learning" is "few-shot learning" typed loosely; "fine tuning" is one of its compounds so typed
             compounds = {
