@@ -604,7 +604,8 @@ def _option_like(
     # a short answer whose words touch one option only ("how people measure whether it works": evaluation)
     touched = [i for i, o in enumerate(opts) if said & o]
     # (to "which sub-area?", words of one's own are a sub-area of one's own, and a list is several)
-    own_words = question.slot == "topic" or "," in text
+    # (nor is a venue's long name, "… Applications of Computer Vision", touched by a word of a new request)
+    own_words = question.slot in ("topic", "venue") or "," in text or text.rstrip().endswith("?")
     alone = touched[0] if len(touched) == 1 and len(words) <= 8 and not own_words else None
     for i, label in enumerate(question.options):
         opt = opts[i]
