@@ -269,16 +269,16 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
         # to "how far back?", a length alone ("half a decade", "a decade is fine") counts back from now
         times = [Span(kind="time", text=ex.text, start=0, end=len(ex.text), value=lengths[0].kept(), source="length")]
         length_said = True
+    # the answer's clauses: "newest please, the field moves fast"
+    first, *clauses = [_words(p) for p in re.split(r"[,;]", ex.text)]
     if subject and not indifferent and not length_said and not _in_option_terms(words, question):
         # "newest please, the field moves fast": an answer, then why; otherwise a new request ("find me work on
         # sentiment analysis, not older than 2012")
-        first = _words(re.split(r"[,;]", ex.text, maxsplit=1)[0])
         chosen = _option_like(first, question, hits) if len(first) < len(words) else None
         if chosen is not None and chosen.option is not None:
             return chosen
         # "the loss function side of it, the technique": a subject, then a short clause that names the option
-        for part in re.split(r"[,;]", ex.text)[1:]:
-            clause = _words(part)
+        for clause in clauses:
             chosen = _option_like(clause, question, hits) if 0 < len(clause) <= _NAMING_CLAUSE else None
             if chosen is not None and chosen.option is not None:
                 return chosen
@@ -313,10 +313,8 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     if (said := _yes_or_no(words, question)) is not None:
         return Answer(option=said, confidence=0.95, why="yes or no to the question")
     chosen = _option_like(words, question, hits, _kind_cues(ex), ex.text)
-    first = _words(re.split(r"[,;]", ex.text, maxsplit=1)[0])
     # (to "which sub-area?", a list of one's own is no option; "spoken input, like recorded lectures" — the rest an
     # example of the first — may be)
-    clauses = [_words(p) for p in re.split(r"[,;]", ex.text)[1:]]
     examples = all(p[0] in word_set("example_leads") for p in clauses if p)
     if chosen is None and 0 < len(first) < len(words) and (question.slot != "topic" or examples):
         # "stuff that's kind of like it, doesn't need to cite it": the option said first, then what it need not be
@@ -535,18 +533,20 @@ def _in_option_terms(words: list[str], question: QuestionState) -> bool:
     task it tackles": the problem option's words, no subject of a new request)."""
     said = _content(_cared_about(words))
     # "how people evaluate it" is the option "Evaluation methodology": a word of an option's stem is its word
-    shared = sum(1 for w in said if in_option_terms(w, question))
+    terms = option_terms(question)
+    shared = sum(1 for w in said if is_option_word(w, terms))
     return bool(said) and shared * 2 >= len(said)
 
 
-def in_option_terms(word: str, question: QuestionState) -> bool:
-    """Whether a word is an option's, or a synonym or a stem of one ("measure" is the option "evaluation")."""
-    terms = _option_terms(question)
+def is_option_word(word: str, terms: set[str]) -> bool:
+    """Whether a word is one of the options' terms, or a synonym or a stem of one ("measure" is the option
+    "evaluation")."""
     word = word_table("synonyms").get(word, word)
     return word in terms or any(_same_stem(word, t) for t in terms)
 
 
-def _option_terms(question: QuestionState) -> set[str]:
+def option_terms(question: QuestionState) -> set[str]:
+    """The options' words, read through the field's synonyms, and the words people choose each by."""
     senses = word_table("option_senses")
     synonyms = word_table("synonyms")
     terms = {synonyms.get(w, w) for label in question.options for w in _label_words(label, question)}

@@ -122,7 +122,10 @@ class Lexicon:
         self.data = data
         self.entries: list[Entry] = []
         self._words: frozenset[str] | None = None
+        self._venue_rows: dict[str, dict[str, Any]] = {}  # a label or short name, case folded -> its venue's row
         for row in data["venues"]:
+            for form in (row["label"], *row.get("aliases", ())):
+                self._venue_rows.setdefault(form.casefold(), row)
             cased = bool(row.get("cased"))
             for form in (row["label"], *row.get("aliases", ())):
                 self._add("venue", row["label"], form, cased, row)
@@ -278,15 +281,7 @@ class Lexicon:
 
     def venue(self, label: str) -> dict[str, Any] | None:
         """The venue row a label or one of its short names stands for ("NIPS" is NeurIPS's)."""
-        low = label.casefold()
-        return next(
-            (
-                row
-                for row in self.data["venues"]
-                if low in {f.casefold() for f in (row["label"], *row.get("aliases", ()))}
-            ),
-            None,
-        )
+        return self._venue_rows.get(label.casefold())
 
     def paper_titles(self, name: str) -> list[str]:
         """The titles a known name usually means, the canonical one first ([] for a name not listed)."""

@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from pilot.query import ASKING_WORDS
 from pilot.reading import acts as acts_mod
-from pilot.reading.answers import NO_PREFERENCE_WORDS, in_option_terms, read_answer, real_options
+from pilot.reading.answers import NO_PREFERENCE_WORDS, is_option_word, option_terms, read_answer, real_options
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
 from pilot.reading.lexicon import data_json, lexicon, shared_surnames, surnames
 from pilot.reading.model import (
@@ -1565,20 +1565,15 @@ def _affirmed(hits: list[CueHit], items: list[Item], ex: Extracted) -> list[CueH
         return h.label in ("refine:recent", "refine:seminal") and first > 0 and ex.tokens[first - 1].low in _DENYING
 
     kept = [h for h in hits if not denied(h)]
+
     # "not the papers it cites, the ones that cite it", "doesn't need to cite it", "rather than ones citing it": a
     # direction ruled out, when another is asked for
-    ruled_out = [
-        h
-        for h in kept
-        if h.label.startswith("dir:")
-        and (
-            _ruled_out(ex, items[h.items[0]].first_token)
-            # "they need not cite it": the negation inside the phrase
-            or any(
-                t.low in _RULING_OUT for t in ex.tokens[items[h.items[0]].first_token : items[h.items[-1]].last_token]
-            )
-        )
-    ]
+    def ruled(h: CueHit) -> bool:
+        first, last = items[h.items[0]].first_token, items[h.items[-1]].last_token
+        # (or the negation inside the phrase: "they need not cite it")
+        return _ruled_out(ex, first) or any(t.low in _RULING_OUT for t in ex.tokens[first:last])
+
+    ruled_out = [h for h in kept if h.label.startswith("dir:") and ruled(h)]
     if ruled_out and any(h.label.startswith("dir:") and h.label not in {r.label for r in ruled_out} for h in kept):
         kept = [h for h in kept if h not in ruled_out]
     return kept
@@ -2569,9 +2564,14 @@ def _not_subject(ex: Extracted, items: list[Item], hits: list[CueHit], *, names_
     return removed
 
 
+def _subject(ex: Extracted, items: list[Item], hits: list[CueHit]) -> str | None:
+    """The words the message's subject is said in (None: it only asks)."""
+    return _choose_topic(topic_chunks(ex, _not_subject(ex, items, hits)), ex, set())[0]
+
+
 def _subject_words(ex: Extracted, items: list[Item], hits: list[CueHit]) -> int:
     """How many words of its own the message's subject has (0: it only asks)."""
-    topic, _ = _choose_topic(topic_chunks(ex, _not_subject(ex, items, hits)), ex, set())
+    topic = _subject(ex, items, hits)
     return _content_count(topic) if topic else 0
 
 
@@ -2619,15 +2619,16 @@ def _subject_introduced(ex: Extracted, items: list[Item], hits: list[CueHit]) ->
 def _new_subject_words(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) -> int:
     """How many of the subject's words are not the search's own ("how people evaluate summaries" while summarization
     is searched: one, the answer's)."""
-    topic, _ = _choose_topic(topic_chunks(ex, _not_subject(ex, items, hits)), ex, set())
+    topic = _subject(ex, items, hits)
     if not topic:
         return 0
     searched = [lemma(w) for w in re.findall(r"[a-z]+", (state.topic or state.anchor or "").lower())]
     edge = _edge_words()
     words = [lemma(w) for w in re.findall(r"[\w'+-]+", topic.lower()) if w not in edge]
     # ("how we measure translation quality" to "which side of MT?": "measure" is the option "evaluation metrics")
-    q = state.question
-    words = [w for w in words if q is None or not in_option_terms(w, q)]
+    if state.question is not None:
+        terms = option_terms(state.question)
+        words = [w for w in words if not is_option_word(w, terms)]
     return sum(1 for w in words if not any(w[:5] == x[:5] for x in searched if len(x) > 3))
 
 
@@ -3193,16 +3194,16 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     asks_who = any(h.label in ("ent:researchers", "ent:institutions", "ent:venues") for h in hits)
     if (
         "entity.papers" in scores
-        and not ex.of("person", "org")
         and not asks_number
         and not asks_who
-        and _has_subject(ex, items, hits)
+        and (
+            # "ACL papers on NER": a topic search at that venue, not a venue's profile
+            (not ex.of("person", "org") and _has_subject(ex, items, hits))
+            # "egocentric video, restricted to work by Kristen Grauman": a subject first, then whose papers it
+            # wants — a topic search by that author, not the author's profile
+            or _subject_then_whose(ex, items, hits)
+        )
     ):
-        # "ACL papers on NER": a topic search at that venue, not a venue's profile
-        scores["search.topic"] = max(scores.get("search.topic", 0.0), scores.pop("entity.papers"))
-    if "entity.papers" in scores and not asks_number and not asks_who and _subject_then_whose(ex, items, hits):
-        # "egocentric video, restricted to work by Kristen Grauman": a subject first, then whose papers it wants —
-        # a topic search by that author, not the author's profile
         scores["search.topic"] = max(scores.get("search.topic", 0.0), scores.pop("entity.papers"))
     if state.has_search and _type_on_new_subject(ex, items, hits, state):
         scores = {k: v for k, v in scores.items() if k == "search.topic"} or scores
