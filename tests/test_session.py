@@ -1030,7 +1030,7 @@ async def test_a_result_named_with_nothing_to_do_with_it_asks_what_and_each_choi
 
 async def test_an_acronym_the_field_uses_for_several_things_is_asked_about_each_sense_offered(runtime):
     s = Session(runtime)
-    reply = await s.user_says("papers on SSL")
+    reply = await s.user_says("papers on SSL for speech")
     assert reply.error is None and not reply.results
     q = reply.question
     assert q is not None
@@ -1038,7 +1038,9 @@ async def test_an_acronym_the_field_uses_for_several_things_is_asked_about_each_
     assert "self-supervised learning" in labels and "semi-supervised learning" in labels
     pick = next(i for i, o in enumerate(q.options) if "semi-supervised" in o.label.lower())
     await s.choose(pick)
+    # the sense chosen replaces the acronym inside the subject's own words
     assert s.intent.topic is not None and "semi-supervised learning" in s.intent.topic.lower()
+    assert "speech" in s.intent.topic.lower()
     # said with its sense, the same acronym is no question: "semi-supervised learning (SSL)" reads once
     t = Session(runtime)
     reply = await t.user_says("semi-supervised learning (SSL) for text classification")

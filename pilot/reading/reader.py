@@ -3252,10 +3252,13 @@ def _decide(ex: Extracted, items: list[Item], hits: list[CueHit], state: State) 
     if acronym and (a is None or (a.text.upper() == acronym[0].upper() and not directed)):
         # "papers on SSL": self-supervised or semi-supervised? Each sense offered as a search of its own
         said, senses = acronym
+        # each sense in the subject's words ("SSL for speech": "self-supervised learning for speech")
+        subject = (reading.topic if a is None else _subject(ex, items, hits)) or said
+        if not re.search(rf"\b{re.escape(said)}\b", subject, flags=re.I):
+            subject = f"{said} {subject}"
         searches = [
             Reading(text=ex.text, act="search", sub="search.topic", constraints=reading.constraints,
-                    topic=re.sub(rf"\b{re.escape(said)}\b", sense, reading.topic or said, flags=re.I)
-                    if reading.anchor is None else sense)
+                    topic=re.sub(rf"\b{re.escape(said)}\b", sense, subject, flags=re.I))
             for sense in senses
         ]  # fmt: skip
         by_sense = [Alternative(label=_label_for_alternative(r), reading=r) for r in searches]
