@@ -77,10 +77,11 @@ class _Rules:
             rf"gold standard|(?:language|lexical|linguistic) resources?{names})"
         )
         # a resource noun modifying another noun ("Lexicon Models", "Corpus Analysis") names a method's part
-        self.resource_title = re.compile(
-            rf"\b{noun}\b(?!\s+(?:models?|features?|extraction|induction|learning|acquisition|analysis|augmentation)\b)",
-            re.IGNORECASE,
+        modified = (
+            r"models?|features?|extraction|induction|learning|acquisition|analysis|augmentation|generation|"
+            r"distillation|expansion"
         )
+        self.resource_title = re.compile(rf"\b{noun}\b(?!\s+(?:{modified})\b)", re.IGNORECASE)
         # a method that uses data: "corpus-based …", "… from corpora", "learning … with a treebank"
         self.uses_data = re.compile(
             r"\b(?:corpus|data|treebank|lexicon|resource)[- ](?:based|driven|derived|induced|free)\b"
@@ -88,6 +89,13 @@ class _Rules:
             r"|\b(?:from|using|with|on|via|across|over|in|within|without|for|of|to)\s+(?:(?:a|an|the|large|small|raw|"
             r"unlabell?ed|unannotated|parallel|comparable|monolingual|bilingual|multiple|web|english|annotated)\s+)*"
             rf"(?:[\w\-]+\s+){{0,3}}{noun}\b",
+            re.IGNORECASE,
+        )
+        # "CCGbank: A Corpus of CCG Derivations … from the Penn Treebank": the subtitle says what the named thing is,
+        # whatever it was made from (no preposition before the noun: "X: Parsing with a Treebank" uses one)
+        self.named_resource = re.compile(
+            r"^[^:]{1,60}:\s+(?:(?:a|an|the)\s+)?(?:(?!(?:with|from|using|on|for|of|in|to|via|by|over|across)\b)"
+            rf"[\w\-]+\s+){{0,4}}?{noun}\b(?![- ](?:based|driven|{modified})\b)",
             re.IGNORECASE,
         )
         self.builds_resource = re.compile(
@@ -167,7 +175,7 @@ def paper_type_reason(paper: Paper) -> tuple[PaperType, str]:
         return "survey", f"title says '{m.group(0).strip()}'"
     if m := _SURVEY_ABSTRACT.search(opening) or _SURVEY_OPENING.search(_first_sentence(paper, 2)):
         return "survey", f"abstract says '{m.group(0).strip()}'"
-    if m := rules.builds_resource.search(title):
+    if m := rules.builds_resource.search(title) or rules.named_resource.search(title):
         return "resource", f"title says '{m.group(0).strip()}'"
     if (m := rules.resource_title.search(title)) and not rules.uses_data.search(title):
         return "resource", f"title names a resource ('{m.group(0)}')"

@@ -26,6 +26,11 @@ def _paper(title: str, abstract: str | None = None, pid: str = "x") -> Paper:
         ("Introduction to the CoNLL-2003 Shared Task: Language-Independent Named Entity Recognition", "resource"),
         ("An Overview of the SENSEVAL-2 Evaluation", "resource"),  # an evaluation campaign, not a survey
         ("Building a Sentiment Lexicon for Social Judgement Mining", "resource"),
+        # the subtitle says what the named thing is, whatever it was made from
+        ("CCGbank: A Corpus of CCG Derivations and Dependency Structures Extracted from the Penn Treebank", "resource"),
+        ("KHANQ: A Dataset for Generating Deep Questions in Education", "resource"),
+        ("TD3: Tucker Decomposition Based Dataset Distillation Method for Sequential Recommendation", "method"),
+        ("Parsing the Web: Learning with a Treebank of Tweets", "method"),
         ("Corpus-Based Induction of Syntactic Structure", "method"),  # uses data, does not provide it
         ("Unsupervised Parsing with a Treebank Grammar", "method"),
         ("An Overview of the MITRE Question Answering System", "method"),  # describes one system

@@ -1131,6 +1131,10 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     inner_named = {m.entry.kind for m in lexicon().matches(toks[i + 1 : j])}
                     if inner_named & {"venue", "org", "type", "pubkind", "format"}:
                         break  # "the CVPR papers": papers at a venue, not a paper called "CVPR"
+                    if all(toks[k].text.islower() for k in range(i + 1, j)) and any(
+                        low[k] in _LINKING_PREPOSITIONS for k in range(i + 1, j)
+                    ):
+                        break  # "the generalizability of pre-trained models": a description, not a model's name
                     if any(re.fullmatch(r"(?:19|20)\d\d", toks[k].text) for k in range(i + 1, j)):
                         break  # "the 2019 paper": a year of the paper on screen, not a paper called "2019"
                     if any(low[k] in _ORDINALS or _number(low[k]) is not None for k in range(i + 1, j)):
@@ -1150,6 +1154,9 @@ def _names(text: str, toks: list[Token]) -> list[Span]:
                     break
     return out
 
+
+# inside a lower-case "the X model" these make X a description ("the robustness of neural models")
+_LINKING_PREPOSITIONS = frozenset("of for in on with to from by about".split())
 
 _SETTINGS = frozenset(
     "k limit alpha top_n year_min year_max weight weights method features min_citations venues query".split()
