@@ -44,7 +44,7 @@ NO_PREFERENCE_WORDS = frozenset(
     opinions either way at happy with fussed fussy picky bothered whenever wherever cannot can't cant torn between
     undecided or""".split()
 )
-_DEGREE = frozenset("really much that so too very particularly all honestly terribly greatly especially".split())
+DEGREE_WORDS = frozenset("really much that so too very particularly all honestly terribly greatly especially".split())
 _NO_PREFERENCE_CORE = (
     "don't know", "dont know", "do not know", "no idea", "no preference", "no clue", "doesn't matter",
     "does not matter", "doesnt matter", "don't care", "dont care", "do not care", "don't mind", "dont mind",
@@ -80,13 +80,19 @@ def _content(words: list[str]) -> set[str]:
 
 
 def _same_stem(a: str, b: str) -> bool:
-    """ "molecules" and "molecular", "extractive" and "extraction": five letters and more in common at the start."""
+    """ "molecules" and "molecular", "extractive" and "extraction": five letters and more in common at the start; or
+    four, all of the shorter word but its last letter ("scale" and "scalability", "noisy" and "noise")."""
     n = 0
     for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1
-    return n >= 5 or (n >= 4 and n == min(len(a), len(b)))
+    return n >= 5 or (n >= 4 and n >= min(len(a), len(b)) - 1)
+
+
+def _stem_shared(said: set[str], label: set[str]) -> set[str]:
+    """The label's words said, or said with another ending ("scale" for "scalability")."""
+    return {w for w in label if w in said or any(_same_stem(w, x) for x in said)}
 
 
 def real_options(question: QuestionState) -> list[int]:
@@ -256,7 +262,7 @@ def read_answer(ex: Extracted, question: QuestionState, hits: list[CueHit], subj
     )
     rest -= _ABOUT_IT  # "I'm not picky about the conference": who is indifferent, and to what, is no other wish
     # "doesn't really matter", "don't much care": an adverb inside the phrase changes nothing
-    without_degree = " ".join(w for w in low.split() if w not in _DEGREE)
+    without_degree = " ".join(w for w in low.split() if w not in DEGREE_WORDS)
     # "I have no venue preference": the question's own noun inside the phrase changes nothing either
     plain_said = " ".join(w for w in without_degree.split() if w not in restating)
     indifferent = any(core in low or core in without_degree or core in plain_said for core in _NO_PREFERENCE_CORE)
@@ -432,6 +438,9 @@ def _by_initials(word: str, question: QuestionState) -> int | None:
         return "".join(w if w.isupper() and len(w) > 1 else w[:1] for w in re.findall(r"[\w']+", label)).lower()
 
     hits = [i for i, label in enumerate(question.options) if len(word) >= 2 and initials(label) == word]
+    if len(hits) > 1:  # "RL" offered as "robot learning" and "reinforcement learning": the field's own acronym
+        meant = word_table("acronym_expansions").get(word)
+        hits = [i for i in hits if question.options[i].lower() == meant]
     return hits[0] if len(hits) == 1 else None
 
 
@@ -592,7 +601,7 @@ def _option_like(
     # "corpus construction and sense …": the first subject, up to the first "and" / "or"
     first = _content(list(takewhile(lambda w: w not in ("and", "or"), parts[0])))
     examples = all(p[0] in word_set("example_leads") for p in parts[1:] if p)
-    shared = [_content(_words(label)) & first for label in question.options] if examples else []
+    shared = [_stem_shared(_content(_words(label)), first) for label in question.options] if examples else []
     only = [i for i, s in enumerate(shared) if s]
     opts = []
     for label in question.options:
@@ -602,7 +611,7 @@ def _option_like(
     # "Later work that builds on it": the cue "it was built on" decides)
     shared_by = {w: sum(w in o for o in opts) for o in opts for w in o}
     # a short answer whose words touch one option only ("how people measure whether it works": evaluation)
-    touched = [i for i, o in enumerate(opts) if said & o]
+    touched = [i for i, o in enumerate(opts) if _stem_shared(said, o)]
     # (to "which sub-area?", words of one's own are a sub-area of one's own, and a list is several)
     # (nor is a venue's long name, "… Applications of Computer Vision", touched by a word of a new request)
     own_words = question.slot in ("topic", "venue") or "," in text or text.rstrip().endswith("?")

@@ -22,11 +22,19 @@ import logging
 import re
 from dataclasses import replace
 from functools import lru_cache
+from itertools import takewhile
 from typing import Any, cast
 
 from pilot.query import ASKING_WORDS
 from pilot.reading import acts as acts_mod
-from pilot.reading.answers import NO_PREFERENCE_WORDS, is_option_word, option_terms, read_answer, real_options
+from pilot.reading.answers import (
+    DEGREE_WORDS,
+    NO_PREFERENCE_WORDS,
+    is_option_word,
+    option_terms,
+    read_answer,
+    real_options,
+)
 from pilot.reading.cues import CueHit, Item, best, covered_tokens, cue_hits, items_of, lemma, votes
 from pilot.reading.lexicon import data_json, lexicon, shared_surnames, surnames
 from pilot.reading.model import (
@@ -145,7 +153,13 @@ def _prepare(raw: str, keep: frozenset[str] = frozenset()) -> tuple[str, str | N
     for k, t in enumerate(toks):
         if not t.is_word or any(a <= t.start < b for a, b in quoted):
             continue  # a quoted word: as written
-        if t.text[:1].isupper() and t.low not in word_table("contractions") and t.low not in ("i'm", "im"):
+        opening = k == 0 or toks[k - 1].text in (".", "!", "?")
+        if (
+            t.text[:1].isupper()
+            and t.low not in word_table("contractions")
+            and t.low not in ("i'm", "im")
+            and not (opening and t.low in word_table("typos"))  # "Waht came after …": a typo that opens a sentence
+        ):
             continue  # a name or a title's word: as written
         if t.low in keep:
             continue
@@ -2623,8 +2637,12 @@ def _new_subject_words(ex: Extracted, items: list[Item], hits: list[CueHit], sta
     if not topic:
         return 0
     searched = [lemma(w) for w in re.findall(r"[a-z]+", (state.topic or state.anchor or "").lower())]
-    edge = _edge_words()
-    words = [lemma(w) for w in re.findall(r"[\w'+-]+", topic.lower()) if w not in edge]
+    edge = _edge_words() | DEGREE_WORDS
+    # ("noisy conditions, like far-field microphones": what follows "like" is an example of the answer, no subject)
+    leads = word_set("example_leads")
+    said = re.findall(r"[\w'+-]+", topic.lower())
+    said = list(takewhile(lambda w: w not in leads, said)) or said
+    words = [lemma(w) for w in said if w not in edge]
     # ("how we measure translation quality" to "which side of MT?": "measure" is the option "evaluation metrics")
     if state.question is not None:
         terms = option_terms(state.question)

@@ -486,7 +486,7 @@ def _counts(text: str, toks: list[Token]) -> list[Span]:
             (prev in _FETCH_VERBS or (prev in ("me", "us") and prev2 in _FETCH_VERBS))
             and (
                 not nxt.isalpha()
-                or nxt in ("instead", "please", "now", "then", "rather", "this")
+                or nxt in ("instead", "please", "now", "then", "rather", "this", "only")  # "show 5 only"
                 or (nxt == "of" and nxt2 in ("them", "these", "those", "the"))  # "show me 25 of them"
             )
             and n <= 500
