@@ -793,6 +793,11 @@ def _choose_topic(
     # a subject introduced as what is asked for ("papers on X") wins over the story around it, however long
     kept = [_introduced_tail(ex, c) for c in kept]
     kept = _headline(ex, kept)
+    # "I manage a small data team; we want to forecast …": who the asker is is no subject while another is said
+    mine = [(f, la) for f, la in _sentences(ex) if _about_the_asker(ex, f, la)]
+    others = [c for c in kept if not any(f <= c[0] <= la for f, la in mine)]
+    if mine and others and any(_content_count(c[2]) >= 2 for c in others):
+        kept = others
     best_chunk = max(kept, key=lambda c: (_introduced(ex, c[0]), _content_count(c[2]), -c[0]))
     if _content_count(best_chunk[2]) == 0:
         return None, [w for _, _, w in left_out]
@@ -853,7 +858,9 @@ def _introduced_tail(ex: Extracted, chunk: tuple[int, int, str]) -> tuple[int, i
             start += 1
         if start > b or start == a or not ex.tokens[start].is_word or not _introduced(ex, start):
             continue
-        if termed & set(range(a, start)):
+        # (a term before the asker's own clause, "I teach high school physics and I'm curious about …", is not)
+        own = [i for i in range(a, start) if ex.tokens[i].low in ("i", "we", "i'm", "im", "we're")]
+        if termed & set(range(own[-1] if own else a, start)):
             return chunk
         words = ex.text[ex.tokens[start].start : ex.tokens[b].end]
         if _content_count(words) >= 2:
@@ -890,6 +897,8 @@ def _introduced(ex: Extracted, first: int) -> bool:
         return True  # "how others have done crop yield prediction"
     if k >= 1 and low[k] in _ASKING_NOUNS and low[k - 1] in ("which", "what", "any"):
         return True  # "which papers predict poverty from satellite imagery?"
+    if k >= 1 and low[k - 1] in word_set("interest_words") and low[k] in (*word_set("topic_intros"), "by"):
+        return True  # "I teach high school physics and I'm curious about X", "fascinated by X"
     if k < 0 or low[k] not in word_set("topic_intros"):
         return False
     if k >= 2 and low[k - 1] in _WORK_KINDS and low[k - 2] in _WANTS_OF_WORK:
@@ -2712,7 +2721,8 @@ def _sentences(ex: Extracted) -> list[tuple[int, int]]:
         after_abbreviation = t.text == "." and k > 0 and toks[k - 1].low in _ABBREVIATIONS
         # "… a reading list. could you find papers on it": a lower-case request after a full stop starts one too
         opens = nxt[:1].isupper() or (t.text != "." or k == 0 or toks[k - 1].is_word) and nxt.lower() in _OPENERS
-        if t.text in (".", "!", "?") and (not nxt or (opens and not after_abbreviation)):
+        # (a semicolon joins two sentences: "I manage a small data team; we want to forecast …")
+        if (t.text in (".", "!", "?") and (not nxt or (opens and not after_abbreviation))) or (t.text == ";" and nxt):
             out.append((start, k))
             start = k + 1
     if start < len(ex.tokens):
