@@ -90,9 +90,14 @@ def _same_stem(a: str, b: str) -> bool:
     return n >= 5 or (n >= 4 and n >= min(len(a), len(b)) - 1)
 
 
+def _said_as(word: str, words: set[str]) -> bool:
+    """Whether ``word`` is among ``words``, or is one of them with another ending ("scale" for "scalability")."""
+    return word in words or any(_same_stem(word, x) for x in words)
+
+
 def _stem_shared(said: set[str], label: set[str]) -> set[str]:
-    """The label's words said, or said with another ending ("scale" for "scalability")."""
-    return {w for w in label if w in said or any(_same_stem(w, x) for x in said)}
+    """The label's words said, or said with another ending."""
+    return {w for w in label if _said_as(w, said)}
 
 
 def real_options(question: QuestionState) -> list[int]:
@@ -550,8 +555,7 @@ def _in_option_terms(words: list[str], question: QuestionState) -> bool:
 def is_option_word(word: str, terms: set[str]) -> bool:
     """Whether a word is one of the options' terms, or a synonym or a stem of one ("measure" is the option
     "evaluation")."""
-    word = word_table("synonyms").get(word, word)
-    return word in terms or any(_same_stem(word, t) for t in terms)
+    return _said_as(word_table("synonyms").get(word, word), terms)
 
 
 def option_terms(question: QuestionState) -> set[str]:

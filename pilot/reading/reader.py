@@ -859,7 +859,7 @@ def _introduced_tail(ex: Extracted, chunk: tuple[int, int, str]) -> tuple[int, i
         if start > b or start == a or not ex.tokens[start].is_word or not _introduced(ex, start):
             continue
         # (a term before the asker's own clause, "I teach high school physics and I'm curious about …", is not)
-        own = [i for i in range(a, start) if ex.tokens[i].low in ("i", "we", "i'm", "im", "we're")]
+        own = [i for i in range(a, start) if ex.tokens[i].low in ("i", "we")]  # (contractions are spelt out)
         if termed & set(range(own[-1] if own else a, start)):
             return chunk
         words = ex.text[ex.tokens[start].start : ex.tokens[b].end]
